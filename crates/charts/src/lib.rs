@@ -1,0 +1,1 @@
+//! Chart renderers (SVG), shared by web and CLI.

@@ -1,0 +1,289 @@
+//! GPUs: compute peaks, HBM, NVLink ports. Dense (no sparsity) tensor-core peaks throughout.
+
+use crate::units::{GBps, GBpsBidir, Tflops};
+use serde::{Deserialize, Serialize};
+
+/// NCCL's architecture classes (tuning.cc indexes its tables by these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arch {
+    Volta,
+    Ampere,
+    Hopper,
+    Blackwell,
+}
+
+impl Arch {
+    /// The CUDA compute capability NCCL compares against (70, 80, 90, 100).
+    pub fn compute_capability(self) -> u32 {
+        match self {
+            Arch::Volta => 70,
+            Arch::Ampere => 80,
+            Arch::Hopper => 90,
+            Arch::Blackwell => 100,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Volta => "Volta",
+            Arch::Ampere => "Ampere",
+            Arch::Hopper => "Hopper",
+            Arch::Blackwell => "Blackwell",
+        }
+    }
+}
+
+/// The GPUs the catalog knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuKind {
+    V100,
+    A100,
+    H100,
+    H100Pcie,
+    H200,
+    H800,
+    B200,
+    Gb200,
+}
+
+/// PCIe generation of a host interface (the link between GPU or NIC and the host).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PcieGen {
+    Gen3,
+    Gen4,
+    Gen5,
+    Gen6,
+}
+
+/// One GPU model's datasheet figures.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct GpuSpec {
+    pub kind: GpuKind,
+    /// Command-line name (`--gpu`).
+    pub id: &'static str,
+    pub name: &'static str,
+    pub arch: Arch,
+    /// Dense BF16 tensor-core peak (FP16 where the GPU has no BF16: V100).
+    pub tflops_bf16: Tflops,
+    /// Dense FP8 tensor-core peak; `None` where the GPU has no FP8 tensor cores.
+    pub tflops_fp8: Option<Tflops>,
+    /// HBM capacity in GB (10^9 bytes), as the datasheet states it.
+    pub hbm_gb: f64,
+    /// HBM bandwidth (reads and writes share it; quoted as one figure).
+    pub hbm_bw: GBps,
+    /// Number of NVLink ports; 0 where the GPU has none.
+    pub nvlinks: u32,
+    /// Signalling rate of one NVLink port, both directions together.
+    pub nvlink_port_bidir: GBpsBidir,
+    /// Host interface generation (x16).
+    pub pcie: PcieGen,
+    /// Thermal design power in watts (for context in the explorer).
+    pub tdp_w: f64,
+}
+
+impl GpuSpec {
+    /// All NVLink ports together, both directions: the vendor's headline figure.
+    pub fn nvlink_total_bidir(&self) -> GBpsBidir {
+        GBpsBidir(self.nvlink_port_bidir.0 * self.nvlinks as f64)
+    }
+    /// All NVLink ports together, one direction.
+    pub fn nvlink_total(&self) -> GBps {
+        self.nvlink_total_bidir().per_direction()
+    }
+    pub fn has_fp8(&self) -> bool {
+        self.tflops_fp8.is_some()
+    }
+}
+
+/// NVLink 2/3/4 ports run 25 GB/s per direction (50 GB/s bidirectional); NVLink5 doubles it.
+/// Source: NVIDIA NVLink product page ("Fifth-generation NVLink ... 1.8 TB/s ... 18 links";
+/// "fourth-generation NVLink ... 900 GB/s ... 18 links").
+const NVLINK_25: GBpsBidir = GBpsBidir(50.0);
+const NVLINK_50: GBpsBidir = GBpsBidir(100.0);
+
+/// The catalog, one entry per [`GpuKind`].
+pub const GPUS: [GpuSpec; 8] = [
+    // NVIDIA Tesla V100 SXM2 datasheet (2018): 125 TFLOPS tensor (FP16), 32 GB HBM2 at 900 GB/s,
+    // NVLink 300 GB/s (6 NVLink2 ports).
+    GpuSpec {
+        kind: GpuKind::V100,
+        id: "v100",
+        name: "V100-SXM2 32GB",
+        arch: Arch::Volta,
+        tflops_bf16: Tflops(125.0),
+        tflops_fp8: None,
+        hbm_gb: 32.0,
+        hbm_bw: GBps(900.0),
+        nvlinks: 6,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen3,
+        tdp_w: 300.0,
+    },
+    // NVIDIA A100 datasheet (2021): BF16 312 TFLOPS dense, 80 GB HBM2e at 2,039 GB/s,
+    // NVLink 600 GB/s (12 NVLink3 ports), PCIe Gen4.
+    GpuSpec {
+        kind: GpuKind::A100,
+        id: "a100",
+        name: "A100-SXM4 80GB",
+        arch: Arch::Ampere,
+        tflops_bf16: Tflops(312.0),
+        tflops_fp8: None,
+        hbm_gb: 80.0,
+        hbm_bw: GBps(2039.0),
+        nvlinks: 12,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen4,
+        tdp_w: 400.0,
+    },
+    // NVIDIA H100 datasheet, SXM5: BF16 1,979 / FP8 3,958 TFLOPS with sparsity, i.e. 989.4 and
+    // 1,978.9 dense; 80 GB HBM3 at 3.35 TB/s; NVLink 900 GB/s (18 NVLink4 ports); PCIe Gen5.
+    GpuSpec {
+        kind: GpuKind::H100,
+        id: "h100",
+        name: "H100-SXM5 80GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(989.4),
+        tflops_fp8: Some(Tflops(1978.9)),
+        hbm_gb: 80.0,
+        hbm_bw: GBps(3350.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 700.0,
+    },
+    // NVIDIA H100 datasheet, PCIe: BF16 1,513 / FP8 3,026 TFLOPS with sparsity (756 / 1,513
+    // dense); 80 GB HBM2e at 2 TB/s; NVLink bridge 600 GB/s between a pair of cards.
+    GpuSpec {
+        kind: GpuKind::H100Pcie,
+        id: "h100-pcie",
+        name: "H100-PCIe 80GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(756.0),
+        tflops_fp8: Some(Tflops(1513.0)),
+        hbm_gb: 80.0,
+        hbm_bw: GBps(2000.0),
+        nvlinks: 12,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 350.0,
+    },
+    // NVIDIA H200 datasheet, SXM: same tensor peaks as H100 SXM; 141 GB HBM3e at 4.8 TB/s;
+    // NVLink 900 GB/s.
+    GpuSpec {
+        kind: GpuKind::H200,
+        id: "h200",
+        name: "H200-SXM 141GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(989.4),
+        tflops_fp8: Some(Tflops(1978.9)),
+        hbm_gb: 141.0,
+        hbm_bw: GBps(4800.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 700.0,
+    },
+    // H800 SXM: the H100 SXM5 die with NVLink cut to 400 GB/s (8 NVLink4 ports), per NVIDIA's
+    // export-market product brief; compute and memory as H100 SXM.
+    GpuSpec {
+        kind: GpuKind::H800,
+        id: "h800",
+        name: "H800-SXM5 80GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(989.4),
+        tflops_fp8: Some(Tflops(1978.9)),
+        hbm_gb: 80.0,
+        hbm_bw: GBps(3350.0),
+        nvlinks: 8,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 700.0,
+    },
+    // NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training and 1,440 GB HBM3e at 64 TB/s for 8 GPUs,
+    // i.e. per GPU 4.5 PFLOPS FP8 dense, 2.25 PFLOPS BF16 dense, 180 GB at 8 TB/s;
+    // NVLink5 1.8 TB/s (18 ports).
+    GpuSpec {
+        kind: GpuKind::B200,
+        id: "b200",
+        name: "B200 180GB",
+        arch: Arch::Blackwell,
+        tflops_bf16: Tflops(2250.0),
+        tflops_fp8: Some(Tflops(4500.0)),
+        hbm_gb: 180.0,
+        hbm_bw: GBps(8000.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_50,
+        pcie: PcieGen::Gen6,
+        tdp_w: 1000.0,
+    },
+    // NVIDIA GB200 NVL72 datasheet: 72 GPUs, FP8 720 PFLOPS and BF16 360 PFLOPS with sparsity
+    // (5 / 2.5 PFLOPS dense per GPU), 13.4 TB HBM3e (186 GB per GPU) at 576 TB/s (8 TB/s per GPU),
+    // 130 TB/s NVLink domain (1.8 TB/s per GPU).
+    GpuSpec {
+        kind: GpuKind::Gb200,
+        id: "gb200",
+        name: "GB200 (Blackwell in NVL72)",
+        arch: Arch::Blackwell,
+        tflops_bf16: Tflops(2500.0),
+        tflops_fp8: Some(Tflops(5000.0)),
+        hbm_gb: 186.0,
+        hbm_bw: GBps(8000.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_50,
+        pcie: PcieGen::Gen6,
+        tdp_w: 1200.0,
+    },
+];
+
+impl GpuKind {
+    pub const ALL: [GpuKind; 8] = [
+        GpuKind::V100,
+        GpuKind::A100,
+        GpuKind::H100,
+        GpuKind::H100Pcie,
+        GpuKind::H200,
+        GpuKind::H800,
+        GpuKind::B200,
+        GpuKind::Gb200,
+    ];
+    pub fn spec(self) -> &'static GpuSpec {
+        // GPUS is declared in the same order as ALL; the test below keeps them in step.
+        &GPUS[self as usize]
+    }
+    pub fn id(self) -> &'static str {
+        self.spec().id
+    }
+    pub fn from_id(id: &str) -> Option<GpuKind> {
+        let id = id.to_ascii_lowercase();
+        GPUS.iter().find(|g| g.id == id).map(|g| g.kind)
+    }
+    pub fn ids() -> Vec<&'static str> {
+        GPUS.iter().map(|g| g.id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_order_matches_enum() {
+        for k in GpuKind::ALL {
+            assert_eq!(k.spec().kind, k);
+            assert_eq!(GpuKind::from_id(k.id()), Some(k));
+        }
+    }
+
+    #[test]
+    fn headline_nvlink_figures_match_datasheets() {
+        // Datasheet headline figures are bidirectional.
+        assert_eq!(GpuKind::V100.spec().nvlink_total_bidir(), GBpsBidir(300.0));
+        assert_eq!(GpuKind::A100.spec().nvlink_total_bidir(), GBpsBidir(600.0));
+        assert_eq!(GpuKind::H100.spec().nvlink_total_bidir(), GBpsBidir(900.0));
+        assert_eq!(GpuKind::H800.spec().nvlink_total_bidir(), GBpsBidir(400.0));
+        assert_eq!(GpuKind::B200.spec().nvlink_total_bidir(), GBpsBidir(1800.0));
+        assert_eq!(GpuKind::H100.spec().nvlink_total(), GBps(450.0));
+    }
+}

@@ -1,0 +1,8 @@
+//! The hardware catalog: GPUs, scale-up and scale-out fabrics, switches. Typed data, each
+//! figure with its unit and source.
+
+pub mod fabric;
+pub mod gpu;
+
+pub use fabric::{NetFamily, NicKind, NicSpec, ScaleUp, SwitchKind, SwitchSpec, TierFacts};
+pub use gpu::{Arch, GpuKind, GpuSpec, PcieGen};

@@ -1,0 +1,533 @@
+//! Collective predictions for a group of GPUs on a topology: NCCL's own model for what it
+//! models (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce), and Fabricscope's models
+//! where NCCL is silent (AllToAll, SendRecv, oversubscribed fat trees, PCIe without P2P).
+//!
+//! Sizes follow nccl-tests: for AllGather and ReduceScatter `bytes` is the whole gathered
+//! buffer, for AllToAll the buffer each rank sends, for the rest the buffer each rank holds.
+
+use crate::catalog::fabric::pcie_nccl_bw;
+use crate::catalog::ScaleUp;
+use crate::error::{ModelError, Result};
+use crate::nccl::search::{Graphs, SearchInput};
+use crate::nccl::tuning::{Algorithm, CommFacts, Func, Protocol, Tuning};
+use crate::topology::{Placement, TierKind, Topology};
+use crate::units::{Bytes, GBps, Micros};
+use serde::{Deserialize, Serialize};
+
+/// The collectives Fabricscope predicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collective {
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    AllToAll,
+    SendRecv,
+    Broadcast,
+    Reduce,
+}
+
+impl Collective {
+    pub const ALL: [Collective; 7] = [
+        Collective::AllReduce,
+        Collective::AllGather,
+        Collective::ReduceScatter,
+        Collective::AllToAll,
+        Collective::SendRecv,
+        Collective::Broadcast,
+        Collective::Reduce,
+    ];
+    pub fn id(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "all_reduce",
+            Collective::AllGather => "all_gather",
+            Collective::ReduceScatter => "reduce_scatter",
+            Collective::AllToAll => "all_to_all",
+            Collective::SendRecv => "send_recv",
+            Collective::Broadcast => "broadcast",
+            Collective::Reduce => "reduce",
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "AllReduce",
+            Collective::AllGather => "AllGather",
+            Collective::ReduceScatter => "ReduceScatter",
+            Collective::AllToAll => "AllToAll",
+            Collective::SendRecv => "SendRecv",
+            Collective::Broadcast => "Broadcast",
+            Collective::Reduce => "Reduce",
+        }
+    }
+    /// Accepts `all_reduce`, `allreduce`, `all-reduce`, `alltoall`.
+    pub fn from_id(id: &str) -> Option<Self> {
+        let norm: String = id.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|c| c.id().replace('_', "") == norm)
+    }
+    pub fn ids() -> Vec<&'static str> {
+        Self::ALL.iter().map(|c| c.id()).collect()
+    }
+    fn func(self) -> Option<Func> {
+        match self {
+            Collective::AllReduce => Some(Func::AllReduce),
+            Collective::AllGather => Some(Func::AllGather),
+            Collective::ReduceScatter => Some(Func::ReduceScatter),
+            Collective::Broadcast => Some(Func::Broadcast),
+            Collective::Reduce => Some(Func::Reduce),
+            Collective::AllToAll | Collective::SendRecv => None,
+        }
+    }
+    /// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): busbw = algbw x factor.
+    pub fn busbw_factor(self, n: u32) -> f64 {
+        let n = n.max(1) as f64;
+        match self {
+            Collective::AllReduce => 2.0 * (n - 1.0) / n,
+            Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => (n - 1.0) / n,
+            Collective::SendRecv | Collective::Broadcast | Collective::Reduce => 1.0,
+        }
+    }
+}
+
+/// Which algorithm to run: NCCL's choice, or one forced as with `NCCL_ALGO`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlgoChoice {
+    #[default]
+    Auto,
+    Ring,
+    Tree,
+    Nvls,
+    NvlsTree,
+    Collnet,
+    Pat,
+}
+
+impl AlgoChoice {
+    pub const ALL: [AlgoChoice; 7] = [
+        AlgoChoice::Auto,
+        AlgoChoice::Ring,
+        AlgoChoice::Tree,
+        AlgoChoice::Nvls,
+        AlgoChoice::NvlsTree,
+        AlgoChoice::Collnet,
+        AlgoChoice::Pat,
+    ];
+    pub fn id(self) -> &'static str {
+        match self {
+            AlgoChoice::Auto => "auto",
+            AlgoChoice::Ring => "ring",
+            AlgoChoice::Tree => "tree",
+            AlgoChoice::Nvls => "nvls",
+            AlgoChoice::NvlsTree => "nvlstree",
+            AlgoChoice::Collnet => "collnet",
+            AlgoChoice::Pat => "pat",
+        }
+    }
+    pub fn from_id(id: &str) -> Option<Self> {
+        let id = id.to_ascii_lowercase().replace(['_', '-'], "");
+        Self::ALL.into_iter().find(|a| a.id() == id)
+    }
+    fn admits(self, a: Algorithm) -> bool {
+        match self {
+            AlgoChoice::Auto => true,
+            AlgoChoice::Ring => a == Algorithm::Ring,
+            AlgoChoice::Tree => a == Algorithm::Tree,
+            AlgoChoice::Nvls => a == Algorithm::Nvls,
+            AlgoChoice::NvlsTree => a == Algorithm::NvlsTree,
+            AlgoChoice::Collnet => matches!(a, Algorithm::CollNetDirect | Algorithm::CollNetChain),
+            AlgoChoice::Pat => a == Algorithm::Pat,
+        }
+    }
+    fn of(a: Algorithm) -> AlgoChoice {
+        match a {
+            Algorithm::Tree => AlgoChoice::Tree,
+            Algorithm::Ring => AlgoChoice::Ring,
+            Algorithm::CollNetDirect | Algorithm::CollNetChain => AlgoChoice::Collnet,
+            Algorithm::Nvls => AlgoChoice::Nvls,
+            Algorithm::NvlsTree => AlgoChoice::NvlsTree,
+            Algorithm::Pat => AlgoChoice::Pat,
+        }
+    }
+}
+
+/// Which protocol to run: NCCL's choice, or one forced as with `NCCL_PROTO`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProtoChoice {
+    #[default]
+    Auto,
+    Ll,
+    Ll128,
+    Simple,
+}
+
+impl ProtoChoice {
+    pub const ALL: [ProtoChoice; 4] = [ProtoChoice::Auto, ProtoChoice::Ll, ProtoChoice::Ll128, ProtoChoice::Simple];
+    pub fn id(self) -> &'static str {
+        match self {
+            ProtoChoice::Auto => "auto",
+            ProtoChoice::Ll => "ll",
+            ProtoChoice::Ll128 => "ll128",
+            ProtoChoice::Simple => "simple",
+        }
+    }
+    pub fn from_id(id: &str) -> Option<Self> {
+        let id = id.to_ascii_lowercase();
+        Self::ALL.into_iter().find(|p| p.id() == id)
+    }
+    fn admits(self, p: Protocol) -> bool {
+        match self {
+            ProtoChoice::Auto => true,
+            ProtoChoice::Ll => p == Protocol::Ll,
+            ProtoChoice::Ll128 => p == Protocol::Ll128,
+            ProtoChoice::Simple => p == Protocol::Simple,
+        }
+    }
+}
+
+/// What limits a prediction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bottleneck {
+    /// Fixed per-operation latency dominates (small messages).
+    Latency,
+    /// Bandwidth of this tier dominates.
+    Tier(TierKind),
+}
+
+impl Bottleneck {
+    pub fn id(self) -> &'static str {
+        match self {
+            Bottleneck::Latency => "latency",
+            Bottleneck::Tier(TierKind::Hbm) => "hbm",
+            Bottleneck::Tier(TierKind::ScaleUp) => "scale_up",
+            Bottleneck::Tier(TierKind::Pcie) => "pcie",
+            Bottleneck::Tier(TierKind::Nic) => "nic",
+            Bottleneck::Tier(TierKind::Leaf) => "leaf",
+            Bottleneck::Tier(TierKind::Spine) => "spine",
+        }
+    }
+}
+
+/// One predicted collective, in nccl-tests terms.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Prediction {
+    pub op: Collective,
+    pub bytes: Bytes,
+    pub ranks: u32,
+    pub time: Micros,
+    /// bytes / time, per direction.
+    pub algbw: GBps,
+    /// algbw x the nccl-tests factor for `op`.
+    pub busbw: GBps,
+    pub algorithm: &'static str,
+    pub protocol: &'static str,
+    pub bottleneck: Bottleneck,
+}
+
+/// Per-operation overhead of NCCL's grouped point-to-point all-to-all, and the extra cost of
+/// each of its n-1 exchange rounds. Fitted once for the class "NCCL p2p over RDMA" to Meta's
+/// published measurements (meta-pytorch/autoparallel nccl_cost_model.py: 37, 42, 60, 98, 290 us
+/// at 2-32 H100 nodes), i.e. 21 us + 1.05 us per round; NVLink rounds take about half.
+const A2A_BASE_US: f64 = 21.0;
+const A2A_NET_ROUND_US: f64 = 1.05;
+const A2A_NVLINK_ROUND_US: f64 = 0.5;
+/// Fraction of NCCL's NVLink bandwidth that point-to-point copies reach: nccl-tests alltoall
+/// busbw 210/320/640 GB/s on DGX A100/H100/B200 (NVIDIA GTC25 S72583) against NCCL's 240/370.8/
+/// 721.8 GB/s NVLink figures gives 0.875/0.863/0.887; one value for the NVLink class.
+const P2P_NVLINK_EFFICIENCY: f64 = 0.87;
+/// PCIe GPUs hang four to a switch; traffic between switches crosses the host root complexes,
+/// where many concurrent peer-to-peer streams reach about half the link rate (GTC25 S72583:
+/// 12 and 24 GB/s alltoall busbw for 2x4 GPUs on PCIe Gen5 and Gen6).
+const PCIE_GPUS_PER_SWITCH: u32 = 4;
+const PCIE_CROSS_SWITCH_EFFICIENCY: f64 = 0.5;
+
+/// A communicator: one group of GPUs on one topology, with NCCL's tables filled in.
+/// Building it runs the topology search; predictions afterwards are a few dozen flops.
+#[derive(Clone, Debug)]
+pub struct Comm {
+    pub placement: Placement,
+    pub graphs: Graphs,
+    tuning: Tuning,
+    /// Per-GPU per-direction bandwidth for point-to-point copies inside a domain.
+    p2p_intra: GBps,
+    /// Per-GPU per-direction bandwidth into the network, after oversubscription.
+    net_per_gpu: GBps,
+    oversubscribed: bool,
+    intra_tier: TierKind,
+    pcie_switches: bool,
+    /// NVLS possible on this group (for error messages).
+    nvls_possible: bool,
+    sharp: bool,
+}
+
+impl Comm {
+    pub fn new(topo: &Topology, p: Placement) -> Result<Comm> {
+        topo.check(p)?;
+        let c = &topo.cluster;
+        let domains = p.domains();
+        let oversub = topo.oversubscription_for(domains);
+        let (intra_bw, intra_nvlink) = topo.intra_nccl_bw(p.per_domain);
+        let nics = topo.nics_for(p.per_domain);
+        let nic_bw = topo.nic.nccl_bw() / oversub;
+        let input = SearchInput {
+            arch: topo.gpu.arch,
+            gpus: p.per_domain,
+            has_net: domains > 1,
+            intra_bw: intra_bw.0,
+            intra_nvlink,
+            nvswitch: c.scale_up.has_nvswitch(),
+            nics,
+            nic_bw: nic_bw.0,
+            gpu_nic_bw: topo.gpu_nic_nccl_bw().0,
+            gpu_pcie_bw: pcie_nccl_bw(topo.gpu.pcie).0,
+        };
+        let k = c.nccl.constants();
+        let graphs = input.graphs(k);
+        let nvls_possible = input.nvswitch && topo.gpu.arch.compute_capability() >= 90 && p.per_domain >= 2;
+        let facts = CommFacts {
+            arch: topo.gpu.arch,
+            n_ranks: p.ranks,
+            n_nodes: domains,
+            amd_cpu: c.cpu == crate::topology::CpuVendor::Amd,
+            intra_nvlink,
+            nvls_support: nvls_possible,
+            collnet: c.sharp && domains > 1,
+            nvswitch: input.nvswitch,
+            latency_inter: 0.0,
+        };
+        let tuning = Tuning::new(k, &facts, &graphs);
+        let net_per_gpu = GBps(nic_bw.0 * nics as f64 / p.per_domain as f64);
+        Ok(Comm {
+            placement: p,
+            graphs,
+            tuning,
+            p2p_intra: GBps(intra_bw.0 * if intra_nvlink { P2P_NVLINK_EFFICIENCY } else { 1.0 }),
+            net_per_gpu,
+            oversubscribed: oversub > 1.0,
+            intra_tier: if matches!(c.scale_up, ScaleUp::Pcie { .. }) || !intra_nvlink { TierKind::Pcie } else { TierKind::ScaleUp },
+            pcie_switches: !intra_nvlink,
+            nvls_possible,
+            sharp: c.sharp,
+        })
+    }
+
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    /// Predicts one collective of `bytes` on this group.
+    pub fn predict(&self, op: Collective, bytes: Bytes, algo: AlgoChoice, proto: ProtoChoice) -> Result<Prediction> {
+        let n = self.placement.ranks;
+        if n <= 1 {
+            return Ok(self.finish(op, bytes, Micros::ZERO, "none", "none", Bottleneck::Latency));
+        }
+        match op.func() {
+            Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
+            None => {
+                if algo != AlgoChoice::Auto {
+                    return Err(ModelError::new(
+                        "algo",
+                        format!("{} is built from point-to-point sends; only --algo auto applies", op.id()),
+                    ));
+                }
+                Ok(match op {
+                    Collective::AllToAll => self.predict_all_to_all(bytes),
+                    _ => self.predict_send_recv(bytes, proto),
+                })
+            }
+        }
+    }
+
+    fn predict_nccl(&self, op: Collective, func: Func, bytes: Bytes, algo: AlgoChoice, proto: ProtoChoice) -> Result<Prediction> {
+        let best = self.tuning.best(func, bytes.0, |a, p| algo.admits(a) && proto.admits(p));
+        let Some((a, p, t)) = best else {
+            return Err(self.unavailable(op, func, algo, proto));
+        };
+        let (lat, _) = self.tuning.entry(func, a, p).unwrap_or((0.0, 1.0));
+        let bottleneck = if lat * 2.0 >= t { Bottleneck::Latency } else { self.bandwidth_tier() };
+        Ok(self.finish(op, bytes, Micros(t), a.name(), p.name(), bottleneck))
+    }
+
+    fn bandwidth_tier(&self) -> Bottleneck {
+        if self.placement.domains() <= 1 {
+            Bottleneck::Tier(self.intra_tier)
+        } else if self.oversubscribed {
+            Bottleneck::Tier(TierKind::Spine)
+        } else if self.graphs.ring.bw_inter < self.graphs.ring.bw_intra {
+            Bottleneck::Tier(TierKind::Pcie)
+        } else {
+            Bottleneck::Tier(TierKind::Nic)
+        }
+    }
+
+    /// Explains why a forced algorithm or protocol cannot run, listing what can.
+    fn unavailable(&self, op: Collective, func: Func, algo: AlgoChoice, proto: ProtoChoice) -> ModelError {
+        let mut algos: Vec<&str> = Vec::new();
+        let mut protos: Vec<&str> = Vec::new();
+        for a in Algorithm::ALL {
+            for p in Protocol::ALL {
+                if self.tuning.entry(func, a, p).is_some() {
+                    let id = AlgoChoice::of(a).id();
+                    if !algos.contains(&id) {
+                        algos.push(id);
+                    }
+                    if algo.admits(a) && !protos.contains(&p.name()) {
+                        protos.push(p.name());
+                    }
+                }
+            }
+        }
+        let why = match algo {
+            AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_possible => {
+                " (NVLS needs Hopper or later GPUs on NVSwitch)".to_string()
+            }
+            AlgoChoice::Nvls if self.placement.domains() > 1 && !self.sharp => {
+                " (NVLS across nodes needs --sharp)".to_string()
+            }
+            AlgoChoice::Collnet if !self.sharp => " (CollNet needs --sharp on InfiniBand)".to_string(),
+            _ => String::new(),
+        };
+        if protos.is_empty() || algo == AlgoChoice::Auto {
+            ModelError::new(
+                "algo",
+                format!("{} cannot run {} on this group{why}; allowed: auto, {}", op.id(), algo.id(), algos.join(", ")),
+            )
+        } else {
+            ModelError::new(
+                "proto",
+                format!("{} {} cannot use {}; allowed: auto, {}", op.id(), algo.id(), proto.id(), protos.join(", ").to_lowercase()),
+            )
+        }
+    }
+
+    /// NCCL's all-to-all posts n-1 send/receive pairs; as ranks pair up by offset, every round
+    /// where any pair crosses domains runs at network speed, so busbw approaches the per-GPU
+    /// network bandwidth (GTC25 S72583: 6/12/24/48 GB/s alltoall busbw at 4 nodes with 25/12.5x
+    /// ... per-GPU NIC shares of 6/12/24/48 GB/s).
+    fn predict_all_to_all(&self, bytes: Bytes) -> Prediction {
+        let n = self.placement.ranks as f64;
+        let ppn = self.placement.per_domain;
+        let s = bytes.as_f64();
+        let out = s * (n - 1.0) / n;
+        let (bw_time, rounds_lat, tier) = if self.placement.domains() > 1 {
+            let t = out / (self.net_per_gpu.0 * 1e3);
+            (t, (n - 1.0) * A2A_NET_ROUND_US, self.bandwidth_tier())
+        } else if self.pcie_switches && ppn > PCIE_GPUS_PER_SWITCH {
+            let k = PCIE_GPUS_PER_SWITCH as f64;
+            let direct = out / (self.p2p_intra.0 * 1e3);
+            let cross = k * s * (n - k) / n / (self.p2p_intra.0 * PCIE_CROSS_SWITCH_EFFICIENCY * 1e3);
+            (direct.max(cross), (n - 1.0) * A2A_NVLINK_ROUND_US, Bottleneck::Tier(TierKind::Pcie))
+        } else {
+            let t = out / (self.p2p_intra.0 * 1e3);
+            (t, (n - 1.0) * A2A_NVLINK_ROUND_US, Bottleneck::Tier(self.intra_tier))
+        };
+        let lat = A2A_BASE_US + rounds_lat;
+        let bottleneck = if lat >= bw_time { Bottleneck::Latency } else { tier };
+        self.finish(Collective::AllToAll, bytes, Micros(lat + bw_time), "P2P", "Simple", bottleneck)
+    }
+
+    /// nccl-tests sendrecv: every rank sends `bytes` to the next rank and receives from the
+    /// previous one. Costed with NCCL's ring step constants for each protocol.
+    fn predict_send_recv(&self, bytes: Bytes, proto: ProtoChoice) -> Prediction {
+        let cross = self.placement.domains() > 1;
+        let (bw, hw) = if cross { (self.net_per_gpu.0, 2) } else { (self.p2p_intra.0, if self.pcie_switches { 1 } else { 0 }) };
+        let k = crate::nccl::NcclVersion::V2_27_5.constants();
+        let ring = Algorithm::Ring as usize;
+        let mut best = (f64::INFINITY, Protocol::Simple);
+        for (pi, p) in Protocol::ALL.into_iter().enumerate() {
+            if !proto.admits(p) || (p == Protocol::Ll128 && self.pcie_switches) {
+                continue;
+            }
+            let eff = match p {
+                Protocol::Ll => 0.5,
+                Protocol::Ll128 => 0.92,
+                Protocol::Simple => 1.0,
+            };
+            let t = k.base_lat[ring][pi] + k.hw_lat[hw][ring][pi] + bytes.as_f64() / (bw * eff * 1e3);
+            if t < best.0 {
+                best = (t, p);
+            }
+        }
+        let lat = k.base_lat[ring][best.1 as usize] + k.hw_lat[hw][ring][best.1 as usize];
+        let tier = if cross { self.bandwidth_tier() } else { Bottleneck::Tier(self.intra_tier) };
+        let bottleneck = if lat * 2.0 >= best.0 { Bottleneck::Latency } else { tier };
+        self.finish(Collective::SendRecv, bytes, Micros(best.0), "P2P", best.1.name(), bottleneck)
+    }
+
+    fn finish(&self, op: Collective, bytes: Bytes, time: Micros, algorithm: &'static str, protocol: &'static str, bottleneck: Bottleneck) -> Prediction {
+        let n = self.placement.ranks;
+        let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
+        Prediction {
+            op,
+            bytes,
+            ranks: n,
+            time,
+            algbw,
+            busbw: algbw * op.busbw_factor(n),
+            algorithm,
+            protocol,
+            bottleneck,
+        }
+    }
+}
+
+/// nccl-tests' default sweep sizes: powers of two from `min` to `max`.
+pub fn sweep_sizes(min: Bytes, max: Bytes) -> impl Iterator<Item = Bytes> {
+    let mut s = min.0.max(1);
+    std::iter::from_fn(move || {
+        if s > max.0 {
+            return None;
+        }
+        let cur = s;
+        s = s.saturating_mul(2);
+        if s == cur {
+            s = u64::MAX;
+        }
+        Some(Bytes(cur))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Cluster;
+
+    fn comm(c: Cluster) -> Comm {
+        let t = c.topology().unwrap();
+        Comm::new(&t, t.whole()).unwrap()
+    }
+
+    #[test]
+    fn more_bandwidth_never_makes_a_collective_slower() {
+        let slow = comm(Cluster { nic: crate::catalog::NicKind::IbHdr, ..Cluster::default() });
+        let fast = comm(Cluster::default());
+        for op in Collective::ALL {
+            for b in sweep_sizes(Bytes(8), Bytes(16 << 30)) {
+                let s = slow.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+                let f = fast.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+                assert!(f.time.0 <= s.time.0 * (1.0 + 1e-9), "{op:?} {b:?}: {} > {}", f.time.0, s.time.0);
+            }
+        }
+    }
+
+    #[test]
+    fn forced_nvls_on_a100_names_the_allowed_algorithms() {
+        let c = comm(Cluster {
+            gpu: crate::catalog::GpuKind::A100,
+            scale_up: ScaleUp::NvSwitch { gen: 3 },
+            nic: crate::catalog::NicKind::IbHdr,
+            ..Cluster::default()
+        });
+        let e = c.predict(Collective::AllReduce, Bytes(1 << 20), AlgoChoice::Nvls, ProtoChoice::Auto).unwrap_err();
+        assert_eq!(e.field, "algo");
+        assert!(e.message.contains("ring") && e.message.contains("tree"), "{}", e.message);
+    }
+
+    #[test]
+    fn sweep_is_powers_of_two() {
+        let v: Vec<_> = sweep_sizes(Bytes(8), Bytes(64)).collect();
+        assert_eq!(v, vec![Bytes(8), Bytes(16), Bytes(32), Bytes(64)]);
+        assert_eq!(sweep_sizes(Bytes(8), Bytes(16 << 30)).count(), 32);
+    }
+}

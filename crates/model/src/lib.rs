@@ -1,0 +1,21 @@
+//! Fabricscope's cost model of GPU cluster interconnects. Pure and deterministic: no I/O, no
+//! web types. Data flows Scenario -> evaluate -> Report; this crate owns every number.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`units`] | bandwidth (per direction vs bidirectional, bits vs bytes), time, sizes |
+//! | [`catalog`] | GPUs, scale-up fabrics, NICs, switches, with sources |
+//! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
+//! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
+//! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
+
+pub mod catalog;
+pub mod collective;
+pub mod error;
+pub mod nccl;
+pub mod topology;
+pub mod units;
+
+pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};
+pub use error::{ModelError, Result};
+pub use topology::{Cluster, CpuVendor, Placement, Tier, TierKind, Topology};

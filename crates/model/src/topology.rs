@@ -1,0 +1,615 @@
+//! A cluster as the user describes it, checked, and what follows from it: per-GPU bandwidth
+//! and latency at each tier, the fat tree's oversubscription, bisection bandwidth and hops.
+
+use crate::catalog::fabric::{hbm_facts, pcie_line_bw, pcie_nccl_bw, HBM_LATENCY};
+use crate::catalog::{Arch, GpuKind, GpuSpec, NetFamily, NicKind, NicSpec, ScaleUp, SwitchSpec, TierFacts};
+use crate::error::{ModelError, Result};
+use crate::nccl::NcclVersion;
+use crate::units::{GBps, Micros};
+use serde::{Deserialize, Serialize};
+
+/// Host CPU vendor: NCCL's LL bandwidth cap and network overhead depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuVendor {
+    #[default]
+    Intel,
+    Amd,
+}
+
+/// The cluster as entered: counts and catalog names. Checked by [`Cluster::topology`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Cluster {
+    pub gpu: GpuKind,
+    /// Hosts (for NVL72: compute trays).
+    pub nodes: u32,
+    pub gpus_per_node: u32,
+    pub scale_up: ScaleUp,
+    /// Scale-out NICs per node (rails).
+    pub nics_per_node: u32,
+    pub nic: NicKind,
+    /// InfiniBand SHARP in-network reduction (NCCL CollNet) enabled.
+    pub sharp: bool,
+    /// Leaf switches; `None` sizes a non-blocking two-level fat tree automatically.
+    pub leaf_switches: Option<u32>,
+    /// Spine switches; `None` sizes them automatically.
+    pub spine_switches: Option<u32>,
+    /// Ports per switch at the NIC's rate; `None` takes the NIC's usual switch.
+    pub switch_radix: Option<u32>,
+    /// NIC k of every node goes to the leaves of rail k (else all of a node's NICs share a leaf).
+    pub rail_optimized: bool,
+    pub cpu: CpuVendor,
+    pub nccl: NcclVersion,
+}
+
+impl Default for Cluster {
+    /// A DGX H100-style node: 8 H100 on NVLink4/NVSwitch, 8x NDR 400G, rail-optimized.
+    fn default() -> Self {
+        Cluster {
+            gpu: GpuKind::H100,
+            nodes: 4,
+            gpus_per_node: 8,
+            scale_up: ScaleUp::NvSwitch { gen: 4 },
+            nics_per_node: 8,
+            nic: NicKind::IbNdr,
+            sharp: false,
+            leaf_switches: None,
+            spine_switches: None,
+            switch_radix: None,
+            rail_optimized: true,
+            cpu: CpuVendor::Intel,
+            nccl: NcclVersion::V2_27_5,
+        }
+    }
+}
+
+/// Limits that keep counts physical (and arithmetic in range).
+pub const MAX_NODES: u32 = 65_536;
+pub const MAX_GPUS: u32 = 262_144;
+pub const MAX_NICS_PER_NODE: u32 = 32;
+pub const MAX_SWITCHES: u32 = 100_000;
+pub const MAX_RADIX: u32 = 1_024;
+
+/// Which level of the hierarchy a tier is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TierKind {
+    Hbm,
+    ScaleUp,
+    Pcie,
+    Nic,
+    Leaf,
+    Spine,
+}
+
+/// One rung of the bandwidth/latency ladder, per GPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tier {
+    pub kind: TierKind,
+    pub name: String,
+    /// Bandwidth one GPU can drive through this tier, per direction (HBM: read+write total).
+    pub bw_per_gpu: GBps,
+    /// Latency of a small transfer that reaches this tier.
+    pub latency: Micros,
+    pub facts: TierFacts,
+}
+
+/// The two-level fat tree as built.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FatTree {
+    pub leaves: u32,
+    pub spines: u32,
+    /// Ports per switch at the NIC rate.
+    pub radix: u32,
+    /// NIC-facing ports used on the busiest leaf.
+    pub down_per_leaf: u32,
+    /// Spine-facing ports per leaf.
+    pub up_per_leaf: u32,
+    /// Down:up bandwidth ratio at the leaf (1 = non-blocking).
+    pub oversubscription: f64,
+    /// Nodes whose same-rail NICs meet under one leaf (traffic among them never reaches a spine).
+    pub nodes_per_leaf: u32,
+    pub switch: &'static str,
+    pub hop_latency: Micros,
+}
+
+/// A checked cluster and everything derived from it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Topology {
+    pub cluster: Cluster,
+    #[serde(skip)]
+    pub gpu: &'static GpuSpec,
+    #[serde(skip)]
+    pub nic: &'static NicSpec,
+    pub total_gpus: u32,
+    /// GPUs per scale-up domain: what NCCL calls a node.
+    pub domain_gpus: u32,
+    pub domains: u32,
+    /// `None` for a cluster of one domain without NICs.
+    pub fabric: Option<FatTree>,
+    pub tiers: Vec<Tier>,
+    /// Bandwidth across the worst cut into two halves, per direction.
+    pub bisection: GBps,
+}
+
+fn nvlink_gen_of(gpu: GpuKind) -> u8 {
+    match gpu.spec().arch {
+        Arch::Volta => 2,
+        Arch::Ampere => 3,
+        Arch::Hopper => 4,
+        Arch::Blackwell => 5,
+    }
+}
+
+fn check_range(field: &'static str, what: &str, v: u32, lo: u32, hi: u32) -> Result<()> {
+    if v < lo || v > hi {
+        return Err(ModelError::new(field, format!("{what} must be between {lo} and {hi}; got {v}")));
+    }
+    Ok(())
+}
+
+impl Cluster {
+    pub fn total_gpus(&self) -> u32 {
+        self.nodes.saturating_mul(self.gpus_per_node)
+    }
+
+    /// Checks the cluster can be built and derives its topology.
+    pub fn topology(&self) -> Result<Topology> {
+        let gpu = self.gpu.spec();
+        let nic = self.nic.spec();
+        check_range("nodes", "the node count", self.nodes, 1, MAX_NODES)?;
+        check_range("gpus_per_node", "GPUs per node", self.gpus_per_node, 1, 72)?;
+        let total = self.total_gpus();
+        if total > MAX_GPUS {
+            return Err(ModelError::new(
+                "nodes",
+                format!("{total} GPUs is more than the {MAX_GPUS} the model handles; use at most {} nodes", MAX_GPUS / self.gpus_per_node),
+            ));
+        }
+        check_range("nics_per_node", "NICs per node", self.nics_per_node, 0, MAX_NICS_PER_NODE)?;
+        self.check_scale_up(gpu)?;
+
+        let domain_gpus = match self.scale_up {
+            ScaleUp::Nvl72 => total.min(72),
+            _ => self.gpus_per_node,
+        };
+        let domains = total / domain_gpus;
+        if domains > 1 && self.nics_per_node == 0 {
+            return Err(ModelError::new(
+                "nics_per_node",
+                format!("{domains} scale-up domains need a scale-out network: use at least 1 NIC per node"),
+            ));
+        }
+        if self.sharp && nic.family != NetFamily::InfiniBand {
+            return Err(ModelError::new(
+                "sharp",
+                format!("SHARP in-network reduction needs InfiniBand (ib-hdr, ib-ndr, ib-xdr); {} has none", nic.name),
+            ));
+        }
+        let fabric = if self.nics_per_node > 0 { Some(self.fat_tree(nic)?) } else { None };
+        let tiers = self.tiers(gpu, nic, fabric.as_ref());
+        let scale_up_half = GBps(self.scale_up.line_bw(gpu).0 * (domain_gpus / 2) as f64);
+        let bisection = match fabric {
+            Some(f) if domains > 1 => {
+                let half = GBps(nic.line_bw().0 * (self.nodes * self.nics_per_node) as f64 / 2.0);
+                if f.leaves > 1 {
+                    half / f.oversubscription
+                } else {
+                    half
+                }
+            }
+            _ => scale_up_half,
+        };
+        Ok(Topology {
+            cluster: self.clone(),
+            gpu,
+            nic,
+            total_gpus: total,
+            domain_gpus,
+            domains,
+            fabric,
+            tiers,
+            bisection,
+        })
+    }
+
+    fn check_scale_up(&self, gpu: &GpuSpec) -> Result<()> {
+        let su = self.scale_up;
+        let gpn = self.gpus_per_node;
+        let want = nvlink_gen_of(self.gpu);
+        match su {
+            ScaleUp::NvSwitch { gen } => {
+                if self.gpu == GpuKind::H100Pcie {
+                    return Err(ModelError::new(
+                        "scale_up",
+                        "H100 PCIe cards have no NVSwitch baseboard: use nvlink-bridge or a pcie fabric",
+                    ));
+                }
+                if self.gpu == GpuKind::Gb200 {
+                    return Err(ModelError::new("scale_up", "GB200 comes in NVL72 racks: use --scale-up nvl72"));
+                }
+                if gen != want {
+                    return Err(ModelError::new(
+                        "scale_up",
+                        format!("{} has NVLink{want}, not NVLink{gen}: use nvlink{want} or a pcie fabric", gpu.name),
+                    ));
+                }
+            }
+            ScaleUp::NvlinkBridge => {
+                if self.gpu != GpuKind::H100Pcie {
+                    return Err(ModelError::new("scale_up", "the NVLink bridge joins H100 PCIe cards only (--gpu h100-pcie)"));
+                }
+                if gpn % 2 != 0 {
+                    return Err(ModelError::new("gpus_per_node", format!("bridged cards come in pairs: use an even count, not {gpn}")));
+                }
+            }
+            ScaleUp::Nvl72 => {
+                if self.gpu != GpuKind::Gb200 {
+                    return Err(ModelError::new("scale_up", "NVL72 racks hold GB200 GPUs only (--gpu gb200)"));
+                }
+                if 72 % gpn != 0 {
+                    return Err(ModelError::new(
+                        "gpus_per_node",
+                        format!("an NVL72 rack splits into trays of 1, 2, 4, 8, 9, 18, 36 or 72 GPUs; {gpn} does not divide 72"),
+                    ));
+                }
+                let total = self.total_gpus();
+                if total > 72 && total % 72 != 0 {
+                    return Err(ModelError::new(
+                        "nodes",
+                        format!("{total} GPUs do not fill whole NVL72 racks: use a multiple of {} nodes", 72 / gpn),
+                    ));
+                }
+            }
+            ScaleUp::Pcie { .. } => {}
+        }
+        if su != ScaleUp::NvlinkBridge && su != ScaleUp::Nvl72 && gpn > su.max_domain() {
+            return Err(ModelError::new(
+                "gpus_per_node",
+                format!("{} holds at most {} GPUs per node; got {gpn}", su.name(), su.max_domain()),
+            ));
+        }
+        if su == ScaleUp::NvlinkBridge && gpn > 8 {
+            return Err(ModelError::new("gpus_per_node", format!("a PCIe server holds at most 8 bridged cards; got {gpn}")));
+        }
+        Ok(())
+    }
+
+    fn fat_tree(&self, nic: &NicSpec) -> Result<FatTree> {
+        let sw: &SwitchSpec = self.nic.default_switch().spec();
+        let radix = self.switch_radix.unwrap_or_else(|| sw.radix_at(nic.line_rate));
+        check_range("switch_radix", "the switch radix", radix, 4, MAX_RADIX)?;
+        let rails = self.nics_per_node;
+        let nics_total = self.nodes as u64 * rails as u64;
+        let half = radix / 2;
+        let leaves = match self.leaf_switches {
+            Some(l) => {
+                check_range("leaf_switches", "the leaf switch count", l, 1, MAX_SWITCHES)?;
+                l
+            }
+            None if nics_total <= radix as u64 => 1,
+            None => nics_total.div_ceil(half as u64) as u32,
+        };
+        let spines = match self.spine_switches {
+            Some(s) => {
+                check_range("spine_switches", "the spine switch count", s, 0, MAX_SWITCHES)?;
+                s
+            }
+            None if leaves == 1 => 0,
+            None => (leaves as u64 * half as u64).div_ceil(radix as u64) as u32,
+        };
+        let down = nics_total.div_ceil(leaves as u64);
+        if down > radix as u64 {
+            let need = nics_total.div_ceil(if leaves > 1 { half as u64 } else { radix as u64 });
+            return Err(ModelError::new(
+                "leaf_switches",
+                format!(
+                    "{leaves} leaf switches of {radix} ports cannot host {nics_total} NICs ({} nodes x {rails}): {} ports short; use at least {} leaf switches or a larger radix",
+                    self.nodes,
+                    nics_total - leaves as u64 * radix as u64,
+                    need.max(leaves as u64 + 1)
+                ),
+            ));
+        }
+        let down = down as u32;
+        let (up, oversub) = if leaves == 1 {
+            (0, 1.0)
+        } else {
+            if spines == 0 {
+                return Err(ModelError::new(
+                    "spine_switches",
+                    format!("{leaves} leaf switches need spine switches to reach each other: use at least 1"),
+                ));
+            }
+            let free = radix - down;
+            let spine_ports_per_leaf = (spines as u64 * radix as u64 / leaves as u64) as u32;
+            let up = free.min(spine_ports_per_leaf);
+            if up == 0 {
+                let reason = if free == 0 {
+                    format!("each leaf uses all {radix} ports for NICs, leaving none for uplinks: add leaf switches")
+                } else {
+                    format!("{spines} spine switches of {radix} ports cannot give each of {leaves} leaves an uplink: use at least {}", leaves.div_ceil(radix))
+                };
+                return Err(ModelError::new(if free == 0 { "leaf_switches" } else { "spine_switches" }, reason));
+            }
+            (up, (down as f64 / up as f64).max(1.0))
+        };
+        let nodes_per_leaf = if leaves == 1 {
+            self.nodes
+        } else if self.rail_optimized {
+            let rails_per_leaf = rails.div_ceil(leaves).max(1);
+            (down / rails_per_leaf).clamp(1, self.nodes)
+        } else {
+            (down / rails.max(1)).clamp(1, self.nodes)
+        };
+        Ok(FatTree {
+            leaves,
+            spines,
+            radix,
+            down_per_leaf: down,
+            up_per_leaf: up,
+            oversubscription: oversub,
+            nodes_per_leaf,
+            switch: sw.name,
+            hop_latency: sw.hop_latency,
+        })
+    }
+
+    fn tiers(&self, gpu: &'static GpuSpec, nic: &NicSpec, fabric: Option<&FatTree>) -> Vec<Tier> {
+        let su = self.scale_up;
+        let mut tiers = vec![
+            Tier {
+                kind: TierKind::Hbm,
+                name: format!("HBM ({} GB)", gpu.hbm_gb),
+                bw_per_gpu: gpu.hbm_bw,
+                latency: HBM_LATENCY,
+                facts: hbm_facts(),
+            },
+            Tier {
+                kind: TierKind::ScaleUp,
+                name: su.name().to_string(),
+                bw_per_gpu: su.line_bw(gpu),
+                latency: su.latency(),
+                facts: su.facts(),
+            },
+        ];
+        let Some(f) = fabric else { return tiers };
+        let gpn = self.gpus_per_node as f64;
+        let nics = self.nics_per_node as f64;
+        let pcie_gen = gpu.pcie.min(nic.pcie);
+        // A GPU reaches the network through its own x16 link, or a share of the NICs' links.
+        let pcie = pcie_line_bw(gpu.pcie).min(pcie_line_bw(pcie_gen) * (nics / gpn));
+        let nic_bw = GBps(nic.line_bw().0 * nics / gpn);
+        tiers.push(Tier {
+            kind: TierKind::Pcie,
+            name: format!("{} to NIC", pcie_gen.name()),
+            bw_per_gpu: pcie,
+            latency: Micros(0.5),
+            facts: TierFacts {
+                domain: "one host: GPU and NIC under the same PCIe switch",
+                congestion_control: "PCIe credit-based flow control",
+                best_fit: "carries every byte that leaves the scale-up domain",
+            },
+        });
+        tiers.push(Tier {
+            kind: TierKind::Nic,
+            name: format!("{} x{}", nic.name, self.nics_per_node),
+            bw_per_gpu: nic_bw,
+            latency: nic.latency,
+            facts: nic.facts(),
+        });
+        tiers.push(Tier {
+            kind: TierKind::Leaf,
+            name: format!("leaf: {} ({} nodes per leaf)", f.switch, f.nodes_per_leaf),
+            bw_per_gpu: nic_bw,
+            latency: nic.latency,
+            facts: TierFacts {
+                domain: "nodes whose NICs share a leaf switch",
+                congestion_control: nic.facts().congestion_control,
+                best_fit: "DP and PP among the nodes of one leaf",
+            },
+        });
+        if f.leaves > 1 {
+            tiers.push(Tier {
+                kind: TierKind::Spine,
+                name: format!("spine: {} x{} ({:.2}:1)", f.switch, f.spines, f.oversubscription),
+                bw_per_gpu: nic_bw / f.oversubscription,
+                latency: nic.latency + f.hop_latency * 2.0,
+                facts: TierFacts {
+                    domain: "the whole cluster",
+                    congestion_control: nic.facts().congestion_control,
+                    best_fit: "DP/FSDP gradient traffic, overlapped with compute",
+                },
+            });
+        }
+        tiers
+    }
+}
+
+/// Where a communicator's ranks sit: `ranks` GPUs, `per_domain` of them in each scale-up domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Placement {
+    pub ranks: u32,
+    pub per_domain: u32,
+}
+
+impl Placement {
+    pub fn domains(&self) -> u32 {
+        self.ranks / self.per_domain.max(1)
+    }
+}
+
+impl Topology {
+    /// Every GPU of the cluster in one communicator.
+    pub fn whole(&self) -> Placement {
+        Placement { ranks: self.total_gpus, per_domain: self.domain_gpus }
+    }
+
+    /// The first `ranks` GPUs in rank order (filling domains first).
+    pub fn first(&self, ranks: u32) -> Placement {
+        let per = ranks.min(self.domain_gpus).max(1);
+        Placement { ranks, per_domain: per }
+    }
+
+    /// Checks a placement fits this cluster.
+    pub fn check(&self, p: Placement) -> Result<()> {
+        if p.ranks == 0 || p.per_domain == 0 || p.ranks % p.per_domain != 0 {
+            return Err(ModelError::new(
+                "group",
+                format!("a group of {} GPUs cannot be split evenly with {} per domain", p.ranks, p.per_domain),
+            ));
+        }
+        if p.per_domain > self.domain_gpus {
+            return Err(ModelError::new(
+                "group",
+                format!("{} GPUs per domain, but a domain holds {}", p.per_domain, self.domain_gpus),
+            ));
+        }
+        if p.domains() > self.domains {
+            return Err(ModelError::new(
+                "group",
+                format!("the group spans {} domains; the cluster has {}", p.domains(), self.domains),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Switch hops between GPU `a` and GPU `b` (global ranks in node-major order).
+    pub fn hops(&self, a: u32, b: u32) -> u32 {
+        if a == b {
+            return 0;
+        }
+        let (da, db) = (a / self.domain_gpus, b / self.domain_gpus);
+        if da == db {
+            return match self.cluster.scale_up {
+                ScaleUp::NvlinkBridge if a / 2 == b / 2 => 0,
+                _ => 1,
+            };
+        }
+        let gpn = self.cluster.gpus_per_node;
+        let (na, nb) = (a / gpn, b / gpn);
+        match self.fabric {
+            Some(f) if f.leaves > 1 && na / f.nodes_per_leaf != nb / f.nodes_per_leaf => 3,
+            _ => 1,
+        }
+    }
+
+    /// Domains whose traffic stays under one leaf.
+    pub fn domains_per_leaf(&self) -> u32 {
+        let nodes_per_domain = (self.domain_gpus / self.cluster.gpus_per_node).max(1);
+        match self.fabric {
+            Some(f) if f.leaves > 1 => (f.nodes_per_leaf / nodes_per_domain).max(1),
+            _ => self.domains.max(1),
+        }
+    }
+
+    /// Oversubscription a group spanning `domains` domains meets (1 inside one leaf).
+    pub fn oversubscription_for(&self, domains: u32) -> f64 {
+        match self.fabric {
+            Some(f) if domains > self.domains_per_leaf() => f.oversubscription,
+            _ => 1.0,
+        }
+    }
+
+    /// Per-GPU, per-direction NCCL bandwidth among `per_domain` GPUs of one domain.
+    pub fn intra_nccl_bw(&self, per_domain: u32) -> (GBps, bool) {
+        let su = self.cluster.scale_up;
+        match su {
+            // Bridged pairs talk over NVLink; larger groups in the host ring over PCIe.
+            ScaleUp::NvlinkBridge if per_domain > 2 => (pcie_nccl_bw(self.gpu.pcie), false),
+            _ => (su.nccl_bw(self.gpu), su.is_nvlink()),
+        }
+    }
+
+    /// NICs per domain a group with `per_domain` GPUs per domain can use: the GPUs' own rails.
+    pub fn nics_for(&self, per_domain: u32) -> u32 {
+        let per_gpu = self.cluster.nics_per_node as f64 / self.cluster.gpus_per_node as f64;
+        ((per_gpu * per_domain as f64).round() as u32).max(1)
+    }
+
+    /// Per-direction PCIe bandwidth between a GPU and its NIC, NCCL's view.
+    pub fn gpu_nic_nccl_bw(&self) -> GBps {
+        pcie_nccl_bw(self.gpu.pcie.min(self.nic.pcie))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_cluster_is_a_dgx_h100_pod() {
+        let t = Cluster::default().topology().unwrap();
+        assert_eq!(t.total_gpus, 32);
+        assert_eq!(t.domain_gpus, 8);
+        let su = &t.tiers[1];
+        assert_eq!(su.bw_per_gpu, GBps(450.0));
+        let nic = t.tiers.iter().find(|x| x.kind == TierKind::Nic).unwrap();
+        assert_eq!(nic.bw_per_gpu, GBps(50.0));
+        // 9x per direction between NVLink4 and one NDR NIC per GPU.
+        assert_eq!(su.bw_per_gpu / nic.bw_per_gpu, 9.0);
+        // 32 NICs fit one 64-port Quantum-2: one leaf, no spine.
+        assert_eq!(t.fabric.unwrap().leaves, 1);
+    }
+
+    #[test]
+    fn large_cluster_gets_a_non_blocking_two_level_tree() {
+        let c = Cluster { nodes: 128, ..Cluster::default() };
+        let t = c.topology().unwrap();
+        let f = t.fabric.unwrap();
+        // 1024 NICs / 32 down-ports per leaf = 32 leaves; 32*32 uplinks / 64 = 16 spines.
+        assert_eq!((f.leaves, f.spines, f.oversubscription), (32, 16, 1.0));
+        assert_eq!(t.hops(0, 1), 1);
+        assert_eq!(t.hops(0, 8), 1);
+        assert!(t.hops(0, 1023) == 3);
+    }
+
+    #[test]
+    fn oversubscribed_spine_is_reported() {
+        // 64 NICs per leaf fill every port: no uplinks left.
+        let c = Cluster { nodes: 128, leaf_switches: Some(16), spine_switches: Some(4), ..Cluster::default() };
+        let e = c.topology().unwrap_err();
+        assert_eq!(e.field, "leaf_switches");
+        assert!(e.message.contains("none for uplinks"), "{}", e.message);
+        let c = Cluster { nodes: 96, leaf_switches: Some(16), spine_switches: Some(4), ..Cluster::default() };
+        let f = c.topology().unwrap().fabric.unwrap();
+        // 48 down, 16 up: 3:1.
+        assert_eq!((f.down_per_leaf, f.up_per_leaf), (48, 16));
+        assert_eq!(f.oversubscription, 3.0);
+    }
+
+    #[test]
+    fn impossible_clusters_name_what_is_short() {
+        let e = Cluster { nodes: 128, leaf_switches: Some(8), ..Cluster::default() }.topology().unwrap_err();
+        assert_eq!(e.field, "leaf_switches");
+        assert!(e.message.contains("512 ports short"), "{}", e.message);
+        let e = Cluster { gpus_per_node: 16, ..Cluster::default() }.topology().unwrap_err();
+        assert_eq!(e.field, "gpus_per_node");
+        let e = Cluster { gpu: GpuKind::A100, ..Cluster::default() }.topology().unwrap_err();
+        assert_eq!(e.field, "scale_up");
+        let e = Cluster { nic: NicKind::Roce400, sharp: true, ..Cluster::default() }.topology().unwrap_err();
+        assert_eq!(e.field, "sharp");
+        let e = Cluster { nics_per_node: 0, ..Cluster::default() }.topology().unwrap_err();
+        assert_eq!(e.field, "nics_per_node");
+        let e = Cluster { nodes: 0, ..Cluster::default() }.topology().unwrap_err();
+        assert_eq!(e.field, "nodes");
+    }
+
+    #[test]
+    fn nvl72_is_one_domain_per_rack() {
+        let c = Cluster {
+            gpu: GpuKind::Gb200,
+            scale_up: ScaleUp::Nvl72,
+            gpus_per_node: 4,
+            nodes: 36,
+            nics_per_node: 4,
+            nic: NicKind::IbXdr,
+            ..Cluster::default()
+        };
+        let t = c.topology().unwrap();
+        assert_eq!((t.domain_gpus, t.domains), (72, 2));
+        assert_eq!(t.hops(0, 71), 1);
+        assert!(t.hops(0, 72) >= 1);
+    }
+}

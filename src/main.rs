@@ -1,0 +1,2 @@
+//! Placeholder until the web app lands.
+fn main() {}
