@@ -215,7 +215,11 @@ pub struct Prediction {
     pub op: Collective,
     pub bytes: Bytes,
     pub ranks: u32,
+    /// Wall time of one operation: `model_time` plus the launch overhead.
     pub time: Micros,
+    /// The cost model's own estimate (for NCCL-modelled collectives, exactly NCCL's
+    /// `ncclTopoGetAlgoTime`), without host launch overhead.
+    pub model_time: Micros,
     /// bytes / time, per direction.
     pub algbw: GBps,
     /// algbw x the nccl-tests factor for `op`.
@@ -224,6 +228,12 @@ pub struct Prediction {
     pub protocol: &'static str,
     pub bottleneck: Bottleneck,
 }
+
+/// Host-side cost of one collective that NCCL's model leaves out (kernel launch, group end,
+/// proxy start): the gap between NCCL's estimate and nccl-tests' small-message time on an
+/// 8-GPU NVLink node (Azure ND H100 v5, AI-benchmarking-guide: 1 KiB all_reduce at 0.07 GB/s
+/// busbw = 25.6 us, against NCCL's 15.0 us estimate). One figure for all hardware.
+pub const LAUNCH_OVERHEAD: Micros = Micros(10.0);
 
 /// Per-operation overhead of NCCL's grouped point-to-point all-to-all, and the extra cost of
 /// each of its n-1 exchange rounds. Fitted once for the class "NCCL p2p over RDMA" to Meta's
@@ -258,6 +268,7 @@ pub struct Comm {
     pcie_switches: bool,
     /// NVLS possible on this group (for error messages).
     nvls_possible: bool,
+    nvls_enabled: bool,
     sharp: bool,
 }
 
@@ -291,7 +302,7 @@ impl Comm {
             n_nodes: domains,
             amd_cpu: c.cpu == crate::topology::CpuVendor::Amd,
             intra_nvlink,
-            nvls_support: nvls_possible,
+            nvls_support: nvls_possible && c.nvls,
             collnet: c.sharp && domains > 1,
             nvswitch: input.nvswitch,
             latency_inter: 0.0,
@@ -308,6 +319,7 @@ impl Comm {
             intra_tier: if matches!(c.scale_up, ScaleUp::Pcie { .. }) || !intra_nvlink { TierKind::Pcie } else { TierKind::ScaleUp },
             pcie_switches: !intra_nvlink,
             nvls_possible,
+            nvls_enabled: c.nvls,
             sharp: c.sharp,
         })
     }
@@ -382,6 +394,7 @@ impl Comm {
             AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_possible => {
                 " (NVLS needs Hopper or later GPUs on NVSwitch)".to_string()
             }
+            AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_enabled => " (NVLS is switched off for this cluster)".to_string(),
             AlgoChoice::Nvls if self.placement.domains() > 1 && !self.sharp => {
                 " (NVLS across nodes needs --sharp)".to_string()
             }
@@ -455,14 +468,18 @@ impl Comm {
         self.finish(Collective::SendRecv, bytes, Micros(best.0), "P2P", best.1.name(), bottleneck)
     }
 
-    fn finish(&self, op: Collective, bytes: Bytes, time: Micros, algorithm: &'static str, protocol: &'static str, bottleneck: Bottleneck) -> Prediction {
+    fn finish(&self, op: Collective, bytes: Bytes, model_time: Micros, algorithm: &'static str, protocol: &'static str, bottleneck: Bottleneck) -> Prediction {
         let n = self.placement.ranks;
+        // All-to-all's fitted base already contains it; a one-rank group does nothing.
+        let launch = if op == Collective::AllToAll || n <= 1 { Micros::ZERO } else { LAUNCH_OVERHEAD };
+        let time = model_time + launch;
         let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
         Prediction {
             op,
             bytes,
             ranks: n,
             time,
+            model_time,
             algbw,
             busbw: algbw * op.busbw_factor(n),
             algorithm,

@@ -31,6 +31,8 @@ pub struct Cluster {
     pub nic: NicKind,
     /// InfiniBand SHARP in-network reduction (NCCL CollNet) enabled.
     pub sharp: bool,
+    /// NVLink SHARP (NVLS) allowed where the hardware has it, like `NCCL_NVLS_ENABLE`.
+    pub nvls: bool,
     /// Leaf switches; `None` sizes a non-blocking two-level fat tree automatically.
     pub leaf_switches: Option<u32>,
     /// Spine switches; `None` sizes them automatically.
@@ -54,6 +56,7 @@ impl Default for Cluster {
             nics_per_node: 8,
             nic: NicKind::IbNdr,
             sharp: false,
+            nvls: true,
             leaf_switches: None,
             spine_switches: None,
             switch_radix: None,
