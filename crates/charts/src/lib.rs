@@ -1,1 +1,24 @@
-//! Chart renderers (SVG), shared by web and CLI.
+//! Chart renderers: model data in, SVG text out. The same code draws for the web app (the
+//! string goes into the DOM) and the CLI (the string goes to a file), so a chart a user sees
+//! and one they export are identical.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`theme`] | light and dark palettes, shared with the page's CSS |
+//! | [`scale`] | log-axis ticks and labels (bytes in powers of two, GB/s in 1-2-5 steps) |
+//! | [`collective`] | busbw vs message size, one line per series |
+//! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
+//!
+//! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
+
+pub mod collective;
+pub mod hierarchy;
+pub mod scale;
+mod svg;
+pub mod theme;
+
+pub use svg::{polylines_in, texts};
+
+pub use collective::{collective_chart, ChartOptions, Series};
+pub use hierarchy::{bandwidth_hierarchy_chart, HierarchyOptions};
+pub use theme::{Rgb, Theme};

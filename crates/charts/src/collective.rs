@@ -1,0 +1,343 @@
+//! Bus bandwidth against message size, the nccl-tests view of a collective: x is the message
+//! size on a log2 axis, y the busbw per direction on a log10 axis, one line per series.
+
+use crate::scale::{exp2_label, log10_label, log10_range, log10_ticks, size_ticks};
+use crate::scale::{px, TickAxis};
+use crate::svg::{error_svg, finish};
+use crate::theme::Theme;
+use plotters::prelude::*;
+
+/// One curve: `points` are (message size in bytes, busbw in GB/s per direction).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(u64, f64)>,
+}
+
+/// Size, text and range of a collective chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartOptions {
+    /// Pixels; the SVG carries a viewBox, so a page may scale it.
+    pub width: u32,
+    pub height: u32,
+    /// Drawn above the plot when set.
+    pub title: Option<String>,
+    /// x range in bytes (powers of two read best).
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+    pub x_label: String,
+    pub y_label: String,
+    /// Draws a guide at this size and marks each series' value there.
+    pub highlight_bytes: Option<u64>,
+    /// Accessible name of the image.
+    pub description: String,
+}
+
+impl Default for ChartOptions {
+    fn default() -> Self {
+        ChartOptions {
+            width: 880,
+            height: 460,
+            title: None,
+            min_bytes: 8,
+            max_bytes: 16 << 30,
+            x_label: "message size, bytes (log scale)".into(),
+            y_label: "busbw, GB/s per direction (log scale)".into(),
+            highlight_bytes: None,
+            description: "bus bandwidth against message size".into(),
+        }
+    }
+}
+
+/// Draws `series` as busbw (GB/s per direction) against message size. Points that a log axis
+/// cannot show (zero, negative, not finite, outside the size range) are left out.
+pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
+    let (w, h) = (opts.width.clamp(200, 4000), opts.height.clamp(150, 4000));
+    let mut out = String::new();
+    let drawn = draw(&mut out, (w, h), series, opts, theme);
+    match drawn {
+        Ok(()) => finish(out, &opts.description),
+        Err(e) => error_svg(w, h, theme, &format!("chart could not be drawn: {e}")),
+    }
+}
+
+fn draw(
+    out: &mut String,
+    size: (u32, u32),
+    series: &[Series],
+    opts: &ChartOptions,
+    theme: &Theme,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<_>| e.to_string();
+    let min_b = opts.min_bytes.max(1);
+    let max_b = opts.max_bytes.max(min_b.saturating_mul(2));
+    let (x_lo, x_hi) = ((min_b as f64).log2(), (max_b as f64).log2());
+    let curves: Vec<Vec<(f64, f64)>> = series
+        .iter()
+        .map(|s| {
+            s.points
+                .iter()
+                .filter(|(b, g)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0)
+                .map(|(b, g)| ((*b as f64).log2(), g.log10()))
+                .collect()
+        })
+        .collect();
+    let (y_lo, y_hi) = log10_range(curves.iter().flatten().map(|p| 10f64.powf(p.1)));
+
+    let narrow = size.0 < 560;
+    let x_ticks = size_ticks(x_lo.ceil() as u32, x_hi.floor() as u32, !narrow);
+    let x_minor: Vec<f64> = (x_lo.ceil() as u32..=x_hi.floor() as u32)
+        .map(f64::from)
+        .collect();
+    let y_ticks = log10_ticks(y_lo, y_hi);
+    let y_minor: Vec<f64> = (y_lo.floor() as i32..=y_hi.ceil() as i32)
+        .flat_map(|d| (1..10).map(move |m| (m as f64 * 10f64.powi(d)).log10()))
+        .filter(|v| *v >= y_lo && *v <= y_hi)
+        .collect();
+
+    let font = theme.font;
+    let root = SVGBackend::with_string(out, size).into_drawing_area();
+    root.fill(&theme.background.color()).map_err(err)?;
+    let mut builder = ChartBuilder::on(&root);
+    builder
+        .margin_top(if opts.title.is_some() { 8 } else { 16 })
+        .margin_right(if narrow { 14 } else { 24 })
+        .margin_left(8)
+        .margin_bottom(8)
+        .x_label_area_size(if narrow { 40 } else { 46 })
+        .y_label_area_size(if narrow { 52 } else { 64 });
+    if let Some(t) = &opts.title {
+        builder.caption(
+            t,
+            (font, px(if narrow { 15 } else { 17 }))
+                .into_font()
+                .color(&theme.text.color()),
+        );
+    }
+    let x = TickAxis::new(x_lo, x_hi, x_ticks, x_minor);
+    let y = TickAxis::new(y_lo, y_hi, y_ticks, y_minor);
+    let mut chart = builder.build_cartesian_2d(x, y).map_err(err)?;
+
+    let x_fmt = |v: &f64| exp2_label(*v);
+    let y_fmt = |v: &f64| log10_label(*v);
+    chart
+        .configure_mesh()
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .x_desc(opts.x_label.as_str())
+        .y_desc(opts.y_label.as_str())
+        .label_style(
+            (font, px(if narrow { 11 } else { 12 }))
+                .into_font()
+                .color(&theme.muted.color()),
+        )
+        .axis_desc_style(
+            (font, px(if narrow { 12 } else { 13 }))
+                .into_font()
+                .color(&theme.text.color()),
+        )
+        .bold_line_style(theme.grid.color().stroke_width(1))
+        .light_line_style(theme.grid_minor.color().stroke_width(1))
+        .axis_style(theme.axis.color().stroke_width(1))
+        .set_all_tick_mark_size(4)
+        .draw()
+        .map_err(err)?;
+
+    if let Some(hb) = opts.highlight_bytes.filter(|b| *b >= min_b && *b <= max_b) {
+        let hx = (hb as f64).log2();
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(hx, y_lo), (hx, y_hi)],
+                theme.axis.color().stroke_width(1),
+            )))
+            .map_err(err)?;
+    }
+
+    let width = if series.len() == 1 { 3 } else { 2 };
+    for (i, (s, pts)) in series.iter().zip(&curves).enumerate() {
+        let c = theme.series_color(i).color();
+        let drawn = chart
+            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(width)))
+            .map_err(err)?;
+        if !s.label.is_empty() {
+            // A filled swatch rather than a line sample keeps one <polyline> per series.
+            drawn.label(s.label.as_str()).legend(move |(lx, ly)| {
+                Rectangle::new([(lx, ly - 5), (lx + 14, ly + 5)], c.filled())
+            });
+        }
+    }
+
+    if let Some(hb) = opts.highlight_bytes {
+        let hx = (hb as f64).log2();
+        for (i, pts) in curves.iter().enumerate() {
+            let c = theme.series_color(i).color();
+            if let Some(p) = pts.iter().find(|p| (p.0 - hx).abs() < 1e-9) {
+                chart
+                    .draw_series(std::iter::once(Circle::new(
+                        *p,
+                        5,
+                        ShapeStyle::from(&c).filled(),
+                    )))
+                    .map_err(err)?;
+                chart
+                    .draw_series(std::iter::once(Circle::new(
+                        *p,
+                        5,
+                        theme.background.color().stroke_width(2),
+                    )))
+                    .map_err(err)?;
+            }
+        }
+    }
+
+    // Lower right: busbw curves rise to the right, so that corner stays empty.
+    if series.iter().any(|s| !s.label.is_empty()) {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .margin(12)
+            .legend_area_size(22)
+            .label_font(
+                (font, px(if narrow { 12 } else { 13 }))
+                    .into_font()
+                    .color(&theme.text.color()),
+            )
+            .background_style(theme.background.color().mix(0.92))
+            .border_style(theme.grid.color())
+            .draw()
+            .map_err(err)?;
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(label: &str, scale: f64) -> Series {
+        let points = (3..=34)
+            .map(|e| {
+                (
+                    1u64 << e,
+                    scale * (1.0 - (-(e as f64 - 3.0) / 6.0).exp()) + 0.01,
+                )
+            })
+            .collect();
+        Series {
+            label: label.into(),
+            points,
+        }
+    }
+
+    fn count(hay: &str, needle: &str) -> usize {
+        hay.matches(needle).count()
+    }
+
+    fn has_text(svg: &str, t: &str) -> bool {
+        crate::texts(svg).iter().any(|x| x == t)
+    }
+
+    #[test]
+    fn draws_an_svg_with_axes_legend_and_one_line_per_series() {
+        let s = [
+            curve("4 nodes x 8 H100", 360.0),
+            curve("32 nodes x 8 H100", 190.0),
+        ];
+        let svg = collective_chart(&s, &ChartOptions::default(), &Theme::light());
+        assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+        assert!(svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("viewBox=\"0 0 880 460\""));
+        assert!(svg.contains("busbw, GB/s per direction"));
+        assert!(svg.contains("message size, bytes"));
+        let t = Theme::light();
+        assert_eq!(
+            crate::polylines_in(&svg, t.series[0]),
+            1,
+            "one line per series"
+        );
+        assert_eq!(
+            crate::polylines_in(&svg, t.series[1]),
+            1,
+            "one line per series"
+        );
+        assert_eq!(crate::polylines_in(&svg, t.series[2]), 0);
+        for label in [
+            "8B",
+            "1K",
+            "1M",
+            "1G",
+            "16G",
+            "4 nodes x 8 H100",
+            "32 nodes x 8 H100",
+            "busbw, GB/s per direction (log scale)",
+        ] {
+            assert!(
+                has_text(&svg, label),
+                "missing text {label}: {:?}",
+                crate::texts(&svg)
+            );
+        }
+        // Balanced tags: every element that opens either self-closes or is closed.
+        assert_eq!(count(&svg, "<text"), count(&svg, "</text>"));
+        assert_eq!(count(&svg, "<svg"), count(&svg, "</svg>"));
+    }
+
+    #[test]
+    fn themes_change_colours_not_content() {
+        let s = [curve("a", 100.0)];
+        let light = collective_chart(&s, &ChartOptions::default(), &Theme::light());
+        let dark = collective_chart(&s, &ChartOptions::default(), &Theme::dark());
+        assert_ne!(light, dark);
+        assert_eq!(crate::polylines_in(&light, Theme::light().series[0]), 1);
+        assert_eq!(crate::polylines_in(&dark, Theme::dark().series[0]), 1);
+        assert!(dark.to_uppercase().contains("#161B26"));
+        assert_eq!(crate::texts(&light), crate::texts(&dark));
+    }
+
+    #[test]
+    fn unusable_points_are_skipped_not_fatal() {
+        let s = [Series {
+            label: "odd".into(),
+            points: vec![
+                (0, 1.0),
+                (8, f64::NAN),
+                (16, -3.0),
+                (32, f64::INFINITY),
+                (64, 2.0),
+                (128, 4.0),
+            ],
+        }];
+        let svg = collective_chart(&s, &ChartOptions::default(), &Theme::light());
+        assert!(svg.starts_with("<svg"));
+        assert_eq!(crate::polylines_in(&svg, Theme::light().series[0]), 1);
+        let empty = collective_chart(&[], &ChartOptions::default(), &Theme::dark());
+        assert!(empty.starts_with("<svg"));
+        assert_eq!(crate::polylines_in(&empty, Theme::dark().series[0]), 0);
+    }
+
+    #[test]
+    fn highlight_marks_each_series() {
+        let s = [curve("a", 100.0), curve("b", 10.0)];
+        let opts = ChartOptions {
+            highlight_bytes: Some(1 << 30),
+            title: Some("AllReduce".into()),
+            ..ChartOptions::default()
+        };
+        let svg = collective_chart(&s, &opts, &Theme::light());
+        assert_eq!(count(&svg, "<circle"), 4, "a dot and its halo per series");
+        assert!(has_text(&svg, "AllReduce"));
+    }
+
+    #[test]
+    fn narrow_charts_use_fewer_ticks() {
+        let s = [curve("a", 100.0)];
+        let opts = ChartOptions {
+            width: 380,
+            height: 320,
+            ..ChartOptions::default()
+        };
+        let svg = collective_chart(&s, &opts, &Theme::light());
+        assert!(has_text(&svg, "1M") && !has_text(&svg, "32K"));
+    }
+}

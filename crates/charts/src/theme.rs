@@ -1,0 +1,105 @@
+//! Colours and type for charts. Plotters needs concrete colours (it cannot read CSS
+//! variables), so the page picks the theme matching `prefers-color-scheme` and redraws.
+
+use plotters::style::RGBColor;
+
+/// An sRGB colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    /// `#rrggbb`, for CSS and SVG attributes.
+    pub fn hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+    pub(crate) fn color(self) -> RGBColor {
+        RGBColor(self.0, self.1, self.2)
+    }
+}
+
+/// A chart palette. Series colours are told apart by hue and lightness, and every series is
+/// also named in the legend, so colour is never the only cue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Theme {
+    pub dark: bool,
+    pub background: Rgb,
+    pub text: Rgb,
+    /// Tick labels and secondary text.
+    pub muted: Rgb,
+    /// Major grid lines.
+    pub grid: Rgb,
+    /// Minor grid lines.
+    pub grid_minor: Rgb,
+    /// Axis lines.
+    pub axis: Rgb,
+    pub series: [Rgb; 6],
+    /// CSS font stack; no quotes, because it lands in an SVG attribute.
+    pub font: &'static str,
+}
+
+/// System fonts only: no web-font download, and native SVG viewers resolve them too.
+const FONT: &str = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif";
+
+impl Theme {
+    pub const fn light() -> Theme {
+        Theme {
+            dark: false,
+            background: Rgb(0xff, 0xff, 0xff),
+            text: Rgb(0x1c, 0x22, 0x30),
+            muted: Rgb(0x5a, 0x64, 0x78),
+            grid: Rgb(0xe3, 0xe7, 0xee),
+            grid_minor: Rgb(0xf2, 0xf4, 0xf7),
+            axis: Rgb(0x9a, 0xa3, 0xb2),
+            series: [
+                Rgb(0x25, 0x63, 0xeb),
+                Rgb(0xea, 0x58, 0x0c),
+                Rgb(0x05, 0x96, 0x69),
+                Rgb(0x7c, 0x3a, 0xed),
+                Rgb(0xdc, 0x26, 0x26),
+                Rgb(0x08, 0x91, 0xb2),
+            ],
+            font: FONT,
+        }
+    }
+
+    pub const fn dark() -> Theme {
+        Theme {
+            dark: true,
+            background: Rgb(0x16, 0x1b, 0x26),
+            text: Rgb(0xe6, 0xe9, 0xf0),
+            muted: Rgb(0x9a, 0xa4, 0xb8),
+            grid: Rgb(0x2b, 0x33, 0x44),
+            grid_minor: Rgb(0x1f, 0x26, 0x34),
+            axis: Rgb(0x4b, 0x55, 0x68),
+            series: [
+                Rgb(0x60, 0xa5, 0xfa),
+                Rgb(0xfb, 0x92, 0x3c),
+                Rgb(0x34, 0xd3, 0x99),
+                Rgb(0xa7, 0x8b, 0xfa),
+                Rgb(0xf8, 0x71, 0x71),
+                Rgb(0x22, 0xd3, 0xee),
+            ],
+            font: FONT,
+        }
+    }
+
+    /// The light or dark palette.
+    pub const fn for_dark(dark: bool) -> Theme {
+        if dark {
+            Theme::dark()
+        } else {
+            Theme::light()
+        }
+    }
+
+    /// Colour of the `i`-th series, cycling.
+    pub fn series_color(&self, i: usize) -> Rgb {
+        self.series[i % self.series.len()]
+    }
+}
+
+impl Default for Theme {
+    fn default() -> Self {
+        Theme::light()
+    }
+}
