@@ -8,14 +8,20 @@
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
+//! | [`scenario`] | everything a user can set, as one serde value |
+//! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod catalog;
 pub mod collective;
 pub mod error;
 pub mod nccl;
+pub mod report;
+pub mod scenario;
 pub mod topology;
 pub mod units;
 
 pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};
 pub use error::{ModelError, Result};
+pub use report::{evaluate, Report};
+pub use scenario::{Scenario, View, SCENARIO_VERSION};
 pub use topology::{Cluster, CpuVendor, Placement, Tier, TierKind, Topology};
