@@ -1,1 +1,52 @@
-fn main() {}
+//! `fabricscope`: the command-line face of the cost model. This file only parses and
+//! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
+
+mod cluster_args;
+mod collective;
+mod error;
+mod output;
+mod sweep;
+mod tiers;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Predict GPU-cluster collective performance with NCCL's own cost model.
+#[derive(Parser, Debug)]
+#[command(name = "fabricscope", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Predict one collective of one size (time, algbw, busbw, algorithm, bottleneck).
+    Collective(collective::CollectiveArgs),
+    /// An nccl-tests-style table of one collective over sizes in powers of two.
+    Sweep(sweep::SweepArgs),
+    /// The per-GPU bandwidth and latency hierarchy, the fat tree and the bisection bandwidth.
+    Tiers(tiers::TiersArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let names: Vec<String> = Cli::command()
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            return error::clap_exit(e, &names);
+        }
+    };
+    let result = match &cli.command {
+        Command::Collective(a) => collective::run(a),
+        Command::Sweep(a) => sweep::run(a),
+        Command::Tiers(a) => tiers::run(a),
+    };
+    match result {
+        Ok(text) => output::emit(&text),
+        Err(e) => e.exit(),
+    }
+}

@@ -1,0 +1,321 @@
+//! The cluster flags shared by every subcommand that needs a cluster (`collective`, `sweep`,
+//! `tiers`, and later `train` and `search`): flatten [`ClusterArgs`] into a subcommand's args
+//! and call [`ClusterArgs::topology`]. Names are parsed by the model's `from_id` functions so
+//! the CLI accepts exactly what the model (and the web UI) accepts.
+
+use crate::error::CliError;
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Arg, ArgAction, Args, Command};
+use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
+use fabricscope_model::nccl::NcclVersion;
+use fabricscope_model::units::{parse_size, Bytes};
+use fabricscope_model::{
+    AlgoChoice, Cluster, Collective, Comm, CpuVendor, Placement, ProtoChoice, Topology,
+};
+use std::ffi::OsStr;
+
+/// The largest message size the CLI accepts, 1 TiB: more than any single GPU holds.
+pub const MAX_BYTES: u64 = 1 << 40;
+
+/// The cluster, as flags. Every flag is optional; unset ones take [`Cluster::default`] (a DGX
+/// H100-style cluster of 4 nodes) or, where the GPU decides, the GPU's natural value.
+#[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "Cluster")]
+pub struct ClusterArgs {
+    /// GPU model [default: h100]
+    #[arg(long, value_name = "GPU", value_parser = gpu_parser())]
+    pub gpu: Option<GpuKind>,
+
+    /// GPUs per node [default: 8; 4 for gb200 (NVL72 compute trays)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    pub gpus_per_node: Option<u32>,
+
+    /// Nodes (hosts; for NVL72, compute trays)
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(), default_value_t = Cluster::default().nodes)]
+    pub nodes: u32,
+
+    /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
+    /// h100/h200/h800 nvlink4, h100-pcie nvlink-bridge, b200 nvlink5, gb200 nvl72]
+    #[arg(long, value_name = "FABRIC", value_parser = scale_up_parser())]
+    pub scale_up: Option<ScaleUp>,
+
+    /// Scale-out NIC, one per rail
+    #[arg(long, value_name = "NIC", value_parser = nic_parser(), default_value = "ib-ndr")]
+    pub nic: NicKind,
+
+    /// Scale-out NICs (rails) per node [default: one per GPU, at most 8]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    pub nics_per_node: Option<u32>,
+
+    /// Enable InfiniBand SHARP in-network reduction (NCCL CollNet)
+    #[arg(long)]
+    pub sharp: bool,
+
+    /// Allow NVLink SHARP (NVLS) where the hardware has it, like NCCL_NVLS_ENABLE
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
+    pub nvls: bool,
+
+    /// Leaf switches [default: sized for a non-blocking two-level fat tree]
+    #[arg(long = "leaf", visible_alias = "leaf-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    pub leaf: Option<u32>,
+
+    /// Spine switches [default: sized for a non-blocking two-level fat tree]
+    #[arg(long = "spine", visible_alias = "spine-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    pub spine: Option<u32>,
+
+    /// Ports per switch at the NIC's rate [default: the NIC's usual switch]
+    #[arg(long = "radix", visible_alias = "switch-radix", value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    pub radix: Option<u32>,
+
+    /// NIC k of every node goes to the leaves of rail k (else a node's NICs share a leaf)
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
+    pub rail_optimized: bool,
+
+    /// Host CPU vendor (NCCL's LL bandwidth cap and network overhead depend on it)
+    #[arg(long, value_name = "CPU", value_parser = cpu_parser(), default_value = "intel")]
+    pub cpu: CpuVendor,
+
+    /// NCCL release whose tuning constants to use
+    #[arg(long, value_name = "VERSION", value_parser = nccl_parser(), default_value = "2.27.5")]
+    pub nccl: NcclVersion,
+}
+
+/// The scale-up fabric a GPU normally ships on.
+pub fn natural_scale_up(gpu: GpuKind) -> ScaleUp {
+    match gpu {
+        GpuKind::V100 => ScaleUp::NvSwitch { gen: 2 },
+        GpuKind::A100 => ScaleUp::NvSwitch { gen: 3 },
+        GpuKind::H100 | GpuKind::H200 | GpuKind::H800 => ScaleUp::NvSwitch { gen: 4 },
+        GpuKind::H100Pcie => ScaleUp::NvlinkBridge,
+        GpuKind::B200 => ScaleUp::NvSwitch { gen: 5 },
+        GpuKind::Gb200 => ScaleUp::Nvl72,
+    }
+}
+
+impl ClusterArgs {
+    /// The cluster these flags describe, unchecked.
+    pub fn cluster(&self) -> Cluster {
+        let d = Cluster::default();
+        let gpu = self.gpu.unwrap_or(d.gpu);
+        let gpus_per_node = self.gpus_per_node.unwrap_or(if gpu == GpuKind::Gb200 {
+            4
+        } else {
+            d.gpus_per_node
+        });
+        Cluster {
+            gpu,
+            nodes: self.nodes,
+            gpus_per_node,
+            scale_up: self.scale_up.unwrap_or_else(|| natural_scale_up(gpu)),
+            nics_per_node: self
+                .nics_per_node
+                .unwrap_or_else(|| gpus_per_node.min(d.nics_per_node)),
+            nic: self.nic,
+            sharp: self.sharp,
+            nvls: self.nvls,
+            leaf_switches: self.leaf,
+            spine_switches: self.spine,
+            switch_radix: self.radix,
+            rail_optimized: self.rail_optimized,
+            cpu: self.cpu,
+            nccl: self.nccl,
+        }
+    }
+
+    /// The checked cluster; an impossible one names the flag at fault.
+    pub fn topology(&self) -> Result<Topology, CliError> {
+        Ok(self.cluster().topology()?)
+    }
+}
+
+/// Which GPUs form the communicator. Default: every GPU of the cluster.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Group")]
+pub struct GroupArgs {
+    /// GPUs in the communicator [default: all; with only --group-per-node, that many per node on every node]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    pub group_ranks: Option<u32>,
+
+    /// Of those, GPUs in each node (NVLink domain) [default: as many as fit]
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser())]
+    pub group_per_node: Option<u32>,
+}
+
+impl GroupArgs {
+    pub fn placement(&self, topo: &Topology) -> Placement {
+        match (self.group_ranks, self.group_per_node) {
+            (None, None) => topo.whole(),
+            (Some(ranks), None) => topo.first(ranks),
+            (None, Some(per_domain)) => Placement {
+                ranks: per_domain.saturating_mul(topo.domains),
+                per_domain,
+            },
+            (Some(ranks), Some(per_domain)) => Placement { ranks, per_domain },
+        }
+    }
+
+    /// Builds the communicator (runs NCCL's topology search); checks the group fits.
+    pub fn comm(&self, topo: &Topology) -> Result<Comm, CliError> {
+        Ok(Comm::new(topo, self.placement(topo))?)
+    }
+}
+
+/// A value parser that turns text into `T` with a plain function and reports failures as
+/// `--flag: message`, so they print as one line that names the flag.
+#[derive(Clone)]
+pub struct FlagParser<T> {
+    parse: fn(&str) -> Result<T, String>,
+    ids: Option<fn() -> Vec<&'static str>>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        _cmd: &Command,
+        arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        let flag = arg
+            .and_then(|a| a.get_long())
+            .map(|l| format!("--{l}: "))
+            .unwrap_or_default();
+        let Some(text) = value.to_str() else {
+            return Err(clap::Error::raw(
+                ErrorKind::InvalidUtf8,
+                format!("{flag}the value is not valid UTF-8\n"),
+            ));
+        };
+        (self.parse)(text)
+            .map_err(|m| clap::Error::raw(ErrorKind::ValueValidation, format!("{flag}{m}\n")))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let ids = self.ids?;
+        Some(Box::new(ids().into_iter().map(PossibleValue::new)))
+    }
+}
+
+fn unknown(what: &str, text: &str, ids: &[&str]) -> String {
+    format!("unknown {what} '{text}'; allowed: {}", ids.join(", "))
+}
+
+fn algo_ids() -> Vec<&'static str> {
+    AlgoChoice::ALL.iter().map(|a| a.id()).collect()
+}
+fn proto_ids() -> Vec<&'static str> {
+    ProtoChoice::ALL.iter().map(|p| p.id()).collect()
+}
+fn nccl_ids() -> Vec<&'static str> {
+    NcclVersion::ALL.iter().map(|v| v.id()).collect()
+}
+fn bool_ids() -> Vec<&'static str> {
+    vec!["true", "false"]
+}
+fn cpu_ids() -> Vec<&'static str> {
+    vec!["intel", "amd"]
+}
+
+pub fn gpu_parser() -> FlagParser<GpuKind> {
+    FlagParser {
+        parse: |s| GpuKind::from_id(s).ok_or_else(|| unknown("GPU", s, &GpuKind::ids())),
+        ids: Some(GpuKind::ids),
+    }
+}
+pub fn scale_up_parser() -> FlagParser<ScaleUp> {
+    FlagParser {
+        parse: |s| {
+            ScaleUp::from_id(s).ok_or_else(|| unknown("scale-up fabric", s, &ScaleUp::ids()))
+        },
+        ids: Some(ScaleUp::ids),
+    }
+}
+pub fn nic_parser() -> FlagParser<NicKind> {
+    FlagParser {
+        parse: |s| NicKind::from_id(s).ok_or_else(|| unknown("NIC", s, &NicKind::ids())),
+        ids: Some(NicKind::ids),
+    }
+}
+pub fn op_parser() -> FlagParser<Collective> {
+    FlagParser {
+        parse: |s| {
+            Collective::from_id(s).ok_or_else(|| unknown("collective", s, &Collective::ids()))
+        },
+        ids: Some(Collective::ids),
+    }
+}
+pub fn algo_parser() -> FlagParser<AlgoChoice> {
+    FlagParser {
+        parse: |s| AlgoChoice::from_id(s).ok_or_else(|| unknown("algorithm", s, &algo_ids())),
+        ids: Some(algo_ids),
+    }
+}
+pub fn proto_parser() -> FlagParser<ProtoChoice> {
+    FlagParser {
+        parse: |s| ProtoChoice::from_id(s).ok_or_else(|| unknown("protocol", s, &proto_ids())),
+        ids: Some(proto_ids),
+    }
+}
+pub fn nccl_parser() -> FlagParser<NcclVersion> {
+    FlagParser {
+        parse: |s| NcclVersion::from_id(s).ok_or_else(|| unknown("NCCL version", s, &nccl_ids())),
+        ids: Some(nccl_ids),
+    }
+}
+pub fn cpu_parser() -> FlagParser<CpuVendor> {
+    FlagParser {
+        parse: |s| match s.to_ascii_lowercase().as_str() {
+            "intel" => Ok(CpuVendor::Intel),
+            "amd" => Ok(CpuVendor::Amd),
+            _ => Err(unknown("CPU vendor", s, &cpu_ids())),
+        },
+        ids: Some(cpu_ids),
+    }
+}
+
+pub fn bool_parser() -> FlagParser<bool> {
+    FlagParser {
+        parse: |s| match s.to_ascii_lowercase().as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(format!("invalid value '{s}'; allowed: true, false")),
+        },
+        ids: Some(bool_ids),
+    }
+}
+
+/// Whole numbers; ranges are the model's to check (it names the allowed range).
+pub fn count_parser() -> FlagParser<u32> {
+    FlagParser {
+        parse: |s| {
+            s.trim().parse::<u32>().map_err(|_| {
+                format!(
+                    "'{s}' is not a count: use a whole number from 0 to {}",
+                    u32::MAX
+                )
+            })
+        },
+        ids: None,
+    }
+}
+
+/// Sizes with power-of-two suffixes (`8`, `64K`, `8G`), from 1 byte to [`MAX_BYTES`].
+pub fn size_parser() -> FlagParser<Bytes> {
+    FlagParser {
+        parse: |s| {
+            let b = parse_size(s).map_err(|e| e.to_string())?;
+            if b.0 == 0 {
+                return Err("the size must be at least 1 byte".into());
+            }
+            if b.0 > MAX_BYTES {
+                return Err(format!(
+                    "'{s}' is more than the 1T (2^40 bytes) the model accepts"
+                ));
+            }
+            Ok(b)
+        },
+        ids: None,
+    }
+}

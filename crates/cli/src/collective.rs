@@ -1,0 +1,119 @@
+//! `fabricscope collective`: one collective of one size on one group of GPUs.
+
+use crate::cluster_args::{
+    algo_parser, op_parser, proto_parser, size_parser, ClusterArgs, GroupArgs,
+};
+use crate::error::CliError;
+use crate::output;
+use clap::Args;
+use fabricscope_model::units::{format_size, Bytes};
+use fabricscope_model::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice};
+
+/// Which algorithm and protocol: NCCL's choice unless forced (as `NCCL_ALGO`, `NCCL_PROTO`).
+#[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "NCCL")]
+pub struct AlgoArgs {
+    /// Algorithm; `auto` lets NCCL's tuning model choose
+    #[arg(long, value_name = "ALGO", value_parser = algo_parser(), default_value = "auto")]
+    pub algo: AlgoChoice,
+
+    /// Protocol; `auto` lets NCCL's tuning model choose
+    #[arg(long, value_name = "PROTO", value_parser = proto_parser(), default_value = "auto")]
+    pub proto: ProtoChoice,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct CollectiveArgs {
+    /// Collective (sizes follow nccl-tests: all_gather/reduce_scatter the whole buffer,
+    /// all_to_all what each rank sends, the rest what each rank holds)
+    #[arg(long, value_name = "OP", value_parser = op_parser())]
+    pub op: Collective,
+
+    /// Message size; K, M, G, T are powers of two (8G = 8 x 2^30 bytes)
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true, value_parser = size_parser())]
+    pub bytes: Bytes,
+
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    #[command(flatten)]
+    pub group: GroupArgs,
+}
+
+impl AlgoArgs {
+    /// Predicts `op` at `bytes` with the forced algorithm and protocol. A forced protocol that
+    /// no algorithm can use is blamed on `--proto`, listing the protocols that would run; a
+    /// prediction without a finite time is refused rather than printed.
+    pub fn predict(
+        &self,
+        comm: &Comm,
+        op: Collective,
+        bytes: Bytes,
+    ) -> Result<Prediction, CliError> {
+        match comm.predict(op, bytes, self.algo, self.proto) {
+            Ok(p) if p.time.0.is_finite() => Ok(p),
+            Ok(_) if self.proto != ProtoChoice::Auto => Err(self.proto_error(comm, op, bytes)),
+            Ok(_) => Err(CliError::new(
+                "--op",
+                format!(
+                    "the model has no finite time for {} of {} on this group",
+                    op.id(),
+                    format_size(bytes)
+                ),
+            )),
+            Err(e)
+                if e.field == "algo"
+                    && self.algo == AlgoChoice::Auto
+                    && self.proto != ProtoChoice::Auto =>
+            {
+                Err(self.proto_error(comm, op, bytes))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn proto_error(&self, comm: &Comm, op: Collective, bytes: Bytes) -> CliError {
+        let ok: Vec<&str> = ProtoChoice::ALL
+            .into_iter()
+            .filter(|&p| {
+                p == ProtoChoice::Auto
+                    || comm
+                        .predict(op, bytes, self.algo, p)
+                        .is_ok_and(|r| r.time.0.is_finite())
+            })
+            .map(ProtoChoice::id)
+            .collect();
+        let algo = if self.algo == AlgoChoice::Auto {
+            String::new()
+        } else {
+            format!(" {}", self.algo.id())
+        };
+        CliError::new(
+            "--proto",
+            format!(
+                "{}{algo} cannot use {} on this group; allowed: {}",
+                op.id(),
+                self.proto.id(),
+                ok.join(", ")
+            ),
+        )
+    }
+}
+
+pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
+    let topo = a.cluster.topology()?;
+    let comm = a.group.comm(&topo)?;
+    let p = a.algo.predict(&comm, a.op, a.bytes)?;
+    if a.json {
+        output::json(&output::PredictionJson::from(&p))
+    } else {
+        Ok(output::prediction_text(&topo, comm.placement, &p))
+    }
+}

@@ -1,0 +1,218 @@
+//! Rendering: human-readable text (every bandwidth with its unit and direction) and JSON
+//! (field names carry the unit: `time_us`, `algbw_GBps`), plus writing to stdout.
+
+use crate::error::CliError;
+use fabricscope_model::units::format_size;
+use fabricscope_model::{Placement, Prediction, Topology};
+use serde::Serialize;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// One prediction as JSON. Bandwidths are GB/s (10^9 bytes/s) per direction, as nccl-tests
+/// reports them.
+#[derive(Clone, Debug, Serialize)]
+pub struct PredictionJson {
+    pub op: &'static str,
+    pub bytes: u64,
+    /// `bytes` with a power-of-two suffix, as nccl-tests labels sizes.
+    pub size: String,
+    pub ranks: u32,
+    /// Wall time of one operation: `model_time_us` plus the host launch overhead.
+    pub time_us: f64,
+    /// The cost model alone (for NCCL-modelled collectives, NCCL's `ncclTopoGetAlgoTime`).
+    pub model_time_us: f64,
+    #[serde(rename = "algbw_GBps")]
+    pub algbw_gbps: f64,
+    #[serde(rename = "busbw_GBps")]
+    pub busbw_gbps: f64,
+    pub algorithm: &'static str,
+    pub protocol: &'static str,
+    pub bottleneck: &'static str,
+}
+
+impl From<&Prediction> for PredictionJson {
+    fn from(p: &Prediction) -> Self {
+        PredictionJson {
+            op: p.op.id(),
+            bytes: p.bytes.0,
+            size: format_size(p.bytes),
+            ranks: p.ranks,
+            time_us: p.time.0,
+            model_time_us: p.model_time.0,
+            algbw_gbps: p.algbw.0,
+            busbw_gbps: p.busbw.0,
+            algorithm: p.algorithm,
+            protocol: p.protocol,
+            bottleneck: p.bottleneck.id(),
+        }
+    }
+}
+
+/// Pretty JSON with a trailing newline.
+pub fn json<T: Serialize + ?Sized>(v: &T) -> Result<String, CliError> {
+    serde_json::to_string_pretty(v)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::new("--json", format!("could not serialise the result: {e}")))
+}
+
+/// One line describing the cluster.
+pub fn cluster_line(t: &Topology) -> String {
+    let c = &t.cluster;
+    let net = if c.nics_per_node == 0 {
+        "no scale-out NICs".to_string()
+    } else {
+        format!(
+            "{}x {} per node{}",
+            c.nics_per_node,
+            t.nic.name,
+            if c.sharp { " with SHARP" } else { "" }
+        )
+    };
+    format!(
+        "{} GPUs = {} nodes x {} {}; {} domains of {} GPUs ({} domain{}); {}; NCCL {}",
+        t.total_gpus,
+        c.nodes,
+        c.gpus_per_node,
+        t.gpu.name,
+        c.scale_up.name(),
+        t.domain_gpus,
+        t.domains,
+        if t.domains == 1 { "" } else { "s" },
+        net,
+        c.nccl.id()
+    )
+}
+
+/// One line describing the communicator.
+pub fn group_line(t: &Topology, p: Placement) -> String {
+    if p == t.whole() {
+        format!(
+            "all {} GPUs ({} per domain, {} domain{})",
+            p.ranks,
+            p.per_domain,
+            p.domains(),
+            plural(p.domains())
+        )
+    } else {
+        format!(
+            "{} of {} GPUs ({} per domain, {} domain{})",
+            p.ranks,
+            t.total_gpus,
+            p.per_domain,
+            p.domains(),
+            plural(p.domains())
+        )
+    }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// What a bottleneck id means, for people.
+pub fn bottleneck_text(id: &str) -> &'static str {
+    match id {
+        "latency" => "fixed per-operation latency (small message)",
+        "hbm" => "GPU memory bandwidth",
+        "scale_up" => "scale-up (NVLink) bandwidth",
+        "pcie" => "PCIe bandwidth",
+        "nic" => "NIC bandwidth",
+        "leaf" => "leaf switch bandwidth",
+        "spine" => "spine bandwidth: the fat tree is oversubscribed",
+        _ => "",
+    }
+}
+
+/// A single prediction, human-readable.
+pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> String {
+    let factor = p.op.busbw_factor(p.ranks);
+    let j = PredictionJson::from(p);
+    let mut s = String::new();
+    s.push_str(&format!(
+        "{} of {} ({} bytes) on {}\n",
+        p.op.name(),
+        j.size,
+        p.bytes.0,
+        group_line(t, placement)
+    ));
+    s.push_str(&format!("cluster     {}\n", cluster_line(t)));
+    let launch = p.time - p.model_time;
+    if launch.0 > 0.0 {
+        s.push_str(&format!(
+            "time        {}  (cost model {} + {} host launch overhead)\n",
+            p.time, p.model_time, launch
+        ));
+    } else {
+        s.push_str(&format!("time        {}\n", p.time));
+    }
+    s.push_str(&format!("algbw       {}\n", p.algbw));
+    s.push_str(&format!(
+        "busbw       {}  (algbw x {:.4}, nccl-tests convention)\n",
+        p.busbw, factor
+    ));
+    s.push_str(&format!(
+        "algorithm   {}, protocol {}\n",
+        p.algorithm, p.protocol
+    ));
+    s.push_str(&format!(
+        "bottleneck  {} ({})\n",
+        j.bottleneck,
+        bottleneck_text(j.bottleneck)
+    ));
+    s
+}
+
+/// An nccl-tests-style table of predictions.
+pub fn sweep_table(t: &Topology, placement: Placement, rows: &[Prediction]) -> String {
+    let mut s = String::new();
+    if let Some(first) = rows.first() {
+        s.push_str(&format!(
+            "# {} on {}\n",
+            first.op.name(),
+            group_line(t, placement)
+        ));
+        s.push_str(&format!("# {}\n", cluster_line(t)));
+        s.push_str(&format!(
+            "# algbw and busbw in GB/s (10^9 B/s) per direction; busbw = algbw x {:.4} (nccl-tests)\n",
+            first.op.busbw_factor(first.ranks)
+        ));
+    }
+    s.push_str(&format!(
+        "#{:>14} {:>7} {:>12} {:>9} {:>9}  {:<13} {:<8} {}\n",
+        "size (B)", "size", "time (us)", "algbw", "busbw", "algorithm", "protocol", "bottleneck"
+    ));
+    for p in rows {
+        s.push_str(&format!(
+            "{:>15} {:>7} {:>12.2} {:>9.2} {:>9.2}  {:<13} {:<8} {}\n",
+            p.bytes.0,
+            format_size(p.bytes),
+            p.time.0,
+            p.algbw.0,
+            p.busbw.0,
+            p.algorithm,
+            p.protocol,
+            p.bottleneck.id()
+        ));
+    }
+    s
+}
+
+/// Writes to stdout. A closed pipe (`fabricscope sweep | head`) is not an error.
+pub fn emit(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "error: writing the output failed: {e}"
+            );
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,567 @@
+//! End-to-end tests of the `fabricscope` binary: NCCL's published model outputs, one-line
+//! errors with exit code 2, sweeps, tiers, and no panics anywhere in the flag space.
+
+use serde_json::Value;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
+const GOLDEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../validation/nccl-golden.csv"
+);
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Out {
+    let o = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the fabricscope binary runs");
+    Out {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(
+        o.code,
+        Some(0),
+        "fabricscope {}: stderr {}",
+        args.join(" "),
+        o.stderr
+    );
+    assert!(o.stderr.is_empty(), "stderr: {}", o.stderr);
+    o.stdout
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = run_ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing or not a number in {v}"))
+}
+
+/// One row of validation/nccl-golden.csv, read by column name.
+struct Golden {
+    collective: String,
+    algorithm: String,
+    protocol: String,
+    nodes: u32,
+    gpus_per_node: u32,
+    n_channels: u32,
+    latency_us: f64,
+    algbw: f64,
+}
+
+fn golden_rows() -> Vec<Golden> {
+    let text = std::fs::read_to_string(GOLDEN).expect("validation/nccl-golden.csv is readable");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("column {name}"))
+    };
+    let (c, a, p, n, g, ch, lat, bw) = (
+        col("collective"),
+        col("algorithm"),
+        col("protocol"),
+        col("nodes"),
+        col("gpus_per_node"),
+        col("n_channels"),
+        col("latency_us"),
+        col("algbw_GBps"),
+    );
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            // Only the free-text source column (last) may hold quoted commas.
+            let f: Vec<&str> = l.splitn(header.len(), ',').collect();
+            Golden {
+                collective: f[c].to_string(),
+                algorithm: f[a].to_string(),
+                protocol: f[p].to_string(),
+                nodes: f[n].parse().unwrap(),
+                gpus_per_node: f[g].parse().unwrap(),
+                n_channels: f[ch].parse().unwrap(),
+                latency_us: f[lat].parse().unwrap(),
+                algbw: f[bw].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// NCCL's `ncclTopoGetAlgoTime` from a golden table entry (src/graph/tuning.cc@v2.27.5-1):
+/// latency (x1.4 for the ring plateau of multi-node AllReduce Simple once each rank's share of
+/// a channel reaches 64 bytes; comm->nChannels is twice the ring's channels) + bytes/(1000 bw).
+/// At 1 GiB the tree correction factor is 1 (log2(2^30/64) = 24 is past the table).
+fn nccl_time(r: &Golden, bytes: u64) -> f64 {
+    let mut lat = r.latency_us;
+    let ranks = (r.nodes * r.gpus_per_node) as u64;
+    let comm_channels = 2 * r.n_channels as u64;
+    if r.collective == "all_reduce"
+        && r.algorithm == "ring"
+        && r.protocol == "Simple"
+        && r.nodes > 1
+        && bytes / (comm_channels * ranks) >= 64
+    {
+        lat *= 1.4;
+    }
+    lat + bytes as f64 / (1000.0 * r.algbw)
+}
+
+#[test]
+fn predictions_match_nccl_2_27_5_golden_outputs_at_1_gib() {
+    let rows = golden_rows();
+    assert_eq!(rows.len(), 15, "validation/nccl-golden.csv has 15 rows");
+    let bytes = 1u64 << 30;
+    for r in &rows {
+        let nodes = r.nodes.to_string();
+        let gpn = r.gpus_per_node.to_string();
+        let proto = r.protocol.to_ascii_lowercase();
+        let args = [
+            "collective",
+            "--gpu",
+            "h100",
+            "--nodes",
+            &nodes,
+            "--gpus-per-node",
+            &gpn,
+            "--nic",
+            "ib-ndr",
+            "--nics-per-node",
+            "8",
+            "--op",
+            &r.collective,
+            "--algo",
+            &r.algorithm,
+            "--proto",
+            &proto,
+            "--bytes",
+            "1G",
+            "--json",
+        ];
+        let v = json(&args);
+        let want = nccl_time(r, bytes);
+        let what = format!(
+            "{} {} {} on {}x{}",
+            r.collective, r.algorithm, r.protocol, r.nodes, r.gpus_per_node
+        );
+        assert_eq!(v["bytes"].as_u64(), Some(bytes), "{what}");
+        assert_eq!(v["op"], r.collective.as_str(), "{what}");
+        assert_eq!(
+            v["algorithm"].as_str().map(str::to_ascii_lowercase),
+            Some(r.algorithm.clone()),
+            "{what}"
+        );
+        assert_eq!(v["protocol"].as_str(), Some(r.protocol.as_str()), "{what}");
+        assert_eq!(
+            v["ranks"].as_u64(),
+            Some((r.nodes * r.gpus_per_node) as u64),
+            "{what}"
+        );
+        // NCCL's own estimate, and the wall time that adds host launch overhead to it.
+        for key in ["model_time_us", "time_us"] {
+            let got = num(&v, key);
+            assert!(
+                (got - want).abs() / want < 0.005,
+                "{what}: {key} {got} vs NCCL {want}"
+            );
+        }
+        assert!(num(&v, "time_us") >= num(&v, "model_time_us"), "{what}");
+        // algbw is bytes/time, busbw the nccl-tests factor times it.
+        let algbw = num(&v, "algbw_GBps");
+        assert!(
+            (algbw - bytes as f64 / (num(&v, "time_us") * 1e3)).abs() < 1e-6 * algbw,
+            "{what}"
+        );
+        let n = (r.nodes * r.gpus_per_node) as f64;
+        let factor = if r.collective == "all_reduce" {
+            2.0 * (n - 1.0) / n
+        } else {
+            (n - 1.0) / n
+        };
+        assert!(
+            (num(&v, "busbw_GBps") - algbw * factor).abs() < 1e-6 * algbw,
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let v = json(&[
+        "collective",
+        "--op",
+        "all_reduce",
+        "--bytes",
+        "8G",
+        "--json",
+    ]);
+    for key in [
+        "time_us",
+        "algbw_GBps",
+        "busbw_GBps",
+        "algorithm",
+        "protocol",
+        "bottleneck",
+        "bytes",
+        "ranks",
+        "op",
+    ] {
+        assert!(!v[key].is_null(), "{key} missing in {v}");
+    }
+    assert_eq!(v["bytes"].as_u64(), Some(8 << 30));
+    assert_eq!(v["ranks"].as_u64(), Some(32));
+    assert_eq!(v["op"], "all_reduce");
+    assert_eq!(v["bottleneck"], "nic");
+}
+
+#[test]
+fn human_output_states_units_and_direction() {
+    let out = run_ok(&["collective", "--op", "all_reduce", "--bytes", "8G"]);
+    assert!(
+        out.contains("busbw") && out.contains("GB/s per direction"),
+        "{out}"
+    );
+    assert!(out.contains("algbw"), "{out}");
+}
+
+/// Exit code 2, nothing on stdout, exactly one line on stderr that names `flag`.
+fn assert_usage_error(args: &[&str], flag: &str) {
+    let o = run(args);
+    let what = format!("fabricscope {}", args.join(" "));
+    assert_eq!(o.code, Some(2), "{what}: stderr {}", o.stderr);
+    assert!(o.stdout.is_empty(), "{what}: stdout {}", o.stdout);
+    assert_eq!(o.stderr.lines().count(), 1, "{what}: stderr {:?}", o.stderr);
+    assert!(o.stderr.starts_with("error: "), "{what}: {}", o.stderr);
+    assert!(
+        o.stderr.contains(flag),
+        "{what}: {} does not name {flag}",
+        o.stderr
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_flag_with_exit_code_2() {
+    let op = ["collective", "--op", "all_reduce", "--bytes", "8G"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        op.iter().copied().chain(extra.iter().copied()).collect()
+    };
+
+    assert_usage_error(&with(&["--gpu", "h900"]), "--gpu");
+    let o = run(&with(&["--gpu", "h900"]));
+    assert!(o.stderr.contains("allowed: v100, a100"), "{}", o.stderr);
+
+    assert_usage_error(&with(&["--nodes", "0"]), "--nodes");
+    assert_usage_error(&with(&["--algo", "nvls", "--gpu", "a100"]), "--algo");
+    let o = run(&with(&["--algo", "nvls", "--gpu", "a100"]));
+    assert!(
+        o.stderr.contains("ring") && o.stderr.contains("tree"),
+        "{}",
+        o.stderr
+    );
+    assert_usage_error(&with(&["--sharp", "--nic", "roce-400"]), "--sharp");
+    // 4 nodes x 8 NICs = 32 NICs on one leaf of 8 ports.
+    assert_usage_error(
+        &with(&[
+            "--nodes",
+            "4",
+            "--nics-per-node",
+            "8",
+            "--leaf",
+            "1",
+            "--radix",
+            "8",
+        ]),
+        "--leaf",
+    );
+
+    // Absurd or malformed counts and sizes.
+    assert_usage_error(&with(&["--nodes", "-1"]), "--nodes");
+    assert_usage_error(&with(&["--nodes", "99999999999"]), "--nodes");
+    assert_usage_error(&with(&["--nodes", "4000000000"]), "--nodes");
+    assert_usage_error(&with(&["--gpus-per-node", "0"]), "--gpus-per-node");
+    assert_usage_error(&with(&["--nics-per-node", "0"]), "--nics-per-node");
+    assert_usage_error(&with(&["--radix", "100000"]), "--radix");
+    assert_usage_error(&with(&["--group-ranks", "0"]), "--group-ranks");
+    assert_usage_error(
+        &["collective", "--op", "all_reduce", "--bytes", "0"],
+        "--bytes",
+    );
+    assert_usage_error(
+        &["collective", "--op", "all_reduce", "--bytes", "8Q"],
+        "--bytes",
+    );
+    assert_usage_error(
+        &[
+            "collective",
+            "--op",
+            "all_reduce",
+            "--bytes",
+            "99999999999T",
+        ],
+        "--bytes",
+    );
+    assert_usage_error(
+        &["collective", "--op", "allreduce_x", "--bytes", "8G"],
+        "--op",
+    );
+
+    // Other unknown names.
+    assert_usage_error(&with(&["--scale-up", "nvlink9"]), "--scale-up");
+    assert_usage_error(&with(&["--nic", "ib-qdr"]), "--nic");
+    assert_usage_error(&with(&["--proto", "ll256"]), "--proto");
+    assert_usage_error(&with(&["--nccl", "2.18"]), "--nccl");
+    assert_usage_error(&with(&["--cpu", "arm"]), "--cpu");
+    assert_usage_error(&with(&["--rail-optimized", "maybe"]), "--rail-optimized");
+
+    // Impossible combinations.
+    assert_usage_error(
+        &with(&["--gpu", "v100", "--scale-up", "nvlink4"]),
+        "--scale-up",
+    );
+    assert_usage_error(
+        &with(&["--proto", "ll128", "--scale-up", "pcie5"]),
+        "--proto",
+    );
+    assert_usage_error(
+        &[
+            "collective",
+            "--op",
+            "all_to_all",
+            "--bytes",
+            "8G",
+            "--algo",
+            "ring",
+        ],
+        "--algo",
+    );
+    assert_usage_error(&with(&["--group-per-node", "16"]), "--group");
+
+    // clap's own errors, condensed.
+    assert_usage_error(&["collective", "--bytes", "8G"], "--op");
+    assert_usage_error(&with(&["--nodse", "4"]), "--nodse");
+    assert_usage_error(&["bogus"], "collective");
+    assert_usage_error(&[], "collective");
+    assert_usage_error(
+        &["sweep", "--op", "all_reduce", "--min", "1G", "--max", "1M"],
+        "--min",
+    );
+}
+
+#[test]
+fn help_and_version_succeed() {
+    let out = run_ok(&["--help"]);
+    assert!(out.contains("collective") && out.contains("sweep") && out.contains("tiers"));
+    let out = run_ok(&["collective", "--help"]);
+    assert!(out.contains("--gpu") && out.contains("h100-pcie"), "{out}");
+    run_ok(&["--version"]);
+}
+
+#[test]
+fn sweep_json_covers_8_bytes_to_16_gib_in_powers_of_two() {
+    let v = json(&[
+        "sweep",
+        "--op",
+        "all_gather",
+        "--min",
+        "8",
+        "--max",
+        "16G",
+        "--json",
+    ]);
+    let rows = v.as_array().expect("a JSON array");
+    assert_eq!(rows.len(), 32);
+    let mut last_time = 0.0;
+    for (i, r) in rows.iter().enumerate() {
+        let bytes = r["bytes"].as_u64().expect("bytes");
+        assert!(bytes.is_power_of_two(), "{bytes}");
+        assert_eq!(bytes, 8u64 << i);
+        assert_eq!(r["op"], "all_gather");
+        let t = num(r, "time_us");
+        assert!(
+            t > last_time,
+            "time does not increase at {bytes} B: {t} after {last_time}"
+        );
+        last_time = t;
+    }
+    // The default range is the same.
+    let v = json(&["sweep", "--op", "all_gather", "--json"]);
+    assert_eq!(v.as_array().map(Vec::len), Some(32));
+}
+
+#[test]
+fn sweep_table_has_a_row_per_size() {
+    let out = run_ok(&["sweep", "--op", "all_reduce", "--min", "1K", "--max", "1M"]);
+    let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 11, "{out}");
+    assert!(rows[0].trim_start().starts_with("1024 "), "{out}");
+    assert!(out.contains("per direction"), "{out}");
+}
+
+#[test]
+fn tiers_state_their_direction() {
+    let out = run_ok(&["tiers"]);
+    assert!(out.contains("per direction"), "{out}");
+    assert!(out.contains("bidirectional"), "{out}");
+    assert!(out.contains("bisection"), "{out}");
+    let v = json(&["tiers", "--nodes", "128", "--json"]);
+    assert_eq!(v["gpus"].as_u64(), Some(1024));
+    // 1024 NDR NICs x 50 GB/s / 2, non-blocking (the model's own test: 32 leaves, 16 spines).
+    assert_eq!(num(&v, "bisection_GBps_per_direction"), 25_600.0);
+    assert_eq!(v["fat_tree"]["leaves"].as_u64(), Some(32));
+    assert_eq!(v["fat_tree"]["spines"].as_u64(), Some(16));
+    // NVLink4: 450 GB/s per direction, 900 GB/s bidirectional (the datasheet's figure).
+    let su = &v["tiers"][1];
+    assert_eq!(su["kind"], "scale_up");
+    assert_eq!(num(su, "GBps_per_direction"), 450.0);
+    assert_eq!(num(su, "GBps_bidirectional"), 900.0);
+}
+
+#[test]
+fn scale_up_defaults_to_the_gpus_own_fabric() {
+    for (gpu, fabric) in [
+        ("v100", "nvlink2"),
+        ("a100", "nvlink3"),
+        ("h100", "nvlink4"),
+        ("h200", "nvlink4"),
+        ("h800", "nvlink4"),
+        ("h100-pcie", "nvlink-bridge"),
+        ("b200", "nvlink5"),
+        ("gb200", "nvl72"),
+    ] {
+        let v = json(&["tiers", "--gpu", gpu, "--json"]);
+        assert_eq!(v["scale_up"], fabric, "{gpu}");
+    }
+    let v = json(&["tiers", "--gpu", "gb200", "--nodes", "18", "--json"]);
+    assert_eq!(v["gpus_per_node"].as_u64(), Some(4));
+    assert_eq!(v["domain_gpus"].as_u64(), Some(72));
+}
+
+#[test]
+fn groups_restrict_the_communicator() {
+    let v = json(&[
+        "collective",
+        "--op",
+        "all_reduce",
+        "--bytes",
+        "1G",
+        "--group-ranks",
+        "8",
+        "--json",
+    ]);
+    assert_eq!(v["ranks"].as_u64(), Some(8));
+    assert_eq!(v["bottleneck"], "scale_up");
+    let v = json(&[
+        "collective",
+        "--op",
+        "all_reduce",
+        "--bytes",
+        "1G",
+        "--group-per-node",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["ranks"].as_u64(), Some(4));
+    let v = json(&[
+        "collective",
+        "--op",
+        "all_reduce",
+        "--bytes",
+        "1G",
+        "--group-ranks",
+        "16",
+        "--group-per-node",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(v["ranks"].as_u64(), Some(16));
+}
+
+/// Every GPU on its own fabric, every collective, every forced algorithm and protocol: the
+/// binary either answers or refuses in one line; it never panics (exit 101).
+#[test]
+fn nothing_panics_across_the_choices() {
+    let gpus = [
+        "v100",
+        "a100",
+        "h100",
+        "h100-pcie",
+        "h200",
+        "h800",
+        "b200",
+        "gb200",
+    ];
+    let ops = [
+        "all_reduce",
+        "all_gather",
+        "reduce_scatter",
+        "all_to_all",
+        "send_recv",
+        "broadcast",
+        "reduce",
+    ];
+    let algos = ["auto", "ring", "tree", "nvls", "nvlstree", "collnet", "pat"];
+    let protos = ["auto", "ll", "ll128", "simple"];
+    let mut answered = 0;
+    for gpu in gpus {
+        for op in ops {
+            for (algo, proto) in algos
+                .iter()
+                .map(|a| (*a, "auto"))
+                .chain(protos.iter().map(|p| ("auto", *p)))
+            {
+                for nodes in ["1", "4"] {
+                    let args = [
+                        "collective",
+                        "--gpu",
+                        gpu,
+                        "--nodes",
+                        nodes,
+                        "--op",
+                        op,
+                        "--bytes",
+                        "64M",
+                        "--algo",
+                        algo,
+                        "--proto",
+                        proto,
+                        "--sharp",
+                        "--json",
+                    ];
+                    let o = run(&args);
+                    match o.code {
+                        Some(0) => {
+                            let v: Value = serde_json::from_str(&o.stdout).expect("JSON");
+                            let t = num(&v, "time_us");
+                            assert!(t.is_finite() && t > 0.0, "{}: time {t}", args.join(" "));
+                            answered += 1;
+                        }
+                        Some(2) => assert_eq!(
+                            o.stderr.lines().count(),
+                            1,
+                            "{}: {}",
+                            args.join(" "),
+                            o.stderr
+                        ),
+                        other => panic!("{}: exit {other:?}: {}", args.join(" "), o.stderr),
+                    }
+                }
+            }
+        }
+    }
+    assert!(answered > 400, "only {answered} answered");
+}
