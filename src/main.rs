@@ -1,2 +1,3 @@
-//! Placeholder until the web app lands.
-fn main() {}
+fn main() {
+    fabricscope_web::mount();
+}

@@ -6,6 +6,7 @@ use crate::scale::{px, TickAxis};
 use crate::svg::{error_svg, finish};
 use crate::theme::Theme;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One curve: `points` are (message size in bytes, busbw in GB/s per direction).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -154,17 +155,11 @@ fn draw(
     }
 
     let width = if series.len() == 1 { 3 } else { 2 };
-    for (i, (s, pts)) in series.iter().zip(&curves).enumerate() {
+    for (i, pts) in curves.iter().enumerate() {
         let c = theme.series_color(i).color();
-        let drawn = chart
+        chart
             .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(width)))
             .map_err(err)?;
-        if !s.label.is_empty() {
-            // A filled swatch rather than a line sample keeps one <polyline> per series.
-            drawn.label(s.label.as_str()).legend(move |(lx, ly)| {
-                Rectangle::new([(lx, ly - 5), (lx + 14, ly + 5)], c.filled())
-            });
-        }
     }
 
     if let Some(hb) = opts.highlight_bytes {
@@ -190,24 +185,74 @@ fn draw(
         }
     }
 
-    // Lower right: busbw curves rise to the right, so that corner stays empty.
-    if series.iter().any(|s| !s.label.is_empty()) {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .margin(12)
-            .legend_area_size(22)
-            .label_font(
-                (font, px(if narrow { 12 } else { 13 }))
-                    .into_font()
-                    .color(&theme.text.color()),
-            )
-            .background_style(theme.background.color().mix(0.92))
-            .border_style(theme.grid.color())
-            .draw()
-            .map_err(err)?;
-    }
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    legend(
+        &root,
+        (xs.end, ys.end),
+        series,
+        theme,
+        if narrow { 12 } else { 13 },
+    )
+    .map_err(err)?;
     root.present().map_err(err)?;
+    Ok(())
+}
+
+/// The legend, in the plot's lower-right corner (busbw curves rise to the right, so that
+/// corner stays empty). Drawn by hand rather than with plotters' legend: in a browser,
+/// plotters measures text at 1.24x the size it draws, which misplaces its legend box. Text is
+/// anchored at the right edge so a width estimate can only change the left padding.
+fn legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    corner: (i32, i32),
+    series: &[Series],
+    theme: &Theme,
+    font_px: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let rows: Vec<(usize, &str)> = series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.label.is_empty())
+        .map(|(i, s)| (i, s.label.as_str()))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let row_h = font_px + 10;
+    let text_w = rows
+        .iter()
+        .map(|(_, l)| l.chars().count() as f64 * font_px as f64 * 0.56)
+        .fold(0.0, f64::max) as i32;
+    let (pad, swatch, gap) = (10, 14, 8);
+    let right = corner.0 - 10;
+    let bottom = corner.1 - 10;
+    let left = right - (2 * pad + swatch + gap + text_w);
+    let top = bottom - (rows.len() as i32 * row_h + 2 * pad - 6);
+    root.draw(&Rectangle::new(
+        [(left, top), (right, bottom)],
+        theme.background.color().mix(0.92).filled(),
+    ))?;
+    root.draw(&Rectangle::new(
+        [(left, top), (right, bottom)],
+        theme.grid.color().stroke_width(1),
+    ))?;
+    let style = (theme.font, px(font_px))
+        .into_font()
+        .color(&theme.text.color())
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for (k, (i, label)) in rows.iter().enumerate() {
+        let cy = top + pad - 3 + k as i32 * row_h + row_h / 2;
+        let c = theme.series_color(*i).color();
+        root.draw(&Rectangle::new(
+            [(left + pad, cy - 5), (left + pad + swatch, cy + 5)],
+            c.filled(),
+        ))?;
+        root.draw(&Text::new(
+            label.to_string(),
+            (right - pad, cy),
+            style.clone(),
+        ))?;
+    }
     Ok(())
 }
 

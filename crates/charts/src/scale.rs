@@ -9,7 +9,7 @@ pub fn bytes_label(bytes: u64) -> String {
     const UNITS: [&str; 7] = ["B", "K", "M", "G", "T", "P", "E"];
     let mut v = bytes;
     let mut u = 0;
-    while v >= 1024 && v % 1024 == 0 && u + 1 < UNITS.len() {
+    while v >= 1024 && v.is_multiple_of(1024) && u + 1 < UNITS.len() {
         v /= 1024;
         u += 1;
     }

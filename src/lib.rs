@@ -1,0 +1,31 @@
+//! Fabricscope's web app. `main.rs` only calls [`mount`]; browser tests mount [`App`] into
+//! their own element.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`eval`] | what the page shows, computed from the cluster (pure, testable natively) |
+//! | [`app`] | the state reducer and the root component |
+//! | [`components`] | one file per control or panel |
+//! | [`hooks`] | browser-facing hooks (media queries) |
+
+pub mod app;
+pub mod components;
+pub mod eval;
+pub mod hooks;
+
+pub use app::App;
+
+/// Mounts the app into `#app` when the page has one, else into `<body>`.
+pub fn mount() {
+    let root = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("app"));
+    match root {
+        Some(el) => {
+            yew::Renderer::<App>::with_root(el).render();
+        }
+        None => {
+            yew::Renderer::<App>::new().render();
+        }
+    }
+}
