@@ -274,13 +274,22 @@ pub struct Comm {
 
 impl Comm {
     pub fn new(topo: &Topology, p: Placement) -> Result<Comm> {
+        Self::new_shared(topo, p, 1.0)
+    }
+
+    /// Like [`Comm::new`], for one of several groups that run at the same time and share the
+    /// domain's NICs (or an oversubscribed path the group's rank count does not reveal): this
+    /// group gets `1 / net_share` of the network bandwidth it would have alone. `net_share`
+    /// below 1 is treated as 1. Intra-domain links are not shared (NVSwitch is non-blocking).
+    pub fn new_shared(topo: &Topology, p: Placement, net_share: f64) -> Result<Comm> {
         topo.check(p)?;
         let c = &topo.cluster;
         let domains = p.domains();
         let oversub = topo.oversubscription_for(domains);
         let (intra_bw, intra_nvlink) = topo.intra_nccl_bw(p.per_domain);
         let nics = topo.nics_for(p.per_domain);
-        let nic_bw = topo.nic.nccl_bw() / oversub;
+        let share = if net_share.is_finite() { net_share.max(1.0) } else { 1.0 };
+        let nic_bw = topo.nic.nccl_bw() / oversub / share;
         let input = SearchInput {
             arch: topo.gpu.arch,
             gpus: p.per_domain,
@@ -343,10 +352,13 @@ impl Comm {
                         format!("{} is built from point-to-point sends; only --algo auto applies", op.id()),
                     ));
                 }
-                Ok(match op {
-                    Collective::AllToAll => self.predict_all_to_all(bytes),
+                match op {
+                    Collective::AllToAll if proto == ProtoChoice::Auto || proto == ProtoChoice::Simple => {
+                        Ok(self.predict_all_to_all(bytes))
+                    }
+                    Collective::AllToAll => Err(ModelError::new("proto", "all_to_all runs the Simple protocol; allowed: auto, simple")),
                     _ => self.predict_send_recv(bytes, proto),
-                })
+                }
             }
         }
     }
@@ -373,7 +385,8 @@ impl Comm {
         }
     }
 
-    /// Explains why a forced algorithm or protocol cannot run, listing what can.
+    /// Explains why a forced algorithm or protocol cannot run, listing what can: blames the
+    /// algorithm when it cannot run with any protocol, else the protocol.
     fn unavailable(&self, op: Collective, func: Func, algo: AlgoChoice, proto: ProtoChoice) -> ModelError {
         let mut algos: Vec<&str> = Vec::new();
         let mut protos: Vec<&str> = Vec::new();
@@ -390,28 +403,29 @@ impl Comm {
                 }
             }
         }
-        let why = match algo {
-            AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_possible => {
-                " (NVLS needs Hopper or later GPUs on NVSwitch)".to_string()
-            }
-            AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_enabled => " (NVLS is switched off for this cluster)".to_string(),
-            AlgoChoice::Nvls if self.placement.domains() > 1 && !self.sharp => {
-                " (NVLS across nodes needs --sharp)".to_string()
-            }
-            AlgoChoice::Collnet if !self.sharp => " (CollNet needs --sharp on InfiniBand)".to_string(),
-            _ => String::new(),
-        };
-        if protos.is_empty() || algo == AlgoChoice::Auto {
-            ModelError::new(
+        if protos.is_empty() {
+            let why = match algo {
+                AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_possible => " (NVLS needs Hopper or later GPUs on NVSwitch)",
+                AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_enabled => " (NVLS is switched off for this cluster)",
+                AlgoChoice::Nvls if self.placement.domains() > 1 && !self.sharp => " (NVLS across nodes needs --sharp)",
+                AlgoChoice::Collnet if !self.sharp => " (CollNet needs SHARP on InfiniBand)",
+                _ => "",
+            };
+            return ModelError::new(
                 "algo",
                 format!("{} cannot run {} on this group{why}; allowed: auto, {}", op.id(), algo.id(), algos.join(", ")),
-            )
-        } else {
-            ModelError::new(
-                "proto",
-                format!("{} {} cannot use {}; allowed: auto, {}", op.id(), algo.id(), proto.id(), protos.join(", ").to_lowercase()),
-            )
+            );
         }
+        ModelError::new(
+            "proto",
+            format!(
+                "{} with algorithm {} cannot use protocol {}; allowed: auto, {}",
+                op.id(),
+                algo.id(),
+                proto.id(),
+                protos.join(", ").to_lowercase()
+            ),
+        )
     }
 
     /// NCCL's all-to-all posts n-1 send/receive pairs; as ranks pair up by offset, every round
@@ -442,7 +456,7 @@ impl Comm {
 
     /// nccl-tests sendrecv: every rank sends `bytes` to the next rank and receives from the
     /// previous one. Costed with NCCL's ring step constants for each protocol.
-    fn predict_send_recv(&self, bytes: Bytes, proto: ProtoChoice) -> Prediction {
+    fn predict_send_recv(&self, bytes: Bytes, proto: ProtoChoice) -> Result<Prediction> {
         let cross = self.placement.domains() > 1;
         let (bw, hw) = if cross { (self.net_per_gpu.0, 2) } else { (self.p2p_intra.0, if self.pcie_switches { 1 } else { 0 }) };
         let k = crate::nccl::NcclVersion::V2_27_5.constants();
@@ -462,10 +476,17 @@ impl Comm {
                 best = (t, p);
             }
         }
+        if !best.0.is_finite() {
+            let allowed = if self.pcie_switches { "auto, ll, simple" } else { "auto, ll, ll128, simple" };
+            return Err(ModelError::new(
+                "proto",
+                format!("send_recv cannot use {} without NVLink; allowed: {allowed}", proto.id()),
+            ));
+        }
         let lat = k.base_lat[ring][best.1 as usize] + k.hw_lat[hw][ring][best.1 as usize];
         let tier = if cross { self.bandwidth_tier() } else { Bottleneck::Tier(self.intra_tier) };
         let bottleneck = if lat * 2.0 >= best.0 { Bottleneck::Latency } else { tier };
-        self.finish(Collective::SendRecv, bytes, Micros(best.0), "P2P", best.1.name(), bottleneck)
+        Ok(self.finish(Collective::SendRecv, bytes, Micros(best.0), "P2P", best.1.name(), bottleneck))
     }
 
     fn finish(&self, op: Collective, bytes: Bytes, model_time: Micros, algorithm: &'static str, protocol: &'static str, bottleneck: Bottleneck) -> Prediction {
@@ -539,6 +560,21 @@ mod tests {
         let e = c.predict(Collective::AllReduce, Bytes(1 << 20), AlgoChoice::Nvls, ProtoChoice::Auto).unwrap_err();
         assert_eq!(e.field, "algo");
         assert!(e.message.contains("ring") && e.message.contains("tree"), "{}", e.message);
+    }
+
+    #[test]
+    fn forced_protocol_errors_blame_the_protocol() {
+        let c = comm(Cluster {
+            gpu: crate::catalog::GpuKind::H100Pcie,
+            nodes: 1,
+            scale_up: ScaleUp::Pcie { gen: crate::catalog::PcieGen::Gen5, p2p: true },
+            ..Cluster::default()
+        });
+        let e = c.predict(Collective::AllReduce, Bytes(1 << 20), AlgoChoice::Auto, ProtoChoice::Ll128).unwrap_err();
+        assert_eq!(e.field, "proto");
+        assert!(e.message.contains("ll, simple"), "{}", e.message);
+        let e = c.predict(Collective::SendRecv, Bytes(1 << 20), AlgoChoice::Auto, ProtoChoice::Ll128).unwrap_err();
+        assert_eq!(e.field, "proto");
     }
 
     #[test]

@@ -251,8 +251,7 @@ mod tests {
         let mut s = Scenario::default();
         s.cluster.nodes = 0;
         assert_eq!(evaluate(&s).unwrap_err().field, "nodes");
-        let mut s = Scenario::default();
-        s.version = 99;
+        let s = Scenario { version: 99, ..Scenario::default() };
         assert_eq!(evaluate(&s).unwrap_err().field, "version");
     }
 

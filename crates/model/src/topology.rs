@@ -243,7 +243,7 @@ impl Cluster {
                 if self.gpu != GpuKind::H100Pcie {
                     return Err(ModelError::new("scale_up", "the NVLink bridge joins H100 PCIe cards only (--gpu h100-pcie)"));
                 }
-                if gpn % 2 != 0 {
+                if !gpn.is_multiple_of(2) {
                     return Err(ModelError::new("gpus_per_node", format!("bridged cards come in pairs: use an even count, not {gpn}")));
                 }
             }
@@ -251,14 +251,14 @@ impl Cluster {
                 if self.gpu != GpuKind::Gb200 {
                     return Err(ModelError::new("scale_up", "NVL72 racks hold GB200 GPUs only (--gpu gb200)"));
                 }
-                if 72 % gpn != 0 {
+                if !72u32.is_multiple_of(gpn) {
                     return Err(ModelError::new(
                         "gpus_per_node",
                         format!("an NVL72 rack splits into trays of 1, 2, 4, 8, 9, 18, 36 or 72 GPUs; {gpn} does not divide 72"),
                     ));
                 }
                 let total = self.total_gpus();
-                if total > 72 && total % 72 != 0 {
+                if total > 72 && !total.is_multiple_of(72) {
                     return Err(ModelError::new(
                         "nodes",
                         format!("{total} GPUs do not fill whole NVL72 racks: use a multiple of {} nodes", 72 / gpn),
@@ -304,14 +304,15 @@ impl Cluster {
         };
         let down = nics_total.div_ceil(leaves as u64);
         if down > radix as u64 {
-            let need = nics_total.div_ceil(if leaves > 1 { half as u64 } else { radix as u64 });
+            // Past one switch, a non-blocking two-level tree gives half of each leaf to NICs.
+            let need = nics_total.div_ceil(half.max(1) as u64);
             return Err(ModelError::new(
                 "leaf_switches",
                 format!(
-                    "{leaves} leaf switches of {radix} ports cannot host {nics_total} NICs ({} nodes x {rails}): {} ports short; use at least {} leaf switches or a larger radix",
+                    "{leaves} leaf switch{} of {radix} ports cannot host {nics_total} NICs ({} nodes x {rails}): {} ports short; use at least {need} leaf switches (half their ports for NICs) or a larger radix",
+                    if leaves == 1 { "" } else { "es" },
                     self.nodes,
                     nics_total - leaves as u64 * radix as u64,
-                    need.max(leaves as u64 + 1)
                 ),
             ));
         }
@@ -330,7 +331,10 @@ impl Cluster {
             let up = free.min(spine_ports_per_leaf);
             if up == 0 {
                 let reason = if free == 0 {
-                    format!("each leaf uses all {radix} ports for NICs, leaving none for uplinks: add leaf switches")
+                    format!(
+                        "each leaf uses all {radix} ports for NICs, leaving none for uplinks: use at least {} leaf switches",
+                        nics_total.div_ceil(half.max(1) as u64)
+                    )
                 } else {
                     format!("{spines} spine switches of {radix} ports cannot give each of {leaves} leaves an uplink: use at least {}", leaves.div_ceil(radix))
                 };
@@ -457,7 +461,7 @@ impl Topology {
 
     /// Checks a placement fits this cluster.
     pub fn check(&self, p: Placement) -> Result<()> {
-        if p.ranks == 0 || p.per_domain == 0 || p.ranks % p.per_domain != 0 {
+        if p.ranks == 0 || p.per_domain == 0 || !p.ranks.is_multiple_of(p.per_domain) {
             return Err(ModelError::new(
                 "group",
                 format!("a group of {} GPUs cannot be split evenly with {} per domain", p.ranks, p.per_domain),

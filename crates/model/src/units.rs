@@ -226,7 +226,7 @@ fn trim(v: f64) -> String {
 pub fn format_size(b: Bytes) -> String {
     const UNITS: [(&str, u64); 4] = [("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)];
     for (suffix, scale) in UNITS {
-        if b.0 >= scale && b.0 % scale == 0 {
+        if b.0 >= scale && b.0.is_multiple_of(scale) {
             return format!("{}{}", b.0 / scale, suffix);
         }
     }

@@ -10,6 +10,7 @@
 //! - an algorithm a summary bar names (Ring, NVLS, SHARP) is forced, as NCCL_ALGO would (size
 //!   sweeps name the configuration, so NCCL chooses); rows with
 //!   no algorithm label run with NVLS off (the slides show NVLS as a bar of its own).
+//!
 //! The test asserts a median absolute error of at most 10% and, with
 //! FABRICSCOPE_WRITE_DOCS=1, regenerates docs/collective-accuracy.md.
 

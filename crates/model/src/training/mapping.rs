@@ -1,0 +1,643 @@
+//! The parallel layout: sizes of TP, CP, DP (with EP carved out of it), PP; the rank order that
+//! lays them onto GPUs; and from that, which GPUs every communication group spans, how many
+//! sit in each scale-up domain, which tier the group's traffic crosses, and how many groups
+//! share the domain's NICs at once.
+//!
+//! Rank order follows Megatron-LM (`RankGenerator`, order "tp-cp-ep-dp-pp"): global rank
+//! `r = tp_i + TP (cp_i + CP (dp_i + DP pp_i))` for the default order, TP innermost. GPUs are
+//! numbered node-major, so ranks `0..domain` fill the first NVLink domain. Expert parallelism
+//! takes the innermost `EP` factor of the DP digit: an EP group is `EP` consecutive DP ranks
+//! and the expert-data-parallel group (which reduces expert gradients) is the rest of DP x CP.
+
+use super::workload::{divisors, list, Workload};
+use crate::error::{ModelError, Result};
+use crate::topology::{Placement, TierKind, Topology};
+use serde::{Deserialize, Serialize};
+
+/// Activation recomputation (Korthikanti et al. 2022).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recompute {
+    /// Keep every activation.
+    None,
+    /// Recompute the attention core (scores, softmax, dropout) only.
+    #[default]
+    Selective,
+    /// Keep each layer's input; rerun the whole layer forward before its backward.
+    Full,
+}
+
+impl Recompute {
+    pub const ALL: [Recompute; 3] = [Recompute::None, Recompute::Selective, Recompute::Full];
+    pub fn id(self) -> &'static str {
+        match self {
+            Recompute::None => "none",
+            Recompute::Selective => "selective",
+            Recompute::Full => "full",
+        }
+    }
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.id() == id.to_ascii_lowercase())
+    }
+}
+
+/// One parallel dimension of the rank order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dim {
+    Tp,
+    Cp,
+    Dp,
+    Pp,
+}
+
+impl Dim {
+    pub fn id(self) -> &'static str {
+        match self {
+            Dim::Tp => "tp",
+            Dim::Cp => "cp",
+            Dim::Dp => "dp",
+            Dim::Pp => "pp",
+        }
+    }
+}
+
+/// The order in which dimensions are laid onto consecutive GPUs, innermost first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RankOrder(pub [Dim; 4]);
+
+impl Default for RankOrder {
+    /// Megatron-LM's: TP innermost, then CP, then DP (EP inside it), PP outermost.
+    fn default() -> Self {
+        RankOrder([Dim::Tp, Dim::Cp, Dim::Dp, Dim::Pp])
+    }
+}
+
+impl RankOrder {
+    pub fn id(&self) -> String {
+        self.0.iter().map(|d| d.id()).collect::<Vec<_>>().join("-")
+    }
+    /// Parses "tp-cp-dp-pp" (any permutation; "ep" may appear and is ignored, EP always sits
+    /// inside DP).
+    pub fn parse(s: &str) -> Result<RankOrder> {
+        let bad = || {
+            ModelError::new(
+                "order",
+                format!("'{s}' is not a rank order: list tp, cp, dp and pp once each, innermost first, e.g. tp-cp-dp-pp (Megatron) or tp-dp-cp-pp"),
+            )
+        };
+        let mut dims = Vec::new();
+        for part in s.split(['-', ',', ' ']).filter(|p| !p.is_empty()) {
+            let d = match part.to_ascii_lowercase().as_str() {
+                "tp" => Dim::Tp,
+                "cp" => Dim::Cp,
+                "dp" => Dim::Dp,
+                "pp" => Dim::Pp,
+                "ep" => continue,
+                _ => return Err(bad()),
+            };
+            if dims.contains(&d) {
+                return Err(bad());
+            }
+            dims.push(d);
+        }
+        if dims.len() != 4 {
+            return Err(bad());
+        }
+        Ok(RankOrder([dims[0], dims[1], dims[2], dims[3]]))
+    }
+}
+
+impl TryFrom<String> for RankOrder {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        RankOrder::parse(&s).map_err(|e| e.message)
+    }
+}
+impl From<RankOrder> for String {
+    fn from(o: RankOrder) -> String {
+        o.id()
+    }
+}
+
+/// A parallel configuration of one training job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Parallel {
+    pub tp: u32,
+    pub pp: u32,
+    pub dp: u32,
+    pub cp: u32,
+    /// Expert parallelism, carved out of DP (must divide DP and the expert count).
+    pub ep: u32,
+    /// Sequences per micro-batch.
+    pub micro_batch: u32,
+    /// Virtual pipeline stages per GPU (interleaved 1F1B); 1 is plain 1F1B.
+    pub interleave: u32,
+    pub recompute: Recompute,
+    /// ZeRO stage over the data-parallel group: 0 none, 1 optimizer states (Megatron's
+    /// distributed optimizer), 2 and gradients, 3 and parameters (FSDP).
+    pub zero: u8,
+    /// Sequence parallelism inside the TP group (Korthikanti et al. 2022).
+    pub sequence_parallel: bool,
+    pub order: RankOrder,
+}
+
+impl Default for Parallel {
+    fn default() -> Self {
+        Parallel {
+            tp: 1,
+            pp: 1,
+            dp: 1,
+            cp: 1,
+            ep: 1,
+            micro_batch: 1,
+            interleave: 1,
+            recompute: Recompute::Selective,
+            zero: 1,
+            sequence_parallel: true,
+            order: RankOrder::default(),
+        }
+    }
+}
+
+/// Largest size of any one parallel dimension accepted.
+pub const MAX_PARALLEL: u32 = 1 << 18;
+
+impl Parallel {
+    pub fn gpus(&self) -> u64 {
+        self.tp as u64 * self.pp as u64 * self.dp as u64 * self.cp as u64
+    }
+    /// Micro-batches per step per pipeline.
+    pub fn micro_batches(&self, w: &Workload) -> u32 {
+        w.global_batch / (self.dp.max(1) * self.micro_batch.max(1))
+    }
+    /// Sequence parallelism actually in effect (only meaningful with TP > 1; MoE layers with
+    /// TP > 1 always run it, as Megatron-Core requires).
+    pub fn sp(&self, w: &Workload) -> bool {
+        self.tp > 1 && (self.sequence_parallel || w.moe.is_some())
+    }
+
+    /// Checks this layout against the job and the cluster; each error names the constraint
+    /// and the values that would satisfy it.
+    pub fn validate(&self, w: &Workload, gpus: u32) -> Result<()> {
+        for (field, v) in [
+            ("tp", self.tp),
+            ("pp", self.pp),
+            ("dp", self.dp),
+            ("cp", self.cp),
+            ("ep", self.ep),
+            ("micro_batch", self.micro_batch),
+            ("interleave", self.interleave),
+        ] {
+            if v == 0 || v > MAX_PARALLEL {
+                return Err(ModelError::new(field, format!("{} must be between 1 and {MAX_PARALLEL}; got {v}", field.replace('_', "-"))));
+            }
+        }
+        if self.zero > 3 {
+            return Err(ModelError::new("zero", format!("the ZeRO stage must be 0, 1, 2 or 3; got {}", self.zero)));
+        }
+        if self.gpus() != gpus as u64 {
+            let others = self.tp as u64 * self.pp as u64 * self.cp as u64;
+            let hint = if others > 0 && gpus as u64 % others == 0 {
+                format!("; with tp={}, pp={}, cp={} use dp={}", self.tp, self.pp, self.cp, gpus as u64 / others)
+            } else {
+                String::new()
+            };
+            return Err(ModelError::new(
+                "dp",
+                format!(
+                    "tp x pp x dp x cp = {} x {} x {} x {} = {} must equal the cluster's {gpus} GPUs{hint}",
+                    self.tp,
+                    self.pp,
+                    self.dp,
+                    self.cp,
+                    self.gpus()
+                ),
+            ));
+        }
+        let fits = |d: u32| gpus % d == 0;
+        if w.heads % self.tp != 0 || w.kv_heads % self.tp != 0 {
+            let heads_ok: Vec<u32> = divisors(w.kv_heads.min(w.heads)).into_iter().filter(|d| w.heads % d == 0 && fits(*d)).collect();
+            let what = if w.heads % self.tp != 0 {
+                format!("{} attention heads", w.heads)
+            } else {
+                format!("{} key/value heads (each TP rank needs whole KV heads)", w.kv_heads)
+            };
+            return Err(ModelError::new("tp", format!("tp {} does not divide the {what}; valid tp: {}", self.tp, list(&heads_ok))));
+        }
+        if w.ffn % self.tp != 0 {
+            return Err(ModelError::new("tp", format!("tp {} does not divide the feed-forward size {}; valid tp: {}", self.tp, w.ffn, list(&divisors(w.ffn).into_iter().filter(|d| w.heads % d == 0 && fits(*d)).collect::<Vec<_>>()))));
+        }
+        if let Some(m) = w.moe {
+            if m.expert_ffn % self.tp != 0 {
+                return Err(ModelError::new("tp", format!("tp {} does not divide the expert feed-forward size {}", self.tp, m.expert_ffn)));
+            }
+        }
+        let per_stage = self.pp as u64 * self.interleave as u64;
+        if w.layers as u64 % per_stage != 0 {
+            let valid_pp: Vec<u32> = divisors(w.layers).into_iter().filter(|p| w.layers % (p * self.interleave) == 0 && fits(*p)).collect();
+            let field = if self.interleave > 1 { "interleave" } else { "pp" };
+            return Err(ModelError::new(
+                field,
+                format!(
+                    "{} layers cannot be split into pp x interleave = {} x {} equal stages; valid pp with interleave {}: {}",
+                    w.layers,
+                    self.pp,
+                    self.interleave,
+                    self.interleave,
+                    list(&valid_pp)
+                ),
+            ));
+        }
+        if self.interleave > 1 && self.pp == 1 {
+            return Err(ModelError::new("interleave", "interleaved stages need pipeline parallelism: use interleave 1 with pp 1"));
+        }
+        let per_replica = self.dp as u64 * self.micro_batch as u64;
+        if w.global_batch as u64 % per_replica != 0 {
+            let valid_mb: Vec<u32> = if w.global_batch % self.dp == 0 { divisors(w.global_batch / self.dp) } else { Vec::new() };
+            let msg = if valid_mb.is_empty() {
+                format!("the global batch {} is not divisible by dp {}; valid dp: {}", w.global_batch, self.dp, list(&divisors(w.global_batch).into_iter().filter(|d| fits(*d)).collect::<Vec<_>>()))
+            } else {
+                format!(
+                    "the global batch {} is not divisible by micro-batch x dp = {} x {}; valid micro-batches: {}",
+                    w.global_batch,
+                    self.micro_batch,
+                    self.dp,
+                    list(&valid_mb)
+                )
+            };
+            return Err(ModelError::new(if valid_mb.is_empty() { "global_batch" } else { "micro_batch" }, msg));
+        }
+        let m = self.micro_batches(w);
+        if self.interleave > 1 && m % self.pp != 0 {
+            return Err(ModelError::new(
+                "interleave",
+                format!(
+                    "the interleaved schedule needs the {m} micro-batches per pipeline to be a multiple of pp {}; use interleave 1 or a micro-batch that gives a multiple",
+                    self.pp
+                ),
+            ));
+        }
+        if self.cp > 1 && w.seq % (2 * self.cp) != 0 {
+            let valid: Vec<u32> = divisors(w.seq / 2).into_iter().filter(|c| fits(*c)).collect();
+            return Err(ModelError::new(
+                "cp",
+                format!("cp {} must divide half the sequence length {} (load-balanced causal chunks); valid cp: {}", self.cp, w.seq, list(&valid)),
+            ));
+        }
+        match w.moe {
+            None if self.ep > 1 => {
+                return Err(ModelError::new("ep", format!("ep {} needs a mixture-of-experts model; a dense model takes ep 1", self.ep)));
+            }
+            Some(moe) => {
+                if moe.experts % self.ep != 0 || self.dp % self.ep != 0 {
+                    let valid: Vec<u32> = divisors(moe.experts).into_iter().filter(|e| self.dp % e == 0).collect();
+                    return Err(ModelError::new(
+                        "ep",
+                        format!(
+                            "ep {} must divide both the {} experts and dp {}; valid ep: {}",
+                            self.ep,
+                            moe.experts,
+                            self.dp,
+                            list(&valid)
+                        ),
+                    ));
+                }
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Rank stride of each dimension under this order.
+    pub fn strides(&self) -> [(Dim, u64, u32); 4] {
+        let mut stride = 1u64;
+        let mut out = [(Dim::Tp, 0u64, 0u32); 4];
+        for (i, d) in self.order.0.iter().enumerate() {
+            let size = self.size(*d);
+            out[i] = (*d, stride, size);
+            stride *= size as u64;
+        }
+        out
+    }
+    pub fn size(&self, d: Dim) -> u32 {
+        match d {
+            Dim::Tp => self.tp,
+            Dim::Cp => self.cp,
+            Dim::Dp => self.dp,
+            Dim::Pp => self.pp,
+        }
+    }
+    fn stride_of(&self, d: Dim) -> u64 {
+        self.strides().iter().find(|x| x.0 == d).map_or(1, |x| x.1)
+    }
+
+    /// The lattice generators (stride, count) of each communication group.
+    pub fn generators(&self, g: Group) -> Generators {
+        let s = |d| self.stride_of(d);
+        let mut gens = Generators::default();
+        match g {
+            Group::Tp => gens.push(s(Dim::Tp), self.tp),
+            Group::Cp => gens.push(s(Dim::Cp), self.cp),
+            Group::Pp => gens.push(s(Dim::Pp), self.pp),
+            Group::Ep => gens.push(s(Dim::Dp), self.ep),
+            Group::Dp => {
+                gens.push(s(Dim::Cp), self.cp);
+                gens.push(s(Dim::Dp), self.dp);
+            }
+            Group::ExpertDp => {
+                gens.push(s(Dim::Cp), self.cp);
+                gens.push(s(Dim::Dp) * self.ep as u64, self.dp / self.ep.max(1));
+            }
+        }
+        gens
+    }
+}
+
+/// Communication groups of a training step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Tensor parallel.
+    Tp,
+    /// Context parallel (ring of K/V).
+    Cp,
+    /// Gradient reduction of dense weights: DP x CP ranks.
+    Dp,
+    /// Expert parallel (all-to-all).
+    Ep,
+    /// Gradient reduction of expert weights: DP x CP / EP ranks.
+    ExpertDp,
+    /// Pipeline neighbours.
+    Pp,
+}
+
+impl Group {
+    pub const ALL: [Group; 6] = [Group::Tp, Group::Cp, Group::Dp, Group::Ep, Group::ExpertDp, Group::Pp];
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Tp => "TP",
+            Group::Cp => "CP",
+            Group::Dp => "DP",
+            Group::Ep => "EP",
+            Group::ExpertDp => "expert DP",
+            Group::Pp => "PP",
+        }
+    }
+}
+
+/// Up to two (stride, count) generators: members are `base + i s1 + j s2`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Generators {
+    pub n: u8,
+    pub g: [(u64, u32); 2],
+}
+
+impl Generators {
+    fn push(&mut self, stride: u64, count: u32) {
+        if count > 1 && (self.n as usize) < 2 {
+            self.g[self.n as usize] = (stride, count);
+            self.n += 1;
+        }
+    }
+    pub fn ranks(&self) -> u32 {
+        self.g[..self.n as usize].iter().map(|x| x.1).product::<u32>().max(1)
+    }
+}
+
+/// Where one kind of group sits on the cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupSpan {
+    pub ranks: u32,
+    /// Most scale-up domains any one group of this kind touches.
+    pub domains: u32,
+    /// Placement handed to the collective model (uniform per-domain count, conservative).
+    pub placement: Placement,
+    /// Highest tier the traffic crosses.
+    pub tier: SpanTier,
+    /// Groups sharing each domain's NICs at once, per NIC the collective model assumes a
+    /// group has to itself (1 = every group on its own rails).
+    pub net_share: f64,
+}
+
+/// The tier a group's traffic reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanTier {
+    /// A group of one GPU: no traffic.
+    Local,
+    /// Inside one scale-up domain (NVLink / NVSwitch, or PCIe for PCIe-only nodes).
+    ScaleUp,
+    /// Across domains under one leaf switch.
+    Leaf,
+    /// Across leaves, through the spine.
+    Spine,
+}
+
+impl SpanTier {
+    pub fn tier_kind(self) -> Option<TierKind> {
+        match self {
+            SpanTier::Local => None,
+            SpanTier::ScaleUp => Some(TierKind::ScaleUp),
+            SpanTier::Leaf => Some(TierKind::Leaf),
+            SpanTier::Spine => Some(TierKind::Spine),
+        }
+    }
+}
+
+/// Groups whose members this function enumerates at most (beyond it, spans use the group of
+/// rank 0 and its last translate, which is exact for the aligned layouts Megatron produces).
+const MAX_ENUMERATED_RANKS: u64 = 1 << 20;
+
+/// Computes where the groups with generators `gens` sit on `topo` (`total` GPUs in use).
+pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
+    let d = topo.domain_gpus as u64;
+    let ranks = gens.ranks();
+    if ranks <= 1 {
+        return GroupSpan {
+            ranks: 1,
+            domains: 1,
+            placement: Placement { ranks: 1, per_domain: 1 },
+            tier: SpanTier::Local,
+            net_share: 1.0,
+        };
+    }
+    let dpl = topo.domains_per_leaf().max(1) as u64;
+    let mut max_domains = 1u64;
+    let mut spans_leaves = false;
+    // Visit every group once: bases are the ranks whose digits along the generators are 0.
+    let mut doms: Vec<u64> = Vec::with_capacity(ranks as usize);
+    let gs = &gens.g[..gens.n as usize];
+    let in_group = |r: u64| gs.iter().all(|(s, c)| (r / s) % (*c as u64) == 0);
+    let mut visit = |base: u64| {
+        doms.clear();
+        let (s1, c1) = gs[0];
+        let (s2, c2) = if gs.len() > 1 { gs[1] } else { (0, 1) };
+        for j in 0..c2 as u64 {
+            for i in 0..c1 as u64 {
+                doms.push((base + i * s1 + j * s2) / d);
+            }
+        }
+        doms.sort_unstable();
+        doms.dedup();
+        max_domains = max_domains.max(doms.len() as u64);
+        if let (Some(a), Some(b)) = (doms.first(), doms.last()) {
+            if a / dpl != b / dpl {
+                spans_leaves = true;
+            }
+        }
+    };
+    if total <= MAX_ENUMERATED_RANKS {
+        for base in 0..total {
+            if in_group(base) {
+                visit(base);
+            }
+        }
+    } else {
+        visit(0);
+        let last_base = (0..total).rev().find(|r| in_group(*r)).unwrap_or(0);
+        visit(last_base);
+    }
+    let n = ranks as u64;
+    // The collective model wants the same count in every domain: the largest divisor of the
+    // group size that is at most its average per domain (exact when the layout is aligned).
+    let avg = (n / max_domains).max(1);
+    let per_domain = (1..=avg).rev().find(|p| n % p == 0).unwrap_or(1).min(d) as u32;
+    let domains = (n / per_domain as u64) as u32;
+    let tier = if max_domains <= 1 {
+        SpanTier::ScaleUp
+    } else if spans_leaves || domains as u64 > dpl {
+        SpanTier::Spine
+    } else {
+        SpanTier::Leaf
+    };
+    let mut net_share = 1.0;
+    if max_domains > 1 {
+        // Every group of this kind communicates at once. A domain hosts d / per_domain of them,
+        // each driving the NICs of its own GPUs' rails (Topology::nics_for); when that asks for
+        // more NICs than the domain has, they share.
+        let c = &topo.cluster;
+        let nics_per_domain = c.nics_per_node as f64 * (d as f64 / c.gpus_per_node as f64);
+        let groups = d as f64 / per_domain as f64;
+        let demand = groups * topo.nics_for(per_domain) as f64;
+        if nics_per_domain > 0.0 {
+            net_share = (demand / nics_per_domain).max(1.0);
+        }
+        // A strided group can cross the spine with few domains; the collective model only sees
+        // the domain count, so add the spine's oversubscription here.
+        if tier == SpanTier::Spine && topo.oversubscription_for(domains) <= 1.0 {
+            if let Some(f) = topo.fabric {
+                net_share *= f.oversubscription;
+            }
+        }
+    }
+    GroupSpan { ranks, domains: max_domains as u32, placement: Placement { ranks, per_domain }, tier, net_share }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{GpuKind, NicKind, ScaleUp};
+    use crate::topology::Cluster;
+    use crate::training::presets::preset;
+
+    fn par(tp: u32, pp: u32, dp: u32) -> Parallel {
+        Parallel { tp, pp, dp, ..Parallel::default() }
+    }
+
+    #[test]
+    fn megatron_order_puts_tp_inside_a_node() {
+        let t = Cluster { nodes: 16, ..Cluster::default() }.topology().unwrap();
+        let p = par(8, 4, 4);
+        let tp = span(&t, p.generators(Group::Tp), 128);
+        assert_eq!((tp.placement.per_domain, tp.domains, tp.tier), (8, 1, SpanTier::ScaleUp));
+        let dp = span(&t, p.generators(Group::Dp), 128);
+        assert_eq!((dp.placement.ranks, dp.placement.per_domain), (4, 1));
+        assert_eq!(dp.net_share, 1.0, "8 DP groups per node, each on its own rail");
+        let pp = span(&t, p.generators(Group::Pp), 128);
+        assert_eq!((pp.placement.ranks, pp.placement.per_domain), (4, 1));
+        // TP 16 on 8-GPU nodes spans two domains.
+        let p = par(16, 2, 4);
+        let tp = span(&t, p.generators(Group::Tp), 128);
+        assert_eq!((tp.placement.per_domain, tp.domains), (8, 2));
+        assert!(tp.tier != SpanTier::ScaleUp);
+        // Order with DP innermost puts DP inside the node and TP across nodes.
+        let p = Parallel { order: RankOrder::parse("dp-tp-cp-pp").unwrap(), ..par(8, 2, 8) };
+        let tp = span(&t, p.generators(Group::Tp), 128);
+        assert_eq!(tp.placement.per_domain, 1);
+        let dp = span(&t, p.generators(Group::Dp), 128);
+        assert_eq!(dp.placement.per_domain, 8);
+    }
+
+    #[test]
+    fn tp16_stays_inside_nvl72() {
+        let rack = |nodes| Cluster {
+            gpu: GpuKind::Gb200,
+            scale_up: ScaleUp::Nvl72,
+            gpus_per_node: 4,
+            nodes,
+            nics_per_node: 4,
+            nic: NicKind::IbXdr,
+            ..Cluster::default()
+        };
+        // 16 trays = 64 GPUs in one NVLink domain: TP 16 never leaves it.
+        let t = rack(16).topology().unwrap();
+        let p = par(16, 1, 4);
+        let tp = span(&t, p.generators(Group::Tp), 64);
+        assert_eq!((tp.domains, tp.tier), (1, SpanTier::ScaleUp));
+        // Two full racks: 144 / 16 = 9 TP groups, 4.5 per rack, so ranks 64..79 straddle
+        // the racks; every TP group waits for that one, and the span says so.
+        let t = rack(36).topology().unwrap();
+        let p = par(16, 1, 9);
+        let tp = span(&t, p.generators(Group::Tp), 144);
+        assert_eq!(tp.domains, 2);
+        // TP 8 divides 72: no group straddles.
+        let p = par(8, 1, 18);
+        let tp = span(&t, p.generators(Group::Tp), 144);
+        assert_eq!((tp.domains, tp.tier), (1, SpanTier::ScaleUp));
+        // DP of 18 with stride 8: 9 members in each rack.
+        let dp = span(&t, p.generators(Group::Dp), 144);
+        assert_eq!((dp.domains, dp.placement.per_domain), (2, 9));
+    }
+
+    #[test]
+    fn fewer_nics_than_gpus_are_shared() {
+        let t = Cluster { nodes: 16, nics_per_node: 4, ..Cluster::default() }.topology().unwrap();
+        let p = par(1, 1, 128);
+        let dp = span(&t, p.generators(Group::Dp), 128);
+        assert_eq!(dp.placement.per_domain, 8);
+        assert_eq!(dp.net_share, 1.0, "one group per node uses all 4 NICs");
+        let p = par(8, 1, 16);
+        let dp = span(&t, p.generators(Group::Dp), 128);
+        assert_eq!(dp.placement.per_domain, 1);
+        assert_eq!(dp.net_share, 2.0, "8 groups per node on 4 NICs");
+    }
+
+    #[test]
+    fn invalid_layouts_name_constraint_and_values() {
+        let w = preset("gpt3-175b").unwrap();
+        let e = par(8, 8, 8).validate(&w, 1024).unwrap_err();
+        assert_eq!(e.field, "dp");
+        assert!(e.message.contains("use dp=16"), "{}", e.message);
+        let e = par(7, 1, 1).validate(&w, 7).unwrap_err();
+        assert_eq!(e.field, "tp");
+        assert!(e.message.contains("valid tp: 1"), "{}", e.message);
+        let e = Parallel { micro_batch: 5, ..par(8, 8, 16) }.validate(&w, 1024).unwrap_err();
+        assert_eq!(e.field, "micro_batch");
+        assert!(e.message.contains("1, 2, 3, 4, 6, 8, 12"), "{}", e.message);
+        let e = par(8, 7, 1).validate(&w, 56).unwrap_err();
+        assert_eq!(e.field, "pp");
+        let e = Parallel { ep: 2, ..par(8, 8, 16) }.validate(&w, 1024).unwrap_err();
+        assert_eq!(e.field, "ep");
+        let m = preset("mixtral-8x7b").unwrap();
+        let e = Parallel { ep: 16, ..par(1, 1, 16) }.validate(&m, 16).unwrap_err();
+        assert_eq!(e.field, "ep");
+        assert!(e.message.contains("valid ep: 1, 2, 4, 8"), "{}", e.message);
+        let e = Parallel { cp: 3, ..par(1, 1, 1) }.validate(&w, 3).unwrap_err();
+        assert_eq!(e.field, "cp");
+        assert!(RankOrder::parse("tp-tp-dp-pp").is_err());
+        assert_eq!(RankOrder::parse("tp-cp-ep-dp-pp").unwrap(), RankOrder::default());
+    }
+}

@@ -1,0 +1,167 @@
+//! Named workloads: GPT-3, the Megatron-LM GPT family of the calibration data, Llama 3,
+//! Mixtral and a DeepSeek-V3-like MoE. Each entry cites where its shape comes from.
+
+use super::workload::{Mlp, Moe, Positions, Precision, Workload};
+
+/// GPT-style model as in Narayanan et al. 2021 / Korthikanti et al. 2022: `ffn = 4h`, GeLU,
+/// learned positions, tied embeddings, dropout, vocabulary 51,200, sequence 2,048.
+pub fn gpt(name: &str, layers: u32, hidden: u32, heads: u32, global_batch: u32) -> Workload {
+    Workload {
+        name: name.to_string(),
+        layers,
+        hidden,
+        heads,
+        kv_heads: heads,
+        head_dim: 0,
+        ffn: 4 * hidden,
+        mlp: Mlp::Gelu,
+        vocab: 51200,
+        seq: 2048,
+        global_batch,
+        positions: Positions::Learned,
+        tied_embeddings: true,
+        dropout: true,
+        moe: None,
+        precision: Precision::Bf16,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn llama(name: &str, layers: u32, hidden: u32, heads: u32, kv_heads: u32, ffn: u32, vocab: u32, seq: u32, global_batch: u32) -> Workload {
+    Workload {
+        name: name.to_string(),
+        layers,
+        hidden,
+        heads,
+        kv_heads,
+        head_dim: 0,
+        ffn,
+        mlp: Mlp::Swiglu,
+        vocab,
+        seq,
+        global_batch,
+        positions: Positions::Rope,
+        tied_embeddings: false,
+        dropout: false,
+        moe: None,
+        precision: Precision::Bf16,
+    }
+}
+
+/// Preset ids with a one-line description, in display order.
+pub const PRESETS: [(&str, &str); 19] = [
+    ("gpt3-175b", "GPT-3 175B (96 x 12288, 96 heads, seq 2048, batch 1536; Brown et al. 2020)"),
+    ("gpt-1.7b", "Megatron GPT 1.7B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-3.6b", "Megatron GPT 3.6B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-7.5b", "Megatron GPT 7.5B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-18.4b", "Megatron GPT 18.4B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-22b", "Megatron GPT 22B (Korthikanti et al. 2022, Table 5)"),
+    ("gpt-39.1b", "Megatron GPT 39.1B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-76.1b", "Megatron GPT 76.1B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-145.6b", "Megatron GPT 145.6B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-310.1b", "Megatron GPT 310.1B (Narayanan et al. 2021, Table 1)"),
+    ("gpt-530b", "Megatron-Turing NLG 530B shape (Narayanan et al. 2021, Table 1: 529.6B)"),
+    ("gpt-1t", "Megatron GPT 1T (Narayanan et al. 2021, Table 1: 1008B)"),
+    ("llama3-8b", "Llama 3 8B (GQA 8 KV heads, SwiGLU 14336, vocab 128256, seq 8192)"),
+    ("llama3-70b", "Llama 3 70B (80 x 8192, GQA 8 KV heads, SwiGLU 28672)"),
+    ("llama3-405b", "Llama 3 405B (126 x 16384, GQA 8 KV heads, SwiGLU 53248)"),
+    ("mixtral-8x7b", "Mixtral 8x7B (32 x 4096, 8 experts top-2, expert FFN 14336)"),
+    ("deepseek-v3-like", "DeepSeek-V3-like MoE, 671B (61 layers, 256 experts top-8 + 1 shared, FP8; MLA approximated by GQA)"),
+    ("gpt-2-1.2b", "Megatron-LM README (2020) GPT-2-style 1.2B (24 x 1920, seq 1024)"),
+    ("gpt-2-8.3b", "Megatron-LM README (2020) GPT-2-style 8.3B (72 x 3072)"),
+];
+
+/// Ids of every preset.
+pub fn preset_ids() -> Vec<&'static str> {
+    PRESETS.iter().map(|(id, _)| *id).collect()
+}
+
+/// A preset by id (case-insensitive).
+pub fn preset(id: &str) -> Option<Workload> {
+    let id = id.to_ascii_lowercase();
+    let w = match id.as_str() {
+        // Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads, context 2048,
+        // batch 3.2M tokens (1536 sequences, as Narayanan et al. 2021 train it).
+        "gpt3-175b" => gpt("gpt3-175b", 96, 12288, 96, 1536),
+        // Narayanan et al. 2021, Table 1 (layers, hidden, heads, batch size).
+        "gpt-1.7b" => gpt("gpt-1.7b", 24, 2304, 24, 512),
+        "gpt-3.6b" => gpt("gpt-3.6b", 30, 3072, 32, 512),
+        "gpt-7.5b" => gpt("gpt-7.5b", 36, 4096, 32, 512),
+        "gpt-18.4b" => gpt("gpt-18.4b", 40, 6144, 48, 1024),
+        "gpt-39.1b" => gpt("gpt-39.1b", 48, 8192, 64, 1536),
+        "gpt-76.1b" => gpt("gpt-76.1b", 60, 10240, 80, 1792),
+        "gpt-145.6b" => gpt("gpt-145.6b", 80, 12288, 96, 2304),
+        "gpt-310.1b" => gpt("gpt-310.1b", 96, 16384, 128, 2160),
+        "gpt-530b" => gpt("gpt-530b", 105, 20480, 128, 2520),
+        "gpt-1t" => gpt("gpt-1t", 128, 25600, 160, 3072),
+        // Korthikanti et al. 2022, Table 3: 22B = 48 x 6144, 64 heads.
+        "gpt-22b" => gpt("gpt-22b", 48, 6144, 64, 4),
+        // Meta, "The Llama 3 Herd of Models" (2024), Table 3; batch: 4M tokens for 8B/70B,
+        // 16M tokens (2048 x 8192) for 405B in its main stage.
+        "llama3-8b" => llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 512),
+        "llama3-70b" => llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 512),
+        "llama3-405b" => llama("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 2048),
+        // Jiang et al. 2024, "Mixtral of Experts", Table 1 (vocab 32000); 4096-token
+        // training sequences and 1024-sequence batches are this preset's choice.
+        "mixtral-8x7b" => Workload {
+            moe: Some(Moe { experts: 8, top_k: 2, expert_ffn: 14336, shared_ffn: 0, dense_layers: 0 }),
+            ..llama("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1024)
+        },
+        // DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §4.2 and Table 1: 61 layers,
+        // hidden 7168, 128 heads, first 3 layers dense (FFN 18432), 256 routed experts of FFN
+        // 2048 with top-8 and 1 shared expert, vocab 129280, 4K sequences, batch 15360, FP8.
+        // Multi-head latent attention is approximated by grouped-query attention with 128
+        // query heads of 128 and 16 KV heads: 264M attention weights per layer against MLA's
+        // ~187M (total 676B vs 671B; 42B active vs 37B), attention-core FLOPs ~20% low.
+        "deepseek-v3-like" => Workload {
+            head_dim: 128,
+            kv_heads: 16,
+            moe: Some(Moe { experts: 256, top_k: 8, expert_ffn: 2048, shared_ffn: 2048, dense_layers: 3 }),
+            precision: Precision::Fp8,
+            ..llama("deepseek-v3-like", 61, 7168, 128, 128, 18432, 129280, 4096, 15360)
+        },
+        // Megatron-LM README (2020): GPT-2-style models, 1024-token sequences.
+        "gpt-2-1.2b" => Workload { seq: 1024, global_batch: 512, ..gpt("gpt-2-1.2b", 24, 1920, 15, 512) },
+        "gpt-2-8.3b" => Workload { seq: 1024, global_batch: 512, ..gpt("gpt-2-8.3b", 72, 3072, 24, 512) },
+        _ => return None,
+    };
+    Some(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_valid_and_listed() {
+        for (id, _) in PRESETS {
+            let w = preset(id).unwrap_or_else(|| panic!("{id}"));
+            w.validate().unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(w.name, id);
+        }
+        assert!(preset("GPT3-175B").is_some());
+        assert!(preset("nope").is_none());
+    }
+
+    #[test]
+    fn megatron_family_sizes_match_table_1() {
+        // Narayanan et al. 2021, Table 1, parameter counts in billions.
+        for (id, want) in [
+            ("gpt-1.7b", 1.7),
+            ("gpt-3.6b", 3.6),
+            ("gpt-7.5b", 7.5),
+            ("gpt-18.4b", 18.4),
+            ("gpt-39.1b", 39.1),
+            ("gpt-76.1b", 76.1),
+            ("gpt-145.6b", 145.6),
+            ("gpt-310.1b", 310.1),
+            ("gpt-530b", 529.6),
+            ("gpt-1t", 1008.0),
+        ] {
+            let p = preset(id).unwrap().params() as f64 / 1e9;
+            assert!((p / want - 1.0).abs() < 0.02, "{id}: {p} vs {want}");
+        }
+        let p = preset("deepseek-v3-like").unwrap().params() as f64 / 1e9;
+        assert!((p / 671.0 - 1.0).abs() < 0.03, "deepseek: {p}");
+    }
+}
