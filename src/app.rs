@@ -102,8 +102,13 @@ pub fn App() -> Html {
         let state = state.clone();
         Callback::from(move |t: String| state.dispatch(Action::EditNodes(t)))
     };
-    // The chart is stale when the current input failed: say which cluster it shows.
+    // The chart is stale when the current input failed: say which cluster it shows, and
+    // keep the slider on that cluster while the number box holds the rejected text.
     let stale = state.error.is_some();
+    let shown_nodes = match (&state.view, stale) {
+        (Some(v), true) => v.cluster.nodes,
+        _ => state.cluster.nodes,
+    };
 
     html! {
         <div class="page">
@@ -132,7 +137,7 @@ pub fn App() -> Html {
                         </dl>
                     }
                     <NodeControl
-                        nodes={state.cluster.nodes}
+                        nodes={shown_nodes}
                         gpus_per_node={state.cluster.gpus_per_node}
                         text={state.nodes_text.clone()}
                         error={state.error.clone()}

@@ -30,14 +30,13 @@ pub fn KeyNumbers(props: &Props) -> Html {
                 <span class="stat-value" data-value={k.time.0.to_string()}>{ k.time.to_string() }</span>
                 <span class="stat-sub">{ format!("algbw {} GB/s", gbps_label(k.algbw.0)) }</span>
             </div>
-            <div class="stat choice" data-testid="choice">
+            <div class="stat" data-testid="choice">
                 <span class="stat-label">{ format!("NCCL's choice at {size}") }</span>
-                <span class="stat-value">
-                    <span data-testid="algorithm">{ k.algorithm }</span>
-                    <span class="sep">{ " · " }</span>
+                <span class="stat-value" data-testid="algorithm">{ k.algorithm }</span>
+                <span class="stat-sub">
                     <span data-testid="protocol">{ k.protocol }</span>
+                    { format!(" protocol · limited by {}", bottleneck_text(k.bottleneck)) }
                 </span>
-                <span class="stat-sub">{ format!("limited by {}", bottleneck_text(k.bottleneck)) }</span>
             </div>
             <div class="stat" data-testid="gpus">
                 <span class="stat-label">{ "GPUs in the AllReduce" }</span>

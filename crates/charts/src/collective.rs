@@ -221,7 +221,7 @@ fn legend<DB: DrawingBackend>(
     let row_h = font_px + 10;
     let text_w = rows
         .iter()
-        .map(|(_, l)| l.chars().count() as f64 * font_px as f64 * 0.56)
+        .map(|(_, l)| l.chars().count() as f64 * font_px as f64 * 0.53)
         .fold(0.0, f64::max) as i32;
     let (pad, swatch, gap) = (10, 14, 8);
     let right = corner.0 - 10;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every test, in pipeline order: native tests of all crates, wasm tests in headless Chromium
+# (wasm-pack), the release build (cargo -> wasm-bindgen -> wasm-opt via Trunk), and the
+# end-to-end suite against that build. Stops at the first failing stage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/e2e/node_modules/.bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+# The runner's 20 s default covers browser start-up too; a loaded CI box needs more.
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
+
+timings=()
+stage() {
+  local name="$1"
+  shift
+  echo
+  echo "==== ${name} ===="
+  local t0=$SECONDS
+  "$@"
+  timings+=("$(printf '%-28s %4ds' "$name" $((SECONDS - t0)))")
+}
+
+stage "tools" bash scripts/ensure-tools.sh
+stage "native tests" cargo test --workspace
+stage "wasm tests (headless Chrome)" wasm-pack test --headless --chrome --mode no-install . --test web
+stage "release build (trunk)" trunk build --release --offline
+stage "e2e (playwright-core)" node e2e/run.mjs
+
+echo
+echo "==== timings ===="
+printf '%s\n' "${timings[@]}"
+wasm=$(ls dist/*.wasm)
+echo "wasm: $(wc -c <"$wasm") bytes raw, $(gzip -9 -c "$wasm" | wc -c) bytes gzipped"
