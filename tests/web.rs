@@ -114,7 +114,11 @@ async fn bad_node_count_shows_an_error_and_keeps_the_chart() {
         Some("true")
     );
     assert_eq!(chart_svg(&root), before, "last valid chart kept");
-    assert_eq!(input(&root, "#nodes-slider").value(), "2", "slider stays on the cluster shown");
+    assert_eq!(
+        input(&root, "#nodes-slider").value(),
+        "2",
+        "slider stays on the cluster shown"
+    );
 
     type_into(&input(&root, "#nodes-number"), "16").await;
     assert!(root.query_selector("#nodes-error").unwrap().is_none());
