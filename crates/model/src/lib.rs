@@ -8,6 +8,7 @@
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
+//! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
@@ -15,6 +16,7 @@ pub mod catalog;
 pub mod collective;
 pub mod error;
 pub mod nccl;
+pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod topology;
@@ -22,6 +24,7 @@ pub mod units;
 
 pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};
 pub use error::{ModelError, Result};
-pub use report::{evaluate, Report};
+pub use presets::{cluster_preset, ClusterPreset, CLUSTER_PRESETS};
+pub use report::{evaluate, explain, Formula, Report};
 pub use scenario::{Scenario, View, SCENARIO_VERSION};
 pub use topology::{Cluster, CpuVendor, Placement, Tier, TierKind, Topology};

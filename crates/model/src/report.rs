@@ -227,6 +227,106 @@ pub fn tier_table() -> Vec<TierRow> {
     rows
 }
 
+/// The terms of NCCL's time formula for one prediction, with this cluster's numbers filled
+/// in: `time = launch + latency + bytes / (1000 x bw)` (NCCL's `ncclTopoGetAlgoTime`, us and
+/// GB/s), then `algbw = bytes / time` and `busbw = algbw x factor` (nccl-tests).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Formula {
+    pub op: Collective,
+    pub bytes: Bytes,
+    pub ranks: u32,
+    /// Scale-up domains the group spans (NCCL's nodes).
+    pub domains: u32,
+    pub algorithm: &'static str,
+    pub protocol: &'static str,
+    /// Channels NCCL's ring search found, and the bandwidth of one channel inside a domain
+    /// and across the network (GB/s per direction).
+    pub channels: u32,
+    pub channel_bw_intra: GBps,
+    pub channel_bw_inter: GBps,
+    /// Latency from NCCL's table for the chosen algorithm and protocol.
+    pub table_latency: Micros,
+    /// Latency as used at this size (x1.4 or x1.9 on the ring plateau).
+    pub latency: Micros,
+    /// Algorithm bandwidth from NCCL's table.
+    pub table_bw: GBps,
+    /// Algorithm bandwidth as used at this size (Tree AllReduce applies a size correction).
+    pub bw: GBps,
+    pub model_time: Micros,
+    /// Host launch overhead added to NCCL's estimate.
+    pub launch: Micros,
+    pub time: Micros,
+    pub algbw: GBps,
+    /// nccl-tests' factor, e.g. 2(n-1)/n for AllReduce.
+    pub busbw_factor: f64,
+    pub busbw: GBps,
+    /// One NIC's line rate, NICs and GPUs per node, and the per-GPU share of the NICs.
+    pub nic_line: GBps,
+    pub nics_per_node: u32,
+    pub gpus_per_node: u32,
+    pub nic_per_gpu: GBps,
+}
+
+/// Fills in [`Formula`] for `op` of `bytes` on group `p` with NCCL's own choice. Only the
+/// collectives NCCL's tuning model covers have a formula (not AllToAll or SendRecv).
+pub fn explain(topo: &Topology, p: Placement, op: Collective, bytes: Bytes) -> Result<Formula> {
+    use crate::nccl::{Algorithm, Func, Protocol};
+    let func = match op {
+        Collective::AllReduce => Func::AllReduce,
+        Collective::AllGather => Func::AllGather,
+        Collective::ReduceScatter => Func::ReduceScatter,
+        Collective::Broadcast => Func::Broadcast,
+        Collective::Reduce => Func::Reduce,
+        Collective::AllToAll | Collective::SendRecv => {
+            return Err(ModelError::new("op", format!("{} is built from point-to-point sends; NCCL's tuning formula does not cover it", op.id())))
+        }
+    };
+    let comm = Comm::new(topo, p)?;
+    let pred = comm.predict(op, bytes, AlgoChoice::Auto, ProtoChoice::Auto)?;
+    let algo = Algorithm::ALL.into_iter().find(|a| a.name() == pred.algorithm);
+    let proto = Protocol::ALL.into_iter().find(|x| x.name() == pred.protocol);
+    let (table_lat, table_bw) = match (algo, proto) {
+        (Some(a), Some(x)) => comm.tuning().entry(func, a, x).unwrap_or((0.0, 0.0)),
+        _ => (0.0, 0.0),
+    };
+    let model = pred.model_time.0;
+    let transfer = bytes.as_f64() / (1000.0 * table_bw);
+    // NCCL adjusts one of the two terms at some sizes; recover which from its own time.
+    let (lat, bw) = match algo {
+        Some(Algorithm::Tree) if table_bw > 0.0 && model > table_lat => (table_lat, bytes.as_f64() / (1000.0 * (model - table_lat))),
+        Some(Algorithm::Ring) if table_bw > 0.0 => ((model - transfer).max(0.0), table_bw),
+        _ => (table_lat, table_bw),
+    };
+    let c = &topo.cluster;
+    let nic_line = topo.nic.line_bw();
+    let ring = &comm.graphs.ring;
+    Ok(Formula {
+        op,
+        bytes,
+        ranks: p.ranks,
+        domains: p.domains(),
+        algorithm: pred.algorithm,
+        protocol: pred.protocol,
+        channels: ring.n_channels,
+        channel_bw_intra: GBps(ring.bw_intra),
+        channel_bw_inter: GBps(ring.bw_inter),
+        table_latency: Micros(table_lat),
+        latency: Micros(lat),
+        table_bw: GBps(table_bw),
+        bw: GBps(bw),
+        model_time: pred.model_time,
+        launch: pred.time - pred.model_time,
+        time: pred.time,
+        algbw: pred.algbw,
+        busbw_factor: op.busbw_factor(p.ranks),
+        busbw: pred.busbw,
+        nic_line,
+        nics_per_node: c.nics_per_node,
+        gpus_per_node: c.gpus_per_node,
+        nic_per_gpu: GBps(nic_line.0 * c.nics_per_node as f64 / c.gpus_per_node.max(1) as f64),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +372,29 @@ mod tests {
         assert_eq!((nv4.per_direction.0, nv4.bidirectional.0), (450.0, 900.0));
         let ndr = t.iter().find(|r| r.name.starts_with("InfiniBand NDR")).unwrap();
         assert_eq!((ndr.per_direction.0, ndr.bidirectional.0), (50.0, 100.0));
+    }
+    #[test]
+    fn formula_reproduces_the_prediction() {
+        for nodes in [1, 2, 4, 128] {
+            let c = crate::topology::Cluster { nodes, ..Default::default() };
+            let t = c.topology().unwrap();
+            for bytes in [Bytes(8), Bytes(1 << 20), Bytes(1 << 30)] {
+                let f = explain(&t, t.whole(), Collective::AllReduce, bytes).unwrap();
+                let t_us = f.launch.0 + f.latency.0 + bytes.as_f64() / (1000.0 * f.bw.0);
+                assert!((t_us - f.time.0).abs() / f.time.0 < 1e-9, "{nodes} {bytes:?}: {t_us} vs {}", f.time.0);
+                assert!((f.algbw.0 * f.busbw_factor - f.busbw.0).abs() < 1e-9);
+                assert!(f.channels >= 1);
+            }
+        }
+        // 2x8 H100, 8x NDR: NCCL's table says Ring Simple at 204.8 GB/s and 131.6 us (golden).
+        let t = crate::topology::Cluster { nodes: 2, ..Default::default() }.topology().unwrap();
+        let f = explain(&t, t.whole(), Collective::AllReduce, Bytes(1 << 30)).unwrap();
+        if f.algorithm == "Ring" && f.protocol == "Simple" {
+            assert!((f.table_bw.0 - 204.8).abs() < 0.05, "{}", f.table_bw.0);
+            assert!((f.table_latency.0 - 131.6).abs() < 0.05, "{}", f.table_latency.0);
+            assert!((f.latency.0 - 131.6 * 1.4).abs() < 0.05, "{}", f.latency.0);
+        }
+        assert_eq!(f.nic_per_gpu, GBps(50.0));
+        assert_eq!(explain(&t, t.whole(), Collective::AllToAll, Bytes(8)).unwrap_err().field, "op");
     }
 }
