@@ -10,11 +10,13 @@
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
+//! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod catalog;
 pub mod collective;
 pub mod error;
+pub mod link;
 pub mod nccl;
 pub mod presets;
 pub mod report;

@@ -1,0 +1,502 @@
+//! Scenario <-> permalink: a short, versioned, URL-safe string, and a decoder that never
+//! panics and says which fields of a damaged link fell back to defaults.
+//!
+//! # Format (version 1)
+//!
+//! `v1.` followed by the unpadded base64url of a flat JSON object that holds only the fields
+//! that differ from a **frozen baseline** (the default scenario of the day v1 was defined),
+//! under short keys: `{"n":64,"g":"b200"}` -> `v1.eyJnIjoiYjIwMCIsIm4iOjY0fQ`. The default
+//! scenario is `v1.e30` (six bytes).
+//!
+//! Why this shape:
+//! * compact: a link carries only what the user changed, with 1-2 letter keys;
+//! * stable: the baseline is a constant here, not `Scenario::default()`, so changing the
+//!   app's defaults never changes what an old link means; the short-key table only grows;
+//! * growable without touching this file: a field added to the Scenario later (with a serde
+//!   default) is written under its dotted path (`workload.layers`) when it differs from the
+//!   default, and an older build reading such a link ignores it with a message;
+//! * versioned: the `v<N>.` prefix picks the decoder; [`migrate`] turns an older version's
+//!   entries into the current one's. Version 0 is the plain JSON Scenario (the file format of
+//!   `fabricscope eval`), raw or percent-encoded, so a pasted JSON file works as a link too;
+//! * robust: each entry is applied and checked on its own, so one bad field costs only that
+//!   field. Input longer than [`MAX_LINK_BYTES`] is refused before any parsing.
+//!
+//! base64url of JSON rather than a bespoke binary: the binary form would be ~3x shorter for a
+//! heavily edited scenario (~30 vs ~100 bytes) but would need a hand-written codec per field,
+//! kept in step with every Scenario change by whoever adds a field; JSON reuses the serde
+//! schema (and its error messages naming the field).
+
+use crate::scenario::{Scenario, SCENARIO_VERSION};
+use serde_json::{Map, Value};
+
+/// The link format this build writes.
+pub const LINK_VERSION: u32 = 1;
+
+/// Links longer than this are refused before parsing (a URL of 8 KiB is already unusual).
+pub const MAX_LINK_BYTES: usize = 8 * 1024;
+
+/// The default scenario as it was when link format 1 was defined. Never edit: links omit
+/// fields equal to these values, so changing one would change what old links mean.
+const BASELINE_V1: &str = r#"{"cluster":{"gpu":"h100","nodes":4,"gpus_per_node":8,"scale_up":"nvlink4","nics_per_node":8,"nic":"ib-ndr","sharp":false,"nvls":true,"leaf_switches":null,"spine_switches":null,"switch_radix":null,"rail_optimized":true,"cpu":"intel","nccl":"2.27.5"},"view":{"ops":["all_reduce","all_gather","reduce_scatter","all_to_all"],"min_bytes":8,"max_bytes":17179869184}}"#;
+
+/// Short keys of format 1: (short, dotted path). Only ever add rows; never change or reuse one.
+/// Short keys contain no '.', dotted paths always do, so the two never collide.
+const SHORT_KEYS: &[(&str, &str)] = &[
+    ("g", "cluster.gpu"),
+    ("n", "cluster.nodes"),
+    ("p", "cluster.gpus_per_node"),
+    ("u", "cluster.scale_up"),
+    ("k", "cluster.nics_per_node"),
+    ("i", "cluster.nic"),
+    ("sh", "cluster.sharp"),
+    ("nv", "cluster.nvls"),
+    ("l", "cluster.leaf_switches"),
+    ("s", "cluster.spine_switches"),
+    ("r", "cluster.switch_radix"),
+    ("ro", "cluster.rail_optimized"),
+    ("c", "cluster.cpu"),
+    ("v", "cluster.nccl"),
+    ("o", "view.ops"),
+    ("lo", "view.min_bytes"),
+    ("hi", "view.max_bytes"),
+];
+
+/// What a link decoded to, and what could not be used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub scenario: Scenario,
+    /// One message per field (or the whole link) that fell back to its default, naming it.
+    pub warnings: Vec<String>,
+}
+
+impl Decoded {
+    fn fallback(warning: String) -> Decoded {
+        Decoded {
+            scenario: Scenario::default(),
+            warnings: vec![warning],
+        }
+    }
+}
+
+/// The permalink of a scenario.
+pub fn encode(s: &Scenario) -> String {
+    let base = baseline();
+    let value = serde_json::to_value(s).unwrap_or(Value::Null);
+    let mut flat = Map::new();
+    diff(&base, &value, "", &mut flat);
+    let json = serde_json::to_string(&Value::Object(flat)).unwrap_or_else(|_| "{}".into());
+    format!("v{LINK_VERSION}.{}", base64url_encode(json.as_bytes()))
+}
+
+/// Reads a link. Never panics: whatever cannot be used falls back to the default, with a
+/// message naming what fell back.
+pub fn decode(link: &str) -> Decoded {
+    if link.len() > MAX_LINK_BYTES {
+        return Decoded::fallback(format!(
+            "link: {} bytes is longer than the {MAX_LINK_BYTES} allowed; showing the default scenario",
+            link.len()
+        ));
+    }
+    let link = link.trim();
+    // Version 0: a plain JSON Scenario, pasted raw or percent-encoded.
+    if link.starts_with('{') || link.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("%7b")) {
+        let text = if link.starts_with('{') {
+            link.to_string()
+        } else {
+            percent_decode(link)
+        };
+        return match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(m)) => apply(migrate(0, Entries::Nested(m))),
+            Ok(_) => Decoded::fallback(
+                "link: the JSON is not an object; showing the default scenario".into(),
+            ),
+            Err(e) => Decoded::fallback(format!(
+                "link: not valid JSON ({e}); showing the default scenario"
+            )),
+        };
+    }
+    let Some((version, payload)) = split_version(link) else {
+        return Decoded::fallback(
+            "link: not a Fabricscope link (expected v1.<data>); showing the default scenario"
+                .into(),
+        );
+    };
+    let mut notes = Vec::new();
+    if version > LINK_VERSION {
+        notes.push(format!(
+            "link: format v{version} is newer than this build reads (up to v{LINK_VERSION}); using the fields it knows"
+        ));
+    }
+    let Some(bytes) = base64url_decode(payload) else {
+        notes.push("link: the data after the version is damaged (not base64url); showing the default scenario".into());
+        return Decoded {
+            scenario: Scenario::default(),
+            warnings: notes,
+        };
+    };
+    let map = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) => {
+            notes.push("link: the data is not a JSON object; showing the default scenario".into());
+            return Decoded {
+                scenario: Scenario::default(),
+                warnings: notes,
+            };
+        }
+        Err(e) => {
+            notes.push(format!(
+                "link: the data is damaged ({e}); showing the default scenario"
+            ));
+            return Decoded {
+                scenario: Scenario::default(),
+                warnings: notes,
+            };
+        }
+    };
+    let mut out = apply(migrate(version.min(LINK_VERSION), Entries::Flat(map)));
+    notes.append(&mut out.warnings);
+    out.warnings = notes;
+    out
+}
+
+/// Finds a link in the parts of a page URL: `s=<link>` in the fragment (`#s=v1.e30`) or the
+/// query (`?embed=busbw&s=v1.e30`), the fragment winning. Either part may keep its leading
+/// `#` or `?`. `None` when neither has one.
+pub fn find_in_url<'a>(query: &'a str, fragment: &'a str) -> Option<&'a str> {
+    [
+        fragment.trim_start_matches('#'),
+        query.trim_start_matches('?'),
+    ]
+    .into_iter()
+    .flat_map(|part| part.split('&'))
+    .find_map(|kv| kv.strip_prefix("s="))
+    .filter(|v| !v.is_empty())
+}
+
+/// The entries of a link before they are applied: format 0's nested Scenario object, or the
+/// flat short-key object of format 1.
+#[derive(Debug)]
+pub enum Entries {
+    Nested(Map<String, Value>),
+    Flat(Map<String, Value>),
+}
+
+/// Brings a link's entries from format `version` to the current one: a list of
+/// (dotted path, value) plus messages about entries that have no place any more.
+///
+/// * 0 -> 1: flatten the nested Scenario along the baseline's shape (objects recurse, any
+///   other value is one entry); `version` is dropped (the result is always current).
+/// * 1: expand short keys to dotted paths.
+///
+/// When format 2 arrives: add a step that rewrites format 1's entries (rename a path,
+/// convert a unit) and keep the format-1 fixtures in `tests/link_fixtures.rs` passing.
+pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    match (version, entries) {
+        (_, Entries::Nested(mut m)) => {
+            if let Some(v) = m.remove("version") {
+                match v.as_u64() {
+                    Some(v) if v <= SCENARIO_VERSION as u64 => {}
+                    _ => notes.push(format!(
+                        "version: scenario version {v} is not one this build reads (up to {SCENARIO_VERSION}); reading the fields it knows"
+                    )),
+                }
+            }
+            flatten(&baseline(), &Value::Object(m), "", &mut out);
+        }
+        (_, Entries::Flat(m)) => {
+            for (k, v) in m {
+                let path = SHORT_KEYS
+                    .iter()
+                    .find(|(s, _)| *s == k)
+                    .map(|(_, p)| p.to_string())
+                    .unwrap_or(k);
+                out.push((path, v));
+            }
+        }
+    }
+    (out, notes)
+}
+
+/// Applies entries one at a time onto the baseline, keeping each only if the scenario still
+/// deserialises with it.
+fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decoded {
+    let mut current = baseline();
+    for (path, value) in entries {
+        if path == "version" {
+            continue;
+        }
+        let mut next = current.clone();
+        let Some(slot) = slot_mut(&mut next, &path) else {
+            warnings.push(format!(
+                "{}: not a field this build knows; ignored",
+                short_error(&path)
+            ));
+            continue;
+        };
+        *slot = value;
+        match serde_json::from_value::<Scenario>(next.clone()) {
+            Ok(_) => current = next,
+            Err(e) => {
+                let default = slot_mut(&mut current, &path)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default();
+                warnings.push(format!(
+                    "{}: {}; kept the default ({default})",
+                    short_error(&path),
+                    short_error(&e.to_string())
+                ));
+            }
+        }
+    }
+    let scenario = match serde_json::from_value::<Scenario>(current) {
+        Ok(mut s) => {
+            s.version = SCENARIO_VERSION;
+            s
+        }
+        Err(e) => {
+            warnings.push(format!("link: {e}; showing the default scenario"));
+            Scenario::default()
+        }
+    };
+    Decoded { scenario, warnings }
+}
+
+/// Today's default scenario with the frozen format-1 baseline laid over it: fields that
+/// existed in v1 take their v1 default, fields added since take the current default.
+fn baseline() -> Value {
+    let mut base = serde_json::to_value(Scenario::default()).unwrap_or(Value::Null);
+    if let Ok(v1) = serde_json::from_str::<Value>(BASELINE_V1) {
+        let mut leaves = Vec::new();
+        flatten(&base, &v1, "", &mut leaves);
+        for (path, value) in leaves {
+            let mut next = base.clone();
+            if let Some(slot) = slot_mut(&mut next, &path) {
+                *slot = value;
+                if serde_json::from_value::<Scenario>(next.clone()).is_ok() {
+                    base = next;
+                }
+            }
+        }
+    }
+    base
+}
+
+/// The leaves of `v` along the shape of `shape`: where both are objects, recurse; anything
+/// else (numbers, strings, arrays, null, or an object where `shape` has none) is one leaf.
+fn flatten(shape: &Value, v: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
+    match (shape, v) {
+        (Value::Object(s), Value::Object(m)) => {
+            for (k, val) in m {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                match s.get(k) {
+                    Some(sub) => flatten(sub, val, &path, out),
+                    None => out.push((path, val.clone())),
+                }
+            }
+        }
+        _ => out.push((prefix.to_string(), v.clone())),
+    }
+}
+
+/// The entries of `v` that differ from `base`, under short keys where there is one.
+fn diff(base: &Value, v: &Value, prefix: &str, out: &mut Map<String, Value>) {
+    match (base, v) {
+        (Value::Object(b), Value::Object(m)) => {
+            for (k, val) in m {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                if path == "version" {
+                    continue;
+                }
+                match b.get(k) {
+                    Some(sub) => diff(sub, val, &path, out),
+                    None => {
+                        out.insert(short_key(&path), val.clone());
+                    }
+                }
+            }
+        }
+        _ if base == v => {}
+        _ => {
+            out.insert(short_key(prefix), v.clone());
+        }
+    }
+}
+
+fn short_key(path: &str) -> String {
+    SHORT_KEYS
+        .iter()
+        .find(|(_, p)| *p == path)
+        .map(|(s, _)| s.to_string())
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// The value at a dotted path, if every step exists.
+fn slot_mut<'a>(v: &'a mut Value, path: &str) -> Option<&'a mut Value> {
+    if path.is_empty() {
+        return None;
+    }
+    path.split('.')
+        .try_fold(v, |cur, key| cur.as_object_mut()?.get_mut(key))
+}
+
+/// Bounds text that may come from a hostile link before it goes into a message.
+fn short_error(e: &str) -> String {
+    let mut s: String = e.chars().take(160).collect();
+    if s.len() < e.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// `v<digits>.<payload>`.
+fn split_version(link: &str) -> Option<(u32, &str)> {
+    let rest = link.strip_prefix('v').or_else(|| link.strip_prefix('V'))?;
+    let (num, payload) = rest.split_once('.')?;
+    if num.is_empty() || num.len() > 6 || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((num.parse().ok()?, payload))
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// RFC 4648 §5 base64url without padding.
+pub fn base64url_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decodes base64url (also accepting the standard alphabet's `+` and `/`, and padding).
+/// `None` on any other character or an impossible length.
+pub fn base64url_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    if s.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// `%XX` escapes to bytes, then UTF-8 (lossy). Malformed escapes stay as they are.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(h) = hex {
+                out.push(h);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_is_todays_default() {
+        // If this fails, the app's default changed: that is fine, but BASELINE_V1 must NOT be
+        // edited (old links depend on it); adjust this test to the fields that moved.
+        let v1: Scenario = serde_json::from_str(BASELINE_V1).expect("baseline parses");
+        assert_eq!(v1, Scenario::default());
+        assert_eq!(encode(&Scenario::default()), "v1.e30");
+    }
+
+    #[test]
+    fn short_keys_are_unique_and_real() {
+        let base = baseline();
+        for (i, (s, p)) in SHORT_KEYS.iter().enumerate() {
+            assert!(!s.contains('.') && p.contains('.'));
+            assert!(
+                SHORT_KEYS[i + 1..]
+                    .iter()
+                    .all(|(s2, p2)| s2 != s && p2 != p),
+                "{s} {p}"
+            );
+            let mut b = base.clone();
+            assert!(slot_mut(&mut b, p).is_some(), "{p} is a scenario field");
+        }
+    }
+
+    #[test]
+    fn base64url_round_trips() {
+        for n in 0..40u8 {
+            let bytes: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37).wrapping_add(n)).collect();
+            let e = base64url_encode(&bytes);
+            assert!(e
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+            assert_eq!(base64url_decode(&e), Some(bytes));
+        }
+        assert_eq!(base64url_encode(b"{}"), "e30");
+        assert_eq!(base64url_decode("e30="), Some(b"{}".to_vec()));
+        assert_eq!(base64url_decode("e"), None);
+        assert_eq!(base64url_decode("e3!0"), None);
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("%7B%22a%22%3A1%7D"), "{\"a\":1}");
+        assert_eq!(percent_decode("%7"), "%7");
+        assert_eq!(percent_decode("%zz%"), "%zz%");
+    }
+
+    #[test]
+    fn finds_links_in_urls() {
+        assert_eq!(find_in_url("?embed=busbw&s=v1.e30", ""), Some("v1.e30"));
+        assert_eq!(find_in_url("?s=v1.AAA", "#s=v1.e30"), Some("v1.e30"));
+        assert_eq!(find_in_url("", "#s="), None);
+        assert_eq!(find_in_url("?embed=busbw", ""), None);
+    }
+}

@@ -1,0 +1,245 @@
+//! Permalinks and the JSON file format on random input: scenario -> link -> scenario and
+//! scenario -> JSON -> scenario are identity for valid scenarios, and neither parser panics
+//! on any bytes or text.
+
+use fabricscope_model::catalog::{Arch, GpuKind, NetFamily, NicKind, PcieGen, ScaleUp};
+use fabricscope_model::link::{decode, encode, MAX_LINK_BYTES};
+use fabricscope_model::nccl::NcclVersion;
+use fabricscope_model::units::Bytes;
+use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, View};
+use proptest::prelude::*;
+
+/// The scale-up fabric a GPU is built with (its NVLink switch, bridge or rack).
+fn native_fabric(gpu: GpuKind) -> ScaleUp {
+    match gpu {
+        GpuKind::H100Pcie => ScaleUp::NvlinkBridge,
+        GpuKind::Gb200 => ScaleUp::Nvl72,
+        g => ScaleUp::NvSwitch {
+            gen: match g.spec().arch {
+                Arch::Volta => 2,
+                Arch::Ampere => 3,
+                Arch::Hopper => 4,
+                Arch::Blackwell => 5,
+            },
+        },
+    }
+}
+
+fn pcie() -> impl Strategy<Value = ScaleUp> {
+    (
+        prop::sample::select(vec![
+            PcieGen::Gen3,
+            PcieGen::Gen4,
+            PcieGen::Gen5,
+            PcieGen::Gen6,
+        ]),
+        any::<bool>(),
+    )
+        .prop_map(|(gen, p2p)| ScaleUp::Pcie { gen, p2p })
+}
+
+fn opt(s: impl Strategy<Value = u32>) -> impl Strategy<Value = Option<u32>> {
+    prop_oneof![3 => Just(None), 1 => s.prop_map(Some)]
+}
+
+/// Clusters the model accepts: every GPU, fabric, NIC, count and option.
+fn cluster() -> impl Strategy<Value = Cluster> {
+    let hw = (
+        prop::sample::select(GpuKind::ALL.to_vec()),
+        any::<bool>(),
+        pcie(),
+    )
+        .prop_flat_map(|(gpu, native, pcie)| {
+            let su = if native { native_fabric(gpu) } else { pcie };
+            let gpn = match su {
+                ScaleUp::Nvl72 => prop::sample::select(vec![4u32, 8, 18, 36, 72]).boxed(),
+                ScaleUp::NvlinkBridge => prop::sample::select(vec![2u32, 4, 8]).boxed(),
+                s => (1..=s.max_domain()).boxed(),
+            };
+            (Just(gpu), Just(su), gpn)
+        });
+    let net = (
+        0u32..=8,
+        prop::sample::select(NicKind::ALL.to_vec()),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    );
+    let tree = (opt(1u32..64), opt(0u32..32), opt(4u32..=128));
+    let misc = (
+        prop::sample::select(vec![CpuVendor::Intel, CpuVendor::Amd]),
+        prop::sample::select(NcclVersion::ALL.to_vec()),
+    );
+    (hw, 1u32..=256, net, tree, misc)
+        .prop_map(
+            |(
+                (gpu, scale_up, gpus_per_node),
+                nodes,
+                (nics, nic, sharp, nvls, rail),
+                (leaf, spine, radix),
+                (cpu, nccl),
+            )| Cluster {
+                gpu,
+                nodes,
+                gpus_per_node,
+                scale_up,
+                nics_per_node: nics,
+                nic,
+                sharp: sharp && nic.spec().family == NetFamily::InfiniBand,
+                nvls,
+                leaf_switches: leaf,
+                spine_switches: spine,
+                switch_radix: radix,
+                rail_optimized: rail,
+                cpu,
+                nccl,
+            },
+        )
+        .prop_filter("the model accepts the cluster", |c| c.topology().is_ok())
+}
+
+fn view() -> impl Strategy<Value = View> {
+    (
+        prop::sample::subsequence(Collective::ALL.to_vec(), 0..=Collective::ALL.len()),
+        0u32..20,
+        0u32..15,
+    )
+        .prop_map(|(ops, lo, span)| View {
+            ops,
+            min_bytes: Bytes(1 << lo),
+            max_bytes: Bytes(1u64 << (lo + span + 10)),
+        })
+}
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    (cluster(), view()).prop_map(|(cluster, view)| Scenario {
+        view,
+        ..Scenario::new(cluster)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, max_global_rejects: 20_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn link_round_trips(s in scenario()) {
+        let link = encode(&s);
+        prop_assert!(link.starts_with("v1."));
+        prop_assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "URL-safe: {link}");
+        prop_assert!(link.len() < 400, "compact: {} bytes", link.len());
+        let d = decode(&link);
+        prop_assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        prop_assert_eq!(d.scenario, s);
+    }
+
+    #[test]
+    fn json_round_trips(s in scenario()) {
+        let json = serde_json::to_string_pretty(&s).expect("serialises");
+        let back: Scenario = serde_json::from_str(&json).expect("parses");
+        prop_assert_eq!(&back, &s);
+        // A JSON file is also a (version 0) link.
+        let d = decode(&json);
+        prop_assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        prop_assert_eq!(d.scenario, s);
+    }
+
+    #[test]
+    fn decode_never_panics_on_text(chars in prop::collection::vec(any::<char>(), 0..300)) {
+        let text: String = chars.into_iter().collect();
+        for input in [text.clone(), format!("v1.{text}"), format!("{{{text}"), format!("%7B{text}")] {
+            let d = decode(&input);
+            // Whatever came in, the result is a scenario that serialises again.
+            let _ = encode(&d.scenario);
+        }
+    }
+
+    #[test]
+    fn decode_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let payload = fabricscope_model::link::base64url_encode(&bytes);
+        let d = decode(&format!("v1.{payload}"));
+        prop_assert!(!d.warnings.is_empty() || bytes.starts_with(b"{"), "garbage reported");
+        let _ = decode(&String::from_utf8_lossy(&bytes));
+        let _ = serde_json::from_slice::<Scenario>(&bytes);
+    }
+
+    /// Structured garbage: real field names (short and long) with random JSON values.
+    #[test]
+    fn decode_keeps_good_fields_and_names_bad_ones(
+        entries in prop::collection::vec((prop::sample::select(vec!["g", "n", "p", "u", "k", "i", "sh", "nv", "l", "s", "r", "ro", "c", "v", "o", "lo", "hi", "cluster.nodes", "cluster", "view", "zz", "cluster.zz", "version"]), json_value()), 0..12)
+    ) {
+        let mut m = serde_json::Map::new();
+        for (k, v) in entries {
+            m.insert(k.to_string(), v);
+        }
+        let link = format!("v1.{}", fabricscope_model::link::base64url_encode(serde_json::to_string(&m).unwrap().as_bytes()));
+        let d = decode(&link);
+        let again = decode(&encode(&d.scenario));
+        prop_assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+        prop_assert_eq!(again.scenario, d.scenario);
+        let _ = serde_json::from_str::<Scenario>(&serde_json::to_string(&m).unwrap());
+    }
+
+    #[test]
+    fn json_parser_never_panics(chars in prop::collection::vec(any::<char>(), 0..300)) {
+        let text: String = chars.into_iter().collect();
+        let _ = serde_json::from_str::<Scenario>(&text);
+        let _ = serde_json::from_str::<Scenario>(&format!("{{\"cluster\":{text}}}"));
+    }
+}
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::{json, Value};
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u32>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|f| json!(f)),
+        prop::sample::select(vec![
+            "h100",
+            "b200",
+            "nvlink4",
+            "nvl72",
+            "ib-ndr",
+            "amd",
+            "2.30-dev",
+            "all_reduce",
+            ""
+        ])
+        .prop_map(|s| json!(s)),
+        prop::collection::vec(any::<char>(), 0..8)
+            .prop_map(|c| Value::String(c.into_iter().collect())),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop::sample::select(vec!["a", "gpu", "nodes", "ops", "cluster", "x_y"])
+                    .prop_map(String::from),
+                inner,
+                0..4
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+#[test]
+fn oversized_links_are_refused_before_parsing() {
+    let huge = format!("v1.{}", "A".repeat(MAX_LINK_BYTES));
+    let d = decode(&huge);
+    assert_eq!(d.scenario, Scenario::default());
+    assert!(d.warnings[0].contains("longer than"), "{:?}", d.warnings);
+}
+
+#[test]
+fn deeply_nested_json_does_not_overflow() {
+    let deep = format!("{}{}", "[".repeat(4000), "]".repeat(4000));
+    let _ = decode(&deep);
+    let _ = decode(&format!("{{\"cluster\":{deep}}}"));
+    let _ = decode(&format!(
+        "v1.{}",
+        fabricscope_model::link::base64url_encode(format!("{{\"n\":{deep}}}").as_bytes())
+    ));
+    let _ = serde_json::from_str::<Scenario>(&deep);
+}
