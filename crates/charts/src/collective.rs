@@ -15,6 +15,16 @@ pub struct Series {
     pub points: Vec<(u64, f64)>,
 }
 
+/// A point of a series to mark and label, e.g. where NCCL's algorithm or protocol changes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mark {
+    /// Index into the chart's series.
+    pub series: usize,
+    /// The x position, a size that is one of the series' points.
+    pub bytes: u64,
+    pub label: String,
+}
+
 /// Size, text and range of a collective chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChartOptions {
@@ -32,6 +42,8 @@ pub struct ChartOptions {
     pub highlight_bytes: Option<u64>,
     /// Accessible name of the image.
     pub description: String,
+    /// Labelled markers on the curves (series 0's labels go above the line, others below).
+    pub marks: Vec<Mark>,
 }
 
 impl Default for ChartOptions {
@@ -46,6 +58,7 @@ impl Default for ChartOptions {
             y_label: "busbw, GB/s per direction (log scale)".into(),
             highlight_bytes: None,
             description: "bus bandwidth against message size".into(),
+            marks: Vec::new(),
         }
     }
 }
@@ -183,6 +196,48 @@ fn draw(
                     .map_err(err)?;
             }
         }
+    }
+
+    // Marks: a hollow dot on the curve, its label above (series 0) or below (others); a
+    // label that would crowd the previous one on the same series is left out, not the dot.
+    let mark_font = if narrow { 10 } else { 11 };
+    let mut last_label_x: Vec<Option<i32>> = vec![None; curves.len()];
+    for m in &opts.marks {
+        let Some(pts) = curves.get(m.series) else { continue };
+        let mx = (m.bytes.max(1) as f64).log2();
+        let Some(p) = pts.iter().find(|p| (p.0 - mx).abs() < 1e-9) else { continue };
+        let c = theme.series_color(m.series).color();
+        chart
+            .draw_series(std::iter::once(Circle::new(*p, 4, theme.background.color().filled())))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(Circle::new(*p, 4, c.stroke_width(2))))
+            .map_err(err)?;
+        if m.label.is_empty() {
+            continue;
+        }
+        let (px_x, px_y) = chart.backend_coord(p);
+        let est_w = (m.label.chars().count() as f64 * mark_font as f64 * 0.55) as i32;
+        if last_label_x[m.series].is_some_and(|lx| px_x - lx < est_w + 6) {
+            continue;
+        }
+        last_label_x[m.series] = Some(px_x);
+        let above = m.series == 0;
+        let (h, dx) = if px_x - est_w / 2 < chart.plotting_area().get_pixel_range().0.start {
+            (HPos::Left, -4)
+        } else {
+            (HPos::Center, 0)
+        };
+        let style = (font, px(mark_font))
+            .into_font()
+            .color(&c)
+            .pos(Pos::new(h, if above { VPos::Bottom } else { VPos::Top }));
+        root.draw(&Text::new(
+            m.label.clone(),
+            (px_x + dx, if above { px_y - 8 } else { px_y + 8 }),
+            style,
+        ))
+        .map_err(err)?;
     }
 
     let (xs, ys) = chart.plotting_area().get_pixel_range();
@@ -372,6 +427,25 @@ mod tests {
         let svg = collective_chart(&s, &opts, &Theme::light());
         assert_eq!(count(&svg, "<circle"), 4, "a dot and its halo per series");
         assert!(has_text(&svg, "AllReduce"));
+    }
+
+    #[test]
+    fn marks_draw_a_dot_each_and_label_where_room() {
+        let s = [curve("a", 100.0), curve("b", 10.0)];
+        let opts = ChartOptions {
+            marks: vec![
+                Mark { series: 0, bytes: 8, label: "Tree LL".into() },
+                Mark { series: 0, bytes: 16, label: "crowded".into() },
+                Mark { series: 0, bytes: 1 << 20, label: "Ring Simple".into() },
+                Mark { series: 1, bytes: 1 << 10, label: "Ring LL128".into() },
+                Mark { series: 5, bytes: 8, label: "no such series".into() },
+            ],
+            ..ChartOptions::default()
+        };
+        let svg = collective_chart(&s, &opts, &Theme::light());
+        assert_eq!(count(&svg, "<circle"), 8, "a filled dot and a ring per mark on a series");
+        assert!(has_text(&svg, "Tree LL") && has_text(&svg, "Ring Simple") && has_text(&svg, "Ring LL128"));
+        assert!(!has_text(&svg, "crowded") && !has_text(&svg, "no such series"));
     }
 
     #[test]

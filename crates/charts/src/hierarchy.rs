@@ -16,6 +16,12 @@ pub struct HierarchyOptions {
     pub title: Option<String>,
     pub x_label: String,
     pub description: String,
+    /// Bandwidth ratio between tier `i` and tier `i + 1` (upper / lower), written on the chart
+    /// between their bars; empty draws none.
+    pub ratios: Vec<f64>,
+    /// Rows to reserve (at least the number of tiers), so the bars keep their size and place
+    /// when a tier comes or goes (e.g. the spine appears once a second leaf is needed).
+    pub rows: usize,
 }
 
 impl Default for HierarchyOptions {
@@ -26,6 +32,8 @@ impl Default for HierarchyOptions {
             title: None,
             x_label: "bandwidth per GPU, GB/s per direction (log scale)".into(),
             description: "bandwidth per GPU at each tier of the hierarchy".into(),
+            ratios: Vec::new(),
+            rows: 0,
         }
     }
 }
@@ -42,7 +50,7 @@ pub fn bandwidth_hierarchy_chart_with(
     theme: &Theme,
 ) -> String {
     let w = opts.width.clamp(240, 4000);
-    let auto_h = 70 + 44 * tiers.len().max(1) as u32 + if opts.title.is_some() { 30 } else { 0 };
+    let auto_h = 70 + 44 * tiers.len().max(opts.rows).max(1) as u32 + if opts.title.is_some() { 30 } else { 0 };
     let h = if opts.height == 0 {
         auto_h
     } else {
@@ -64,7 +72,7 @@ fn draw(
     theme: &Theme,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<_>| e.to_string();
-    let n = tiers.len();
+    let n = tiers.len().max(opts.rows);
     let (x_lo, x_hi) = log10_range(tiers.iter().map(|t| t.1));
     // Start below the slowest tier so its bar has a visible length.
     let x_lo = nice_floor(10f64.powf(x_lo) / 3.0).log10();
@@ -72,7 +80,8 @@ fn draw(
     let x_hi = x_hi + 0.6;
     let font = theme.font;
     let narrow = size.0 < 560;
-    let names: Vec<String> = tiers.iter().map(|t| t.0.clone()).collect();
+    let mut names: Vec<String> = tiers.iter().map(|t| t.0.clone()).collect();
+    names.resize(n, String::new());
     let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32;
     let label_area = (longest * 7 + 16).clamp(60, size.0 / 2);
 
@@ -149,8 +158,43 @@ fn draw(
         root.draw(&Text::new(text, (px + 6, py), value_style.clone()))
             .map_err(err)?;
     }
+    // The step between neighbouring tiers, in the gap between their bars, at the right edge.
+    let ratio_style = (font, px(if narrow { 11 } else { 12 }))
+        .into_font()
+        .color(&theme.series_color(1).color())
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for (i, r) in opts.ratios.iter().enumerate().take(tiers.len().saturating_sub(1)) {
+        if !(r.is_finite() && *r > 0.0) {
+            continue;
+        }
+        let y = row(i) - 0.5;
+        let (px_r, py) = chart.backend_coord(&(x_hi, y));
+        let text = ratio_label(*r);
+        root.draw(&Text::new(text, (px_r - 4, py), ratio_style.clone()))
+            .map_err(err)?;
+    }
     root.present().map_err(err)?;
     Ok(())
+}
+
+/// "÷9" style text for the step from one tier to the next: how many times less bandwidth the
+/// lower tier gives ("=" when equal, "×" when the lower one is faster).
+pub fn ratio_label(r: f64) -> String {
+    let fmt = |v: f64| {
+        if v >= 10.0 {
+            format!("{v:.0}")
+        } else {
+            let s = format!("{v:.1}");
+            s.trim_end_matches(".0").to_string()
+        }
+    };
+    if (r - 1.0).abs() < 0.005 {
+        "= same bandwidth".into()
+    } else if r > 1.0 {
+        format!("↓ ÷{} per GPU", fmt(r))
+    } else {
+        format!("↓ ×{} per GPU", fmt(1.0 / r))
+    }
 }
 
 #[cfg(test)]
@@ -189,6 +233,25 @@ mod tests {
             "background and one bar per tier"
         );
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
+    }
+
+    #[test]
+    fn ratios_are_written_between_the_bars_and_rows_are_reserved() {
+        let opts = HierarchyOptions {
+            ratios: vec![3350.0 / 450.0, 450.0 / 64.0, 64.0 / 50.0],
+            rows: 6,
+            ..HierarchyOptions::default()
+        };
+        let svg = bandwidth_hierarchy_chart_with(&dgx(), &opts, &Theme::light());
+        let t = crate::texts(&svg);
+        for want in ["↓ ÷7.4 per GPU", "↓ ÷7 per GPU", "↓ ÷1.3 per GPU"] {
+            assert!(t.iter().any(|x| x == want), "missing {want}: {t:?}");
+        }
+        // Six rows reserved: same height as a six-tier chart.
+        assert!(svg.contains(&format!("height=\"{}\"", 70 + 44 * 6)), "{}", &svg[..120]);
+        assert_eq!(ratio_label(1.0), "= same bandwidth");
+        assert_eq!(ratio_label(0.5), "↓ ×2 per GPU");
+        assert_eq!(ratio_label(18.0), "↓ ÷18 per GPU");
     }
 
     #[test]

@@ -8,17 +8,20 @@
 //! | [`scale`] | log-axis ticks and labels (bytes in powers of two, GB/s in 1-2-5 steps) |
 //! | [`collective`] | busbw vs message size, one line per series |
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
+//! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
 
 pub mod collective;
 pub mod hierarchy;
 pub mod scale;
+pub mod topology;
 mod svg;
 pub mod theme;
 
 pub use svg::{polylines_in, texts};
 
-pub use collective::{collective_chart, ChartOptions, Series};
-pub use hierarchy::{bandwidth_hierarchy_chart, HierarchyOptions};
+pub use collective::{collective_chart, ChartOptions, Mark, Series};
+pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
+pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
 pub use theme::{Rgb, Theme};
