@@ -1,0 +1,76 @@
+// Trunk post_build hook (Trunk.toml [[hooks]]): runs in Trunk's staging directory before it
+// replaces dist/. Two jobs:
+//
+// 1. CSP: Trunk writes the wasm loader as an inline <script type="module">, which the
+//    page's Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no inline
+//    scripts) would block. Move it to boot-<hash>.js next to index.html and reference it
+//    with an integrity hash. Any other inline script (trunk serve's autoreload client) only
+//    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so.
+// 2. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
+//    hashed names) and a cache version derived from their contents, so a new deploy gets a
+//    new cache and the old one is deleted.
+//
+//   TRUNK_STAGING_DIR=dist node scripts/post-build.mjs   (also works on a finished dist/)
+
+import { createHash } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const staging = process.env.TRUNK_STAGING_DIR ?? join(root, 'dist');
+const say = (m) => console.log(`[post-build] ${m}`);
+
+const sha = (alg, data) => createHash(alg).update(data).digest();
+
+async function files(dir) {
+  const out = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await files(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+async function externalizeLoader() {
+  const indexPath = join(staging, 'index.html');
+  let html = await readFile(indexPath, 'utf8');
+  const inline = /<script type="module">([\s\S]*?)<\/script>/;
+  const m = html.match(inline);
+  if (m) {
+    const code = m[1].trim() + '\n';
+    const name = `boot-${sha('sha256', code).toString('hex').slice(0, 16)}.js`;
+    await writeFile(join(staging, name), code);
+    const integrity = `sha384-${sha('sha384', code).toString('base64')}`;
+    html = html.replace(inline, `<script type="module" src="${name}" integrity="${integrity}"></script>`);
+    say(`moved the inline wasm loader to ${name}`);
+  }
+  // Inline scripts left over (no src attribute) can only be trunk serve's autoreload client.
+  if (/<script(?![^>]*\bsrc=)[^>]*>[\s\S]*?\S[\s\S]*?<\/script>/.test(html)) {
+    html = html.replace(/(script-src [^;"]*)/, "$1 'unsafe-inline'").replace(/(connect-src [^;"]*)/, '$1 ws: wss:');
+    say("dev build with trunk's inline autoreload script: CSP relaxed ('unsafe-inline', ws:); release builds stay strict");
+  }
+  await writeFile(indexPath, html);
+}
+
+async function writeServiceWorker() {
+  const all = (await files(staging)).map((p) => relative(staging, p).split(sep).join('/'));
+  const list = all.filter((f) => f !== 'sw.js' && !f.endsWith('.map')).sort();
+  const h = createHash('sha256');
+  for (const f of list) {
+    h.update(f + '\0');
+    h.update(sha('sha256', await readFile(join(staging, f))));
+  }
+  const version = h.digest('hex').slice(0, 16);
+  const precache = ['./', ...list];
+  const template = await readFile(join(root, 'assets', 'sw.js'), 'utf8');
+  const sw = template
+    .replace('__FABRICSCOPE_CACHE_VERSION__', version)
+    .replace('__FABRICSCOPE_PRECACHE__', JSON.stringify(precache));
+  await writeFile(join(staging, 'sw.js'), sw);
+  say(`sw.js: cache version ${version}, ${precache.length} entries`);
+}
+
+await externalizeLoader();
+await writeServiceWorker();
