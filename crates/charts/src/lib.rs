@@ -9,11 +9,13 @@
 //! | [`collective`] | busbw vs message size, one line per series |
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
+//! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
 
 pub mod collective;
 pub mod hierarchy;
+pub mod report;
 pub mod scale;
 pub mod topology;
 mod svg;
