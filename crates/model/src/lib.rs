@@ -8,6 +8,7 @@
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
+//! | [`training`] | transformer training steps: layout, step time, MFU, memory, search |
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
@@ -22,6 +23,7 @@ pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod topology;
+pub mod training;
 pub mod units;
 
 pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};

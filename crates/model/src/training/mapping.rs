@@ -169,6 +169,20 @@ impl Parallel {
     pub fn gpus(&self) -> u64 {
         self.tp as u64 * self.pp as u64 * self.dp as u64 * self.cp as u64
     }
+    /// Layers on pipeline stage `s`: as even as possible; when `pp` does not divide the layer
+    /// count, the first and last stages (which also hold the embedding and the output layer)
+    /// take one layer fewer first, then the second and second-to-last, and so on
+    /// (Megatron's `--decoder-first/last-pipeline-num-layers`).
+    pub fn stage_layers(&self, layers: u32, s: u32) -> u32 {
+        let pp = self.pp.max(1);
+        let base = layers.div_ceil(pp);
+        let deficit = base * pp - layers;
+        base - u32::from(stage_deficit_rank(s, pp) < deficit)
+    }
+    /// First layer index of stage `s`.
+    pub fn stage_first_layer(&self, layers: u32, s: u32) -> u32 {
+        (0..s).map(|i| self.stage_layers(layers, i)).sum()
+    }
     /// Micro-batches per step per pipeline.
     pub fn micro_batches(&self, w: &Workload) -> u32 {
         w.global_batch / (self.dp.max(1) * self.micro_batch.max(1))
@@ -200,7 +214,7 @@ impl Parallel {
         }
         if self.gpus() != gpus as u64 {
             let others = self.tp as u64 * self.pp as u64 * self.cp as u64;
-            let hint = if others > 0 && gpus as u64 % others == 0 {
+            let hint = if others > 0 && (gpus as u64).is_multiple_of(others) {
                 format!("; with tp={}, pp={}, cp={} use dp={}", self.tp, self.pp, self.cp, gpus as u64 / others)
             } else {
                 String::new()
@@ -217,37 +231,38 @@ impl Parallel {
                 ),
             ));
         }
-        let fits = |d: u32| gpus % d == 0;
-        if w.heads % self.tp != 0 || w.kv_heads % self.tp != 0 {
-            let heads_ok: Vec<u32> = divisors(w.kv_heads.min(w.heads)).into_iter().filter(|d| w.heads % d == 0 && fits(*d)).collect();
-            let what = if w.heads % self.tp != 0 {
+        let fits = |d: u32| gpus.is_multiple_of(d);
+        if !w.heads.is_multiple_of(self.tp) || !w.kv_heads.is_multiple_of(self.tp) {
+            let heads_ok: Vec<u32> = divisors(w.kv_heads.min(w.heads)).into_iter().filter(|d| w.heads.is_multiple_of(*d) && fits(*d)).collect();
+            let what = if !w.heads.is_multiple_of(self.tp) {
                 format!("{} attention heads", w.heads)
             } else {
                 format!("{} key/value heads (each TP rank needs whole KV heads)", w.kv_heads)
             };
             return Err(ModelError::new("tp", format!("tp {} does not divide the {what}; valid tp: {}", self.tp, list(&heads_ok))));
         }
-        if w.ffn % self.tp != 0 {
-            return Err(ModelError::new("tp", format!("tp {} does not divide the feed-forward size {}; valid tp: {}", self.tp, w.ffn, list(&divisors(w.ffn).into_iter().filter(|d| w.heads % d == 0 && fits(*d)).collect::<Vec<_>>()))));
+        if !w.ffn.is_multiple_of(self.tp) {
+            return Err(ModelError::new("tp", format!("tp {} does not divide the feed-forward size {}; valid tp: {}", self.tp, w.ffn, list(&divisors(w.ffn).into_iter().filter(|d| w.heads.is_multiple_of(*d) && fits(*d)).collect::<Vec<_>>()))));
         }
         if let Some(m) = w.moe {
             if m.expert_ffn % self.tp != 0 {
                 return Err(ModelError::new("tp", format!("tp {} does not divide the expert feed-forward size {}", self.tp, m.expert_ffn)));
             }
         }
-        let per_stage = self.pp as u64 * self.interleave as u64;
-        if w.layers as u64 % per_stage != 0 {
-            let valid_pp: Vec<u32> = divisors(w.layers).into_iter().filter(|p| w.layers % (p * self.interleave) == 0 && fits(*p)).collect();
-            let field = if self.interleave > 1 { "interleave" } else { "pp" };
+        if self.pp > w.layers {
+            return Err(ModelError::new("pp", format!("pp {} is more than the {} layers; every stage needs at least one layer", self.pp, w.layers)));
+        }
+        if self.interleave > 1 && !(w.layers as u64).is_multiple_of(self.pp as u64 * self.interleave as u64) {
+            let valid_v: Vec<u32> = if w.layers.is_multiple_of(self.pp) { divisors(w.layers / self.pp) } else { vec![1] };
             return Err(ModelError::new(
-                field,
+                "interleave",
                 format!(
-                    "{} layers cannot be split into pp x interleave = {} x {} equal stages; valid pp with interleave {}: {}",
+                    "{} layers cannot be split into pp x interleave = {} x {} equal chunks; valid interleave with pp {}: {}",
                     w.layers,
                     self.pp,
                     self.interleave,
-                    self.interleave,
-                    list(&valid_pp)
+                    self.pp,
+                    list(&valid_v)
                 ),
             ));
         }
@@ -255,8 +270,8 @@ impl Parallel {
             return Err(ModelError::new("interleave", "interleaved stages need pipeline parallelism: use interleave 1 with pp 1"));
         }
         let per_replica = self.dp as u64 * self.micro_batch as u64;
-        if w.global_batch as u64 % per_replica != 0 {
-            let valid_mb: Vec<u32> = if w.global_batch % self.dp == 0 { divisors(w.global_batch / self.dp) } else { Vec::new() };
+        if !(w.global_batch as u64).is_multiple_of(per_replica) {
+            let valid_mb: Vec<u32> = if w.global_batch.is_multiple_of(self.dp) { divisors(w.global_batch / self.dp) } else { Vec::new() };
             let msg = if valid_mb.is_empty() {
                 format!("the global batch {} is not divisible by dp {}; valid dp: {}", w.global_batch, self.dp, list(&divisors(w.global_batch).into_iter().filter(|d| fits(*d)).collect::<Vec<_>>()))
             } else {
@@ -271,7 +286,7 @@ impl Parallel {
             return Err(ModelError::new(if valid_mb.is_empty() { "global_batch" } else { "micro_batch" }, msg));
         }
         let m = self.micro_batches(w);
-        if self.interleave > 1 && m % self.pp != 0 {
+        if self.interleave > 1 && !m.is_multiple_of(self.pp) {
             return Err(ModelError::new(
                 "interleave",
                 format!(
@@ -280,7 +295,7 @@ impl Parallel {
                 ),
             ));
         }
-        if self.cp > 1 && w.seq % (2 * self.cp) != 0 {
+        if self.cp > 1 && !w.seq.is_multiple_of(2 * self.cp) {
             let valid: Vec<u32> = divisors(w.seq / 2).into_iter().filter(|c| fits(*c)).collect();
             return Err(ModelError::new(
                 "cp",
@@ -291,22 +306,14 @@ impl Parallel {
             None if self.ep > 1 => {
                 return Err(ModelError::new("ep", format!("ep {} needs a mixture-of-experts model; a dense model takes ep 1", self.ep)));
             }
-            Some(moe) => {
-                if moe.experts % self.ep != 0 || self.dp % self.ep != 0 {
-                    let valid: Vec<u32> = divisors(moe.experts).into_iter().filter(|e| self.dp % e == 0).collect();
-                    return Err(ModelError::new(
-                        "ep",
-                        format!(
-                            "ep {} must divide both the {} experts and dp {}; valid ep: {}",
-                            self.ep,
-                            moe.experts,
-                            self.dp,
-                            list(&valid)
-                        ),
-                    ));
-                }
+            Some(moe) if !moe.experts.is_multiple_of(self.ep) || !self.dp.is_multiple_of(self.ep) => {
+                let valid: Vec<u32> = divisors(moe.experts).into_iter().filter(|e| self.dp.is_multiple_of(*e)).collect();
+                return Err(ModelError::new(
+                    "ep",
+                    format!("ep {} must divide both the {} experts and dp {}; valid ep: {}", self.ep, moe.experts, self.dp, list(&valid)),
+                ));
             }
-            None => {}
+            _ => {}
         }
         Ok(())
     }
@@ -353,6 +360,16 @@ impl Parallel {
             }
         }
         gens
+    }
+}
+
+/// Order in which stages give up a layer: 0, pp-1, 1, pp-2, ...
+fn stage_deficit_rank(s: u32, pp: u32) -> u32 {
+    let from_end = pp - 1 - s;
+    if s <= from_end {
+        2 * s
+    } else {
+        2 * from_end + 1
     }
 }
 
@@ -470,7 +487,7 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
     // Visit every group once: bases are the ranks whose digits along the generators are 0.
     let mut doms: Vec<u64> = Vec::with_capacity(ranks as usize);
     let gs = &gens.g[..gens.n as usize];
-    let in_group = |r: u64| gs.iter().all(|(s, c)| (r / s) % (*c as u64) == 0);
+    let in_group = |r: u64| gs.iter().all(|(s, c)| (r / s).is_multiple_of(*c as u64));
     let mut visit = |base: u64| {
         doms.clear();
         let (s1, c1) = gs[0];
@@ -504,7 +521,7 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
     // The collective model wants the same count in every domain: the largest divisor of the
     // group size that is at most its average per domain (exact when the layout is aligned).
     let avg = (n / max_domains).max(1);
-    let per_domain = (1..=avg).rev().find(|p| n % p == 0).unwrap_or(1).min(d) as u32;
+    let per_domain = (1..=avg).rev().find(|p| n.is_multiple_of(*p)).unwrap_or(1).min(d) as u32;
     let domains = (n / per_domain as u64) as u32;
     let tier = if max_domains <= 1 {
         SpanTier::ScaleUp
@@ -627,7 +644,12 @@ mod tests {
         let e = Parallel { micro_batch: 5, ..par(8, 8, 16) }.validate(&w, 1024).unwrap_err();
         assert_eq!(e.field, "micro_batch");
         assert!(e.message.contains("1, 2, 3, 4, 6, 8, 12"), "{}", e.message);
-        let e = par(8, 7, 1).validate(&w, 56).unwrap_err();
+        // 96 layers over 7 stages is uneven (14 + 5 x 13 + 14... as Megatron's first/last
+        // stage options allow) and valid; interleaving needs equal chunks.
+        assert!(par(8, 7, 1).validate(&w, 56).is_ok());
+        let e = Parallel { interleave: 2, ..par(8, 7, 1) }.validate(&w, 56).unwrap_err();
+        assert_eq!(e.field, "interleave");
+        let e = par(1, 128, 1).validate(&w, 128).unwrap_err();
         assert_eq!(e.field, "pp");
         let e = Parallel { ep: 2, ..par(8, 8, 16) }.validate(&w, 1024).unwrap_err();
         assert_eq!(e.field, "ep");

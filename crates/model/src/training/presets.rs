@@ -159,7 +159,7 @@ mod tests {
             ("gpt-1t", 1008.0),
         ] {
             let p = preset(id).unwrap().params() as f64 / 1e9;
-            assert!((p / want - 1.0).abs() < 0.02, "{id}: {p} vs {want}");
+            assert!((p / want - 1.0).abs() < 0.03, "{id}: {p} vs {want}");
         }
         let p = preset("deepseek-v3-like").unwrap().params() as f64 / 1e9;
         assert!((p / 671.0 - 1.0).abs() < 0.03, "deepseek: {p}");

@@ -157,7 +157,7 @@ pub fn divisors(n: u32) -> Vec<u32> {
     let mut large = Vec::new();
     let mut d = 1u32;
     while (d as u64) * (d as u64) <= n as u64 {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             small.push(d);
             if d != n / d {
                 large.push(n / d);
@@ -219,7 +219,7 @@ impl Workload {
         check_dim("vocab", "the vocabulary size", self.vocab, MAX_DIM * 4)?;
         check_dim("seq", "the sequence length", self.seq, MAX_DIM * 4)?;
         check_dim("global_batch", "the global batch (sequences per step)", self.global_batch, 1 << 24)?;
-        if self.head_dim == 0 && self.hidden % self.heads != 0 {
+        if self.head_dim == 0 && !self.hidden.is_multiple_of(self.heads) {
             let ok: Vec<u32> = divisors(self.hidden).into_iter().filter(|d| *d <= 1024).collect();
             return Err(ModelError::new(
                 "heads",
@@ -234,7 +234,7 @@ impl Workload {
         if self.head_dim > 4096 {
             return Err(ModelError::new("head_dim", format!("the head dimension must be at most 4096; got {}", self.head_dim)));
         }
-        if self.heads % self.kv_heads != 0 {
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(ModelError::new(
                 "kv_heads",
                 format!(
@@ -353,20 +353,20 @@ impl Workload {
         3.0 * (self.layers_fwd_flops_per_token() + self.logit_flops_per_token()) * self.tokens_per_step() as f64
     }
     /// Extra FLOPs per step that `recompute` re-executes.
-    pub fn recompute_flops_per_step(&self, recompute: super::Recompute, flash_attention: bool) -> f64 {
+    pub fn recompute_flops_per_step(&self, recompute: super::Recompute) -> f64 {
         let per_token = match recompute {
             super::Recompute::None => 0.0,
-            // FlashAttention recomputes scores inside its own backward kernel; by the
-            // convention of MFU/HFU reports that does not count as framework recompute.
-            super::Recompute::Selective if flash_attention => 0.0,
+            // The attention core's forward, rerun (with fused attention too, where it saves
+            // the core's output; the scores FlashAttention recomputes inside its own backward
+            // are not counted, by the convention of MFU/HFU reports).
             super::Recompute::Selective => self.layers as f64 * self.attn_core_flops_per_token(),
             super::Recompute::Full => self.layers_fwd_flops_per_token(),
         };
         per_token * self.tokens_per_step() as f64
     }
     /// Hardware FLOPs per step: model FLOPs plus recompute.
-    pub fn hardware_flops_per_step(&self, recompute: super::Recompute, flash_attention: bool) -> f64 {
-        self.model_flops_per_step() + self.recompute_flops_per_step(recompute, flash_attention)
+    pub fn hardware_flops_per_step(&self, recompute: super::Recompute) -> f64 {
+        self.model_flops_per_step() + self.recompute_flops_per_step(recompute)
     }
 }
 
@@ -389,7 +389,7 @@ mod tests {
     fn flops_match_the_papers_formulas() {
         for w in [presets::preset("gpt3-175b").unwrap(), presets::preset("gpt-1t").unwrap(), presets::preset("gpt-1.7b").unwrap()] {
             let (b, s, l, h, v) = (w.global_batch as f64, w.seq as f64, w.layers as f64, w.hidden as f64, w.vocab as f64);
-            let hw = w.hardware_flops_per_step(Recompute::Full, false);
+            let hw = w.hardware_flops_per_step(Recompute::Full);
             let want = narayanan_eq3(b, s, l, h, v);
             assert!((hw / want - 1.0).abs() < 1e-12, "{}: {hw} vs {want}", w.name);
             let model = w.model_flops_per_step();

@@ -1,0 +1,51 @@
+//! The training-step model: a transformer job mapped with TP/CP/PP/DP/EP onto the fabric's
+//! tiers, its step time, utilisation and memory, and a search for the best layout.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`workload`] | the job: shape, batch, precision; parameter and FLOP counts |
+//! | [`presets`] | GPT-3, the Megatron GPT family, Llama 3, Mixtral, a DeepSeek-V3-like MoE |
+//! | [`mapping`] | parallel sizes, rank order, and where each group's GPUs sit |
+//! | [`framework`] | what the training software overlaps and fuses |
+//! | [`efficiency`] | kernel times from matrix shapes, one parameter set per GPU class |
+//! | [`comm`] | cached collective predictions for the groups of a layout |
+//! | [`step`] | per-layer costs, the pipeline schedule, exposed communication, the report |
+//! | [`memory`] | weights, gradients, optimizer states, activations per GPU vs HBM |
+//! | [`search`] | every valid layout, pruned, ranked |
+//! | [`rules`] | the rules of thumb (TP inside NVLink, PP across IB, ...) answered as data |
+//! | [`explain`] | the one-sentence bottleneck |
+
+pub mod comm;
+pub mod efficiency;
+pub mod explain;
+pub mod framework;
+pub mod mapping;
+pub mod memory;
+pub mod presets;
+pub mod rules;
+pub mod search;
+pub mod step;
+pub mod workload;
+
+pub use framework::Framework;
+pub use mapping::{Dim, Group, GroupSpan, Parallel, RankOrder, Recompute, SpanTier};
+pub use memory::MemoryBreakdown;
+pub use presets::{preset, preset_ids, PRESETS};
+pub use rules::{rules_of_thumb, RuleOfThumb};
+pub use search::{search, Constraints, SearchOptions, SearchResult, SearchStats};
+pub use step::{Breakdown, Evaluator, GroupReport, StepReport, Summary};
+pub use workload::{Mlp, Moe, Positions, Precision, Workload};
+
+use crate::error::Result;
+use crate::topology::Topology;
+
+/// Evaluates one layout of `work` on `topo`.
+pub fn evaluate(topo: &Topology, work: &Workload, par: &Parallel, fw: Framework) -> Result<StepReport> {
+    Evaluator::new(topo, work, fw)?.evaluate(par)
+}
+
+/// Searches every layout of `work` on `topo`.
+pub fn search_layouts(topo: &Topology, work: &Workload, fw: Framework, opts: &SearchOptions) -> Result<SearchResult> {
+    let mut ev = Evaluator::new(topo, work, fw)?;
+    search::search(&mut ev, opts)
+}

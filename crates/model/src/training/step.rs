@@ -1,0 +1,879 @@
+//! Step time of one training iteration: per-layer compute and exposed TP/CP/EP communication
+//! per micro-batch, the pipeline schedule (bubble and point-to-point), data-parallel gradient
+//! and parameter traffic with the part hidden behind compute removed, and the optimizer.
+//!
+//! The model is split by what each piece depends on, so a search can reuse work:
+//! [`Layout`] (TP, CP, EP, PP, DP and the rank order: group spans, communicators, per-step DP
+//! collectives), [`Micro`] (+ micro-batch size: per-layer kernel times and per-layer
+//! collectives), and [`Evaluator::assemble`] (+ interleave, recompute, ZeRO stage: pure
+//! arithmetic, no allocation). [`Evaluator::evaluate`] runs the same three steps for one layout.
+
+use super::comm::{CommCache, CommId, FastMap};
+use super::efficiency::{Gpu, MathPrecision};
+use super::framework::Framework;
+use super::mapping::{span, Generators, Group, GroupSpan, Parallel, Recompute, SpanTier};
+use super::memory::{memory, MemoryBreakdown, StageShape};
+use super::workload::{Mlp, Positions, Precision, Workload};
+use crate::collective::Collective;
+use crate::error::{ModelError, Result};
+use crate::topology::{Placement, Topology};
+use crate::units::{Micros, Tflops};
+use serde::{Deserialize, Serialize};
+
+/// Bytes per element of activations and of communicated activations (BF16).
+const ACT: f64 = 2.0;
+/// Multi-tensor-apply kernels of one optimizer step (copy, unscale, norm, Adam, copy, zero).
+const OPT_KERNELS: f64 = 10.0;
+/// Backward of an elementwise kernel moves about twice the bytes of its forward (reads the
+/// saved input and the incoming gradient, writes the outgoing gradient; two kernels where
+/// the forward was fused).
+const ELEMENTWISE_BWD_FACTOR: f64 = 2.0;
+/// FlashAttention's backward does 2.5x the forward's matmul FLOPs (it recomputes the scores:
+/// five matmuls against two; Dao 2023, §3.2).
+const FLASH_BWD_FLOPS: f64 = 2.5;
+
+/// Kernel times of one transformer layer, per micro-batch, per GPU, µs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerCompute {
+    pub fwd: f64,
+    pub bwd: f64,
+    /// Forward of the attention core (what selective recompute reruns).
+    pub core_fwd: f64,
+    /// Attention-core forward and backward time (what CP's ring exchange overlaps).
+    pub attn_fwd: f64,
+    pub attn_bwd: f64,
+    /// Weights of this layer on one GPU (after TP and EP).
+    pub params: f64,
+}
+
+/// Kernel times of everything a stage may hold, per micro-batch, per GPU, µs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageCompute {
+    pub dense: LayerCompute,
+    pub moe: LayerCompute,
+    pub embed_fwd: f64,
+    pub embed_bwd: f64,
+    pub head_fwd: f64,
+    pub head_bwd: f64,
+    /// Output-layer weights on one GPU.
+    pub head_params: f64,
+}
+
+/// Parameters a GPU of one pipeline stage holds (after TP and EP, before ZeRO).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageParams {
+    pub dense_layers: u32,
+    pub moe_layers: u32,
+    pub embedding: bool,
+    pub head: bool,
+    /// Parameters replicated over the DP x CP group (attention, dense MLP, router, shared
+    /// experts, norms, embeddings), per GPU.
+    pub dense_params: f64,
+    /// Routed-expert parameters, per GPU (reduced over the expert-DP group).
+    pub expert_params: f64,
+}
+
+impl StageParams {
+    pub fn total(&self) -> f64 {
+        self.dense_params + self.expert_params
+    }
+}
+
+/// What depends on the sizes of TP, CP, EP, PP, DP and the rank order.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub par: Parallel,
+    pub spans: [GroupSpan; 6],
+    pub ids: [Option<CommId>; 6],
+    /// First, middle (typical) and last stage.
+    pub stages: [StageParams; 3],
+    /// Per-step DP collectives of stage 0 in µs, without overlap: gradient all-reduce (ZeRO
+    /// 0), gradient reduce-scatter (ZeRO 1), parameter all-gather (ZeRO 1 and 2).
+    pub grad_allreduce: f64,
+    pub grad_reduce_scatter: f64,
+    pub param_all_gather: f64,
+    /// Tied-embedding gradient all-reduce between first and last stage (PP > 1).
+    pub embed_sync: f64,
+    /// SMs the DP collectives occupy while they overlap compute.
+    pub dp_sm_fraction: f64,
+    /// Per-layer parameters (per GPU after TP/EP) gathered by ZeRO-3: dense layer; MoE layer
+    /// non-expert part; MoE layer experts.
+    pub z3_dense: f64,
+    pub z3_moe_shared: f64,
+    pub z3_moe_experts: f64,
+}
+
+/// What additionally depends on the micro-batch size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Micro {
+    pub micro_batch: u32,
+    /// Micro-batches per step per pipeline.
+    pub m: u32,
+    pub compute: StageCompute,
+    /// Exposed collectives per layer per micro-batch, µs (forward; backward).
+    pub tp_dense: (f64, f64),
+    pub tp_moe: (f64, f64),
+    pub cp: (f64, f64),
+    pub ep: (f64, f64),
+    /// One pipeline send/receive of activations, µs.
+    pub p2p: f64,
+    /// ZeRO-3 per-layer collectives, µs: (all-gather, reduce-scatter) for a dense layer and
+    /// for an MoE layer.
+    pub z3_dense: (f64, f64),
+    pub z3_moe: (f64, f64),
+}
+
+/// Step time by component, µs. The components add up to the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Breakdown {
+    /// Kernels of the slowest stage (matmuls, attention, elementwise, recompute), all
+    /// micro-batches.
+    #[serde(rename = "compute_us")]
+    pub compute: Micros,
+    /// Exposed tensor-parallel collectives.
+    #[serde(rename = "tp_us")]
+    pub tp: Micros,
+    /// Pipeline fill and drain.
+    #[serde(rename = "bubble_us")]
+    pub bubble: Micros,
+    /// Exposed pipeline sends and receives.
+    #[serde(rename = "pp_p2p_us")]
+    pub pp_p2p: Micros,
+    /// Exposed data-parallel (and ZeRO/FSDP) traffic, incl. SMs lost to overlapped traffic.
+    #[serde(rename = "dp_us")]
+    pub dp: Micros,
+    /// Exposed context-parallel K/V ring.
+    #[serde(rename = "cp_us")]
+    pub cp: Micros,
+    /// Expert-parallel all-to-all dispatch and combine.
+    #[serde(rename = "ep_us")]
+    pub ep: Micros,
+    #[serde(rename = "optimizer_us")]
+    pub optimizer: Micros,
+}
+
+impl Breakdown {
+    pub fn total(&self) -> Micros {
+        self.compute + self.tp + self.bubble + self.pp_p2p + self.dp + self.cp + self.ep + self.optimizer
+    }
+    /// (id, label, value) of every component.
+    pub fn parts(&self) -> [(&'static str, &'static str, Micros); 8] {
+        [
+            ("compute", "compute", self.compute),
+            ("tp", "TP collectives", self.tp),
+            ("bubble", "pipeline bubble", self.bubble),
+            ("pp_p2p", "pipeline send/receive", self.pp_p2p),
+            ("dp", "DP traffic", self.dp),
+            ("cp", "CP K/V ring", self.cp),
+            ("ep", "EP all-to-all", self.ep),
+            ("optimizer", "optimizer step", self.optimizer),
+        ]
+    }
+}
+
+/// The numbers of one evaluated candidate: small, `Copy`, no strings (the search's currency).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub par: Parallel,
+    pub m: u32,
+    pub step: Micros,
+    pub breakdown: Breakdown,
+    pub memory: MemoryBreakdown,
+}
+
+/// One evaluated training step, as shown to users and serialized by the CLI.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    pub mapping: Parallel,
+    pub framework: String,
+    pub micro_batches: u32,
+    pub step_time_s: f64,
+    pub tokens_per_s: f64,
+    pub model_tflops_per_gpu: f64,
+    pub hardware_tflops_per_gpu: f64,
+    /// Model FLOPs utilisation against `peak_tflops`.
+    pub mfu: f64,
+    /// Hardware FLOPs utilisation (recompute counted) against `peak_tflops`.
+    pub hfu: f64,
+    /// The dense tensor-core peak of the job's precision.
+    pub peak_tflops: Tflops,
+    pub memory_gib_per_gpu: f64,
+    pub fits: bool,
+    pub breakdown: Breakdown,
+    pub memory: MemoryBreakdown,
+    pub groups: Vec<GroupReport>,
+    /// The largest cost other than useful math, in one sentence.
+    pub bottleneck: String,
+}
+
+/// Where one communication group sits and what it costs per step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupReport {
+    pub group: Group,
+    pub ranks: u32,
+    pub per_domain: u32,
+    pub domains: u32,
+    pub tier: SpanTier,
+    /// Groups sharing each NIC the collective model gives one group.
+    pub net_share: f64,
+    /// Exposed time of this group's traffic in the step, µs.
+    pub exposed_us: f64,
+}
+
+/// Evaluates layouts of one job on one cluster, caching what layouts share.
+pub struct Evaluator<'a> {
+    pub topo: &'a Topology,
+    pub work: &'a Workload,
+    pub fw: Framework,
+    pub gpu: Gpu,
+    pub(crate) comms: CommCache,
+    spans: FastMap<(Generators, u64), GroupSpan>,
+    compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
+}
+
+fn g(i: Group) -> usize {
+    match i {
+        Group::Tp => 0,
+        Group::Cp => 1,
+        Group::Dp => 2,
+        Group::Ep => 3,
+        Group::ExpertDp => 4,
+        Group::Pp => 5,
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(topo: &'a Topology, work: &'a Workload, fw: Framework) -> Result<Evaluator<'a>> {
+        work.validate()?;
+        if work.precision == Precision::Fp8 && !topo.gpu.has_fp8() {
+            return Err(ModelError::new(
+                "precision",
+                format!("{} has no FP8 tensor cores; use bf16 (FP8 needs Hopper or Blackwell: h100, h200, h800, h100-pcie, b200, gb200)", topo.gpu.name),
+            ));
+        }
+        Ok(Evaluator {
+            topo,
+            work,
+            fw,
+            gpu: Gpu::new(topo.gpu),
+            comms: CommCache::default(),
+            spans: FastMap::default(),
+            compute: FastMap::default(),
+        })
+    }
+
+    fn flash(&self) -> bool {
+        self.fw.flash_attention && self.gpu.class.flash.is_some()
+    }
+
+    /// Kernel times for (TP, CP, EP, micro-batch, SP), cached.
+    pub fn stage_compute(&mut self, tp: u32, cp: u32, ep: u32, mb: u32, sp: bool) -> StageCompute {
+        let key = (tp, cp, ep, mb, sp);
+        if let Some(c) = self.compute.get(&key) {
+            return *c;
+        }
+        let c = self.compute_uncached(tp, cp, ep, mb, sp);
+        self.compute.insert(key, c);
+        c
+    }
+
+    fn compute_uncached(&self, tp: u32, cp: u32, ep: u32, mb: u32, sp: bool) -> StageCompute {
+        let w = self.work;
+        let gpu = &self.gpu;
+        let t = tp as f64;
+        let seq = w.seq as f64;
+        let s_loc = seq / cp as f64;
+        let tok = mb as f64 * s_loc;
+        let tok_sp = if sp { tok / t } else { tok };
+        let h = w.hidden as f64;
+        let q = w.q_dim() as f64;
+        let kv = w.kv_dim() as f64;
+        let hd = w.head_dim() as f64;
+        let f = w.ffn as f64;
+        let heads_loc = w.heads as f64 / t;
+        let d = if w.dropout { 1.0 } else { 0.0 };
+        let lin = if w.precision == Precision::Fp8 { MathPrecision::Fp8 } else { MathPrecision::Bf16 };
+        let gb = self.fw.grad_bytes();
+        let up = match w.mlp {
+            Mlp::Gelu => 1.0,
+            Mlp::Swiglu => 2.0,
+        };
+        // A linear layer y[m x n] = x[m x k] W[k x n]: forward, and backward (input gradient
+        // plus weight gradient accumulated into the main-grad buffer).
+        let lin_f = |m: f64, k: f64, n: f64, batch: f64| gpu.gemm_us(m, n, k, batch, lin, ACT, false);
+        let lin_b = |m: f64, k: f64, n: f64, batch: f64| {
+            gpu.gemm_us(m, k, n, batch, lin, ACT, false) + gpu.gemm_us(k, n, m, batch, lin, gb, true)
+        };
+        let fp8_cast = |elems: f64| if lin == MathPrecision::Fp8 { 3.0 * elems } else { 0.0 };
+
+        // ---- attention block (same in dense and MoE layers) ----
+        let qkv_n = (q + 2.0 * kv) / t;
+        let mut att_f = lin_f(tok, h, qkv_n, 1.0) + lin_f(tok, q / t, h, 1.0);
+        let mut att_b = lin_b(tok, h, qkv_n, 1.0) + lin_b(tok, q / t, h, 1.0);
+        // Attention core.
+        let (core_f, core_b, core_rc) = if self.flash() {
+            // Causal: half the score blocks are skipped.
+            let flops = 4.0 * mb as f64 * heads_loc * s_loc * seq * hd * 0.5;
+            let fwd = gpu.flash_us(flops, s_loc, false).unwrap_or(0.0);
+            let bwd = gpu.flash_us(FLASH_BWD_FLOPS * flops, s_loc, true).unwrap_or(0.0);
+            // Selective recompute of the fused core reruns its forward so that its output
+            // need not be kept (Megatron-Core's "core_attn" recompute module).
+            (fwd, bwd, fwd)
+        } else {
+            let batch = mb as f64 * heads_loc;
+            let scores = batch * s_loc * seq;
+            let qk = gpu.gemm_us(s_loc, seq, hd, batch, MathPrecision::Bf16, ACT, false);
+            let av = gpu.gemm_us(s_loc, hd, seq, batch, MathPrecision::Bf16, ACT, false);
+            // Fused scale-mask-softmax reads and writes the scores; dropout reads them and
+            // writes the result and a one-byte mask.
+            let soft = gpu.stream_us(2.0 * ACT * scores, 1.0);
+            let drop = if w.dropout { gpu.stream_us((2.0 * ACT + 1.0) * scores, 1.0) } else { 0.0 };
+            // The context [b, a, s, d] is permuted back to [s, b, h] with a copy.
+            let permute = gpu.stream_us(2.0 * ACT * tok * q / t, 1.0);
+            let fwd = qk + av + soft + drop + permute;
+            let qk_b = gpu.gemm_us(s_loc, hd, seq, batch, MathPrecision::Bf16, ACT, false)
+                + gpu.gemm_us(seq, hd, s_loc, batch, MathPrecision::Bf16, ACT, false);
+            let av_b = gpu.gemm_us(s_loc, seq, hd, batch, MathPrecision::Bf16, ACT, false)
+                + gpu.gemm_us(seq, hd, s_loc, batch, MathPrecision::Bf16, ACT, false);
+            let soft_b = gpu.stream_us(3.0 * ACT * scores, 1.0);
+            let drop_b = if w.dropout { gpu.stream_us((2.0 * ACT + 1.0) * scores, 1.0) } else { 0.0 };
+            (fwd, qk_b + av_b + soft_b + drop_b + permute, fwd)
+        };
+        att_f += core_f;
+        att_b += core_b;
+        // Elementwise around attention: norm, rotary, residual (+ bias and dropout).
+        let rope = if w.positions == Positions::Rope { 2.0 * ACT * tok * (q + kv) / t } else { 0.0 };
+        let att_elem = 2.0 * ACT * tok_sp * h + rope + (3.0 * ACT + d) * tok_sp * h + fp8_cast(tok * h + tok * q / t);
+        let att_kernels = 3.0 + if rope > 0.0 { 1.0 } else { 0.0 };
+
+        // ---- dense MLP ----
+        let mlp_f = lin_f(tok, h, up * f / t, 1.0) + lin_f(tok, f / t, h, 1.0);
+        let mlp_b = lin_b(tok, h, up * f / t, 1.0) + lin_b(tok, f / t, h, 1.0);
+        let act_bytes = |rows: f64, width: f64| match w.mlp {
+            Mlp::Gelu => 2.0 * ACT * rows * width,
+            Mlp::Swiglu => 3.0 * ACT * rows * width,
+        };
+        let mlp_elem = 2.0 * ACT * tok_sp * h + act_bytes(tok, f / t) + (3.0 * ACT + d) * tok_sp * h + fp8_cast(tok * h + tok * f / t);
+        let mlp_kernels = 3.0;
+
+        let attn_params = w.attn_params() as f64 / t;
+        let layer = |mlp_fw: f64, mlp_bw: f64, mlp_el: f64, mlp_k: f64, mlp_params: f64| {
+            let elem = att_elem + mlp_el;
+            let kernels = att_kernels + mlp_k;
+            let fwd = att_f + mlp_fw + gpu.stream_us(elem, kernels);
+            let bwd = att_b + mlp_bw + gpu.stream_us(ELEMENTWISE_BWD_FACTOR * elem, ELEMENTWISE_BWD_FACTOR * kernels);
+            LayerCompute { fwd, bwd, core_fwd: core_rc, attn_fwd: core_f, attn_bwd: core_b, params: attn_params + mlp_params }
+        };
+        let dense = layer(mlp_f, mlp_b, mlp_elem, mlp_kernels, w.dense_mlp_params() as f64 / t);
+
+        // ---- MoE MLP (expert TP = TP, experts sharded over EP) ----
+        let moe = match w.moe {
+            None => LayerCompute::default(),
+            Some(m) => {
+                let e = m.experts as f64;
+                let k = m.top_k as f64;
+                let fe = m.expert_ffn as f64;
+                let local = e / ep as f64;
+                // Rows each local expert sees: this GPU's tokens gathered over TP, top-k each,
+                // spread evenly (balanced routing).
+                let rows = tok * k * ep as f64 / e;
+                let router_f = gpu.gemm_us(tok_sp, e, h, 1.0, MathPrecision::Bf16, 4.0, false);
+                let router_b = 2.0 * router_f;
+                let exp_f = lin_f(rows, h, up * fe / t, local) + lin_f(rows, fe / t, h, local);
+                let exp_b = lin_b(rows, h, up * fe / t, local) + lin_b(rows, fe / t, h, local);
+                let fs = m.shared_ffn as f64;
+                let (sh_f, sh_b) = if fs > 0.0 {
+                    (
+                        lin_f(tok, h, up * fs / t, 1.0) + lin_f(tok, fs / t, h, 1.0),
+                        lin_b(tok, h, up * fs / t, 1.0) + lin_b(tok, fs / t, h, 1.0),
+                    )
+                } else {
+                    (0.0, 0.0)
+                };
+                let routed = tok * k;
+                let elem = 2.0 * ACT * tok_sp * h
+                    + 3.0 * 4.0 * tok_sp * e
+                    + 4.0 * ACT * tok_sp * k * h
+                    + act_bytes(routed, fe / t)
+                    + if fs > 0.0 { act_bytes(tok, fs / t) } else { 0.0 }
+                    + (3.0 * ACT + d) * tok_sp * h
+                    + fp8_cast(routed * h + routed * fe / t);
+                let params = w.moe_shared_params() as f64 / t + local * w.expert_params() as f64 / t;
+                layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 8.0, params)
+            }
+        };
+
+        // ---- embedding (first stage) and head (last stage) ----
+        let embed_fwd = gpu.stream_us((2.0 * ACT + d) * tok_sp * h + if w.positions == Positions::Learned { ACT * tok_sp * h } else { 0.0 }, 2.0);
+        let embed_bwd = gpu.stream_us((ACT + 2.0 * 4.0) * tok_sp * h, 2.0);
+        let vp = padded_vocab(w.vocab, tp) as f64 / t;
+        let head_fwd = gpu.stream_us(2.0 * ACT * tok_sp * h, 1.0)
+            + gpu.gemm_us(tok, vp, h, 1.0, MathPrecision::Bf16, ACT, false)
+            // Vocab-parallel cross-entropy in FP32: read logits, write and re-read exp, sums.
+            + gpu.stream_us(14.0 * tok * vp, 4.0);
+        let head_bwd = gpu.gemm_us(tok, h, vp, 1.0, MathPrecision::Bf16, ACT, false)
+            + gpu.gemm_us(h, vp, tok, 1.0, MathPrecision::Bf16, gb, true)
+            + gpu.stream_us(6.0 * tok * vp + 4.0 * ACT * tok_sp * h, 2.0);
+        StageCompute { dense, moe, embed_fwd, embed_bwd, head_fwd, head_bwd, head_params: vp * h }
+    }
+
+    /// Where every group of `par` sits, cached by (generators, GPU count).
+    pub fn span(&mut self, par: &Parallel, group: Group) -> GroupSpan {
+        let gens = par.generators(group);
+        let total = par.gpus();
+        let key = (gens, total);
+        if let Some(s) = self.spans.get(&key) {
+            return *s;
+        }
+        let s = span(self.topo, gens, total);
+        self.spans.insert(key, s);
+        s
+    }
+
+    /// Everything that depends on TP, CP, EP, PP, DP and the order (validate `par` first).
+    pub fn layout(&mut self, par: &Parallel) -> Result<Layout> {
+        let w = self.work;
+        let mut spans = [GroupSpan {
+            ranks: 1,
+            domains: 1,
+            placement: Placement { ranks: 1, per_domain: 1 },
+            tier: SpanTier::Local,
+            net_share: 1.0,
+        }; 6];
+        let mut ids = [None; 6];
+        for grp in Group::ALL {
+            let s = self.span(par, grp);
+            spans[g(grp)] = s;
+            ids[g(grp)] = self.comms.comm(self.topo, &s)?;
+        }
+        let t = par.tp as f64;
+        let ep = par.ep as f64;
+        let dense_total = w.dense_layer_count();
+        let attn = (w.attn_params() + w.norm_params()) as f64;
+        let dense_layer = attn + w.dense_mlp_params() as f64;
+        let moe_shared = attn + w.moe_shared_params() as f64;
+        let experts = w.moe.map_or(0.0, |m| m.experts as f64) * w.expert_params() as f64;
+        let embed_table = w.vocab as f64 * w.hidden as f64;
+        let pos = if w.positions == Positions::Learned { (w.seq as f64) * w.hidden as f64 } else { 0.0 };
+        let stage = |s: u32| {
+            let lp = par.stage_layers(w.layers, s);
+            let first = par.stage_first_layer(w.layers, s);
+            let dense = dense_total.saturating_sub(first).min(lp);
+            let moe = lp - dense;
+            let embedding = s == 0;
+            let head = s + 1 == par.pp;
+            let mut dp = (dense as f64 * dense_layer + moe as f64 * moe_shared) / t;
+            if embedding {
+                dp += embed_table / t + pos;
+            }
+            if head {
+                // Untied models hold a separate output matrix; tied ones a copy when PP > 1.
+                if !w.tied_embeddings || par.pp > 1 {
+                    dp += embed_table / t;
+                }
+                dp += 2.0 * w.hidden as f64;
+            }
+            StageParams { dense_layers: dense, moe_layers: moe, embedding, head, dense_params: dp, expert_params: moe as f64 * experts / (t * ep) }
+        };
+        let mid = if par.pp > 2 { par.pp / 2 } else { par.pp - 1 };
+        let stages = [stage(0), stage(mid), stage(par.pp - 1)];
+        let gb = self.fw.grad_bytes();
+        let s0 = stages[0];
+        let dp_id = ids[g(Group::Dp)];
+        let edp_id = ids[g(Group::ExpertDp)];
+        let grad_allreduce = self.comms.time(dp_id, Collective::AllReduce, s0.dense_params * gb)?
+            + self.comms.time(edp_id, Collective::AllReduce, s0.expert_params * gb)?;
+        let grad_reduce_scatter = self.comms.time(dp_id, Collective::ReduceScatter, s0.dense_params * gb)?
+            + self.comms.time(edp_id, Collective::ReduceScatter, s0.expert_params * gb)?;
+        let param_all_gather = self.comms.time(dp_id, Collective::AllGather, s0.dense_params * ACT)?
+            + self.comms.time(edp_id, Collective::AllGather, s0.expert_params * ACT)?;
+        let embed_sync = if par.pp > 1 && w.tied_embeddings {
+            let pp_span = spans[g(Group::Pp)];
+            let per = if pp_span.domains <= 1 { 2 } else { 1 };
+            let id = self.comms.comm_for(self.topo, Placement { ranks: 2, per_domain: per })?;
+            self.comms.time(Some(id), Collective::AllReduce, embed_table / t * gb)?
+        } else {
+            0.0
+        };
+        let channels = self.comms.channels(dp_id).max(self.comms.channels(edp_id)) as f64;
+        Ok(Layout {
+            par: *par,
+            spans,
+            ids,
+            stages,
+            grad_allreduce,
+            grad_reduce_scatter,
+            param_all_gather,
+            embed_sync,
+            dp_sm_fraction: (channels / self.gpu.class.sms as f64).min(1.0),
+            z3_dense: dense_layer / t,
+            z3_moe_shared: moe_shared / t,
+            z3_moe_experts: experts / (t * ep),
+        })
+    }
+
+    /// Everything that depends on the micro-batch size, for `layout`.
+    pub fn micro(&mut self, layout: &Layout, micro_batch: u32) -> Result<Micro> {
+        let w = self.work;
+        let par = &layout.par;
+        let with_mb = Parallel { micro_batch, ..*par };
+        let sp = with_mb.sp(w);
+        let compute = self.stage_compute(par.tp, par.cp, par.ep, micro_batch, sp);
+        let t = par.tp as f64;
+        let s_loc = w.seq as f64 / par.cp as f64;
+        let tok = micro_batch as f64 * s_loc;
+        let tok_sp = if sp { tok / t } else { tok };
+        let h = w.hidden as f64;
+        let act = tok * h * ACT;
+        let tp_id = layout.ids[g(Group::Tp)];
+        let (ag, rs, ar) = (
+            self.comms.time(tp_id, Collective::AllGather, act)?,
+            self.comms.time(tp_id, Collective::ReduceScatter, act)?,
+            self.comms.time(tp_id, Collective::AllReduce, act)?,
+        );
+        // Forward: two all-reduces (Megatron's g operators) or, with SP, all-gather before and
+        // reduce-scatter after each block. Backward: the conjugates; SP's re-gather of the
+        // input for the weight gradient overlaps the input-gradient matmul and is not counted.
+        // With SP, backward per block: all-gather of the output gradient (exposed), re-gather
+        // of the input for the weight gradient and reduce-scatter of the input gradient (both
+        // under the matmuls when the framework overlaps them: then they cost the SMs their
+        // NCCL channels take; else exposed).
+        let tp_steal = (self.comms.channels(tp_id) as f64 / self.gpu.class.sms as f64).min(1.0);
+        let tp_dense = if par.tp <= 1 {
+            (0.0, 0.0)
+        } else if sp {
+            let hidden = if self.fw.overlap_sp_backward { tp_steal } else { 1.0 };
+            (2.0 * (ag + rs), 2.0 * ag + 2.0 * hidden * (ag + rs))
+        } else {
+            (2.0 * ar, 2.0 * ar)
+        };
+        let tp_moe = match w.moe {
+            Some(m) if par.tp > 1 => {
+                let routed = act * m.top_k as f64;
+                let (ag_r, rs_r) = (self.comms.time(tp_id, Collective::AllGather, routed)?, self.comms.time(tp_id, Collective::ReduceScatter, routed)?);
+                let shared = if m.shared_ffn > 0 { ag + rs } else { 0.0 };
+                let one = ag + rs + ag_r + rs_r + shared;
+                (one, one)
+            }
+            _ => (0.0, 0.0),
+        };
+        // CP: ring exchange of this rank's K and V chunk, cp - 1 steps, overlapped with the
+        // attention of the chunk in hand; backward also returns dK and dV.
+        let cp = if par.cp > 1 {
+            let kv_bytes = tok * 2.0 * w.kv_dim() as f64 / t * ACT;
+            let sr = self.comms.time(layout.ids[g(Group::Cp)], Collective::SendRecv, kv_bytes)?;
+            let sr2 = self.comms.time(layout.ids[g(Group::Cp)], Collective::SendRecv, 2.0 * kv_bytes)?;
+            let steps = (par.cp - 1) as f64;
+            let share = steps / par.cp as f64;
+            let attn_f = compute.dense.attn_fwd.max(compute.moe.attn_fwd);
+            let attn_b = compute.dense.attn_bwd.max(compute.moe.attn_bwd);
+            ((steps * sr - share * attn_f).max(0.0), (steps * sr2 - share * attn_b).max(0.0))
+        } else {
+            (0.0, 0.0)
+        };
+        // EP: all-to-all dispatch and combine of each token's top-k copies.
+        let ep = match w.moe {
+            Some(m) if par.ep > 1 => {
+                let bytes = tok_sp * m.top_k as f64 * h * ACT;
+                let a2a = self.comms.time(layout.ids[g(Group::Ep)], Collective::AllToAll, bytes)?;
+                (2.0 * a2a, 2.0 * a2a)
+            }
+            _ => (0.0, 0.0),
+        };
+        // PP: activations of one micro-batch to the next stage; split over TP ranks (SP, or
+        // scatter/gather) and re-gathered over the scale-up fabric when not SP.
+        let p2p = if par.pp > 1 {
+            let split = sp || (self.fw.pp_scatter_gather && par.tp > 1);
+            let bytes = if split { act / t } else { act };
+            let regather = if split && !sp { ag } else { 0.0 };
+            self.comms.time(layout.ids[g(Group::Pp)], Collective::SendRecv, bytes)? + regather
+        } else {
+            0.0
+        };
+        // ZeRO-3: gather each layer's weights (BF16), reduce-scatter its gradients.
+        let dp_id = layout.ids[g(Group::Dp)];
+        let edp_id = layout.ids[g(Group::ExpertDp)];
+        let gb = self.fw.grad_bytes();
+        let z3_dense = (
+            self.comms.time(dp_id, Collective::AllGather, layout.z3_dense * ACT)?,
+            self.comms.time(dp_id, Collective::ReduceScatter, layout.z3_dense * gb)?,
+        );
+        let z3_moe = if w.moe.is_some() {
+            (
+                self.comms.time(dp_id, Collective::AllGather, layout.z3_moe_shared * ACT)?
+                    + self.comms.time(edp_id, Collective::AllGather, layout.z3_moe_experts * ACT)?,
+                self.comms.time(dp_id, Collective::ReduceScatter, layout.z3_moe_shared * gb)?
+                    + self.comms.time(edp_id, Collective::ReduceScatter, layout.z3_moe_experts * gb)?,
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        Ok(Micro {
+            micro_batch,
+            m: with_mb.micro_batches(w),
+            compute,
+            tp_dense,
+            tp_moe,
+            cp,
+            ep,
+            p2p,
+            z3_dense,
+            z3_moe,
+        })
+    }
+
+    /// Step time and memory of `layout` + `micro` with this interleave, recompute and ZeRO
+    /// stage: arithmetic only.
+    pub fn assemble(&self, layout: &Layout, micro: &Micro, interleave: u32, recompute: Recompute, zero: u8) -> Summary {
+        let par = Parallel { micro_batch: micro.micro_batch, interleave, recompute, zero, ..layout.par };
+        let w = self.work;
+        let c = &micro.compute;
+        let full = recompute == Recompute::Full;
+        let steal = layout.dp_sm_fraction;
+        let acc_bytes = self.fw.grad_accumulation_bytes(micro.m);
+        let acc = |params: f64| if acc_bytes > 0.0 { self.gpu.stream_us(params * acc_bytes, 1.0) } else { 0.0 };
+        let overlap = self.fw.overlap_param_gather;
+        // Per-layer work, split by component: (fwd total, bwd total, compute, tp, cp, ep, dp).
+        let layer = |lc: &LayerCompute, tp: (f64, f64), z3: (f64, f64), is_moe: bool| {
+            let rc = match recompute {
+                Recompute::None => 0.0,
+                Recompute::Selective => lc.core_fwd,
+                Recompute::Full => lc.fwd,
+            };
+            let rc_c = if full { 1.0 } else { 0.0 };
+            let tp_t = tp.0 + tp.1 + rc_c * tp.0;
+            let cp_t = micro.cp.0 + micro.cp.1 + rc_c * micro.cp.0;
+            let ep_t = if is_moe { micro.ep.0 + micro.ep.1 + rc_c * micro.ep.0 } else { 0.0 };
+            let compute = lc.fwd + lc.bwd + rc + acc(lc.params);
+            // ZeRO-3: the gather for this layer overlaps the previous layer's compute (when
+            // prefetching); whatever does not fit, and the SMs it occupies, is exposed.
+            let dpz = if zero == 3 {
+                let (ag, rs) = z3;
+                let hide = |comm: f64, window: f64| {
+                    if overlap {
+                        (comm - window).max(0.0) + steal * comm.min(window)
+                    } else {
+                        comm
+                    }
+                };
+                hide(ag, lc.fwd) + hide(ag + rs, lc.bwd) + if full { hide(ag, lc.fwd) } else { 0.0 }
+            } else if zero == 2 {
+                let rs = z3.1;
+                (rs - lc.bwd).max(0.0) + steal * rs.min(lc.bwd)
+            } else {
+                0.0
+            };
+            (compute, tp_t, cp_t, ep_t, dpz)
+        };
+        let dense = layer(&c.dense, micro.tp_dense, micro.z3_dense, false);
+        let moe = layer(&c.moe, micro.tp_moe, micro.z3_moe, true);
+        let fwd_of = |lc: &LayerCompute, tp: (f64, f64), ep: bool| lc.fwd + tp.0 + micro.cp.0 + if ep { micro.ep.0 } else { 0.0 };
+        let dense_fwd = fwd_of(&c.dense, micro.tp_dense, false);
+        let moe_fwd = fwd_of(&c.moe, micro.tp_moe, true);
+        #[derive(Clone, Copy, Default)]
+        struct Work {
+            compute: f64,
+            tp: f64,
+            cp: f64,
+            ep: f64,
+            dp: f64,
+            fwd: f64,
+        }
+        impl Work {
+            fn total(&self) -> f64 {
+                self.compute + self.tp + self.cp + self.ep + self.dp
+            }
+        }
+        let stage_work = |sp: &StageParams, with_ends: bool| {
+            let (nd, nm) = (sp.dense_layers as f64, sp.moe_layers as f64);
+            let mut wk = Work {
+                compute: nd * dense.0 + nm * moe.0,
+                tp: nd * dense.1 + nm * moe.1,
+                cp: nd * dense.2 + nm * moe.2,
+                ep: nd * dense.3 + nm * moe.3,
+                dp: nd * dense.4 + nm * moe.4,
+                fwd: nd * dense_fwd + nm * moe_fwd,
+            };
+            if with_ends && sp.embedding {
+                wk.compute += c.embed_fwd + c.embed_bwd;
+                wk.fwd += c.embed_fwd;
+            }
+            if with_ends && sp.head {
+                wk.compute += c.head_fwd + c.head_bwd + acc(c.head_params);
+                wk.fwd += c.head_fwd;
+            }
+            if zero == 3 && overlap && with_ends {
+                // The first layer's gather of each micro-batch cannot be prefetched.
+                wk.dp += if nd > 0.0 { micro.z3_dense.0 } else { micro.z3_moe.0 };
+            }
+            wk
+        };
+        let works = [stage_work(&layout.stages[0], true), stage_work(&layout.stages[1], true), stage_work(&layout.stages[2], true)];
+        let mut crit = works[0];
+        for wk in &works[1..] {
+            if wk.total() > crit.total() {
+                crit = *wk;
+            }
+        }
+        let typical = stage_work(&layout.stages[2], false);
+        let m = micro.m as f64;
+        let p = par.pp as f64;
+        let v = interleave as f64;
+        let bubble = if par.pp > 1 { (p - 1.0) / v * typical.total().min(crit.total()) } else { 0.0 };
+        let p2p = if par.pp > 1 {
+            let transfers = if self.fw.overlap_p2p && interleave > 1 { 2.0 * (p - 1.0) } else { 2.0 * (m * v + p - 1.0) };
+            transfers * micro.p2p
+        } else {
+            0.0
+        };
+        // Data-parallel traffic once per step, from the stage that finishes last (stage 0).
+        let s0 = &layout.stages[0];
+        let w0 = works[0];
+        let bwd_window = (w0.total() - w0.fwd).max(0.0);
+        let tail = (self.fw.grad_bucket_params as f64 / s0.total().max(1.0)).min(1.0);
+        let hide = |comm: f64, window: f64, enabled: bool| {
+            if enabled {
+                (comm - window).max(comm * tail) + steal * comm.min(window)
+            } else {
+                comm
+            }
+        };
+        let dp_step = match zero {
+            0 => hide(layout.grad_allreduce, bwd_window, self.fw.overlap_grad_reduce),
+            1 => hide(layout.grad_reduce_scatter, bwd_window, self.fw.overlap_grad_reduce) + hide(layout.param_all_gather, w0.fwd, overlap),
+            2 => hide(layout.param_all_gather, w0.fwd, overlap),
+            _ => 0.0,
+        } + layout.embed_sync;
+        // Optimizer on the largest shard.
+        let shard = |sp: &StageParams| {
+            let dpcp = (par.dp * par.cp) as f64;
+            let edp = dpcp / par.ep as f64;
+            if zero >= 1 {
+                sp.dense_params / dpcp + sp.expert_params / edp
+            } else {
+                sp.total()
+            }
+        };
+        let opt_params = shard(&layout.stages[0]).max(shard(&layout.stages[2])).max(shard(&layout.stages[1]));
+        let optimizer = self.gpu.stream_us(opt_params * self.fw.optimizer_bytes_per_param(), OPT_KERNELS);
+        let breakdown = Breakdown {
+            compute: Micros(m * crit.compute),
+            tp: Micros(m * crit.tp),
+            bubble: Micros(bubble),
+            pp_p2p: Micros(p2p),
+            dp: Micros(m * crit.dp + dp_step),
+            cp: Micros(m * crit.cp),
+            ep: Micros(m * crit.ep),
+            optimizer: Micros(optimizer),
+        };
+        let step = breakdown.total();
+        let mem = memory(w, &par, &self.fw, self.flash(), micro.m, self.topo.gpu, &[
+            StageShape::of(&layout.stages[0], 0, par.pp),
+            StageShape::of(&layout.stages[2], par.pp - 1, par.pp),
+        ]);
+        Summary { par, m: micro.m, step, breakdown, memory: mem }
+    }
+
+    /// A lower bound on the step time of every candidate sharing `layout`, `micro` and
+    /// `recompute`: the kernels of the slowest stage, all micro-batches, nothing else.
+    pub fn compute_bound(&self, layout: &Layout, micro: &Micro, recompute: Recompute) -> f64 {
+        let c = &micro.compute;
+        let per = |lc: &LayerCompute| {
+            lc.fwd
+                + lc.bwd
+                + match recompute {
+                    Recompute::None => 0.0,
+                    Recompute::Selective => lc.core_fwd,
+                    Recompute::Full => lc.fwd,
+                }
+        };
+        let (pd, pm) = (per(&c.dense), per(&c.moe));
+        let stage = |sp: &StageParams| {
+            sp.dense_layers as f64 * pd
+                + sp.moe_layers as f64 * pm
+                + if sp.embedding { c.embed_fwd + c.embed_bwd } else { 0.0 }
+                + if sp.head { c.head_fwd + c.head_bwd } else { 0.0 }
+        };
+        let worst = layout.stages.iter().map(stage).fold(0.0, f64::max);
+        micro.m as f64 * worst
+    }
+
+    /// Evaluates one layout.
+    pub fn summary(&mut self, par: &Parallel) -> Result<Summary> {
+        par.validate(self.work, self.topo.total_gpus)?;
+        let layout = self.layout(par)?;
+        let micro = self.micro(&layout, par.micro_batch)?;
+        Ok(self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero))
+    }
+
+    /// Evaluates one layout into a full report.
+    pub fn evaluate(&mut self, par: &Parallel) -> Result<StepReport> {
+        par.validate(self.work, self.topo.total_gpus)?;
+        let layout = self.layout(par)?;
+        let micro = self.micro(&layout, par.micro_batch)?;
+        let s = self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero);
+        Ok(self.report(&layout, &s))
+    }
+
+    /// Turns a summary into the user-facing report.
+    pub fn report(&self, layout: &Layout, s: &Summary) -> StepReport {
+        let w = self.work;
+        let n = self.topo.total_gpus as f64;
+        let secs = s.step.seconds().max(1e-12);
+        let model = w.model_flops_per_step();
+        let hw = w.hardware_flops_per_step(s.par.recompute);
+        let peak = match w.precision {
+            Precision::Bf16 => self.topo.gpu.tflops_bf16,
+            Precision::Fp8 => self.topo.gpu.tflops_fp8.unwrap_or(self.topo.gpu.tflops_bf16),
+        };
+        let model_tflops = model / secs / n / 1e12;
+        let hw_tflops = hw / secs / n / 1e12;
+        let b = &s.breakdown;
+        let exposed = |grp: Group| match grp {
+            Group::Tp => b.tp.0,
+            Group::Cp => b.cp.0,
+            Group::Dp | Group::ExpertDp => b.dp.0,
+            Group::Ep => b.ep.0,
+            Group::Pp => b.pp_p2p.0,
+        };
+        let groups = Group::ALL
+            .iter()
+            .map(|grp| {
+                let sp = layout.spans[g(*grp)];
+                GroupReport {
+                    group: *grp,
+                    ranks: sp.ranks,
+                    per_domain: sp.placement.per_domain,
+                    domains: sp.domains,
+                    tier: sp.tier,
+                    net_share: sp.net_share,
+                    exposed_us: if sp.ranks > 1 { exposed(*grp) } else { 0.0 },
+                }
+            })
+            .collect();
+        StepReport {
+            mapping: s.par,
+            framework: self.fw.name.to_string(),
+            micro_batches: s.m,
+            step_time_s: secs,
+            tokens_per_s: w.tokens_per_step() as f64 / secs,
+            model_tflops_per_gpu: model_tflops,
+            hardware_tflops_per_gpu: hw_tflops,
+            mfu: model_tflops / peak.0,
+            hfu: hw_tflops / peak.0,
+            peak_tflops: peak,
+            memory_gib_per_gpu: s.memory.total_gib(),
+            fits: s.memory.fits,
+            breakdown: s.breakdown,
+            memory: s.memory,
+            groups,
+            bottleneck: super::explain::bottleneck(self, layout, s),
+        }
+    }
+}
+
+/// Megatron pads the vocabulary to a multiple of 128 x TP (`--make-vocab-size-divisible-by`).
+pub fn padded_vocab(vocab: u32, tp: u32) -> u64 {
+    let q = 128 * tp.max(1) as u64;
+    (vocab as u64).div_ceil(q) * q
+}
