@@ -12,6 +12,9 @@ use fabricscope_model::{Report, Scenario};
 /// The charts a Report offers, by the id used in file names and `?embed=`.
 pub const CHART_IDS: [&str; 3] = ["busbw", "hierarchy", "topology"];
 
+/// Height of the two-line header (what the chart shows; the scenario) of a titled chart.
+pub const HEADER_PX: u32 = 46;
+
 /// One rendered chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamedChart {
@@ -19,6 +22,8 @@ pub struct NamedChart {
     pub id: &'static str,
     /// What the chart shows, e.g. "Bus bandwidth vs message size".
     pub title: String,
+    /// The scenario in one line ([`caption`]).
+    pub caption: String,
     pub svg: String,
 }
 
@@ -49,8 +54,20 @@ pub fn caption(s: &Scenario, r: &Report) -> String {
     )
 }
 
-/// Renders chart `id` at `width` x `height` pixels (0 = the chart's own default), titled
-/// "<what> — <caption>". `None` for an unknown id.
+/// What chart `id` shows, in words; `None` for an unknown id.
+pub fn chart_title(id: &str) -> Option<&'static str> {
+    match id {
+        "busbw" => Some("Bus bandwidth vs message size"),
+        "hierarchy" => Some("Bandwidth per GPU at each tier of the hierarchy"),
+        "topology" => Some("Cluster topology"),
+        _ => None,
+    }
+}
+
+/// Renders chart `id` at `width` x `height` pixels (0 = the chart's own default). With
+/// `titled`, a header above the chart states what it shows and the scenario (files, exports);
+/// without, the chart alone (an embed shows the caption in its own footer). `None` for an
+/// unknown id.
 pub fn render_chart(
     id: &str,
     s: &Scenario,
@@ -58,9 +75,12 @@ pub fn render_chart(
     theme: &Theme,
     width: u32,
     height: u32,
+    titled: bool,
 ) -> Option<NamedChart> {
+    let title = chart_title(id)?;
     let cap = caption(s, r);
-    match id {
+    let or = |v: u32, d: u32| if v == 0 { d } else { v };
+    let (svg, w, h) = match id {
         "busbw" => {
             // Whole-cluster curves when the cluster spans domains, else the one domain's.
             let scope = if r.curves.iter().any(|c| c.scope == Scope::Cluster) {
@@ -77,24 +97,20 @@ pub fn render_chart(
                     points: c.points.iter().map(|p| (p.bytes.0, p.busbw.0)).collect(),
                 })
                 .collect();
-            let title = "Bus bandwidth vs message size".to_string();
             let d = ChartOptions::default();
             let opts = ChartOptions {
-                width: if width == 0 { d.width } else { width },
-                height: if height == 0 { d.height } else { height },
-                title: Some(format!("{title} — {cap}")),
+                width: or(width, d.width).clamp(200, 4000),
+                height: or(height, d.height).clamp(150, 4000),
                 min_bytes: s.view.min_bytes.0,
                 max_bytes: s.view.max_bytes.0,
-                description: format!(
-                    "Bus bandwidth (GB/s per direction) against message size for {cap}"
-                ),
+                description: format!("{title}: busbw in GB/s per direction, for {cap}"),
                 ..d
             };
-            Some(NamedChart {
-                id: "busbw",
-                svg: collective_chart(&series, &opts, theme),
-                title,
-            })
+            (
+                collective_chart(&series, &opts, theme),
+                opts.width,
+                opts.height,
+            )
         }
         "hierarchy" => {
             let tiers: Vec<(String, f64, f64)> = r
@@ -102,23 +118,24 @@ pub fn render_chart(
                 .iter()
                 .map(|t| (t.name.clone(), t.bw_per_gpu.0, t.latency.0))
                 .collect();
-            let title = "Bandwidth per GPU at each tier".to_string();
             let d = HierarchyOptions::default();
+            let w = or(width, d.width).clamp(240, 4000);
+            let h = if height == 0 {
+                70 + 44 * tiers.len().max(1) as u32
+            } else {
+                height
+            }
+            .clamp(120, 4000);
             let opts = HierarchyOptions {
-                width: if width == 0 { d.width } else { width },
-                height,
-                title: Some(format!("{title} — {cap}")),
-                description: format!("Bandwidth per GPU (GB/s per direction) at each tier of the hierarchy for {cap}"),
+                width: w,
+                height: h,
+                description: format!("{title}: GB/s per direction per GPU, for {cap}"),
                 ratios: r.ratios.iter().map(|x| x.ratio).collect(),
                 ..d
             };
-            Some(NamedChart {
-                id: "hierarchy",
-                svg: bandwidth_hierarchy_chart_with(&tiers, &opts, theme),
-                title,
-            })
+            (bandwidth_hierarchy_chart_with(&tiers, &opts, theme), w, h)
         }
-        "topology" => {
+        _ => {
             let c = &s.cluster;
             let f = r.summary.fabric;
             let spec = TopoSpec {
@@ -137,25 +154,55 @@ pub fn render_chart(
             };
             let d = TopoOptions::default();
             let opts = TopoOptions {
-                width: if width == 0 { d.width } else { width },
-                height: if height == 0 { d.height } else { height },
+                width: or(width, d.width).clamp(300, 4000),
+                height: or(height, d.height).clamp(240, 4000),
             };
             let svg = topology_chart(&spec, &megatron_traffic(&spec), &opts, theme);
-            Some(NamedChart {
-                id: "topology",
-                svg,
-                title: format!("Cluster topology — {cap}"),
-            })
+            (svg, opts.width, opts.height)
         }
-        _ => None,
-    }
+    };
+    let svg = if titled {
+        with_header(&svg, w, h, title, &cap, theme)
+    } else {
+        svg
+    };
+    Some(NamedChart {
+        id: CHART_IDS.into_iter().find(|c| *c == id)?,
+        title: title.to_string(),
+        caption: cap,
+        svg,
+    })
 }
 
-/// Every chart of [`CHART_IDS`] at its default size.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Puts a two-line header (title, caption) above a `w` x `h` SVG.
+fn with_header(inner: &str, w: u32, h: u32, title: &str, caption: &str, theme: &Theme) -> String {
+    let (t, c) = (escape(title), escape(caption));
+    format!(
+        "<svg width=\"{w}\" height=\"{th}\" viewBox=\"0 0 {w} {th}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{t}: {c}\">\
+<rect width=\"{w}\" height=\"{th}\" fill=\"{bg}\"/>\
+<text x=\"12\" y=\"19\" font-family=\"{font}\" font-size=\"15\" font-weight=\"600\" fill=\"{fg}\">{t}</text>\
+<text x=\"12\" y=\"38\" font-family=\"{font}\" font-size=\"12\" fill=\"{muted}\">{c}</text>\
+<svg x=\"0\" y=\"{HEADER_PX}\" width=\"{w}\" height=\"{h}\">{inner}</svg></svg>",
+        th = h + HEADER_PX,
+        bg = theme.background.hex(),
+        fg = theme.text.hex(),
+        muted = theme.muted.hex(),
+        font = theme.font,
+    )
+}
+
+/// Every chart of [`CHART_IDS`] at its default size, titled.
 pub fn render_all(s: &Scenario, r: &Report, theme: &Theme) -> Vec<NamedChart> {
     CHART_IDS
         .iter()
-        .filter_map(|id| render_chart(id, s, r, theme, 0, 0))
+        .filter_map(|id| render_chart(id, s, r, theme, 0, 0, true))
         .collect()
 }
 
@@ -179,7 +226,20 @@ mod tests {
         assert_eq!(all.iter().map(|c| c.id).collect::<Vec<_>>(), CHART_IDS);
         for c in &all {
             assert!(c.svg.starts_with("<svg"), "{}", c.id);
+            assert!(
+                c.svg.contains(&escape(&cap)),
+                "{} states the scenario",
+                c.id
+            );
+            assert!(
+                c.svg.contains(&escape(&c.title)),
+                "{} states what it shows",
+                c.id
+            );
         }
-        assert!(render_chart("pie", &s, &r, &Theme::for_dark(false), 0, 0).is_none());
+        let bare =
+            render_chart("busbw", &s, &r, &Theme::for_dark(true), 400, 300, false).expect("busbw");
+        assert!(bare.svg.starts_with("<svg width=\"400\""), "no header: the chart alone");
+        assert!(render_chart("pie", &s, &r, &Theme::for_dark(false), 0, 0, true).is_none());
     }
 }

@@ -4,7 +4,10 @@
 mod cluster_args;
 mod collective;
 mod error;
+mod eval;
+mod link;
 mod output;
+mod render;
 mod sweep;
 mod tiers;
 
@@ -27,6 +30,12 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// The per-GPU bandwidth and latency hierarchy, the fat tree and the bisection bandwidth.
     Tiers(tiers::TiersArgs),
+    /// Evaluate a scenario file (JSON) and print the whole Report as JSON.
+    Eval(eval::EvalArgs),
+    /// Write every chart of a scenario file as SVG (busbw, hierarchy, topology).
+    Render(render::RenderArgs),
+    /// Print the explorer permalink of a scenario file, or (--decode) the scenario of a link.
+    Link(link::LinkArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +53,9 @@ fn main() -> ExitCode {
         Command::Collective(a) => collective::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Tiers(a) => tiers::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Render(a) => render::run(a),
+        Command::Link(a) => link::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -1,0 +1,89 @@
+//! `fabricscope eval scenario.json`: the Report (`fabricscope_model::evaluate`) as JSON, and
+//! reading scenario files (shared by `eval`, `render` and `link`). A bad file is one line
+//! naming the file and the field, exit code 2.
+
+use crate::error::CliError;
+use crate::output;
+use clap::Args;
+use fabricscope_model::{evaluate, link, ModelError, Report, Scenario};
+use std::io::Read;
+
+#[derive(Args, Clone, Debug)]
+pub struct EvalArgs {
+    /// Scenario file (JSON, the schema the explorer exports); `-` reads stdin
+    pub scenario: String,
+}
+
+pub fn run(a: &EvalArgs) -> Result<String, CliError> {
+    let (_, report) = read_and_evaluate(&a.scenario)?;
+    output::json(&report)
+}
+
+/// Reads a scenario file and evaluates it; errors name the file and the field.
+pub fn read_and_evaluate(path: &str) -> Result<(Scenario, Report), CliError> {
+    let s = read_scenario(path)?;
+    let r = evaluate(&s).map_err(|e| model_error(path, &e))?;
+    Ok((s, r))
+}
+
+/// Reads and parses a scenario file (`-` = stdin). Strict: any field it cannot use is an
+/// error, unlike the forgiving permalink decoder.
+pub fn read_scenario(path: &str) -> Result<Scenario, CliError> {
+    let name = if path == "-" { "<stdin>" } else { path };
+    let mut text = String::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    read.map_err(|e| CliError::new(name, format!("cannot read the scenario file: {e}")))?;
+    parse_scenario(name, &text)
+}
+
+/// Parses scenario JSON; on failure, names the field at fault (`cluster.nodes`).
+pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
+    let strict = serde_json::from_str::<Scenario>(text);
+    let err = match strict {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    if err.is_syntax() || err.is_eof() {
+        return Err(CliError::new(name, format!("not valid JSON: {err}")));
+    }
+    // The permalink decoder applies fields one by one and names each that fails.
+    let decoded = link::decode(text);
+    if let Some(w) = decoded.warnings.iter().find(|w| !w.starts_with("link: ")) {
+        if let Some((field, msg)) = w.split_once(": ") {
+            let msg = msg
+                .split_once("; kept the default")
+                .map_or(msg, |(m, _)| m)
+                .replace("not a field this build knows; ignored", "unknown field");
+            let msg = if msg == "unknown field" {
+                // serde's message lists the allowed names.
+                strip_position(&err.to_string())
+            } else {
+                msg
+            };
+            return Err(CliError::new(format!("{name}: {field}"), msg));
+        }
+    }
+    Err(CliError::new(name, strip_position(&err.to_string())))
+}
+
+/// A model error in a file names the scenario field (`cluster.nodes`), not a CLI flag.
+pub fn model_error(name: &str, e: &ModelError) -> CliError {
+    let field = match e.field {
+        "version" => "version".to_string(),
+        "min_bytes" | "max_bytes" | "ops" => format!("view.{}", e.field),
+        f => format!("cluster.{f}"),
+    };
+    let name = if name == "-" { "<stdin>" } else { name };
+    CliError::new(format!("{name}: {field}"), e.message.clone())
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
