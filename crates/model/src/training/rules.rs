@@ -237,3 +237,29 @@ pub fn pcie_vs_nvlink(topo: &Topology, work: &Workload, fw: Framework) -> Result
         ratio,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Cluster;
+    use crate::training::presets::preset;
+
+    #[test]
+    fn rules_answer_with_data() {
+        let w = Workload { global_batch: 256, ..preset("gpt-18.4b").unwrap() };
+        let topo = Cluster { nodes: 4, ..Cluster::default() }.topology().unwrap();
+        let rules = rules_of_thumb(&topo, &w, Framework::default()).unwrap();
+        assert_eq!(rules.len(), 4);
+        let tp = &rules[0];
+        assert!(tp.ratio.unwrap() > 1.0, "{}", tp.answer);
+        assert!(tp.alternative.as_ref().unwrap().report.mapping.tp > 8);
+        let pcie = &rules[3];
+        assert!(pcie.ratio.unwrap() < 1.0, "{}", pcie.answer);
+        for r in &rules {
+            assert!(!r.answer.is_empty() && !r.claim.is_empty(), "{}", r.id);
+            println!("{}: {}", r.id, r.answer);
+        }
+        let json = serde_json::to_string(&rules).unwrap();
+        assert!(json.contains("tp_inside_scale_up"));
+    }
+}
