@@ -6,10 +6,12 @@
 //! | [`eval`] | what the page shows, computed from the cluster (pure, testable natively) |
 //! | [`app`] | the state reducer and the root component |
 //! | [`components`] | one file per control or panel |
+//! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 
 pub mod app;
 pub mod components;
+pub mod embed;
 pub mod eval;
 pub mod hooks;
 
@@ -21,6 +23,7 @@ pub fn mount() {
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("app"));
     match root {
+        Some(el) if embed::mount_if_embed(&el) => {}
         Some(el) => {
             yew::Renderer::<App>::with_root(el).render();
         }

@@ -1,0 +1,107 @@
+// A tiny static file server for the e2e suites: serves a directory under a path prefix
+// (e.g. /tools/fabricscope/), optional extra files at fixed paths, logs every request, and
+// can be stopped (connections cut, as if the network went away) and restarted on the same
+// port (same origin, so the service worker and its caches carry over).
+
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+
+export const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+};
+
+/**
+ * @param {{ root: string, prefix?: string, extra?: Record<string, string>, port?: number }} opts
+ *   root: directory served under `prefix` (default '/'); extra: URL path -> file path.
+ */
+export async function startServer({ root, prefix = '/', extra = {}, port = 0 }) {
+  const state = { root, requests: [], sockets: new Set() };
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    state.requests.push(path);
+    try {
+      let file;
+      if (extra[path]) file = extra[path];
+      else if (path.startsWith(prefix)) {
+        file = normalize(join(state.root, path.slice(prefix.length)));
+        if (file !== state.root && !file.startsWith(state.root + sep)) throw new Error('outside root');
+        if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
+      } else throw new Error('outside prefix');
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  server.on('connection', (s) => {
+    state.sockets.add(s);
+    s.on('close', () => state.sockets.delete(s));
+  });
+  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  const actual = server.address().port;
+  return {
+    origin: `http://127.0.0.1:${actual}`,
+    port: actual,
+    requests: state.requests,
+    /** Serve another directory from now on (a new deploy). */
+    setRoot(dir) {
+      state.root = dir;
+    },
+    /** Stops listening and cuts open connections. */
+    async stop() {
+      for (const s of state.sockets) s.destroy();
+      await new Promise((ok) => server.close(() => ok()));
+    },
+  };
+}
+
+/** Chromium flags that keep a headless run quiet on a closed network (TOOLCHAIN.md). */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A check runner: prints ok/FAIL lines and remembers the outcome. */
+export function checker() {
+  const results = [];
+  return {
+    results,
+    async check(name, fn) {
+      const t0 = Date.now();
+      try {
+        await fn();
+        results.push(true);
+        console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+      } catch (e) {
+        results.push(false);
+        console.log(`FAIL ${name}\n     ${String(e?.stack ?? e).split('\n').slice(0, 6).join('\n     ')}`);
+      }
+    },
+    summary(label) {
+      const passed = results.filter(Boolean).length;
+      console.log(`${label}: ${passed} passed, ${results.length - passed} failed`);
+      return results.length - passed === 0;
+    },
+  };
+}
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+/** Records console errors, page errors, failed requests and HTTP errors of a page. */
+export function watch(page, problems) {
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console error: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+  return problems;
+}
