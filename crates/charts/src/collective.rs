@@ -223,8 +223,11 @@ fn draw(
         }
         last_label_x[m.series] = Some(px_x);
         let above = m.series == 0;
-        let (h, dx) = if px_x - est_w / 2 < chart.plotting_area().get_pixel_range().0.start {
-            (HPos::Left, -4)
+        let xr = chart.plotting_area().get_pixel_range().0;
+        let (h, dx) = if px_x - est_w / 2 < xr.start {
+            (HPos::Left, 2)
+        } else if px_x + est_w / 2 > xr.end {
+            (HPos::Right, -2)
         } else {
             (HPos::Center, 0)
         };

@@ -77,7 +77,7 @@ fn draw(
     // Start below the slowest tier so its bar has a visible length.
     let x_lo = nice_floor(10f64.powf(x_lo) / 3.0).log10();
     // Headroom right of the longest bar for its value label.
-    let x_hi = x_hi + 0.6;
+    let x_hi = x_hi + 0.9;
     let font = theme.font;
     let narrow = size.0 < 560;
     let mut names: Vec<String> = tiers.iter().map(|t| t.0.clone()).collect();

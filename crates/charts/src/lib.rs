@@ -8,6 +8,7 @@
 //! | [`scale`] | log-axis ticks and labels (bytes in powers of two, GB/s in 1-2-5 steps) |
 //! | [`collective`] | busbw vs message size, one line per series |
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
+//! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
@@ -18,6 +19,7 @@ pub mod hierarchy;
 pub mod report;
 pub mod scale;
 pub mod topology;
+pub mod training;
 mod svg;
 pub mod theme;
 

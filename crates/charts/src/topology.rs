@@ -257,8 +257,24 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let x0 = pad + label_w;
     let inner = wf - x0 - pad;
 
-    // Warning first, where the eye lands.
+    // What the links carry, then the warning, where the eye lands.
     let mut top = pad + 6.0;
+    let caption = if spec.leaves > 0 && spec.nics_per_node > 0 {
+        format!(
+            "{} · {}:1 oversubscription · NIC links carry {}{}",
+            spec.switch,
+            {
+                let v = spec.oversubscription;
+                if v >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}").trim_end_matches('0').trim_end_matches('.').to_string() }
+            },
+            pars(&traffic.network),
+            if spec.leaves > 1 && spec.spines > 0 { format!(" · spine links carry {}", pars(&traffic.spine)) } else { String::new() }
+        )
+    } else {
+        format!("one scale-up domain, no scale-out network · {} links carry {}", spec.scale_up, pars(&traffic.scale_up))
+    };
+    g.text(pad, top, fs - 0.5, "start", &muted, 400, &caption);
+    top += 20.0;
     if traffic.tp_leaves_domain {
         let err = if theme.dark { "#ff8a80" } else { "#b42318" };
         g.text(
@@ -273,7 +289,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
                 spec.layout.tp, spec.domain_gpus
             ),
         );
-        top += 22.0;
+        top += 20.0;
     }
 
     let link_color = |v: &[Par]| v.first().map(|p| p.color(theme).hex()).unwrap_or_else(|| axis.clone());
@@ -356,33 +372,21 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
                 }
             }
         }
-        // Row labels and counts.
-        let f = |v: f64| if v >= 10.0 { format!("{v:.0}") } else { format!("{v:.2}").trim_end_matches('0').trim_end_matches('.').to_string() };
-        if two_level {
-            let t = format!("{} spines · links carry {}", spec.spines, pars(&traffic.spine));
-            if narrow {
-                g.text(pad, spine_y + sw_h + 12.0, fs - 1.0, "start", &muted, 400, &t);
-            } else {
-                g.text(pad, spine_y + 8.0, fs, "start", &text, 600, "Spine");
-                g.text(wf - pad, spine_y + sw_h + 14.0, fs - 1.0, "end", &muted, 400, &t);
-            }
-        }
-        let t = format!(
-            "{} leaf switch{} · {} · {}:1 · NIC links carry {}",
-            spec.leaves,
-            if spec.leaves == 1 { "" } else { "es" },
-            spec.switch,
-            f(spec.oversubscription),
-            pars(&traffic.network)
-        );
+        // Row labels and counts, left of the rows.
         if !narrow {
-            g.text(pad, leaf_y + 8.0, fs, "start", &text, 600, "Leaf");
+            if two_level {
+                g.text(pad, spine_y + 6.0, fs, "start", &text, 600, "Spine");
+                g.text(pad, spine_y + 21.0, fs - 1.0, "start", &muted, 400, &format!("{} switches", spec.spines));
+            }
+            g.text(pad, leaf_y + 6.0, fs, "start", &text, 600, "Leaf");
+            g.text(pad, leaf_y + 21.0, fs - 1.0, "start", &muted, 400, &format!("{} switch{}", spec.leaves, if spec.leaves == 1 { "" } else { "es" }));
+        } else {
+            g.text(wf - pad, leaf_y + sw_h + 12.0, fs - 1.0, "end", &muted, 400, &format!("{} leaves{}", spec.leaves, if two_level { format!(" · {} spines", spec.spines) } else { String::new() }));
         }
-        g.text(if narrow { pad } else { wf - pad }, leaf_y + sw_h + 14.0, fs - 1.0, if narrow { "start" } else { "end" }, &muted, 400, &t);
     }
     if !narrow {
         g.text(pad, dom_y + 10.0, fs, "start", &text, 600, "Scale-up");
-        g.text(pad, dom_y + 26.0, fs - 1.0, "start", &muted, 400, "domains");
+        g.text(pad, dom_y + 26.0, fs - 1.0, "start", &muted, 400, &format!("{} domain{}", total(spec) / spec.domain_gpus, if total(spec) / spec.domain_gpus == 1 { "" } else { "s" }));
     }
 
     // Leaf groups: which leaves a node's NICs reach.
@@ -396,94 +400,40 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let net_c = link_color(&traffic.network);
     let su_c = link_color(&traffic.scale_up);
 
+    // Domains are drawn over their links: links go into `g` first, boxes into `dg`.
+    let mut dg = Svg { s: String::with_capacity(16 * 1024), font: theme.font };
     for (d, dx) in &dom_x {
         let Some(d) = d else {
-            g.text(dx + gap_w / 2.0, dom_y + dom_h / 2.0, fs + 4.0, "middle", &muted, 700, "…");
-            g.text(dx + gap_w / 2.0, dom_y + dom_h / 2.0 + 18.0, fs - 2.0, "middle", &muted, 400, &format!("{}", domains.saturating_sub(dom_x.iter().filter(|v| v.0.is_some()).count() as u32)));
+            dg.text(dx + gap_w / 2.0, dom_y + dom_h / 2.0, fs + 4.0, "middle", &muted, 700, "…");
+            dg.text(dx + gap_w / 2.0, dom_y + dom_h / 2.0 + 18.0, fs - 2.0, "middle", &muted, 400, &format!("{}", domains.saturating_sub(dom_x.iter().filter(|v| v.0.is_some()).count() as u32)));
             continue;
         };
         let (dx, d) = (*dx, *d);
-        g.rect(dx, dom_y, dom_w, dom_h, 8.0, "none", &axis);
+        dg.rect(dx, dom_y, dom_w, dom_h, 8.0, &bg, &axis);
         let first_node = d * nodes_per_domain;
         let title = if nodes_per_domain > 1 {
             format!("domain {d} · {} trays", nodes_per_domain)
         } else {
             format!("node {first_node}")
         };
-        g.text(dx + 8.0, dom_y + 12.0, fs - 1.0, "start", &text, 600, &title);
-
-        // GPUs in a grid.
-        let n = spec.domain_gpus;
-        let avail_w = dom_w - 16.0;
-        let nic_h = if has_net { 22.0 } else { 0.0 };
-        let avail_h = dom_h - 24.0 - 18.0 - nic_h - 16.0;
-        let mut cols = n;
-        // Fewest rows whose cells stay at least as wide as tall.
-        for r in 1..=n {
-            let c = n.div_ceil(r);
-            let cw = avail_w / c as f64;
-            let ch = avail_h / r as f64;
-            if cw >= ch.min(40.0) * 0.8 || c == 1 {
-                cols = c;
-                break;
-            }
-        }
-        let rows = n.div_ceil(cols);
-        let cell_w = avail_w / cols as f64;
-        let cell_h = (avail_h / rows as f64).min(cell_w * 1.2).min(44.0);
+        dg.text(dx + 8.0, dom_y + 12.0, fs - 1.0, "start", &text, 600, &title);
         let gx = dx + 8.0;
-        let gy = dom_y + 24.0;
-        let base = d * spec.domain_gpus;
-        let show_text = cell_w >= 22.0 && cell_h >= 16.0;
-        for i in 0..n {
-            let (r, c) = (i / cols, i % cols);
-            let x = gx + c as f64 * cell_w + 1.5;
-            let y = gy + r as f64 * cell_h + 1.5;
-            let gg = base + i;
-            let (tpi, dpi, ppi) = layout.role(gg);
-            let shade = if stages > 1 { 0.25 + 0.6 * ppi as f64 / (stages - 1) as f64 } else { 0.45 };
-            let _ = write!(
-                g.s,
-                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{}\" fill-opacity=\"{shade:.2}\" stroke=\"{}\" stroke-width=\"1\"><title>GPU {gg}: TP rank {tpi}, DP replica {dpi}, PP stage {ppi}</title></rect>",
-                cell_w - 3.0,
-                cell_h - 7.0,
-                pp_color.hex(),
-                pp_color.hex()
-            );
-            if show_text {
-                g.text(x + (cell_w - 3.0) / 2.0, y + (cell_h - 7.0) / 2.0, (fs - 2.0).min(cell_h * 0.45), "middle", &text, 500, &format!("d{dpi}"));
-            }
-            // TP bracket under the GPU, joined with its TP neighbours.
-            if layout.tp > 1 {
-                let tpc = Par::Tp.color(theme).hex();
-                let by = y + cell_h - 4.5;
-                let x1 = x - if tpi > 0 && c > 0 { 3.0 } else { 0.0 };
-                g.line(x1, by, x + cell_w - 3.0, by, &tpc, 2.5);
-            }
-        }
-        // Scale-up switch bar and GPU links.
-        let sw_y = gy + rows as f64 * cell_h + 6.0;
-        for c in 0..cols.min(n) {
-            let cx = gx + c as f64 * cell_w + cell_w / 2.0;
-            g.line(cx, sw_y - 6.0, cx, sw_y, &su_c, if traffic.scale_up.is_empty() { 1.0 } else { 2.0 });
-        }
-        g.rect(gx, sw_y, avail_w, 14.0, 3.0, &grid, &su_c);
-        let short = spec.scale_up.split(" (").next().unwrap_or(&spec.scale_up).to_string();
-        g.text(gx + avail_w / 2.0, sw_y + 7.5, (fs - 2.0).min(11.0), "middle", &text, 500, &short);
+        let avail_w = dom_w - 16.0;
 
-        // NICs and their links to the leaves of this domain's group.
+        // NICs on top, where their links leave for the leaves.
+        let nic_h = if has_net { 16.0 } else { 0.0 };
         if has_net {
             let nics = spec.nics_per_node * nodes_per_domain;
-            let ny = sw_y + 22.0;
+            let ny = dom_y + 22.0;
             if nics <= 16 && avail_w / nics as f64 >= 7.0 {
                 let nw = avail_w / nics as f64;
                 for k in 0..nics {
-                    g.rect(gx + k as f64 * nw + 1.0, ny, nw - 2.0, 9.0, 2.0, &axis, "none");
+                    dg.rect(gx + k as f64 * nw + 1.0, ny, nw - 2.0, 8.0, 2.0, &axis, "none");
                 }
             } else {
-                g.rect(gx, ny, avail_w, 9.0, 2.0, &axis, "none");
+                dg.rect(gx, ny, avail_w, 8.0, 2.0, &axis, "none");
             }
-            g.text(gx + avail_w, ny + 18.0, fs - 2.0, "end", &muted, 400, &format!("{nics} NICs"));
+            dg.text(dx + dom_w - 8.0, dom_y + 12.0, fs - 2.0, "end", &muted, 400, &format!("{nics} NICs"));
             let group = (first_node / npl).min(groups - 1);
             let lo = group * leaves_per_group;
             let hi = if spec.leaves <= 1 { 1 } else { (lo + leaves_per_group).min(spec.leaves) };
@@ -500,7 +450,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
             let n_t = targets.len().max(1) as f64;
             for (k, tx) in targets.iter().enumerate() {
                 let sx = gx + avail_w * (k as f64 + 0.5) / n_t;
-                // Multi-colour when several parallelisms share the NICs.
+                // Side by side when several parallelisms share the NICs.
                 for (j, p) in traffic.network.iter().enumerate().take(3) {
                     let off = (j as f64 - (traffic.network.len().min(3) as f64 - 1.0) / 2.0) * 3.0;
                     g.line(sx + off, ny, tx + off, leaf_y + sw_h, &p.color(theme).hex(), nw);
@@ -510,7 +460,64 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
                 }
             }
         }
+
+        // GPUs in a grid.
+        let n = spec.domain_gpus;
+        let gy = dom_y + 22.0 + nic_h;
+        let avail_h = dom_h - (gy - dom_y) - 14.0 - 14.0;
+        let mut cols = n;
+        // Fewest rows whose cells stay at least as wide as tall.
+        for r in 1..=n {
+            let c = n.div_ceil(r);
+            let cw = avail_w / c as f64;
+            let ch = avail_h / r as f64;
+            if cw >= ch.min(40.0) * 0.8 || c == 1 {
+                cols = c;
+                break;
+            }
+        }
+        let rows = n.div_ceil(cols);
+        let cell_w = avail_w / cols as f64;
+        let cell_h = (avail_h / rows as f64).min(cell_w * 1.2).min(44.0);
+        let base = d * spec.domain_gpus;
+        let show_text = cell_w >= 22.0 && cell_h >= 16.0;
+        for i in 0..n {
+            let (r, c) = (i / cols, i % cols);
+            let x = gx + c as f64 * cell_w + 1.5;
+            let y = gy + r as f64 * cell_h + 1.5;
+            let gg = base + i;
+            let (tpi, dpi, ppi) = layout.role(gg);
+            let shade = if stages > 1 { 0.25 + 0.6 * ppi as f64 / (stages - 1) as f64 } else { 0.45 };
+            let _ = write!(
+                dg.s,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{}\" fill-opacity=\"{shade:.2}\" stroke=\"{}\" stroke-width=\"1\"><title>GPU {gg}: TP rank {tpi}, DP replica {dpi}, PP stage {ppi}</title></rect>",
+                cell_w - 3.0,
+                cell_h - 7.0,
+                pp_color.hex(),
+                pp_color.hex()
+            );
+            if show_text {
+                dg.text(x + (cell_w - 3.0) / 2.0, y + (cell_h - 7.0) / 2.0, (fs - 2.0).min(cell_h * 0.45), "middle", &text, 500, &format!("d{dpi}"));
+            }
+            // TP bracket under the GPU, joined with its TP neighbours.
+            if layout.tp > 1 {
+                let tpc = Par::Tp.color(theme).hex();
+                let by = y + cell_h - 4.5;
+                let x1 = x - if tpi > 0 && c > 0 { 3.0 } else { 0.0 };
+                dg.line(x1, by, x + cell_w - 3.0, by, &tpc, 2.5);
+            }
+        }
+        // Scale-up switch bar under the GPUs, with their links.
+        let sw_y = gy + rows as f64 * cell_h + 6.0;
+        for c in 0..cols.min(n) {
+            let cx = gx + c as f64 * cell_w + cell_w / 2.0;
+            dg.line(cx, sw_y - 6.0, cx, sw_y, &su_c, if traffic.scale_up.is_empty() { 1.0 } else { 2.0 });
+        }
+        dg.rect(gx, sw_y, avail_w, 14.0, 3.0, &grid, &su_c);
+        let short = spec.scale_up.split(" (").next().unwrap_or(&spec.scale_up).to_string();
+        dg.text(gx + avail_w / 2.0, sw_y + 7.5, (fs - 2.0).min(11.0), "middle", &text, 500, &short);
     }
+    g.s.push_str(&dg.s);
 
     // Legend.
     let ly = hf - pad - 8.0;
@@ -591,7 +598,7 @@ mod tests {
         // 4 domains of 8 GPUs drawn, not 16384.
         assert_eq!(svg.matches("<title>GPU ").count(), 32);
         assert!(svg.len() < 60_000, "{} bytes", svg.len());
-        assert!(crate::texts(&svg).iter().any(|x| x.contains("512 leaf switches")));
+        assert!(crate::texts(&svg).iter().any(|x| x == "512 switches"), "{:?}", crate::texts(&svg));
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
         let narrow = topology_chart(&s, &t, &TopoOptions { width: 400, height: 460 }, &Theme::light());
         assert_eq!(narrow.matches("<title>GPU ").count(), 16);
