@@ -1,11 +1,17 @@
 //! The app's state, one reducer over a plain struct, and the root component.
-//! Messages change the cluster; the reducer re-runs the model. A model error is kept beside
-//! the last valid evaluation, so the page explains the error and keeps its chart.
+//! Messages change the cluster (re-running the model) or only the view (op, algbw, mapping,
+//! which never re-runs it). A model error is kept beside the last valid evaluation, so the
+//! page explains the error next to the control at fault and keeps its charts.
 
-use crate::components::{CollectiveChart, KeyNumbers, NodeControl};
-use crate::eval::{evaluate, parse_nodes, Evaluation};
+use crate::components::{
+    Claims, CollectivePanel, CountField, FormulaPanel, HierarchyPanel, KeyNumbers, MappingPanel,
+    Pickers, Presets, TierTable,
+};
+use crate::eval::{count_text, evaluate, Count, Evaluation};
 use crate::hooks::use_media_query;
-use fabricscope_model::{Cluster, ModelError};
+use crate::url;
+use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
+use fabricscope_model::{cluster_preset, Cluster, Collective, ModelError, Scenario};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -14,34 +20,87 @@ use yew::prelude::*;
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
     pub cluster: Cluster,
-    /// The number box's text, kept as typed (it may not parse).
-    pub nodes_text: String,
+    /// Each number box's text as typed (it may not parse), in [`Count::ALL`] order.
+    pub texts: [String; 6],
     pub view: Option<Rc<Evaluation>>,
     pub error: Option<ModelError>,
+    /// Collective shown in the throughput chart.
+    pub op: Collective,
+    /// Show algbw instead of busbw.
+    pub algbw: bool,
+    /// Requested TP and PP sizes of the mapping panel (clamped to valid values when drawn).
+    pub tp: u32,
+    pub pp: u32,
+    /// Messages from reading the page's link (fields that fell back to defaults).
+    pub link_notes: Vec<String>,
 }
 
 /// What the user can do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// Slider: a node count.
-    SetNodes(u32),
-    /// Number box: text as typed.
-    EditNodes(String),
+    /// A slider moved to a value (None = auto).
+    SetCount(Count, Option<u32>),
+    /// A number box's text as typed.
+    EditCount(Count, String),
+    Gpu(GpuKind),
+    ScaleUp(ScaleUp),
+    Nic(NicKind),
+    Sharp(bool),
+    Nvls(bool),
+    RailOptimized(bool),
+    Preset(&'static str),
+    /// View-only: no model run.
+    Op(Collective),
+    Algbw(bool),
+    Tp(u32),
+    Pp(u32),
+}
+
+fn texts_of(c: &Cluster) -> [String; 6] {
+    Count::ALL.map(|k| k.text(k.get(c)))
 }
 
 impl State {
     pub fn new(cluster: Cluster) -> State {
-        let nodes_text = cluster.nodes.to_string();
         State {
+            texts: texts_of(&cluster),
             cluster,
-            nodes_text,
             view: None,
             error: None,
+            op: Collective::AllReduce,
+            algbw: false,
+            tp: 8,
+            pp: 1,
+            link_notes: Vec::new(),
         }
         .evaluated()
     }
 
+    /// The state the page's URL describes (default cluster when it has no link).
+    pub fn from_url() -> State {
+        match url::read() {
+            Some(d) => {
+                let mut s = State::new(d.scenario.cluster);
+                s.link_notes = d.warnings;
+                s
+            }
+            None => State::default(),
+        }
+    }
+
+    /// The scenario to put in the link.
+    pub fn scenario(&self) -> Scenario {
+        Scenario::new(self.cluster.clone())
+    }
+
     fn evaluated(mut self) -> State {
+        // A number box that does not parse blocks the model: its message wins.
+        for (k, t) in Count::ALL.iter().zip(&self.texts) {
+            if let Err(e) = k.parse(t) {
+                self.error = Some(e);
+                return self;
+            }
+        }
         match evaluate(&self.cluster) {
             Ok(e) => {
                 self.view = Some(Rc::new(e));
@@ -50,6 +109,11 @@ impl State {
             Err(e) => self.error = Some(e),
         }
         self
+    }
+
+    /// The error for a model field, if it is the one at fault.
+    pub fn error_for(&self, field: &str) -> Option<String> {
+        self.error.as_ref().filter(|e| e.field == field).map(|e| e.message.clone())
     }
 }
 
@@ -64,50 +128,102 @@ impl Reducible for State {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        let c = &mut next.cluster;
         match action {
-            Action::SetNodes(n) => {
-                next.cluster.nodes = n;
-                next.nodes_text = n.to_string();
+            Action::SetCount(k, v) => {
+                k.set(c, v);
+                next.texts[k as usize] = k.text(k.get(c));
             }
-            Action::EditNodes(text) => {
-                next.nodes_text = text;
-                match parse_nodes(&next.nodes_text) {
-                    Ok(n) => next.cluster.nodes = n,
-                    Err(e) => {
-                        next.error = Some(e);
-                        return Rc::new(next);
-                    }
+            Action::EditCount(k, text) => {
+                if let Ok(v) = k.parse(&text) {
+                    k.set(c, v);
+                }
+                next.texts[k as usize] = text;
+            }
+            Action::Gpu(g) => c.gpu = g,
+            Action::ScaleUp(s) => c.scale_up = s,
+            Action::Nic(n) => {
+                c.nic = n;
+                // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
+                // than leaving an error the user did not cause.
+                if !n.spec().sharp_capable {
+                    c.sharp = false;
                 }
             }
+            Action::Sharp(b) => c.sharp = b,
+            Action::Nvls(b) => c.nvls = b,
+            Action::RailOptimized(b) => c.rail_optimized = b,
+            Action::Preset(id) => {
+                if let Some(p) = cluster_preset(id) {
+                    next.cluster = p.cluster();
+                    next.texts = texts_of(&next.cluster);
+                }
+            }
+            Action::Op(op) => {
+                next.op = op;
+                return Rc::new(next);
+            }
+            Action::Algbw(b) => {
+                next.algbw = b;
+                return Rc::new(next);
+            }
+            Action::Tp(t) => {
+                next.tp = t;
+                return Rc::new(next);
+            }
+            Action::Pp(p) => {
+                next.pp = p;
+                return Rc::new(next);
+            }
+        }
+        if next.cluster == self.cluster && next.texts == self.texts {
+            return self;
         }
         Rc::new(next.evaluated())
     }
 }
 
 const DARK: &str = "(prefers-color-scheme: dark)";
-/// Below this width the chart is drawn smaller so its text stays legible when scaled.
+/// Below this width charts are drawn smaller so their text stays legible when scaled.
 const NARROW: &str = "(max-width: 640px)";
 
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(State::default);
+    let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
+    url::use_link_writer(state.scenario());
 
-    let on_nodes = {
+    let dispatch = {
         let state = state.clone();
-        Callback::from(move |n: u32| state.dispatch(Action::SetNodes(n)))
+        Callback::from(move |a: Action| state.dispatch(a))
     };
-    let on_text = {
-        let state = state.clone();
-        Callback::from(move |t: String| state.dispatch(Action::EditNodes(t)))
-    };
-    // The chart is stale when the current input failed: say which cluster it shows, and
-    // keep the slider on that cluster while the number box holds the rejected text.
     let stale = state.error.is_some();
-    let shown_nodes = match (&state.view, stale) {
-        (Some(v), true) => v.cluster.nodes,
-        _ => state.cluster.nodes,
+    let general_error = state.error.as_ref().filter(|e| {
+        !Count::ALL.iter().any(|k| k.field() == e.field)
+            && !["gpu", "scale_up", "nic", "sharp", "nvls"].contains(&e.field)
+    });
+    let fabric = state.view.as_ref().and_then(|v| v.report.summary.fabric);
+    let derived = |k: Count| -> Option<u32> {
+        let f = fabric?;
+        match k {
+            Count::Leaves => Some(f.leaves),
+            Count::Spines => Some(f.spines),
+            Count::Radix => Some(f.radix),
+            _ => None,
+        }
+    };
+    let field = |k: Count| {
+        html! {
+            <CountField
+                kind={k}
+                value={k.get(&state.cluster)}
+                text={state.texts[k as usize].clone()}
+                valuetext={count_text(k, &state.cluster, derived(k))}
+                error={state.error_for(k.field())}
+                on_action={dispatch.clone()}
+            />
+        }
     };
 
     html! {
@@ -129,30 +245,54 @@ pub fn App() -> Html {
             <main class="layout">
                 <section class="panel controls" aria-labelledby="cluster-heading">
                     <h2 id="cluster-heading">{ "Cluster" }</h2>
-                    if let Some(v) = &state.view {
-                        <dl class="facts">
-                            <dt>{ "Node" }</dt><dd>{ &v.node_summary }</dd>
-                            <dt>{ "Scale-up" }</dt><dd>{ &v.scale_up }</dd>
-                            <dt>{ "Scale-out" }</dt><dd>{ &v.nics }</dd>
-                        </dl>
+                    if !state.link_notes.is_empty() {
+                        <ul class="notes" data-testid="link-notes">
+                            { for state.link_notes.iter().map(|n| html! { <li>{ n }</li> }) }
+                        </ul>
                     }
-                    <NodeControl
-                        nodes={shown_nodes}
-                        gpus_per_node={state.cluster.gpus_per_node}
-                        text={state.nodes_text.clone()}
-                        error={state.error.clone()}
-                        {on_nodes}
-                        {on_text}
+                    <Presets cluster={state.cluster.clone()} on_action={dispatch.clone()} />
+                    <Pickers
+                        cluster={state.cluster.clone()}
+                        gpu_error={state.error_for("gpu")}
+                        scale_up_error={state.error_for("scale_up")}
+                        nic_error={state.error_for("nic").or_else(|| state.error_for("sharp"))}
+                        on_action={dispatch.clone()}
                     />
+                    <fieldset class="group">
+                        <legend>{ "Size" }</legend>
+                        { field(Count::Nodes) }
+                        { field(Count::GpusPerNode) }
+                        { field(Count::NicsPerNode) }
+                    </fieldset>
+                    <fieldset class="group">
+                        <legend>{ "Fat tree" }</legend>
+                        { field(Count::Leaves) }
+                        { field(Count::Spines) }
+                        { field(Count::Radix) }
+                    </fieldset>
+                    if let Some(e) = general_error {
+                        <p class="error" role="alert" data-testid="general-error">{ format!("{}: {}", e.field, e.message) }</p>
+                    }
                 </section>
-                <section class={classes!("results", stale.then_some("stale"))} aria-live="polite" aria-labelledby="results-heading">
+                <section class={classes!("results", stale.then_some("stale"))} aria-labelledby="results-heading">
                     <h2 id="results-heading" class="visually-hidden">{ "Results" }</h2>
                     if let Some(v) = &state.view {
-                        if stale {
-                            <p class="stale-note">{ format!("Showing the last valid cluster: {} nodes.", v.cluster.nodes) }</p>
-                        }
+                        <p class="stale-note" aria-live="polite" data-testid="stale-note">
+                            if stale {
+                                { format!("Showing the last valid cluster: {} nodes × {} {}. Fix the highlighted control to update.", v.cluster.nodes, v.cluster.gpus_per_node, v.report.summary.gpu) }
+                            } else {
+                                { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
+                            }
+                        </p>
                         <KeyNumbers eval={v.clone()} />
-                        <CollectiveChart eval={v.clone()} {dark} {compact} />
+                        <div class="panels">
+                            <HierarchyPanel eval={v.clone()} {dark} {compact} />
+                            <CollectivePanel eval={v.clone()} op={state.op} algbw={state.algbw} {dark} {compact} on_action={dispatch.clone()} />
+                            <MappingPanel eval={v.clone()} tp={state.tp} pp={state.pp} {dark} {compact} on_action={dispatch.clone()} />
+                            <FormulaPanel eval={v.clone()} />
+                            <Claims eval={v.clone()} />
+                            <TierTable cluster={v.cluster.clone()} />
+                        </div>
                     } else {
                         <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>
                     }
@@ -180,25 +320,62 @@ mod tests {
     #[test]
     fn slider_recomputes() {
         let s0 = State::default();
-        let s1 = reduce(s0.clone(), Action::SetNodes(64));
+        let s1 = reduce(s0.clone(), Action::SetCount(Count::Nodes, Some(64)));
         assert_eq!(s1.cluster.nodes, 64);
-        assert_eq!(s1.nodes_text, "64");
+        assert_eq!(s1.texts[0], "64");
         assert!(s1.error.is_none());
         assert_ne!(s0.view, s1.view);
     }
 
     #[test]
+    fn view_actions_do_not_rerun_the_model() {
+        let s0 = State::default();
+        let s1 = reduce(s0.clone(), Action::Algbw(true));
+        assert!(s1.algbw);
+        assert!(Rc::ptr_eq(s0.view.as_ref().unwrap(), s1.view.as_ref().unwrap()));
+        let s2 = reduce(s1, Action::Op(Collective::AllToAll));
+        assert!(Rc::ptr_eq(s0.view.as_ref().unwrap(), s2.view.as_ref().unwrap()));
+    }
+
+    #[test]
     fn bad_input_keeps_the_last_valid_view() {
         let s0 = State::default();
-        let s1 = reduce(s0.clone(), Action::EditNodes("0".into()));
+        let s1 = reduce(s0.clone(), Action::EditCount(Count::Nodes, "0".into()));
         assert_eq!(s1.error.as_ref().map(|e| e.field), Some("nodes"));
         assert_eq!(s1.view, s0.view, "last valid chart kept");
-        let s2 = reduce(s1, Action::EditNodes("abc".into()));
+        let s2 = reduce(s1, Action::EditCount(Count::Nodes, "abc".into()));
         assert!(s2.error.is_some());
-        assert_eq!(s2.nodes_text, "abc");
+        assert_eq!(s2.texts[0], "abc");
         assert_eq!(s2.view, s0.view);
-        let s3 = reduce(s2, Action::EditNodes("8".into()));
+        let s3 = reduce(s2, Action::EditCount(Count::Nodes, "8".into()));
         assert!(s3.error.is_none());
         assert_eq!(s3.view.as_ref().map(|v| v.cluster.nodes), Some(8));
+    }
+
+    #[test]
+    fn impossible_combos_blame_the_field() {
+        let s = reduce(State::default(), Action::Gpu(GpuKind::A100));
+        assert_eq!(s.error.as_ref().map(|e| e.field), Some("scale_up"));
+        assert!(s.error_for("scale_up").unwrap().contains("nvlink3"));
+        let s = reduce(s, Action::ScaleUp(ScaleUp::NvSwitch { gen: 3 }));
+        assert!(s.error.is_none());
+        let s = reduce(s, Action::SetCount(Count::Leaves, Some(1)));
+        let s = reduce(s, Action::SetCount(Count::Nodes, Some(128)));
+        assert_eq!(s.error.as_ref().map(|e| e.field), Some("leaf_switches"));
+        let s = reduce(s, Action::SetCount(Count::Leaves, None));
+        assert!(s.error.is_none());
+        let s = reduce(s, Action::Sharp(true));
+        assert!(s.error.is_none());
+        let s = reduce(s, Action::Nic(NicKind::Roce400));
+        assert!(!s.cluster.sharp && s.error.is_none(), "Ethernet turns SHARP off");
+    }
+
+    #[test]
+    fn presets_set_everything() {
+        let s = reduce(State::default(), Action::Preset("gb200-nvl72"));
+        assert_eq!(s.cluster.gpu, GpuKind::Gb200);
+        assert_eq!(s.texts[1], "4");
+        assert!(s.error.is_none());
+        assert_eq!(s.view.as_ref().unwrap().report.summary.domain_gpus, 72);
     }
 }

@@ -8,12 +8,14 @@
 //! | [`components`] | one file per control or panel |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`hooks`] | browser-facing hooks (media queries) |
+//! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 
 pub mod app;
 pub mod components;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod url;
 
 pub use app::App;
 

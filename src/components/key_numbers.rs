@@ -13,10 +13,20 @@ pub struct Props {
 #[component]
 pub fn KeyNumbers(props: &Props) -> Html {
     let e = &props.eval;
-    let k = &e.key;
     let size = KEY_LABEL;
+    let Some(k) = &e.key else {
+        return html! {
+            <div class="stats" data-testid="stats">
+                <div class="stat" data-testid="gpus">
+                    <span class="stat-label">{ "GPUs" }</span>
+                    <span class="stat-value" data-value="1">{ "1" }</span>
+                    <span class="stat-sub">{ "a single GPU has nobody to talk to" }</span>
+                </div>
+            </div>
+        };
+    };
     html! {
-        <div class="stats">
+        <div class="stats" data-testid="stats">
             <div class="stat accent" data-testid="busbw">
                 <span class="stat-label">{ format!("AllReduce busbw at {size}") }</span>
                 <span class="stat-value">
@@ -41,7 +51,7 @@ pub fn KeyNumbers(props: &Props) -> Html {
             <div class="stat" data-testid="gpus">
                 <span class="stat-label">{ "GPUs in the AllReduce" }</span>
                 <span class="stat-value" data-value={e.total_gpus.to_string()}>{ e.total_gpus }</span>
-                <span class="stat-sub">{ format!("{} nodes × {}", e.cluster.nodes, e.cluster.gpus_per_node) }</span>
+                <span class="stat-sub">{ format!("{} nodes × {} · {} domain{} of {}", e.cluster.nodes, e.cluster.gpus_per_node, e.report.summary.domains, if e.report.summary.domains == 1 { "" } else { "s" }, e.report.summary.domain_gpus) }</span>
             </div>
         </div>
     }

@@ -1,0 +1,84 @@
+//! A count: a range slider (power-of-two or listed steps, "auto" first where the model can
+//! size it) paired with a number box for any value. Both fire on every `input` event, so the
+//! page follows the thumb while it is dragged. The model's message for this field shows here.
+
+use crate::app::Action;
+use crate::eval::Count;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub kind: Count,
+    /// The requested value (None = auto).
+    pub value: Option<u32>,
+    /// The number box's text.
+    pub text: String,
+    /// Human text: "32 nodes, 256 GPUs", "auto (8 leaves)".
+    pub valuetext: String,
+    pub error: Option<String>,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn CountField(props: &Props) -> Html {
+    let k = props.kind;
+    let on_slider = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(pos) = super::value_of(&e).parse::<u32>() {
+                cb.emit(Action::SetCount(k, k.at(pos)));
+            }
+        })
+    };
+    let on_number = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: InputEvent| cb.emit(Action::EditCount(k, super::value_of(&e))))
+    };
+    let id = k.id();
+    let slider_id = format!("{id}-slider");
+    let number_id = format!("{id}-number");
+    let err_id = format!("{id}-error");
+    let invalid = props.error.is_some();
+    let steps = k.steps();
+    let first = if k.auto() { "auto".to_string() } else { steps[0].to_string() };
+    let last = steps[steps.len() - 1].to_string();
+    html! {
+        <div class={classes!("field", invalid.then_some("invalid"))} data-field={k.field()}>
+            <div class="field-head">
+                <label for={slider_id.clone()}>{ k.label() }</label>
+                <output for={format!("{slider_id} {number_id}")} class="field-value">{ &props.valuetext }</output>
+            </div>
+            <div class="field-inputs">
+                <input
+                    id={slider_id}
+                    type="range"
+                    min="0"
+                    max={k.max_pos().to_string()}
+                    step="1"
+                    value={k.pos(props.value).to_string()}
+                    aria-valuetext={props.valuetext.clone()}
+                    aria-describedby={invalid.then(|| err_id.clone())}
+                    oninput={on_slider}
+                />
+                <input
+                    id={number_id}
+                    type="text"
+                    inputmode="numeric"
+                    autocomplete="off"
+                    spellcheck="false"
+                    aria-label={format!("{} (exact{})", k.label(), if k.auto() { ", or auto" } else { "" })}
+                    aria-invalid={invalid.to_string()}
+                    aria-describedby={invalid.then(|| err_id.clone())}
+                    value={props.text.clone()}
+                    oninput={on_number}
+                />
+            </div>
+            <div class="scale" aria-hidden="true">
+                <span>{ first }</span><span>{ last }</span>
+            </div>
+            if let Some(e) = &props.error {
+                <p id={err_id} class="error" role="alert">{ e }</p>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,81 @@
+//! Panel 1: the bandwidth hierarchy, per GPU and per direction, with latency per tier and the
+//! ratio between neighbouring tiers. Redrawn only when the tiers, theme or width class change.
+
+use crate::eval::Evaluation;
+use fabricscope_charts::{bandwidth_hierarchy_chart_with, HierarchyOptions, Theme};
+use fabricscope_model::{Tier, TierKind};
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub eval: Rc<Evaluation>,
+    pub dark: bool,
+    pub compact: bool,
+}
+
+/// Rows reserved: HBM, scale-up, PCIe, NIC, leaf, spine.
+const ROWS: usize = 6;
+
+/// The chart for these tiers and ratios (also used by tests).
+pub fn hierarchy_svg(tiers: &[Tier], ratios: &[f64], dark: bool, compact: bool) -> String {
+    let bars: Vec<(String, f64, f64)> = tiers
+        .iter()
+        .map(|t| {
+            let name = if compact { short_name(t) } else { long_name(t) };
+            (name, t.bw_per_gpu.0, t.latency.0)
+        })
+        .collect();
+    let opts = HierarchyOptions {
+        width: if compact { 420 } else { 920 },
+        height: 0,
+        rows: ROWS,
+        ratios: ratios.to_vec(),
+        x_label: if compact { "GB/s per GPU, per direction".into() } else { "bandwidth per GPU, GB/s per direction (log scale)".into() },
+        description: "Bandwidth per GPU and per direction at each tier, with latency, log scale".into(),
+        ..HierarchyOptions::default()
+    };
+    bandwidth_hierarchy_chart_with(&bars, &opts, &Theme::for_dark(dark))
+}
+
+/// The tier's name without the switch model (the drawing and table name it).
+fn long_name(t: &Tier) -> String {
+    match t.kind {
+        TierKind::Leaf => "leaf switch".into(),
+        TierKind::Spine => match t.name.rsplit_once('(') {
+            Some((_, o)) => format!("spine switch ({}", o),
+            None => "spine switch".into(),
+        },
+        _ => t.name.clone(),
+    }
+}
+
+fn short_name(t: &Tier) -> String {
+    match t.kind {
+        TierKind::Hbm => "HBM".into(),
+        TierKind::ScaleUp => "scale-up".into(),
+        TierKind::Pcie => "PCIe".into(),
+        TierKind::Nic => "NICs".into(),
+        TierKind::Leaf => "leaf".into(),
+        TierKind::Spine => "spine".into(),
+    }
+}
+
+#[component]
+pub fn HierarchyPanel(props: &Props) -> Html {
+    let r = &props.eval.report;
+    let ratios: Vec<f64> = r.ratios.iter().map(|x| x.ratio).collect();
+    let svg = use_memo(
+        (r.tiers.clone(), ratios, props.dark, props.compact),
+        |(tiers, ratios, dark, compact)| AttrValue::from(hierarchy_svg(tiers, ratios, *dark, *compact)),
+    );
+    html! {
+        <figure class="panel chart" data-testid="hierarchy" data-theme={if props.dark { "dark" } else { "light" }}>
+            <figcaption>
+                <span class="chart-title">{ "1 · Bandwidth hierarchy" }</span>
+                <span class="chart-sub">{ "per GPU, per direction · latency of a small transfer · ÷ = step to the next tier" }</span>
+            </figcaption>
+            <div class="chart-svg">{ Html::from_html_unchecked((*svg).clone()) }</div>
+        </figure>
+    }
+}

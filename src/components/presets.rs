@@ -1,0 +1,33 @@
+//! Preset clusters: one button each; the one matching the current cluster is pressed.
+
+use crate::app::Action;
+use fabricscope_model::presets::{matching_preset, CLUSTER_PRESETS};
+use fabricscope_model::Cluster;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub cluster: Cluster,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn Presets(props: &Props) -> Html {
+    let active = matching_preset(&props.cluster);
+    html! {
+        <div class="presets" role="group" aria-label="Preset clusters">
+            { for CLUSTER_PRESETS.iter().map(|p| {
+                let cb = props.on_action.clone();
+                let id = p.id;
+                let pressed = active == Some(id);
+                html! {
+                    <button type="button" class={classes!("preset", pressed.then_some("active"))}
+                        data-preset={id} aria-pressed={pressed.to_string()} title={p.about}
+                        onclick={Callback::from(move |_| cb.emit(Action::Preset(id)))}>
+                        { p.name }
+                    </button>
+                }
+            }) }
+        </div>
+    }
+}
