@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, in pipeline order: native tests of all crates, wasm tests in headless Chromium
 # (wasm-pack), the release build (cargo -> wasm-bindgen -> wasm-opt via Trunk), and the
-# end-to-end suite against that build. Stops at the first failing stage.
+# end-to-end suites against that build (explorer; sub-path hosting, CSP and embeds;
+# offline). Stops at the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/e2e/node_modules/.bin:$PATH"
@@ -25,6 +26,8 @@ stage "native tests" cargo test --workspace
 stage "wasm tests (headless Chrome)" wasm-pack test --headless --chrome --mode no-install . --test web
 stage "release build (trunk)" trunk build --release --offline
 stage "e2e (playwright-core)" node e2e/run.mjs
+stage "e2e sub-path, CSP, embed" node e2e/subpath.mjs
+stage "e2e offline (service worker)" node e2e/offline.mjs
 
 echo
 echo "==== timings ===="
