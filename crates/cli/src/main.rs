@@ -8,8 +8,10 @@ mod eval;
 mod link;
 mod output;
 mod render;
+mod search;
 mod sweep;
 mod tiers;
+mod train;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
@@ -36,6 +38,10 @@ enum Command {
     Render(render::RenderArgs),
     /// Print the explorer permalink of a scenario file, or (--decode) the scenario of a link.
     Link(link::LinkArgs),
+    /// One training step of a transformer job: step time, MFU, memory, bottleneck.
+    Train(Box<train::TrainArgs>),
+    /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
+    Search(Box<search::SearchArgs>),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +62,8 @@ fn main() -> ExitCode {
         Command::Eval(a) => eval::run(a),
         Command::Render(a) => render::run(a),
         Command::Link(a) => link::run(a),
+        Command::Train(a) => train::run(a),
+        Command::Search(a) => search::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -212,25 +212,6 @@ impl Parallel {
         if self.zero > 3 {
             return Err(ModelError::new("zero", format!("the ZeRO stage must be 0, 1, 2 or 3; got {}", self.zero)));
         }
-        if self.gpus() != gpus as u64 {
-            let others = self.tp as u64 * self.pp as u64 * self.cp as u64;
-            let hint = if others > 0 && (gpus as u64).is_multiple_of(others) {
-                format!("; with tp={}, pp={}, cp={} use dp={}", self.tp, self.pp, self.cp, gpus as u64 / others)
-            } else {
-                String::new()
-            };
-            return Err(ModelError::new(
-                "dp",
-                format!(
-                    "tp x pp x dp x cp = {} x {} x {} x {} = {} must equal the cluster's {gpus} GPUs{hint}",
-                    self.tp,
-                    self.pp,
-                    self.dp,
-                    self.cp,
-                    self.gpus()
-                ),
-            ));
-        }
         let fits = |d: u32| gpus.is_multiple_of(d);
         if !w.heads.is_multiple_of(self.tp) || !w.kv_heads.is_multiple_of(self.tp) {
             let heads_ok: Vec<u32> = divisors(w.kv_heads.min(w.heads)).into_iter().filter(|d| w.heads.is_multiple_of(*d) && fits(*d)).collect();
@@ -248,6 +229,29 @@ impl Parallel {
             if m.expert_ffn % self.tp != 0 {
                 return Err(ModelError::new("tp", format!("tp {} does not divide the expert feed-forward size {}", self.tp, m.expert_ffn)));
             }
+        }
+        if self.gpus() != gpus as u64 {
+            let others = self.tp as u64 * self.pp as u64 * self.cp as u64;
+            let tc = self.tp as u64 * self.cp as u64;
+            let (field, hint) = if others > 0 && (gpus as u64).is_multiple_of(others) {
+                ("dp", format!("; with tp={}, pp={}, cp={} use dp={}", self.tp, self.pp, self.cp, gpus as u64 / others))
+            } else if (gpus as u64).is_multiple_of(tc) {
+                let pps = divisors((gpus as u64 / tc) as u32);
+                ("pp", format!("; tp x pp x cp = {others} does not divide {gpus}: valid pp with tp={}, cp={}: {}", self.tp, self.cp, list(&pps)))
+            } else {
+                ("tp", format!("; tp x cp = {tc} does not divide {gpus}: valid tp: {}", list(&divisors(gpus))))
+            };
+            return Err(ModelError::new(
+                field,
+                format!(
+                    "tp x pp x dp x cp = {} x {} x {} x {} = {} must equal the cluster's {gpus} GPUs{hint}",
+                    self.tp,
+                    self.pp,
+                    self.dp,
+                    self.cp,
+                    self.gpus()
+                ),
+            ));
         }
         if self.pp > w.layers {
             return Err(ModelError::new("pp", format!("pp {} is more than the {} layers; every stage needs at least one layer", self.pp, w.layers)));
@@ -273,7 +277,14 @@ impl Parallel {
         if !(w.global_batch as u64).is_multiple_of(per_replica) {
             let valid_mb: Vec<u32> = if w.global_batch.is_multiple_of(self.dp) { divisors(w.global_batch / self.dp) } else { Vec::new() };
             let msg = if valid_mb.is_empty() {
-                format!("the global batch {} is not divisible by dp {}; valid dp: {}", w.global_batch, self.dp, list(&divisors(w.global_batch).into_iter().filter(|d| fits(*d)).collect::<Vec<_>>()))
+                format!(
+                    "the global batch {} is not divisible by dp {}; use a multiple of {} (dp that divide {}: {})",
+                    w.global_batch,
+                    self.dp,
+                    self.dp,
+                    w.global_batch,
+                    list(&divisors(w.global_batch).into_iter().filter(|d| fits(*d)).collect::<Vec<_>>())
+                )
             } else {
                 format!(
                     "the global batch {} is not divisible by micro-batch x dp = {} x {}; valid micro-batches: {}",

@@ -838,6 +838,7 @@ impl<'a> Evaluator<'a> {
         };
         let groups = Group::ALL
             .iter()
+            .filter(|grp| w.moe.is_some() || !matches!(grp, Group::Ep | Group::ExpertDp))
             .map(|grp| {
                 let sp = layout.spans[g(*grp)];
                 GroupReport {

@@ -1,0 +1,466 @@
+//! `fabricscope train`: one training step of a transformer job on a cluster, for a given
+//! parallel layout: step time and its breakdown, tokens/s, TFLOP/s per GPU, MFU and HFU,
+//! memory per GPU against HBM, where each parallel group's traffic goes, and the bottleneck.
+//! The workload and layout flags are shared with `fabricscope search`.
+
+use crate::cluster_args::{bool_parser, count_parser, ClusterArgs};
+use crate::error::CliError;
+use crate::output;
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Arg, Args, Command};
+use std::ffi::OsStr;
+use fabricscope_model::training::{
+    preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
+};
+use fabricscope_model::units::Bytes;
+use fabricscope_model::Topology;
+use serde::Serialize;
+
+/// The job: a preset, or its shape flag by flag; explicit flags override the preset.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Workload")]
+pub struct WorkloadArgs {
+    /// Named workload whose shape the other workload flags override
+    #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
+    pub model: Option<Workload>,
+    /// Transformer layers
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub layers: Option<u32>,
+    /// Hidden size
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub hidden: Option<u32>,
+    /// Attention (query) heads
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub heads: Option<u32>,
+    /// Key/value heads (grouped-query attention) [default: --heads]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub kv_heads: Option<u32>,
+    /// Dimension of one head [default: hidden / heads]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub head_dim: Option<u32>,
+    /// Feed-forward (MLP) intermediate size [default: 4 x hidden]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub ffn: Option<u32>,
+    /// Feed-forward kind [default: gelu, or the preset's]
+    #[arg(long, value_name = "KIND", value_parser = mlp_parser())]
+    pub mlp: Option<Mlp>,
+    /// Vocabulary size
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub vocab: Option<u32>,
+    /// Sequence length in tokens
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub seq: Option<u32>,
+    /// Sequences per optimizer step
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub global_batch: Option<u32>,
+    /// Routed experts per MoE layer (makes the model a mixture of experts)
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub experts: Option<u32>,
+    /// Experts each token is routed to [default: 2]
+    #[arg(long, value_name = "K", value_parser = count_parser())]
+    pub top_k: Option<u32>,
+    /// Intermediate size of one expert [default: --ffn]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub expert_ffn: Option<u32>,
+    /// Linear-layer precision [default: bf16, or the preset's]
+    #[arg(long, value_name = "PRECISION", value_parser = precision_parser())]
+    pub precision: Option<Precision>,
+    /// Training software whose overlap and fusion behaviour to assume
+    #[arg(long, value_name = "NAME", value_parser = framework_parser(), default_value = "megatron-core")]
+    pub framework: Framework,
+}
+
+/// The parallel layout.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Parallel layout")]
+pub struct ParallelArgs {
+    /// Tensor parallelism [train default: 1]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub tp: Option<u32>,
+    /// Pipeline parallelism [train default: 1]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub pp: Option<u32>,
+    /// Data parallelism [train default: GPUs / (tp x pp x cp)]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub dp: Option<u32>,
+    /// Context parallelism [train default: 1]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub cp: Option<u32>,
+    /// Expert parallelism, carved out of DP [train default: 1]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub ep: Option<u32>,
+    /// Sequences per micro-batch [train default: 1]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub micro_batch: Option<u32>,
+    /// Virtual pipeline stages per GPU (interleaved 1F1B) [train default: 1]
+    #[arg(long, value_name = "V", value_parser = count_parser())]
+    pub interleave: Option<u32>,
+    /// Activation recomputation [train default: selective]
+    #[arg(long, value_name = "MODE", value_parser = recompute_parser())]
+    pub recompute: Option<Recompute>,
+    /// ZeRO stage: 0, 1 (distributed optimizer), 2, 3 (FSDP) [train default: 1]
+    #[arg(long, value_name = "STAGE", value_parser = zero_parser())]
+    pub zero: Option<u8>,
+    /// Sequence parallelism inside TP groups
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
+    pub sequence_parallel: bool,
+    /// Rank order, innermost first (Megatron's is tp-cp-dp-pp; EP sits inside DP)
+    #[arg(long, value_name = "ORDER", value_parser = order_parser(), default_value = "tp-cp-dp-pp")]
+    pub order: RankOrder,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct TrainArgs {
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+
+    #[command(flatten)]
+    pub parallel: ParallelArgs,
+}
+
+impl WorkloadArgs {
+    /// The workload: the preset (if any) with every explicit flag applied on top.
+    pub fn workload(&self) -> Result<Workload, CliError> {
+        let mut w = match &self.model {
+            Some(p) => p.clone(),
+            None => {
+                let missing: Vec<&str> = [
+                    ("--layers", self.layers.is_none()),
+                    ("--hidden", self.hidden.is_none()),
+                    ("--heads", self.heads.is_none()),
+                    ("--seq", self.seq.is_none()),
+                    ("--vocab", self.vocab.is_none()),
+                    ("--global-batch", self.global_batch.is_none()),
+                ]
+                .iter()
+                .filter(|x| x.1)
+                .map(|x| x.0)
+                .collect();
+                if let Some(first) = missing.first() {
+                    return Err(CliError::new(
+                        *first,
+                        format!(
+                            "the workload needs {} (or --model with one of: {})",
+                            missing.join(", "),
+                            preset_ids().join(", ")
+                        ),
+                    ));
+                }
+                Workload { name: "custom".into(), ..Workload::default() }
+            }
+        };
+        let had_preset = self.model.is_some();
+        if let Some(v) = self.layers {
+            w.layers = v;
+        }
+        if let Some(v) = self.hidden {
+            w.hidden = v;
+            if !had_preset || self.ffn.is_none() && w.mlp == Mlp::Gelu {
+                w.ffn = v.saturating_mul(4);
+            }
+            w.head_dim = 0;
+        }
+        if let Some(v) = self.heads {
+            w.heads = v;
+            if self.kv_heads.is_none() && (!had_preset || w.kv_heads == 0 || w.kv_heads > v || v % w.kv_heads != 0) {
+                w.kv_heads = v;
+            }
+        }
+        if let Some(v) = self.kv_heads {
+            w.kv_heads = v;
+        }
+        if let Some(v) = self.head_dim {
+            w.head_dim = v;
+        }
+        if let Some(v) = self.ffn {
+            w.ffn = v;
+        }
+        if let Some(v) = self.mlp {
+            w.mlp = v;
+        }
+        if let Some(v) = self.vocab {
+            w.vocab = v;
+        }
+        if let Some(v) = self.seq {
+            w.seq = v;
+        }
+        if let Some(v) = self.global_batch {
+            w.global_batch = v;
+        }
+        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() {
+            let base = w.moe.unwrap_or(Moe { experts: 8, top_k: 2, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
+            let m = Moe {
+                experts: self.experts.unwrap_or(base.experts),
+                top_k: self.top_k.unwrap_or(base.top_k),
+                expert_ffn: self.expert_ffn.unwrap_or(base.expert_ffn),
+                ..base
+            };
+            w.moe = Some(m);
+        }
+        if let Some(p) = self.precision {
+            w.precision = p;
+        }
+        w.validate()?;
+        Ok(w)
+    }
+}
+
+impl ParallelArgs {
+    /// The layout for `train`: unset sizes default to 1 and DP fills the cluster.
+    pub fn parallel(&self, gpus: u32) -> Parallel {
+        let tp = self.tp.unwrap_or(1);
+        let pp = self.pp.unwrap_or(1);
+        let cp = self.cp.unwrap_or(1);
+        let others = tp.max(1) as u64 * pp.max(1) as u64 * cp.max(1) as u64;
+        let dp = self.dp.unwrap_or(if (gpus as u64).is_multiple_of(others) { (gpus as u64 / others) as u32 } else { 1 });
+        Parallel {
+            tp,
+            pp,
+            dp,
+            cp,
+            ep: self.ep.unwrap_or(1),
+            micro_batch: self.micro_batch.unwrap_or(1),
+            interleave: self.interleave.unwrap_or(1),
+            recompute: self.recompute.unwrap_or(Recompute::Selective),
+            zero: self.zero.unwrap_or(1),
+            sequence_parallel: self.sequence_parallel,
+            order: self.order,
+        }
+    }
+}
+
+/// `train --json`: the report, plus the job and cluster it is for.
+#[derive(Serialize)]
+struct TrainJson<'a> {
+    workload: &'a Workload,
+    gpus: u32,
+    gpu: &'static str,
+    #[serde(flatten)]
+    report: &'a StepReport,
+}
+
+pub fn run(a: &TrainArgs) -> Result<String, CliError> {
+    let topo = a.cluster.topology()?;
+    let w = a.workload.workload()?;
+    let par = a.parallel.parallel(topo.total_gpus);
+    let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;
+    let r = ev.evaluate(&par)?;
+    if a.json {
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r });
+    }
+    Ok(report_text(&topo, &w, &r))
+}
+
+fn gib(b: Bytes) -> f64 {
+    b.0 as f64 / (1u64 << 30) as f64
+}
+
+/// One line naming the layout.
+pub fn layout_line(p: &Parallel) -> String {
+    format!(
+        "TP {} x PP {} x DP {} x CP {}{}, micro-batch {}{}, {}, ZeRO {}{}{}",
+        p.tp,
+        p.pp,
+        p.dp,
+        p.cp,
+        if p.ep > 1 { format!(" (EP {} inside DP)", p.ep) } else { String::new() },
+        p.micro_batch,
+        if p.interleave > 1 { format!(", {} virtual stages", p.interleave) } else { String::new() },
+        match p.recompute {
+            Recompute::None => "no recompute",
+            Recompute::Selective => "selective recompute",
+            Recompute::Full => "full recompute",
+        },
+        p.zero,
+        if p.tp > 1 && p.sequence_parallel { ", sequence parallel" } else { "" },
+        if p.order != RankOrder::default() { format!(", order {}", p.order.id()) } else { String::new() }
+    )
+}
+
+/// One line describing the job.
+pub fn workload_line(w: &Workload) -> String {
+    let moe = match w.moe {
+        Some(m) => format!(", MoE {} experts top-{} (FFN {})", m.experts, m.top_k, m.expert_ffn),
+        None => String::new(),
+    };
+    format!(
+        "{}: {} layers x {} hidden, {} heads ({} KV), FFN {} {}{}, vocab {}, seq {}, batch {} ({:.2}M tokens), {:.1}B parameters, {}",
+        w.name,
+        w.layers,
+        w.hidden,
+        w.heads,
+        w.kv_heads,
+        w.ffn,
+        match w.mlp {
+            Mlp::Gelu => "GeLU",
+            Mlp::Swiglu => "SwiGLU",
+        },
+        moe,
+        w.vocab,
+        w.seq,
+        w.global_batch,
+        w.tokens_per_step() as f64 / 1e6,
+        w.params() as f64 / 1e9,
+        w.precision.id()
+    )
+}
+
+fn tier_text(t: SpanTier) -> &'static str {
+    match t {
+        SpanTier::Local => "no traffic",
+        SpanTier::ScaleUp => "scale-up domain",
+        SpanTier::Leaf => "leaf switches",
+        SpanTier::Spine => "spine",
+    }
+}
+
+/// The step report, human-readable.
+pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("Cluster: {}\n", output::cluster_line(topo)));
+    s.push_str(&format!("Job: {}\n", workload_line(w)));
+    s.push_str(&format!("Layout: {} ({} micro-batches per step; framework {})\n\n", layout_line(&r.mapping), r.micro_batches, r.framework));
+    s.push_str(&format!("Step time       {:.3} s\n", r.step_time_s));
+    s.push_str(&format!("Tokens/s        {:.0} ({:.0} per GPU)\n", r.tokens_per_s, r.tokens_per_s / topo.total_gpus as f64));
+    s.push_str(&format!(
+        "Model TFLOP/s   {:.1} per GPU, MFU {:.1}% of {:.0} TFLOP/s ({} dense peak)\n",
+        r.model_tflops_per_gpu,
+        100.0 * r.mfu,
+        r.peak_tflops.0,
+        w.precision.id()
+    ));
+    s.push_str(&format!("Hardware TFLOP/s {:.1} per GPU, HFU {:.1}% (recompute counted)\n\n", r.hardware_tflops_per_gpu, 100.0 * r.hfu));
+    s.push_str("Step breakdown\n");
+    let step_us = r.step_time_s * 1e6;
+    for (_, label, v) in r.breakdown.parts() {
+        if v.0 > 0.0 || label == "compute" {
+            s.push_str(&format!("  {:<24} {:>10.1} ms  {:>5.1}%\n", label, v.0 / 1e3, 100.0 * v.0 / step_us));
+        }
+    }
+    let m = &r.memory;
+    s.push_str(&format!(
+        "\nMemory per GPU (pipeline stage {})  {:.1} GiB of {:.0} GiB: {}\n",
+        m.stage,
+        gib(m.total),
+        gib(m.capacity),
+        if m.fits { format!("fits, {:.1} GiB free", gib(m.free())) } else { format!("DOES NOT FIT, {:.1} GiB over", gib(m.over())) }
+    ));
+    for (label, b) in [("weights", m.weights), ("gradients", m.gradients), ("optimizer states", m.optimizer), ("activations", m.activations), ("runtime reserve", m.reserved)] {
+        s.push_str(&format!("  {:<24} {:>8.2} GiB\n", label, gib(b)));
+    }
+    s.push_str("\nGroups (GPUs per domain x domains; tier crossed; exposed time)\n");
+    for g in r.groups.iter().filter(|g| g.ranks > 1) {
+        s.push_str(&format!(
+            "  {:<10} {:>5} GPUs = {} x {}  {:<16}{}  {:.1} ms\n",
+            g.group.name(),
+            g.ranks,
+            g.per_domain,
+            g.ranks / g.per_domain.max(1),
+            tier_text(g.tier),
+            if g.net_share > 1.0 + 1e-9 { format!(" (NIC shared by {:.0})", g.net_share) } else { String::new() },
+            g.exposed_us / 1e3
+        ));
+    }
+    s.push_str(&format!("\nBottleneck: {}\n", r.bottleneck));
+    s
+}
+
+/// Parses a flag's text with a plain function; failures print as one line naming the flag
+/// (`--flag: message`), like the cluster flags.
+#[derive(Clone)]
+pub struct FlagParser<T> {
+    parse: fn(&str) -> Result<T, String>,
+    ids: Option<fn() -> Vec<&'static str>>,
+}
+
+impl<T> FlagParser<T> {
+    pub fn new(parse: fn(&str) -> Result<T, String>, ids: Option<fn() -> Vec<&'static str>>) -> Self {
+        FlagParser { parse, ids }
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {
+    type Value = T;
+
+    fn parse_ref(&self, _cmd: &Command, arg: Option<&Arg>, value: &OsStr) -> Result<T, clap::Error> {
+        let flag = arg.and_then(|a| a.get_long()).map(|l| format!("--{l}: ")).unwrap_or_default();
+        let Some(text) = value.to_str() else {
+            return Err(clap::Error::raw(ErrorKind::InvalidUtf8, format!("{flag}the value is not valid UTF-8\n")));
+        };
+        (self.parse)(text).map_err(|m| clap::Error::raw(ErrorKind::ValueValidation, format!("{flag}{m}\n")))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let ids = self.ids?;
+        Some(Box::new(ids().into_iter().map(PossibleValue::new)))
+    }
+}
+
+fn unknown(what: &str, text: &str, ids: &[&str]) -> String {
+    format!("unknown {what} '{text}'; allowed: {}", ids.join(", "))
+}
+
+fn preset_list() -> Vec<&'static str> {
+    preset_ids()
+}
+fn mlp_ids() -> Vec<&'static str> {
+    vec!["gelu", "swiglu"]
+}
+fn precision_ids() -> Vec<&'static str> {
+    vec!["bf16", "fp8"]
+}
+fn recompute_ids() -> Vec<&'static str> {
+    Recompute::ALL.iter().map(|r| r.id()).collect()
+}
+fn zero_ids() -> Vec<&'static str> {
+    vec!["0", "1", "2", "3"]
+}
+fn framework_ids() -> Vec<&'static str> {
+    Framework::ids().to_vec()
+}
+
+pub fn preset_parser() -> FlagParser<Workload> {
+    FlagParser::new(|s| preset(s).ok_or_else(|| unknown("model preset", s, &preset_ids())), Some(preset_list))
+}
+pub fn mlp_parser() -> FlagParser<Mlp> {
+    FlagParser::new(
+        |s| match s.to_ascii_lowercase().as_str() {
+            "gelu" => Ok(Mlp::Gelu),
+            "swiglu" => Ok(Mlp::Swiglu),
+            _ => Err(unknown("MLP kind", s, &mlp_ids())),
+        },
+        Some(mlp_ids),
+    )
+}
+pub fn precision_parser() -> FlagParser<Precision> {
+    FlagParser::new(|s| Precision::from_id(s).ok_or_else(|| unknown("precision", s, &precision_ids())), Some(precision_ids))
+}
+pub fn recompute_parser() -> FlagParser<Recompute> {
+    FlagParser::new(|s| Recompute::from_id(s).ok_or_else(|| unknown("recompute mode", s, &recompute_ids())), Some(recompute_ids))
+}
+pub fn zero_parser() -> FlagParser<u8> {
+    FlagParser::new(
+        |s| match s.trim() {
+            "0" => Ok(0),
+            "1" => Ok(1),
+            "2" => Ok(2),
+            "3" => Ok(3),
+            _ => Err(unknown("ZeRO stage", s, &zero_ids())),
+        },
+        Some(zero_ids),
+    )
+}
+pub fn framework_parser() -> FlagParser<Framework> {
+    FlagParser::new(|s| Framework::from_id(s).ok_or_else(|| unknown("framework", s, &framework_ids())), Some(framework_ids))
+}
+pub fn order_parser() -> FlagParser<RankOrder> {
+    FlagParser::new(|s| RankOrder::parse(s).map_err(|e| e.message), None)
+}

@@ -1,0 +1,156 @@
+//! End-to-end tests of `fabricscope train` and `fabricscope search`: the JSON fields the issue
+//! promises, presets overridden by flags, and one-line errors with exit code 2 that name the
+//! constraint and the valid values.
+
+use serde_json::Value;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Out {
+    let o = Command::new(BIN).args(args).output().expect("the fabricscope binary runs");
+    Out { code: o.status.code(), stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr: String::from_utf8_lossy(&o.stderr).into_owned() }
+}
+
+fn json(args: &[&str]) -> Value {
+    let o = run(args);
+    assert_eq!(o.code, Some(0), "fabricscope {}: {}", args.join(" "), o.stderr);
+    serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", o.stdout))
+}
+
+/// Runs, expects exit code 2 and exactly one line on stderr containing every `want`.
+fn fails(args: &[&str], want: &[&str]) {
+    let o = run(args);
+    assert_eq!(o.code, Some(2), "fabricscope {}: stdout {} stderr {}", args.join(" "), o.stdout, o.stderr);
+    assert!(o.stdout.is_empty(), "stdout: {}", o.stdout);
+    assert_eq!(o.stderr.trim_end().lines().count(), 1, "one line: {}", o.stderr);
+    for w in want {
+        assert!(o.stderr.contains(w), "'{w}' missing from: {}", o.stderr);
+    }
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+const GPT3: [&str; 8] = ["--nodes", "128", "--model", "gpt3-175b", "--tp", "8", "--pp", "8"];
+
+#[test]
+fn train_json_has_the_promised_fields() {
+    let mut args = vec!["train"];
+    args.extend(GPT3);
+    args.extend(["--dp", "16", "--micro-batch", "2", "--interleave", "3", "--json"]);
+    let v = json(&args);
+    for k in ["step_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "hfu", "memory_gib_per_gpu"] {
+        assert!(num(&v, k) > 0.0, "{k}");
+    }
+    assert!(v["fits"].is_boolean());
+    let mfu = num(&v, "mfu");
+    assert!(mfu > 0.05 && mfu < 1.0 && num(&v, "hfu") >= mfu);
+    let b = &v["breakdown"];
+    let total: f64 = ["compute_us", "tp_us", "bubble_us", "pp_p2p_us", "dp_us", "cp_us", "ep_us", "optimizer_us"].iter().map(|k| num(b, k)).sum();
+    assert!((total / 1e6 - num(&v, "step_time_s")).abs() < 1e-6 * num(&v, "step_time_s"));
+    assert_eq!(v["mapping"]["tp"], 8);
+    assert_eq!(v["mapping"]["interleave"], 3);
+    assert_eq!(v["workload"]["layers"], 96);
+    assert!(v["bottleneck"].as_str().is_some_and(|s| !s.is_empty()));
+}
+
+#[test]
+fn train_text_and_defaults() {
+    // DP fills the cluster when not given; text names the tiers and the bottleneck.
+    let mut args = vec!["train"];
+    args.extend(GPT3);
+    let o = run(&args);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    for w in ["Step time", "MFU", "TP 8 x PP 8 x DP 16", "Memory per GPU", "Bottleneck:", "scale-up domain"] {
+        assert!(o.stdout.contains(w), "'{w}' missing from:\n{}", o.stdout);
+    }
+}
+
+#[test]
+fn preset_flags_override_and_custom_shapes_work() {
+    let v = json(&["train", "--nodes", "4", "--model", "llama3-8b", "--layers", "16", "--seq", "4096", "--json"]);
+    assert_eq!(v["workload"]["layers"], 16);
+    assert_eq!(v["workload"]["seq"], 4096);
+    assert_eq!(v["workload"]["kv_heads"], 8, "the preset's GQA survives");
+    let v = json(&[
+        "train", "--nodes", "2", "--layers", "24", "--hidden", "2048", "--heads", "16", "--seq", "2048", "--vocab", "50304", "--global-batch", "64",
+        "--tp", "2", "--json",
+    ]);
+    assert_eq!(v["workload"]["ffn"], 8192);
+    assert_eq!(v["mapping"]["dp"], 8);
+    // A mixture of experts from flags.
+    let v = json(&["train", "--nodes", "4", "--model", "llama3-8b", "--experts", "8", "--top-k", "2", "--ep", "8", "--json"]);
+    assert!(v["breakdown"]["ep_us"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn tp16_across_nodes_costs_more_than_tp8() {
+    let tp = |t: &str, p: &str| {
+        let v = json(&["train", "--nodes", "16", "--model", "gpt3-175b", "--tp", t, "--pp", p, "--json"]);
+        num(&v["breakdown"], "tp_us") / num(&v, "step_time_s") / 1e6
+    };
+    assert!(tp("16", "8") > 1.3 * tp("8", "8"));
+}
+
+#[test]
+fn errors_are_one_line_and_name_valid_values() {
+    let mut base = vec!["train"];
+    base.extend(GPT3);
+    let with = |extra: &[&'static str]| {
+        let mut a = base.clone();
+        a.extend_from_slice(extra);
+        a
+    };
+    fails(&with(&["--dp", "24"]), &["--dp", "1536 must equal the cluster's 1024 GPUs", "use dp=16"]);
+    fails(&["train", "--nodes", "128", "--model", "gpt3-175b", "--tp", "7"], &["--tp", "96 attention heads", "valid tp: 1, 2, 4, 8, 16, 32"]);
+    fails(&with(&["--micro-batch", "5"]), &["--micro-batch", "valid micro-batches: 1, 2, 3, 4, 6, 8"]);
+    fails(&with(&["--global-batch", "1000"]), &["--global-batch", "not divisible by dp 16"]);
+    fails(&["train", "--nodes", "128", "--model", "gpt3-175b", "--tp", "16", "--pp", "3"], &["--pp", "valid pp with tp=16"]);
+    fails(&["train", "--nodes", "16", "--model", "mixtral-8x7b", "--ep", "16"], &["--ep", "valid ep: 1, 2, 4, 8"]);
+    fails(&["train", "--model", "nope"], &["--model", "allowed: gpt3-175b"]);
+    fails(&["train", "--layers", "96"], &["--hidden", "--global-batch", "or --model"]);
+    fails(&["train", "--gpu", "a100", "--nic", "ib-hdr", "--model", "gpt3-175b", "--precision", "fp8"], &["--precision", "use bf16"]);
+    fails(&with(&["--recompute", "sometimes"]), &["--recompute", "allowed: none, selective, full"]);
+    fails(&with(&["--zero", "4"]), &["--zero", "allowed: 0, 1, 2, 3"]);
+    fails(&with(&["--interleave", "5"]), &["--interleave", "valid interleave with pp 8: 1, 2, 3, 4, 6, 12"]);
+    fails(&with(&["--order", "tp-tp"]), &["--order", "tp-cp-dp-pp"]);
+    fails(&["train", "--nodes", "2", "--model", "gpt3-175b", "--heads", "7"], &["--heads", "do not divide the hidden size"]);
+    fails(&["search", "--nodes", "2", "--model", "gpt3-175b", "--top", "0"], &["--top"]);
+}
+
+#[test]
+fn search_ranks_best_first() {
+    let v = json(&["search", "--nodes", "16", "--model", "gpt3-175b", "--top", "3", "--json"]);
+    let a = v.as_array().expect("an array");
+    assert_eq!(a.len(), 3);
+    for pair in a.windows(2) {
+        assert!(num(&pair[0], "step_time_s") <= num(&pair[1], "step_time_s"));
+    }
+    for r in a {
+        assert!(r["fits"].as_bool().unwrap());
+        assert!(r["mapping"]["tp"].as_u64().is_some());
+    }
+    // A fixed flag constrains the search.
+    let v = json(&["search", "--nodes", "16", "--model", "gpt3-175b", "--top", "2", "--tp", "4", "--json"]);
+    assert!(v.as_array().unwrap().iter().all(|r| r["mapping"]["tp"] == 4));
+    // Nothing fits: text says so and names the closest.
+    let o = run(&["search", "--nodes", "1", "--model", "gpt-1t"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("No layout fits"), "{}", o.stdout);
+}
+
+#[test]
+fn search_answers_the_rules_of_thumb() {
+    let v = json(&["search", "--nodes", "4", "--model", "gpt-18.4b", "--global-batch", "256", "--top", "1", "--rules", "--json"]);
+    let rules = v["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), 4);
+    assert!(rules.iter().any(|r| r["id"] == "pcie_vs_nvlink" && r["ratio"].as_f64().is_some()));
+}
