@@ -17,10 +17,10 @@ pub struct LinkArgs {
     /// Print the scenario JSON of this link instead (a damaged link is an error naming the field)
     #[arg(long, value_name = "LINK")]
     pub decode: Option<String>,
-    /// Print a full URL: this explorer address followed by ?s=<link>
+    /// Print a full URL: this explorer address followed by #s=<link>
     #[arg(long, value_name = "URL", conflicts_with = "decode")]
     pub base: Option<String>,
-    /// With --base: the URL of one chart for an iframe (?embed=<chart>&s=<link>)
+    /// With --base: the URL of one chart for an iframe (?embed=<chart>#s=<link>)
     #[arg(long, value_name = "CHART", requires = "base")]
     pub embed: Option<String>,
 }
@@ -55,7 +55,7 @@ pub fn run(a: &LinkArgs) -> Result<String, CliError> {
             "--embed",
             format!("no chart \"{chart}\"; allowed: {}", CHART_IDS.join(", ")),
         )),
-        Some(chart) => Ok(format!("{base}?embed={chart}&s={l}\n")),
-        None => Ok(format!("{base}?s={l}\n")),
+        Some(chart) => Ok(format!("{base}?embed={chart}#s={l}\n")),
+        None => Ok(format!("{base}#s={l}\n")),
     }
 }

@@ -245,7 +245,17 @@ fn link_round_trips_through_the_cli() {
     ]);
     assert_eq!(
         o.stdout.trim(),
-        format!("https://example.org/tools/fabricscope/?embed=busbw&s={link}")
+        format!("https://example.org/tools/fabricscope/?embed=busbw#s={link}")
+    );
+    let o = run(&[
+        "link",
+        &f,
+        "--base",
+        "https://example.org/tools/fabricscope/",
+    ]);
+    assert_eq!(
+        o.stdout.trim(),
+        format!("https://example.org/tools/fabricscope/#s={link}")
     );
     // A damaged link is an error naming the field.
     let o = run(&["link", "--decode", "v1.eyJuIjoiZm91ciJ9"]);
