@@ -12,10 +12,16 @@ use std::io::Read;
 pub struct EvalArgs {
     /// Scenario file (JSON, the schema the explorer exports); `-` reads stdin
     pub scenario: String,
+    /// Print the collective sweeps as CSV (one row per curve and size) instead of the JSON Report
+    #[arg(long)]
+    pub csv: bool,
 }
 
 pub fn run(a: &EvalArgs) -> Result<String, CliError> {
     let (_, report) = read_and_evaluate(&a.scenario)?;
+    if a.csv {
+        return Ok(fabricscope_model::export::curves_csv(&report));
+    }
     output::json(&report)
 }
 

@@ -75,6 +75,18 @@ fn eval_prints_the_report_as_json() {
     let o2 = run_with_stdin(&["eval", "-"], B200);
     assert_eq!(o2.code, Some(0), "{}", o2.stderr);
     assert_eq!(o2.stdout, o.stdout);
+    // The sweeps as CSV.
+    let o4 = run(&["eval", &f, "--csv"]);
+    assert_eq!(o4.code, Some(0), "{}", o4.stderr);
+    let mut lines = o4.stdout.lines();
+    assert!(lines
+        .next()
+        .is_some_and(|h| h.starts_with("op,scope,ranks,bytes,size,time_us,")));
+    assert!(
+        lines.any(|l| l.starts_with("all_reduce,cluster,128,")),
+        "{}",
+        o4.stdout
+    );
     // An empty object is the default scenario.
     let o3 = run_with_stdin(&["eval", "-"], "{}");
     let v3: Value = serde_json::from_str(&o3.stdout).expect("JSON");

@@ -12,11 +12,13 @@
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
+//! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod catalog;
 pub mod collective;
 pub mod error;
+pub mod export;
 pub mod link;
 pub mod nccl;
 pub mod presets;

@@ -84,7 +84,10 @@ pub fn encode(s: &Scenario) -> String {
     let value = serde_json::to_value(s).unwrap_or(Value::Null);
     let mut flat = Map::new();
     diff(&base, &value, "", &mut flat);
-    let json = serde_json::to_string(&Value::Object(flat)).unwrap_or_else(|_| "{}".into());
+    // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
+    // it), so the same scenario always gives the same link.
+    let sorted: std::collections::BTreeMap<String, Value> = flat.into_iter().collect();
+    let json = serde_json::to_string(&sorted).unwrap_or_else(|_| "{}".into());
     format!("v{LINK_VERSION}.{}", base64url_encode(json.as_bytes()))
 }
 
