@@ -15,7 +15,8 @@
 //!
 //! The product is scaled so that at the shape where the **measured** maximum achievable matmul
 //! FLOPS (MAMF, Bekman's ml-engineering table) was found, the model returns exactly that
-//! measurement. Time is then `max(FLOPs / (peak x efficiency), bytes / (HBM x f_mem))`.
+//! measurement, and capped there (it is the best of a sweep of shapes). Time is then
+//! `max(FLOPs / (peak x efficiency), bytes / (HBM x f_mem))`.
 //!
 //! **Memory-bound kernels** (norms, activations, dropout, softmax, residual adds, rotary,
 //! casts, the optimizer) move bytes at `f_mem` of the HBM bandwidth; every kernel also pays a
@@ -253,7 +254,12 @@ impl Gpu {
             MathPrecision::Bf16 => (self.k0_bf16, self.scale_bf16),
             MathPrecision::Fp8 => (self.k0_fp8, self.scale_fp8),
         };
-        (self.class.shape_efficiency(m, n, k, batch, k0) * scale).clamp(1e-6, 1.0)
+        // MAMF is the best of a sweep of shapes: no shape does better.
+        let cap = match p {
+            MathPrecision::Bf16 => self.class.mamf_bf16,
+            MathPrecision::Fp8 => self.class.mamf_fp8.map_or(self.class.mamf_bf16, |(f, _)| f),
+        };
+        (self.class.shape_efficiency(m, n, k, batch, k0) * scale).clamp(1e-6, cap)
     }
 
     /// Time of a (batched) matmul in µs. Inputs are `in_bytes` per element (2 for BF16, 1
