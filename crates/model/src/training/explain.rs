@@ -65,7 +65,7 @@ pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
             let sp = span_of(layout, Group::Tp);
             if sp.domains > 1 {
                 format!(
-                    "TP collectives are {p:.0}% of the step: TP {} spans {} scale-up domains, so every layer's {} crosses {}",
+                    "TP collectives are {p:.0}% of the step: TP {} spans {} scale-up domains, so every layer's {} cross {}",
                     par.tp,
                     sp.domains,
                     if par.sp(ev.work) { "all-gathers and reduce-scatters" } else { "all-reduces" },

@@ -185,7 +185,7 @@ impl Parallel {
     }
     /// Micro-batches per step per pipeline.
     pub fn micro_batches(&self, w: &Workload) -> u32 {
-        w.global_batch / (self.dp.max(1) * self.micro_batch.max(1))
+        (w.global_batch as u64 / (self.dp.max(1) as u64 * self.micro_batch.max(1) as u64)) as u32
     }
     /// Sequence parallelism actually in effect (only meaningful with TP > 1; MoE layers with
     /// TP > 1 always run it, as Megatron-Core requires).
@@ -477,7 +477,7 @@ impl SpanTier {
 
 /// Groups whose members this function enumerates at most (beyond it, spans use the group of
 /// rank 0 and its last translate, which is exact for the aligned layouts Megatron produces).
-const MAX_ENUMERATED_RANKS: u64 = 1 << 20;
+const MAX_ENUMERATED_RANKS: u64 = 1 << 16;
 
 /// Computes where the groups with generators `gens` sit on `topo` (`total` GPUs in use).
 pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {

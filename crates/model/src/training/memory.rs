@@ -143,12 +143,12 @@ fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u3
     let pp = par.pp.max(1);
     let rank = st.rank.min(pp - 1);
     let layers = (p.dense_layers + p.moe_layers) as f64;
-    let in_flight_layers = if v == 1 {
-        (m.min(pp - rank)) as f64 * layers
-    } else {
-        let chunks = (2 * (pp - rank - 1) + (v - 1) * pp + 1).min(m * v);
-        chunks as f64 * layers / v as f64
+    // Chunks (of L / (pp v) layers) in flight on this rank, in u64: counts can be large.
+    let chunks_in_flight = |m: u32| {
+        let (pp, rank, v) = (pp as u64, rank as u64, v as u64);
+        (2 * (pp - rank - 1) + (v - 1) * pp + 1).min(m as u64 * v)
     };
+    let in_flight_layers = if v == 1 { (m.min(pp - rank)) as f64 * layers } else { chunks_in_flight(m) as f64 * layers / v as f64 };
     let per_dense = layer_activation_bytes(w, par, flash, false, par.recompute);
     let per_moe = layer_activation_bytes(w, par, flash, true, par.recompute);
     let per_layer = if layers > 0.0 { (p.dense_layers as f64 * per_dense + p.moe_layers as f64 * per_moe) / layers } else { 0.0 };
@@ -162,7 +162,7 @@ fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u3
     let tokens = par.micro_batch as f64 * w.seq as f64 / par.cp as f64;
     if p.embedding {
         let d = if w.dropout { 1.0 } else { 0.0 };
-        let flights = if v == 1 { m.min(pp - rank) } else { (2 * (pp - rank - 1) + (v - 1) * pp + 1).min(m * v).div_ceil(v) };
+        let flights = if v == 1 { m.min(pp - rank) as u64 } else { chunks_in_flight(m).div_ceil(v as u64) };
         activations += flights as f64 * tokens * (2.0 + d) * w.hidden as f64 / if sp { t } else { 1.0 };
     }
     if p.head {
@@ -172,7 +172,7 @@ fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u3
     let b = |x: f64| Bytes(x.max(0.0).round() as u64);
     let (weights, gradients, optimizer, activations) = (b(weights), b(gradients), b(optimizer), b(activations));
     let reserved = Bytes(RUNTIME_RESERVE);
-    let total = Bytes(weights.0 + gradients.0 + optimizer.0 + activations.0 + reserved.0);
+    let total = Bytes([weights, gradients, optimizer, activations, reserved].iter().fold(0u64, |a, b| a.saturating_add(b.0)));
     let capacity = Bytes((gpu.hbm_gb * (1u64 << 30) as f64) as u64);
     MemoryBreakdown { weights, gradients, optimizer, activations, reserved, total, capacity, fits: total.0 <= capacity.0, stage: rank }
 }
