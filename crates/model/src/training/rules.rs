@@ -159,19 +159,13 @@ pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Resul
     let (answer, ratio) = match (&a, &fsdp) {
         (Some(a), f) => {
             let dp = share(a, a.breakdown.dp.0);
-            let tier = a.groups.iter().find(|g| g.group == Group::Dp).map_or("none", |g| match g.tier {
-                super::SpanTier::Spine => "the spine",
-                super::SpanTier::Leaf => "one leaf",
-                super::SpanTier::ScaleUp => "the scale-up fabric",
-                super::SpanTier::Local => "nothing",
-            });
-            let mut s = format!(
-                "Best layout (DP {}, ZeRO {}): DP traffic crosses {tier} (spine {:.2}:1) and {} of the step is exposed",
-                a.mapping.dp,
-                a.mapping.zero,
-                oversub,
-                pct(dp)
-            );
+            let route = match a.groups.iter().find(|g| g.group == Group::Dp).map(|g| g.tier) {
+                Some(super::SpanTier::Spine) => format!("crosses the spine ({oversub:.2}:1)"),
+                Some(super::SpanTier::Leaf) => "stays under one leaf switch".to_string(),
+                Some(super::SpanTier::ScaleUp) => "stays inside the scale-up domain".to_string(),
+                _ => "has no peers".to_string(),
+            };
+            let mut s = format!("Best layout (DP {}, ZeRO {}): DP traffic {route} and {} of the step is exposed", a.mapping.dp, a.mapping.zero, pct(dp));
             if let Some(f) = f {
                 s.push_str(&format!("; with FSDP (ZeRO-3) the best is {:.2}x the step, DP exposed {}", f.step_time_s / a.step_time_s, pct(share(f, f.breakdown.dp.0))));
             }
