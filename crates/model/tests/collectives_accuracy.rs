@@ -14,6 +14,8 @@
 //! The test asserts a median absolute error of at most 10% and, with
 //! FABRICSCOPE_WRITE_DOCS=1, regenerates docs/collective-accuracy.md.
 
+mod common;
+
 use fabricscope_model::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use fabricscope_model::units::Bytes;
 use fabricscope_model::{AlgoChoice, Cluster, Collective, Comm, ProtoChoice};
@@ -30,38 +32,9 @@ struct Row {
     source: String,
 }
 
-/// Minimal CSV reader for quoted fields.
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => row.push(std::mem::take(&mut field)),
-            ('\n', false) => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            ('\r', false) => {}
-            _ => field.push(c),
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
 
 fn rows() -> Vec<Row> {
-    let table = parse_csv(include_str!("../../../validation/collectives.csv"));
+    let table = common::read_csv(include_str!("../../../validation/collectives.csv"));
     let header = &table[0];
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let (hw, gpus, nodes, fabric, coll, algo, size, busbw, src) = (

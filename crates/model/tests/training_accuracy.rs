@@ -10,6 +10,8 @@
 //! FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test training_accuracy -- --nocapture
 //! ```
 
+mod common;
+
 use fabricscope_model::catalog::{GpuKind, GpuSpec, NicKind, ScaleUp};
 use fabricscope_model::units::GBps;
 use fabricscope_model::topology::Cluster;
@@ -30,42 +32,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Minimal RFC 4180 reader: quoted fields, doubled quotes, commas and newlines inside quotes.
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    field.push('"');
-                    chars.next();
-                }
-                '"' => quoted = false,
-                _ => field.push(c),
-            }
-        } else {
-            match c {
-                '"' => quoted = true,
-                ',' => row.push(std::mem::take(&mut field)),
-                '\r' => {}
-                '\n' => {
-                    row.push(std::mem::take(&mut field));
-                    rows.push(std::mem::take(&mut row));
-                }
-                _ => field.push(c),
-            }
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
 
 struct Row<'a> {
     cols: &'a HashMap<String, usize>,
@@ -297,7 +263,7 @@ fn table(outs: &[Outcome]) -> String {
 fn training_model_matches_published_megatron_runs() {
     let path = root().join("validation/training.csv");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let rows = parse_csv(&text);
+    let rows = common::read_csv(&text);
     let header = &rows[0];
     let cols: HashMap<String, usize> = header.iter().enumerate().map(|(i, h)| (h.trim().to_string(), i)).collect();
     let mut outs = Vec::new();
