@@ -4,9 +4,11 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    Claims, CollectivePanel, CountField, FormulaPanel, HierarchyPanel, KeyNumbers, MappingPanel,
-    Pickers, Presets, TierTable,
+    claims, count_field, formula_panel, key_numbers, pickers, presets, ClaimsProps,
+    CollectivePanel, CountFieldProps, FormulaProps, HierarchyPanel, KeyNumbersProps,
+    MappingPanel, PickersProps, PresetsProps, TierTable, TrainingPanel,
 };
+use crate::training::{tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD};
 use crate::eval::{count_text, evaluate, Count, Evaluation};
 use crate::hooks::use_media_query;
 use crate::url;
@@ -31,6 +33,10 @@ pub struct State {
     /// Requested TP and PP sizes of the mapping panel (clamped to valid values when drawn).
     pub tp: u32,
     pub pp: u32,
+    /// Use the search's best layout instead of `tp` x `pp`.
+    pub best: bool,
+    /// Training workload (a preset id of the training model).
+    pub workload: String,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
 }
@@ -54,6 +60,8 @@ pub enum Action {
     Algbw(bool),
     Tp(u32),
     Pp(u32),
+    Best(bool),
+    Workload(String),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -71,6 +79,8 @@ impl State {
             algbw: false,
             tp: 8,
             pp: 1,
+            best: true,
+            workload: DEFAULT_WORKLOAD.to_string(),
             link_notes: Vec::new(),
         }
         .evaluated()
@@ -109,6 +119,19 @@ impl State {
             Err(e) => self.error = Some(e),
         }
         self
+    }
+
+    /// The mapping the training panels evaluate: the search's best, or the requested TP
+    /// and PP brought down to sizes the cluster and workload allow.
+    pub fn choice(&self) -> Choice {
+        if self.best {
+            return Choice::Best;
+        }
+        let total = self.view.as_ref().map(|v| v.total_gpus).unwrap_or(1);
+        let tps = workload(&self.workload).map(|w| tp_values(total, &w)).unwrap_or_else(|_| vec![1]);
+        let tp = tps.iter().copied().filter(|t| *t <= self.tp).max().unwrap_or(1);
+        let pp = crate::eval::pp_choices(total, tp).into_iter().filter(|p| *p <= self.pp).max().unwrap_or(1);
+        Choice::Fixed { tp, pp }
     }
 
     /// The error for a model field, if it is the one at fault.
@@ -169,6 +192,15 @@ impl Reducible for State {
             }
             Action::Tp(t) => {
                 next.tp = t;
+                next.best = false;
+                return Rc::new(next);
+            }
+            Action::Best(b) => {
+                next.best = b;
+                return Rc::new(next);
+            }
+            Action::Workload(w) => {
+                next.workload = w;
                 return Rc::new(next);
             }
             Action::Pp(p) => {
@@ -193,6 +225,12 @@ pub fn App() -> Html {
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     url::use_link_writer(state.scenario());
+    let choice = state.choice();
+    let (training, searching) = use_training(
+        state.view.as_ref().map(|v| v.cluster.clone()),
+        state.workload.clone(),
+        choice,
+    );
 
     let dispatch = {
         let state = state.clone();
@@ -214,16 +252,14 @@ pub fn App() -> Html {
         }
     };
     let field = |k: Count| {
-        html! {
-            <CountField
-                kind={k}
-                value={k.get(&state.cluster)}
-                text={state.texts[k as usize].clone()}
-                valuetext={count_text(k, &state.cluster, derived(k))}
-                error={state.error_for(k.field())}
-                on_action={dispatch.clone()}
-            />
-        }
+        count_field(&CountFieldProps {
+            kind: k,
+            value: k.get(&state.cluster),
+            text: state.texts[k as usize].clone(),
+            valuetext: count_text(k, &state.cluster, derived(k)),
+            error: state.error_for(k.field()),
+            on_action: dispatch.clone(),
+        })
     };
 
     html! {
@@ -250,14 +286,14 @@ pub fn App() -> Html {
                             { for state.link_notes.iter().map(|n| html! { <li>{ n }</li> }) }
                         </ul>
                     }
-                    <Presets cluster={state.cluster.clone()} on_action={dispatch.clone()} />
-                    <Pickers
-                        cluster={state.cluster.clone()}
-                        gpu_error={state.error_for("gpu")}
-                        scale_up_error={state.error_for("scale_up")}
-                        nic_error={state.error_for("nic").or_else(|| state.error_for("sharp"))}
-                        on_action={dispatch.clone()}
-                    />
+                    { presets(&PresetsProps { cluster: state.cluster.clone(), on_action: dispatch.clone() }) }
+                    { pickers(&PickersProps {
+                        cluster: state.cluster.clone(),
+                        gpu_error: state.error_for("gpu"),
+                        scale_up_error: state.error_for("scale_up"),
+                        nic_error: state.error_for("nic").or_else(|| state.error_for("sharp")),
+                        on_action: dispatch.clone(),
+                    }) }
                     <fieldset class="group">
                         <legend>{ "Size" }</legend>
                         { field(Count::Nodes) }
@@ -284,13 +320,14 @@ pub fn App() -> Html {
                                 { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
                             }
                         </p>
-                        <KeyNumbers eval={v.clone()} />
+                        { key_numbers(&KeyNumbersProps { eval: v.clone() }) }
                         <div class="panels">
                             <HierarchyPanel eval={v.clone()} {dark} {compact} />
                             <CollectivePanel eval={v.clone()} op={state.op} algbw={state.algbw} {dark} {compact} on_action={dispatch.clone()} />
-                            <MappingPanel eval={v.clone()} tp={state.tp} pp={state.pp} {dark} {compact} on_action={dispatch.clone()} />
-                            <FormulaPanel eval={v.clone()} />
-                            <Claims eval={v.clone()} />
+                            <MappingPanel eval={v.clone()} {choice} training={training.clone()} {dark} {compact} on_action={dispatch.clone()} />
+                            <TrainingPanel eval={v.clone()} workload={state.workload.clone()} {choice} training={training.clone()} {searching} {dark} {compact} on_action={dispatch.clone()} />
+                            { formula_panel(&FormulaProps { eval: v.clone() }) }
+                            { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             <TierTable cluster={v.cluster.clone()} />
                         </div>
                     } else {

@@ -7,6 +7,7 @@
 //! | [`app`] | the state reducer and the root component |
 //! | [`components`] | one file per control or panel |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
+//! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 
@@ -15,6 +16,7 @@ pub mod components;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod training;
 pub mod url;
 
 pub use app::App;

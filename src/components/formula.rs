@@ -6,7 +6,6 @@ use fabricscope_charts::scale::gbps_label;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub eval: Rc<Evaluation>,
 }
@@ -15,8 +14,9 @@ fn n(v: f64) -> String {
     gbps_label(v)
 }
 
-#[component]
-pub fn FormulaPanel(props: &Props) -> Html {
+/// Drawn as a plain function (not a component): no state, and one generic component less
+/// in the bundle.
+pub fn formula_panel(props: &Props) -> Html {
     let e = &props.eval;
     let Some(f) = &e.formula else {
         return html! {

@@ -5,13 +5,13 @@ use fabricscope_charts::scale::gbps_label;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub eval: Rc<Evaluation>,
 }
 
-#[component]
-pub fn KeyNumbers(props: &Props) -> Html {
+/// Drawn as a plain function (not a component): no state, and one generic component less
+/// in the bundle.
+pub fn key_numbers(props: &Props) -> Html {
     let e = &props.eval;
     let size = KEY_LABEL;
     let Some(k) = &e.key else {

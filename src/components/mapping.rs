@@ -1,12 +1,15 @@
-//! Panel 3: the parallel mapping drawn on the topology. TP and PP offer only sizes that
-//! divide the GPU count; DP takes the rest (Megatron's rank order: TP fastest, then DP, then
-//! PP). GPUs are shaded by pipeline stage, TP groups bracketed, links coloured by the
-//! parallelism whose traffic crosses them, with a warning when TP leaves the scale-up domain.
+//! Panel 3: the parallel mapping drawn on the topology. The layout is the training search's
+//! best, or TP and PP chosen from the sizes the cluster and workload allow (DP takes the
+//! rest) in Megatron's rank order: TP fastest, then DP, then PP. GPUs are shaded by pipeline
+//! stage, TP groups bracketed, links coloured by the parallelism whose traffic crosses them,
+//! with a warning when TP leaves the scale-up domain.
 
 use crate::app::Action;
 use crate::eval::{layout_for, pp_choices, tp_choices, Evaluation};
-use fabricscope_charts::topology::{megatron_traffic, topology_chart, TopoOptions, TopoSpec};
+use crate::training::{drawing_layout, layout_label, tp_values, workload, Choice, TrainingView};
+use fabricscope_charts::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_charts::Theme;
+use fabricscope_model::ModelError;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -14,30 +17,46 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub eval: Rc<Evaluation>,
-    pub tp: u32,
-    pub pp: u32,
+    pub choice: Choice,
+    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
     pub dark: bool,
     pub compact: bool,
     pub on_action: Callback<Action>,
 }
 
-fn select_u32(e: &Event) -> Option<u32> {
+fn select_value(e: &Event) -> String {
     let s: HtmlSelectElement = e.target_unchecked_into();
-    s.value().parse().ok()
+    s.value()
 }
 
 /// The drawing for `spec` (its layout set), also used by tests.
 pub fn mapping_svg(spec: &TopoSpec, dark: bool, compact: bool) -> (String, bool) {
     let traffic = megatron_traffic(spec);
-    let opts = if compact { TopoOptions { width: 420, height: 520 } } else { TopoOptions { width: 920, height: 440 } };
+    let opts = if compact { TopoOptions { width: 420, height: 520 } } else { TopoOptions { width: 920, height: 460 } };
     (topology_chart(spec, &traffic, &opts, &Theme::for_dark(dark)), traffic.tp_leaves_domain)
+}
+
+/// The layout to draw: the search's chosen one when it is for this cluster, else the
+/// requested sizes (live while the search catches up).
+fn layout_to_draw(total: u32, choice: Choice, training: &Option<Rc<Result<TrainingView, ModelError>>>) -> (Layout, Option<String>) {
+    let chosen = training
+        .as_deref()
+        .and_then(|t| t.as_ref().ok())
+        .filter(|t| t.choice == choice)
+        .and_then(|t| t.chosen.as_ref())
+        .filter(|c| c.mapping.gpus() == total as u64);
+    match (chosen, choice) {
+        (Some(c), _) => (drawing_layout(c), Some(layout_label(c))),
+        (None, Choice::Fixed { tp, pp }) => (layout_for(total, tp, pp), None),
+        (None, Choice::Best) => (layout_for(total, 8, 1), None),
+    }
 }
 
 #[component]
 pub fn MappingPanel(props: &Props) -> Html {
     let e = &props.eval;
     let total = e.total_gpus;
-    let layout = layout_for(total, props.tp, props.pp);
+    let (layout, label) = layout_to_draw(total, props.choice, &props.training);
     let mut spec = e.topo.clone();
     spec.layout = layout;
     let drawn = use_memo((spec, props.dark, props.compact), |(spec, dark, compact)| {
@@ -45,22 +64,27 @@ pub fn MappingPanel(props: &Props) -> Html {
         (AttrValue::from(svg), warn)
     });
     let (svg, warn) = (*drawn).clone();
+    let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.workload.clone());
+    let tps = wl.and_then(|w| workload(&w).ok()).map(|w| tp_values(total, &w)).unwrap_or_else(|| tp_choices(total));
     let on_tp = {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| {
-            if let Some(v) = select_u32(&e) {
-                cb.emit(Action::Tp(v));
+            let v = select_value(&e);
+            match v.parse::<u32>() {
+                Ok(t) => cb.emit(Action::Tp(t)),
+                Err(_) => cb.emit(Action::Best(true)),
             }
         })
     };
     let on_pp = {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| {
-            if let Some(v) = select_u32(&e) {
-                cb.emit(Action::Pp(v));
+            if let Ok(p) = select_value(&e).parse::<u32>() {
+                cb.emit(Action::Pp(p));
             }
         })
     };
+    let best = props.choice == Choice::Best;
     let domain = e.report.summary.domain_gpus;
     html! {
         <figure class="panel chart wide" data-testid="mapping" data-theme={if props.dark { "dark" } else { "light" }}>
@@ -70,9 +94,10 @@ pub fn MappingPanel(props: &Props) -> Html {
             </figcaption>
             <div class="toolbar">
                 <label class="inline">{ "TP " }
-                    <select id="tp-select" onchange={on_tp} aria-label="Tensor-parallel size">
-                        { for tp_choices(total).into_iter().map(|t| html! {
-                            <option value={t.to_string()} selected={t == layout.tp}>{ t }</option>
+                    <select id="tp-select" onchange={on_tp} aria-label="Tensor-parallel size, or best from the search">
+                        <option value="best" selected={best}>{ "best (search)" }</option>
+                        { for tps.into_iter().map(|t| html! {
+                            <option value={t.to_string()} selected={!best && t == layout.tp}>{ t }</option>
                         }) }
                     </select>
                 </label>
@@ -83,7 +108,12 @@ pub fn MappingPanel(props: &Props) -> Html {
                         }) }
                     </select>
                 </label>
-                <span class="inline" data-testid="dp">{ format!("DP {} (the rest: {} GPUs ÷ TP × PP)", layout.dp, total) }</span>
+                <span class="inline" data-testid="layout" data-tp={layout.tp.to_string()} data-pp={layout.pp.to_string()} data-dp={layout.dp.to_string()}>
+                    { match &label {
+                        Some(l) => format!("{l} · DP takes the rest of the {total} GPUs"),
+                        None => format!("TP{} PP{} DP{} · DP takes the rest of the {total} GPUs", layout.tp, layout.pp, layout.dp),
+                    } }
+                </span>
             </div>
             if warn {
                 <p class="warning" role="status" data-testid="tp-warning">

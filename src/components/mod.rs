@@ -3,6 +3,7 @@
 mod claims;
 mod collective;
 mod count_field;
+mod export;
 mod formula;
 mod hierarchy;
 mod key_numbers;
@@ -10,17 +11,20 @@ mod mapping;
 mod pickers;
 mod presets;
 mod tier_table;
+mod training;
 
-pub use claims::Claims;
+pub use claims::{claims, Props as ClaimsProps};
 pub use collective::{collective_svg, CollectivePanel};
-pub use count_field::CountField;
-pub use formula::FormulaPanel;
+pub use count_field::{count_field, Props as CountFieldProps};
+pub use export::ExportPanel;
+pub use formula::{formula_panel, Props as FormulaProps};
 pub use hierarchy::{hierarchy_svg, HierarchyPanel};
-pub use key_numbers::KeyNumbers;
+pub use key_numbers::{key_numbers, Props as KeyNumbersProps};
 pub use mapping::MappingPanel;
-pub use pickers::Pickers;
-pub use presets::Presets;
+pub use pickers::{pickers, Props as PickersProps};
+pub use presets::{presets, Props as PresetsProps};
 pub use tier_table::TierTable;
+pub use training::TrainingPanel;
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

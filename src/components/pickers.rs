@@ -8,7 +8,6 @@ use fabricscope_model::Cluster;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub cluster: Cluster,
     pub gpu_error: Option<String>,
@@ -29,8 +28,9 @@ fn error(id: &str, e: &Option<String>) -> Html {
     }
 }
 
-#[component]
-pub fn Pickers(props: &Props) -> Html {
+/// Drawn as a plain function (not a component): no state, and one generic component less
+/// in the bundle.
+pub fn pickers(props: &Props) -> Html {
     let c = &props.cluster;
     let cb = props.on_action.clone();
     let on_gpu = {

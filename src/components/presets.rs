@@ -5,14 +5,14 @@ use fabricscope_model::presets::{matching_preset, CLUSTER_PRESETS};
 use fabricscope_model::Cluster;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub cluster: Cluster,
     pub on_action: Callback<Action>,
 }
 
-#[component]
-pub fn Presets(props: &Props) -> Html {
+/// Drawn as a plain function (not a component): no state, and one generic component less
+/// in the bundle.
+pub fn presets(props: &Props) -> Html {
     let active = matching_preset(&props.cluster);
     html! {
         <div class="presets" role="group" aria-label="Preset clusters">

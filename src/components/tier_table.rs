@@ -21,11 +21,14 @@ pub fn TierTable(props: &Props) -> Html {
             <h3 id="tiers-h">{ "5 · Interconnect tiers compared" }</h3>
             <div class="table-scroll" tabindex="0" role="region" aria-labelledby="tiers-h">
                 <table>
+                    <colgroup>
+                        <col class="c-name" /><col class="c-num" /><col class="c-num" /><col class="c-num" /><col /><col /><col />
+                    </colgroup>
                     <thead>
                         <tr>
                             <th scope="col">{ "Tier" }</th>
-                            <th scope="col" class="num">{ "GB/s per direction" }</th>
-                            <th scope="col" class="num">{ "GB/s bidirectional" }</th>
+                            <th scope="col" class="num">{ "GB/s per dir." }</th>
+                            <th scope="col" class="num">{ "GB/s bidir." }</th>
                             <th scope="col" class="num">{ "Latency" }</th>
                             <th scope="col">{ "Domain" }</th>
                             <th scope="col">{ "Congestion control" }</th>

@@ -1,12 +1,10 @@
 //! Bus bandwidth against message size, the nccl-tests view of a collective: x is the message
 //! size on a log2 axis, y the busbw per direction on a log10 axis, one line per series.
+//! Written as SVG text directly.
 
 use crate::scale::{exp2_label, log10_label, log10_range, log10_ticks, size_ticks};
-use crate::scale::{px, TickAxis};
-use crate::svg::{error_svg, finish};
+use crate::svg::{error_svg, Axis, Doc};
 use crate::theme::Theme;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One curve: `points` are (message size in bytes, busbw in GB/s per direction).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -67,22 +65,13 @@ impl Default for ChartOptions {
 /// cannot show (zero, negative, not finite, outside the size range) are left out.
 pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let (w, h) = (opts.width.clamp(200, 4000), opts.height.clamp(150, 4000));
-    let mut out = String::new();
-    let drawn = draw(&mut out, (w, h), series, opts, theme);
-    match drawn {
-        Ok(()) => finish(out, &opts.description),
-        Err(e) => error_svg(w, h, theme, &format!("chart could not be drawn: {e}")),
+    if series.iter().any(|s| s.points.len() > 1_000_000) {
+        return error_svg(w, h, theme, "chart could not be drawn: too many points");
     }
+    draw((w, h), series, opts, theme)
 }
 
-fn draw(
-    out: &mut String,
-    size: (u32, u32),
-    series: &[Series],
-    opts: &ChartOptions,
-    theme: &Theme,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<_>| e.to_string();
+fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let min_b = opts.min_bytes.max(1);
     let max_b = opts.max_bytes.max(min_b.saturating_mul(2));
     let (x_lo, x_hi) = ((min_b as f64).log2(), (max_b as f64).log2());
@@ -100,173 +89,118 @@ fn draw(
 
     let narrow = size.0 < 560;
     let x_ticks = size_ticks(x_lo.ceil() as u32, x_hi.floor() as u32, !narrow);
-    let x_minor: Vec<f64> = (x_lo.ceil() as u32..=x_hi.floor() as u32)
-        .map(f64::from)
-        .collect();
+    let x_minor: Vec<f64> = (x_lo.ceil() as u32..=x_hi.floor() as u32).map(f64::from).collect();
     let y_ticks = log10_ticks(y_lo, y_hi);
     let y_minor: Vec<f64> = (y_lo.floor() as i32..=y_hi.ceil() as i32)
         .flat_map(|d| (1..10).map(move |m| (m as f64 * 10f64.powi(d)).log10()))
         .filter(|v| *v >= y_lo && *v <= y_hi)
         .collect();
 
-    let font = theme.font;
-    let root = SVGBackend::with_string(out, size).into_drawing_area();
-    root.fill(&theme.background.color()).map_err(err)?;
-    let mut builder = ChartBuilder::on(&root);
-    builder
-        .margin_top(if opts.title.is_some() { 8 } else { 16 })
-        .margin_right(if narrow { 14 } else { 24 })
-        .margin_left(8)
-        .margin_bottom(8)
-        .x_label_area_size(if narrow { 40 } else { 46 })
-        .y_label_area_size(if narrow { 52 } else { 64 });
-    if let Some(t) = &opts.title {
-        builder.caption(
-            t,
-            (font, px(if narrow { 15 } else { 17 }))
-                .into_font()
-                .color(&theme.text.color()),
-        );
-    }
-    let x = TickAxis::new(x_lo, x_hi, x_ticks, x_minor);
-    let y = TickAxis::new(y_lo, y_hi, y_ticks, y_minor);
-    let mut chart = builder.build_cartesian_2d(x, y).map_err(err)?;
+    let (wf, hf) = (size.0 as f64, size.1 as f64);
+    let mut d = Doc::new(size.0, size.1, theme);
+    let title_h = if opts.title.is_some() { if narrow { 26.0 } else { 30.0 } } else { 0.0 };
+    let top = if opts.title.is_some() { 8.0 + title_h } else { 16.0 };
+    let right = wf - if narrow { 14.0 } else { 24.0 };
+    let left = 8.0 + if narrow { 52.0 } else { 64.0 };
+    let bottom = hf - 8.0 - if narrow { 40.0 } else { 46.0 };
+    let x = Axis::new(x_lo, x_hi, left, right);
+    let y = Axis::new(y_lo, y_hi, bottom, top);
+    let (text, muted, grid, minor, axis) = (theme.text.hex(), theme.muted.hex(), theme.grid.hex(), theme.grid_minor.hex(), theme.axis.hex());
+    let (lab, desc) = if narrow { (11.0, 12.0) } else { (12.0, 13.0) };
 
-    let x_fmt = |v: &f64| exp2_label(*v);
-    let y_fmt = |v: &f64| log10_label(*v);
-    chart
-        .configure_mesh()
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .x_desc(opts.x_label.as_str())
-        .y_desc(opts.y_label.as_str())
-        .label_style(
-            (font, px(if narrow { 11 } else { 12 }))
-                .into_font()
-                .color(&theme.muted.color()),
-        )
-        .axis_desc_style(
-            (font, px(if narrow { 12 } else { 13 }))
-                .into_font()
-                .color(&theme.text.color()),
-        )
-        .bold_line_style(theme.grid.color().stroke_width(1))
-        .light_line_style(theme.grid_minor.color().stroke_width(1))
-        .axis_style(theme.axis.color().stroke_width(1))
-        .set_all_tick_mark_size(4)
-        .draw()
-        .map_err(err)?;
+    if let Some(t) = &opts.title {
+        d.text(wf / 2.0, 8.0 + title_h / 2.0, if narrow { 15.0 } else { 17.0 }, "middle", "middle", &text, 400, t);
+    }
+    for v in x_minor.iter().filter(|v| x.contains(**v)) {
+        d.line(x.px(*v), top, x.px(*v), bottom, &minor, 1.0);
+    }
+    for v in &y_minor {
+        d.line(left, y.px(*v), right, y.px(*v), &minor, 1.0);
+    }
+    for v in x_ticks.iter().filter(|v| x.contains(**v)) {
+        let px = x.px(*v);
+        d.line(px, top, px, bottom, &grid, 1.0);
+        d.line(px, bottom, px, bottom + 4.0, &axis, 1.0);
+        d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &exp2_label(*v));
+    }
+    for v in y_ticks.iter().filter(|v| y.contains(**v)) {
+        let py = y.px(*v);
+        d.line(left, py, right, py, &grid, 1.0);
+        d.line(left - 4.0, py, left, py, &axis, 1.0);
+        d.text(left - 8.0, py, lab, "end", "middle", &muted, 400, &log10_label(*v));
+    }
+    d.line(left, top, left, bottom, &axis, 1.0);
+    d.line(left, bottom, right, bottom, &axis, 1.0);
+    d.text((left + right) / 2.0, hf - 10.0, desc, "middle", "auto", &text, 400, &opts.x_label);
+    d.vtext(14.0, (top + bottom) / 2.0, desc, &text, &opts.y_label);
 
     if let Some(hb) = opts.highlight_bytes.filter(|b| *b >= min_b && *b <= max_b) {
-        let hx = (hb as f64).log2();
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(hx, y_lo), (hx, y_hi)],
-                theme.axis.color().stroke_width(1),
-            )))
-            .map_err(err)?;
+        let hx = x.px((hb as f64).log2());
+        d.line(hx, top, hx, bottom, &axis, 1.0);
     }
 
-    let width = if series.len() == 1 { 3 } else { 2 };
+    let width = if series.len() == 1 { 3.0 } else { 2.0 };
+    let to_px = |p: &(f64, f64)| (x.px(p.0), y.px(p.1));
     for (i, pts) in curves.iter().enumerate() {
-        let c = theme.series_color(i).color();
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(width)))
-            .map_err(err)?;
+        let c = theme.series_color(i).hex();
+        let px: Vec<(f64, f64)> = pts.iter().map(to_px).collect();
+        d.polyline(&px, &c, width);
     }
 
     if let Some(hb) = opts.highlight_bytes {
         let hx = (hb as f64).log2();
         for (i, pts) in curves.iter().enumerate() {
-            let c = theme.series_color(i).color();
             if let Some(p) = pts.iter().find(|p| (p.0 - hx).abs() < 1e-9) {
-                chart
-                    .draw_series(std::iter::once(Circle::new(
-                        *p,
-                        5,
-                        ShapeStyle::from(&c).filled(),
-                    )))
-                    .map_err(err)?;
-                chart
-                    .draw_series(std::iter::once(Circle::new(
-                        *p,
-                        5,
-                        theme.background.color().stroke_width(2),
-                    )))
-                    .map_err(err)?;
+                let (cx, cy) = to_px(p);
+                d.circle(cx, cy, 5.0, &theme.series_color(i).hex(), "none", 0.0);
+                d.circle(cx, cy, 5.0, "none", &theme.background.hex(), 2.0);
             }
         }
     }
 
     // Marks: a hollow dot on the curve, its label above (series 0) or below (others); a
     // label that would crowd the previous one on the same series is left out, not the dot.
-    let mark_font = if narrow { 10 } else { 11 };
-    let mut last_label_x: Vec<Option<i32>> = vec![None; curves.len()];
+    let mark_font = if narrow { 10.0 } else { 11.0 };
+    let mut last_label_x: Vec<Option<f64>> = vec![None; curves.len()];
     for m in &opts.marks {
         let Some(pts) = curves.get(m.series) else { continue };
         let mx = (m.bytes.max(1) as f64).log2();
         let Some(p) = pts.iter().find(|p| (p.0 - mx).abs() < 1e-9) else { continue };
-        let c = theme.series_color(m.series).color();
-        chart
-            .draw_series(std::iter::once(Circle::new(*p, 4, theme.background.color().filled())))
-            .map_err(err)?;
-        chart
-            .draw_series(std::iter::once(Circle::new(*p, 4, c.stroke_width(2))))
-            .map_err(err)?;
+        let c = theme.series_color(m.series).hex();
+        let (px_x, px_y) = to_px(p);
+        d.circle(px_x, px_y, 4.0, &theme.background.hex(), "none", 0.0);
+        d.circle(px_x, px_y, 4.0, "none", &c, 2.0);
         if m.label.is_empty() {
             continue;
         }
-        let (px_x, px_y) = chart.backend_coord(p);
-        let est_w = (m.label.chars().count() as f64 * mark_font as f64 * 0.55) as i32;
-        if last_label_x[m.series].is_some_and(|lx| px_x - lx < est_w + 6) {
+        let est_w = m.label.chars().count() as f64 * mark_font * 0.55;
+        if last_label_x[m.series].is_some_and(|lx| px_x - lx < est_w + 6.0) {
             continue;
         }
         last_label_x[m.series] = Some(px_x);
         let above = m.series == 0;
-        let xr = chart.plotting_area().get_pixel_range().0;
-        let (h, dx) = if px_x - est_w / 2 < xr.start {
-            (HPos::Left, 2)
-        } else if px_x + est_w / 2 > xr.end {
-            (HPos::Right, -2)
+        let (anchor, dx) = if px_x - est_w / 2.0 < left {
+            ("start", 2.0)
+        } else if px_x + est_w / 2.0 > right {
+            ("end", -2.0)
         } else {
-            (HPos::Center, 0)
+            ("middle", 0.0)
         };
-        let style = (font, px(mark_font))
-            .into_font()
-            .color(&c)
-            .pos(Pos::new(h, if above { VPos::Bottom } else { VPos::Top }));
-        root.draw(&Text::new(
-            m.label.clone(),
-            (px_x + dx, if above { px_y - 8 } else { px_y + 8 }),
-            style,
-        ))
-        .map_err(err)?;
+        if above {
+            d.text(px_x + dx, px_y - 8.0, mark_font, anchor, "auto", &c, 400, &m.label);
+        } else {
+            d.text(px_x + dx, px_y + 8.0, mark_font, anchor, "hanging", &c, 400, &m.label);
+        }
     }
 
-    let (xs, ys) = chart.plotting_area().get_pixel_range();
-    legend(
-        &root,
-        (xs.end, ys.end),
-        series,
-        theme,
-        if narrow { 12 } else { 13 },
-    )
-    .map_err(err)?;
-    root.present().map_err(err)?;
-    Ok(())
+    legend(&mut d, (right, bottom), series, theme, if narrow { 12.0 } else { 13.0 });
+    d.finish(&opts.description)
 }
 
 /// The legend, in the plot's lower-right corner (busbw curves rise to the right, so that
-/// corner stays empty). Drawn by hand rather than with plotters' legend: in a browser,
-/// plotters measures text at 1.24x the size it draws, which misplaces its legend box. Text is
-/// anchored at the right edge so a width estimate can only change the left padding.
-fn legend<DB: DrawingBackend>(
-    root: &DrawingArea<DB, plotters::coord::Shift>,
-    corner: (i32, i32),
-    series: &[Series],
-    theme: &Theme,
-    font_px: i32,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+/// corner stays empty). Text is anchored at the right edge so a width estimate can only
+/// change the left padding.
+fn legend(d: &mut Doc, corner: (f64, f64), series: &[Series], theme: &Theme, font_px: f64) {
     let rows: Vec<(usize, &str)> = series
         .iter()
         .enumerate()
@@ -274,44 +208,21 @@ fn legend<DB: DrawingBackend>(
         .map(|(i, s)| (i, s.label.as_str()))
         .collect();
     if rows.is_empty() {
-        return Ok(());
+        return;
     }
-    let row_h = font_px + 10;
-    let text_w = rows
-        .iter()
-        .map(|(_, l)| l.chars().count() as f64 * font_px as f64 * 0.53)
-        .fold(0.0, f64::max) as i32;
-    let (pad, swatch, gap) = (10, 14, 8);
-    let right = corner.0 - 10;
-    let bottom = corner.1 - 10;
-    let left = right - (2 * pad + swatch + gap + text_w);
-    let top = bottom - (rows.len() as i32 * row_h + 2 * pad - 6);
-    root.draw(&Rectangle::new(
-        [(left, top), (right, bottom)],
-        theme.background.color().mix(0.92).filled(),
-    ))?;
-    root.draw(&Rectangle::new(
-        [(left, top), (right, bottom)],
-        theme.grid.color().stroke_width(1),
-    ))?;
-    let style = (theme.font, px(font_px))
-        .into_font()
-        .color(&theme.text.color())
-        .pos(Pos::new(HPos::Right, VPos::Center));
+    let row_h = font_px + 10.0;
+    let text_w = rows.iter().map(|(_, l)| l.chars().count() as f64 * font_px * 0.53).fold(0.0, f64::max);
+    let (pad, swatch, gap) = (10.0, 14.0, 8.0);
+    let right = corner.0 - 10.0;
+    let bottom = corner.1 - 10.0;
+    let left = right - (2.0 * pad + swatch + gap + text_w);
+    let top = bottom - (rows.len() as f64 * row_h + 2.0 * pad - 6.0);
+    d.rect(left, top, right - left, bottom - top, &theme.background.hex(), &format!(" fill-opacity=\"0.92\" stroke=\"{}\"", theme.grid.hex()));
     for (k, (i, label)) in rows.iter().enumerate() {
-        let cy = top + pad - 3 + k as i32 * row_h + row_h / 2;
-        let c = theme.series_color(*i).color();
-        root.draw(&Rectangle::new(
-            [(left + pad, cy - 5), (left + pad + swatch, cy + 5)],
-            c.filled(),
-        ))?;
-        root.draw(&Text::new(
-            label.to_string(),
-            (right - pad, cy),
-            style.clone(),
-        ))?;
+        let cy = top + pad - 3.0 + k as f64 * row_h + row_h / 2.0;
+        d.rect(left + pad, cy - 5.0, swatch, 10.0, &theme.series_color(*i).hex(), "");
+        d.text(right - pad, cy, font_px, "end", "middle", &theme.text.hex(), 400, label);
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,11 +2,8 @@
 //! spine), per-GPU GB/s per direction on a log axis, latency printed beside each bar.
 
 use crate::scale::{gbps_label, log10_label, log10_range, log10_ticks, nice_floor};
-use crate::scale::{px, TickAxis};
-use crate::svg::{error_svg, finish};
+use crate::svg::{Axis, Doc};
 use crate::theme::Theme;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Size and text of a hierarchy chart. `height` 0 sizes it from the number of tiers.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,124 +54,70 @@ pub fn bandwidth_hierarchy_chart_with(
         opts.height
     }
     .clamp(120, 4000);
-    let mut out = String::new();
-    match draw(&mut out, (w, h), tiers, opts, theme) {
-        Ok(()) => finish(out, &opts.description),
-        Err(e) => error_svg(w, h, theme, &format!("chart could not be drawn: {e}")),
-    }
+    draw((w, h), tiers, opts, theme)
 }
 
-fn draw(
-    out: &mut String,
-    size: (u32, u32),
-    tiers: &[(String, f64, f64)],
-    opts: &HierarchyOptions,
-    theme: &Theme,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<_>| e.to_string();
+fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions, theme: &Theme) -> String {
     let n = tiers.len().max(opts.rows);
     let (x_lo, x_hi) = log10_range(tiers.iter().map(|t| t.1));
     // Start below the slowest tier so its bar has a visible length.
     let x_lo = nice_floor(10f64.powf(x_lo) / 3.0).log10();
     // Headroom right of the longest bar for its value label.
     let x_hi = x_hi + 0.9;
-    let font = theme.font;
     let narrow = size.0 < 560;
-    let mut names: Vec<String> = tiers.iter().map(|t| t.0.clone()).collect();
-    names.resize(n, String::new());
-    let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32;
-    let label_area = (longest * 7 + 16).clamp(60, size.0 / 2);
-
-    let root = SVGBackend::with_string(out, size).into_drawing_area();
-    root.fill(&theme.background.color()).map_err(err)?;
-    let mut builder = ChartBuilder::on(&root);
-    builder
-        .margin(12)
-        .margin_right(20)
-        .x_label_area_size(44)
-        .y_label_area_size(label_area);
-    if let Some(t) = &opts.title {
-        builder.caption(t, (font, px(17)).into_font().color(&theme.text.color()));
-    }
+    let longest = tiers.iter().map(|t| t.0.chars().count()).max().unwrap_or(4) as f64;
+    let name_px = if narrow { 11.0 } else { 13.0 };
+    let label_area = (longest * name_px * 0.58 + 16.0).clamp(60.0, size.0 as f64 / 2.0);
+    let (wf, hf) = (size.0 as f64, size.1 as f64);
+    let mut d = Doc::new(size.0, size.1, theme);
+    let title_h = if opts.title.is_some() { 30.0 } else { 0.0 };
+    let (left, right, top, bottom) = (12.0 + label_area, wf - 20.0, 12.0 + title_h, hf - 12.0 - 44.0);
+    let x = Axis::new(x_lo, x_hi, left, right);
+    let y = Axis::new(0.0, n.max(1) as f64, bottom, top);
     let row = |i: usize| (n - i) as f64 - 0.5;
-    let x = TickAxis::new(x_lo, x_hi, log10_ticks(x_lo, x_hi.floor()), Vec::new());
-    let y = TickAxis::new(0.0, n.max(1) as f64, (0..n).map(row).collect(), Vec::new());
-    let mut chart = builder.build_cartesian_2d(x, y).map_err(err)?;
-    let x_fmt = |v: &f64| log10_label(*v);
-    let y_fmt = |v: &f64| {
-        let i = n as f64 - 0.5 - v;
-        names
-            .get(i.round().max(0.0) as usize)
-            .cloned()
-            .unwrap_or_default()
-    };
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .x_desc(opts.x_label.as_str())
-        .label_style(
-            (font, px(if narrow { 11 } else { 12 }))
-                .into_font()
-                .color(&theme.muted.color()),
-        )
-        .y_label_style(
-            (font, px(if narrow { 11 } else { 13 }))
-                .into_font()
-                .color(&theme.text.color()),
-        )
-        .axis_desc_style((font, px(13)).into_font().color(&theme.text.color()))
-        .bold_line_style(theme.grid.color().stroke_width(1))
-        .light_line_style(theme.grid_minor.color().stroke_width(1))
-        .axis_style(theme.axis.color().stroke_width(1))
-        .set_all_tick_mark_size(4)
-        .draw()
-        .map_err(err)?;
+    let (text, muted, grid, axis) = (theme.text.hex(), theme.muted.hex(), theme.grid.hex(), theme.axis.hex());
+    if let Some(t) = &opts.title {
+        d.text(wf / 2.0, 12.0 + title_h / 2.0, 17.0, "middle", "middle", &text, 400, t);
+    }
+    for v in log10_ticks(x_lo, x_hi.floor()).into_iter().filter(|v| x.contains(*v)) {
+        let px = x.px(v);
+        d.line(px, top, px, bottom, &grid, 1.0);
+        d.line(px, bottom, px, bottom + 4.0, &axis, 1.0);
+        d.text(px, bottom + 8.0, if narrow { 11.0 } else { 12.0 }, "middle", "hanging", &muted, 400, &log10_label(v));
+    }
+    d.line(left, top, left, bottom, &axis, 1.0);
+    d.line(left, bottom, right, bottom, &axis, 1.0);
+    d.text((left + right) / 2.0, hf - 14.0, 13.0, "middle", "auto", &text, 400, &opts.x_label);
 
-    let value_style = (font, px(12))
-        .into_font()
-        .color(&theme.muted.color())
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, (_, bw, lat)) in tiers.iter().enumerate() {
+    let bar = theme.series_color(0).hex();
+    let opacity = if theme.dark { 0.85 } else { 0.9 };
+    for (i, (name, bw, lat)) in tiers.iter().enumerate() {
+        let cy = y.px(row(i));
+        d.line(left - 4.0, cy, left, cy, &axis, 1.0);
+        d.text(left - 8.0, cy, name_px, "end", "middle", &text, 400, name);
         if !(bw.is_finite() && *bw > 0.0) {
             continue;
         }
-        let y = row(i);
-        let end = bw.log10();
-        let c = theme.series_color(0).color();
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x_lo, y - 0.3), (end, y + 0.3)],
-                c.mix(if theme.dark { 0.85 } else { 0.9 }).filled(),
-            )))
-            .map_err(err)?;
-        let text = if lat.is_finite() && *lat > 0.0 {
+        let end = x.px(bw.log10());
+        let (y0, y1) = (y.px(row(i) + 0.3), y.px(row(i) - 0.3));
+        d.rect(left, y0, end - left, y1 - y0, &bar, &format!(" fill-opacity=\"{opacity}\""));
+        let label = if lat.is_finite() && *lat > 0.0 {
             format!("{} GB/s · {} µs", gbps_label(*bw), gbps_label(*lat))
         } else {
             format!("{} GB/s", gbps_label(*bw))
         };
-        let (px, py) = chart.backend_coord(&(end, y));
-        root.draw(&Text::new(text, (px + 6, py), value_style.clone()))
-            .map_err(err)?;
+        d.text(end + 6.0, cy, 12.0, "start", "middle", &muted, 400, &label);
     }
     // The step between neighbouring tiers, in the gap between their bars, at the right edge.
-    let ratio_style = (font, px(if narrow { 11 } else { 12 }))
-        .into_font()
-        .color(&theme.series_color(1).color())
-        .pos(Pos::new(HPos::Right, VPos::Center));
+    let ratio_color = theme.series_color(1).hex();
     for (i, r) in opts.ratios.iter().enumerate().take(tiers.len().saturating_sub(1)) {
         if !(r.is_finite() && *r > 0.0) {
             continue;
         }
-        let y = row(i) - 0.5;
-        let (px_r, py) = chart.backend_coord(&(x_hi, y));
-        let text = ratio_label(*r);
-        root.draw(&Text::new(text, (px_r - 4, py), ratio_style.clone()))
-            .map_err(err)?;
+        let cy = y.px(row(i) - 0.5);
+        d.text(right - 4.0, cy, if narrow { 11.0 } else { 12.0 }, "end", "middle", &ratio_color, 400, &ratio_label(*r));
     }
-    root.present().map_err(err)?;
-    Ok(())
+    d.finish(&opts.description)
 }
 
 /// "÷9" style text for the step from one tier to the next: how many times less bandwidth the

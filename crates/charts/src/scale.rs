@@ -1,8 +1,6 @@
 //! Log axes drawn on linear coordinates: x is log2(bytes), y is log10(GB/s). Doing the log by
-//! hand lets us place ticks at powers of two and 1-2-5 steps, which plotters' log coordinate
-//! does not offer.
+//! hand places ticks at powers of two and 1-2-5 steps.
 
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 
 /// Short power-of-two size: `8B`, `1K`, `32M`, `16G` (binary prefixes, as nccl-tests sweeps).
 pub fn bytes_label(bytes: u64) -> String {
@@ -141,56 +139,6 @@ pub fn gbps_label(v: f64) -> String {
 /// Label for the tick at log10 value `v`.
 pub fn log10_label(v: f64) -> String {
     gbps_label(10f64.powf(v))
-}
-
-/// Font size for `css_px` pixels: plotters' SVG backend writes `size / 1.24`.
-pub(crate) fn px<T: Into<f64>>(css_px: T) -> f64 {
-    css_px.into() * 1.24
-}
-
-/// A linear plotters axis with ticks we choose: `bold` get labels and major grid lines,
-/// `light` minor grid lines. Values are already in log space.
-pub(crate) struct TickAxis {
-    lo: f64,
-    hi: f64,
-    bold: Vec<f64>,
-    light: Vec<f64>,
-}
-
-impl TickAxis {
-    pub(crate) fn new(lo: f64, hi: f64, bold: Vec<f64>, light: Vec<f64>) -> Self {
-        // A zero-width range would divide by zero when mapping.
-        let hi = if hi > lo { hi } else { lo + 1.0 };
-        TickAxis {
-            lo,
-            hi,
-            bold,
-            light,
-        }
-    }
-}
-
-impl Ranged for TickAxis {
-    type ValueType = f64;
-    // Labels always come from our formatters; this only satisfies plotters' bound.
-    type FormatOption = DefaultFormatting;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let t = (v - self.lo) / (self.hi - self.lo);
-        limit.0 + (t * (limit.1 - limit.0) as f64).round() as i32
-    }
-
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            self.light.clone()
-        } else {
-            self.bold.clone()
-        }
-    }
-
-    fn range(&self) -> std::ops::Range<f64> {
-        self.lo..self.hi
-    }
 }
 
 #[cfg(test)]

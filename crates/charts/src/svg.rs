@@ -1,4 +1,6 @@
-//! Small SVG helpers around plotters' output: an accessible title, and a fallback image.
+//! Small SVG writing helpers: elements with escaped text, an accessible title, a fallback
+//! image. Charts are written as SVG text directly (no drawing library), which keeps the
+//! web bundle small and the output identical on web and CLI.
 
 use crate::theme::Theme;
 
@@ -18,7 +20,7 @@ pub(crate) fn escape(s: &str) -> String {
     o
 }
 
-/// Marks the chart as one image for screen readers and names it: plotters emits neither.
+/// Marks the chart as one image for screen readers and names it.
 pub(crate) fn finish(svg: String, title: &str) -> String {
     let Some(open_end) = svg
         .find("<svg")
@@ -34,6 +36,107 @@ pub(crate) fn finish(svg: String, title: &str) -> String {
     out.push_str("</title>");
     out.push_str(&svg[open_end + 1..]);
     out
+}
+
+/// An SVG document being written: elements are appended as text.
+pub(crate) struct Doc {
+    pub s: String,
+    pub font: &'static str,
+}
+
+impl Doc {
+    /// Opens `<svg>` of `w` x `h` with a background.
+    pub fn new(w: u32, h: u32, theme: &Theme) -> Doc {
+        use std::fmt::Write;
+        let mut s = String::with_capacity(16 * 1024);
+        let _ = write!(
+            s,
+            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\"><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            theme.background.hex()
+        );
+        Doc { s, font: theme.font }
+    }
+    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {
+        use std::fmt::Write;
+        let _ = write!(
+            self.s,
+            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"{color}\" stroke-width=\"{width}\"/>"
+        );
+    }
+    pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, extra: &str) {
+        use std::fmt::Write;
+        let _ = write!(
+            self.s,
+            "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"{extra}/>",
+            w.max(0.0),
+            h.max(0.0)
+        );
+    }
+    pub fn circle(&mut self, cx: f64, cy: f64, r: f64, fill: &str, stroke: &str, width: f64) {
+        use std::fmt::Write;
+        let _ = write!(
+            self.s,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"{width}\"/>"
+        );
+    }
+    pub fn polyline(&mut self, pts: &[(f64, f64)], color: &str, width: f64) {
+        use std::fmt::Write;
+        self.s.push_str("<polyline fill=\"none\" stroke-linejoin=\"round\" stroke=\"");
+        self.s.push_str(color);
+        let _ = write!(self.s, "\" stroke-width=\"{width}\" points=\"");
+        for (x, y) in pts {
+            let _ = write!(self.s, "{x:.1},{y:.1} ");
+        }
+        self.s.push_str("\"/>");
+    }
+    /// Text; `anchor` start/middle/end, `baseline` as SVG's dominant-baseline.
+    #[allow(clippy::too_many_arguments)]
+    pub fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, baseline: &str, color: &str, weight: u32, t: &str) {
+        use std::fmt::Write;
+        let _ = write!(
+            self.s,
+            "<text x=\"{x:.1}\" y=\"{y:.1}\" font-family=\"{}\" font-size=\"{size}\" font-weight=\"{weight}\" text-anchor=\"{anchor}\" dominant-baseline=\"{baseline}\" fill=\"{color}\">{}</text>",
+            self.font,
+            escape(t)
+        );
+    }
+    /// Text turned 90° anticlockwise about its anchor (a y-axis title).
+    pub fn vtext(&mut self, x: f64, y: f64, size: f64, color: &str, t: &str) {
+        use std::fmt::Write;
+        let _ = write!(
+            self.s,
+            "<text x=\"{x:.1}\" y=\"{y:.1}\" transform=\"rotate(-90 {x:.1} {y:.1})\" font-family=\"{}\" font-size=\"{size}\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"{color}\">{}</text>",
+            self.font,
+            escape(t)
+        );
+    }
+    pub fn finish(mut self, title: &str) -> String {
+        self.s.push_str("</svg>");
+        finish(self.s, title)
+    }
+}
+
+/// Maps a value range onto a pixel range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Axis {
+    pub lo: f64,
+    pub hi: f64,
+    pub p0: f64,
+    pub p1: f64,
+}
+
+impl Axis {
+    pub fn new(lo: f64, hi: f64, p0: f64, p1: f64) -> Axis {
+        // A zero-width range would divide by zero when mapping.
+        let hi = if hi > lo { hi } else { lo + 1.0 };
+        Axis { lo, hi, p0, p1 }
+    }
+    pub fn px(&self, v: f64) -> f64 {
+        self.p0 + (v - self.lo) / (self.hi - self.lo) * (self.p1 - self.p0)
+    }
+    pub fn contains(&self, v: f64) -> bool {
+        v >= self.lo - 1e-9 && v <= self.hi + 1e-9
+    }
 }
 
 /// A plain SVG that states why a chart could not be drawn (renderers never panic).

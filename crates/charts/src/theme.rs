@@ -1,7 +1,5 @@
-//! Colours and type for charts. Plotters needs concrete colours (it cannot read CSS
-//! variables), so the page picks the theme matching `prefers-color-scheme` and redraws.
-
-use plotters::style::RGBColor;
+//! Colours and type for charts. SVG attributes need concrete colours (charts cannot read
+//! the page's CSS variables), so the page picks the theme matching `prefers-color-scheme` and redraws.
 
 /// An sRGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,9 +9,6 @@ impl Rgb {
     /// `#rrggbb`, for CSS and SVG attributes.
     pub fn hex(self) -> String {
         format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
-    }
-    pub(crate) fn color(self) -> RGBColor {
-        RGBColor(self.0, self.1, self.2)
     }
 }
 

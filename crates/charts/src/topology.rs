@@ -409,7 +409,8 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
             continue;
         };
         let (dx, d) = (*dx, *d);
-        dg.rect(dx, dom_y, dom_w, dom_h, 8.0, &bg, &axis);
+        // The box goes under its content, sized to it: write the content first, then splice.
+        let box_at = dg.s.len();
         let first_node = d * nodes_per_domain;
         let title = if nodes_per_domain > 1 {
             format!("domain {d} · {} trays", nodes_per_domain)
@@ -516,6 +517,10 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         dg.rect(gx, sw_y, avail_w, 14.0, 3.0, &grid, &su_c);
         let short = spec.scale_up.split(" (").next().unwrap_or(&spec.scale_up).to_string();
         dg.text(gx + avail_w / 2.0, sw_y + 7.5, (fs - 2.0).min(11.0), "middle", &text, 500, &short);
+        let box_h = (sw_y + 14.0 + 10.0 - dom_y).min(dom_h);
+        let mut b = Svg { s: String::new(), font: theme.font };
+        b.rect(dx, dom_y, dom_w, box_h, 8.0, &bg, &axis);
+        dg.s.insert_str(box_at, &b.s);
     }
     g.s.push_str(&dg.s);
 

@@ -249,11 +249,11 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
     let total: f64 = parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum();
     let scale_max = total.max(capacity_gib).max(1e-9) * 1.08;
     let (x0, x1) = (10.0, wf - 10.0);
-    let by = 34.0;
-    let bh = (hf - by - 36.0).clamp(14.0, 34.0);
+    let by = 48.0;
+    let bh = (hf - by - 30.0).clamp(14.0, 34.0);
     let colors = [theme.series[0], theme.series[1], theme.series[3], theme.series[2], theme.axis];
     let mut x = x0;
-    let (mut lx, ly) = (x0, 12.0);
+    let (mut lx, mut ly) = (x0, 12.0);
     for (i, (name, v)) in parts.iter().enumerate() {
         let c = colors[i % colors.len()].hex();
         if v.is_finite() && *v > 0.0 {
@@ -266,9 +266,14 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
             x += bw;
         }
         let label = format!("{name} {v:.1}");
+        let lw = 14.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + 12.0;
+        if lx + lw > wf - 6.0 && lx > x0 {
+            lx = x0;
+            ly += 15.0;
+        }
         g.rect(lx, ly - 5.0, 10.0, 10.0, &c, "rx=\"2\"");
         g.text(lx + 14.0, ly, fs - 1.0, "start", &theme.text.hex(), 400, &label);
-        lx += 14.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + 12.0;
+        lx += lw;
     }
     let cap_x = x0 + (x1 - x0) * capacity_gib / scale_max;
     let over = total > capacity_gib;

@@ -12,7 +12,7 @@ use crate::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use crate::topology::Cluster;
 
 /// One named cluster.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct ClusterPreset {
     /// Stable id (URL, CLI `--preset`).
     pub id: &'static str,
@@ -21,6 +21,12 @@ pub struct ClusterPreset {
     /// One line about what it is.
     pub about: &'static str,
     make: fn() -> Cluster,
+}
+
+impl PartialEq for ClusterPreset {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
 }
 
 impl ClusterPreset {

@@ -1,0 +1,278 @@
+//! Files in and out: the scenario as JSON (the schema `fabricscope eval` reads) to download or
+//! import, the sweeps as CSV, every chart as SVG or PNG titled with the scenario (the same
+//! renderers and captions as `fabricscope render`), and a copy-paste iframe snippet.
+//!
+//! Import puts the file's scenario in the page's link (`#s=`) and reloads, so it takes the
+//! same path as opening a permalink, including its messages about fields that fell back.
+
+use crate::hooks::use_media_query;
+use fabricscope_charts::report::{render_chart, CHART_IDS};
+use fabricscope_charts::Theme;
+use fabricscope_model::export::curves_csv;
+use fabricscope_model::link::{decode, encode};
+use fabricscope_model::{evaluate, Scenario};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement,
+    HtmlInputElement, Url,
+};
+use yew::prelude::*;
+
+/// PNG exports are drawn at this multiple of the SVG's size (sharp on HiDPI screens and print).
+const PNG_SCALE: f64 = 2.0;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub scenario: Scenario,
+}
+
+/// Saves `body` as a file named `name`.
+fn download_blob(name: &str, blob: &Blob) -> Result<(), JsValue> {
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let url = Url::create_object_url_with_blob(blob)?;
+    let a: HtmlAnchorElement = doc.create_element("a")?.dyn_into()?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    // The click has started the download; the URL is no longer needed.
+    Url::revoke_object_url(&url)?;
+    Ok(())
+}
+
+fn text_blob(body: &str, mime: &str) -> Result<Blob, JsValue> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(body));
+    let opts = BlobPropertyBag::new();
+    opts.set_type(mime);
+    Blob::new_with_str_sequence_and_options(&parts, &opts)
+}
+
+fn download_text(name: &str, mime: &str, body: &str) {
+    // A refused download leaves nothing to recover; the console says why.
+    if let Err(e) = text_blob(body, mime).and_then(|b| download_blob(name, &b)) {
+        web_sys::console::warn_2(&JsValue::from_str("Fabricscope: download failed"), &e);
+    }
+}
+
+/// Draws `svg` (width x height px) on a canvas at [`PNG_SCALE`] and downloads it as PNG.
+fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), JsValue> {
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let blob = text_blob(svg, "image/svg+xml")?;
+    let url = Url::create_object_url_with_blob(&blob)?;
+    let img = HtmlImageElement::new()?;
+    let canvas: HtmlCanvasElement = doc.create_element("canvas")?.dyn_into()?;
+    canvas.set_width((width as f64 * PNG_SCALE) as u32);
+    canvas.set_height((height as f64 * PNG_SCALE) as u32);
+    let onload = {
+        let img = img.clone();
+        let url = url.clone();
+        Closure::once_into_js(move || {
+            let done = (|| -> Result<(), JsValue> {
+                let ctx: web_sys::CanvasRenderingContext2d = canvas
+                    .get_context("2d")?
+                    .ok_or("no 2d context")?
+                    .dyn_into()?;
+                ctx.scale(PNG_SCALE, PNG_SCALE)?;
+                ctx.draw_image_with_html_image_element(&img, 0.0, 0.0)?;
+                let save = Closure::once_into_js(move |blob: Option<Blob>| {
+                    if let Some(b) = blob {
+                        let _ = download_blob(&name, &b);
+                    }
+                });
+                canvas.to_blob(save.unchecked_ref())
+            })();
+            let _ = Url::revoke_object_url(&url);
+            if let Err(e) = done {
+                web_sys::console::warn_2(&JsValue::from_str("Fabricscope: PNG export failed"), &e);
+            }
+        })
+    };
+    img.set_onload(Some(onload.unchecked_ref()));
+    img.set_src(&url);
+    Ok(())
+}
+
+/// `width="W" height="H"` of an SVG's root element.
+fn svg_size(svg: &str) -> (u32, u32) {
+    let head = svg.split('>').next().unwrap_or("");
+    let attr = |name: &str| {
+        head.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|v| v.parse().ok())
+    };
+    (attr("width").unwrap_or(880), attr("height").unwrap_or(460))
+}
+
+/// The explorer's own address without query or fragment (what embeds and links point to).
+fn page_base() -> String {
+    let url = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.url().ok())
+        .unwrap_or_default();
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let base = &url[..end];
+    base.strip_suffix("index.html").unwrap_or(base).to_string()
+}
+
+/// The iframe snippet for chart `id` of a scenario link.
+pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
+    format!(
+        "<iframe src=\"{base}?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
+    )
+}
+
+#[component]
+pub fn ExportPanel(props: &Props) -> Html {
+    let dark = use_media_query("(prefers-color-scheme: dark)");
+    let embed_id = use_state(|| "busbw".to_string());
+    let import_note = use_state(|| None::<String>);
+    let s = props.scenario.clone();
+    let link = encode(&s);
+    let report = use_memo(s.clone(), |s| evaluate(s).ok());
+
+    let save_json = {
+        let s = s.clone();
+        Callback::from(move |_: MouseEvent| {
+            let json = serde_json::to_string_pretty(&s).unwrap_or_default() + "\n";
+            download_text("fabricscope-scenario.json", "application/json", &json);
+        })
+    };
+    let save_csv = {
+        let report = report.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(r) = report.as_ref() {
+                download_text("fabricscope-sweeps.csv", "text/csv", &curves_csv(r));
+            }
+        })
+    };
+    let on_import = {
+        let note = import_note.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            let Ok(reader) = web_sys::FileReader::new() else {
+                return;
+            };
+            let note_err = note.clone();
+            let note = note.clone();
+            let r2 = reader.clone();
+            let onload = Closure::once_into_js(move || {
+                let text = r2
+                    .result()
+                    .ok()
+                    .and_then(|v| v.as_string())
+                    .unwrap_or_default();
+                let d = decode(&text);
+                if d.warnings.iter().any(|w| w.starts_with("link: ")) {
+                    note.set(Some(format!(
+                        "Not a scenario file: {}",
+                        d.warnings.join("; ")
+                    )));
+                    return;
+                }
+                // Same path as opening a permalink: the page reads #s= on load and lists
+                // any fields that fell back.
+                if let Some(w) = web_sys::window() {
+                    let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
+                    let _ = w.location().reload();
+                }
+            });
+            reader.set_onload(Some(onload.unchecked_ref()));
+            if reader.read_as_text(&file).is_err() {
+                note_err.set(Some("The file could not be read.".into()));
+            }
+        })
+    };
+
+    let theme = Theme::for_dark(dark);
+    let chart_buttons = CHART_IDS.iter().map(|&id| {
+        let (s1, s2, r1, r2) = (s.clone(), s.clone(), report.clone(), report.clone());
+        let svg_of = move |s: &Scenario, r: &fabricscope_model::Report| {
+            render_chart(id, s, r, &theme, 0, 0, true).map(|c| c.svg).unwrap_or_default()
+        };
+        let save_svg = Callback::from(move |_: MouseEvent| {
+            if let Some(r) = r1.as_ref() {
+                download_text(&format!("fabricscope-{id}.svg"), "image/svg+xml", &svg_of(&s1, r));
+            }
+        });
+        let save_png = Callback::from(move |_: MouseEvent| {
+            if let Some(r) = r2.as_ref() {
+                let svg = svg_of(&s2, r);
+                let (w, h) = svg_size(&svg);
+                if let Err(e) = download_png(format!("fabricscope-{id}.png"), &svg, w, h) {
+                    web_sys::console::warn_2(&JsValue::from_str("Fabricscope: PNG export failed"), &e);
+                }
+            }
+        });
+        html! {
+            <li>
+                <span class="export-chart">{ id }</span>
+                <button type="button" onclick={save_svg} data-testid={format!("export-{id}-svg")}>{ "SVG" }</button>
+                <button type="button" onclick={save_png} data-testid={format!("export-{id}-png")}>{ "PNG" }</button>
+            </li>
+        }
+    });
+    let snippet = embed_snippet(&page_base(), &embed_id, &link);
+    let on_embed_id = {
+        let embed_id = embed_id.clone();
+        Callback::from(move |e: Event| {
+            let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            embed_id.set(sel.value());
+        })
+    };
+    let select_all = Callback::from(|e: FocusEvent| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        input.select();
+    });
+    let ok = report.is_some();
+
+    html! {
+        <section class="panel export" aria-labelledby="export-heading" data-testid="export">
+            <h2 id="export-heading">{ "Share and export" }</h2>
+            <div class="export-row">
+                <button type="button" onclick={save_json} data-testid="export-json">{ "Scenario (JSON)" }</button>
+                <label class="export-import">
+                    { "Import JSON…" }
+                    <input type="file" accept=".json,application/json" onchange={on_import} data-testid="import-json" />
+                </label>
+                <button type="button" onclick={save_csv} disabled={!ok} data-testid="export-csv">{ "Sweeps (CSV)" }</button>
+            </div>
+            if let Some(n) = &*import_note {
+                <p class="export-note" role="alert">{ n }</p>
+            }
+            <ul class="export-charts">{ for chart_buttons }</ul>
+            <label class="export-embed">
+                <span>{ "Embed" }</span>
+                <select onchange={on_embed_id} aria-label="Chart to embed">
+                    { for CHART_IDS.iter().map(|&id| html! { <option value={id} selected={*embed_id == id}>{ id }</option> }) }
+                </select>
+                <input type="text" readonly=true value={snippet} onfocus={select_all} aria-label="iframe snippet" data-testid="embed-snippet" />
+            </label>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_and_sizes() {
+        assert_eq!(
+            embed_snippet("https://x.org/tools/fabricscope/", "busbw", "v1.e30"),
+            "<iframe src=\"https://x.org/tools/fabricscope/?embed=busbw#s=v1.e30\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
+        );
+        assert_eq!(
+            svg_size("<svg width=\"920\" height=\"506\" viewBox=\"0 0 920 506\">"),
+            (920, 506)
+        );
+        assert_eq!(svg_size("<svg>"), (880, 460));
+    }
+}

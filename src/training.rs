@@ -1,0 +1,237 @@
+//! The training view: one job (a workload preset) on the cluster, the mapping the user chose
+//! (or the search's best), the top layouts, an MFU grid over TP x PP, memory per GPU and the
+//! training rules of thumb. All numbers come from `fabricscope_model::training`; this module
+//! only picks what to ask and packs the answers for the panels.
+//!
+//! The search is the one costly part of the page (tens of ms for a 1024-GPU cluster in
+//! wasm), so [`use_training`] runs it 150 ms after the last change instead of on every
+//! `input` event; the collective panels stay live while a slider is dragged.
+
+use fabricscope_charts::topology::Layout;
+use fabricscope_model::training::{
+    self, rules_of_thumb, Constraints, Framework, RuleOfThumb, SearchOptions, StepReport, Workload,
+};
+use fabricscope_model::{Cluster, ModelError};
+use gloo_timers::callback::Timeout;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Workload shown first: small enough to fit anywhere from one node up.
+pub const DEFAULT_WORKLOAD: &str = "llama3-8b";
+/// Layouts listed beside the chosen one.
+pub const TOP: usize = 5;
+/// Delay after the last change before the search runs.
+pub const SEARCH_DELAY_MS: u32 = 150;
+
+/// What the user asked for: the search's best, or fixed TP and PP (the rest searched).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Choice {
+    Best,
+    Fixed { tp: u32, pp: u32 },
+}
+
+/// Everything the training panels show for one (cluster, workload, choice).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingView {
+    pub workload: String,
+    pub choice: Choice,
+    /// The chosen layout (or, if nothing fits, the closest one).
+    pub chosen: Option<StepReport>,
+    /// The search's best layouts.
+    pub top: Vec<StepReport>,
+    pub tps: Vec<u32>,
+    pub pps: Vec<u32>,
+    /// MFU of the best layout per (PP row, TP column); None when nothing fits.
+    pub mfu: Vec<Option<f64>>,
+    pub rules: Vec<RuleOfThumb>,
+    /// Candidates the search looked at.
+    pub candidates: u64,
+}
+
+/// The workload of a preset id.
+pub fn workload(id: &str) -> Result<Workload, ModelError> {
+    training::preset(id).ok_or_else(|| {
+        ModelError::new("workload", format!("unknown workload '{id}'; allowed: {}", training::preset_ids().join(", ")))
+    })
+}
+
+/// TP sizes worth offering: powers of two up to 64 that divide the GPU count and the
+/// workload's heads, KV heads and FFN width (what the model accepts).
+pub fn tp_values(total: u32, w: &Workload) -> Vec<u32> {
+    (0..=6)
+        .map(|e| 1u32 << e)
+        .filter(|t| total.is_multiple_of(*t) && w.heads.is_multiple_of(*t) && w.kv_heads.is_multiple_of(*t) && w.ffn.is_multiple_of(*t))
+        .collect()
+}
+
+/// PP sizes: powers of two up to 32 that divide what TP leaves and do not exceed the layers.
+pub fn pp_values(total: u32, tp: u32, w: &Workload) -> Vec<u32> {
+    let rest = total / tp.max(1);
+    (0..=5).map(|e| 1u32 << e).filter(|p| rest.is_multiple_of(*p) && *p <= w.layers).collect()
+}
+
+fn best_with(topo: &fabricscope_model::Topology, w: &Workload, fixed: Constraints, top: usize) -> Result<(Vec<StepReport>, Option<StepReport>, u64), ModelError> {
+    let r = training::search_layouts(topo, w, Framework::default(), &SearchOptions { top, fixed, ..SearchOptions::default() })?;
+    Ok((r.best, r.closest_unfit, r.stats.candidates))
+}
+
+/// Runs the training model for the panels.
+pub fn train(cluster: &Cluster, workload_id: &str, choice: Choice) -> Result<TrainingView, ModelError> {
+    let topo = cluster.topology()?;
+    let w = workload(workload_id)?;
+    let total = topo.total_gpus;
+    let (top, closest, candidates) = best_with(&topo, &w, Constraints::default(), TOP)?;
+    let chosen = match choice {
+        Choice::Best => top.first().cloned().or(closest),
+        Choice::Fixed { tp, pp } => {
+            let fixed = Constraints { tp: Some(tp), pp: Some(pp), ..Constraints::default() };
+            let (b, c, _) = best_with(&topo, &w, fixed, 1)?;
+            b.into_iter().next().or(c)
+        }
+    };
+    let tps = tp_values(total, &w);
+    let pps: Vec<u32> = (0..=5).map(|e| 1u32 << e).filter(|p| *p <= w.layers && total.is_multiple_of(*p)).collect();
+    let mut mfu = Vec::with_capacity(tps.len() * pps.len());
+    for &pp in &pps {
+        for &tp in &tps {
+            let cell = if total.is_multiple_of(tp * pp) {
+                let fixed = Constraints { tp: Some(tp), pp: Some(pp), ..Constraints::default() };
+                best_with(&topo, &w, fixed, 1).ok().and_then(|(b, _, _)| b.first().map(|r| r.mfu))
+            } else {
+                None
+            };
+            mfu.push(cell);
+        }
+    }
+    let rules = rules_of_thumb(&topo, &w, Framework::default()).unwrap_or_default();
+    Ok(TrainingView { workload: workload_id.to_string(), choice, chosen, top, tps, pps, mfu, rules, candidates })
+}
+
+/// "TP8 PP4 DP32" (+ CP, EP when used) for a layout.
+pub fn layout_label(r: &StepReport) -> String {
+    let m = &r.mapping;
+    let mut s = format!("TP{} PP{} DP{}", m.tp, m.pp, m.dp);
+    if m.cp > 1 {
+        s.push_str(&format!(" CP{}", m.cp));
+    }
+    if m.ep > 1 {
+        s.push_str(&format!(" EP{}", m.ep));
+    }
+    s
+}
+
+/// [`layout_label`] plus what else the search chose: micro-batch, ZeRO stage, recompute.
+pub fn layout_detail(r: &StepReport) -> String {
+    let m = &r.mapping;
+    format!("{} · mb{} · ZeRO {} · {} recompute", layout_label(r), m.micro_batch, m.zero, m.recompute.id())
+}
+
+/// The drawing's layout for a step report (CP folded into DP, as Megatron orders them).
+pub fn drawing_layout(r: &StepReport) -> Layout {
+    let m = &r.mapping;
+    Layout { tp: m.tp, pp: m.pp, dp: m.dp * m.cp }
+}
+
+/// Step-time parts in seconds, in the stacked bars' order.
+pub fn step_parts(r: &StepReport) -> Vec<(String, f64)> {
+    let b = &r.breakdown;
+    [
+        ("compute", b.compute),
+        ("TP", b.tp),
+        ("bubble", b.bubble),
+        ("PP p2p", b.pp_p2p),
+        ("DP", b.dp),
+        ("CP", b.cp),
+        ("EP", b.ep),
+        ("optimizer", b.optimizer),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v.0 / 1e6))
+    .collect()
+}
+
+/// Memory parts in GiB and the HBM capacity in GiB.
+pub fn memory_parts(r: &StepReport) -> (Vec<(String, f64)>, f64) {
+    let m = &r.memory;
+    let gib = |b: fabricscope_model::units::Bytes| b.0 as f64 / (1u64 << 30) as f64;
+    (
+        vec![
+            ("weights".into(), gib(m.weights)),
+            ("gradients".into(), gib(m.gradients)),
+            ("optimizer".into(), gib(m.optimizer)),
+            ("activations".into(), gib(m.activations)),
+            ("runtime".into(), gib(m.reserved)),
+        ],
+        gib(m.capacity),
+    )
+}
+
+/// The training view for (cluster, workload, choice), recomputed [`SEARCH_DELAY_MS`] after
+/// the last change. Returns the latest result (possibly for an earlier input) and whether a
+/// newer one is pending.
+#[hook]
+pub fn use_training(cluster: Option<Cluster>, workload: String, choice: Choice) -> (Option<Rc<Result<TrainingView, ModelError>>>, bool) {
+    let result = use_state(|| None::<Rc<Result<TrainingView, ModelError>>>);
+    let pending = use_state(|| false);
+    let timer = use_mut_ref(|| None::<Timeout>);
+    {
+        let result = result.clone();
+        let pending = pending.clone();
+        use_effect_with((cluster, workload, choice), move |(c, w, ch)| {
+            match c.clone() {
+                Some(c) => {
+                    pending.set(true);
+                    let (w, ch) = (w.clone(), *ch);
+                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
+                        result.set(Some(Rc::new(train(&c, &w, ch))));
+                        pending.set(false);
+                    }));
+                }
+                None => *timer.borrow_mut() = None,
+            }
+        });
+    }
+    ((*result).clone(), *pending)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_job_trains_on_the_default_cluster() {
+        let v = train(&Cluster::default(), DEFAULT_WORKLOAD, Choice::Best).unwrap();
+        let c = v.chosen.as_ref().expect("a layout");
+        assert_eq!(c.mapping.gpus(), 32);
+        assert!(c.mfu > 0.0 && c.mfu < 1.0, "{}", c.mfu);
+        assert!(!v.top.is_empty() && v.top.len() <= TOP);
+        assert_eq!(v.top[0], *c, "best is the chosen one");
+        assert_eq!(v.mfu.len(), v.tps.len() * v.pps.len());
+        assert!(v.mfu.iter().flatten().all(|m| *m <= v.top[0].mfu + 1e-9), "no cell beats the best");
+        let parts = step_parts(c);
+        let sum: f64 = parts.iter().map(|p| p.1).sum();
+        assert!(sum > 0.0 && (sum - c.step_time_s).abs() / c.step_time_s < 0.5, "{sum} vs {}", c.step_time_s);
+        let (mem, cap) = memory_parts(c);
+        assert_eq!(cap.round(), 80.0);
+        assert!(mem.iter().map(|m| m.1).sum::<f64>() <= cap);
+        assert!(!v.rules.is_empty());
+    }
+
+    #[test]
+    fn fixed_choice_is_respected_and_labelled() {
+        let v = train(&Cluster::default(), DEFAULT_WORKLOAD, Choice::Fixed { tp: 4, pp: 2 }).unwrap();
+        let c = v.chosen.unwrap();
+        assert_eq!((c.mapping.tp, c.mapping.pp), (4, 2));
+        assert!(layout_label(&c).starts_with("TP4 PP2 DP4"));
+        assert_eq!(drawing_layout(&c), Layout { tp: 4, pp: 2, dp: 4 });
+    }
+
+    #[test]
+    fn valid_values_only() {
+        let w = workload("llama3-8b").unwrap();
+        assert_eq!(tp_values(32, &w), vec![1, 2, 4, 8]);
+        assert!(pp_values(32, 8, &w).iter().all(|p| 4 % p == 0));
+        assert_eq!(workload("nope").unwrap_err().field, "workload");
+        assert!(train(&Cluster { nodes: 0, ..Cluster::default() }, DEFAULT_WORKLOAD, Choice::Best).is_err());
+    }
+}
