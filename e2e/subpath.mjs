@@ -150,6 +150,43 @@ async function main() {
       assert(problems.length === 0, problems.join('\n'));
       await page.screenshot({ path: join(out, 'embed-example.png'), fullPage: true });
     });
+
+    await check('export (when the explorer shows the panel): JSON, CSV, SVG and PNG downloads; embed snippet', async () => {
+      const { page, problems } = await newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+      await page.goto(`${base}#s=${B200}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      if (!(await page.$('[data-testid=export]'))) {
+        console.log('     (no export panel in this UI yet: skipped)');
+        return;
+      }
+      const grab = async (testid) => {
+        const [d] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click(`[data-testid=${testid}]`)]);
+        const path = await d.path();
+        const { readFile } = await import('node:fs/promises');
+        return { name: d.suggestedFilename(), body: await readFile(path) };
+      };
+      const json = await grab('export-json');
+      const scenario = JSON.parse(json.body.toString());
+      assert(json.name === 'fabricscope-scenario.json' && scenario.cluster.gpu === 'b200' && scenario.cluster.nodes === 16, `scenario JSON: ${json.body}`);
+      const csv = await grab('export-csv');
+      assert(csv.body.toString().startsWith('op,scope,ranks,bytes,'), 'CSV header');
+      const svg = await grab('export-busbw-svg');
+      assert(svg.body.toString().startsWith('<svg') && svg.body.toString().includes('16 nodes × 8 B200'), 'SVG titled with the scenario');
+      const png = await grab('export-hierarchy-png');
+      assert(png.name === 'fabricscope-hierarchy.png' && png.body.subarray(1, 4).toString() === 'PNG' && png.body.length > 5000, `PNG: ${png.body.length} bytes`);
+      const snippet = await page.inputValue('[data-testid=embed-snippet]');
+      assert(snippet.startsWith(`<iframe src="${base}?embed=busbw#s=${B200}"`), `snippet: ${snippet}`);
+      await page.locator('[data-testid=export]').screenshot({ path: join(out, 'export-panel.png') });
+      // Import: the file's scenario becomes the page's link, as if a permalink was opened.
+      await Promise.all([
+        page.waitForEvent('load', { timeout: 10000 }),
+        page.setInputFiles('[data-testid=import-json]', { name: 'two-nodes.json', mimeType: 'application/json', buffer: Buffer.from('{"cluster":{"nodes":2}}') }),
+      ]);
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      const hash = await page.evaluate(() => location.hash);
+      assert(hash === '#s=v1.eyJuIjoyfQ', `imported scenario in the link: ${hash}`);
+      assert(problems.length === 0, problems.join('\n'));
+    });
   } finally {
     for (const c of contexts) await c.close().catch(() => {});
     await browser.close().catch(() => {});
