@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
@@ -49,7 +49,7 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn scenario_file(dir: &PathBuf, json: &str) -> String {
+fn scenario_file(dir: &Path, json: &str) -> String {
     let p = dir.join("scenario.json");
     std::fs::write(&p, json).expect("write scenario");
     p.to_string_lossy().into_owned()
