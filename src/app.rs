@@ -329,6 +329,7 @@ pub fn App() -> Html {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             <TierTable cluster={v.cluster.clone()} />
+                            <crate::components::ExportPanel scenario={state.scenario()} />
                         </div>
                     } else {
                         <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>
