@@ -1,6 +1,8 @@
 // Static hosting, CSP and embedding, against a release build (dist/):
 // - dist/ served under /tools/fabricscope/ (nothing at the site root) loads, renders and
 //   requests nothing outside its own directory and origin;
+// - damaged, hostile (9 KB), future-format and plain-JSON links still draw and say what fell
+//   back, without a panic;
 // - the Content-Security-Policy is enforced (inline script and eval are refused) and the page
 //   runs without a single violation or console error;
 // - ?embed=<chart> renders one chart filling its iframe with a link back to the explorer,
@@ -92,6 +94,26 @@ async function main() {
       // Those two refusals are the only console errors.
       const unexpected = problems.filter((p) => !/Content Security Policy/.test(p));
       assert(unexpected.length === 0, unexpected.join('\n'));
+    });
+
+    await check('hostile and mangled links: the explorer still draws, says what fell back, never panics', async () => {
+      const { page, problems } = await newPage({ viewport: { width: 1200, height: 800 } });
+      const cases = [
+        ['v1.eyJuIjoiZm91ciJ9', /cluster\.nodes/], // {"n":"four"}
+        ['v1.!!!not-base64!!!', /link:/],
+        ['v7.eyJuIjo4LCJ6eiI6MX0', /newer/], // a future format with an unknown field
+        [`v1.${'A'.repeat(9000)}`, /longer than/],
+        ['%7B%22cluster%22%3A%7B%22gpu%22%3A%22h900%22%7D%7D', /cluster\.gpu/], // plain JSON, bad GPU
+      ];
+      for (const [link, want] of cases) {
+        await page.goto(`${base}#s=${link}`, { waitUntil: 'load' });
+        // A fresh document per link (a hash change alone does not reload).
+        await page.reload({ waitUntil: 'load' });
+        await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+        const notes = (await page.textContent('[data-testid=link-notes]').catch(() => null)) ?? '';
+        assert(want.test(notes), `${link.slice(0, 40)}: notes say ${JSON.stringify(notes.slice(0, 200))}`);
+      }
+      assert(problems.length === 0, problems.join('\n'));
     });
 
     await check('?embed=busbw renders one chart sized to its viewport, linking back to the explorer', async () => {
