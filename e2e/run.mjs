@@ -15,7 +15,7 @@ const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
 const out = join(here, 'out');
 
 // Chromium flags that keep a headless run quiet on a closed network (TOOLCHAIN.md).
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -31,7 +31,7 @@ const MIME = {
 };
 
 /** A static server for dist/ on a free port; resolves to [server, baseUrl]. */
-async function serve(root) {
+export async function serve(root) {
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -68,7 +68,7 @@ function assert(cond, msg) {
 }
 
 /** Opens the app in a fresh context; records console errors and failed requests. */
-async function open(browser, base, { width, height, scale = 1, dark = false }) {
+async function open(browser, url, { width, height, scale = 1, dark = false }) {
   const ctx = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale, colorScheme: dark ? 'dark' : 'light' });
   const page = await ctx.newPage();
   const problems = [];
@@ -76,7 +76,7 @@ async function open(browser, base, { width, height, scale = 1, dark = false }) {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
   page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
-  await page.goto(base, { waitUntil: 'load' });
+  await page.goto(url, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
   return { ctx, page, problems };
 }
@@ -85,6 +85,7 @@ async function open(browser, base, { width, height, scale = 1, dark = false }) {
 async function readout(page) {
   return page.evaluate(() => {
     const num = (sel) => Number(document.querySelector(sel)?.getAttribute('data-value'));
+    const svg = (id) => document.querySelector(`[data-testid=${id}] svg`)?.outerHTML ?? '';
     return {
       busbw: num('[data-testid=busbw-value]'),
       time: num('[data-testid=time] .stat-value'),
@@ -92,8 +93,11 @@ async function readout(page) {
       algorithm: document.querySelector('[data-testid=algorithm]')?.textContent ?? '',
       valuetext: document.querySelector('#nodes-slider')?.getAttribute('aria-valuetext') ?? '',
       number: document.querySelector('#nodes-number')?.value ?? '',
-      svg: document.querySelector('[data-testid=chart] svg')?.outerHTML ?? '',
+      svg: svg('chart'),
+      hierarchy: svg('hierarchy'),
+      mapping: svg('mapping'),
       error: document.querySelector('#nodes-error')?.textContent ?? null,
+      pressed: document.querySelector('.preset[aria-pressed=true]')?.getAttribute('data-preset') ?? null,
     };
   });
 }
@@ -101,6 +105,11 @@ async function readout(page) {
 async function waitForNodes(page, nodes) {
   const want = `${nodes} node${nodes === 1 ? '' : 's'}, `;
   await page.waitForFunction((w) => document.querySelector('#nodes-slider')?.getAttribute('aria-valuetext')?.startsWith(w), want, { timeout: 5000 });
+}
+
+async function waitForTraining(page) {
+  await page.waitForSelector('[data-testid=step-chart] svg', { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=training]')?.getAttribute('aria-busy') === 'false', null, { timeout: 20000 });
 }
 
 const finite = (v) => Number.isFinite(v) && v > 0;
@@ -117,7 +126,7 @@ async function main() {
     const { page } = desk;
     let start;
 
-    await check('page loads with the default DGX H100-style cluster (4 nodes x 8 H100)', async () => {
+    await check('page loads with the default DGX H100-style cluster (4 nodes x 8 H100) and every panel', async () => {
       assert((await page.title()).includes('Fabricscope'), 'title names the app');
       start = await readout(page);
       assert(start.valuetext === '4 nodes, 32 GPUs', `slider says "${start.valuetext}"`);
@@ -125,13 +134,26 @@ async function main() {
       assert(finite(start.busbw) && finite(start.time), `busbw ${start.busbw}, time ${start.time}`);
       assert(start.algorithm.length > 0, 'algorithm named');
       assert(start.svg.includes('busbw, GB/s per direction'), 'y axis states unit and direction');
+      for (const id of ['hierarchy', 'chart', 'mapping', 'training', 'formula', 'claims', 'tiers']) {
+        assert(await page.$(`[data-testid=${id}]`), `panel ${id} present`);
+      }
       const shown = await page.textContent('[data-testid=busbw-value]');
       assert(Math.abs(Number(shown) - start.busbw) / start.busbw < 0.01, `shown ${shown} vs ${start.busbw}`);
+      assert(start.hierarchy.includes('per GPU') && start.hierarchy.includes('÷'), 'tier ratios written on the hierarchy');
+      await waitForTraining(page);
     });
 
-    await check('slider is labelled and keyboard-operable (ArrowRight/End/Home)', async () => {
-      const label = await page.textContent('label[for=nodes-slider]');
-      assert(label?.trim() === 'Nodes', `label "${label}"`);
+    await check('every control is labelled; sliders carry aria-valuetext; keyboard operates them', async () => {
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll('input, select, button')].filter((el) => {
+          if (el.type === 'radio' || el.type === 'checkbox') return !el.closest('label');
+          const id = el.id && document.querySelector(`label[for="${el.id}"]`);
+          return !(id || el.getAttribute('aria-label') || el.closest('label') || el.textContent.trim());
+        }).map((el) => el.outerHTML.slice(0, 80)),
+      );
+      assert(unlabelled.length === 0, `unlabelled controls: ${unlabelled.join(', ')}`);
+      const ranges = await page.$$eval('input[type=range]', (els) => els.map((e) => e.getAttribute('aria-valuetext')));
+      assert(ranges.length === 6 && ranges.every((t) => t && t.length > 0), `aria-valuetext on all 6 sliders: ${ranges}`);
       await page.focus('#nodes-slider');
       await page.keyboard.press('ArrowRight');
       await waitForNodes(page, 8);
@@ -139,17 +161,14 @@ async function main() {
       assert(r8.gpus === 64 && r8.number === '8', `8 nodes: gpus ${r8.gpus}, box ${r8.number}`);
       assert(r8.svg !== start.svg, 'chart redrawn');
       await page.keyboard.press('End');
-      await waitForNodes(page, 1024);
-      assert((await readout(page)).gpus === 8192, '1024 nodes x 8');
+      await waitForNodes(page, 4096);
+      assert((await readout(page)).gpus === 32768, '4096 nodes x 8');
       await page.keyboard.press('Home');
       await waitForNodes(page, 1);
       assert((await readout(page)).gpus === 8, '1 node x 8');
     });
 
     await check('more nodes: 1 GiB AllReduce takes longer and busbw never rises (4 to 1024 nodes)', async () => {
-      // Home..End steps through 1, 2, 4, ..., 1024 nodes. Past 4 nodes the ring or tree only
-      // grows: latency adds up and the NICs stay the bottleneck, so time rises and busbw
-      // cannot (the model's invariant; see crates/model tests).
       await page.focus('#nodes-slider');
       await page.keyboard.press('Home');
       await waitForNodes(page, 1);
@@ -164,34 +183,33 @@ async function main() {
         assert(r.gpus === n * 8, `${n} nodes: ${r.gpus} GPUs`);
         seen.push({ n, ...r });
       }
-      const one = seen[0];
-      const four = seen[2];
+      const [one, four] = [seen[0], seen[2]];
       assert(one.busbw > four.busbw, `NVLink-only (1 node, ${one.busbw}) beats the network (4 nodes, ${four.busbw})`);
       for (let i = 3; i < seen.length; i++) {
         const [a, b] = [seen[i - 1], seen[i]];
         assert(b.time >= a.time, `${b.n} nodes ${b.time} us < ${a.n} nodes ${a.time} us`);
         assert(b.busbw <= a.busbw * (1 + 1e-9), `${b.n} nodes busbw ${b.busbw} > ${a.n} nodes ${a.busbw}`);
       }
-      const svgs = new Set(seen.map((s) => s.svg));
-      assert(svgs.size === seen.length, 'a different chart for every node count');
+      assert(new Set(seen.map((s) => s.svg)).size === seen.length, 'a different chart for every node count');
+      assert(seen[seen.length - 1].hierarchy.includes('spine switch') && !seen[2].hierarchy.includes('spine switch'), 'the spine appears once one leaf is not enough');
+      assert(new Set(seen.map((s) => s.mapping)).size === seen.length, 'topology redrawn for every node count');
     });
 
-    await check('dragging the slider with the mouse updates on input', async () => {
+    await check('dragging the slider with the mouse updates on input, mid-drag', async () => {
       const box = await page.locator('#nodes-slider').boundingBox();
       assert(box, 'slider has a box');
       const y = box.y + box.height / 2;
       await page.mouse.move(box.x + 2, y);
       await page.mouse.down();
-      // Move through the track in steps: input events fire while dragging.
       for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + (box.width * i) / 20, y);
       const mid = await readout(page);
       await page.mouse.move(box.x + box.width - 1, y);
       await page.mouse.up();
-      await waitForNodes(page, 1024);
-      assert(mid.gpus > 8 && mid.gpus < 8192, `mid-drag the chart already followed (${mid.gpus} GPUs)`);
+      await waitForNodes(page, 4096);
+      assert(mid.gpus > 8 && mid.gpus < 32768, `mid-drag the chart already followed (${mid.gpus} GPUs)`);
     });
 
-    await check('number box: a model error shows beside the control and the last chart stays', async () => {
+    await check('number box: a model error shows beside the control and the last charts stay', async () => {
       await page.fill('#nodes-number', '64');
       await waitForNodes(page, 64);
       const good = await readout(page);
@@ -199,8 +217,10 @@ async function main() {
       await page.waitForSelector('#nodes-error', { timeout: 5000 });
       const bad = await readout(page);
       assert(/between 1 and/.test(bad.error ?? ''), `error text: ${bad.error}`);
-      assert(bad.svg === good.svg && bad.busbw === good.busbw, 'last valid chart and numbers kept');
+      assert(bad.svg === good.svg && bad.busbw === good.busbw && bad.hierarchy === good.hierarchy, 'last valid charts and numbers kept');
       assert((await page.getAttribute('#nodes-number', 'aria-invalid')) === 'true', 'box marked invalid');
+      const near = await page.evaluate(() => document.querySelector('#nodes-error').closest('[data-field]')?.getAttribute('data-field'));
+      assert(near === 'nodes', `error sits in the nodes field (${near})`);
       await page.screenshot({ path: join(out, 'desktop-error.png') });
       await page.fill('#nodes-number', '12');
       await page.waitForSelector('#nodes-error', { state: 'detached', timeout: 5000 });
@@ -208,15 +228,100 @@ async function main() {
       assert(r.gpus === 96 && finite(r.busbw), `12 nodes: ${r.gpus} GPUs, busbw ${r.busbw}`);
     });
 
-    await check('screenshots: desktop light and dark (1400x900)', async () => {
-      await page.fill('#nodes-number', '4');
-      await waitForNodes(page, 4);
+    await check('impossible hardware: A100 on NVLink4 is blamed on the scale-up picker; charts keep the last cluster', async () => {
+      const before = await readout(page);
+      await page.selectOption('#gpu-select', 'a100');
+      await page.waitForSelector('#scale-up-error', { timeout: 5000 });
+      const msg = await page.textContent('#scale-up-error');
+      assert(/nvlink3/.test(msg), `the model names the fix: ${msg}`);
+      assert((await readout(page)).svg === before.svg, 'charts kept');
+      await page.selectOption('#scale-up-select', 'nvlink3');
+      await page.waitForSelector('#scale-up-error', { state: 'detached', timeout: 5000 });
+      assert((await readout(page)).svg !== before.svg, 'A100 charts drawn');
+    });
+
+    const want = { 'dgx-a100-superpod': 1120, 'dgx-h100-superpod': 1024, 'h100-roce': 512, 'gb200-nvl72': 288, 'pcie-server': 8, 'cloud-100g': 128 };
+    const byPreset = {};
+    await check('presets set the whole cluster and the numbers follow the model', async () => {
+      for (const [id, gpus] of Object.entries(want)) {
+        await page.click(`[data-preset=${id}]`);
+        await page.waitForFunction((i) => document.querySelector('.preset[aria-pressed=true]')?.getAttribute('data-preset') === i, id, { timeout: 5000 });
+        const r = await readout(page);
+        assert(r.gpus === gpus, `${id}: ${r.gpus} GPUs, want ${gpus}`);
+        assert(finite(r.busbw), `${id}: busbw ${r.busbw}`);
+        byPreset[id] = r;
+      }
+      assert(new Set(Object.values(byPreset).map((r) => r.svg)).size === 6, 'six different charts');
+      const [h100, cloud, pcie] = [byPreset['dgx-h100-superpod'], byPreset['cloud-100g'], byPreset['pcie-server']];
+      assert(cloud.busbw < h100.busbw / 10, `100GbE (${cloud.busbw}) is far below 8x NDR (${h100.busbw}) per GPU`);
+      assert(pcie.busbw < byPreset['dgx-h100-superpod'].busbw * 2 && pcie.hierarchy.includes('PCIe Gen5 (P2P)'), 'PCIe server shows its PCIe tier');
+      assert(byPreset['gb200-nvl72'].mapping.includes('domain 0'), 'NVL72 drawn as rack domains');
+    });
+
+    await check('the scenario goes into the URL (debounced) and a reload restores it', async () => {
+      await page.click('[data-preset=h100-roce]');
+      await page.fill('#nodes-number', '48');
+      await waitForNodes(page, 48);
+      // The link is base64url JSON of what differs from the default: wait for this cluster's.
+      await page.waitForFunction(() => {
+        const m = location.hash.match(/^#s=v1\.([A-Za-z0-9_-]+)/);
+        if (!m) return false;
+        const json = atob(m[1].replace(/-/g, '+').replace(/_/g, '/'));
+        return json.includes('"n":48') && json.includes('roce-400');
+      }, null, { timeout: 3000 });
+      const url = page.url();
+      const again = await open(browser, url, { width: 1400, height: 900 });
+      pages.push(again);
+      const r = await readout(again.page);
+      assert(r.gpus === 384 && r.number === '48', `reloaded: ${r.gpus} GPUs, box ${r.number}`);
+      assert((await again.page.inputValue('#nic-select')) === 'roce-400', 'NIC restored');
+      await again.ctx.close();
+      pages.pop();
+      // A link to an impossible cluster ({"n":0}): the message beside the control, and charts.
+      const bad = await open(browser, base + '#s=v1.eyJuIjowfQ', { width: 1400, height: 900 });
+      pages.push(bad);
+      const msg = await bad.page.textContent('#nodes-error');
+      assert(/between 1 and/.test(msg), `error beside the nodes control: ${msg}`);
+      await bad.ctx.close();
+      pages.pop();
+    });
+
+    await check('mapping: TP 16 on 8-GPU nodes is drawn crossing the network, with a warning', async () => {
+      await page.click('[data-preset=dgx-h100-superpod]');
+      await page.selectOption('#workload-select', 'gpt-7.5b');
+      await page.selectOption('#tp-select', '16');
+      await page.waitForSelector('[data-testid=tp-warning]', { timeout: 5000 });
+      const svg = (await readout(page)).mapping;
+      assert(svg.includes('TP 16 leaves the 8-GPU scale-up domain'), 'warning drawn on the topology');
+      await waitForTraining(page);
+      const step = await page.textContent('[data-testid=training-numbers]');
+      assert(step.includes('TP16'), `step time is for TP16: ${step}`);
+      const t16 = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      await page.selectOption('#tp-select', '8');
+      await page.waitForSelector('[data-testid=tp-warning]', { state: 'detached', timeout: 5000 });
+      await page.waitForFunction(() => document.querySelector('[data-testid=training-numbers]')?.textContent.includes('TP8'), null, { timeout: 20000 });
+      await waitForTraining(page);
+      const t8 = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      assert(t8 < t16, `TP 8 inside NVLink (${t8} s) beats TP 16 across IB (${t16} s)`);
+      await page.selectOption('#tp-select', 'best');
+      await waitForTraining(page);
+      const heat = await page.$eval('[data-testid=heatmap] svg', (e) => e.outerHTML);
+      assert(heat.includes('★'), 'best layout starred on the heatmap');
+    });
+
+    await check('screenshots: desktop light and dark (1400x900); charts redraw in the dark palette', async () => {
+      await page.click('[data-preset=dgx-h100-superpod]');
+      await page.selectOption('#workload-select', 'llama3-8b');
+      await waitForTraining(page);
       await page.mouse.move(0, 0);
       await page.screenshot({ path: join(out, 'desktop-light.png'), fullPage: true });
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.waitForSelector('[data-testid=chart][data-theme=dark]', { timeout: 5000 });
-      const svg = (await readout(page)).svg.toUpperCase();
-      assert(svg.includes('#161B26'), 'chart redrawn with the dark palette');
+      await waitForTraining(page);
+      const r = await readout(page);
+      for (const [k, s] of [['chart', r.svg], ['hierarchy', r.hierarchy], ['mapping', r.mapping]]) {
+        assert(s.toUpperCase().includes('#161B26'), `${k} redrawn with the dark palette`);
+      }
       const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert(bg === 'rgb(12, 16, 24)', `page background follows dark scheme: ${bg}`);
       await page.screenshot({ path: join(out, 'desktop-dark.png'), fullPage: true });
@@ -224,12 +329,24 @@ async function main() {
       await page.waitForSelector('[data-testid=chart][data-theme=light]', { timeout: 5000 });
     });
 
+    await check('4K (3840x2160): panels side by side, no sideways scroll', async () => {
+      const big = await open(browser, base + '#s=v1.eyJuIjoxMjh9', { width: 3840, height: 2160 });
+      pages.push(big);
+      await waitForTraining(big.page);
+      const cols = await big.page.evaluate(() => getComputedStyle(document.querySelector('.panels')).gridTemplateColumns.split(' ').length);
+      assert(cols === 2, `two panel columns on 4K, got ${cols}`);
+      const overflow = await big.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert(overflow <= 0, `page is ${overflow}px wider than the screen`);
+      await big.page.screenshot({ path: join(out, 'desktop-4k.png') });
+    });
+
     for (const dark of [false, true]) {
       const name = dark ? 'dark' : 'light';
-      await check(`phone 390x844 (${name}): no sideways scroll, compact chart, screenshot`, async () => {
+      await check(`phone 390x844 (${name}): no sideways scroll, compact charts, screenshot`, async () => {
         const phone = await open(browser, base, { width: 390, height: 844, scale: 2, dark });
         pages.push(phone);
         const p = phone.page;
+        await waitForTraining(p);
         const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert(overflow <= 0, `page is ${overflow}px wider than the screen`);
         const w = await p.evaluate(() => document.querySelector('[data-testid=chart] svg')?.getAttribute('width'));
@@ -256,8 +373,10 @@ async function main() {
   process.exit(failed === 0 ? 0 : 1);
 }
 
-main().catch((e) => {
-  console.error(e);
-  console.log(`e2e: ${results.filter(Boolean).length} passed, ${results.filter((r) => !r).length + 1} failed`);
-  process.exit(1);
-});
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e);
+    console.log(`e2e: ${results.filter(Boolean).length} passed, ${results.filter((r) => !r).length + 1} failed`);
+    process.exit(1);
+  });
+}

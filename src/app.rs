@@ -92,15 +92,24 @@ impl State {
             Some(d) => {
                 let mut s = State::new(d.scenario.cluster);
                 s.link_notes = d.warnings;
+                // A link to an impossible cluster still gets charts (of the default cluster)
+                // beside the message saying what is wrong with it.
+                if s.view.is_none() {
+                    s.view = State::default().view;
+                }
                 s
             }
             None => State::default(),
         }
     }
 
-    /// The scenario to put in the link.
+    /// The scenario to put in the link: the last cluster that evaluated, so a link never
+    /// points at an impossible combination the user was halfway through fixing.
     pub fn scenario(&self) -> Scenario {
-        Scenario::new(self.cluster.clone())
+        match &self.view {
+            Some(v) => Scenario::new(v.cluster.clone()),
+            None => Scenario::new(self.cluster.clone()),
+        }
     }
 
     fn evaluated(mut self) -> State {
@@ -224,7 +233,7 @@ pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    url::use_link_writer(state.scenario());
+    let settled = url::use_link_writer(state.scenario());
     let choice = state.choice();
     let (training, searching) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
@@ -325,11 +334,11 @@ pub fn App() -> Html {
                             <HierarchyPanel eval={v.clone()} {dark} {compact} />
                             <CollectivePanel eval={v.clone()} op={state.op} algbw={state.algbw} {dark} {compact} on_action={dispatch.clone()} />
                             <MappingPanel eval={v.clone()} {choice} training={training.clone()} {dark} {compact} on_action={dispatch.clone()} />
-                            <TrainingPanel eval={v.clone()} workload={state.workload.clone()} {choice} training={training.clone()} {searching} {dark} {compact} on_action={dispatch.clone()} />
+                            <TrainingPanel workload={state.workload.clone()} {choice} training={training.clone()} {searching} {dark} {compact} on_action={dispatch.clone()} />
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             <TierTable cluster={v.cluster.clone()} />
-                            <crate::components::ExportPanel scenario={state.scenario()} />
+                            <crate::components::ExportPanel scenario={settled} />
                         </div>
                     } else {
                         <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>

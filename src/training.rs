@@ -172,7 +172,8 @@ pub fn memory_parts(r: &StepReport) -> (Vec<(String, f64)>, f64) {
 #[hook]
 pub fn use_training(cluster: Option<Cluster>, workload: String, choice: Choice) -> (Option<Rc<Result<TrainingView, ModelError>>>, bool) {
     let result = use_state(|| None::<Rc<Result<TrainingView, ModelError>>>);
-    let pending = use_state(|| false);
+    // Compared before re-rendering: most inputs find it already true.
+    let pending = use_state_eq(|| false);
     let timer = use_mut_ref(|| None::<Timeout>);
     {
         let result = result.clone();

@@ -31,13 +31,23 @@ fn write(link: &str) {
     }
 }
 
-/// Writes `scenario` to the URL after [`WRITE_DELAY_MS`] without a newer change.
+/// Writes `scenario` to the URL after [`WRITE_DELAY_MS`] without a newer change, and returns
+/// the scenario as of that write (for the share/export panel, which need not follow a drag
+/// frame by frame: its link and exports are side effects, debounced like the URL).
 #[hook]
-pub fn use_link_writer(scenario: Scenario) {
+pub fn use_link_writer(scenario: Scenario) -> Scenario {
+    let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
-    use_effect_with(scenario, move |s| {
-        let link = encode(s);
-        // Replacing the timeout drops (cancels) the previous one.
-        *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || write(&link)));
-    });
+    {
+        let settled = settled.clone();
+        use_effect_with(scenario, move |s| {
+            let s = s.clone();
+            // Replacing the timeout drops (cancels) the previous one.
+            *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || {
+                write(&encode(&s));
+                settled.set(s);
+            }));
+        });
+    }
+    (*settled).clone()
 }

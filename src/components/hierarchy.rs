@@ -17,15 +17,19 @@ pub struct Props {
 /// Rows reserved: HBM, scale-up, PCIe, NIC, leaf, spine.
 const ROWS: usize = 6;
 
-/// The chart for these tiers and ratios (also used by tests).
-pub fn hierarchy_svg(tiers: &[Tier], ratios: &[f64], dark: bool, compact: bool) -> String {
-    let bars: Vec<(String, f64, f64)> = tiers
+/// The bars as drawn: (name, GB/s per direction, latency µs).
+pub fn bars(tiers: &[Tier], compact: bool) -> Vec<(String, f64, f64)> {
+    tiers
         .iter()
         .map(|t| {
             let name = if compact { short_name(t) } else { long_name(t) };
             (name, t.bw_per_gpu.0, t.latency.0)
         })
-        .collect();
+        .collect()
+}
+
+/// The chart for these bars and ratios (also used by tests).
+pub fn hierarchy_svg(bars: &[(String, f64, f64)], ratios: &[f64], dark: bool, compact: bool) -> String {
     let opts = HierarchyOptions {
         width: if compact { 420 } else { 920 },
         height: 0,
@@ -35,7 +39,7 @@ pub fn hierarchy_svg(tiers: &[Tier], ratios: &[f64], dark: bool, compact: bool) 
         description: "Bandwidth per GPU and per direction at each tier, with latency, log scale".into(),
         ..HierarchyOptions::default()
     };
-    bandwidth_hierarchy_chart_with(&bars, &opts, &Theme::for_dark(dark))
+    bandwidth_hierarchy_chart_with(bars, &opts, &Theme::for_dark(dark))
 }
 
 /// The tier's name without the switch model (the drawing and table name it).
@@ -65,9 +69,11 @@ fn short_name(t: &Tier) -> String {
 pub fn HierarchyPanel(props: &Props) -> Html {
     let r = &props.eval.report;
     let ratios: Vec<f64> = r.ratios.iter().map(|x| x.ratio).collect();
+    // Keyed on what is drawn, not on the tiers: a node count that changes only a tier's
+    // description (nodes per leaf) does not redraw.
     let svg = use_memo(
-        (r.tiers.clone(), ratios, props.dark, props.compact),
-        |(tiers, ratios, dark, compact)| AttrValue::from(hierarchy_svg(tiers, ratios, *dark, *compact)),
+        (bars(&r.tiers, props.compact), ratios, props.dark, props.compact),
+        |(bars, ratios, dark, compact)| AttrValue::from(hierarchy_svg(bars, ratios, *dark, *compact)),
     );
     html! {
         <figure class="panel chart" data-testid="hierarchy" data-theme={if props.dark { "dark" } else { "light" }}>

@@ -3,7 +3,6 @@
 //! training model after the inputs settle (see `crate::training`).
 
 use crate::app::Action;
-use crate::eval::Evaluation;
 use crate::training::{layout_detail, layout_label, memory_parts, step_parts, Choice, TrainingView};
 use fabricscope_charts::training::{memory_chart, mfu_heatmap, seconds_label, step_chart, Size, StepRow};
 use fabricscope_charts::Theme;
@@ -15,7 +14,6 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
     pub workload: String,
     pub choice: Choice,
     pub training: Option<Rc<Result<TrainingView, ModelError>>>,
@@ -24,6 +22,12 @@ pub struct Props {
     pub dark: bool,
     pub compact: bool,
     pub on_action: Callback<Action>,
+}
+
+/// "12.3 M"-style count.
+fn si(v: f64) -> String {
+    let (d, u) = if v >= 1e9 { (1e9, " G") } else if v >= 1e6 { (1e6, " M") } else if v >= 1e3 { (1e3, " k") } else { (1.0, "") };
+    format!("{:.1}{u}", v / d)
 }
 
 struct Svgs {
@@ -103,7 +107,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
                 <div class="stats mini" data-testid="training-numbers">
                     <div class="stat"><span class="stat-label">{ "Step time" }</span><span class="stat-value" data-testid="step-time" data-value={c.step_time_s.to_string()}>{ seconds_label(c.step_time_s) }</span><span class="stat-sub" title={layout_detail(c)}>{ layout_detail(c) }</span></div>
                     <div class="stat"><span class="stat-label">{ "MFU" }</span><span class="stat-value" data-testid="mfu" data-value={c.mfu.to_string()}>{ format!("{:.1}%", c.mfu * 100.0) }</span><span class="stat-sub">{ format!("{:.0} of {:.0} TFLOP/s per GPU", c.model_tflops_per_gpu, c.peak_tflops.0) }</span></div>
-                    <div class="stat"><span class="stat-label">{ "Tokens per second" }</span><span class="stat-value">{ format!("{:.3e}", c.tokens_per_s) }</span><span class="stat-sub">{ format!("{} micro-batches of {}", c.micro_batches, c.mapping.micro_batch) }</span></div>
+                    <div class="stat"><span class="stat-label">{ "Tokens per second" }</span><span class="stat-value">{ si(c.tokens_per_s) }</span><span class="stat-sub">{ format!("{} micro-batches of {}", c.micro_batches, c.mapping.micro_batch) }</span></div>
                     <div class="stat"><span class="stat-label">{ "Memory per GPU" }</span><span class="stat-value">{ format!("{:.1} GiB", c.memory_gib_per_gpu) }</span><span class="stat-sub">{ if c.fits { "fits in HBM" } else { "does not fit in HBM" } }</span></div>
                 </div>
                 <p class="bottleneck" data-testid="bottleneck">{ &c.bottleneck }</p>

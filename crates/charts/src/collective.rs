@@ -112,32 +112,33 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         d.text(wf / 2.0, 8.0 + title_h / 2.0, if narrow { 15.0 } else { 17.0 }, "middle", "middle", &text, 400, t);
     }
     for v in x_minor.iter().filter(|v| x.contains(**v)) {
-        d.line(x.px(*v), top, x.px(*v), bottom, &minor, 1.0);
+        d.seg(x.px(*v), top, x.px(*v), bottom, &minor, 1.0);
     }
     for v in &y_minor {
-        d.line(left, y.px(*v), right, y.px(*v), &minor, 1.0);
+        d.seg(left, y.px(*v), right, y.px(*v), &minor, 1.0);
     }
     for v in x_ticks.iter().filter(|v| x.contains(**v)) {
         let px = x.px(*v);
-        d.line(px, top, px, bottom, &grid, 1.0);
-        d.line(px, bottom, px, bottom + 4.0, &axis, 1.0);
+        d.seg(px, top, px, bottom, &grid, 1.0);
+        d.seg(px, bottom, px, bottom + 4.0, &axis, 1.0);
         d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &exp2_label(*v));
     }
     for v in y_ticks.iter().filter(|v| y.contains(**v)) {
         let py = y.px(*v);
-        d.line(left, py, right, py, &grid, 1.0);
-        d.line(left - 4.0, py, left, py, &axis, 1.0);
+        d.seg(left, py, right, py, &grid, 1.0);
+        d.seg(left - 4.0, py, left, py, &axis, 1.0);
         d.text(left - 8.0, py, lab, "end", "middle", &muted, 400, &log10_label(*v));
     }
-    d.line(left, top, left, bottom, &axis, 1.0);
-    d.line(left, bottom, right, bottom, &axis, 1.0);
+    d.seg(left, top, left, bottom, &axis, 1.0);
+    d.seg(left, bottom, right, bottom, &axis, 1.0);
     d.text((left + right) / 2.0, hf - 10.0, desc, "middle", "auto", &text, 400, &opts.x_label);
     d.vtext(14.0, (top + bottom) / 2.0, desc, &text, &opts.y_label);
 
     if let Some(hb) = opts.highlight_bytes.filter(|b| *b >= min_b && *b <= max_b) {
         let hx = x.px((hb as f64).log2());
-        d.line(hx, top, hx, bottom, &axis, 1.0);
+        d.seg(hx, top, hx, bottom, &axis, 1.0);
     }
+    d.flush();
 
     let width = if series.len() == 1 { 3.0 } else { 2.0 };
     let to_px = |p: &(f64, f64)| (x.px(p.0), y.px(p.1));

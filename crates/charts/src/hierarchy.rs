@@ -81,19 +81,20 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     }
     for v in log10_ticks(x_lo, x_hi.floor()).into_iter().filter(|v| x.contains(*v)) {
         let px = x.px(v);
-        d.line(px, top, px, bottom, &grid, 1.0);
-        d.line(px, bottom, px, bottom + 4.0, &axis, 1.0);
+        d.seg(px, top, px, bottom, &grid, 1.0);
+        d.seg(px, bottom, px, bottom + 4.0, &axis, 1.0);
         d.text(px, bottom + 8.0, if narrow { 11.0 } else { 12.0 }, "middle", "hanging", &muted, 400, &log10_label(v));
     }
-    d.line(left, top, left, bottom, &axis, 1.0);
-    d.line(left, bottom, right, bottom, &axis, 1.0);
+    d.seg(left, top, left, bottom, &axis, 1.0);
+    d.seg(left, bottom, right, bottom, &axis, 1.0);
+    d.flush();
     d.text((left + right) / 2.0, hf - 14.0, 13.0, "middle", "auto", &text, 400, &opts.x_label);
 
     let bar = theme.series_color(0).hex();
     let opacity = if theme.dark { 0.85 } else { 0.9 };
     for (i, (name, bw, lat)) in tiers.iter().enumerate() {
         let cy = y.px(row(i));
-        d.line(left - 4.0, cy, left, cy, &axis, 1.0);
+        d.seg(left - 4.0, cy, left, cy, &axis, 1.0);
         d.text(left - 8.0, cy, name_px, "end", "middle", &text, 400, name);
         if !(bw.is_finite() && *bw > 0.0) {
             continue;

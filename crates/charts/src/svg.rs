@@ -42,6 +42,8 @@ pub(crate) fn finish(svg: String, title: &str) -> String {
 pub(crate) struct Doc {
     pub s: String,
     pub font: &'static str,
+    /// Straight segments waiting to be written as one `<path>` per stroke (see [`Doc::seg`]).
+    segs: Vec<(String, f64, String)>,
 }
 
 impl Doc {
@@ -54,14 +56,27 @@ impl Doc {
             "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\"><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
             theme.background.hex()
         );
-        Doc { s, font: theme.font }
+        Doc { s, font: theme.font, segs: Vec::new() }
     }
-    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {
+    /// A straight segment, batched with others of the same stroke into one `<path>` (far
+    /// fewer DOM nodes to parse, style and lay out on every redraw). Written by [`Doc::flush`].
+    pub fn seg(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {
         use std::fmt::Write;
-        let _ = write!(
-            self.s,
-            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"{color}\" stroke-width=\"{width}\"/>"
-        );
+        let i = match self.segs.iter().position(|(c, w, _)| c == color && *w == width) {
+            Some(i) => i,
+            None => {
+                self.segs.push((color.to_string(), width, String::new()));
+                self.segs.len() - 1
+            }
+        };
+        let _ = write!(self.segs[i].2, "M{x1:.1} {y1:.1}L{x2:.1} {y2:.1}");
+    }
+    /// Writes the batched segments (call before drawing what must lie on top of them).
+    pub fn flush(&mut self) {
+        use std::fmt::Write;
+        for (c, w, d) in self.segs.drain(..) {
+            let _ = write!(self.s, "<path fill=\"none\" stroke=\"{c}\" stroke-width=\"{w}\" d=\"{d}\"/>");
+        }
     }
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, extra: &str) {
         use std::fmt::Write;
@@ -111,6 +126,7 @@ impl Doc {
         );
     }
     pub fn finish(mut self, title: &str) -> String {
+        self.flush();
         self.s.push_str("</svg>");
         finish(self.s, title)
     }

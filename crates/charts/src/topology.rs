@@ -187,20 +187,36 @@ fn sample(n: u32, max: u32) -> Vec<Option<u32>> {
 struct Svg {
     s: String,
     font: &'static str,
+    /// Segments batched per stroke into one `<path>` each (see `flush`).
+    segs: Vec<(String, f64, String)>,
 }
 
 impl Svg {
+    fn new(font: &'static str) -> Svg {
+        Svg { s: String::with_capacity(16 * 1024), font, segs: Vec::new() }
+    }
+    /// Writes the batched segments.
+    fn flush(&mut self) {
+        for (c, w, d) in self.segs.drain(..) {
+            let _ = write!(self.s, "<path fill=\"none\" stroke=\"{c}\" stroke-width=\"{w}\" d=\"{d}\"/>");
+        }
+    }
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, r: f64, fill: &str, stroke: &str) {
         let _ = write!(
             self.s,
             "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\"/>"
         );
     }
+    /// A straight segment, batched with others of the same stroke (far fewer DOM nodes).
     fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {
-        let _ = write!(
-            self.s,
-            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"{color}\" stroke-width=\"{width}\"/>"
-        );
+        let i = match self.segs.iter().position(|(c, w, _)| c == color && *w == width) {
+            Some(i) => i,
+            None => {
+                self.segs.push((color.to_string(), width, String::new()));
+                self.segs.len() - 1
+            }
+        };
+        let _ = write!(self.segs[i].2, "M{x1:.1} {y1:.1}L{x2:.1} {y2:.1}");
     }
     fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, color: &str, weight: u32, t: &str) {
         let _ = write!(
@@ -228,7 +244,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     }
     let (wf, hf) = (w as f64, h as f64);
     let narrow = w < 560;
-    let mut g = Svg { s: String::with_capacity(16 * 1024), font: theme.font };
+    let mut g = Svg::new(theme.font);
     let _ = write!(
         g.s,
         "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" preserveAspectRatio=\"xMidYMid meet\"><title>{}</title>",
@@ -401,7 +417,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let su_c = link_color(&traffic.scale_up);
 
     // Domains are drawn over their links: links go into `g` first, boxes into `dg`.
-    let mut dg = Svg { s: String::with_capacity(16 * 1024), font: theme.font };
+    let mut dg = Svg::new(theme.font);
     for (d, dx) in &dom_x {
         let Some(d) = d else {
             dg.text(dx + gap_w / 2.0, dom_y + dom_h / 2.0, fs + 4.0, "middle", &muted, 700, "…");
@@ -491,7 +507,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
             let shade = if stages > 1 { 0.25 + 0.6 * ppi as f64 / (stages - 1) as f64 } else { 0.45 };
             let _ = write!(
                 dg.s,
-                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{}\" fill-opacity=\"{shade:.2}\" stroke=\"{}\" stroke-width=\"1\"><title>GPU {gg}: TP rank {tpi}, DP replica {dpi}, PP stage {ppi}</title></rect>",
+                "<rect class=\"gpu\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{}\" fill-opacity=\"{shade:.2}\" stroke=\"{}\" stroke-width=\"1\"/>",
                 cell_w - 3.0,
                 cell_h - 7.0,
                 pp_color.hex(),
@@ -518,10 +534,12 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         let short = spec.scale_up.split(" (").next().unwrap_or(&spec.scale_up).to_string();
         dg.text(gx + avail_w / 2.0, sw_y + 7.5, (fs - 2.0).min(11.0), "middle", &text, 500, &short);
         let box_h = (sw_y + 14.0 + 10.0 - dom_y).min(dom_h);
-        let mut b = Svg { s: String::new(), font: theme.font };
+        let mut b = Svg::new(theme.font);
         b.rect(dx, dom_y, dom_w, box_h, 8.0, &bg, &axis);
         dg.s.insert_str(box_at, &b.s);
     }
+    g.flush();
+    dg.flush();
     g.s.push_str(&dg.s);
 
     // Legend.
@@ -545,6 +563,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         g.text(lx + 20.0, ly, fs - 1.0, "start", &text, 400, &label);
         lx += 20.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + if narrow { 10.0 } else { 18.0 };
     }
+    g.flush();
     g.s.push_str("</svg>");
     g.s
 }
@@ -601,12 +620,12 @@ mod tests {
         let svg = topology_chart(&s, &t, &TopoOptions::default(), &Theme::dark());
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         // 4 domains of 8 GPUs drawn, not 16384.
-        assert_eq!(svg.matches("<title>GPU ").count(), 32);
+        assert_eq!(svg.matches("class=\"gpu\"").count(), 32);
         assert!(svg.len() < 60_000, "{} bytes", svg.len());
         assert!(crate::texts(&svg).iter().any(|x| x == "512 switches"), "{:?}", crate::texts(&svg));
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
         let narrow = topology_chart(&s, &t, &TopoOptions { width: 400, height: 460 }, &Theme::light());
-        assert_eq!(narrow.matches("<title>GPU ").count(), 16);
+        assert_eq!(narrow.matches("class=\"gpu\"").count(), 16);
     }
 
     #[test]
@@ -617,12 +636,12 @@ mod tests {
         let t = megatron_traffic(&s);
         assert!(t.network.is_empty());
         let svg = topology_chart(&s, &t, &TopoOptions::default(), &Theme::light());
-        assert_eq!(svg.matches("<title>GPU ").count(), 8);
+        assert_eq!(svg.matches("class=\"gpu\"").count(), 8);
         let nvl = TopoSpec { nodes: 72, gpus_per_node: 4, domain_gpus: 72, nics_per_node: 4, leaves: 9, spines: 5, nodes_per_leaf: 8, ..pod(72, Layout { tp: 8, pp: 2, dp: 18 }) };
         let t = megatron_traffic(&nvl);
         assert_eq!(t.scale_up, vec![Par::Tp, Par::Dp]);
         let svg = topology_chart(&nvl, &t, &TopoOptions::default(), &Theme::light());
-        assert_eq!(svg.matches("<title>GPU ").count(), 72 * 3);
+        assert_eq!(svg.matches("class=\"gpu\"").count(), 72 * 3);
         let bad = topology_chart(&TopoSpec { nodes: 0, ..nvl }, &t, &TopoOptions::default(), &Theme::light());
         assert!(bad.contains("no GPUs"));
     }
