@@ -1,5 +1,5 @@
 //! Hooks that read the browser: a media query that re-renders when it flips (dark mode,
-//! narrow screens).
+//! narrow screens), and whether an element is on screen.
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -34,4 +34,36 @@ pub fn use_media_query(query: &'static str) -> bool {
         });
     }
     *matches
+}
+
+/// Whether the element behind `node` is on screen (or near it); re-renders when that flips.
+/// True until the observer reports, and where IntersectionObserver is missing.
+#[hook]
+pub fn use_in_view(node: NodeRef) -> bool {
+    let visible = use_state_eq(|| true);
+    {
+        let visible = visible.clone();
+        use_effect_with(node, move |node| {
+            let el = node.cast::<web_sys::Element>();
+            let cb = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                if let Some(e) = entries.iter().last().and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok()) {
+                    visible.set(e.is_intersecting());
+                }
+            });
+            let init = web_sys::IntersectionObserverInit::new();
+            // A quarter screen of margin: drawn just before it scrolls into view.
+            init.set_root_margin("25% 0px 25% 0px");
+            let obs = web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &init).ok();
+            if let (Some(o), Some(el)) = (&obs, &el) {
+                o.observe(el);
+            }
+            move || {
+                if let Some(o) = obs {
+                    o.disconnect();
+                }
+                drop(cb);
+            }
+        });
+    }
+    *visible
 }

@@ -85,7 +85,6 @@ async fn charts_follow_the_node_slider() {
     let before = svg(&root, "chart");
     assert!(before.contains("busbw, GB/s per direction"), "axis label states unit and direction");
     assert!(before.contains("<polyline"));
-    let topo_before = svg(&root, "mapping");
     let bw_before = num(&root, "[data-testid=busbw-value]");
 
     type_into(&slider, "6").await;
@@ -95,7 +94,6 @@ async fn charts_follow_the_node_slider() {
     let after = svg(&root, "chart");
     assert_ne!(before, after, "chart redrawn for 64 nodes");
     assert!(after.contains("512 GPUs"));
-    assert_ne!(topo_before, svg(&root, "mapping"), "topology redrawn");
     // The page shows exactly what the model computes.
     let want = evaluate(&Cluster { nodes: 64, ..Cluster::default() }).unwrap().key.unwrap().busbw.0;
     let bw_after = num(&root, "[data-testid=busbw-value]");

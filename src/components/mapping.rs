@@ -6,6 +6,7 @@
 
 use crate::app::Action;
 use crate::eval::{layout_for, pp_choices, tp_choices, Evaluation};
+use crate::hooks::use_in_view;
 use crate::training::{drawing_layout, layout_label, tp_values, workload, Choice, TrainingView};
 use fabricscope_charts::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_charts::Theme;
@@ -59,11 +60,21 @@ pub fn MappingPanel(props: &Props) -> Html {
     let (layout, label) = layout_to_draw(total, props.choice, &props.training);
     let mut spec = e.topo.clone();
     spec.layout = layout;
+    // The warning follows the live layout even while the drawing waits off screen.
+    let warn = megatron_traffic(&spec).tp_leaves_domain;
+    // Off screen, the drawing keeps its last cluster (no redraw while a slider above is
+    // dragged); it catches up as it scrolls into view.
+    let node = use_node_ref();
+    let in_view = use_in_view(node.clone());
+    let shown = use_mut_ref(|| spec.clone());
+    if in_view {
+        *shown.borrow_mut() = spec.clone();
+    }
+    let spec = shown.borrow().clone();
     let drawn = use_memo((spec, props.dark, props.compact), |(spec, dark, compact)| {
-        let (svg, warn) = mapping_svg(spec, *dark, *compact);
-        (AttrValue::from(svg), warn)
+        AttrValue::from(mapping_svg(spec, *dark, *compact).0)
     });
-    let (svg, warn) = (*drawn).clone();
+    let svg = (*drawn).clone();
     let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.workload.clone());
     let tps = wl.and_then(|w| workload(&w).ok()).map(|w| tp_values(total, &w)).unwrap_or_else(|| tp_choices(total));
     let on_tp = {
@@ -87,7 +98,7 @@ pub fn MappingPanel(props: &Props) -> Html {
     let best = props.choice == Choice::Best;
     let domain = e.report.summary.domain_gpus;
     html! {
-        <figure class="panel chart wide" data-testid="mapping" data-theme={if props.dark { "dark" } else { "light" }}>
+        <figure ref={node} class="panel chart wide" data-testid="mapping" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
                 <span class="chart-title">{ "3 · Parallel mapping on the topology" }</span>
                 <span class="chart-sub">{ "Megatron rank order (TP fastest, then DP, then PP) · large clusters drawn in aggregate" }</span>
