@@ -3,6 +3,8 @@
 use crate::eval::Evaluation;
 use crate::training::TrainingView;
 use fabricscope_model::ModelError;
+use super::{esc, raw};
+use std::fmt::Write;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -16,35 +18,25 @@ pub struct Props {
 pub fn claims(props: &Props) -> Html {
     let claims = &props.eval.report.claims;
     let rules = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.rules.clone()).unwrap_or_default();
-    html! {
-        <section class="panel prose" data-testid="claims" aria-labelledby="claims-h">
-            <h3 id="claims-h">{ "5 · Rules of thumb, checked" }</h3>
-            if claims.is_empty() {
-                <p class="muted">{ "This cluster has no second tier to compare: add nodes and NICs." }</p>
-            }
-            <dl class="claims">
-                { for claims.iter().map(|c| html! {
-                    <div class="claim" data-claim={c.id}>
-                        <dt>{ format!("“{}”", c.claim) }</dt>
-                        <dd>
-                            <span class="claim-value" data-value={c.value.to_string()}>{ format!("{:.1}×", c.value) }</span>
-                            { " " }{ &c.answer }
-                        </dd>
-                    </div>
-                }) }
-                { for rules.iter().map(|r| html! {
-                    <div class="claim" data-claim={r.id.clone()}>
-                        <dt>{ format!("“{}”", r.claim) }</dt>
-                        <dd>
-                            if let Some(x) = r.ratio {
-                                <span class="claim-value" data-value={x.to_string()}>{ format!("{:.2}×", x) }</span>
-                                { " " }
-                            }
-                            { &r.answer }
-                        </dd>
-                    </div>
-                }) }
-            </dl>
-        </section>
+    let mut o = String::with_capacity(4096);
+    o.push_str("<section class=\"panel prose\" data-testid=\"claims\" aria-labelledby=\"claims-h\"><h3 id=\"claims-h\">5 · Rules of thumb, checked</h3>");
+    if claims.is_empty() {
+        o.push_str("<p class=\"muted\">This cluster has no second tier to compare: add nodes and NICs.</p>");
     }
+    o.push_str("<dl class=\"claims\">");
+    let mut item = |id: &str, claim: &str, value: Option<f64>, digits: usize, answer: &str| {
+        let _ = write!(o, "<div class=\"claim\" data-claim=\"{}\"><dt>“{}”</dt><dd>", esc(id), esc(claim));
+        if let Some(v) = value {
+            let _ = write!(o, "<span class=\"claim-value\" data-value=\"{v}\">{v:.digits$}×</span> ");
+        }
+        let _ = write!(o, "{}</dd></div>", esc(answer));
+    };
+    for c in claims {
+        item(c.id, c.claim, Some(c.value), 1, &c.answer);
+    }
+    for r in &rules {
+        item(&r.id, &r.claim, r.ratio, 2, &r.answer);
+    }
+    o.push_str("</dl></section>");
+    raw(o)
 }

@@ -40,3 +40,24 @@ pub(crate) fn checked_of(e: &Event) -> bool {
     let input: HtmlInputElement = e.target_unchecked_into();
     input.checked()
 }
+
+/// Escapes text for HTML.
+pub(crate) fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Static markup written as a string: for text-heavy panels that are redrawn whole, far less
+/// code than the same tree built element by element (bundle-size budget).
+pub(crate) fn raw(s: String) -> Html {
+    Html::from_html_unchecked(AttrValue::from(s))
+}
