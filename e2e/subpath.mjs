@@ -106,9 +106,10 @@ async function main() {
         ['%7B%22cluster%22%3A%7B%22gpu%22%3A%22h900%22%7D%7D', /cluster\.gpu/], // plain JSON, bad GPU
       ];
       for (const [link, want] of cases) {
+        // A fresh document per link: a hash change alone would not reload, and the previous
+        // document's debounced link writer could rewrite the hash in between.
+        await page.goto('about:blank');
         await page.goto(`${base}#s=${link}`, { waitUntil: 'load' });
-        // A fresh document per link (a hash change alone does not reload).
-        await page.reload({ waitUntil: 'load' });
         await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
         const notes = (await page.textContent('[data-testid=link-notes]').catch(() => null)) ?? '';
         assert(want.test(notes), `${link.slice(0, 40)}: notes say ${JSON.stringify(notes.slice(0, 200))}`);
@@ -140,6 +141,11 @@ async function main() {
       assert(r.caption.includes('16 nodes × 8 B200') && r.caption.includes('NCCL'), `caption states the scenario: ${r.caption}`);
       assert(problems.length === 0, problems.join('\n'));
       await page.screenshot({ path: join(out, 'embed-busbw.png') });
+      // The frame changes shape (a page resizes its iframe): the chart is redrawn for it.
+      await page.setViewportSize({ width: 420, height: 560 });
+      await page.waitForFunction(() => document.querySelector('[data-testid=embed-chart] svg')?.getAttribute('width') === '408', null, { timeout: 5000 });
+      const tall = await page.evaluate(() => document.querySelector('[data-testid=embed-chart] svg').getBoundingClientRect().height);
+      assert(tall > 400, `redrawn tall: ${tall}px`);
     });
 
     await check('embed: unknown chart and damaged link explain themselves', async () => {

@@ -7,6 +7,8 @@ use fabricscope_charts::report::{render_chart, CHART_IDS};
 use fabricscope_charts::Theme;
 use fabricscope_model::link::{decode, encode, find_in_url};
 use fabricscope_model::{evaluate, Scenario};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Footer height in CSS pixels (assets/embed.css keeps it to one line).
@@ -64,24 +66,47 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     if let Some(html) = doc.document_element() {
         html.set_class_name("embed-mode");
     }
-    let (w, h) = web_sys::window()
+    let (width, height) = viewport();
+    yew::Renderer::<Embed>::with_root_and_props(root.clone(), EmbedProps { req, width, height })
+        .render();
+    true
+}
+
+/// The window's inner size in CSS pixels ((0, 0) when unknown).
+fn viewport() -> (u32, u32) {
+    web_sys::window()
         .map(|w| {
             let px = |v: Result<wasm_bindgen::JsValue, _>| {
                 v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as u32
             };
             (px(w.inner_width()), px(w.inner_height()))
         })
-        .unwrap_or((0, 0));
-    yew::Renderer::<Embed>::with_root_and_props(
-        root.clone(),
-        EmbedProps {
-            req,
-            width: w,
-            height: h,
-        },
-    )
-    .render();
-    true
+        .unwrap_or((0, 0))
+}
+
+/// The viewport size, updated on `resize` (an iframe resized by its page redraws the chart
+/// for its new shape instead of letterboxing the old one).
+#[hook]
+fn use_viewport(initial: (u32, u32)) -> (u32, u32) {
+    let size = use_state(|| initial);
+    {
+        let size = size.clone();
+        use_effect_with((), move |_| {
+            let cb = Closure::<dyn Fn()>::new(move || size.set(viewport()));
+            let win = web_sys::window();
+            if let Some(w) = &win {
+                // Without the listener the chart still scales with its viewBox.
+                let _ = w.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = win {
+                    let _ = w
+                        .remove_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+    *size
 }
 
 #[derive(Properties, PartialEq)]
@@ -95,6 +120,7 @@ pub struct EmbedProps {
 #[component]
 pub fn Embed(props: &EmbedProps) -> Html {
     let dark = use_media_query("(prefers-color-scheme: dark)");
+    let (width, height) = use_viewport((props.width, props.height));
     let req = &props.req;
     let back = format!("./#s={}", encode(&req.scenario));
     let open = html! {
@@ -108,8 +134,8 @@ pub fn Embed(props: &EmbedProps) -> Html {
         Ok(report) => {
             // Leave room for the padding and the footer; the SVG's viewBox scales on resize.
             let (w, h) = (
-                props.width.saturating_sub(12),
-                props.height.saturating_sub(FOOT_PX + 10),
+                width.saturating_sub(12),
+                height.saturating_sub(FOOT_PX + 10),
             );
             match render_chart(
                 &req.chart,
