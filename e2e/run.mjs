@@ -322,6 +322,18 @@ async function main() {
       assert(heat.includes('★'), 'best layout starred on the heatmap');
     });
 
+    await check('custom workload: sizes typed in, an invalid one is named, the search runs on the rest', async () => {
+      await page.selectOption('#workload-select', 'custom');
+      await page.waitForSelector('#custom-heads', { timeout: 5000 });
+      await page.fill('#custom-heads', '30');
+      await page.waitForFunction(() => /heads/.test(document.querySelector('[data-testid=training] .error')?.textContent ?? ''), null, { timeout: 10000 });
+      await page.fill('#custom-heads', '32');
+      await page.fill('#custom-layers', '24');
+      await waitForTraining(page);
+      assert(!(await page.$('[data-testid=training] .error')), 'error gone once the sizes are valid');
+      assert(await page.$('[data-testid=step-chart] svg'), 'step chart for the custom model');
+    });
+
     await check('screenshots: desktop light and dark (1400x900); charts redraw in the dark palette', async () => {
       await page.click('[data-preset=dgx-h100-superpod]');
       await page.selectOption('#workload-select', 'llama3-8b');

@@ -48,10 +48,42 @@ pub struct TrainingView {
     pub candidates: u64,
 }
 
-/// The workload of a preset id.
+/// Prefix of a custom workload id: `custom:<layers>:<hidden>:<heads>:<global batch>`, a
+/// GPT-style model (ffn 4h, sequence 2048) of those sizes.
+pub const CUSTOM: &str = "custom";
+
+/// The default custom shape (GPT 7.5B of Narayanan et al. 2021).
+pub const CUSTOM_DEFAULT: [u32; 4] = [36, 4096, 32, 512];
+
+/// Field names and labels of the custom shape, in id order.
+pub const CUSTOM_FIELDS: [(&str, &str); 4] = [("layers", "Layers"), ("hidden", "Hidden size"), ("heads", "Heads"), ("global_batch", "Global batch")];
+
+/// The custom id for these sizes (kept as typed, so a bad entry stays visible).
+pub fn custom_id(parts: &[String; 4]) -> String {
+    format!("{CUSTOM}:{}", parts.join(":"))
+}
+
+/// The parts of a custom id, as typed.
+pub fn custom_parts(id: &str) -> Option<[String; 4]> {
+    let rest = id.strip_prefix(CUSTOM)?.strip_prefix(':')?;
+    let v: Vec<&str> = rest.split(':').collect();
+    (v.len() == 4).then(|| [v[0].to_string(), v[1].to_string(), v[2].to_string(), v[3].to_string()])
+}
+
+/// The workload of a preset id or a custom id; errors name the field at fault.
 pub fn workload(id: &str) -> Result<Workload, ModelError> {
+    if let Some(parts) = custom_parts(id) {
+        let mut n = [0u32; 4];
+        for (i, p) in parts.iter().enumerate() {
+            let (field, label) = CUSTOM_FIELDS[i];
+            n[i] = p.trim().parse().map_err(|_| ModelError::new(field, format!("{label}: enter a whole number, got \"{}\"", p.trim())))?;
+        }
+        let w = training::presets::gpt("custom", n[0], n[1], n[2], n[3]);
+        w.validate()?;
+        return Ok(w);
+    }
     training::preset(id).ok_or_else(|| {
-        ModelError::new("workload", format!("unknown workload '{id}'; allowed: {}", training::preset_ids().join(", ")))
+        ModelError::new("workload", format!("unknown workload '{id}'; allowed: {}, custom", training::preset_ids().join(", ")))
     })
 }
 
@@ -225,6 +257,18 @@ mod tests {
         assert_eq!((c.mapping.tp, c.mapping.pp), (4, 2));
         assert!(layout_label(&c).starts_with("TP4 PP2 DP4"));
         assert_eq!(drawing_layout(&c), Layout { tp: 4, pp: 2, dp: 4 });
+    }
+
+    #[test]
+    fn custom_workloads_parse_and_blame_the_field() {
+        let id = custom_id(&CUSTOM_DEFAULT.map(|v| v.to_string()));
+        assert_eq!(id, "custom:36:4096:32:512");
+        let w = workload(&id).unwrap();
+        assert_eq!((w.layers, w.hidden, w.heads, w.global_batch), (36, 4096, 32, 512));
+        assert!(train(&Cluster::default(), &id, Choice::Best).unwrap().chosen.is_some());
+        assert_eq!(workload("custom:36:4096:x:512").unwrap_err().field, "heads");
+        assert_eq!(workload("custom:36:4096:30:512").unwrap_err().field, "heads");
+        assert_eq!(workload("custom:0:4096:32:512").unwrap_err().field, "layers");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! training model after the inputs settle (see `crate::training`).
 
 use crate::app::Action;
-use crate::training::{layout_detail, layout_label, memory_parts, step_parts, Choice, TrainingView};
+use crate::training::{custom_id, custom_parts, layout_detail, layout_label, memory_parts, step_parts, Choice, TrainingView, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS};
+use web_sys::HtmlInputElement;
 use fabricscope_charts::training::{memory_chart, mfu_heatmap, seconds_label, step_chart, Size, StepRow};
 use fabricscope_charts::Theme;
 use fabricscope_model::training::PRESETS;
@@ -42,7 +43,7 @@ fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<Svgs> {
     let mut rows = vec![StepRow {
         label: format!("▶ {}", layout_label(chosen)),
         parts: step_parts(chosen),
-        note: format!("MFU {:.0}% · mb{} z{}{}", chosen.mfu * 100.0, chosen.mapping.micro_batch, chosen.mapping.zero, if chosen.fits { "" } else { " · no fit" }),
+        note: if compact { format!("MFU {:.0}%", chosen.mfu * 100.0) } else { format!("MFU {:.0}% · mb{} z{}{}", chosen.mfu * 100.0, chosen.mapping.micro_batch, chosen.mapping.zero, if chosen.fits { "" } else { " · no fit" }) },
         highlight: true,
     }];
     for (i, r) in t.top.iter().enumerate() {
@@ -50,9 +51,9 @@ fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<Svgs> {
             continue;
         }
         rows.push(StepRow {
-            label: format!("#{} {}", i + 1, layout_label(r)),
+            label: if compact { layout_label(r) } else { format!("#{} {}", i + 1, layout_label(r)) },
             parts: step_parts(r),
-            note: format!("MFU {:.0}% · mb{} z{}", r.mfu * 100.0, r.mapping.micro_batch, r.mapping.zero),
+            note: if compact { format!("MFU {:.0}%", r.mfu * 100.0) } else { format!("MFU {:.0}% · mb{} z{}", r.mfu * 100.0, r.mapping.micro_batch, r.mapping.zero) },
             highlight: false,
         });
     }
@@ -75,9 +76,30 @@ pub fn TrainingPanel(props: &Props) -> Html {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| {
             let s: HtmlSelectElement = e.target_unchecked_into();
-            cb.emit(Action::Workload(s.value()));
+            let v = s.value();
+            cb.emit(Action::Workload(if v == CUSTOM { custom_id(&CUSTOM_DEFAULT.map(|x| x.to_string())) } else { v }));
         })
     };
+    let custom = custom_parts(&props.workload);
+    let custom_inputs = custom.as_ref().map(|parts| {
+        CUSTOM_FIELDS.iter().enumerate().map(|(i, (field, label))| {
+            let cb = props.on_action.clone();
+            let value = parts[i].clone();
+            let parts = parts.clone();
+            let oninput = Callback::from(move |e: InputEvent| {
+                let el: HtmlInputElement = e.target_unchecked_into();
+                let mut p = parts.clone();
+                p[i] = el.value();
+                cb.emit(Action::Workload(custom_id(&p)));
+            });
+            let id = format!("custom-{field}");
+            html! {
+                <label class="inline" for={id.clone()}>{ *label }
+                    <input id={id} class="small-num" type="text" inputmode="numeric" {value} {oninput} />
+                </label>
+            }
+        }).collect::<Html>()
+    });
     let t = props.training.as_deref();
     let view = t.and_then(|t| t.as_ref().ok());
     let error = t.and_then(|t| t.as_ref().err());
@@ -94,8 +116,12 @@ pub fn TrainingPanel(props: &Props) -> Html {
                         { for PRESETS.iter().map(|(id, about)| html! {
                             <option value={*id} selected={*id == props.workload} title={*about}>{ *id }</option>
                         }) }
+                        <option value={CUSTOM} selected={custom.is_some()}>{ "custom GPT (sizes below)" }</option>
                     </select>
                 </label>
+                if let Some(inputs) = custom_inputs {
+                    <span class="custom-sizes" role="group" aria-label="Custom GPT-style model (ffn 4h, sequence 2048)">{ inputs }</span>
+                }
                 <span class="status" role="status" data-testid="training-status">
                     { if props.searching { "searching…".to_string() } else if let Some(v) = view { format!("{} layouts searched", v.candidates) } else { String::new() } }
                 </span>

@@ -99,8 +99,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
     let fs = if narrow { 11.0 } else { 12.0 };
     let mut g = W::open(w, h, "Step time per layout, stacked by what the time is spent on", theme);
     let (wf, hf) = (w as f64, h as f64);
-    let label_w = if narrow { 118.0 } else { 190.0 };
-    let note_w = if narrow { 92.0 } else { 150.0 };
+    let label_w = if narrow { 132.0 } else { 190.0 };
+    let note_w = if narrow { 70.0 } else { 150.0 };
     let x0 = label_w + 8.0;
     let x1 = wf - note_w;
     let legend_h = if narrow { 40.0 } else { 24.0 };
