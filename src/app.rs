@@ -4,9 +4,9 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, count_field, formula_panel, key_numbers, pickers, presets, ClaimsProps,
-    CollectivePanel, CountFieldProps, FormulaProps, HierarchyPanel, KeyNumbersProps,
-    MappingPanel, PickersProps, PresetsProps, TierTable, TrainingPanel,
+    claims, collective_panel, count_field, formula_panel, hierarchy_panel, key_numbers, pickers,
+    presets, tier_table_panel, ClaimsProps, CollectiveProps, CountFieldProps, FormulaProps,
+    HierarchyProps, KeyNumbersProps, MappingPanel, PickersProps, PresetsProps, TrainingPanel,
 };
 use crate::training::{tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD};
 use crate::eval::{count_text, evaluate, Count, Evaluation};
@@ -331,13 +331,13 @@ pub fn App() -> Html {
                         </p>
                         { key_numbers(&KeyNumbersProps { eval: v.clone() }) }
                         <div class="panels">
-                            <HierarchyPanel eval={v.clone()} {dark} {compact} />
-                            <CollectivePanel eval={v.clone()} op={state.op} algbw={state.algbw} {dark} {compact} on_action={dispatch.clone()} />
+                            { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
+                            { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, dark, compact, on_action: dispatch.clone() }) }
                             <MappingPanel eval={v.clone()} {choice} training={training.clone()} {dark} {compact} on_action={dispatch.clone()} />
                             <TrainingPanel workload={state.workload.clone()} {choice} training={training.clone()} {searching} {dark} {compact} on_action={dispatch.clone()} />
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
-                            <TierTable cluster={v.cluster.clone()} />
+                            { tier_table_panel(&v.cluster) }
                             <crate::components::ExportPanel scenario={settled} />
                         </div>
                     } else {

@@ -10,7 +10,6 @@ use fabricscope_model::Collective;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub eval: Rc<Evaluation>,
     pub op: Collective,
@@ -63,15 +62,18 @@ pub fn collective_svg(curves: &[Curve], op: Collective, algbw: bool, dark: bool,
     collective_chart(&series, &opts, &Theme::for_dark(dark))
 }
 
-#[component]
-pub fn CollectivePanel(props: &Props) -> Html {
+type Key = (Vec<Curve>, Collective, bool, bool, bool);
+thread_local! {
+    static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Drawn as a plain function with a one-entry cache (see `super::cached`).
+pub fn collective_panel(props: &Props) -> Html {
     let op = props.op;
     let curves: Vec<Curve> = props.eval.report.curves.iter().filter(|c| c.op == op).cloned().collect();
     let empty = curves.is_empty();
-    let svg = use_memo(
-        (curves, op, props.algbw, props.dark, props.compact),
-        |(curves, op, algbw, dark, compact)| AttrValue::from(collective_svg(curves, *op, *algbw, *dark, *compact)),
-    );
+    let key = (curves, op, props.algbw, props.dark, props.compact);
+    let svg = DRAWN.with(|c| super::cached(c, key, |(curves, op, algbw, dark, compact)| AttrValue::from(collective_svg(curves, *op, *algbw, *dark, *compact))));
     let on_algbw = {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| cb.emit(Action::Algbw(super::checked_of(&e))))
@@ -104,7 +106,7 @@ pub fn CollectivePanel(props: &Props) -> Html {
             if empty {
                 <p class="empty">{ "A single GPU runs no collectives." }</p>
             }
-            <div class="chart-svg">{ Html::from_html_unchecked((*svg).clone()) }</div>
+            <div class="chart-svg">{ Html::from_html_unchecked(svg) }</div>
         </figure>
     }
 }

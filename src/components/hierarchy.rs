@@ -7,7 +7,6 @@ use fabricscope_model::{Tier, TierKind};
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub eval: Rc<Evaluation>,
     pub dark: bool,
@@ -65,23 +64,26 @@ fn short_name(t: &Tier) -> String {
     }
 }
 
-#[component]
-pub fn HierarchyPanel(props: &Props) -> Html {
+type Key = (Vec<(String, f64, f64)>, Vec<f64>, bool, bool);
+thread_local! {
+    static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Drawn as a plain function with a one-entry cache (see `super::cached`).
+pub fn hierarchy_panel(props: &Props) -> Html {
     let r = &props.eval.report;
     let ratios: Vec<f64> = r.ratios.iter().map(|x| x.ratio).collect();
     // Keyed on what is drawn, not on the tiers: a node count that changes only a tier's
     // description (nodes per leaf) does not redraw.
-    let svg = use_memo(
-        (bars(&r.tiers, props.compact), ratios, props.dark, props.compact),
-        |(bars, ratios, dark, compact)| AttrValue::from(hierarchy_svg(bars, ratios, *dark, *compact)),
-    );
+    let key = (bars(&r.tiers, props.compact), ratios, props.dark, props.compact);
+    let svg = DRAWN.with(|c| super::cached(c, key, |(bars, ratios, dark, compact)| AttrValue::from(hierarchy_svg(bars, ratios, *dark, *compact))));
     html! {
         <figure class="panel chart" data-testid="hierarchy" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
                 <span class="chart-title">{ "1 · Bandwidth hierarchy" }</span>
                 <span class="chart-sub">{ "per GPU, per direction · latency of a small transfer · ÷ = step to the next tier" }</span>
             </figcaption>
-            <div class="chart-svg">{ Html::from_html_unchecked((*svg).clone()) }</div>
+            <div class="chart-svg">{ Html::from_html_unchecked(svg) }</div>
         </figure>
     }
 }

@@ -14,16 +14,16 @@ mod tier_table;
 mod training;
 
 pub use claims::{claims, Props as ClaimsProps};
-pub use collective::{collective_svg, CollectivePanel};
+pub use collective::{collective_panel, collective_svg, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};
 pub use export::ExportPanel;
 pub use formula::{formula_panel, Props as FormulaProps};
-pub use hierarchy::{hierarchy_svg, HierarchyPanel};
+pub use hierarchy::{hierarchy_panel, hierarchy_svg, Props as HierarchyProps};
 pub use key_numbers::{key_numbers, Props as KeyNumbersProps};
 pub use mapping::MappingPanel;
 pub use pickers::{pickers, Props as PickersProps};
 pub use presets::{presets, Props as PresetsProps};
-pub use tier_table::TierTable;
+pub use tier_table::tier_table_panel;
 pub use training::TrainingPanel;
 
 use web_sys::HtmlInputElement;
@@ -60,4 +60,19 @@ pub(crate) fn esc(s: &str) -> String {
 /// code than the same tree built element by element (bundle-size budget).
 pub(crate) fn raw(s: String) -> Html {
     Html::from_html_unchecked(AttrValue::from(s))
+}
+
+/// A one-entry cache for drawings of the function panels: the value for `key` is recomputed
+/// only when the key changes (what `use_memo` does for components, without one more generic
+/// component in the bundle).
+pub(crate) fn cached<K: PartialEq, V: Clone>(cell: &std::cell::RefCell<Option<(K, V)>>, key: K, f: impl FnOnce(&K) -> V) -> V {
+    let mut c = cell.borrow_mut();
+    match &*c {
+        Some((k, v)) if *k == key => v.clone(),
+        _ => {
+            let v = f(&key);
+            *c = Some((key, v.clone()));
+            v
+        }
+    }
 }

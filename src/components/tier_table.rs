@@ -8,11 +8,6 @@ use super::esc;
 use std::fmt::Write;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
-pub struct Props {
-    pub cluster: Cluster,
-}
-
 fn table_html(su: &str, nic: &str) -> String {
     let mut o = String::with_capacity(12 * 1024);
     o.push_str("<section class=\"panel table-panel wide\" data-testid=\"tiers\" aria-labelledby=\"tiers-h\"><h3 id=\"tiers-h\">5 · Interconnect tiers compared</h3><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"tiers-h\"><table><colgroup><col class=\"c-name\"><col class=\"c-num\"><col class=\"c-num\"><col class=\"c-num\"><col><col><col></colgroup><thead><tr><th scope=\"col\">Tier</th><th scope=\"col\" class=\"num\">GB/s per dir.</th><th scope=\"col\" class=\"num\">GB/s bidir.</th><th scope=\"col\" class=\"num\">Latency</th><th scope=\"col\">Domain</th><th scope=\"col\">Congestion control</th><th scope=\"col\">Best fit</th></tr></thead><tbody>");
@@ -36,10 +31,12 @@ fn table_html(su: &str, nic: &str) -> String {
     o
 }
 
-#[component]
-pub fn TierTable(props: &Props) -> Html {
-    let su = props.cluster.scale_up.name();
-    let nic = props.cluster.nic.spec().name;
-    let html = use_memo((su, nic), |(su, nic)| AttrValue::from(table_html(su, nic)));
-    Html::from_html_unchecked((*html).clone())
+thread_local! {
+    static DRAWN: std::cell::RefCell<Option<((&'static str, &'static str), AttrValue)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The table for `cluster`, built once per (scale-up fabric, NIC) pair.
+pub fn tier_table_panel(cluster: &Cluster) -> Html {
+    let key = (cluster.scale_up.name(), cluster.nic.spec().name);
+    Html::from_html_unchecked(DRAWN.with(|c| super::cached(c, key, |(su, nic)| AttrValue::from(table_html(su, nic)))))
 }

@@ -9,6 +9,8 @@ use fabricscope_charts::training::{memory_chart, mfu_heatmap, seconds_label, ste
 use fabricscope_charts::Theme;
 use fabricscope_model::training::PRESETS;
 use fabricscope_model::ModelError;
+use super::esc;
+use std::fmt::Write;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -31,13 +33,47 @@ fn si(v: f64) -> String {
     format!("{:.1}{u}", v / d)
 }
 
-struct Svgs {
-    steps: AttrValue,
-    heat: AttrValue,
-    memory: AttrValue,
+/// The panel below its toolbar, as one HTML string (numbers, sentence, three charts): redrawn
+/// whole when a search result arrives, and far less code than building it node by node.
+fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool) -> String {
+    let mut o = String::with_capacity(32 * 1024);
+    o.push_str("<div class=\"training-body\">");
+    match t {
+        None => o.push_str("<p class=\"muted\">Searching layouts…</p>"),
+        Some(Err(e)) => {
+            let _ = write!(o, "<p class=\"error\" role=\"alert\">{}: {}</p>", esc(e.field), esc(&e.message));
+        }
+        Some(Ok(v)) => match v.chosen.as_ref() {
+            None => o.push_str("<p class=\"warning\">No layout of this job fits on this cluster.</p>"),
+            Some(c) => {
+                let stat = |o: &mut String, label: &str, attrs: &str, value: &str, sub: &str| {
+                    let _ = write!(
+                        o,
+                        "<div class=\"stat\"><span class=\"stat-label\">{label}</span><span class=\"stat-value\"{attrs}>{}</span><span class=\"stat-sub\" title=\"{sub}\">{sub}</span></div>",
+                        esc(value)
+                    );
+                };
+                o.push_str("<div class=\"stats mini\" data-testid=\"training-numbers\">");
+                let detail = esc(&layout_detail(c));
+                stat(&mut o, "Step time", &format!(" data-testid=\"step-time\" data-value=\"{}\"", c.step_time_s), &seconds_label(c.step_time_s), &detail);
+                stat(&mut o, "MFU", &format!(" data-testid=\"mfu\" data-value=\"{}\"", c.mfu), &format!("{:.1}%", c.mfu * 100.0), &format!("{:.0} of {:.0} TFLOP/s per GPU", c.model_tflops_per_gpu, c.peak_tflops.0));
+                stat(&mut o, "Tokens per second", "", &si(c.tokens_per_s), &format!("{} micro-batches of {}", c.micro_batches, c.mapping.micro_batch));
+                stat(&mut o, "Memory per GPU", "", &format!("{:.1} GiB", c.memory_gib_per_gpu), if c.fits { "fits in HBM" } else { "does not fit in HBM" });
+                let _ = write!(o, "</div><p class=\"bottleneck\" data-testid=\"bottleneck\">{}</p>", esc(&c.bottleneck));
+                if let Some((steps, heat, memory)) = draw(v, dark, compact) {
+                    let _ = write!(
+                        o,
+                        "<h4 class=\"sub\">Step time: your layout (▶) and the search's best</h4><div class=\"chart-svg\" data-testid=\"step-chart\">{steps}</div><div class=\"twin\"><div><h4 class=\"sub\">MFU of the best layout for each TP × PP</h4><div class=\"chart-svg\" data-testid=\"heatmap\">{heat}</div></div><div><h4 class=\"sub\">Memory per GPU against HBM (GiB)</h4><div class=\"chart-svg\" data-testid=\"memory\">{memory}</div></div></div>"
+                    );
+                }
+            }
+        },
+    }
+    o.push_str("</div>");
+    o
 }
 
-fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<Svgs> {
+fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(String, String, String)> {
     let theme = Theme::for_dark(dark);
     let chosen = t.chosen.as_ref()?;
     let mut rows = vec![StepRow {
@@ -58,19 +94,21 @@ fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<Svgs> {
         });
     }
     let w = if compact { 420 } else { 920 };
-    let steps = step_chart(&rows, Size { width: w, height: 34 + 34 * rows.len() as u32 + 8 }, &theme);
+    // Fixed sizes (the chosen layout plus the top 5; 6 PP rows), so nothing moves when a new
+    // search result arrives.
+    let steps = step_chart(&rows, Size { width: w, height: 34 + 34 * 6 + 8 }, &theme);
     let best = t.top.first().map(|b| (b.mapping.tp, b.mapping.pp));
     let chosen_cell = Some((chosen.mapping.tp, chosen.mapping.pp));
-    let heat = mfu_heatmap(&t.tps, &t.pps, &t.mfu, chosen_cell, best, Size { width: if compact { 420 } else { 440 }, height: 60 + 34 * t.pps.len() as u32 }, &theme);
+    let heat = mfu_heatmap(&t.tps, &t.pps, &t.mfu, chosen_cell, best, Size { width: if compact { 420 } else { 440 }, height: 60 + 34 * 6 }, &theme);
     let (parts, cap) = memory_parts(chosen);
     let memory = memory_chart(&parts, cap, Size { width: if compact { 420 } else { 460 }, height: 110 }, &theme);
-    Some(Svgs { steps: steps.into(), heat: heat.into(), memory: memory.into() })
+    Some((steps, heat, memory))
 }
 
 #[component]
 pub fn TrainingPanel(props: &Props) -> Html {
-    let svgs = use_memo((props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
-        t.as_deref().and_then(|t| t.as_ref().ok()).and_then(|t| draw(t, *dark, *compact))
+    let body = use_memo((props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
+        AttrValue::from(body_html(t.as_deref(), *dark, *compact))
     });
     let on_workload = {
         let cb = props.on_action.clone();
@@ -100,10 +138,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
             }
         }).collect::<Html>()
     });
-    let t = props.training.as_deref();
-    let view = t.and_then(|t| t.as_ref().ok());
-    let error = t.and_then(|t| t.as_ref().err());
-    let chosen = view.and_then(|v| v.chosen.as_ref());
+    let view = props.training.as_deref().and_then(|t| t.as_ref().ok());
     html! {
         <section class={classes!("panel", "chart", "wide", props.searching.then_some("busy"))} data-testid="training" aria-labelledby="training-h" aria-busy={props.searching.to_string()}>
             <div class="figcaption">
@@ -126,36 +161,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
                     { if props.searching { "searching…".to_string() } else if let Some(v) = view { format!("{} layouts searched", v.candidates) } else { String::new() } }
                 </span>
             </div>
-            if let Some(e) = error {
-                <p class="error" role="alert">{ format!("{}: {}", e.field, e.message) }</p>
-            }
-            if let Some(c) = chosen {
-                <div class="stats mini" data-testid="training-numbers">
-                    <div class="stat"><span class="stat-label">{ "Step time" }</span><span class="stat-value" data-testid="step-time" data-value={c.step_time_s.to_string()}>{ seconds_label(c.step_time_s) }</span><span class="stat-sub" title={layout_detail(c)}>{ layout_detail(c) }</span></div>
-                    <div class="stat"><span class="stat-label">{ "MFU" }</span><span class="stat-value" data-testid="mfu" data-value={c.mfu.to_string()}>{ format!("{:.1}%", c.mfu * 100.0) }</span><span class="stat-sub">{ format!("{:.0} of {:.0} TFLOP/s per GPU", c.model_tflops_per_gpu, c.peak_tflops.0) }</span></div>
-                    <div class="stat"><span class="stat-label">{ "Tokens per second" }</span><span class="stat-value">{ si(c.tokens_per_s) }</span><span class="stat-sub">{ format!("{} micro-batches of {}", c.micro_batches, c.mapping.micro_batch) }</span></div>
-                    <div class="stat"><span class="stat-label">{ "Memory per GPU" }</span><span class="stat-value">{ format!("{:.1} GiB", c.memory_gib_per_gpu) }</span><span class="stat-sub">{ if c.fits { "fits in HBM" } else { "does not fit in HBM" } }</span></div>
-                </div>
-                <p class="bottleneck" data-testid="bottleneck">{ &c.bottleneck }</p>
-            } else if view.is_some() {
-                <p class="warning">{ "No layout of this job fits on this cluster." }</p>
-            }
-            if let Some(s) = &*svgs {
-                <h4 class="sub">{ "Step time: your layout (▶) and the search's best" }</h4>
-                <div class="chart-svg" data-testid="step-chart">{ Html::from_html_unchecked(s.steps.clone()) }</div>
-                <div class="twin">
-                    <div>
-                        <h4 class="sub">{ "MFU of the best layout for each TP × PP" }</h4>
-                        <div class="chart-svg" data-testid="heatmap">{ Html::from_html_unchecked(s.heat.clone()) }</div>
-                    </div>
-                    <div>
-                        <h4 class="sub">{ "Memory per GPU against HBM (GiB)" }</h4>
-                        <div class="chart-svg" data-testid="memory">{ Html::from_html_unchecked(s.memory.clone()) }</div>
-                    </div>
-                </div>
-            } else if view.is_none() && error.is_none() {
-                <p class="muted">{ "Searching layouts…" }</p>
-            }
+            { Html::from_html_unchecked((*body).clone()) }
         </section>
     }
 }
