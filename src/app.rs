@@ -6,11 +6,12 @@
 use crate::components::{
     claims, collective_panel, count_field, formula_panel, hierarchy_panel, key_numbers, pickers,
     presets, tier_table_panel, ClaimsProps, CollectiveProps, CountFieldProps, FormulaProps,
-    HierarchyProps, KeyNumbersProps, MappingPanel, PickersProps, PresetsProps, TrainingPanel,
+    HierarchyProps, KeyNumbersProps, mapping_panel, MappingProps, PickersProps, PresetsProps,
+    training_panel, TrainingProps,
 };
 use crate::training::{tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD};
 use crate::eval::{count_text, evaluate, Count, Evaluation};
-use crate::hooks::use_media_query;
+use crate::hooks::{use_in_view, use_media_query};
 use crate::url;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::{cluster_preset, Cluster, Collective, ModelError, Scenario};
@@ -235,6 +236,10 @@ pub fn App() -> Html {
     let compact = use_media_query(NARROW);
     let settled = url::use_link_writer(state.scenario());
     let choice = state.choice();
+    // The topology drawing waits while off screen (see components::mapping).
+    let mapping_node = use_node_ref();
+    let mapping_in_view = use_in_view(mapping_node.clone());
+    let mapping_shown = use_mut_ref(|| None);
     let (training, searching) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.workload.clone(),
@@ -333,8 +338,13 @@ pub fn App() -> Html {
                         <div class="panels">
                             { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
                             { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, dark, compact, on_action: dispatch.clone() }) }
-                            <MappingPanel eval={v.clone()} {choice} training={training.clone()} {dark} {compact} on_action={dispatch.clone()} />
-                            <TrainingPanel workload={state.workload.clone()} {choice} training={training.clone()} {searching} {dark} {compact} on_action={dispatch.clone()} />
+                            { mapping_panel(&MappingProps {
+                                eval: v.clone(), choice, training: training.clone(), dark, compact, on_action: dispatch.clone(),
+                                node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
+                            }) }
+                            { training_panel(&TrainingProps {
+                                workload: state.workload.clone(), choice, training: training.clone(), searching, dark, compact, on_action: dispatch.clone(),
+                            }) }
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             { tier_table_panel(&v.cluster) }

@@ -6,7 +6,6 @@
 
 use crate::app::Action;
 use crate::eval::{layout_for, pp_choices, tp_choices, Evaluation};
-use crate::hooks::use_in_view;
 use crate::training::{drawing_layout, layout_label, tp_values, workload, Choice, TrainingView};
 use fabricscope_charts::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_charts::Theme;
@@ -15,7 +14,6 @@ use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub eval: Rc<Evaluation>,
     pub choice: Choice,
@@ -23,6 +21,11 @@ pub struct Props {
     pub dark: bool,
     pub compact: bool,
     pub on_action: Callback<Action>,
+    /// The panel's element (App observes whether it is on screen) and that observation.
+    pub node: NodeRef,
+    pub in_view: bool,
+    /// The cluster last drawn, kept while the panel is off screen (one per App).
+    pub shown: Rc<std::cell::RefCell<Option<TopoSpec>>>,
 }
 
 fn select_value(e: &Event) -> String {
@@ -53,8 +56,14 @@ fn layout_to_draw(total: u32, choice: Choice, training: &Option<Rc<Result<Traini
     }
 }
 
-#[component]
-pub fn MappingPanel(props: &Props) -> Html {
+type Key = (TopoSpec, bool, bool);
+thread_local! {
+    static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Drawn as a plain function with a one-entry cache (see `super::cached`); App owns the
+/// on-screen observation.
+pub fn mapping_panel(props: &Props) -> Html {
     let e = &props.eval;
     let total = e.total_gpus;
     let (layout, label) = layout_to_draw(total, props.choice, &props.training);
@@ -64,17 +73,15 @@ pub fn MappingPanel(props: &Props) -> Html {
     let warn = megatron_traffic(&spec).tp_leaves_domain;
     // Off screen, the drawing keeps its last cluster (no redraw while a slider above is
     // dragged); it catches up as it scrolls into view.
-    let node = use_node_ref();
-    let in_view = use_in_view(node.clone());
-    let shown = use_mut_ref(|| spec.clone());
-    if in_view {
-        *shown.borrow_mut() = spec.clone();
-    }
-    let spec = shown.borrow().clone();
-    let drawn = use_memo((spec, props.dark, props.compact), |(spec, dark, compact)| {
-        AttrValue::from(mapping_svg(spec, *dark, *compact).0)
-    });
-    let svg = (*drawn).clone();
+    let node = props.node.clone();
+    let spec = {
+        let mut shown = props.shown.borrow_mut();
+        if props.in_view || shown.is_none() {
+            *shown = Some(spec.clone());
+        }
+        shown.clone().unwrap_or(spec)
+    };
+    let svg = DRAWN.with(|c| super::cached(c, (spec, props.dark, props.compact), |(spec, dark, compact)| AttrValue::from(mapping_svg(spec, *dark, *compact).0)));
     let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.workload.clone());
     let tps = wl.and_then(|w| workload(&w).ok()).map(|w| tp_values(total, &w)).unwrap_or_else(|| tp_choices(total));
     let on_tp = {

@@ -20,11 +20,11 @@ pub use export::ExportPanel;
 pub use formula::{formula_panel, Props as FormulaProps};
 pub use hierarchy::{hierarchy_panel, hierarchy_svg, Props as HierarchyProps};
 pub use key_numbers::{key_numbers, Props as KeyNumbersProps};
-pub use mapping::MappingPanel;
+pub use mapping::{mapping_panel, Props as MappingProps};
 pub use pickers::{pickers, Props as PickersProps};
 pub use presets::{presets, Props as PresetsProps};
 pub use tier_table::tier_table_panel;
-pub use training::TrainingPanel;
+pub use training::{training_panel, Props as TrainingProps};
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

@@ -15,7 +15,6 @@ use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
 pub struct Props {
     pub workload: String,
     pub choice: Choice,
@@ -105,10 +104,17 @@ fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(String, String, 
     Some((steps, heat, memory))
 }
 
-#[component]
-pub fn TrainingPanel(props: &Props) -> Html {
-    let body = use_memo((props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
-        AttrValue::from(body_html(t.as_deref(), *dark, *compact))
+type Key = (Option<Rc<Result<TrainingView, ModelError>>>, bool, bool);
+thread_local! {
+    static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Drawn as a plain function with a one-entry cache (see `super::cached`).
+pub fn training_panel(props: &Props) -> Html {
+    let body = DRAWN.with(|c| {
+        super::cached(c, (props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
+            AttrValue::from(body_html(t.as_deref(), *dark, *compact))
+        })
     });
     let on_workload = {
         let cb = props.on_action.clone();
@@ -161,7 +167,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
                     { if props.searching { "searching…".to_string() } else if let Some(v) = view { format!("{} layouts searched", v.candidates) } else { String::new() } }
                 </span>
             </div>
-            { Html::from_html_unchecked((*body).clone()) }
+            { Html::from_html_unchecked(body) }
         </section>
     }
 }
