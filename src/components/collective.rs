@@ -79,7 +79,7 @@ pub fn collective_panel(props: &Props) -> Html {
         Callback::from(move |e: Event| cb.emit(Action::Algbw(super::checked_of(&e))))
     };
     html! {
-        <figure class="panel chart wide" data-testid="chart" data-theme={if props.dark { "dark" } else { "light" }}>
+        <figure class="panel chart" data-testid="chart" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
                 <span class="chart-title">{ format!("2 · {} throughput vs message size", op.name()) }</span>
                 <span class="chart-sub">{ "NCCL 2.27.5 tuning model · hollow dots: NCCL's algorithm and protocol change · filled dot: 1 GiB" }</span>
