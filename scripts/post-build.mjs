@@ -67,7 +67,11 @@ async function writeServiceWorker() {
   const template = await readFile(join(root, 'assets', 'sw.js'), 'utf8');
   const sw = template
     .replace('__FABRICSCOPE_CACHE_VERSION__', version)
-    .replace('__FABRICSCOPE_PRECACHE__', JSON.stringify(precache));
+    .replace('__FABRICSCOPE_PRECACHE__', JSON.stringify(precache))
+    // The template's comments are for readers of assets/sw.js, not for every visitor.
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trim().startsWith('//'))
+    .join('\n');
   await writeFile(join(staging, 'sw.js'), sw);
   say(`sw.js: cache version ${version}, ${precache.length} entries`);
 }
