@@ -74,9 +74,11 @@ async function inputToPaint(browser, base) {
   await page.waitForSelector('[data-testid=chart] svg');
   await page.click('[data-preset=dgx-h100-superpod]');
   await page.waitForFunction(() => document.querySelector('#nodes-slider')?.getAttribute('aria-valuetext') === '128 nodes, 1024 GPUs');
-  // Let the debounced training search of the preset finish first: it runs after a pause, not
-  // per input, and would otherwise land inside the first sample.
-  await page.waitForTimeout(1500);
+  // Let the training search of the preset finish first: it runs after a pause, not per
+  // input, and would otherwise land inside the first samples.
+  await page.waitForSelector('[data-testid=step-chart] svg', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=training]')?.getAttribute('aria-busy') === 'false', null, { timeout: 30000 });
+  await page.waitForTimeout(200);
   await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'toplevel'] });
   const n = await page.evaluate(async () => {
     const slider = document.querySelector('#nodes-slider');

@@ -107,8 +107,9 @@ fn best_with(topo: &fabricscope_model::Topology, w: &Workload, fixed: Constraint
     Ok((r.best, r.closest_unfit, r.stats.candidates))
 }
 
-/// Runs the training model for the panels.
-pub fn train(cluster: &Cluster, workload_id: &str, choice: Choice) -> Result<TrainingView, ModelError> {
+/// First stage of [`train`]: the search's top layouts and the chosen one; the MFU grid is
+/// empty (filled by [`train_row`]) and the rules are not answered yet ([`train_rules`]).
+pub fn train_start(cluster: &Cluster, workload_id: &str, choice: Choice) -> Result<TrainingView, ModelError> {
     let topo = cluster.topology()?;
     let w = workload(workload_id)?;
     let total = topo.total_gpus;
@@ -123,20 +124,40 @@ pub fn train(cluster: &Cluster, workload_id: &str, choice: Choice) -> Result<Tra
     };
     let tps = tp_values(total, &w);
     let pps: Vec<u32> = (0..=5).map(|e| 1u32 << e).filter(|p| *p <= w.layers && total.is_multiple_of(*p)).collect();
-    let mut mfu = Vec::with_capacity(tps.len() * pps.len());
-    for &pp in &pps {
-        for &tp in &tps {
-            let cell = if total.is_multiple_of(tp * pp) {
-                let fixed = Constraints { tp: Some(tp), pp: Some(pp), ..Constraints::default() };
-                best_with(&topo, &w, fixed, 1).ok().and_then(|(b, _, _)| b.first().map(|r| r.mfu))
-            } else {
-                None
-            };
-            mfu.push(cell);
+    let mfu = vec![None; tps.len() * pps.len()];
+    Ok(TrainingView { workload: workload_id.to_string(), choice, chosen, top, tps, pps, mfu, rules: Vec::new(), candidates })
+}
+
+/// Fills row `j` (one PP size) of the MFU grid: the best layout for each TP.
+pub fn train_row(cluster: &Cluster, v: &mut TrainingView, j: usize) -> Result<(), ModelError> {
+    let topo = cluster.topology()?;
+    let w = workload(&v.workload)?;
+    let Some(&pp) = v.pps.get(j) else { return Ok(()) };
+    for (i, &tp) in v.tps.iter().enumerate() {
+        if topo.total_gpus.is_multiple_of(tp * pp) {
+            let fixed = Constraints { tp: Some(tp), pp: Some(pp), ..Constraints::default() };
+            v.mfu[j * v.tps.len() + i] = best_with(&topo, &w, fixed, 1).ok().and_then(|(b, _, _)| b.first().map(|r| r.mfu));
         }
     }
-    let rules = rules_of_thumb(&topo, &w, Framework::default()).unwrap_or_default();
-    Ok(TrainingView { workload: workload_id.to_string(), choice, chosen, top, tps, pps, mfu, rules, candidates })
+    Ok(())
+}
+
+/// Answers the training rules of thumb.
+pub fn train_rules(cluster: &Cluster, v: &mut TrainingView) -> Result<(), ModelError> {
+    let topo = cluster.topology()?;
+    let w = workload(&v.workload)?;
+    v.rules = rules_of_thumb(&topo, &w, Framework::default()).unwrap_or_default();
+    Ok(())
+}
+
+/// Runs the training model for the panels: every stage at once (tests, CLI-like use).
+pub fn train(cluster: &Cluster, workload_id: &str, choice: Choice) -> Result<TrainingView, ModelError> {
+    let mut v = train_start(cluster, workload_id, choice)?;
+    for j in 0..v.pps.len() {
+        train_row(cluster, &mut v, j)?;
+    }
+    train_rules(cluster, &mut v)?;
+    Ok(v)
 }
 
 /// "TP8 PP4 DP32" (+ CP, EP when used) for a layout.
@@ -198,26 +219,70 @@ pub fn memory_parts(r: &StepReport) -> (Vec<(String, f64)>, f64) {
     )
 }
 
+type Shared = Option<Rc<Result<TrainingView, ModelError>>>;
+
+/// One stage of the staged search, then the next in a later task (so the page answers input
+/// between stages); `gen` stops a chain whose inputs have changed since.
+#[allow(clippy::too_many_arguments)]
+fn run_stage(stage: usize, mut v: Option<TrainingView>, c: Cluster, w: String, ch: Choice, my: u64, gen: Rc<std::cell::Cell<u64>>, result: UseStateHandle<Shared>, pending: UseStateHandle<bool>) {
+    if gen.get() != my {
+        return;
+    }
+    let next = |stage: usize, v: Option<TrainingView>, result: UseStateHandle<Shared>, pending: UseStateHandle<bool>| {
+        let (c, w, gen) = (c.clone(), w.clone(), gen.clone());
+        Timeout::new(0, move || run_stage(stage, v, c, w, ch, my, gen, result, pending)).forget();
+    };
+    match (stage, v.as_mut()) {
+        (0, _) => match train_start(&c, &w, ch) {
+            Ok(view) => {
+                result.set(Some(Rc::new(Ok(view.clone()))));
+                next(1, Some(view), result, pending);
+            }
+            Err(e) => {
+                result.set(Some(Rc::new(Err(e))));
+                pending.set(false);
+            }
+        },
+        (s, Some(view)) if s <= view.pps.len() => {
+            let _ = train_row(&c, view, s - 1);
+            if s == view.pps.len() {
+                result.set(Some(Rc::new(Ok(view.clone()))));
+            }
+            next(s + 1, v, result, pending);
+        }
+        (_, Some(view)) => {
+            let _ = train_rules(&c, view);
+            result.set(Some(Rc::new(Ok(view.clone()))));
+            pending.set(false);
+        }
+        (_, None) => pending.set(false),
+    }
+}
+
 /// The training view for (cluster, workload, choice), recomputed [`SEARCH_DELAY_MS`] after
-/// the last change. Returns the latest result (possibly for an earlier input) and whether a
-/// newer one is pending.
+/// the last change, in stages (top layouts, then the MFU grid row by row, then the rules),
+/// each in its own task. Returns the latest result (possibly for an earlier input, or not
+/// complete yet) and whether more is coming.
 #[hook]
-pub fn use_training(cluster: Option<Cluster>, workload: String, choice: Choice) -> (Option<Rc<Result<TrainingView, ModelError>>>, bool) {
+pub fn use_training(cluster: Option<Cluster>, workload: String, choice: Choice) -> (Shared, bool) {
     let result = use_state(|| None::<Rc<Result<TrainingView, ModelError>>>);
     // Compared before re-rendering: most inputs find it already true.
     let pending = use_state_eq(|| false);
     let timer = use_mut_ref(|| None::<Timeout>);
+    let gen = use_mut_ref(|| Rc::new(std::cell::Cell::new(0u64)));
     {
         let result = result.clone();
         let pending = pending.clone();
+        let gen = gen.borrow().clone();
         use_effect_with((cluster, workload, choice), move |(c, w, ch)| {
+            gen.set(gen.get() + 1);
+            let my = gen.get();
             match c.clone() {
                 Some(c) => {
                     pending.set(true);
                     let (w, ch) = (w.clone(), *ch);
                     *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
-                        result.set(Some(Rc::new(train(&c, &w, ch))));
-                        pending.set(false);
+                        run_stage(0, None, c, w, ch, my, gen, result, pending);
                     }));
                 }
                 None => *timer.borrow_mut() = None,
@@ -278,5 +343,22 @@ mod tests {
         assert!(pp_values(32, 8, &w).iter().all(|p| 4 % p == 0));
         assert_eq!(workload("nope").unwrap_err().field, "workload");
         assert!(train(&Cluster { nodes: 0, ..Cluster::default() }, DEFAULT_WORKLOAD, Choice::Best).is_err());
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    #[test]
+    #[ignore]
+    fn time_train() {
+        for nodes in [128u32, 1024, 4096] {
+            for w in ["llama3-8b", "gpt3-175b"] {
+                let t0 = std::time::Instant::now();
+                let r = train(&Cluster { nodes, ..Cluster::default() }, w, Choice::Best);
+                println!("{nodes} nodes {w}: {:?} ok={}", t0.elapsed(), r.is_ok());
+            }
+        }
     }
 }
