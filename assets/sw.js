@@ -18,7 +18,9 @@ self.addEventListener('install', (event) => {
   event.waitUntil(
     caches
       .open(CACHE)
-      .then((cache) => cache.addAll(FILES.map((f) => new Request(new URL(f, self.registration.scope), { cache: 'reload' }))))
+      // Hashed files may come from the HTTP cache (the page has just fetched them: no second
+      // download); the shell must be fresh.
+      .then((cache) => cache.addAll(FILES.map((f) => new Request(new URL(f, self.registration.scope), { cache: f === './' || f === 'index.html' ? 'reload' : 'default' }))))
       .then(() => self.skipWaiting()),
   );
 });
