@@ -201,6 +201,7 @@ impl Svg {
             let _ = write!(self.s, "<path fill=\"none\" stroke=\"{c}\" stroke-width=\"{w}\" d=\"{d}\"/>");
         }
     }
+    #[allow(clippy::too_many_arguments)]
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, r: f64, fill: &str, stroke: &str) {
         let _ = write!(
             self.s,
@@ -218,6 +219,7 @@ impl Svg {
         };
         let _ = write!(self.segs[i].2, "M{x1:.1} {y1:.1}L{x2:.1} {y2:.1}");
     }
+    #[allow(clippy::too_many_arguments)]
     fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, color: &str, weight: u32, t: &str) {
         let _ = write!(
             self.s,

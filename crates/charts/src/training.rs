@@ -60,6 +60,7 @@ impl W {
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, extra: &str) {
         let _ = write!(self.s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{fill}\" {extra}/>", w.max(0.0));
     }
+    #[allow(clippy::too_many_arguments)]
     fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, color: &str, weight: u32, t: &str) {
         let _ = write!(
             self.s,
