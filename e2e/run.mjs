@@ -316,6 +316,11 @@ async function main() {
       await waitForTraining(page);
       const t8 = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
       assert(t8 < t16, `TP 8 inside NVLink (${t8} s) beats TP 16 across IB (${t16} s)`);
+      // CP offers only what the model accepts; choosing it fixes the layout the step is for.
+      const cps = await page.$$eval('#cp-select option', (os) => os.map((o) => o.value));
+      assert(cps.includes('2'), `CP 2 offered with TP 8: ${cps}`);
+      await page.selectOption('#cp-select', '2');
+      await page.waitForFunction(() => document.querySelector('[data-testid=training-numbers]')?.textContent.includes('CP2'), null, { timeout: 20000 });
       await page.selectOption('#tp-select', 'best');
       await waitForTraining(page);
       const heat = await page.$eval('[data-testid=heatmap] svg', (e) => e.outerHTML);

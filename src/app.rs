@@ -9,7 +9,7 @@ use crate::components::{
     HierarchyProps, KeyNumbersProps, mapping_panel, MappingProps, PickersProps, PresetsProps,
     training_panel, TrainingProps,
 };
-use crate::training::{tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD};
+use crate::training::{cp_values, ep_values, tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD};
 use crate::eval::{count_text, evaluate, Count, Evaluation};
 use crate::hooks::{use_in_view, use_media_query};
 use crate::url;
@@ -34,6 +34,9 @@ pub struct State {
     /// Requested TP and PP sizes of the mapping panel (clamped to valid values when drawn).
     pub tp: u32,
     pub pp: u32,
+    /// Requested context- and expert-parallel sizes.
+    pub cp: u32,
+    pub ep: u32,
     /// Use the search's best layout instead of `tp` x `pp`.
     pub best: bool,
     /// Training workload (a preset id of the training model).
@@ -61,6 +64,8 @@ pub enum Action {
     Algbw(bool),
     Tp(u32),
     Pp(u32),
+    Cp(u32),
+    Ep(u32),
     Best(bool),
     Workload(String),
 }
@@ -80,6 +85,8 @@ impl State {
             algbw: false,
             tp: 8,
             pp: 1,
+            cp: 1,
+            ep: 1,
             best: true,
             workload: DEFAULT_WORKLOAD.to_string(),
             link_notes: Vec::new(),
@@ -138,10 +145,15 @@ impl State {
             return Choice::Best;
         }
         let total = self.view.as_ref().map(|v| v.total_gpus).unwrap_or(1);
-        let tps = workload(&self.workload).map(|w| tp_values(total, &w)).unwrap_or_else(|_| vec![1]);
-        let tp = tps.iter().copied().filter(|t| *t <= self.tp).max().unwrap_or(1);
-        let pp = crate::eval::pp_choices(total, tp).into_iter().filter(|p| *p <= self.pp).max().unwrap_or(1);
-        Choice::Fixed { tp, pp }
+        let Ok(w) = workload(&self.workload) else {
+            return Choice::Best;
+        };
+        let near = |vals: Vec<u32>, want: u32| vals.iter().copied().filter(|v| *v <= want).max().unwrap_or(1);
+        let tp = near(tp_values(total, &w), self.tp);
+        let pp = near(crate::eval::pp_choices(total, tp), self.pp);
+        let cp = near(cp_values(total, &w, tp, pp), self.cp);
+        let ep = near(ep_values(total, &w, tp, pp, cp), self.ep);
+        Choice::Fixed { tp, pp, cp, ep }
     }
 
     /// The error for a model field, if it is the one at fault.
@@ -215,6 +227,17 @@ impl Reducible for State {
             }
             Action::Pp(p) => {
                 next.pp = p;
+                next.best = false;
+                return Rc::new(next);
+            }
+            Action::Cp(c) => {
+                next.cp = c;
+                next.best = false;
+                return Rc::new(next);
+            }
+            Action::Ep(e) => {
+                next.ep = e;
+                next.best = false;
                 return Rc::new(next);
             }
         }

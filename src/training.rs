@@ -27,7 +27,8 @@ pub const SEARCH_DELAY_MS: u32 = 150;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Choice {
     Best,
-    Fixed { tp: u32, pp: u32 },
+    /// TP, PP, CP and EP fixed (DP takes the rest; micro-batch, recompute, ZeRO searched).
+    Fixed { tp: u32, pp: u32, cp: u32, ep: u32 },
 }
 
 /// Everything the training panels show for one (cluster, workload, choice).
@@ -96,6 +97,26 @@ pub fn tp_values(total: u32, w: &Workload) -> Vec<u32> {
         .collect()
 }
 
+/// Whether the model accepts these sizes for `w` on `total` GPUs (DP takes the rest).
+fn valid(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32, ep: u32) -> bool {
+    let rest = total / (tp * pp * cp).max(1);
+    (tp * pp * cp).max(1) * rest == total
+        && training::Parallel { tp, pp, cp, ep, dp: rest, ..Default::default() }.validate(w, total).is_ok()
+}
+
+/// CP sizes the model accepts with `tp` x `pp` (powers of two up to 16).
+pub fn cp_values(total: u32, w: &Workload, tp: u32, pp: u32) -> Vec<u32> {
+    (0..=4).map(|e| 1u32 << e).filter(|c| valid(total, w, tp, pp, *c, 1)).collect()
+}
+
+/// EP sizes the model accepts (MoE workloads only; powers of two up to 64).
+pub fn ep_values(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32) -> Vec<u32> {
+    if w.moe.is_none() {
+        return vec![1];
+    }
+    (0..=6).map(|e| 1u32 << e).filter(|e| valid(total, w, tp, pp, cp, *e)).collect()
+}
+
 /// PP sizes: powers of two up to 32 that divide what TP leaves and do not exceed the layers.
 pub fn pp_values(total: u32, tp: u32, w: &Workload) -> Vec<u32> {
     let rest = total / tp.max(1);
@@ -116,8 +137,8 @@ pub fn train_start(cluster: &Cluster, workload_id: &str, choice: Choice) -> Resu
     let (top, closest, candidates) = best_with(&topo, &w, Constraints::default(), TOP)?;
     let chosen = match choice {
         Choice::Best => top.first().cloned().or(closest),
-        Choice::Fixed { tp, pp } => {
-            let fixed = Constraints { tp: Some(tp), pp: Some(pp), ..Constraints::default() };
+        Choice::Fixed { tp, pp, cp, ep } => {
+            let fixed = Constraints { tp: Some(tp), pp: Some(pp), cp: Some(cp), ep: Some(ep), ..Constraints::default() };
             let (b, c, _) = best_with(&topo, &w, fixed, 1)?;
             b.into_iter().next().or(c)
         }
@@ -317,7 +338,7 @@ mod tests {
 
     #[test]
     fn fixed_choice_is_respected_and_labelled() {
-        let v = train(&Cluster::default(), DEFAULT_WORKLOAD, Choice::Fixed { tp: 4, pp: 2 }).unwrap();
+        let v = train(&Cluster::default(), DEFAULT_WORKLOAD, Choice::Fixed { tp: 4, pp: 2, cp: 1, ep: 1 }).unwrap();
         let c = v.chosen.unwrap();
         assert_eq!((c.mapping.tp, c.mapping.pp), (4, 2));
         assert!(layout_label(&c).starts_with("TP4 PP2 DP4"));
@@ -334,6 +355,22 @@ mod tests {
         assert_eq!(workload("custom:36:4096:x:512").unwrap_err().field, "heads");
         assert_eq!(workload("custom:36:4096:30:512").unwrap_err().field, "heads");
         assert_eq!(workload("custom:0:4096:32:512").unwrap_err().field, "layers");
+    }
+
+    #[test]
+    fn cp_and_ep_offer_only_what_the_model_accepts() {
+        let w = workload("llama3-8b").unwrap();
+        let cps = cp_values(32, &w, 8, 1);
+        assert!(cps.contains(&1) && cps.contains(&2) && cps.iter().all(|c| 32 % (8 * c) == 0), "{cps:?}");
+        assert_eq!(ep_values(32, &w, 8, 1, 1), vec![1], "dense model: no EP");
+        let v = train(&Cluster::default(), DEFAULT_WORKLOAD, Choice::Fixed { tp: 4, pp: 1, cp: 2, ep: 1 }).unwrap();
+        assert_eq!(v.chosen.unwrap().mapping.cp, 2);
+        let moe = training::preset_ids().into_iter().find(|id| workload(id).is_ok_and(|w| w.moe.is_some()));
+        if let Some(id) = moe {
+            let w = workload(id).unwrap();
+            let eps = ep_values(1024, &w, 1, 1, 1);
+            assert!(eps.len() > 1, "{id}: {eps:?}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::app::Action;
 use crate::eval::{layout_for, pp_choices, tp_choices, Evaluation};
-use crate::training::{drawing_layout, layout_label, tp_values, workload, Choice, TrainingView};
+use crate::training::{cp_values, drawing_layout, ep_values, layout_label, tp_values, workload, Choice, TrainingView};
 use fabricscope_charts::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_charts::Theme;
 use fabricscope_model::ModelError;
@@ -51,7 +51,10 @@ fn layout_to_draw(total: u32, choice: Choice, training: &Option<Rc<Result<Traini
         .filter(|c| c.mapping.gpus() == total as u64);
     match (chosen, choice) {
         (Some(c), _) => (drawing_layout(c), Some(layout_label(c))),
-        (None, Choice::Fixed { tp, pp }) => (layout_for(total, tp, pp), None),
+        (None, Choice::Fixed { tp, pp, cp, .. }) => {
+            let l = layout_for(total, tp, pp);
+            (Layout { dp: l.dp, ..l }, Some(format!("TP{tp} PP{pp} DP{}{}", l.dp / cp.max(1), if cp > 1 { format!(" CP{cp}") } else { String::new() })))
+        }
         (None, Choice::Best) => (layout_for(total, 8, 1), None),
     }
 }
@@ -82,8 +85,14 @@ pub fn mapping_panel(props: &Props) -> Html {
         shown.clone().unwrap_or(spec)
     };
     let svg = DRAWN.with(|c| super::cached(c, (spec, props.dark, props.compact), |(spec, dark, compact)| AttrValue::from(mapping_svg(spec, *dark, *compact).0)));
-    let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.workload.clone());
-    let tps = wl.and_then(|w| workload(&w).ok()).map(|w| tp_values(total, &w)).unwrap_or_else(|| tp_choices(total));
+    let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).and_then(|t| workload(&t.workload).ok());
+    let tps = wl.as_ref().map(|w| tp_values(total, w)).unwrap_or_else(|| tp_choices(total));
+    let (cur_cp, cur_ep) = match props.choice {
+        Choice::Fixed { cp, ep, .. } => (cp, ep),
+        Choice::Best => (1, 1),
+    };
+    let cps = wl.as_ref().map(|w| cp_values(total, w, layout.tp, layout.pp)).unwrap_or_else(|| vec![1]);
+    let eps = wl.as_ref().map(|w| ep_values(total, w, layout.tp, layout.pp, cur_cp)).unwrap_or_else(|| vec![1]);
     let on_tp = {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| {
@@ -91,6 +100,23 @@ pub fn mapping_panel(props: &Props) -> Html {
             match v.parse::<u32>() {
                 Ok(t) => cb.emit(Action::Tp(t)),
                 Err(_) => cb.emit(Action::Best(true)),
+            }
+        })
+    };
+    let sel = |e: &Event| select_value(e).parse::<u32>().ok();
+    let on_cp = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = sel(&e) {
+                cb.emit(Action::Cp(v));
+            }
+        })
+    };
+    let on_ep = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = sel(&e) {
+                cb.emit(Action::Ep(v));
             }
         })
     };
@@ -126,6 +152,22 @@ pub fn mapping_panel(props: &Props) -> Html {
                         }) }
                     </select>
                 </label>
+                <label class="inline">{ "CP " }
+                    <select id="cp-select" onchange={on_cp} aria-label="Context-parallel size" disabled={best}>
+                        { for cps.into_iter().map(|c| html! {
+                            <option value={c.to_string()} selected={c == cur_cp}>{ c }</option>
+                        }) }
+                    </select>
+                </label>
+                if eps.len() > 1 {
+                    <label class="inline">{ "EP " }
+                        <select id="ep-select" onchange={on_ep} aria-label="Expert-parallel size" disabled={best}>
+                            { for eps.into_iter().map(|e| html! {
+                                <option value={e.to_string()} selected={e == cur_ep}>{ e }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
                 <span class="inline" data-testid="layout" data-tp={layout.tp.to_string()} data-pp={layout.pp.to_string()} data-dp={layout.dp.to_string()}>
                     { match &label {
                         Some(l) => format!("{l} · DP takes the rest of the {total} GPUs"),
