@@ -288,6 +288,12 @@ pub fn App() -> Html {
             _ => None,
         }
     };
+    let tree_error = state.error.as_ref().is_some_and(|e| [Count::Leaves, Count::Spines, Count::Radix].iter().any(|k| k.field() == e.field));
+    let tree_note = match fabric {
+        Some(f) if f.leaves > 1 => format!("{} leaves, {} spines, {:.2}:1", f.leaves, f.spines, f.oversubscription),
+        Some(f) => format!("{} leaf, {} ports", f.leaves, f.radix),
+        None => "no scale-out network".to_string(),
+    };
     let field = |k: Count| {
         count_field(&CountFieldProps {
             kind: k,
@@ -337,12 +343,14 @@ pub fn App() -> Html {
                         { field(Count::GpusPerNode) }
                         { field(Count::NicsPerNode) }
                     </fieldset>
-                    <fieldset class="group">
-                        <legend>{ "Fat tree" }</legend>
+                    // Folded on phones (open when one of its fields is at fault), so the charts
+                    // are a short scroll below the sliders.
+                    <details class="group tree" open={!compact || tree_error}>
+                        <summary>{ "Fat tree" }<span class="summary-note">{ tree_note }</span></summary>
                         { field(Count::Leaves) }
                         { field(Count::Spines) }
                         { field(Count::Radix) }
-                    </fieldset>
+                    </details>
                     if let Some(e) = general_error {
                         <p class="error" role="alert" data-testid="general-error">{ format!("{}: {}", e.field, e.message) }</p>
                     }
