@@ -402,39 +402,3 @@ mod tests {
         assert_eq!(layout_for(8, 64, 64), Layout { tp: 8, pp: 1, dp: 1 });
     }
 }
-
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-
-    #[test]
-    #[ignore]
-    fn time_evaluate() {
-        let c = Cluster { nodes: 128, ..Cluster::default() };
-        let t0 = std::time::Instant::now();
-        for _ in 0..100 {
-            let _ = evaluate(&c).unwrap();
-        }
-        println!("evaluate: {:?}", t0.elapsed() / 100);
-        let e = evaluate(&c).unwrap();
-        let t0 = std::time::Instant::now();
-        for _ in 0..100 {
-            let _ = fabricscope_model::evaluate(&Scenario::new(c.clone())).unwrap();
-        }
-        println!("report: {:?}", t0.elapsed() / 100);
-        let t0 = std::time::Instant::now();
-        for _ in 0..100 {
-            let _ = crate::components::collective_svg(&e.report.curves[4..8], Collective::AllReduce, false, false, false);
-        }
-        println!("collective svg: {:?}", t0.elapsed() / 100);
-        let mut spec = e.topo.clone();
-        spec.layout = layout_for(1024, 8, 1);
-        let t0 = std::time::Instant::now();
-        for _ in 0..100 {
-            let tr = fabricscope_charts::topology::megatron_traffic(&spec);
-            let _ = fabricscope_charts::topology::topology_chart(&spec, &tr, &Default::default(), &fabricscope_charts::Theme::light());
-        }
-        println!("topology svg: {:?}", t0.elapsed() / 100);
-    }
-}

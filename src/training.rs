@@ -382,20 +382,3 @@ mod tests {
         assert!(train(&Cluster { nodes: 0, ..Cluster::default() }, DEFAULT_WORKLOAD, Choice::Best).is_err());
     }
 }
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-
-    #[test]
-    #[ignore]
-    fn time_train() {
-        for nodes in [128u32, 1024, 4096] {
-            for w in ["llama3-8b", "gpt3-175b"] {
-                let t0 = std::time::Instant::now();
-                let r = train(&Cluster { nodes, ..Cluster::default() }, w, Choice::Best);
-                println!("{nodes} nodes {w}: {:?} ok={}", t0.elapsed(), r.is_ok());
-            }
-        }
-    }
-}
