@@ -41,20 +41,8 @@ pub(crate) fn checked_of(e: &Event) -> bool {
     input.checked()
 }
 
-/// Escapes text for HTML.
-pub(crate) fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
+/// Escapes text for HTML (the charts' escaper: the same five characters).
+pub(crate) use fabricscope_charts::escape as esc;
 
 /// Static markup written as a string: for text-heavy panels that are redrawn whole, far less
 /// code than the same tree built element by element (bundle-size budget).

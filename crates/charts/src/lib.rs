@@ -23,7 +23,7 @@ pub mod training;
 mod svg;
 pub mod theme;
 
-pub use svg::{polylines_in, texts};
+pub use svg::{escape, polylines_in, texts};
 
 pub use collective::{collective_chart, ChartOptions, Mark, Series};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};

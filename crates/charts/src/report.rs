@@ -4,6 +4,7 @@
 
 use crate::collective::{collective_chart, ChartOptions, Series};
 use crate::hierarchy::{bandwidth_hierarchy_chart_with, HierarchyOptions};
+use crate::svg::escape;
 use crate::theme::Theme;
 use crate::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_model::report::Scope;
@@ -172,13 +173,6 @@ pub fn render_chart(
         caption: cap,
         svg,
     })
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Puts a two-line header (title, caption) above a `w` x `h` SVG.

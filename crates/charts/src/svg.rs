@@ -4,8 +4,8 @@
 
 use crate::theme::Theme;
 
-/// Escapes text for an XML attribute or element.
-pub(crate) fn escape(s: &str) -> String {
+/// Escapes text for an XML or HTML attribute or element.
+pub fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
