@@ -4,17 +4,21 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, count_field, formula_panel, hierarchy_panel, key_numbers, pickers,
-    presets, tier_table_panel, ClaimsProps, CollectiveProps, CountFieldProps, FormulaProps,
-    HierarchyProps, KeyNumbersProps, mapping_panel, MappingProps, PickersProps, PresetsProps,
-    training_panel, TrainingProps,
+    claims, collective_panel, count_field, formula_panel, hierarchy_panel, key_numbers,
+    mapping_panel, pickers, presets, tier_table_panel, training_panel, ClaimsProps,
+    CollectiveProps, CountFieldProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
+    PickersProps, PresetsProps, TrainingProps,
 };
-use crate::training::{cp_values, ep_values, tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD};
 use crate::eval::{count_text, evaluate, Count, Evaluation};
 use crate::hooks::{use_in_view, use_media_query};
+use crate::training::{
+    cp_values, ep_values, tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD,
+};
 use crate::url;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
-use fabricscope_model::{cluster_preset, Cluster, Collective, ModelError, Scenario};
+use fabricscope_model::{
+    cluster_preset, Cluster, Collective, ModelError, Scenario, TrainingChoice,
+};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -97,27 +101,57 @@ impl State {
     /// The state the page's URL describes (default cluster when it has no link).
     pub fn from_url() -> State {
         match url::read() {
-            Some(d) => {
-                let mut s = State::new(d.scenario.cluster);
-                s.link_notes = d.warnings;
-                // A link to an impossible cluster still gets charts (of the default cluster)
-                // beside the message saying what is wrong with it.
-                if s.view.is_none() {
-                    s.view = State::default().view;
-                }
-                s
-            }
+            Some(d) => State::from_decoded(d),
             None => State::default(),
         }
+    }
+
+    /// The state a decoded link describes: cluster, chart choice and training choice, with a
+    /// note for each field that fell back to its default.
+    pub fn from_decoded(d: fabricscope_model::link::Decoded) -> State {
+        let sc = d.scenario;
+        let mut s = State::new(sc.cluster);
+        s.link_notes = d.warnings;
+        s.op = sc.view.selected_op;
+        s.algbw = sc.view.algbw;
+        let t = sc.training;
+        if workload(&t.workload).is_ok() {
+            s.workload = t.workload;
+        } else {
+            s.link_notes.push(format!(
+                "training.workload: unknown workload '{}'; showing {DEFAULT_WORKLOAD}",
+                t.workload
+            ));
+        }
+        (s.best, s.tp, s.pp, s.cp, s.ep) =
+            (t.best, t.tp.max(1), t.pp.max(1), t.cp.max(1), t.ep.max(1));
+        // A link to an impossible cluster still gets charts (of the default cluster)
+        // beside the message saying what is wrong with it.
+        if s.view.is_none() {
+            s.view = State::default().view;
+        }
+        s
     }
 
     /// The scenario to put in the link: the last cluster that evaluated, so a link never
     /// points at an impossible combination the user was halfway through fixing.
     pub fn scenario(&self) -> Scenario {
-        match &self.view {
-            Some(v) => Scenario::new(v.cluster.clone()),
-            None => Scenario::new(self.cluster.clone()),
-        }
+        let cluster = match &self.view {
+            Some(v) => v.cluster.clone(),
+            None => self.cluster.clone(),
+        };
+        let mut s = Scenario::new(cluster);
+        s.view.selected_op = self.op;
+        s.view.algbw = self.algbw;
+        s.training = TrainingChoice {
+            workload: self.workload.clone(),
+            best: self.best,
+            tp: self.tp,
+            pp: self.pp,
+            cp: self.cp,
+            ep: self.ep,
+        };
+        s
     }
 
     fn evaluated(mut self) -> State {
@@ -148,7 +182,13 @@ impl State {
         let Ok(w) = workload(&self.workload) else {
             return Choice::Best;
         };
-        let near = |vals: Vec<u32>, want: u32| vals.iter().copied().filter(|v| *v <= want).max().unwrap_or(1);
+        let near = |vals: Vec<u32>, want: u32| {
+            vals.iter()
+                .copied()
+                .filter(|v| *v <= want)
+                .max()
+                .unwrap_or(1)
+        };
         let tp = near(tp_values(total, &w), self.tp);
         let pp = near(crate::eval::pp_choices(total, tp), self.pp);
         let cp = near(cp_values(total, &w, tp, pp), self.cp);
@@ -158,7 +198,10 @@ impl State {
 
     /// The error for a model field, if it is the one at fault.
     pub fn error_for(&self, field: &str) -> Option<String> {
-        self.error.as_ref().filter(|e| e.field == field).map(|e| e.message.clone())
+        self.error
+            .as_ref()
+            .filter(|e| e.field == field)
+            .map(|e| e.message.clone())
     }
 }
 
@@ -288,9 +331,16 @@ pub fn App() -> Html {
             _ => None,
         }
     };
-    let tree_error = state.error.as_ref().is_some_and(|e| [Count::Leaves, Count::Spines, Count::Radix].iter().any(|k| k.field() == e.field));
+    let tree_error = state.error.as_ref().is_some_and(|e| {
+        [Count::Leaves, Count::Spines, Count::Radix]
+            .iter()
+            .any(|k| k.field() == e.field)
+    });
     let tree_note = match fabric {
-        Some(f) if f.leaves > 1 => format!("{} leaves, {} spines, {:.2}:1", f.leaves, f.spines, f.oversubscription),
+        Some(f) if f.leaves > 1 => format!(
+            "{} leaves, {} spines, {:.2}:1",
+            f.leaves, f.spines, f.oversubscription
+        ),
         Some(f) => format!("{} leaf, {} ports", f.leaves, f.radix),
         None => "no scale-out network".to_string(),
     };
@@ -401,6 +451,42 @@ pub fn App() -> Html {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_link_restores_the_chart_and_training_choices() {
+        use fabricscope_model::link::{decode, encode};
+        let mut s = State::default();
+        for a in [
+            Action::Op(Collective::AllToAll),
+            Action::Algbw(true),
+            Action::Workload("gpt3-175b".into()),
+            Action::Best(false),
+            Action::Tp(4),
+            Action::Pp(2),
+        ] {
+            s = reduce(s, a);
+        }
+        let back = State::from_decoded(decode(&encode(&s.scenario())));
+        assert!(back.link_notes.is_empty(), "{:?}", back.link_notes);
+        assert_eq!(
+            (back.op, back.algbw, back.workload.as_str()),
+            (Collective::AllToAll, true, "gpt3-175b")
+        );
+        assert_eq!((back.best, back.tp, back.pp), (false, 4, 2));
+        assert_eq!(back.scenario(), s.scenario());
+        // An unknown workload falls back with a note naming the field.
+        let mut sc = s.scenario();
+        sc.training.workload = "gpt-9000".into();
+        let back = State::from_decoded(decode(&encode(&sc)));
+        assert_eq!(back.workload, DEFAULT_WORKLOAD);
+        assert!(
+            back.link_notes
+                .iter()
+                .any(|n| n.starts_with("training.workload")),
+            "{:?}",
+            back.link_notes
+        );
+    }
+
     fn reduce(s: State, a: Action) -> State {
         (*Rc::new(s).reduce(a)).clone()
     }
@@ -420,9 +506,15 @@ mod tests {
         let s0 = State::default();
         let s1 = reduce(s0.clone(), Action::Algbw(true));
         assert!(s1.algbw);
-        assert!(Rc::ptr_eq(s0.view.as_ref().unwrap(), s1.view.as_ref().unwrap()));
+        assert!(Rc::ptr_eq(
+            s0.view.as_ref().unwrap(),
+            s1.view.as_ref().unwrap()
+        ));
         let s2 = reduce(s1, Action::Op(Collective::AllToAll));
-        assert!(Rc::ptr_eq(s0.view.as_ref().unwrap(), s2.view.as_ref().unwrap()));
+        assert!(Rc::ptr_eq(
+            s0.view.as_ref().unwrap(),
+            s2.view.as_ref().unwrap()
+        ));
     }
 
     #[test]
@@ -455,7 +547,10 @@ mod tests {
         let s = reduce(s, Action::Sharp(true));
         assert!(s.error.is_none());
         let s = reduce(s, Action::Nic(NicKind::Roce400));
-        assert!(!s.cluster.sharp && s.error.is_none(), "Ethernet turns SHARP off");
+        assert!(
+            !s.cluster.sharp && s.error.is_none(),
+            "Ethernet turns SHARP off"
+        );
     }
 
     #[test]

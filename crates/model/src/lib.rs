@@ -32,5 +32,5 @@ pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Pred
 pub use error::{ModelError, Result};
 pub use presets::{cluster_preset, ClusterPreset, CLUSTER_PRESETS};
 pub use report::{evaluate, explain, Formula, Report};
-pub use scenario::{Scenario, View, SCENARIO_VERSION};
+pub use scenario::{Scenario, TrainingChoice, View, SCENARIO_VERSION};
 pub use topology::{Cluster, CpuVendor, Placement, Tier, TierKind, Topology};

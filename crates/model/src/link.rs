@@ -59,6 +59,15 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("o", "view.ops"),
     ("lo", "view.min_bytes"),
     ("hi", "view.max_bytes"),
+    // Added with the training choice in the scenario (still format 1: absent means default).
+    ("op", "view.selected_op"),
+    ("ab", "view.algbw"),
+    ("w", "training.workload"),
+    ("b", "training.best"),
+    ("t", "training.tp"),
+    ("pp", "training.pp"),
+    ("cp", "training.cp"),
+    ("ep", "training.ep"),
 ];
 
 /// What a link decoded to, and what could not be used.

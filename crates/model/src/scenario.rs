@@ -19,14 +19,53 @@ pub struct View {
     pub min_bytes: Bytes,
     /// Largest message of the sweep.
     pub max_bytes: Bytes,
+    /// The collective the throughput chart shows.
+    pub selected_op: Collective,
+    /// Show algbw (bytes / time) instead of busbw.
+    pub algbw: bool,
 }
 
 impl Default for View {
     fn default() -> Self {
         View {
-            ops: vec![Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll],
+            ops: vec![
+                Collective::AllReduce,
+                Collective::AllGather,
+                Collective::ReduceScatter,
+                Collective::AllToAll,
+            ],
             min_bytes: Bytes(8),
             max_bytes: Bytes(16 << 30),
+            selected_op: Collective::AllReduce,
+            algbw: false,
+        }
+    }
+}
+
+/// The training panels' choices: which job, and which parallel layout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingChoice {
+    /// A workload preset id of [`crate::training`] (e.g. `llama3-8b`).
+    pub workload: String,
+    /// Show the search's best layout instead of the requested sizes.
+    pub best: bool,
+    /// Requested tensor-, pipeline-, context- and expert-parallel sizes.
+    pub tp: u32,
+    pub pp: u32,
+    pub cp: u32,
+    pub ep: u32,
+}
+
+impl Default for TrainingChoice {
+    fn default() -> Self {
+        TrainingChoice {
+            workload: "llama3-8b".to_string(),
+            best: true,
+            tp: 8,
+            pp: 1,
+            cp: 1,
+            ep: 1,
         }
     }
 }
@@ -38,6 +77,7 @@ pub struct Scenario {
     pub version: u32,
     pub cluster: Cluster,
     pub view: View,
+    pub training: TrainingChoice,
 }
 
 impl Default for Scenario {
@@ -48,6 +88,11 @@ impl Default for Scenario {
 
 impl Scenario {
     pub fn new(cluster: Cluster) -> Self {
-        Scenario { version: SCENARIO_VERSION, cluster, view: View::default() }
+        Scenario {
+            version: SCENARIO_VERSION,
+            cluster,
+            view: View::default(),
+            training: TrainingChoice::default(),
+        }
     }
 }

@@ -6,7 +6,7 @@ use fabricscope_model::catalog::{Arch, GpuKind, NetFamily, NicKind, PcieGen, Sca
 use fabricscope_model::link::{decode, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
 use fabricscope_model::units::Bytes;
-use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, View};
+use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, TrainingChoice, View};
 use proptest::prelude::*;
 
 /// The scale-up fabric a GPU is built with (its NVLink switch, bridge or rack).
@@ -103,17 +103,41 @@ fn view() -> impl Strategy<Value = View> {
         prop::sample::subsequence(Collective::ALL.to_vec(), 0..=Collective::ALL.len()),
         0u32..20,
         0u32..15,
+        prop::sample::select(Collective::ALL.to_vec()),
+        any::<bool>(),
     )
-        .prop_map(|(ops, lo, span)| View {
+        .prop_map(|(ops, lo, span, selected_op, algbw)| View {
             ops,
             min_bytes: Bytes(1 << lo),
             max_bytes: Bytes(1u64 << (lo + span + 10)),
+            selected_op,
+            algbw,
+        })
+}
+
+fn training() -> impl Strategy<Value = TrainingChoice> {
+    (
+        prop::sample::select(vec!["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b"]),
+        any::<bool>(),
+        prop::sample::select(vec![1u32, 2, 4, 8, 16]),
+        prop::sample::select(vec![1u32, 2, 4, 8]),
+        prop::sample::select(vec![1u32, 2]),
+        prop::sample::select(vec![1u32, 2, 8]),
+    )
+        .prop_map(|(w, best, tp, pp, cp, ep)| TrainingChoice {
+            workload: w.to_string(),
+            best,
+            tp,
+            pp,
+            cp,
+            ep,
         })
 }
 
 fn scenario() -> impl Strategy<Value = Scenario> {
-    (cluster(), view()).prop_map(|(cluster, view)| Scenario {
+    (cluster(), view(), training()).prop_map(|(cluster, view, training)| Scenario {
         view,
+        training,
         ..Scenario::new(cluster)
     })
 }
@@ -126,7 +150,9 @@ proptest! {
         let link = encode(&s);
         prop_assert!(link.starts_with("v1."));
         prop_assert!(link.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "URL-safe: {link}");
-        prop_assert!(link.len() < 400, "compact: {} bytes", link.len());
+        // Worst case: every cluster, view and training field changed at once (~400 bytes);
+        // a typical link carries a handful of fields (the default one is "v1.e30").
+        prop_assert!(link.len() < 512, "compact: {} bytes", link.len());
         let d = decode(&link);
         prop_assert!(d.warnings.is_empty(), "{:?}", d.warnings);
         prop_assert_eq!(d.scenario, s);
