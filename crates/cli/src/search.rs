@@ -24,8 +24,13 @@ pub struct SearchArgs {
     pub rules: bool,
 
     /// Print JSON (an array of reports, best first; with --rules an object) instead of text
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+
+    /// Print CSV instead of text: one row per layout, best first, every field of the report
+    /// flattened into dotted columns (for spreadsheets and docs pipelines)
+    #[arg(long)]
+    pub csv: bool,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -69,6 +74,9 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     let res = search(&mut ev, &opts)?;
     let elapsed = started.elapsed();
     let rules = if a.rules { rules_of_thumb(&topo, &w, fw)? } else { Vec::new() };
+    if a.csv {
+        return Ok(fabricscope_model::export::rows_csv(&res.best));
+    }
     if a.json {
         if a.rules {
             return output::json(&WithRules { best: &res.best, stats: res.stats, rules: &rules });

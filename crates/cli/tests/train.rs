@@ -154,3 +154,22 @@ fn search_answers_the_rules_of_thumb() {
     assert_eq!(rules.len(), 4);
     assert!(rules.iter().any(|r| r["id"] == "pcie_vs_nvlink" && r["ratio"].as_f64().is_some()));
 }
+
+#[test]
+fn search_csv_lists_the_same_layouts_as_json_best_first() {
+    let args = ["search", "--model", "gpt3-175b", "--nodes", "64", "--top", "5"];
+    let js = json(&[&args[..], &["--json"]].concat());
+    let o = run(&[&args[..], &["--csv"]].concat());
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let mut rdr = csv::Reader::from_reader(o.stdout.as_bytes());
+    let header = rdr.headers().expect("a header row").clone();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("well-formed CSV")).collect();
+    assert_eq!(rows.len(), 5);
+    // Same order and numbers as the JSON: compare step times, best first.
+    let col = header.iter().position(|h| h == "step_time_s").expect("a step_time_s column");
+    for (row, report) in rows.iter().zip(js.as_array().expect("an array")) {
+        let csv: f64 = row[col].parse().expect("a number");
+        assert!((csv - num(report, "step_time_s")).abs() <= 1e-9 * csv.abs().max(1.0), "{csv} vs {report}");
+    }
+    fails(&[&args[..], &["--csv", "--json"]].concat(), &["--json"]);
+}
