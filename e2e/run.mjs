@@ -5,49 +5,22 @@
 //   node e2e/run.mjs            (DIST=path to serve another build)
 
 import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
-import { readFile, mkdir, stat } from 'node:fs/promises';
-import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServer, CHROMIUM_ARGS } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
 const out = join(here, 'out');
 
-// Chromium flags that keep a headless run quiet on a closed network (TOOLCHAIN.md).
-export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.webmanifest': 'application/manifest+json',
-};
+// Chromium flags and the static server are shared with the other e2e suites.
+export const ARGS = CHROMIUM_ARGS;
 
 /** A static server for dist/ on a free port; resolves to [server, baseUrl]. */
 export async function serve(root) {
-  const server = createServer(async (req, res) => {
-    try {
-      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-      let file = normalize(join(root, path));
-      if (file !== root && !file.startsWith(root + sep)) throw new Error('outside dist');
-      if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-      res.end(body);
-    } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return [server, `http://127.0.0.1:${server.address().port}/`];
+  const s = await startServer({ root });
+  return [{ close: () => s.stop() }, `${s.origin}/`];
 }
 
 const results = [];

@@ -58,6 +58,11 @@ impl Doc {
         );
         Doc { s, font: theme.font, segs: Vec::new() }
     }
+    /// An empty document for a caller that writes its own `<svg>` element, or a fragment
+    /// spliced into another document.
+    pub fn fragment(font: &'static str) -> Doc {
+        Doc { s: String::with_capacity(16 * 1024), font, segs: Vec::new() }
+    }
     /// A straight segment, batched with others of the same stroke into one `<path>` (far
     /// fewer DOM nodes to parse, style and lay out on every redraw). Written by [`Doc::flush`].
     pub fn seg(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {

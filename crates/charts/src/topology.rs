@@ -4,7 +4,7 @@
 //! TP groups are bracketed, each GPU names its DP replica, and each layer of links is coloured
 //! by the parallelism whose traffic crosses it. Plain SVG text, no plotters: it is all boxes.
 
-use crate::svg::{error_svg, escape};
+use crate::svg::{error_svg, escape, Doc};
 use crate::theme::{Rgb, Theme};
 use std::fmt::Write;
 
@@ -184,49 +184,27 @@ fn sample(n: u32, max: u32) -> Vec<Option<u32>> {
     }
 }
 
-struct Svg {
-    s: String,
-    font: &'static str,
-    /// Segments batched per stroke into one `<path>` each (see `flush`).
-    segs: Vec<(String, f64, String)>,
-}
+/// The drawing's pen: rounded, stroked boxes and middle-aligned labels on top of the shared
+/// SVG writer (which batches the link segments).
+struct Svg(Doc);
 
 impl Svg {
     fn new(font: &'static str) -> Svg {
-        Svg { s: String::with_capacity(16 * 1024), font, segs: Vec::new() }
+        Svg(Doc::fragment(font))
     }
-    /// Writes the batched segments.
     fn flush(&mut self) {
-        for (c, w, d) in self.segs.drain(..) {
-            let _ = write!(self.s, "<path fill=\"none\" stroke=\"{c}\" stroke-width=\"{w}\" d=\"{d}\"/>");
-        }
+        self.0.flush();
     }
     #[allow(clippy::too_many_arguments)]
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, r: f64, fill: &str, stroke: &str) {
-        let _ = write!(
-            self.s,
-            "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"{r}\" fill=\"{fill}\" stroke=\"{stroke}\"/>"
-        );
+        self.0.rect(x, y, w, h, fill, &format!(" rx=\"{r}\" stroke=\"{stroke}\""));
     }
-    /// A straight segment, batched with others of the same stroke (far fewer DOM nodes).
     fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, color: &str, width: f64) {
-        let i = match self.segs.iter().position(|(c, w, _)| c == color && *w == width) {
-            Some(i) => i,
-            None => {
-                self.segs.push((color.to_string(), width, String::new()));
-                self.segs.len() - 1
-            }
-        };
-        let _ = write!(self.segs[i].2, "M{x1:.1} {y1:.1}L{x2:.1} {y2:.1}");
+        self.0.seg(x1, y1, x2, y2, color, width);
     }
     #[allow(clippy::too_many_arguments)]
     fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, color: &str, weight: u32, t: &str) {
-        let _ = write!(
-            self.s,
-            "<text x=\"{x:.1}\" y=\"{y:.1}\" font-family=\"{f}\" font-size=\"{size}\" font-weight=\"{weight}\" text-anchor=\"{anchor}\" dominant-baseline=\"middle\" fill=\"{color}\">{t}</text>",
-            f = self.font,
-            t = escape(t)
-        );
+        self.0.text(x, y, size, anchor, "middle", color, weight, t);
     }
 }
 
@@ -248,7 +226,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let narrow = w < 560;
     let mut g = Svg::new(theme.font);
     let _ = write!(
-        g.s,
+        g.0.s,
         "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" preserveAspectRatio=\"xMidYMid meet\"><title>{}</title>",
         escape(&format!(
             "Topology: {} GPUs in {} domains of {}, {} leaf and {} spine switches; links carry {} (scale-up), {} (network), {} (spine)",
@@ -428,7 +406,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         };
         let (dx, d) = (*dx, *d);
         // The box goes under its content, sized to it: write the content first, then splice.
-        let box_at = dg.s.len();
+        let box_at = dg.0.s.len();
         let first_node = d * nodes_per_domain;
         let title = if nodes_per_domain > 1 {
             format!("domain {d} · {} trays", nodes_per_domain)
@@ -508,7 +486,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
             let (tpi, dpi, ppi) = layout.role(gg);
             let shade = if stages > 1 { 0.25 + 0.6 * ppi as f64 / (stages - 1) as f64 } else { 0.45 };
             let _ = write!(
-                dg.s,
+                dg.0.s,
                 "<rect class=\"gpu\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{}\" fill-opacity=\"{shade:.2}\" stroke=\"{}\" stroke-width=\"1\"/>",
                 cell_w - 3.0,
                 cell_h - 7.0,
@@ -538,11 +516,11 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         let box_h = (sw_y + 14.0 + 10.0 - dom_y).min(dom_h);
         let mut b = Svg::new(theme.font);
         b.rect(dx, dom_y, dom_w, box_h, 8.0, &bg, &axis);
-        dg.s.insert_str(box_at, &b.s);
+        dg.0.s.insert_str(box_at, &b.0.s);
     }
     g.flush();
     dg.flush();
-    g.s.push_str(&dg.s);
+    g.0.s.push_str(&dg.0.s);
 
     // Legend.
     let ly = hf - pad - 8.0;
@@ -558,7 +536,7 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     };
     for (c, label, swatch_box) in items {
         if swatch_box {
-            let _ = write!(g.s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"10\" rx=\"2\" fill=\"{c}\" fill-opacity=\"0.55\"/>", ly - 5.0);
+            let _ = write!(g.0.s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"10\" rx=\"2\" fill=\"{c}\" fill-opacity=\"0.55\"/>", ly - 5.0);
         } else {
             g.line(lx, ly, lx + 16.0, ly, &c, 3.0);
         }
@@ -566,8 +544,8 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         lx += 20.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + if narrow { 10.0 } else { 18.0 };
     }
     g.flush();
-    g.s.push_str("</svg>");
-    g.s
+    g.0.s.push_str("</svg>");
+    g.0.s
 }
 
 #[cfg(test)]
