@@ -19,7 +19,7 @@ pub fn claims(props: &Props) -> Html {
     let claims = &props.eval.report.claims;
     let rules = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.rules.clone()).unwrap_or_default();
     let mut o = String::with_capacity(4096);
-    o.push_str("<section class=\"panel prose\" data-testid=\"claims\" aria-labelledby=\"claims-h\"><h3 id=\"claims-h\">5 · Rules of thumb, checked</h3>");
+    o.push_str("<section class=\"panel prose\" data-testid=\"claims\" aria-labelledby=\"claims-h\"><h3 id=\"claims-h\">6 · Rules of thumb, checked</h3>");
     if claims.is_empty() {
         o.push_str("<p class=\"muted\">This cluster has no second tier to compare: add nodes and NICs.</p>");
     }

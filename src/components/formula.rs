@@ -21,7 +21,7 @@ fn n(v: f64) -> String {
 pub fn formula_panel(props: &Props) -> Html {
     let e = &props.eval;
     let mut o = String::with_capacity(4096);
-    o.push_str("<section class=\"panel prose\" data-testid=\"formula\" aria-labelledby=\"formula-h\"><h3 id=\"formula-h\">6 · How is this computed</h3>");
+    o.push_str("<section class=\"panel prose\" data-testid=\"formula\" aria-labelledby=\"formula-h\"><h3 id=\"formula-h\">5 · How is this computed</h3>");
     let Some(f) = &e.formula else {
         o.push_str("<p>One GPU runs no collectives; add GPUs or nodes to see NCCL's formula.</p></section>");
         return raw(o);

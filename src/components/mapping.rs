@@ -53,7 +53,7 @@ fn layout_to_draw(total: u32, choice: Choice, training: &Option<Rc<Result<Traini
         (Some(c), _) => (drawing_layout(c), Some(layout_label(c))),
         (None, Choice::Fixed { tp, pp, cp, .. }) => {
             let l = layout_for(total, tp, pp);
-            (Layout { dp: l.dp, ..l }, Some(format!("TP{tp} PP{pp} DP{}{}", l.dp / cp.max(1), if cp > 1 { format!(" CP{cp}") } else { String::new() })))
+            (l, Some(format!("TP{tp} PP{pp} DP{}{}", l.dp / cp.max(1), if cp > 1 { format!(" CP{cp}") } else { String::new() })))
         }
         (None, Choice::Best) => (layout_for(total, 8, 1), None),
     }

@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 fn table_html(su: &str, nic: &str) -> String {
     let mut o = String::with_capacity(12 * 1024);
-    o.push_str("<section class=\"panel table-panel wide\" data-testid=\"tiers\" aria-labelledby=\"tiers-h\"><h3 id=\"tiers-h\">5 · Interconnect tiers compared</h3><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"tiers-h\"><table><colgroup><col class=\"c-name\"><col class=\"c-num\"><col class=\"c-num\"><col class=\"c-num\"><col><col><col></colgroup><thead><tr><th scope=\"col\">Tier</th><th scope=\"col\" class=\"num\">GB/s per dir.</th><th scope=\"col\" class=\"num\">GB/s bidir.</th><th scope=\"col\" class=\"num\">Latency</th><th scope=\"col\">Domain</th><th scope=\"col\">Congestion control</th><th scope=\"col\">Best fit</th></tr></thead><tbody>");
+    o.push_str("<section class=\"panel table-panel wide\" data-testid=\"tiers\" aria-labelledby=\"tiers-h\"><h3 id=\"tiers-h\">7 · Interconnect tiers compared</h3><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"tiers-h\"><table><colgroup><col class=\"c-name\"><col class=\"c-num\"><col class=\"c-num\"><col class=\"c-num\"><col><col><col></colgroup><thead><tr><th scope=\"col\">Tier</th><th scope=\"col\" class=\"num\">GB/s per dir.</th><th scope=\"col\" class=\"num\">GB/s bidir.</th><th scope=\"col\" class=\"num\">Latency</th><th scope=\"col\">Domain</th><th scope=\"col\">Congestion control</th><th scope=\"col\">Best fit</th></tr></thead><tbody>");
     for r in tier_table() {
         let mine = r.name.starts_with(su) || r.name.starts_with(nic);
         let _ = write!(

@@ -56,7 +56,7 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
                 let detail = esc(&layout_detail(c));
                 stat(&mut o, "Step time", &format!(" data-testid=\"step-time\" data-value=\"{}\"", c.step_time_s), &seconds_label(c.step_time_s), &detail);
                 stat(&mut o, "MFU", &format!(" data-testid=\"mfu\" data-value=\"{}\"", c.mfu), &format!("{:.1}%", c.mfu * 100.0), &format!("{:.0} of {:.0} TFLOP/s per GPU", c.model_tflops_per_gpu, c.peak_tflops.0));
-                stat(&mut o, "Tokens per second", "", &si(c.tokens_per_s), &format!("{} micro-batches of {}", c.micro_batches, c.mapping.micro_batch));
+                stat(&mut o, "Tokens per second", "", &si(c.tokens_per_s), &format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch));
                 stat(&mut o, "Memory per GPU", "", &format!("{:.1} GiB", c.memory_gib_per_gpu), if c.fits { "fits in HBM" } else { "does not fit in HBM" });
                 let _ = write!(o, "</div><p class=\"bottleneck\" data-testid=\"bottleneck\">{}</p>", esc(&c.bottleneck));
                 if let Some((steps, heat, memory)) = draw(v, dark, compact) {

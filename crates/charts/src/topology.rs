@@ -528,7 +528,9 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let items: Vec<(String, String, bool)> = {
         let mut v = vec![
             (Par::Tp.color(theme).hex(), format!("TP {}", layout.tp), false),
-            (Par::Dp.color(theme).hex(), format!("DP {} (dN)", layout.dp), false),
+            // The drawing's data-parallel axis is the gradient group, which spans CP too
+            // (Megatron reduces gradients over DP x CP); GPU boxes carry its rank, d<rank>.
+            (Par::Dp.color(theme).hex(), format!("DP×CP {} (d = its rank)", layout.dp), false),
             (Par::Pp.color(theme).hex(), format!("PP {}", layout.pp), false),
         ];
         v.push((pp_color.hex(), if narrow { "shade = stage".into() } else { "GPU shade = pipeline stage".into() }, true));
