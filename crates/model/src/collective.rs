@@ -423,7 +423,7 @@ impl Comm {
                 op.id(),
                 algo.id(),
                 proto.id(),
-                protos.join(", ").to_lowercase()
+                protos.join(", ").to_ascii_lowercase()
             ),
         )
     }

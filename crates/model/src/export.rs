@@ -1,10 +1,10 @@
 //! Plain-text exports of model results, shared by the explorer's download buttons and the CLI:
-//! CSV (RFC 4180) of collective sweeps and of any list of serialisable rows (search results).
+//! CSV (RFC 4180) of collective sweeps and of training layouts (search results).
 
 use crate::report::{Report, Scope};
-use crate::units::format_size;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use crate::training::explore::layout_label;
+use crate::training::StepReport;
+use crate::units::{format_size, Bytes, Micros};
 
 /// One row per (curve, message size) of a Report: what the busbw chart draws, with units in
 /// the column names. Bandwidths are GB/s (10^9 B/s) per direction.
@@ -38,72 +38,56 @@ pub fn curves_csv(r: &Report) -> String {
     out
 }
 
-/// CSV of any rows that serialise to JSON objects (e.g. search results): columns are the
-/// union of the rows' fields (alphabetical within each row, as serde_json orders them; rows
-/// adding fields add columns at the end), nested objects flattened to `a.b`, arrays
-/// written as `x;y;z`, absent fields and nulls empty. Rows that are not objects become one
-/// `value` column.
-pub fn rows_csv<T: Serialize>(rows: &[T]) -> String {
-    let flat: Vec<Vec<(String, String)>> = rows
-        .iter()
-        .map(|r| {
-            let mut cells = Vec::new();
-            match serde_json::to_value(r) {
-                Ok(Value::Object(m)) => flatten("", &m, &mut cells),
-                Ok(v) => cells.push(("value".into(), cell(&v))),
-                Err(e) => cells.push(("value".into(), format!("(not serialisable: {e})"))),
-            }
-            cells
-        })
-        .collect();
-    let mut header: Vec<String> = Vec::new();
-    for row in &flat {
-        for (k, _) in row {
-            if !header.contains(k) {
-                header.push(k.clone());
-            }
-        }
-    }
+/// Column names of [`layouts_csv`], units in the names.
+pub const LAYOUT_COLUMNS: [&str; 29] = [
+    "rank", "layout", "tp", "pp", "dp", "cp", "ep", "micro_batch", "micro_batches", "interleave", "recompute", "zero",
+    "step_time_s", "mfu", "hfu", "model_tflops_per_gpu", "tokens_per_s", "memory_gib_per_gpu", "fits",
+    "compute_s", "tp_s", "bubble_s", "pp_p2p_s", "dp_s", "cp_s", "ep_s", "optimizer_s", "hbm_gib", "bottleneck",
+];
+
+/// One row per training layout (search results, best first): the layout, step time and its
+/// parts in seconds, MFU and HFU as fractions, memory per GPU in GiB (2^30 bytes) against HBM.
+pub fn layouts_csv(rows: &[StepReport]) -> String {
     let mut out = String::new();
-    if header.is_empty() {
-        return out;
-    }
-    push_row(&mut out, header.iter().map(String::as_str));
-    for row in &flat {
-        let cells: Vec<&str> = header
-            .iter()
-            .map(|h| {
-                row.iter()
-                    .find(|(k, _)| k == h)
-                    .map_or("", |(_, v)| v.as_str())
-            })
-            .collect();
-        push_row(&mut out, cells.into_iter());
+    push_row(&mut out, LAYOUT_COLUMNS.into_iter());
+    let gib = |b: Bytes| (b.0 as f64 / (1u64 << 30) as f64).to_string();
+    let s = |t: Micros| (t.0 / 1e6).to_string();
+    for (i, r) in rows.iter().enumerate() {
+        let (m, b) = (&r.mapping, &r.breakdown);
+        let fields = [
+            (i + 1).to_string(),
+            layout_label(r),
+            m.tp.to_string(),
+            m.pp.to_string(),
+            m.dp.to_string(),
+            m.cp.to_string(),
+            m.ep.to_string(),
+            m.micro_batch.to_string(),
+            r.micro_batches.to_string(),
+            m.interleave.to_string(),
+            m.recompute.id().to_string(),
+            m.zero.to_string(),
+            r.step_time_s.to_string(),
+            r.mfu.to_string(),
+            r.hfu.to_string(),
+            r.model_tflops_per_gpu.to_string(),
+            r.tokens_per_s.to_string(),
+            r.memory_gib_per_gpu.to_string(),
+            r.fits.to_string(),
+            s(b.compute),
+            s(b.tp),
+            s(b.bubble),
+            s(b.pp_p2p),
+            s(b.dp),
+            s(b.cp),
+            s(b.ep),
+            s(b.optimizer),
+            gib(r.memory.capacity),
+            r.bottleneck.clone(),
+        ];
+        push_row(&mut out, fields.iter().map(String::as_str));
     }
     out
-}
-
-fn flatten(prefix: &str, m: &Map<String, Value>, out: &mut Vec<(String, String)>) {
-    for (k, v) in m {
-        let key = if prefix.is_empty() {
-            k.clone()
-        } else {
-            format!("{prefix}.{k}")
-        };
-        match v {
-            Value::Object(inner) => flatten(&key, inner, out),
-            v => out.push((key, cell(v))),
-        }
-    }
-}
-
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        Value::Array(a) => a.iter().map(cell).collect::<Vec<_>>().join(";"),
-        v => v.to_string(),
-    }
 }
 
 /// Appends one CSV record: fields with a comma, quote or line break are quoted, quotes doubled.
@@ -143,39 +127,35 @@ mod tests {
         assert!(lines[1].starts_with("all_reduce,"), "{}", lines[1]);
     }
 
-    #[derive(Serialize)]
-    struct Row {
-        name: &'static str,
-        layout: Layout,
-        tags: Vec<u32>,
-        note: Option<&'static str>,
-    }
-    #[derive(Serialize)]
-    struct Layout {
-        tp: u32,
-        dp: u32,
+    #[test]
+    fn layouts_csv_has_a_row_per_layout_with_its_numbers() {
+        use crate::training::explore::{explore, layout_label};
+        let v = explore(&Scenario::default().cluster, &Scenario::default().training).expect("trains");
+        let csv = layouts_csv(&v.top);
+        let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), v.top.len() + 1);
+        assert_eq!(lines[0], LAYOUT_COLUMNS.join(","));
+        let first: Vec<&str> = lines[1].split(',').collect();
+        let col = |name: &str| LAYOUT_COLUMNS.iter().position(|c| *c == name).unwrap();
+        let best = &v.top[0];
+        assert_eq!(first[col("rank")], "1");
+        assert_eq!(first[col("layout")], layout_label(best));
+        assert_eq!(first[col("tp")].parse::<u32>().unwrap(), best.mapping.tp);
+        assert_eq!(first[col("step_time_s")].parse::<f64>().unwrap(), best.step_time_s);
+        assert_eq!(first[col("hbm_gib")], "80", "H100 SXM");
+        // The parts are seconds and add up to about the step (overlap hides some of them).
+        let parts: f64 = ["compute_s", "tp_s", "bubble_s", "pp_p2p_s", "dp_s", "cp_s", "ep_s", "optimizer_s"]
+            .iter()
+            .map(|c| first[col(c)].parse::<f64>().unwrap())
+            .sum();
+        assert!(parts > 0.5 * best.step_time_s && parts < 2.0 * best.step_time_s, "{parts} vs {}", best.step_time_s);
+        assert_eq!(layouts_csv(&[]), LAYOUT_COLUMNS.join(",") + "\r\n");
     }
 
     #[test]
-    fn rows_csv_flattens_and_quotes() {
-        let rows = [
-            Row {
-                name: "a,b",
-                layout: Layout { tp: 8, dp: 4 },
-                tags: vec![1, 2],
-                note: None,
-            },
-            Row {
-                name: "say \"hi\"",
-                layout: Layout { tp: 1, dp: 32 },
-                tags: vec![],
-                note: Some("x\ny"),
-            },
-        ];
-        assert_eq!(
-            rows_csv(&rows),
-            "layout.dp,layout.tp,name,note,tags\r\n4,8,\"a,b\",,1;2\r\n32,1,\"say \"\"hi\"\"\",\"x\ny\",\r\n"
-        );
-        assert_eq!(rows_csv::<Row>(&[]), "");
+    fn fields_with_commas_quotes_or_breaks_are_quoted() {
+        let mut out = String::new();
+        push_row(&mut out, ["a,b", "say \"hi\"", "x\ny", "plain"].into_iter());
+        assert_eq!(out, "\"a,b\",\"say \"\"hi\"\"\",\"x\ny\",plain\r\n");
     }
 }

@@ -68,6 +68,10 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("pp", "training.pp"),
     ("cp", "training.cp"),
     ("ep", "training.ep"),
+    // Added with the micro-batch, recompute and ZeRO pickers.
+    ("mb", "training.micro_batch"),
+    ("rc", "training.recompute"),
+    ("z", "training.zero"),
 ];
 
 /// What a link decoded to, and what could not be used.
@@ -95,8 +99,9 @@ pub fn encode(s: &Scenario) -> String {
     diff(&base, &value, "", &mut flat);
     // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
     // it), so the same scenario always gives the same link.
-    let sorted: std::collections::BTreeMap<String, Value> = flat.into_iter().collect();
-    let json = serde_json::to_string(&sorted).unwrap_or_else(|_| "{}".into());
+    let mut sorted: Vec<(String, Value)> = flat.into_iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let json = Value::Object(sorted.into_iter().collect()).to_string();
     format!("v{LINK_VERSION}.{}", base64url_encode(json.as_bytes()))
 }
 
@@ -117,7 +122,7 @@ pub fn decode(link: &str) -> Decoded {
         } else {
             percent_decode(link)
         };
-        return match serde_json::from_str::<Value>(&text) {
+        return match serde_json::from_slice::<Value>(text.as_bytes()) {
             Ok(Value::Object(m)) => apply(migrate(0, Entries::Nested(m))),
             Ok(_) => Decoded::fallback(
                 "link: the JSON is not an object; showing the default scenario".into(),
@@ -279,7 +284,7 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
 /// existed in v1 take their v1 default, fields added since take the current default.
 fn baseline() -> Value {
     let mut base = serde_json::to_value(Scenario::default()).unwrap_or(Value::Null);
-    if let Ok(v1) = serde_json::from_str::<Value>(BASELINE_V1) {
+    if let Ok(v1) = serde_json::from_slice::<Value>(BASELINE_V1.as_bytes()) {
         let mut leaves = Vec::new();
         flatten(&base, &v1, "", &mut leaves);
         for (path, value) in leaves {

@@ -3,6 +3,7 @@
 
 use crate::collective::Collective;
 use crate::topology::Cluster;
+use crate::training::Recompute;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +47,8 @@ impl Default for View {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainingChoice {
-    /// A workload preset id of [`crate::training`] (e.g. `llama3-8b`).
+    /// A workload preset id of [`crate::training`] (e.g. `llama3-8b`), or custom sizes
+    /// (see [`crate::training::explore::CUSTOM`]).
     pub workload: String,
     /// Show the search's best layout instead of the requested sizes.
     pub best: bool,
@@ -55,6 +57,12 @@ pub struct TrainingChoice {
     pub pp: u32,
     pub cp: u32,
     pub ep: u32,
+    /// Sequences per micro-batch; 0 leaves it to the search.
+    pub micro_batch: u32,
+    /// Activation recomputation; `None` leaves it to the search.
+    pub recompute: Option<Recompute>,
+    /// ZeRO stage (0-3) over the data-parallel group; `None` leaves it to the search.
+    pub zero: Option<u8>,
 }
 
 impl Default for TrainingChoice {
@@ -66,6 +74,9 @@ impl Default for TrainingChoice {
             pp: 1,
             cp: 1,
             ep: 1,
+            micro_batch: 0,
+            recompute: None,
+            zero: None,
         }
     }
 }

@@ -7,6 +7,7 @@ use fabricscope_model::link::{decode, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
 use fabricscope_model::units::Bytes;
 use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, TrainingChoice, View};
+use fabricscope_model::training::Recompute;
 use proptest::prelude::*;
 
 /// The scale-up fabric a GPU is built with (its NVLink switch, bridge or rack).
@@ -117,20 +118,26 @@ fn view() -> impl Strategy<Value = View> {
 
 fn training() -> impl Strategy<Value = TrainingChoice> {
     (
-        prop::sample::select(vec!["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b"]),
+        prop::sample::select(vec!["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b", "custom:24:2048:16:256:4096:8:2"]),
         any::<bool>(),
         prop::sample::select(vec![1u32, 2, 4, 8, 16]),
         prop::sample::select(vec![1u32, 2, 4, 8]),
         prop::sample::select(vec![1u32, 2]),
         prop::sample::select(vec![1u32, 2, 8]),
+        prop::sample::select(vec![0u32, 1, 2, 4]),
+        prop::option::of(prop::sample::select(Recompute::ALL.to_vec())),
+        prop::option::of(0u8..=3),
     )
-        .prop_map(|(w, best, tp, pp, cp, ep)| TrainingChoice {
+        .prop_map(|(w, best, tp, pp, cp, ep, micro_batch, recompute, zero)| TrainingChoice {
             workload: w.to_string(),
             best,
             tp,
             pp,
             cp,
             ep,
+            micro_batch,
+            recompute,
+            zero,
         })
 }
 

@@ -14,10 +14,12 @@
 //! | [`search`] | every valid layout, pruned, ranked |
 //! | [`rules`] | the rules of thumb (TP inside NVLink, PP across IB, ...) answered as data |
 //! | [`explain`] | the one-sentence bottleneck |
+//! | [`explore`] | a scenario's training view: pinned layout, top layouts, MFU grid, rules |
 
 pub mod comm;
 pub mod efficiency;
 pub mod explain;
+pub mod explore;
 pub mod framework;
 pub mod mapping;
 pub mod memory;

@@ -31,6 +31,8 @@ pub struct RuleOfThumb {
     pub alternative: Option<Outcome>,
     /// Alternative step time / baseline step time (or the share the answer is about).
     pub ratio: Option<f64>,
+    /// `ratio` is a share of the step (0..1, shown as a percentage), not a ratio of two outcomes.
+    pub ratio_is_share: bool,
 }
 
 fn best(topo: &Topology, work: &Workload, fw: Framework, fixed: Constraints) -> Result<Option<StepReport>> {
@@ -104,6 +106,7 @@ pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, fw: Framework) -> Re
         baseline: a.map(|r| Outcome { label: format!("TP {} inside the domain", r.mapping.tp), report: r }),
         alternative: b.map(|r| Outcome { label: format!("TP {} across domains", r.mapping.tp), report: r }),
         ratio,
+        ratio_is_share: false,
     })
 }
 
@@ -148,6 +151,7 @@ pub fn pp_across_network(topo: &Topology, work: &Workload, fw: Framework) -> Res
         baseline: found.map(|r| Outcome { label: format!("PP {} across domains", r.mapping.pp), report: r }),
         alternative: None,
         ratio,
+        ratio_is_share: true,
     })
 }
 
@@ -182,6 +186,7 @@ pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Resul
         baseline: a.map(|r| Outcome { label: "best layout".into(), report: r }),
         alternative: fsdp.map(|r| Outcome { label: "best FSDP (ZeRO-3) layout".into(), report: r }),
         ratio,
+        ratio_is_share: true,
     })
 }
 
@@ -229,6 +234,7 @@ pub fn pcie_vs_nvlink(topo: &Topology, work: &Workload, fw: Framework) -> Result
         baseline: a.map(|r| Outcome { label: topo.cluster.scale_up.name().to_string(), report: r }),
         alternative: b.map(|r| Outcome { label: "PCIe only".into(), report: r }),
         ratio,
+        ratio_is_share: false,
     })
 }
 

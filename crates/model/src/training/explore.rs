@@ -1,0 +1,428 @@
+//! The training view of a scenario: the job (a preset or custom sizes), the layout the user
+//! pinned (or the search's best), the search's top layouts, the MFU of the best layout for
+//! each TP x PP, and the training rules of thumb. What the explorer's training panels, the
+//! CLI's `render` and the embeds show, computed in one place.
+//!
+//! The work is split in stages ([`start`], [`fill_row`], [`answer_rules`]) so a UI can show
+//! the first answer before the whole MFU grid is done; [`explore`] runs them all.
+
+use super::mapping::{Parallel, Recompute};
+use super::presets::{gpt, preset, preset_ids};
+use super::rules::{rules_of_thumb, RuleOfThumb};
+use super::search::{Constraints, SearchOptions};
+use super::step::StepReport;
+use super::workload::{Moe, Workload};
+use super::{search_layouts, Framework};
+use crate::error::{ModelError, Result};
+use crate::scenario::TrainingChoice;
+use crate::topology::{Cluster, Topology};
+use crate::units::Bytes;
+use serde::Serialize;
+
+/// Workload shown first: small enough to fit anywhere from one node up.
+pub const DEFAULT_WORKLOAD: &str = "llama3-8b";
+/// Layouts listed beside the chosen one.
+pub const TOP: usize = 5;
+
+/// Prefix of a custom workload id:
+/// `custom:<layers>:<hidden>:<heads>:<global batch>[:<sequence>[:<experts>:<top-k>]]`, a
+/// GPT-style model (ffn 4h, GeLU, vocabulary 51,200) of those sizes; sequence 2,048 when
+/// absent; with experts > 0 every layer's MLP is a mixture of that many experts of ffn 4h,
+/// each token routed to top-k of them.
+pub const CUSTOM: &str = "custom";
+
+/// Field names and labels of the custom sizes, in id order.
+pub const CUSTOM_FIELDS: [(&str, &str); 7] = [
+    ("layers", "Layers"),
+    ("hidden", "Hidden size"),
+    ("heads", "Heads"),
+    ("global_batch", "Global batch"),
+    ("seq", "Sequence"),
+    ("experts", "Experts"),
+    ("top_k", "Top-k"),
+];
+
+/// The default custom sizes: GPT 7.5B of Narayanan et al. 2021 (Table 1), dense.
+pub const CUSTOM_DEFAULT: [u32; 7] = [36, 4096, 32, 512, 2048, 0, 2];
+
+/// The custom id for these sizes, as typed (so a bad entry stays visible and blamed).
+pub fn custom_id(parts: &[String]) -> String {
+    format!("{CUSTOM}:{}", parts.join(":"))
+}
+
+/// The seven parts of a custom id, as typed; the optional ones filled with their defaults.
+pub fn custom_parts(id: &str) -> Option<[String; 7]> {
+    let rest = id.strip_prefix(CUSTOM)?.strip_prefix(':')?;
+    let v: Vec<&str> = rest.split(':').collect();
+    if !matches!(v.len(), 4 | 5 | 7) {
+        return None;
+    }
+    Some(std::array::from_fn(|i| v.get(i).map_or_else(|| CUSTOM_DEFAULT[i].to_string(), |s| s.to_string())))
+}
+
+/// The workload of a preset id or a custom id; errors name the field at fault.
+pub fn workload(id: &str) -> Result<Workload> {
+    if let Some(parts) = custom_parts(id) {
+        let mut n = [0u32; 7];
+        for (i, p) in parts.iter().enumerate() {
+            let (field, label) = CUSTOM_FIELDS[i];
+            n[i] = p.trim().parse().map_err(|_| ModelError::new(field, format!("{label}: enter a whole number, got \"{}\"", p.trim())))?;
+        }
+        let [layers, hidden, heads, batch, seq, experts, top_k] = n;
+        let mut w = gpt("custom", layers, hidden, heads, batch);
+        w.seq = seq;
+        if experts > 0 {
+            if top_k == 0 || top_k > experts {
+                return Err(ModelError::new("top_k", format!("Top-k: each token goes to 1 to {experts} experts, got {top_k}")));
+            }
+            w.moe = Some(Moe { experts, top_k, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
+        }
+        w.validate()?;
+        return Ok(w);
+    }
+    preset(id).ok_or_else(|| ModelError::new("workload", format!("unknown workload '{id}'; allowed: {}, or custom:<layers>:<hidden>:<heads>:<batch>[:<seq>[:<experts>:<top-k>]]", preset_ids().join(", "))))
+}
+
+/// Powers of two from 1 to `max`.
+fn powers(max: u32) -> impl Iterator<Item = u32> {
+    (0..=max.ilog2()).map(|e| 1u32 << e)
+}
+
+/// TP sizes worth offering: powers of two up to 64 with at least one PP and CP size that
+/// makes a layout the model accepts (heads, KV heads and FFN divisible; DP not above the
+/// global batch; ...).
+pub fn tp_values(total: u32, w: &Workload) -> Vec<u32> {
+    powers(64).filter(|&t| !pp_values(total, t, w).is_empty()).collect()
+}
+
+/// PP sizes (powers of two up to 32) with at least one CP size that makes a layout the model
+/// accepts with `tp`.
+pub fn pp_values(total: u32, tp: u32, w: &Workload) -> Vec<u32> {
+    powers(32).filter(|&p| !cp_values(total, w, tp, p).is_empty()).collect()
+}
+
+/// Whether the model accepts these sizes for `w` on `total` GPUs (DP takes the rest).
+fn valid(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32, ep: u32) -> bool {
+    let used = (tp * pp * cp).max(1);
+    total.is_multiple_of(used) && Parallel { tp, pp, cp, ep, dp: total / used, ..Default::default() }.validate(w, total).is_ok()
+}
+
+/// CP sizes the model accepts with `tp` x `pp` (powers of two up to 16).
+pub fn cp_values(total: u32, w: &Workload, tp: u32, pp: u32) -> Vec<u32> {
+    powers(16).filter(|&c| valid(total, w, tp, pp, c, 1)).collect()
+}
+
+/// EP sizes the model accepts (MoE workloads only; powers of two up to 64).
+pub fn ep_values(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32) -> Vec<u32> {
+    if w.moe.is_none() {
+        return vec![1];
+    }
+    powers(64).filter(|&e| valid(total, w, tp, pp, cp, e)).collect()
+}
+
+/// Micro-batch sizes (sequences) that divide each data-parallel replica's share of the global
+/// batch, up to 64; with `dp` unknown (TP, PP, CP searched), those dividing the global batch.
+pub fn micro_batch_values(w: &Workload, dp: Option<u32>) -> Vec<u32> {
+    let share = match dp {
+        Some(d) if d > 0 && w.global_batch.is_multiple_of(d) => w.global_batch / d,
+        Some(_) => return Vec::new(),
+        None => w.global_batch,
+    };
+    powers(64).filter(|b| share.is_multiple_of(*b)).collect()
+}
+
+/// ZeRO stages offered: 0 none, 1 optimizer states (Megatron's distributed optimizer), 2 and
+/// gradients, 3 and parameters (FSDP).
+pub const ZERO_STAGES: [u8; 4] = [0, 1, 2, 3];
+
+/// What the search must keep fixed for a scenario's training choice on `total` GPUs: with
+/// `best`, only the micro-batch, recompute and ZeRO the user pinned; otherwise also TP, PP,
+/// CP and EP, each brought down to the nearest size the cluster and workload allow.
+pub fn constraints(choice: &TrainingChoice, total: u32, w: &Workload) -> Constraints {
+    let mut c = Constraints {
+        micro_batch: (choice.micro_batch > 0).then_some(choice.micro_batch),
+        recompute: choice.recompute,
+        zero: choice.zero.filter(|z| ZERO_STAGES.contains(z)),
+        ..Constraints::default()
+    };
+    if choice.best {
+        return c;
+    }
+    // The largest valid size not above the request, else the smallest valid one.
+    let near = |vals: Vec<u32>, want: u32| vals.iter().copied().filter(|v| *v <= want.max(1)).max().or(vals.first().copied()).unwrap_or(1);
+    let tp = near(tp_values(total, w), choice.tp);
+    let pp = near(pp_values(total, tp, w), choice.pp);
+    let cp = near(cp_values(total, w, tp, pp), choice.cp);
+    let ep = near(ep_values(total, w, tp, pp, cp), choice.ep);
+    (c.tp, c.pp, c.cp, c.ep) = (Some(tp), Some(pp), Some(cp), Some(ep));
+    c
+}
+
+/// Everything the training panels show for one (cluster, workload, constraints).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrainingView {
+    pub workload: String,
+    /// What the user pinned (the rest was searched).
+    pub fixed: Constraints,
+    /// The best layout under `fixed` (or, if nothing fits, the closest one).
+    pub chosen: Option<StepReport>,
+    /// The search's best layouts with nothing pinned.
+    pub top: Vec<StepReport>,
+    /// Columns (TP) and rows (PP) of the MFU grid.
+    pub tps: Vec<u32>,
+    pub pps: Vec<u32>,
+    /// MFU of the best layout per (PP row, TP column), row-major; None when nothing fits.
+    pub mfu: Vec<Option<f64>>,
+    pub rules: Vec<RuleOfThumb>,
+    /// Candidates the search looked at.
+    pub candidates: u64,
+}
+
+impl TrainingView {
+    /// Whether the pinned values leave TP, PP, CP and EP to the search.
+    pub fn is_best(&self) -> bool {
+        self.fixed.tp.is_none()
+    }
+}
+
+fn best_with(topo: &Topology, w: &Workload, fixed: Constraints, top: usize) -> Result<(Vec<StepReport>, Option<StepReport>, u64)> {
+    let r = search_layouts(topo, w, Framework::default(), &SearchOptions { top, fixed, ..SearchOptions::default() })?;
+    Ok((r.best, r.closest_unfit, r.stats.candidates))
+}
+
+/// First stage: the search's top layouts and the chosen one; the MFU grid is empty (see
+/// [`fill_row`]) and the rules are not answered yet ([`answer_rules`]).
+pub fn start(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<TrainingView> {
+    let w = workload(workload_id)?;
+    let total = topo.total_gpus;
+    let (top, closest, candidates) = best_with(topo, &w, Constraints::default(), TOP)?;
+    let chosen = if fixed == Constraints::default() {
+        top.first().cloned().or(closest)
+    } else {
+        let (b, c, _) = best_with(topo, &w, fixed, 1)?;
+        b.into_iter().next().or(c)
+    };
+    let tps = tp_values(total, &w);
+    let pps: Vec<u32> = powers(32).filter(|p| *p <= w.layers && total.is_multiple_of(*p)).collect();
+    let mfu = vec![None; tps.len() * pps.len()];
+    Ok(TrainingView { workload: workload_id.to_string(), fixed, chosen, top, tps, pps, mfu, rules: Vec::new(), candidates })
+}
+
+/// Fills row `j` (one PP size) of the MFU grid: the best layout for each TP, with the
+/// micro-batch, recompute and ZeRO the user pinned.
+pub fn fill_row(topo: &Topology, v: &mut TrainingView, j: usize) -> Result<()> {
+    let w = workload(&v.workload)?;
+    let Some(&pp) = v.pps.get(j) else { return Ok(()) };
+    for (i, &tp) in v.tps.iter().enumerate() {
+        if topo.total_gpus.is_multiple_of(tp * pp) {
+            let fixed = Constraints { tp: Some(tp), pp: Some(pp), cp: None, ep: None, dp: None, ..v.fixed };
+            v.mfu[j * v.tps.len() + i] = best_with(topo, &w, fixed, 1).ok().and_then(|(b, _, _)| b.first().map(|r| r.mfu));
+        }
+    }
+    Ok(())
+}
+
+/// Answers the training rules of thumb for the job on this cluster.
+pub fn answer_rules(topo: &Topology, v: &mut TrainingView) -> Result<()> {
+    let w = workload(&v.workload)?;
+    v.rules = rules_of_thumb(topo, &w, Framework::default()).unwrap_or_default();
+    Ok(())
+}
+
+/// Every stage at once: the training view of `choice` on `cluster`.
+pub fn explore(cluster: &Cluster, choice: &TrainingChoice) -> Result<TrainingView> {
+    let topo = cluster.topology()?;
+    let w = workload(&choice.workload)?;
+    let mut v = start(&topo, &choice.workload, constraints(choice, topo.total_gpus, &w))?;
+    for j in 0..v.pps.len() {
+        fill_row(&topo, &mut v, j)?;
+    }
+    answer_rules(&topo, &mut v)?;
+    Ok(v)
+}
+
+/// The search's `n` best layouts of the scenario's job on `cluster`, nothing pinned (what a
+/// search-results export lists).
+pub fn ranked(cluster: &Cluster, workload_id: &str, n: usize) -> Result<Vec<StepReport>> {
+    let topo = cluster.topology()?;
+    Ok(best_with(&topo, &workload(workload_id)?, Constraints::default(), n)?.0)
+}
+
+/// "TP8 PP4 DP32" (+ CP, EP when used) for a layout.
+pub fn layout_label(r: &StepReport) -> String {
+    let m = &r.mapping;
+    let mut s = format!("TP{} PP{} DP{}", m.tp, m.pp, m.dp);
+    if m.cp > 1 {
+        s.push_str(&format!(" CP{}", m.cp));
+    }
+    if m.ep > 1 {
+        s.push_str(&format!(" EP{}", m.ep));
+    }
+    s
+}
+
+/// [`layout_label`] plus what else the search chose: micro-batch, ZeRO stage, recompute.
+pub fn layout_detail(r: &StepReport) -> String {
+    let m = &r.mapping;
+    format!("{} · mb{} · ZeRO {} · {} recompute", layout_label(r), m.micro_batch, m.zero, m.recompute.id())
+}
+
+/// Step-time parts in seconds, in the stacked bars' order.
+pub fn step_parts(r: &StepReport) -> Vec<(&'static str, f64)> {
+    let b = &r.breakdown;
+    [
+        ("compute", b.compute),
+        ("TP", b.tp),
+        ("bubble", b.bubble),
+        ("PP p2p", b.pp_p2p),
+        ("DP", b.dp),
+        ("CP", b.cp),
+        ("EP", b.ep),
+        ("optimizer", b.optimizer),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n, v.0 / 1e6))
+    .collect()
+}
+
+/// Memory parts in GiB and the HBM capacity in GiB.
+pub fn memory_parts(r: &StepReport) -> (Vec<(&'static str, f64)>, f64) {
+    let m = &r.memory;
+    let gib = |b: Bytes| b.0 as f64 / (1u64 << 30) as f64;
+    (
+        vec![
+            ("weights", gib(m.weights)),
+            ("gradients", gib(m.gradients)),
+            ("optimizer", gib(m.optimizer)),
+            ("activations", gib(m.activations)),
+            ("runtime", gib(m.reserved)),
+        ],
+        gib(m.capacity),
+    )
+}
+
+/// The recompute choices, for pickers: none keeps every activation, selective recomputes the
+/// attention core, full keeps only each layer's input.
+pub fn recompute_choices() -> [(Recompute, &'static str); 3] {
+    [
+        (Recompute::None, "none"),
+        (Recompute::Selective, "selective"),
+        (Recompute::Full, "full"),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choice(best: bool, tp: u32, pp: u32, cp: u32) -> TrainingChoice {
+        TrainingChoice { best, tp, pp, cp, ..TrainingChoice::default() }
+    }
+
+    #[test]
+    fn default_job_trains_on_the_default_cluster() {
+        let v = explore(&Cluster::default(), &TrainingChoice::default()).unwrap();
+        let c = v.chosen.as_ref().expect("a layout");
+        assert_eq!(c.mapping.gpus(), 32);
+        assert!(c.mfu > 0.0 && c.mfu < 1.0, "{}", c.mfu);
+        assert!(!v.top.is_empty() && v.top.len() <= TOP);
+        assert_eq!(v.top[0], *c, "best is the chosen one");
+        assert_eq!(v.mfu.len(), v.tps.len() * v.pps.len());
+        assert!(v.mfu.iter().flatten().all(|m| *m <= v.top[0].mfu + 1e-9), "no cell beats the best");
+        // The stacked parts are the step's time components; overlap can hide some, so
+        // their sum is at least the step's critical path share, never wildly more.
+        let sum: f64 = step_parts(c).iter().map(|p| p.1).sum();
+        assert!(sum > 0.0 && (sum - c.step_time_s).abs() / c.step_time_s < 0.5, "{sum} vs {}", c.step_time_s);
+        let (mem, cap) = memory_parts(c);
+        assert_eq!(cap.round(), 80.0, "H100 SXM has 80 GiB");
+        assert!(mem.iter().map(|m| m.1).sum::<f64>() <= cap);
+        assert!(!v.rules.is_empty());
+    }
+
+    #[test]
+    fn pinned_sizes_are_respected() {
+        let v = explore(&Cluster::default(), &choice(false, 4, 2, 1)).unwrap();
+        let c = v.chosen.unwrap();
+        assert_eq!((c.mapping.tp, c.mapping.pp, c.mapping.dp), (4, 2, 4));
+        assert!(layout_label(&c).starts_with("TP4 PP2 DP4"));
+        // A request the cluster cannot take is brought down to the nearest valid size.
+        let w = workload(DEFAULT_WORKLOAD).unwrap();
+        let k = constraints(&choice(false, 64, 3, 1), 32, &w);
+        assert_eq!((k.tp, k.pp), (Some(8), Some(2)), "TP 64 > 8 heads' limit on 32 GPUs; PP 3 -> 2");
+        // Micro-batch, recompute and ZeRO pinned with `best` constrain only themselves.
+        let pinned = TrainingChoice { micro_batch: 2, recompute: Some(Recompute::Full), zero: Some(1), ..TrainingChoice::default() };
+        let v = explore(&Cluster::default(), &pinned).unwrap();
+        assert!(v.is_best());
+        let m = v.chosen.unwrap().mapping;
+        assert_eq!((m.micro_batch, m.recompute, m.zero), (2, Recompute::Full, 1));
+    }
+
+    #[test]
+    fn pinning_never_beats_the_search() {
+        // The unconstrained best is at least as fast as any pinned layout (same model).
+        let free = explore(&Cluster::default(), &TrainingChoice::default()).unwrap();
+        let best = free.chosen.unwrap().step_time_s;
+        for z in ZERO_STAGES {
+            let v = explore(&Cluster::default(), &TrainingChoice { zero: Some(z), ..TrainingChoice::default() }).unwrap();
+            if let Some(c) = v.chosen.filter(|c| c.fits) {
+                assert!(c.step_time_s >= best * (1.0 - 1e-12), "ZeRO {z}: {} < {best}", c.step_time_s);
+            }
+        }
+    }
+
+    #[test]
+    fn custom_workloads_parse_and_blame_the_field() {
+        let parts = CUSTOM_DEFAULT.map(|v| v.to_string());
+        let id = custom_id(&parts);
+        assert_eq!(id, "custom:36:4096:32:512:2048:0:2");
+        let w = workload(&id).unwrap();
+        assert_eq!((w.layers, w.hidden, w.heads, w.global_batch, w.seq), (36, 4096, 32, 512, 2048));
+        assert!(w.moe.is_none());
+        // Old four-part ids (links from before sequence and MoE) still read.
+        assert_eq!(workload("custom:36:4096:32:512").unwrap(), w);
+        let long = workload("custom:36:4096:32:512:8192").unwrap();
+        assert_eq!(long.seq, 8192);
+        let moe = workload("custom:24:2048:16:256:2048:8:2").unwrap();
+        assert_eq!(moe.moe.map(|m| (m.experts, m.top_k, m.expert_ffn)), Some((8, 2, 8192)));
+        assert!(moe.params() > workload("custom:24:2048:16:256").unwrap().params() * 5, "8 experts of 4h");
+        assert_eq!(workload("custom:36:4096:x:512").unwrap_err().field, "heads");
+        assert_eq!(workload("custom:36:4096:30:512").unwrap_err().field, "heads");
+        assert_eq!(workload("custom:0:4096:32:512").unwrap_err().field, "layers");
+        assert_eq!(workload("custom:24:2048:16:256:2048:8:9").unwrap_err().field, "top_k");
+        assert_eq!(workload("custom:1:2:3").unwrap_err().field, "workload");
+        assert_eq!(workload("nope").unwrap_err().field, "workload");
+    }
+
+    #[test]
+    fn offered_values_are_ones_the_model_accepts() {
+        let w = workload(DEFAULT_WORKLOAD).unwrap();
+        assert_eq!(tp_values(32, &w), vec![1, 2, 4, 8]);
+        // Every offered size has a layout the model accepts: on 1024 GPUs, Llama 3 8B's
+        // 512-sequence batch caps DP at 512, so TP 1 needs PP or CP of at least 2.
+        for tp in tp_values(1024, &w) {
+            for pp in pp_values(1024, tp, &w) {
+                assert!(!cp_values(1024, &w, tp, pp).is_empty(), "TP{tp} PP{pp}");
+            }
+        }
+        assert_eq!(cp_values(1024, &w, 1, 1).first(), Some(&2), "TP1 PP1 CP1 would need DP 1024 > batch 512");
+        let c = constraints(&choice(false, 1, 1, 1), 1024, &w);
+        assert_eq!((c.tp, c.pp, c.cp), (Some(1), Some(1), Some(2)), "the nearest valid size when none is below the request");
+        let v = start(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), DEFAULT_WORKLOAD, c).unwrap();
+        assert!(v.chosen.is_some_and(|r| r.fits), "a pinned request is brought to a valid layout: {c:?}");
+        assert!(pp_values(32, 8, &w).iter().all(|p| 4 % p == 0));
+        let cps = cp_values(32, &w, 8, 1);
+        assert!(cps.contains(&1) && cps.contains(&2) && cps.iter().all(|c| 32 % (8 * c) == 0), "{cps:?}");
+        assert_eq!(ep_values(32, &w, 8, 1, 1), vec![1], "dense model: no EP");
+        let moe = workload("mixtral-8x7b").unwrap();
+        assert!(ep_values(1024, &moe, 1, 1, 1).len() > 1);
+        // Llama 3 8B's global batch is 512 sequences: DP 4 leaves 128 per replica.
+        let mbs = micro_batch_values(&w, Some(4));
+        assert_eq!(mbs, vec![1, 2, 4, 8, 16, 32, 64]);
+        assert!(micro_batch_values(&w, Some(3)).is_empty());
+        for mb in micro_batch_values(&w, Some(32)) {
+            let v = explore(&Cluster::default(), &TrainingChoice { best: false, tp: 1, pp: 1, micro_batch: mb, ..TrainingChoice::default() }).unwrap();
+            assert_eq!(v.chosen.map(|c| c.mapping.micro_batch), Some(mb));
+        }
+        assert!(explore(&Cluster { nodes: 0, ..Cluster::default() }, &TrainingChoice::default()).is_err());
+    }
+}
