@@ -7,11 +7,15 @@ use crate::hierarchy::{bandwidth_hierarchy_chart_with, HierarchyOptions};
 use crate::svg::escape;
 use crate::theme::Theme;
 use crate::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
+use crate::training::{training_chart, TRAINING_CHART_IDS};
 use fabricscope_model::report::Scope;
+use fabricscope_model::training::explore::{layout_detail, TrainingView};
+use fabricscope_model::training::Parallel;
 use fabricscope_model::{Report, Scenario};
 
-/// The charts a Report offers, by the id used in file names and `?embed=`.
-pub const CHART_IDS: [&str; 3] = ["busbw", "hierarchy", "topology"];
+/// Every chart, by the id used in file names and `?embed=`: three of the Report, then the
+/// three of the training view ([`TRAINING_CHART_IDS`]).
+pub const CHART_IDS: [&str; 6] = ["busbw", "hierarchy", "topology", "step", "mfu", "memory"];
 
 /// Height of the two-line header (what the chart shows; the scenario) of a titled chart.
 pub const HEADER_PX: u32 = 46;
@@ -61,24 +65,48 @@ pub fn chart_title(id: &str) -> Option<&'static str> {
         "busbw" => Some("Bus bandwidth vs message size"),
         "hierarchy" => Some("Bandwidth per GPU at each tier of the hierarchy"),
         "topology" => Some("Cluster topology"),
+        "step" => Some("Training step time: your layout and the search's best"),
+        "mfu" => Some("MFU of the best layout for each TP × PP"),
+        "memory" => Some("Memory per GPU against HBM capacity (GiB)"),
         _ => None,
     }
 }
 
+/// [`caption`] plus the training job and its layout: "… · llama3-8b on TP8 PP1 DP4 · mb1 ·
+/// ZeRO 1 · selective recompute".
+pub fn training_caption(s: &Scenario, r: &Report, v: &TrainingView) -> String {
+    let job = match &v.chosen {
+        Some(c) => format!("{} on {}", v.workload, layout_detail(c)),
+        None => format!("{}: no layout fits", v.workload),
+    };
+    format!("{} · {job}", caption(s, r))
+}
+
 /// Renders chart `id` at `width` x `height` pixels (0 = the chart's own default). With
 /// `titled`, a header above the chart states what it shows and the scenario (files, exports);
-/// without, the chart alone (an embed shows the caption in its own footer). `None` for an
-/// unknown id.
+/// without, the chart alone (an embed shows the caption in its own footer). The training
+/// charts need the scenario's training view; the topology drawing colours its layout when
+/// given one (else pure data parallelism). `None` for an unknown id, or a training chart
+/// without a view (or with no layout to show).
+#[allow(clippy::too_many_arguments)]
 pub fn render_chart(
     id: &str,
     s: &Scenario,
     r: &Report,
+    training: Option<&TrainingView>,
     theme: &Theme,
     width: u32,
     height: u32,
     titled: bool,
 ) -> Option<NamedChart> {
     let title = chart_title(id)?;
+    if TRAINING_CHART_IDS.contains(&id) {
+        let v = training?;
+        let (svg, w, h) = training_chart(id, v, theme, width, false)?;
+        let cap = training_caption(s, r, v);
+        let svg = if titled { with_header(&svg, w, h, title, &cap, theme) } else { svg };
+        return Some(NamedChart { id: CHART_IDS.into_iter().find(|c| *c == id)?, title: title.to_string(), caption: cap, svg });
+    }
     let cap = caption(s, r);
     let or = |v: u32, d: u32| if v == 0 { d } else { v };
     let (svg, w, h) = match id {
@@ -151,7 +179,10 @@ pub fn render_chart(
                 scale_up: r.summary.scale_up.to_string(),
                 nic: r.summary.nic.to_string(),
                 switch: f.map_or(String::new(), |f| f.switch.to_string()),
-                layout: Layout::data_parallel(r.summary.total_gpus),
+                layout: training
+                    .and_then(|v| v.chosen.as_ref())
+                    .filter(|c| c.mapping.gpus() == u64::from(r.summary.total_gpus))
+                    .map_or(Layout::data_parallel(r.summary.total_gpus), |c| layout_of(&c.mapping)),
             };
             let d = TopoOptions::default();
             let opts = TopoOptions {
@@ -192,11 +223,18 @@ fn with_header(inner: &str, w: u32, h: u32, title: &str, caption: &str, theme: &
     )
 }
 
-/// Every chart of [`CHART_IDS`] at its default size, titled.
-pub fn render_all(s: &Scenario, r: &Report, theme: &Theme) -> Vec<NamedChart> {
+/// The topology drawing's layout for a training mapping: CP folded into DP (both split the
+/// batch's data, and Megatron orders CP next to DP).
+pub fn layout_of(m: &Parallel) -> Layout {
+    Layout { tp: m.tp, pp: m.pp, dp: m.dp * m.cp }
+}
+
+/// Every chart of [`CHART_IDS`] at its default size, titled (the training charts when a
+/// training view is given).
+pub fn render_all(s: &Scenario, r: &Report, training: Option<&TrainingView>, theme: &Theme) -> Vec<NamedChart> {
     CHART_IDS
         .iter()
-        .filter_map(|id| render_chart(id, s, r, theme, 0, 0, true))
+        .filter_map(|id| render_chart(id, s, r, training, theme, 0, 0, true))
         .collect()
 }
 
@@ -216,8 +254,8 @@ mod tests {
                 && cap.contains("NCCL 2.27.5"),
             "{cap}"
         );
-        let all = render_all(&s, &r, &Theme::for_dark(false));
-        assert_eq!(all.iter().map(|c| c.id).collect::<Vec<_>>(), CHART_IDS);
+        let all = render_all(&s, &r, None, &Theme::for_dark(false));
+        assert_eq!(all.iter().map(|c| c.id).collect::<Vec<_>>(), CHART_IDS[..3], "no training view: no training charts");
         for c in &all {
             assert!(c.svg.starts_with("<svg"), "{}", c.id);
             assert!(
@@ -232,8 +270,34 @@ mod tests {
             );
         }
         let bare =
-            render_chart("busbw", &s, &r, &Theme::for_dark(true), 400, 300, false).expect("busbw");
+            render_chart("busbw", &s, &r, None, &Theme::for_dark(true), 400, 300, false).expect("busbw");
         assert!(bare.svg.starts_with("<svg width=\"400\""), "no header: the chart alone");
-        assert!(render_chart("pie", &s, &r, &Theme::for_dark(false), 0, 0, true).is_none());
+        assert!(render_chart("pie", &s, &r, None, &Theme::for_dark(false), 0, 0, true).is_none());
+    }
+
+    #[test]
+    fn training_charts_state_the_job_and_colour_its_layout() {
+        use fabricscope_model::training::explore::explore;
+        let mut s = Scenario::default();
+        s.training.best = false;
+        (s.training.tp, s.training.pp) = (4, 2);
+        let r = evaluate(&s).expect("default evaluates");
+        let v = explore(&s.cluster, &s.training).expect("trains");
+        let all = render_all(&s, &r, Some(&v), &Theme::for_dark(false));
+        assert_eq!(all.iter().map(|c| c.id).collect::<Vec<_>>(), CHART_IDS);
+        for c in &all[3..] {
+            assert!(c.caption.contains("llama3-8b on TP4 PP2 DP4"), "{}: {}", c.id, c.caption);
+            assert!(c.svg.contains(&escape(&c.caption)), "{} states the job", c.id);
+        }
+        // The step chart lists the pinned layout first, then the search's best.
+        let step = crate::texts(&all[3].svg);
+        let mine = step.iter().position(|t| t.starts_with("▶ TP4 PP2 DP4"));
+        let best = step.iter().position(|t| t.starts_with("#1 "));
+        assert!(matches!((mine, best), (Some(a), Some(b)) if a < b), "{step:?}");
+        // The topology drawing colours TP 4 x PP 2 instead of pure data parallelism.
+        let topo = &all[2].svg;
+        let dp_only = render_chart("topology", &s, &r, None, &Theme::for_dark(false), 0, 0, true).unwrap();
+        assert_ne!(*topo, dp_only.svg);
+        assert!(render_chart("mfu", &s, &r, None, &Theme::for_dark(false), 0, 0, true).is_none(), "training charts need a view");
     }
 }

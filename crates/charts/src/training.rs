@@ -4,6 +4,8 @@
 
 use crate::svg::{error_svg, escape};
 use crate::theme::{Rgb, Theme};
+use fabricscope_model::training::explore::{layout_label, memory_parts, step_parts, TrainingView, TOP};
+use fabricscope_model::training::StepReport;
 use std::fmt::Write;
 
 /// One stacked bar: a layout and its step-time parts (same order and names in every row).
@@ -302,6 +304,67 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
         ),
     );
     g.close()
+}
+
+/// The training charts a view offers, by the id used in file names and `?embed=`.
+pub const TRAINING_CHART_IDS: [&str; 3] = ["step", "mfu", "memory"];
+
+/// Chart `id` (one of [`TRAINING_CHART_IDS`]) of a training view: its SVG, width and height.
+/// `width` 0 takes the explorer's size (narrower when `compact`, for phones). `None` for an
+/// unknown id or a view with no layout to show.
+pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, compact: bool) -> Option<(String, u32, u32)> {
+    let chosen = v.chosen.as_ref()?;
+    let mfu_pct = |r: &StepReport| r.mfu * 100.0;
+    let w = |explorer: u32, phone: u32| match width {
+        0 if compact => phone,
+        0 => explorer,
+        w => w.clamp(240, 4000),
+    };
+    let parts = |r: &StepReport| step_parts(r).into_iter().map(|(n, s)| (n.to_string(), s)).collect();
+    match id {
+        "step" => {
+            let m = &chosen.mapping;
+            let mut rows = vec![StepRow {
+                label: format!("▶ {}", layout_label(chosen)),
+                parts: parts(chosen),
+                note: if compact {
+                    format!("MFU {:.0}%", mfu_pct(chosen))
+                } else {
+                    format!("MFU {:.0}% · mb{} z{}{}", mfu_pct(chosen), m.micro_batch, m.zero, if chosen.fits { "" } else { " · no fit" })
+                },
+                highlight: true,
+            }];
+            for (i, r) in v.top.iter().enumerate().filter(|(_, r)| *r != chosen) {
+                rows.push(StepRow {
+                    label: if compact { layout_label(r) } else { format!("#{} {}", i + 1, layout_label(r)) },
+                    parts: parts(r),
+                    note: if compact {
+                        format!("MFU {:.0}%", mfu_pct(r))
+                    } else {
+                        format!("MFU {:.0}% · mb{} z{}", mfu_pct(r), r.mapping.micro_batch, r.mapping.zero)
+                    },
+                    highlight: false,
+                });
+            }
+            // A fixed height (the chosen layout plus the top 5), so nothing moves when a new
+            // search result arrives.
+            let size = Size { width: w(920, 420), height: 34 + 34 * (TOP as u32 + 1) + 8 };
+            Some((step_chart(&rows, size, theme), size.width, size.height))
+        }
+        "mfu" => {
+            let best = v.top.first().map(|b| (b.mapping.tp, b.mapping.pp));
+            let cell = Some((chosen.mapping.tp, chosen.mapping.pp));
+            let size = Size { width: w(440, 420), height: 60 + 34 * 6 };
+            Some((mfu_heatmap(&v.tps, &v.pps, &v.mfu, cell, best, size, theme), size.width, size.height))
+        }
+        "memory" => {
+            let (parts, cap) = memory_parts(chosen);
+            let parts: Vec<(String, f64)> = parts.into_iter().map(|(n, g)| (n.to_string(), g)).collect();
+            let size = Size { width: w(460, 420), height: 110 };
+            Some((memory_chart(&parts, cap, size, theme), size.width, size.height))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
