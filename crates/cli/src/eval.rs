@@ -5,24 +5,50 @@
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
+use fabricscope_model::training::explore::{explore, TrainingView, CUSTOM_FIELDS};
 use fabricscope_model::{evaluate, link, ModelError, Report, Scenario};
+use serde::Serialize;
 use std::io::Read;
 
 #[derive(Args, Clone, Debug)]
 pub struct EvalArgs {
     /// Scenario file (JSON, the schema the explorer exports); `-` reads stdin
     pub scenario: String,
-    /// Print the collective sweeps as CSV (one row per curve and size) instead of the JSON Report
+    /// Print the collective sweeps as CSV (one row per curve and size) instead of the JSON Report and training view
     #[arg(long)]
     pub csv: bool,
 }
 
+/// The Report and, beside it, the training view of the scenario's job (what the explorer's
+/// training panels show).
+#[derive(Serialize)]
+struct Full<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    training: &'a TrainingView,
+}
+
 pub fn run(a: &EvalArgs) -> Result<String, CliError> {
-    let (_, report) = read_and_evaluate(&a.scenario)?;
+    let (s, report) = read_and_evaluate(&a.scenario)?;
     if a.csv {
         return Ok(fabricscope_model::export::curves_csv(&report));
     }
-    output::json(&report)
+    let training = read_training(&a.scenario, &s)?;
+    output::json(&Full { report: &report, training: &training })
+}
+
+/// The training view of a scenario (search, MFU grid, rules); errors name the file and the
+/// `training.*` field (a cluster where nothing fits is not an error: the view says so).
+pub fn read_training(path: &str, s: &Scenario) -> Result<TrainingView, CliError> {
+    explore(&s.cluster, &s.training).map_err(|e| {
+        let name = if path == "-" { "<stdin>" } else { path };
+        let field = match e.field {
+            "workload" => "training.workload".to_string(),
+            f if CUSTOM_FIELDS.iter().any(|(c, _)| *c == f) => format!("training.workload ({f})"),
+            _ => return model_error(path, &e),
+        };
+        CliError::new(format!("{name}: {field}"), e.message.clone())
+    })
 }
 
 /// Reads a scenario file and evaluates it; errors name the file and the field.

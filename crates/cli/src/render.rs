@@ -1,11 +1,13 @@
 //! `fabricscope render scenario.json --out dir/`: every chart the explorer draws, as SVG files
-//! titled with the scenario, so documents can regenerate their figures in a pipeline. The same
+//! titled with the scenario, so documents can regenerate their figures in a pipeline: the
+//! collective charts of the Report and the training charts of the scenario's job. The same
 //! renderers as the web app (`fabricscope_charts::report`).
 
 use crate::error::CliError;
-use crate::eval::read_and_evaluate;
+use crate::eval::{read_and_evaluate, read_training};
 use clap::{Args, ValueEnum};
 use fabricscope_charts::report::{render_chart, CHART_IDS};
+use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::Theme;
 use std::path::PathBuf;
 
@@ -25,7 +27,7 @@ pub struct RenderArgs {
     /// Palette
     #[arg(long, value_enum, default_value = "light")]
     pub theme: ThemeArg,
-    /// Only these charts (comma-separated): busbw, hierarchy, topology
+    /// Only these charts (comma-separated): busbw, hierarchy, topology, step, mfu, memory
     #[arg(long, value_delimiter = ',', value_name = "CHART")]
     pub only: Vec<String>,
     /// Width in pixels (default: each chart's own)
@@ -44,6 +46,9 @@ pub fn run(a: &RenderArgs) -> Result<String, CliError> {
         }
     }
     let (s, r) = read_and_evaluate(&a.scenario)?;
+    // The training charts cost a layout search; skip it when none of them is asked for.
+    let wants_training = a.only.is_empty() || a.only.iter().any(|o| TRAINING_CHART_IDS.contains(&o.as_str()));
+    let training = if wants_training { Some(read_training(&a.scenario, &s)?) } else { None };
     let theme = Theme::for_dark(a.theme == ThemeArg::Dark);
     std::fs::create_dir_all(&a.out)
         .map_err(|e| CliError::new("--out", format!("cannot create {}: {e}", a.out.display())))?;
@@ -52,7 +57,7 @@ pub fn run(a: &RenderArgs) -> Result<String, CliError> {
         if !a.only.is_empty() && !a.only.iter().any(|o| o == id) {
             continue;
         }
-        let Some(chart) = render_chart(id, &s, &r, &theme, a.width, 0, true) else {
+        let Some(chart) = render_chart(id, &s, &r, training.as_ref(), &theme, a.width, 0, true) else {
             continue;
         };
         let path = a.out.join(format!("{id}.svg"));

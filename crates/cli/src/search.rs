@@ -75,7 +75,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     let elapsed = started.elapsed();
     let rules = if a.rules { rules_of_thumb(&topo, &w, fw)? } else { Vec::new() };
     if a.csv {
-        return Ok(fabricscope_model::export::rows_csv(&res.best));
+        return Ok(fabricscope_model::export::layouts_csv(&res.best));
     }
     if a.json {
         if a.rules {

@@ -91,6 +91,19 @@ fn eval_prints_the_report_as_json() {
     let o3 = run_with_stdin(&["eval", "-"], "{}");
     let v3: Value = serde_json::from_str(&o3.stdout).expect("JSON");
     assert_eq!(v3["summary"]["total_gpus"], 32);
+    // Beside the Report, the training view of the scenario's job: the default job's best
+    // layout uses all 32 GPUs and is the search's #1.
+    let t = &v3["training"];
+    assert_eq!(t["workload"], "llama3-8b");
+    let chosen = &t["chosen"]["mapping"];
+    let gpus = ["tp", "pp", "dp", "cp"].iter().map(|k| chosen[k].as_u64().unwrap_or(0)).product::<u64>();
+    assert_eq!(gpus, 32, "{chosen}");
+    assert_eq!(t["chosen"], t["top"][0]);
+    // A pinned layout is kept, and the rest searched.
+    let o5 = run_with_stdin(&["eval", "-"], r#"{"training":{"best":false,"tp":2,"pp":2,"zero":1}}"#);
+    let v5: Value = serde_json::from_str(&o5.stdout).expect("JSON");
+    let m = &v5["training"]["chosen"]["mapping"];
+    assert_eq!((m["tp"].as_u64(), m["pp"].as_u64(), m["dp"].as_u64(), m["zero"].as_u64()), (Some(2), Some(2), Some(8), Some(1)), "{m}");
 }
 
 #[test]
@@ -115,6 +128,9 @@ fn bad_files_are_one_line_naming_the_field() {
         (r#"{"view":{"min_bytes":0}}"#, "<stdin>: view.min_bytes:"),
         (r#"{"version":9}"#, "<stdin>: version:"),
         (r#"{"cluster":"#, "<stdin>: not valid JSON"),
+        (r#"{"training":{"workload":"gpt-9"}}"#, "<stdin>: training.workload: unknown workload 'gpt-9'; allowed: gpt3-175b,"),
+        (r#"{"training":{"workload":"custom:32:4096:30:512"}}"#, "<stdin>: training.workload (heads):"),
+        (r#"{"training":{"zero":"all"}}"#, "<stdin>: training.zero: invalid type"),
         ("[1,2]", "<stdin>:"),
         ("", "<stdin>: not valid JSON"),
     ];
@@ -151,7 +167,7 @@ fn render_writes_every_chart_with_the_scenario_in_it() {
     let out = d.join("charts");
     let o = run(&["render", &f, "--out", &out.to_string_lossy()]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    for id in ["busbw", "hierarchy", "topology"] {
+    for id in ["busbw", "hierarchy", "topology", "step", "mfu", "memory"] {
         let p = out.join(format!("{id}.svg"));
         let svg = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert!(
@@ -171,6 +187,9 @@ fn render_writes_every_chart_with_the_scenario_in_it() {
             "{id} listed"
         );
     }
+    // The training charts name the job and its layout too.
+    let step = std::fs::read_to_string(out.join("step.svg")).unwrap();
+    assert!(step.contains("llama3-8b on TP"), "the job in the caption");
     let busbw = std::fs::read_to_string(out.join("busbw.svg")).unwrap();
     assert!(
         busbw.contains("GB/s per direction"),
@@ -208,7 +227,7 @@ fn render_writes_every_chart_with_the_scenario_in_it() {
     assert_eq!(o.code, Some(2));
     assert!(
         o.stderr
-            .starts_with("error: --only: no chart \"pie\"; allowed: busbw, hierarchy, topology"),
+            .starts_with("error: --only: no chart \"pie\"; allowed: busbw, hierarchy, topology, step, mfu, memory"),
         "{}",
         o.stderr
     );

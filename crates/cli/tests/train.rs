@@ -170,6 +170,10 @@ fn search_csv_lists_the_same_layouts_as_json_best_first() {
     for (row, report) in rows.iter().zip(js.as_array().expect("an array")) {
         let csv: f64 = row[col].parse().expect("a number");
         assert!((csv - num(report, "step_time_s")).abs() <= 1e-9 * csv.abs().max(1.0), "{csv} vs {report}");
+        for k in ["tp", "pp", "dp"] {
+            let c = header.iter().position(|h| h == k).expect("a layout column");
+            assert_eq!(row[c].parse::<f64>().ok(), Some(num(&report["mapping"], k)), "{k}");
+        }
     }
     fails(&[&args[..], &["--csv", "--json"]].concat(), &["--json"]);
 }
