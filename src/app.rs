@@ -4,18 +4,17 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, count_field, formula_panel, hierarchy_panel, key_numbers,
+    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, tier_table_panel, training_panel, ClaimsProps,
-    CollectiveProps, CountFieldProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
+    CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
 };
 use crate::eval::{count_text, evaluate, Count, Evaluation};
 use crate::hooks::{use_in_view, use_media_query};
-use crate::training::{
-    cp_values, ep_values, tp_values, use_training, workload, Choice, DEFAULT_WORKLOAD,
-};
+use crate::training::{constraints, use_training, workload, DEFAULT_WORKLOAD};
 use crate::url;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
+use fabricscope_model::training::{Constraints, Recompute};
 use fabricscope_model::{
     cluster_preset, Cluster, Collective, ModelError, Scenario, TrainingChoice,
 };
@@ -35,16 +34,9 @@ pub struct State {
     pub op: Collective,
     /// Show algbw instead of busbw.
     pub algbw: bool,
-    /// Requested TP and PP sizes of the mapping panel (clamped to valid values when drawn).
-    pub tp: u32,
-    pub pp: u32,
-    /// Requested context- and expert-parallel sizes.
-    pub cp: u32,
-    pub ep: u32,
-    /// Use the search's best layout instead of `tp` x `pp`.
-    pub best: bool,
-    /// Training workload (a preset id of the training model).
-    pub workload: String,
+    /// The training job and the layout sizes the user pinned (each brought down to a valid
+    /// size when used; see [`State::fixed`]).
+    pub training: TrainingChoice,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
 }
@@ -72,6 +64,10 @@ pub enum Action {
     Ep(u32),
     Best(bool),
     Workload(String),
+    /// Micro-batch size; 0 leaves it to the search.
+    MicroBatch(u32),
+    Recompute(Option<Recompute>),
+    Zero(Option<u8>),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -87,12 +83,7 @@ impl State {
             error: None,
             op: Collective::AllReduce,
             algbw: false,
-            tp: 8,
-            pp: 1,
-            cp: 1,
-            ep: 1,
-            best: true,
-            workload: DEFAULT_WORKLOAD.to_string(),
+            training: TrainingChoice::default(),
             link_notes: Vec::new(),
         }
         .evaluated()
@@ -114,17 +105,16 @@ impl State {
         s.link_notes = d.warnings;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
-        let t = sc.training;
-        if workload(&t.workload).is_ok() {
-            s.workload = t.workload;
-        } else {
+        let mut t = sc.training;
+        if let Err(e) = workload(&t.workload) {
             s.link_notes.push(format!(
-                "training.workload: unknown workload '{}'; showing {DEFAULT_WORKLOAD}",
-                t.workload
+                "training.workload: {}; showing {DEFAULT_WORKLOAD}",
+                e.message
             ));
+            t.workload = DEFAULT_WORKLOAD.to_string();
         }
-        (s.best, s.tp, s.pp, s.cp, s.ep) =
-            (t.best, t.tp.max(1), t.pp.max(1), t.cp.max(1), t.ep.max(1));
+        (t.tp, t.pp, t.cp, t.ep) = (t.tp.max(1), t.pp.max(1), t.cp.max(1), t.ep.max(1));
+        s.training = t;
         // A link to an impossible cluster still gets charts (of the default cluster)
         // beside the message saying what is wrong with it.
         if s.view.is_none() {
@@ -143,14 +133,7 @@ impl State {
         let mut s = Scenario::new(cluster);
         s.view.selected_op = self.op;
         s.view.algbw = self.algbw;
-        s.training = TrainingChoice {
-            workload: self.workload.clone(),
-            best: self.best,
-            tp: self.tp,
-            pp: self.pp,
-            cp: self.cp,
-            ep: self.ep,
-        };
+        s.training = self.training.clone();
         s
     }
 
@@ -172,28 +155,14 @@ impl State {
         self
     }
 
-    /// The mapping the training panels evaluate: the search's best, or the requested TP
-    /// and PP brought down to sizes the cluster and workload allow.
-    pub fn choice(&self) -> Choice {
-        if self.best {
-            return Choice::Best;
-        }
+    /// What the training search keeps fixed: the sizes the user pinned, brought down to
+    /// ones the cluster and workload allow (nothing but the pins when the job is invalid).
+    pub fn fixed(&self) -> Constraints {
         let total = self.view.as_ref().map(|v| v.total_gpus).unwrap_or(1);
-        let Ok(w) = workload(&self.workload) else {
-            return Choice::Best;
-        };
-        let near = |vals: Vec<u32>, want: u32| {
-            vals.iter()
-                .copied()
-                .filter(|v| *v <= want)
-                .max()
-                .unwrap_or(1)
-        };
-        let tp = near(tp_values(total, &w), self.tp);
-        let pp = near(crate::eval::pp_choices(total, tp), self.pp);
-        let cp = near(cp_values(total, &w, tp, pp), self.cp);
-        let ep = near(ep_values(total, &w, tp, pp, cp), self.ep);
-        Choice::Fixed { tp, pp, cp, ep }
+        match workload(&self.training.workload) {
+            Ok(w) => constraints(&self.training, total, &w),
+            Err(_) => Constraints::default(),
+        }
     }
 
     /// The error for a model field, if it is the one at fault.
@@ -255,32 +224,28 @@ impl Reducible for State {
                 next.algbw = b;
                 return Rc::new(next);
             }
-            Action::Tp(t) => {
-                next.tp = t;
-                next.best = false;
-                return Rc::new(next);
-            }
-            Action::Best(b) => {
-                next.best = b;
-                return Rc::new(next);
-            }
-            Action::Workload(w) => {
-                next.workload = w;
-                return Rc::new(next);
-            }
-            Action::Pp(p) => {
-                next.pp = p;
-                next.best = false;
-                return Rc::new(next);
-            }
-            Action::Cp(c) => {
-                next.cp = c;
-                next.best = false;
-                return Rc::new(next);
-            }
-            Action::Ep(e) => {
-                next.ep = e;
-                next.best = false;
+            Action::Tp(_)
+            | Action::Pp(_)
+            | Action::Cp(_)
+            | Action::Ep(_)
+            | Action::Best(_)
+            | Action::Workload(_)
+            | Action::MicroBatch(_)
+            | Action::Recompute(_)
+            | Action::Zero(_) => {
+                let t = &mut next.training;
+                match action {
+                    Action::Tp(v) => (t.tp, t.best) = (v, false),
+                    Action::Pp(v) => (t.pp, t.best) = (v, false),
+                    Action::Cp(v) => (t.cp, t.best) = (v, false),
+                    Action::Ep(v) => (t.ep, t.best) = (v, false),
+                    Action::Best(b) => t.best = b,
+                    Action::Workload(w) => t.workload = w,
+                    Action::MicroBatch(m) => t.micro_batch = m,
+                    Action::Recompute(r) => t.recompute = r,
+                    Action::Zero(z) => t.zero = z,
+                    _ => {}
+                }
                 return Rc::new(next);
             }
         }
@@ -301,15 +266,17 @@ pub fn App() -> Html {
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let settled = url::use_link_writer(state.scenario());
-    let choice = state.choice();
+    let embed_id = use_state(|| "busbw".to_string());
+    let export_note = use_state(|| None::<String>);
+    let fixed = state.fixed();
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
     let mapping_in_view = use_in_view(mapping_node.clone());
     let mapping_shown = use_mut_ref(|| None);
     let (training, searching) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
-        state.workload.clone(),
-        choice,
+        state.training.workload.clone(),
+        fixed,
     );
 
     let dispatch = {
@@ -420,16 +387,16 @@ pub fn App() -> Html {
                             { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
                             { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, dark, compact, on_action: dispatch.clone() }) }
                             { mapping_panel(&MappingProps {
-                                eval: v.clone(), choice, training: training.clone(), dark, compact, on_action: dispatch.clone(),
+                                eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
                             }) }
                             { training_panel(&TrainingProps {
-                                workload: state.workload.clone(), choice, training: training.clone(), searching, dark, compact, on_action: dispatch.clone(),
+                                choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching, dark, compact, on_action: dispatch.clone(),
                             }) }
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             { tier_table_panel(&v.cluster) }
-                            <crate::components::ExportPanel scenario={settled} />
+                            { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         </div>
                     } else {
                         <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>
@@ -462,22 +429,27 @@ mod tests {
             Action::Best(false),
             Action::Tp(4),
             Action::Pp(2),
+            Action::MicroBatch(2),
+            Action::Recompute(Some(Recompute::Full)),
+            Action::Zero(Some(1)),
         ] {
             s = reduce(s, a);
         }
         let back = State::from_decoded(decode(&encode(&s.scenario())));
         assert!(back.link_notes.is_empty(), "{:?}", back.link_notes);
         assert_eq!(
-            (back.op, back.algbw, back.workload.as_str()),
+            (back.op, back.algbw, back.training.workload.as_str()),
             (Collective::AllToAll, true, "gpt3-175b")
         );
-        assert_eq!((back.best, back.tp, back.pp), (false, 4, 2));
+        let t = &back.training;
+        assert_eq!((t.best, t.tp, t.pp, t.micro_batch, t.zero), (false, 4, 2, 2, Some(1)));
+        assert_eq!(t.recompute, Some(Recompute::Full));
         assert_eq!(back.scenario(), s.scenario());
         // An unknown workload falls back with a note naming the field.
         let mut sc = s.scenario();
         sc.training.workload = "gpt-9000".into();
         let back = State::from_decoded(decode(&encode(&sc)));
-        assert_eq!(back.workload, DEFAULT_WORKLOAD);
+        assert_eq!(back.training.workload, DEFAULT_WORKLOAD);
         assert!(
             back.link_notes
                 .iter()

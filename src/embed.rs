@@ -2,14 +2,14 @@
 //! query), filling its iframe, with a one-line footer stating the scenario and linking back
 //! to the full explorer. [`mount_if_embed`] picks this mode from the page URL.
 
-use crate::hooks::use_media_query;
-use fabricscope_charts::report::{render_chart, CHART_IDS};
-use fabricscope_charts::Theme;
+use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
+use fabricscope_charts::{escape as esc, Theme};
 use fabricscope_model::link::{decode, encode, find_in_url};
-use fabricscope_model::{evaluate, Scenario};
+use fabricscope_model::training::explore::{constraints, fill_row, start, workload, TrainingView};
+use fabricscope_model::{evaluate, ModelError, Report, Scenario};
+use std::fmt::Write;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use yew::prelude::*;
 
 /// Footer height in CSS pixels (assets/embed.css keeps it to one line).
 const FOOT_PX: u32 = 22;
@@ -17,7 +17,7 @@ const FOOT_PX: u32 = 22;
 /// What an embed URL asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EmbedRequest {
-    /// Chart id (`busbw`, `hierarchy`, `topology`), as written in the URL.
+    /// Chart id (one of `CHART_IDS`), as written in the URL.
     pub chart: String,
     pub scenario: Scenario,
     /// Fields of the link that fell back to defaults.
@@ -54,8 +54,13 @@ fn url_parts(url: &str) -> (&str, &str) {
 }
 
 /// Mounts the embed view into `root` when the page URL asks for one; `false` otherwise.
+/// The embed is static markup, so it is written straight into the DOM (no component): once,
+/// then again when the iframe is resized or the colour scheme flips.
 pub fn mount_if_embed(root: &web_sys::Element) -> bool {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(win) = web_sys::window() else {
+        return false;
+    };
+    let Some(doc) = win.document() else {
         return false;
     };
     let url = doc.url().unwrap_or_default();
@@ -66,11 +71,31 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     if let Some(html) = doc.document_element() {
         html.set_class_name("embed-mode");
     }
-    let (width, height) = viewport();
-    yew::Renderer::<Embed>::with_root_and_props(root.clone(), EmbedProps { req, width, height })
-        .render();
+    // The model runs once; redraws only re-render the chart at the new size or palette.
+    let report = evaluate(&req.scenario);
+    let training = training_for(&req.chart, &req.scenario);
+    let dark = win.match_media(DARK).ok().flatten();
+    let draw = {
+        let root = root.clone();
+        let dark = dark.clone();
+        move || {
+            let is_dark = dark.as_ref().is_some_and(|m| m.matches());
+            root.set_inner_html(&embed_html(&req, &report, training.as_ref(), viewport(), is_dark));
+        }
+    };
+    draw();
+    // Lives as long as the page; a failed subscription only loses live redraws (the SVG's
+    // viewBox still scales).
+    let cb = Closure::<dyn Fn()>::new(draw);
+    let _ = win.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
+    if let Some(m) = dark {
+        let _ = m.add_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
+    }
+    cb.forget();
     true
 }
+
+const DARK: &str = "(prefers-color-scheme: dark)";
 
 /// The window's inner size in CSS pixels ((0, 0) when unknown).
 fn viewport() -> (u32, u32) {
@@ -84,103 +109,75 @@ fn viewport() -> (u32, u32) {
         .unwrap_or((0, 0))
 }
 
-/// The viewport size, updated on `resize` (an iframe resized by its page redraws the chart
-/// for its new shape instead of letterboxing the old one).
-#[hook]
-fn use_viewport(initial: (u32, u32)) -> (u32, u32) {
-    let size = use_state(|| initial);
-    {
-        let size = size.clone();
-        use_effect_with((), move |_| {
-            let cb = Closure::<dyn Fn()>::new(move || size.set(viewport()));
-            let win = web_sys::window();
-            if let Some(w) = &win {
-                // Without the listener the chart still scales with its viewBox.
-                let _ = w.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
+/// The training view chart `id` needs: none for the collective charts, the search's first
+/// stage for the topology, step and memory charts, everything for the MFU grid.
+fn training_for(id: &str, s: &Scenario) -> Option<Result<TrainingView, ModelError>> {
+    let run = || -> Result<TrainingView, ModelError> {
+        let topo = s.cluster.topology()?;
+        let w = workload(&s.training.workload)?;
+        let mut v = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
+        if id == "mfu" {
+            for j in 0..v.pps.len() {
+                fill_row(&topo, &mut v, j)?;
             }
-            move || {
-                if let Some(w) = win {
-                    let _ = w
-                        .remove_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
-    }
-    *size
-}
-
-#[derive(Properties, PartialEq)]
-pub struct EmbedProps {
-    pub req: EmbedRequest,
-    /// Viewport size in CSS pixels (0 = the chart's default size).
-    pub width: u32,
-    pub height: u32,
-}
-
-#[component]
-pub fn Embed(props: &EmbedProps) -> Html {
-    let dark = use_media_query("(prefers-color-scheme: dark)");
-    let (width, height) = use_viewport((props.width, props.height));
-    let req = &props.req;
-    let back = format!("./#s={}", encode(&req.scenario));
-    let open = html! {
-        <a href={back} target="_blank" rel="noopener" data-testid="embed-open">{ "Open in Fabricscope ↗" }</a>
+        }
+        Ok(v)
     };
-    let mut failed = true;
-    let body = match evaluate(&req.scenario) {
-        Err(e) => html! {
-            <p class="embed-note" role="alert">{ format!("This scenario cannot be evaluated: {e}") }</p>
-        },
-        Ok(report) => {
+    matches!(id, "topology" | "step" | "mfu" | "memory").then(run)
+}
+
+/// The embed's markup for a `width` x `height` viewport (0 x 0: the chart's own size): any
+/// link warnings, the chart (or why there is none), and a footer with the caption and a link
+/// back to the full explorer.
+pub fn embed_html(
+    req: &EmbedRequest,
+    report: &Result<Report, ModelError>,
+    training: Option<&Result<TrainingView, ModelError>>,
+    (width, height): (u32, u32),
+    dark: bool,
+) -> String {
+    let mut o = String::from("<div class=\"embed\" data-testid=\"embed\">");
+    if !req.warnings.is_empty() {
+        let _ = write!(
+            o,
+            "<p class=\"embed-note\" role=\"status\" data-testid=\"embed-warnings\">Parts of this link could not be read and use defaults: {}</p>",
+            esc(&req.warnings.join("; "))
+        );
+    }
+    let open = format!(
+        "<a href=\"./#s={}\" target=\"_blank\" rel=\"noopener\" data-testid=\"embed-open\">Open in Fabricscope ↗</a>",
+        esc(&encode(&req.scenario))
+    );
+    let alert = |o: &mut String, msg: String| {
+        let _ = write!(o, "<p class=\"embed-note\" role=\"alert\">{}</p><div class=\"embed-foot\">{open}</div>", esc(&msg));
+    };
+    match (report, training) {
+        (Err(e), _) => alert(&mut o, format!("This scenario cannot be evaluated: {e}")),
+        (Ok(_), Some(Err(e))) => alert(&mut o, format!("The training job of this scenario cannot be evaluated: {}: {}", e.field, e.message)),
+        (Ok(report), training) => {
+            let training = training.and_then(|t| t.as_ref().ok());
             // Leave room for the padding and the footer; the SVG's viewBox scales on resize.
-            let (w, h) = (
-                width.saturating_sub(12),
-                height.saturating_sub(FOOT_PX + 10),
-            );
-            match render_chart(
-                &req.chart,
-                &req.scenario,
-                &report,
-                &Theme::for_dark(dark),
-                w,
-                h,
-                false,
-            ) {
-                None => html! {
-                    <p class="embed-note" role="alert">
-                        { format!("No chart \"{}\" to embed; choose one of: {}.", req.chart, CHART_IDS.join(", ")) }
-                    </p>
-                },
+            let (w, h) = (width.saturating_sub(12), height.saturating_sub(FOOT_PX + 10));
+            match render_chart(&req.chart, &req.scenario, report, training, &Theme::for_dark(dark), w, h, false) {
+                None if chart_title(&req.chart).is_some() => {
+                    alert(&mut o, format!("No layout of this job to draw for chart \"{}\".", req.chart))
+                }
+                None => alert(&mut o, format!("No chart \"{}\" to embed; choose one of: {}.", req.chart, CHART_IDS.join(", "))),
                 Some(chart) => {
-                    failed = false;
-                    html! {
-                    <>
-                        <div class="embed-chart" data-testid="embed-chart" data-chart={chart.id}>
-                            { Html::from_html_unchecked(AttrValue::from(chart.svg)) }
-                        </div>
-                        <div class="embed-foot">
-                            <span class="embed-caption" title={chart.caption.clone()}>{ format!("{} · {}", chart.title, chart.caption) }</span>
-                            { open.clone() }
-                        </div>
-                    </>
-                    }
+                    let text = esc(&format!("{} · {}", chart.title, chart.caption));
+                    let _ = write!(
+                        o,
+                        "<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{}\">{}</div><div class=\"embed-foot\"><span class=\"embed-caption\" title=\"{}\">{text}</span>{open}</div>",
+                        chart.id,
+                        chart.svg,
+                        esc(&chart.caption)
+                    );
                 }
             }
         }
-    };
-    html! {
-        <div class="embed" data-testid="embed">
-            if !req.warnings.is_empty() {
-                <p class="embed-note" role="status" data-testid="embed-warnings">
-                    { format!("Parts of this link could not be read and use defaults: {}", req.warnings.join("; ")) }
-                </p>
-            }
-            { body }
-            if failed {
-                <div class="embed-foot">{ open }</div>
-            }
-        </div>
     }
+    o.push_str("</div>");
+    o
 }
 
 #[cfg(test)]
@@ -214,5 +211,27 @@ mod tests {
         );
         assert_eq!(url_parts("http://h/p/#s=v1.e30"), ("", "s=v1.e30"));
         assert_eq!(url_parts("http://h/p/"), ("", ""));
+    }
+
+    #[test]
+    fn embed_markup_has_the_chart_caption_and_way_back() {
+        let req = embed_request("?embed=step", "#s=v1.eyJuIjo4fQ").expect("embed");
+        let report = evaluate(&req.scenario);
+        let training = training_for(&req.chart, &req.scenario);
+        let html = embed_html(&req, &report, training.as_ref(), (800, 450), false);
+        assert!(html.contains("data-chart=\"step\"") && html.contains("<svg"), "{html}");
+        assert!(html.contains("8 nodes × 8 ") && html.contains("llama3-8b on TP"), "caption states cluster and job");
+        assert!(html.contains("href=\"./#s=v1."), "links back to the explorer");
+        // The busbw chart needs no training; an unknown chart and a bad job explain themselves.
+        let req = embed_request("?embed=busbw", "").expect("embed");
+        assert!(training_for(&req.chart, &req.scenario).is_none());
+        let pie = embed_request("?embed=pie", "").expect("embed");
+        let html = embed_html(&pie, &evaluate(&pie.scenario), None, (0, 0), true);
+        assert!(html.contains("role=\"alert\">No chart &quot;pie&quot; to embed; choose one of: busbw, hierarchy, topology, step, mfu, memory."), "{html}");
+        let mut bad = embed_request("?embed=mfu", "").expect("embed");
+        bad.scenario.training.workload = "custom:1:2".into();
+        let t = training_for(&bad.chart, &bad.scenario);
+        let html = embed_html(&bad, &evaluate(&bad.scenario), t.as_ref(), (0, 0), false);
+        assert!(html.contains("The training job of this scenario cannot be evaluated: workload:"), "{html}");
     }
 }

@@ -233,7 +233,7 @@ impl Count {
         if self.auto() && (t.is_empty() || t.eq_ignore_ascii_case("auto")) {
             return Ok(None);
         }
-        let what = self.label().to_lowercase();
+        let what = self.label().to_ascii_lowercase();
         if t.is_empty() {
             return Err(ModelError::new(self.field(), format!("enter the {what}: a whole number")));
         }

@@ -1,7 +1,7 @@
 //! Panel 5b: rules of thumb beside what the model says for this cluster (Report.claims).
 
 use crate::eval::Evaluation;
-use crate::training::TrainingView;
+use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::ModelError;
 use super::{esc, raw};
 use std::fmt::Write;
@@ -24,18 +24,20 @@ pub fn claims(props: &Props) -> Html {
         o.push_str("<p class=\"muted\">This cluster has no second tier to compare: add nodes and NICs.</p>");
     }
     o.push_str("<dl class=\"claims\">");
-    let mut item = |id: &str, claim: &str, value: Option<f64>, digits: usize, answer: &str| {
+    // A ratio of two outcomes reads "1.7×"; a share of the step reads "3%".
+    let mut item = |id: &str, claim: &str, value: Option<f64>, share: bool, answer: &str| {
         let _ = write!(o, "<div class=\"claim\" data-claim=\"{}\"><dt>“{}”</dt><dd>", esc(id), esc(claim));
         if let Some(v) = value {
-            let _ = write!(o, "<span class=\"claim-value\" data-value=\"{v}\">{v:.digits$}×</span> ");
+            let shown = if share { format!("{:.0}% of step", v * 100.0) } else if v >= 1.0 { format!("{v:.1}×") } else { format!("{v:.2}×") };
+            let _ = write!(o, "<span class=\"claim-value\" data-value=\"{v}\">{shown}</span> ");
         }
         let _ = write!(o, "{}</dd></div>", esc(answer));
     };
     for c in claims {
-        item(c.id, c.claim, Some(c.value), 1, &c.answer);
+        item(c.id, c.claim, Some(c.value), false, &c.answer);
     }
     for r in &rules {
-        item(&r.id, &r.claim, r.ratio, 2, &r.answer);
+        item(&r.id, &r.claim, r.ratio, r.ratio_is_share, &r.answer);
     }
     o.push_str("</dl></section>");
     raw(o)

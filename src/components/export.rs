@@ -5,12 +5,16 @@
 //! Import puts the file's scenario in the page's link (`#s=`) and reloads, so it takes the
 //! same path as opening a permalink, including its messages about fields that fell back.
 
-use crate::hooks::use_media_query;
-use fabricscope_charts::report::{render_chart, CHART_IDS};
+use crate::eval::Evaluation;
+use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
+use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::Theme;
-use fabricscope_model::export::curves_csv;
+use fabricscope_model::export::{curves_csv, layouts_csv};
+use fabricscope_model::training::explore::{ranked, TrainingView};
+use fabricscope_model::ModelError;
+use std::rc::Rc;
 use fabricscope_model::link::{decode, encode};
-use fabricscope_model::{evaluate, Scenario};
+use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
@@ -22,9 +26,26 @@ use yew::prelude::*;
 /// PNG exports are drawn at this multiple of the SVG's size (sharp on HiDPI screens and print).
 const PNG_SCALE: f64 = 2.0;
 
-#[derive(Properties, PartialEq)]
+/// Layouts listed in the search-results CSV.
+const RANKED: usize = 50;
+
 pub struct Props {
+    /// The scenario on the page: what the files hold.
     pub scenario: Scenario,
+    /// The scenario in the page's link (written once input settles): what the snippet embeds.
+    pub settled: Scenario,
+    /// The page's evaluation of `scenario`.
+    pub eval: Rc<Evaluation>,
+    /// The training view on the page (its charts are exported as drawn).
+    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
+    pub dark: bool,
+    /// The chart the snippet embeds, and a message about the last import or export.
+    pub embed_id: UseStateHandle<String>,
+    pub note: UseStateHandle<Option<String>>,
+}
+
+thread_local! {
+    static LINK: std::cell::RefCell<Option<(Scenario, String)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Saves `body` as a file named `name`.
@@ -126,28 +147,34 @@ pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
     )
 }
 
-#[component]
-pub fn ExportPanel(props: &Props) -> Html {
-    let dark = use_media_query("(prefers-color-scheme: dark)");
-    let embed_id = use_state(|| "busbw".to_string());
-    let import_note = use_state(|| None::<String>);
+/// Drawn as a plain function (not a component): one generic component less in the bundle;
+/// App keeps its two bits of state.
+pub fn export_panel(props: &Props) -> Html {
+    let dark = props.dark;
+    let embed_id = props.embed_id.clone();
+    let import_note = props.note.clone();
     let s = props.scenario.clone();
-    let link = encode(&s);
-    let report = use_memo(s.clone(), |s| evaluate(s).ok());
+    // Encoding a link costs a baseline diff: once per settled scenario, not per input event.
+    let link = LINK.with(|c| super::cached(c, props.settled.clone(), encode));
+    let eval = props.eval.clone();
 
     let save_json = {
         let s = s.clone();
         Callback::from(move |_: MouseEvent| {
-            let json = serde_json::to_string_pretty(&s).unwrap_or_default() + "\n";
+            let json = serde_json::to_value(&s).and_then(|v| serde_json::to_string_pretty(&v)).unwrap_or_default() + "\n";
             download_text("fabricscope-scenario.json", "application/json", &json);
         })
     };
     let save_csv = {
-        let report = report.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(r) = report.as_ref() {
-                download_text("fabricscope-sweeps.csv", "text/csv", &curves_csv(r));
-            }
+        let eval = eval.clone();
+        Callback::from(move |_: MouseEvent| download_text("fabricscope-sweeps.csv", "text/csv", &curves_csv(&eval.report)))
+    };
+    let save_layouts = {
+        let s = s.clone();
+        let note = import_note.clone();
+        Callback::from(move |_: MouseEvent| match ranked(&s.cluster, &s.training.workload, RANKED) {
+            Ok(rows) => download_text("fabricscope-layouts.csv", "text/csv", &layouts_csv(&rows)),
+            Err(e) => note.set(Some(format!("No layouts to export: {}: {}", e.field, e.message))),
         })
     };
     let on_import = {
@@ -192,19 +219,28 @@ pub fn ExportPanel(props: &Props) -> Html {
     };
 
     let theme = Theme::for_dark(dark);
+    let trained = props.training.clone();
+    let view = trained.as_deref().and_then(|t| t.as_ref().ok()).filter(|v| v.chosen.is_some());
     let chart_buttons = CHART_IDS.iter().map(|&id| {
-        let (s1, s2, r1, r2) = (s.clone(), s.clone(), report.clone(), report.clone());
-        let svg_of = move |s: &Scenario, r: &fabricscope_model::Report| {
-            render_chart(id, s, r, &theme, 0, 0, true).map(|c| c.svg).unwrap_or_default()
-        };
-        let save_svg = Callback::from(move |_: MouseEvent| {
-            if let Some(r) = r1.as_ref() {
-                download_text(&format!("fabricscope-{id}.svg"), "image/svg+xml", &svg_of(&s1, r));
+        // The training charts wait for the search's result.
+        let ready = !TRAINING_CHART_IDS.contains(&id) || view.is_some();
+        let svg_of = {
+            let (s, eval, trained) = (s.clone(), eval.clone(), trained.clone());
+            move || {
+                let training = trained.as_deref().and_then(|t| t.as_ref().ok());
+                render_chart(id, &s, &eval.report, training, &theme, 0, 0, true).map(|c| c.svg)
             }
-        });
+        };
+        let save_svg = {
+            let svg_of = svg_of.clone();
+            Callback::from(move |_: MouseEvent| {
+                if let Some(svg) = svg_of() {
+                    download_text(&format!("fabricscope-{id}.svg"), "image/svg+xml", &svg);
+                }
+            })
+        };
         let save_png = Callback::from(move |_: MouseEvent| {
-            if let Some(r) = r2.as_ref() {
-                let svg = svg_of(&s2, r);
+            if let Some(svg) = svg_of() {
                 let (w, h) = svg_size(&svg);
                 if let Err(e) = download_png(format!("fabricscope-{id}.png"), &svg, w, h) {
                     web_sys::console::warn_2(&JsValue::from_str("Fabricscope: PNG export failed"), &e);
@@ -213,9 +249,9 @@ pub fn ExportPanel(props: &Props) -> Html {
         });
         html! {
             <li>
-                <span class="export-chart">{ id }</span>
-                <button type="button" onclick={save_svg} data-testid={format!("export-{id}-svg")}>{ "SVG" }</button>
-                <button type="button" onclick={save_png} data-testid={format!("export-{id}-png")}>{ "PNG" }</button>
+                <span class="export-chart" title={chart_title(id)}>{ id }</span>
+                <button type="button" onclick={save_svg} disabled={!ready} data-testid={format!("export-{id}-svg")}>{ "SVG" }</button>
+                <button type="button" onclick={save_png} disabled={!ready} data-testid={format!("export-{id}-png")}>{ "PNG" }</button>
             </li>
         }
     });
@@ -231,7 +267,6 @@ pub fn ExportPanel(props: &Props) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         input.select();
     });
-    let ok = report.is_some();
 
     html! {
         <section class="panel export" aria-labelledby="export-heading" data-testid="export">
@@ -242,7 +277,8 @@ pub fn ExportPanel(props: &Props) -> Html {
                     { "Import JSON…" }
                     <input type="file" accept=".json,application/json" onchange={on_import} data-testid="import-json" />
                 </label>
-                <button type="button" onclick={save_csv} disabled={!ok} data-testid="export-csv">{ "Sweeps (CSV)" }</button>
+                <button type="button" onclick={save_csv} data-testid="export-csv">{ "Sweeps (CSV)" }</button>
+                <button type="button" onclick={save_layouts} data-testid="export-layouts" title={format!("The search's {RANKED} best layouts of the job, with step time, MFU and memory")}>{ "Layouts (CSV)" }</button>
             </div>
             if let Some(n) = &*import_note {
                 <p class="export-note" role="alert">{ n }</p>

@@ -6,17 +6,21 @@
 
 use crate::app::Action;
 use crate::eval::{layout_for, pp_choices, tp_choices, Evaluation};
-use crate::training::{cp_values, drawing_layout, ep_values, layout_label, tp_values, workload, Choice, TrainingView};
+use crate::training::{cp_values, ep_values, layout_label, pp_values, tp_values, workload};
+use fabricscope_charts::report::layout_of;
+use fabricscope_model::training::explore::TrainingView;
+use fabricscope_model::training::Constraints;
 use fabricscope_charts::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_charts::Theme;
 use fabricscope_model::ModelError;
 use std::rc::Rc;
-use web_sys::HtmlSelectElement;
+use super::controls::{numbers, parsed, select, Opt, SelectAttrs};
 use yew::prelude::*;
 
 pub struct Props {
     pub eval: Rc<Evaluation>,
-    pub choice: Choice,
+    /// What the user pinned (TP, PP, CP, EP all `None`: the search's best).
+    pub fixed: Constraints,
     pub training: Option<Rc<Result<TrainingView, ModelError>>>,
     pub dark: bool,
     pub compact: bool,
@@ -28,10 +32,6 @@ pub struct Props {
     pub shown: Rc<std::cell::RefCell<Option<TopoSpec>>>,
 }
 
-fn select_value(e: &Event) -> String {
-    let s: HtmlSelectElement = e.target_unchecked_into();
-    s.value()
-}
 
 /// The drawing for `spec` (its layout set), also used by tests.
 pub fn mapping_svg(spec: &TopoSpec, dark: bool, compact: bool) -> (String, bool) {
@@ -42,20 +42,23 @@ pub fn mapping_svg(spec: &TopoSpec, dark: bool, compact: bool) -> (String, bool)
 
 /// The layout to draw: the search's chosen one when it is for this cluster, else the
 /// requested sizes (live while the search catches up).
-fn layout_to_draw(total: u32, choice: Choice, training: &Option<Rc<Result<TrainingView, ModelError>>>) -> (Layout, Option<String>) {
+/// Also the CP and EP of the layout (the search's, or the pinned ones).
+fn layout_to_draw(total: u32, fixed: Constraints, training: &Option<Rc<Result<TrainingView, ModelError>>>) -> (Layout, Option<String>, (u32, u32)) {
     let chosen = training
         .as_deref()
         .and_then(|t| t.as_ref().ok())
-        .filter(|t| t.choice == choice)
+        .filter(|t| t.fixed == fixed)
         .and_then(|t| t.chosen.as_ref())
         .filter(|c| c.mapping.gpus() == total as u64);
-    match (chosen, choice) {
-        (Some(c), _) => (drawing_layout(c), Some(layout_label(c))),
-        (None, Choice::Fixed { tp, pp, cp, .. }) => {
+    let pinned = (fixed.cp.unwrap_or(1), fixed.ep.unwrap_or(1));
+    match (chosen, fixed.tp, fixed.pp) {
+        (Some(c), _, _) => (layout_of(&c.mapping), Some(layout_label(c)), (c.mapping.cp, c.mapping.ep)),
+        (None, Some(tp), Some(pp)) => {
+            let cp = pinned.0;
             let l = layout_for(total, tp, pp);
-            (l, Some(format!("TP{tp} PP{pp} DP{}{}", l.dp / cp.max(1), if cp > 1 { format!(" CP{cp}") } else { String::new() })))
+            (l, Some(format!("TP{tp} PP{pp} DP{}{}", l.dp / cp.max(1), if cp > 1 { format!(" CP{cp}") } else { String::new() })), pinned)
         }
-        (None, Choice::Best) => (layout_for(total, 8, 1), None),
+        _ => (layout_for(total, 8, 1), None, pinned),
     }
 }
 
@@ -69,7 +72,7 @@ thread_local! {
 pub fn mapping_panel(props: &Props) -> Html {
     let e = &props.eval;
     let total = e.total_gpus;
-    let (layout, label) = layout_to_draw(total, props.choice, &props.training);
+    let (layout, label, (cur_cp, cur_ep)) = layout_to_draw(total, props.fixed, &props.training);
     let mut spec = e.topo.clone();
     spec.layout = layout;
     // The warning follows the live layout even while the drawing waits off screen.
@@ -87,48 +90,9 @@ pub fn mapping_panel(props: &Props) -> Html {
     let svg = DRAWN.with(|c| super::cached(c, (spec, props.dark, props.compact), |(spec, dark, compact)| AttrValue::from(mapping_svg(spec, *dark, *compact).0)));
     let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).and_then(|t| workload(&t.workload).ok());
     let tps = wl.as_ref().map(|w| tp_values(total, w)).unwrap_or_else(|| tp_choices(total));
-    let (cur_cp, cur_ep) = match props.choice {
-        Choice::Fixed { cp, ep, .. } => (cp, ep),
-        Choice::Best => (1, 1),
-    };
     let cps = wl.as_ref().map(|w| cp_values(total, w, layout.tp, layout.pp)).unwrap_or_else(|| vec![1]);
     let eps = wl.as_ref().map(|w| ep_values(total, w, layout.tp, layout.pp, cur_cp)).unwrap_or_else(|| vec![1]);
-    let on_tp = {
-        let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            let v = select_value(&e);
-            match v.parse::<u32>() {
-                Ok(t) => cb.emit(Action::Tp(t)),
-                Err(_) => cb.emit(Action::Best(true)),
-            }
-        })
-    };
-    let sel = |e: &Event| select_value(e).parse::<u32>().ok();
-    let on_cp = {
-        let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            if let Some(v) = sel(&e) {
-                cb.emit(Action::Cp(v));
-            }
-        })
-    };
-    let on_ep = {
-        let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            if let Some(v) = sel(&e) {
-                cb.emit(Action::Ep(v));
-            }
-        })
-    };
-    let on_pp = {
-        let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            if let Ok(p) = select_value(&e).parse::<u32>() {
-                cb.emit(Action::Pp(p));
-            }
-        })
-    };
-    let best = props.choice == Choice::Best;
+    let best = props.fixed.tp.is_none();
     let domain = e.report.summary.domain_gpus;
     html! {
         <figure ref={node} class="panel chart wide" data-testid="mapping" data-theme={if props.dark { "dark" } else { "light" }}>
@@ -138,34 +102,28 @@ pub fn mapping_panel(props: &Props) -> Html {
             </figcaption>
             <div class="toolbar">
                 <label class="inline">{ "TP " }
-                    <select id="tp-select" onchange={on_tp} aria-label="Tensor-parallel size, or best from the search">
-                        <option value="best" selected={best}>{ "best (search)" }</option>
-                        { for tps.into_iter().map(|t| html! {
-                            <option value={t.to_string()} selected={!best && t == layout.tp}>{ t }</option>
-                        }) }
-                    </select>
+                    { select("tp-select",
+                        std::iter::once(Opt::new("best", "best (search)", best))
+                            .chain(tps.into_iter().map(|t| Opt::new(t.to_string(), t.to_string(), !best && t == layout.tp)))
+                            .collect(),
+                        SelectAttrs { aria_label: Some("Tensor-parallel size, or best from the search"), ..SelectAttrs::default() },
+                        parsed(&props.on_action, |v| Some(v.parse().map_or(Action::Best(true), Action::Tp)))) }
                 </label>
                 <label class="inline">{ "PP " }
-                    <select id="pp-select" onchange={on_pp} aria-label="Pipeline-parallel size">
-                        { for pp_choices(total, layout.tp).into_iter().map(|p| html! {
-                            <option value={p.to_string()} selected={p == layout.pp}>{ p }</option>
-                        }) }
-                    </select>
+                    { select("pp-select", numbers(wl.as_ref().map(|w| pp_values(total, layout.tp, w)).unwrap_or_else(|| pp_choices(total, layout.tp)), layout.pp),
+                        SelectAttrs { aria_label: Some("Pipeline-parallel size"), ..SelectAttrs::default() },
+                        parsed(&props.on_action, |v| v.parse().ok().map(Action::Pp))) }
                 </label>
                 <label class="inline">{ "CP " }
-                    <select id="cp-select" onchange={on_cp} aria-label="Context-parallel size" disabled={best}>
-                        { for cps.into_iter().map(|c| html! {
-                            <option value={c.to_string()} selected={c == cur_cp}>{ c }</option>
-                        }) }
-                    </select>
+                    { select("cp-select", numbers(cps, cur_cp),
+                        SelectAttrs { aria_label: Some("Context-parallel size"), disabled: best, ..SelectAttrs::default() },
+                        parsed(&props.on_action, |v| v.parse().ok().map(Action::Cp))) }
                 </label>
                 if eps.len() > 1 {
                     <label class="inline">{ "EP " }
-                        <select id="ep-select" onchange={on_ep} aria-label="Expert-parallel size" disabled={best}>
-                            { for eps.into_iter().map(|e| html! {
-                                <option value={e.to_string()} selected={e == cur_ep}>{ e }</option>
-                            }) }
-                        </select>
+                        { select("ep-select", numbers(eps, cur_ep),
+                            SelectAttrs { aria_label: Some("Expert-parallel size"), disabled: best, ..SelectAttrs::default() },
+                            parsed(&props.on_action, |v| v.parse().ok().map(Action::Ep))) }
                     </label>
                 }
                 <span class="inline" data-testid="layout" data-tp={layout.tp.to_string()} data-pp={layout.pp.to_string()} data-dp={layout.dp.to_string()}>

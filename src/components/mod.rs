@@ -2,6 +2,7 @@
 
 mod claims;
 mod collective;
+pub(crate) mod controls;
 mod count_field;
 mod export;
 mod formula;
@@ -16,7 +17,7 @@ mod training;
 pub use claims::{claims, Props as ClaimsProps};
 pub use collective::{collective_panel, collective_svg, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};
-pub use export::ExportPanel;
+pub use export::{export_panel, Props as ExportProps};
 pub use formula::{formula_panel, Props as FormulaProps};
 pub use hierarchy::{hierarchy_panel, hierarchy_svg, Props as HierarchyProps};
 pub use key_numbers::{key_numbers, Props as KeyNumbersProps};

@@ -3,21 +3,26 @@
 //! training model after the inputs settle (see `crate::training`).
 
 use crate::app::Action;
-use crate::training::{custom_id, custom_parts, layout_detail, layout_label, memory_parts, step_parts, Choice, TrainingView, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS};
-use web_sys::HtmlInputElement;
-use fabricscope_charts::training::{memory_chart, mfu_heatmap, seconds_label, step_chart, Size, StepRow};
-use fabricscope_charts::Theme;
-use fabricscope_model::training::PRESETS;
-use fabricscope_model::ModelError;
+use crate::training::{custom_id, custom_parts, layout_detail, micro_batch_values, recompute_choices, workload, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
+use super::controls::{select, Opt, SelectAttrs};
 use super::esc;
+use fabricscope_charts::training::{seconds_label, training_chart};
+use fabricscope_charts::Theme;
+use fabricscope_model::training::explore::TrainingView;
+use fabricscope_model::training::{Constraints, Recompute, PRESETS};
+use fabricscope_model::{ModelError, TrainingChoice};
 use std::fmt::Write;
 use std::rc::Rc;
-use web_sys::HtmlSelectElement;
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 pub struct Props {
-    pub workload: String,
-    pub choice: Choice,
+    /// The job and what the user pinned, as chosen.
+    pub choice: TrainingChoice,
+    /// The pins as the search uses them (sizes brought down to valid ones).
+    pub fixed: Constraints,
+    /// GPUs of the cluster shown.
+    pub total: u32,
     pub training: Option<Rc<Result<TrainingView, ModelError>>>,
     /// A newer result is being computed.
     pub searching: bool,
@@ -43,6 +48,9 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
             let _ = write!(o, "<p class=\"error\" role=\"alert\">{}: {}</p>", esc(e.field), esc(&e.message));
         }
         Some(Ok(v)) => match v.chosen.as_ref() {
+            None if v.fixed.micro_batch.is_some() || v.fixed.recompute.is_some() || v.fixed.zero.is_some() => {
+                o.push_str("<p class=\"warning\">No layout of this job fits with the pinned micro-batch, recompute or ZeRO stage: set one of them to auto.</p>")
+            }
             None => o.push_str("<p class=\"warning\">No layout of this job fits on this cluster.</p>"),
             Some(c) => {
                 let stat = |o: &mut String, label: &str, attrs: &str, value: &str, sub: &str| {
@@ -74,34 +82,8 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
 
 fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(String, String, String)> {
     let theme = Theme::for_dark(dark);
-    let chosen = t.chosen.as_ref()?;
-    let mut rows = vec![StepRow {
-        label: format!("▶ {}", layout_label(chosen)),
-        parts: step_parts(chosen),
-        note: if compact { format!("MFU {:.0}%", chosen.mfu * 100.0) } else { format!("MFU {:.0}% · mb{} z{}{}", chosen.mfu * 100.0, chosen.mapping.micro_batch, chosen.mapping.zero, if chosen.fits { "" } else { " · no fit" }) },
-        highlight: true,
-    }];
-    for (i, r) in t.top.iter().enumerate() {
-        if r == chosen {
-            continue;
-        }
-        rows.push(StepRow {
-            label: if compact { layout_label(r) } else { format!("#{} {}", i + 1, layout_label(r)) },
-            parts: step_parts(r),
-            note: if compact { format!("MFU {:.0}%", r.mfu * 100.0) } else { format!("MFU {:.0}% · mb{} z{}", r.mfu * 100.0, r.mapping.micro_batch, r.mapping.zero) },
-            highlight: false,
-        });
-    }
-    let w = if compact { 420 } else { 920 };
-    // Fixed sizes (the chosen layout plus the top 5; 6 PP rows), so nothing moves when a new
-    // search result arrives.
-    let steps = step_chart(&rows, Size { width: w, height: 34 + 34 * 6 + 8 }, &theme);
-    let best = t.top.first().map(|b| (b.mapping.tp, b.mapping.pp));
-    let chosen_cell = Some((chosen.mapping.tp, chosen.mapping.pp));
-    let heat = mfu_heatmap(&t.tps, &t.pps, &t.mfu, chosen_cell, best, Size { width: if compact { 420 } else { 440 }, height: 60 + 34 * 6 }, &theme);
-    let (parts, cap) = memory_parts(chosen);
-    let memory = memory_chart(&parts, cap, Size { width: if compact { 420 } else { 460 }, height: 110 }, &theme);
-    Some((steps, heat, memory))
+    let chart = |id| training_chart(id, t, &theme, 0, compact).map(|c| c.0);
+    Some((chart("step")?, chart("mfu")?, chart("memory")?))
 }
 
 type Key = (Option<Rc<Result<TrainingView, ModelError>>>, bool, bool);
@@ -116,18 +98,23 @@ pub fn training_panel(props: &Props) -> Html {
             AttrValue::from(body_html(t.as_deref(), *dark, *compact))
         })
     });
+    let c = &props.choice;
+    let cb = &props.on_action;
+    let custom = custom_parts(&c.workload);
+    let mut workloads: Vec<Opt> = PRESETS
+        .iter()
+        .map(|(id, about)| Opt { title: Some(*about), ..Opt::new(*id, *id, *id == c.workload) })
+        .collect();
+    workloads.push(Opt::new(CUSTOM, "custom sizes…", custom.is_some()));
     let on_workload = {
-        let cb = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            let s: HtmlSelectElement = e.target_unchecked_into();
-            let v = s.value();
+        let cb = cb.clone();
+        Callback::from(move |v: String| {
             cb.emit(Action::Workload(if v == CUSTOM { custom_id(&CUSTOM_DEFAULT.map(|x| x.to_string())) } else { v }));
         })
     };
-    let custom = custom_parts(&props.workload);
     let custom_inputs = custom.as_ref().map(|parts| {
         CUSTOM_FIELDS.iter().enumerate().map(|(i, (field, label))| {
-            let cb = props.on_action.clone();
+            let cb = cb.clone();
             let value = parts[i].clone();
             let parts = parts.clone();
             let oninput = Callback::from(move |e: InputEvent| {
@@ -144,29 +131,59 @@ pub fn training_panel(props: &Props) -> Html {
             }
         }).collect::<Html>()
     });
+    // Micro-batch sizes that divide each replica's share of the batch (DP known only when
+    // TP, PP and CP are pinned); a pinned size stays listed even where it no longer divides.
+    let f = &props.fixed;
+    let dp = match (f.tp, f.pp, f.cp) {
+        (Some(tp), Some(pp), Some(cp)) => Some(props.total / (tp * pp * cp).max(1)),
+        _ => None,
+    };
+    let mut mbs = workload(&c.workload).map(|w| micro_batch_values(&w, dp)).unwrap_or_default();
+    if c.micro_batch > 0 && !mbs.contains(&c.micro_batch) {
+        mbs.push(c.micro_batch);
+    }
+    let auto = |on: bool| Opt::new("auto", "auto", on);
+    let mb_opts = std::iter::once(auto(c.micro_batch == 0))
+        .chain(mbs.into_iter().map(|m| Opt::new(m.to_string(), m.to_string(), m == c.micro_batch)))
+        .collect();
+    let rc_opts = std::iter::once(auto(c.recompute.is_none()))
+        .chain(recompute_choices().into_iter().map(|(r, text)| Opt::new(r.id(), text, c.recompute == Some(r))))
+        .collect();
+    let zero_text = ["0", "1 (optimizer)", "2 (+ gradients)", "3 (FSDP)"];
+    let zero_opts = std::iter::once(auto(c.zero.is_none()))
+        .chain(ZERO_STAGES.iter().map(|&z| Opt::new(z.to_string(), zero_text[z as usize], c.zero == Some(z))))
+        .collect();
+    let labelled = |label: &'static str| SelectAttrs { aria_label: Some(label), ..SelectAttrs::default() };
     let view = props.training.as_deref().and_then(|t| t.as_ref().ok());
     html! {
         <section class={classes!("panel", "chart", "wide", props.searching.then_some("busy"))} data-testid="training" aria-labelledby="training-h" aria-busy={props.searching.to_string()}>
             <div class="figcaption">
                 <h3 id="training-h" class="chart-title">{ "4 · Training step" }</h3>
-                <span class="chart-sub">{ "Megatron-style job · step time of the slowest pipeline stage · search over TP, PP, DP, CP, EP, micro-batch, recompute and ZeRO" }</span>
+                <span class="chart-sub">{ "Megatron-style job · step time of the slowest pipeline stage · search over TP, PP, DP, CP, EP, micro-batch, recompute and ZeRO; pin any of them" }</span>
             </div>
             <div class="toolbar">
                 <label class="inline">{ "Workload " }
-                    <select id="workload-select" onchange={on_workload}>
-                        { for PRESETS.iter().map(|(id, about)| html! {
-                            <option value={*id} selected={*id == props.workload} title={*about}>{ *id }</option>
-                        }) }
-                        <option value={CUSTOM} selected={custom.is_some()}>{ "custom GPT (sizes below)" }</option>
-                    </select>
+                    { select("workload-select", workloads, SelectAttrs::default(), on_workload) }
                 </label>
-                if let Some(inputs) = custom_inputs {
-                    <span class="custom-sizes" role="group" aria-label="Custom GPT-style model (ffn 4h, sequence 2048)">{ inputs }</span>
-                }
+                <label class="inline">{ "Micro-batch " }
+                    { select("mb-select", mb_opts, labelled("Micro-batch size in sequences, or auto"),
+                        cb.reform(|v: String| Action::MicroBatch(v.parse().unwrap_or(0)))) }
+                </label>
+                <label class="inline">{ "Recompute " }
+                    { select("recompute-select", rc_opts, labelled("Activation recomputation, or auto"),
+                        cb.reform(|v: String| Action::Recompute(Recompute::from_id(&v)))) }
+                </label>
+                <label class="inline">{ "ZeRO " }
+                    { select("zero-select", zero_opts, labelled("ZeRO stage over the data-parallel group, or auto"),
+                        cb.reform(|v: String| Action::Zero(v.parse().ok()))) }
+                </label>
                 <span class="status" role="status" data-testid="training-status">
                     { if props.searching { "searching…".to_string() } else if let Some(v) = view { format!("{} layouts searched", v.candidates) } else { String::new() } }
                 </span>
             </div>
+            if let Some(inputs) = custom_inputs {
+                <div class="toolbar custom-sizes" role="group" aria-label="Custom GPT-style model: ffn 4h; experts 0 for a dense model">{ inputs }</div>
+            }
             { Html::from_html_unchecked(body) }
         </section>
     }
