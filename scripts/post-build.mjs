@@ -1,12 +1,14 @@
 // Trunk post_build hook (Trunk.toml [[hooks]]): runs in Trunk's staging directory before it
-// replaces dist/. Two jobs:
+// replaces dist/. Three jobs:
 //
 // 1. CSP: Trunk writes the wasm loader as an inline <script type="module">, which the
 //    page's Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no inline
 //    scripts) would block. Move it to boot-<hash>.js next to index.html and reference it
 //    with an integrity hash. Any other inline script (trunk serve's autoreload client) only
 //    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so.
-// 2. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
+// 2. Size: minify the JS (wasm-bindgen's glue) and CSS with esbuild (e2e/node_modules), and
+//    update their integrity hashes in index.html (part of the 250 KB gzipped budget).
+// 3. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
 //    hashed names) and a cache version derived from their contents, so a new deploy gets a
 //    new cache and the old one is deleted.
 //
@@ -16,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const staging = process.env.TRUNK_STAGING_DIR ?? join(root, 'dist');
@@ -72,9 +75,49 @@ async function writeServiceWorker() {
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.trim().startsWith('//'))
     .join('\n');
-  await writeFile(join(staging, 'sw.js'), sw);
+  await writeFile(join(staging, 'sw.js'), minify(sw, 'js'));
   say(`sw.js: cache version ${version}, ${precache.length} entries`);
 }
 
+/** esbuild from e2e/node_modules, or null when it is not installed (then nothing is minified). */
+function loadEsbuild() {
+  try {
+    return createRequire(join(root, 'e2e', 'package.json'))('esbuild');
+  } catch {
+    return null;
+  }
+}
+
+const esbuild = loadEsbuild();
+
+/** Minifies `code` as JS (ES module) or CSS; unchanged without esbuild. */
+function minify(code, kind) {
+  if (!esbuild) return code;
+  return esbuild.transformSync(code, { minify: true, loader: kind, ...(kind === 'js' ? { format: 'esm' } : {}) }).code;
+}
+
+async function minifyAssets() {
+  if (!esbuild) {
+    say('esbuild not installed (npm ci in e2e/): JS and CSS left as Trunk wrote them');
+    return;
+  }
+  const indexPath = join(staging, 'index.html');
+  let html = await readFile(indexPath, 'utf8');
+  let before = 0;
+  let after = 0;
+  for (const f of (await files(staging)).filter((p) => /\.(js|css)$/.test(p))) {
+    const code = await readFile(f, 'utf8');
+    const out = minify(code, f.endsWith('.css') ? 'css' : 'js');
+    before += code.length;
+    after += out.length;
+    await writeFile(f, out);
+    const integrity = (c) => `sha384-${sha('sha384', c).toString('base64')}`;
+    html = html.split(integrity(code)).join(integrity(out));
+  }
+  await writeFile(indexPath, html);
+  say(`minified JS and CSS: ${before} -> ${after} bytes`);
+}
+
 await externalizeLoader();
+await minifyAssets();
 await writeServiceWorker();
