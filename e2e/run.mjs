@@ -300,6 +300,29 @@ async function main() {
       assert(heat.includes('★'), 'best layout starred on the heatmap');
     });
 
+    await check('micro-batch, recompute and ZeRO pickers pin what the search would choose', async () => {
+      await page.selectOption('#workload-select', 'llama3-8b');
+      await page.selectOption('#tp-select', '8');
+      await page.selectOption('#cp-select', '1');
+      await page.waitForFunction(() => !/CP\d/.test(document.querySelector('[data-testid=training-numbers]')?.textContent ?? 'CP2'), null, { timeout: 20000 });
+      await waitForTraining(page);
+      // With TP, PP and CP pinned, the micro-batch picker offers only sizes dividing each
+      // replica's share of the 512-sequence batch.
+      const mbs = (await page.$$eval('#mb-select option', (os) => os.map((o) => o.value))).filter((v) => v !== 'auto').map(Number);
+      const dp = Number(await page.getAttribute('[data-testid=layout]', 'data-dp'));
+      assert(mbs.length > 0 && mbs.every((m) => (512 / dp) % m === 0), `micro-batches ${mbs} for DP ${dp}`);
+      const free = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      await page.selectOption('#zero-select', '3');
+      await page.selectOption('#recompute-select', 'full');
+      await page.selectOption('#mb-select', String(mbs[0]));
+      await page.waitForFunction((mb) => /ZeRO 3 · full recompute/.test(document.querySelector('[data-testid=step-time] + .stat-sub')?.textContent ?? '') && document.querySelector('[data-testid=step-time] + .stat-sub').textContent.includes(`mb${mb} `), mbs[0], { timeout: 20000 });
+      await waitForTraining(page);
+      const pinned = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      assert(pinned >= free, `pinning ZeRO 3 + full recompute (${pinned} s) cannot beat the search's choice (${free} s)`);
+      for (const sel of ['#zero-select', '#recompute-select', '#mb-select']) await page.selectOption(sel, 'auto');
+      await page.waitForFunction((t) => Number(document.querySelector('[data-testid=step-time]')?.dataset.value) === t, free, { timeout: 20000 });
+    });
+
     await check('custom workload: sizes typed in, an invalid one is named, the search runs on the rest', async () => {
       await page.selectOption('#workload-select', 'custom');
       await page.waitForSelector('#custom-heads', { timeout: 5000 });
@@ -310,6 +333,19 @@ async function main() {
       await waitForTraining(page);
       assert(!(await page.$('[data-testid=training] .error')), 'error gone once the sizes are valid');
       assert(await page.$('[data-testid=step-chart] svg'), 'step chart for the custom model');
+      // Longer sequences and a mixture of experts: EP is offered once the model has experts.
+      const dense = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      await page.fill('#custom-seq', '8192');
+      await page.fill('#custom-experts', '8');
+      await waitForTraining(page);
+      const moe = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      assert(moe > dense, `8 experts at 4x the sequence take longer per step (${moe} s vs ${dense} s)`);
+      await page.selectOption('#tp-select', '1');
+      await page.waitForSelector('#ep-select', { timeout: 10000 });
+      await page.fill('#custom-top_k', '9');
+      await page.waitForFunction(() => /Top-k/.test(document.querySelector('[data-testid=training] .error')?.textContent ?? ''), null, { timeout: 10000 });
+      await page.fill('#custom-top_k', '2');
+      await page.selectOption('#tp-select', 'best');
     });
 
     await check('screenshots: desktop light and dark (1400x900); charts redraw in the dark palette', async () => {

@@ -148,6 +148,14 @@ async function main() {
       assert(tall > 400, `redrawn tall: ${tall}px`);
     });
 
+    await check('?embed=step: a training chart of the link\'s job', async () => {
+      const { page } = await newPage({ viewport: { width: 700, height: 400 } });
+      await page.goto(`${base}?embed=step&s=${B200}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=embed-chart][data-chart=step] svg', { timeout: 15000 });
+      const cap = await page.textContent('.embed-caption');
+      assert(cap.includes('16 nodes × 8 B200') && cap.includes('llama3-8b on TP'), `caption names cluster and job: ${cap}`);
+    });
+
     await check('embed: unknown chart and damaged link explain themselves', async () => {
       const { page } = await newPage({ viewport: { width: 500, height: 300 } });
       await page.goto(`${base}?embed=pie`, { waitUntil: 'load' });
@@ -198,6 +206,15 @@ async function main() {
       assert(csv.body.toString().startsWith('op,scope,ranks,bytes,'), 'CSV header');
       const svg = await grab('export-busbw-svg');
       assert(svg.body.toString().startsWith('<svg') && svg.body.toString().includes('16 nodes × 8 B200'), 'SVG titled with the scenario');
+      // Training charts (once the search has answered) and the ranked layouts.
+      await page.waitForSelector('[data-testid=export-step-svg]:not([disabled])', { timeout: 30000 });
+      const step = (await grab('export-step-svg')).body.toString();
+      assert(step.startsWith('<svg') && step.includes('16 nodes × 8 B200') && step.includes('llama3-8b on TP'), 'step chart titled with cluster and job');
+      const mfu = await grab('export-mfu-png');
+      assert(mfu.name === 'fabricscope-mfu.png' && mfu.body.subarray(1, 4).toString() === 'PNG', 'MFU heatmap as PNG');
+      const layouts = (await grab('export-layouts')).body.toString().split('\r\n');
+      assert(layouts[0].startsWith('rank,layout,tp,pp,dp,') && layouts[1].startsWith('1,TP'), `layouts CSV: ${layouts.slice(0, 2)}`);
+      assert(layouts.filter((l) => l).length > 5, `more layouts than the panel shows: ${layouts.length}`);
       const png = await grab('export-hierarchy-png');
       assert(png.name === 'fabricscope-hierarchy.png' && png.body.subarray(1, 4).toString() === 'PNG' && png.body.length > 5000, `PNG: ${png.body.length} bytes`);
       const snippet = await page.inputValue('[data-testid=embed-snippet]');
