@@ -43,9 +43,10 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-# wasm-opt (binaryen 132) and playwright-core for the end-to-end suite, from the npm registry.
-if [[ ! -x e2e/node_modules/.bin/wasm-opt ]] || [[ ! -d e2e/node_modules/playwright-core ]]; then
-  say "installing e2e node packages (binaryen, playwright-core)"
+# wasm-opt (binaryen 132), esbuild (minifies the JS and CSS in the post-build hook) and
+# playwright-core for the end-to-end suite, from the npm registry.
+if [[ ! -x e2e/node_modules/.bin/wasm-opt ]] || [[ ! -d e2e/node_modules/playwright-core ]] || [[ ! -d e2e/node_modules/esbuild ]]; then
+  say "installing e2e node packages (binaryen, esbuild, playwright-core)"
   (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
 fi
 say "tools ready: $(version_of wasm-bindgen); $(version_of trunk); $(version_of wasm-pack); $(version_of wasm-opt); $(version_of chromium)"

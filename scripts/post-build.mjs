@@ -7,7 +7,8 @@
 //    with an integrity hash. Any other inline script (trunk serve's autoreload client) only
 //    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so.
 // 2. Size: minify the JS (wasm-bindgen's glue) and CSS with esbuild (e2e/node_modules), and
-//    update their integrity hashes in index.html (part of the 250 KB gzipped budget).
+//    update their integrity hashes in index.html (part of the 250 KB gzipped budget). sw.js,
+//    written next, stays readable.
 // 3. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
 //    hashed names) and a cache version derived from their contents, so a new deploy gets a
 //    new cache and the old one is deleted.
@@ -75,7 +76,7 @@ async function writeServiceWorker() {
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.trim().startsWith('//'))
     .join('\n');
-  await writeFile(join(staging, 'sw.js'), minify(sw, 'js'));
+  await writeFile(join(staging, 'sw.js'), sw);
   say(`sw.js: cache version ${version}, ${precache.length} entries`);
 }
 

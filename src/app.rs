@@ -268,11 +268,18 @@ pub fn App() -> Html {
     let settled = url::use_link_writer(state.scenario());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
-    let fixed = state.fixed();
+    // Checking the pinned sizes against the model takes a few hundred checks: once per change
+    // of the choice or the GPU count, not on every input.
+    let fixed = *use_memo((state.training.clone(), state.view.as_ref().map(|v| v.total_gpus)), {
+        let state = state.clone();
+        move |_| state.fixed()
+    });
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
     let mapping_in_view = use_in_view(mapping_node.clone());
     let mapping_shown = use_mut_ref(|| None);
+    let training_node = use_node_ref();
+    let training_in_view = use_in_view(training_node.clone());
     let (training, searching) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
@@ -392,6 +399,7 @@ pub fn App() -> Html {
                             }) }
                             { training_panel(&TrainingProps {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching, dark, compact, on_action: dispatch.clone(),
+                                node: training_node.clone(), in_view: training_in_view,
                             }) }
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }

@@ -2,10 +2,11 @@
 //! the pinned layout, in stages so the page answers input between them.
 //!
 //! The search is the one costly part of the page (tens of ms for a 1024-GPU cluster in
-//! wasm), so [`use_training`] runs it 150 ms after the last change instead of on every
-//! `input` event; the collective panels stay live while a slider is dragged.
+//! wasm, too slow for the 16 ms input-to-paint budget), so [`use_training`] runs it 150 ms
+//! after the last change; every input in between re-evaluates the last search's layouts on
+//! the new cluster (microseconds), so the training numbers still follow a dragged slider.
 
-use fabricscope_model::training::explore::{answer_rules, fill_row, start, TrainingView};
+use fabricscope_model::training::explore::{answer_rules, carry_over, fill_row, start, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;
@@ -22,51 +23,67 @@ pub const SEARCH_DELAY_MS: u32 = 150;
 
 type Shared = Option<Rc<Result<TrainingView, ModelError>>>;
 
+/// A search's answer and the inputs it answers; `gen` numbers the searches.
+struct Computed {
+    gen: u64,
+    cluster: Cluster,
+    workload: String,
+    fixed: Constraints,
+    view: Rc<Result<TrainingView, ModelError>>,
+}
+
+type Latest = UseStateHandle<Option<Rc<Computed>>>;
+
 /// One stage of the staged search, then the next in a later task (so the page answers input
 /// between stages); `gen` stops a chain whose inputs have changed since.
 #[allow(clippy::too_many_arguments)]
-fn run_stage(stage: usize, mut v: Option<TrainingView>, c: Cluster, w: String, ch: Constraints, my: u64, gen: Rc<std::cell::Cell<u64>>, result: UseStateHandle<Shared>, pending: UseStateHandle<bool>) {
+fn run_stage(stage: usize, mut v: Option<TrainingView>, c: Cluster, w: String, ch: Constraints, my: u64, gen: Rc<std::cell::Cell<u64>>, result: Latest, pending: UseStateHandle<bool>) {
     if gen.get() != my {
         return;
     }
-    let next = |stage: usize, v: Option<TrainingView>, result: UseStateHandle<Shared>, pending: UseStateHandle<bool>| {
+    let publish = |result: &Latest, view: Result<TrainingView, ModelError>| {
+        result.set(Some(Rc::new(Computed { gen: my, cluster: c.clone(), workload: w.clone(), fixed: ch, view: Rc::new(view) })));
+    };
+    let next = |stage: usize, v: Option<TrainingView>, result: Latest, pending: UseStateHandle<bool>| {
         let (c, w, gen) = (c.clone(), w.clone(), gen.clone());
         Timeout::new(0, move || run_stage(stage, v, c, w, ch, my, gen, result, pending)).forget();
     };
     match (stage, v.as_mut()) {
         (0, _) => match c.topology().and_then(|t| start(&t, &w, ch)) {
             Ok(view) => {
-                result.set(Some(Rc::new(Ok(view.clone()))));
+                publish(&result, Ok(view.clone()));
                 next(1, Some(view), result, pending);
             }
             Err(e) => {
-                result.set(Some(Rc::new(Err(e))));
+                publish(&result, Err(e));
                 pending.set(false);
             }
         },
         (s, Some(view)) if s <= view.pps.len() => {
             let _ = c.topology().and_then(|t| fill_row(&t, view, s - 1));
             if s == view.pps.len() {
-                result.set(Some(Rc::new(Ok(view.clone()))));
+                publish(&result, Ok(view.clone()));
             }
             next(s + 1, v, result, pending);
         }
         (_, Some(view)) => {
             let _ = c.topology().and_then(|t| answer_rules(&t, view));
-            result.set(Some(Rc::new(Ok(view.clone()))));
+            publish(&result, Ok(view.clone()));
             pending.set(false);
         }
         (_, None) => pending.set(false),
     }
 }
 
-/// The training view for (cluster, workload, choice), recomputed [`SEARCH_DELAY_MS`] after
-/// the last change, in stages (top layouts, then the MFU grid row by row, then the rules),
-/// each in its own task. Returns the latest result (possibly for an earlier input, or not
-/// complete yet) and whether more is coming.
+/// The training view for (cluster, workload, pins). The search runs [`SEARCH_DELAY_MS`]
+/// after the last change, in stages (top layouts, then the MFU grid row by row, then the
+/// rules), each in its own task. Until it answers, every input gets the last search's layouts
+/// re-evaluated on the new cluster ([`carry_over`]: step time, MFU and memory follow the
+/// slider at once; the ranking and MFU grid are the last search's). Returns the view to show
+/// and whether a search is on its way.
 #[hook]
 pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints) -> (Shared, bool) {
-    let result = use_state(|| None::<Rc<Result<TrainingView, ModelError>>>);
+    let result = use_state(|| None::<Rc<Computed>>);
     // Compared before re-rendering: most inputs find it already true.
     let pending = use_state_eq(|| false);
     let timer = use_mut_ref(|| None::<Timeout>);
@@ -75,7 +92,7 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
         let result = result.clone();
         let pending = pending.clone();
         let gen = gen.borrow().clone();
-        use_effect_with((cluster, workload, fixed), move |(c, w, ch)| {
+        use_effect_with((cluster.clone(), workload.clone(), fixed), move |(c, w, ch)| {
             gen.set(gen.get() + 1);
             let my = gen.get();
             match c.clone() {
@@ -90,5 +107,18 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
             }
         });
     }
-    ((*result).clone(), *pending)
+    let latest = (*result).clone();
+    let shown = use_memo((cluster, workload, fixed, latest.as_ref().map(|r| r.gen)), move |(c, w, f, _)| -> Shared {
+        let r = latest?;
+        let Some(c) = c else { return Some(r.view.clone()) };
+        if (&r.cluster, &r.workload, r.fixed) == (c, w, *f) {
+            return Some(r.view.clone());
+        }
+        let carried = match (&*r.view, r.workload == *w) {
+            (Ok(v), true) => c.topology().ok().and_then(|t| carry_over(&t, v, *f)),
+            _ => None,
+        };
+        Some(carried.map_or_else(|| r.view.clone(), |v| Rc::new(Ok(v))))
+    });
+    ((*shown).clone(), *pending)
 }

@@ -63,7 +63,9 @@ fn layout_to_draw(total: u32, fixed: Constraints, training: &Option<Rc<Result<Tr
 }
 
 type Key = (TopoSpec, bool, bool);
+type Offered = (u32, Option<String>, u32, u32, u32);
 thread_local! {
+    static OFFERED: std::cell::RefCell<Option<(Offered, [Vec<u32>; 4])>> = const { std::cell::RefCell::new(None) };
     static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
 }
 
@@ -88,10 +90,19 @@ pub fn mapping_panel(props: &Props) -> Html {
         shown.clone().unwrap_or(spec)
     };
     let svg = DRAWN.with(|c| super::cached(c, (spec, props.dark, props.compact), |(spec, dark, compact)| AttrValue::from(mapping_svg(spec, *dark, *compact).0)));
-    let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).and_then(|t| workload(&t.workload).ok());
-    let tps = wl.as_ref().map(|w| tp_values(total, w)).unwrap_or_else(|| tp_choices(total));
-    let cps = wl.as_ref().map(|w| cp_values(total, w, layout.tp, layout.pp)).unwrap_or_else(|| vec![1]);
-    let eps = wl.as_ref().map(|w| ep_values(total, w, layout.tp, layout.pp, cur_cp)).unwrap_or_else(|| vec![1]);
+    let wl = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.workload.clone());
+    // The sizes on offer change only with the GPU count, the job and the layout, not on every
+    // input (each list checks every combination against the model).
+    let key = (total, wl, layout.tp, layout.pp, cur_cp);
+    let [tps, pps, cps, eps] = OFFERED.with(|c| {
+        super::cached(c, key, |(total, wl, tp, pp, cp)| {
+            let (total, tp, pp, cp) = (*total, *tp, *pp, *cp);
+            match wl.as_deref().map(workload) {
+                Some(Ok(w)) => [tp_values(total, &w), pp_values(total, tp, &w), cp_values(total, &w, tp, pp), ep_values(total, &w, tp, pp, cp)],
+                _ => [tp_choices(total), pp_choices(total, tp), vec![1], vec![1]],
+            }
+        })
+    });
     let best = props.fixed.tp.is_none();
     let domain = e.report.summary.domain_gpus;
     html! {
@@ -110,7 +121,7 @@ pub fn mapping_panel(props: &Props) -> Html {
                         parsed(&props.on_action, |v| Some(v.parse().map_or(Action::Best(true), Action::Tp)))) }
                 </label>
                 <label class="inline">{ "PP " }
-                    { select("pp-select", numbers(wl.as_ref().map(|w| pp_values(total, layout.tp, w)).unwrap_or_else(|| pp_choices(total, layout.tp)), layout.pp),
+                    { select("pp-select", numbers(pps, layout.pp),
                         SelectAttrs { aria_label: Some("Pipeline-parallel size"), ..SelectAttrs::default() },
                         parsed(&props.on_action, |v| v.parse().ok().map(Action::Pp))) }
                 </label>

@@ -29,6 +29,9 @@ pub struct Props {
     pub dark: bool,
     pub compact: bool,
     pub on_action: Callback<Action>,
+    /// The panel's element (App observes whether it is on screen) and that observation.
+    pub node: NodeRef,
+    pub in_view: bool,
 }
 
 /// "12.3 M"-style count.
@@ -93,7 +96,16 @@ thread_local! {
 
 /// Drawn as a plain function with a one-entry cache (see `super::cached`).
 pub fn training_panel(props: &Props) -> Html {
+    // Off screen, the re-evaluations of the last search's layouts while a slider is dragged
+    // are not drawn (input-to-paint budget); a search's own answer always is, and the panel
+    // catches up as it scrolls into view.
+    let carried = props.training.as_deref().is_some_and(|t| t.as_ref().is_ok_and(|v| v.carried));
     let body = DRAWN.with(|c| {
+        if carried && !props.in_view {
+            if let Some((_, drawn)) = &*c.borrow() {
+                return drawn.clone();
+            }
+        }
         super::cached(c, (props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
             AttrValue::from(body_html(t.as_deref(), *dark, *compact))
         })
@@ -156,7 +168,7 @@ pub fn training_panel(props: &Props) -> Html {
     let labelled = |label: &'static str| SelectAttrs { aria_label: Some(label), ..SelectAttrs::default() };
     let view = props.training.as_deref().and_then(|t| t.as_ref().ok());
     html! {
-        <section class={classes!("panel", "chart", "wide", props.searching.then_some("busy"))} data-testid="training" aria-labelledby="training-h" aria-busy={props.searching.to_string()}>
+        <section ref={props.node.clone()} class={classes!("panel", "chart", "wide", props.searching.then_some("busy"))} data-testid="training" aria-labelledby="training-h" aria-busy={props.searching.to_string()}>
             <div class="figcaption">
                 <h3 id="training-h" class="chart-title">{ "4 · Training step" }</h3>
                 <span class="chart-sub">{ "Megatron-style job · step time of the slowest pipeline stage · search over TP, PP, DP, CP, EP, micro-batch, recompute and ZeRO; pin any of them" }</span>
@@ -178,7 +190,12 @@ pub fn training_panel(props: &Props) -> Html {
                         cb.reform(|v: String| Action::Zero(v.parse().ok()))) }
                 </label>
                 <span class="status" role="status" data-testid="training-status">
-                    { if props.searching { "searching…".to_string() } else if let Some(v) = view { format!("{} layouts searched", v.candidates) } else { String::new() } }
+                    { match view {
+                        Some(v) if v.carried => "last search's layouts on this cluster · searching…".to_string(),
+                        _ if props.searching => "searching…".to_string(),
+                        Some(v) => format!("{} layouts searched", v.candidates),
+                        None => String::new(),
+                    } }
                 </span>
             </div>
             if let Some(inputs) = custom_inputs {

@@ -10,7 +10,7 @@ use super::mapping::{Parallel, Recompute};
 use super::presets::{gpt, preset, preset_ids};
 use super::rules::{rules_of_thumb, RuleOfThumb};
 use super::search::{Constraints, SearchOptions};
-use super::step::StepReport;
+use super::step::{Evaluator, StepReport};
 use super::workload::{Moe, Workload};
 use super::{search_layouts, Framework};
 use crate::error::{ModelError, Result};
@@ -176,6 +176,9 @@ pub struct TrainingView {
     pub rules: Vec<RuleOfThumb>,
     /// Candidates the search looked at.
     pub candidates: u64,
+    /// The layouts were carried over from another cluster's search ([`carry_over`]), not
+    /// searched for this one: the ranking, MFU grid and rules may be out of date.
+    pub carried: bool,
 }
 
 impl TrainingView {
@@ -205,7 +208,7 @@ pub fn start(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<T
     let tps = tp_values(total, &w);
     let pps: Vec<u32> = powers(32).filter(|p| *p <= w.layers && total.is_multiple_of(*p)).collect();
     let mfu = vec![None; tps.len() * pps.len()];
-    Ok(TrainingView { workload: workload_id.to_string(), fixed, chosen, top, tps, pps, mfu, rules: Vec::new(), candidates })
+    Ok(TrainingView { workload: workload_id.to_string(), fixed, chosen, top, tps, pps, mfu, rules: Vec::new(), candidates, carried: false })
 }
 
 /// Fills row `j` (one PP size) of the MFU grid: the best layout for each TP, with the
@@ -227,6 +230,36 @@ pub fn answer_rules(topo: &Topology, v: &mut TrainingView) -> Result<()> {
     let w = workload(&v.workload)?;
     v.rules = rules_of_thumb(topo, &w, Framework::default()).unwrap_or_default();
     Ok(())
+}
+
+/// The layouts of `prev` (same job) re-evaluated on another cluster: what a page shows at
+/// once, on the input that changed the cluster, while the search for it runs. Each layout
+/// keeps its TP, PP, CP, EP, micro-batch, recompute and ZeRO; DP takes the new GPU count.
+/// Layouts that no longer fit the GPU count (or the pins `fixed`) are dropped; the MFU grid
+/// and rules are those of `prev`, for the caller to show as stale. `None` when the chosen
+/// layout cannot be carried over (then only a new search can answer).
+pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> Option<TrainingView> {
+    let w = workload(&prev.workload).ok()?;
+    let total = topo.total_gpus;
+    let mut ev = Evaluator::new(topo, &w, Framework::default()).ok()?;
+    let pinned = |p: Option<u32>, v: u32| p.is_none_or(|p| p == v);
+    let mut again = |r: &StepReport| -> Option<StepReport> {
+        let m = r.mapping;
+        let used = m.tp * m.pp * m.cp;
+        let ok = pinned(fixed.tp, m.tp)
+            && pinned(fixed.pp, m.pp)
+            && pinned(fixed.cp, m.cp)
+            && pinned(fixed.ep, m.ep)
+            && pinned(fixed.micro_batch, m.micro_batch)
+            && fixed.recompute.is_none_or(|x| x == m.recompute)
+            && fixed.zero.is_none_or(|z| z == m.zero)
+            && total.is_multiple_of(used);
+        let par = Parallel { dp: total / used.max(1), ..m };
+        ok.then(|| ev.evaluate(&par).ok()).flatten()
+    };
+    let chosen = again(prev.chosen.as_ref()?)?;
+    let top = prev.top.iter().filter_map(&mut again).collect();
+    Some(TrainingView { chosen: Some(chosen), top, fixed, candidates: 0, carried: true, ..prev.clone() })
 }
 
 /// Every stage at once: the training view of `choice` on `cluster`.
@@ -368,6 +401,25 @@ mod tests {
                 assert!(c.step_time_s >= best * (1.0 - 1e-12), "ZeRO {z}: {} < {best}", c.step_time_s);
             }
         }
+    }
+
+    #[test]
+    fn layouts_carry_over_to_a_new_cluster_as_a_fresh_evaluation_would_give() {
+        let small = Cluster::default();
+        let big = Cluster { nodes: 8, ..Cluster::default() };
+        let v = explore(&small, &TrainingChoice::default()).unwrap();
+        let topo = big.topology().unwrap();
+        let c = carry_over(&topo, &v, v.fixed).expect("the 32-GPU layout works on 64 GPUs");
+        let (old, new) = (v.chosen.as_ref().unwrap().mapping, c.chosen.as_ref().unwrap().mapping);
+        assert_eq!((new.tp, new.pp, new.cp, new.micro_batch, new.zero), (old.tp, old.pp, old.cp, old.micro_batch, old.zero));
+        assert_eq!(new.dp, 2 * old.dp, "DP takes the doubled GPU count");
+        let fresh = crate::training::evaluate(&topo, &workload(DEFAULT_WORKLOAD).unwrap(), &new, Framework::default()).unwrap();
+        assert_eq!(c.chosen.unwrap().step_time_s, fresh.step_time_s);
+        assert!(c.top.len() <= v.top.len() && c.carried && !v.carried);
+        // A layout that no longer divides the GPUs is not carried: 3 nodes = 24 GPUs.
+        let odd = Cluster { nodes: 3, ..Cluster::default() }.topology().unwrap();
+        let pinned = explore(&small, &choice(false, 8, 4, 1)).unwrap();
+        assert!(carry_over(&odd, &pinned, pinned.fixed).is_none(), "TP8 x PP4 = 32 does not divide 24");
     }
 
     #[test]
