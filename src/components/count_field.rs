@@ -25,6 +25,7 @@ pub fn count_field(props: &Props) -> Html {
     let on_slider = {
         let cb = props.on_action.clone();
         Callback::from(move |e: InputEvent| {
+            crate::hooks::mark_dragging();
             if let Ok(pos) = super::value_of(&e).parse::<u32>() {
                 cb.emit(Action::SetCount(k, k.at(pos)));
             }

@@ -199,8 +199,8 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
 }
 
 /// The legend, in the plot's lower-right corner (busbw curves rise to the right, so that
-/// corner stays empty). Text is anchored at the right edge so a width estimate can only
-/// change the left padding.
+/// corner stays empty). Labels start after their swatch; the box is sized from a generous
+/// width estimate (SVG text cannot be measured here), so a wide font only eats padding.
 fn legend(d: &mut Doc, corner: (f64, f64), series: &[Series], theme: &Theme, font_px: f64) {
     let rows: Vec<(usize, &str)> = series
         .iter()
@@ -212,7 +212,7 @@ fn legend(d: &mut Doc, corner: (f64, f64), series: &[Series], theme: &Theme, fon
         return;
     }
     let row_h = font_px + 10.0;
-    let text_w = rows.iter().map(|(_, l)| l.chars().count() as f64 * font_px * 0.53).fold(0.0, f64::max);
+    let text_w = rows.iter().map(|(_, l)| l.chars().count() as f64 * font_px * 0.56).fold(0.0, f64::max);
     let (pad, swatch, gap) = (10.0, 14.0, 8.0);
     let right = corner.0 - 10.0;
     let bottom = corner.1 - 10.0;
@@ -222,7 +222,7 @@ fn legend(d: &mut Doc, corner: (f64, f64), series: &[Series], theme: &Theme, fon
     for (k, (i, label)) in rows.iter().enumerate() {
         let cy = top + pad - 3.0 + k as f64 * row_h + row_h / 2.0;
         d.rect(left + pad, cy - 5.0, swatch, 10.0, &theme.series_color(*i).hex(), "");
-        d.text(right - pad, cy, font_px, "end", "middle", &theme.text.hex(), 400, label);
+        d.text(left + pad + swatch + gap, cy, font_px, "start", "middle", &theme.text.hex(), 400, label);
     }
 }
 

@@ -13,6 +13,12 @@
 //! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
+//!
+//! Why not plotters: measured with yew 0.23 (../shared/reference/web-notes.md §4.3), one
+//! plotters line chart adds 21-23 KiB brotli to the wasm, and on wasm its text layout
+//! (`style/font/web.rs`) inserts and measures a DOM `<span>` per label, forcing a layout each
+//! time. The page has to fit 250 KB gzipped and repaint within 16 ms of an input; these
+//! charts are boxes, lines and labels with fixed metrics, which plain SVG text does directly.
 
 pub mod collective;
 pub mod hierarchy;
