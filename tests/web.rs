@@ -224,6 +224,41 @@ async fn training_panel_appears_after_the_search_and_follows_tp() {
 }
 
 #[wasm_bindgen_test]
+async fn training_numbers_follow_the_node_slider_before_the_search_answers() {
+    let root = mount().await;
+    let settled = |root: &Element| find(root, "[data-testid=training]").get_attribute("aria-busy").as_deref() == Some("false");
+    for _ in 0..60 {
+        if settled(&root) && root.query_selector("[data-testid=step-time]").unwrap().is_some() {
+            break;
+        }
+        sleep(100).await;
+    }
+    // On screen: off screen the panel skips drawing these interim numbers.
+    find(&root, "[data-testid=training]").scroll_into_view();
+    sleep(200).await;
+    let before = num(&root, "[data-testid=step-time]");
+    let layout = text(&root, "[data-testid=step-time] + .stat-sub");
+    // One input event doubles the nodes; in the same render, before the debounced search,
+    // the step time is the last search's layout on the new cluster (DP doubled: each GPU
+    // gets half the batch, so the step is shorter).
+    type_into(&input(&root, "#nodes-number"), "8").await;
+    let after = num(&root, "[data-testid=step-time]");
+    assert!(after < before, "step {after} s on 64 GPUs vs {before} s on 32");
+    assert!(text(&root, "[data-testid=training-status]").contains("last search"), "{}", text(&root, "[data-testid=training-status]"));
+    let (tp, pp) = (layout.split(' ').next().unwrap_or(""), layout.split(' ').nth(1).unwrap_or(""));
+    assert!(text(&root, "[data-testid=step-time] + .stat-sub").starts_with(&format!("{tp} {pp} ")), "same TP and PP kept: {layout}");
+    // Then the search answers for 64 GPUs.
+    for _ in 0..60 {
+        if settled(&root) {
+            break;
+        }
+        sleep(100).await;
+    }
+    assert!(text(&root, "[data-testid=training-status]").contains("layouts searched"));
+    assert!(num(&root, "[data-testid=step-time]") <= after * (1.0 + 1e-9), "the search's best is no slower than the carried layout");
+}
+
+#[wasm_bindgen_test]
 fn model_runs_in_wasm_with_nccl_numbers() {
     let e = evaluate(&Cluster::default()).unwrap();
     assert_eq!(e.total_gpus, 32);

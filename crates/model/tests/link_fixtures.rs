@@ -13,12 +13,12 @@ const V1: &str = include_str!("fixtures/links-v1.txt");
 /// `Scenario::default()`, so a changed default shows up as a failure).
 fn scenario_from(fields: &str) -> Scenario {
     let mut base: Value = serde_json::from_str(
-        r#"{"version":1,"cluster":{"gpu":"h100","nodes":4,"gpus_per_node":8,"scale_up":"nvlink4","nics_per_node":8,"nic":"ib-ndr","sharp":false,"nvls":true,"leaf_switches":null,"spine_switches":null,"switch_radix":null,"rail_optimized":true,"cpu":"intel","nccl":"2.27.5"},"view":{"ops":["all_reduce","all_gather","reduce_scatter","all_to_all"],"min_bytes":8,"max_bytes":17179869184}}"#,
+        r#"{"version":1,"cluster":{"gpu":"h100","nodes":4,"gpus_per_node":8,"scale_up":"nvlink4","nics_per_node":8,"nic":"ib-ndr","sharp":false,"nvls":true,"leaf_switches":null,"spine_switches":null,"switch_radix":null,"rail_optimized":true,"cpu":"intel","nccl":"2.27.5"},"view":{"ops":["all_reduce","all_gather","reduce_scatter","all_to_all"],"min_bytes":8,"max_bytes":17179869184,"selected_op":"all_reduce","algbw":false},"training":{"workload":"llama3-8b","best":true,"tp":8,"pp":1,"cp":1,"ep":1,"micro_batch":0,"recompute":null,"zero":null}}"#,
     )
     .unwrap();
     let over: Value =
         serde_json::from_str(fields).unwrap_or_else(|e| panic!("fixture JSON {fields}: {e}"));
-    for part in ["cluster", "view"] {
+    for part in ["cluster", "view", "training"] {
         if let Some(m) = over.get(part).and_then(Value::as_object) {
             for (k, v) in m {
                 base[part][k] = v.clone();
