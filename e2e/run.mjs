@@ -394,6 +394,9 @@ async function main() {
         assert(w === '420', `compact chart drawn at 420px, got ${w}`);
         const r = await readout(p);
         assert(finite(r.busbw) && r.gpus === 32, 'numbers shown');
+        // The finished search fills the MFU grid (not only its first stage's top layouts).
+        const cells = await p.$eval('[data-testid=heatmap] svg', (e) => (e.outerHTML.match(/\d+%/g) ?? []).length);
+        assert(cells >= 4, `MFU grid filled once the search is done: ${cells} cells with a value`);
         await p.screenshot({ path: join(out, `phone-${name}.png`), fullPage: true });
       });
     }

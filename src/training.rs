@@ -23,9 +23,10 @@ pub const SEARCH_DELAY_MS: u32 = 150;
 
 type Shared = Option<Rc<Result<TrainingView, ModelError>>>;
 
-/// A search's answer and the inputs it answers; `gen` numbers the searches.
+/// A search's answer (complete or one stage of it) and the inputs it answers; `seq` numbers
+/// every answer published, so a later stage of the same search counts as new.
 struct Computed {
-    gen: u64,
+    seq: u64,
     cluster: Cluster,
     workload: String,
     fixed: Constraints,
@@ -33,6 +34,11 @@ struct Computed {
 }
 
 type Latest = UseStateHandle<Option<Rc<Computed>>>;
+
+thread_local! {
+    /// Answers published so far (a state handle only sees the value of its own render).
+    static PUBLISHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
 
 /// One stage of the staged search, then the next in a later task (so the page answers input
 /// between stages); `gen` stops a chain whose inputs have changed since.
@@ -42,7 +48,11 @@ fn run_stage(stage: usize, mut v: Option<TrainingView>, c: Cluster, w: String, c
         return;
     }
     let publish = |result: &Latest, view: Result<TrainingView, ModelError>| {
-        result.set(Some(Rc::new(Computed { gen: my, cluster: c.clone(), workload: w.clone(), fixed: ch, view: Rc::new(view) })));
+        let seq = PUBLISHED.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        result.set(Some(Rc::new(Computed { seq, cluster: c.clone(), workload: w.clone(), fixed: ch, view: Rc::new(view) })));
     };
     let next = |stage: usize, v: Option<TrainingView>, result: Latest, pending: UseStateHandle<bool>| {
         let (c, w, gen) = (c.clone(), w.clone(), gen.clone());
@@ -108,7 +118,7 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
         });
     }
     let latest = (*result).clone();
-    let shown = use_memo((cluster, workload, fixed, latest.as_ref().map(|r| r.gen)), move |(c, w, f, _)| -> Shared {
+    let shown = use_memo((cluster, workload, fixed, latest.as_ref().map(|r| r.seq)), move |(c, w, f, _)| -> Shared {
         let r = latest?;
         let Some(c) = c else { return Some(r.view.clone()) };
         if (&r.cluster, &r.workload, r.fixed) == (c, w, *f) {
