@@ -156,7 +156,7 @@ impl State {
     }
 
     /// What the training search keeps fixed: the sizes the user pinned, brought down to
-    /// ones the cluster and workload allow (nothing but the pins when the job is invalid).
+    /// ones the cluster and workload allow (nothing pinned while the job itself is invalid).
     pub fn fixed(&self) -> Constraints {
         let total = self.view.as_ref().map(|v| v.total_gpus).unwrap_or(1);
         match workload(&self.training.workload) {
