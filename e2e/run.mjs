@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -23,22 +23,7 @@ export async function serve(root) {
   return [{ close: () => s.stop() }, `${s.origin}/`];
 }
 
-const results = [];
-async function check(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push(true);
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    results.push(false);
-    console.log(`FAIL ${name}\n     ${String(e?.message ?? e).split('\n').join('\n     ')}`);
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { results, check, summary } = checker();
 
 /** Opens the app in a fresh context; records console errors and failed requests. */
 async function open(browser, url, { width, height, scale = 1, dark = false }) {
@@ -410,11 +395,8 @@ async function main() {
     await browser.close().catch(() => {});
     server.close();
   }
-  const passed = results.filter(Boolean).length;
-  const failed = results.length - passed;
   console.log(`screenshots: ${out}`);
-  console.log(`e2e: ${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 ? 0 : 1);
+  process.exit(summary('e2e') ? 0 : 1);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
