@@ -2,11 +2,12 @@
 //! the pinned layout, in stages so the page answers input between them.
 //!
 //! The search is the one costly part of the page (tens of ms for a 1024-GPU cluster in
-//! wasm, too slow for the 16 ms input-to-paint budget), so [`use_training`] runs it 150 ms
-//! after the last change; every input in between re-evaluates the last search's layouts on
-//! the new cluster (microseconds), so the training numbers still follow a dragged slider.
+//! wasm, seconds for a large MoE on thousands of nodes), so [`use_training`] runs it 150 ms
+//! after the last change, in slices of a few milliseconds that yield to the event loop; every
+//! input in between re-evaluates the last search's layouts on the new cluster (microseconds),
+//! so the training numbers still follow a dragged slider.
 
-use fabricscope_model::training::explore::{answer_rules, carry_over, fill_row, start, TrainingView};
+use fabricscope_model::training::explore::{answer_rules, carry_over, Staged, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;
@@ -14,17 +15,27 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 pub use fabricscope_model::training::explore::{
-    constraints, cp_values, custom_id, custom_parts, ep_values, layout_detail, layout_label, micro_batch_values, pp_values, recompute_choices,
+    constraints, cp_values, custom_id, custom_parts, dp_value, ep_values, layout_detail, layout_label, micro_batch_values, pp_values, recompute_choices,
     tp_values, workload, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, DEFAULT_WORKLOAD, ZERO_STAGES,
 };
 
 /// Delay after the last change before the search runs.
 pub const SEARCH_DELAY_MS: u32 = 150;
 
+/// Longest slice of search work run in one task, ms: well under the 50 ms that makes a long
+/// task, so input and paint get the main thread between slices.
+pub const SLICE_MS: f64 = 8.0;
+
+/// How far a search has come: layouts tried and in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
 type Shared = Option<Rc<Result<TrainingView, ModelError>>>;
 
-/// A search's answer (complete or one stage of it) and the inputs it answers; `seq` numbers
-/// every answer published, so a later stage of the same search counts as new.
+/// A search's answer and the inputs it answers; `seq` numbers every answer published.
 struct Computed {
     seq: u64,
     cluster: Cluster,
@@ -40,78 +51,115 @@ thread_local! {
     static PUBLISHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// One stage of the staged search, then the next in a later task (so the page answers input
-/// between stages); `gen` stops a chain whose inputs have changed since.
-#[allow(clippy::too_many_arguments)]
-fn run_stage(stage: usize, mut v: Option<TrainingView>, c: Cluster, w: String, ch: Constraints, my: u64, gen: Rc<std::cell::Cell<u64>>, result: Latest, pending: UseStateHandle<bool>) {
-    if gen.get() != my {
-        return;
-    }
-    let publish = |result: &Latest, view: Result<TrainingView, ModelError>| {
+/// Where a running search is: its inputs, the search itself, and the view once found.
+struct Job {
+    c: Cluster,
+    w: String,
+    ch: Constraints,
+    my: u64,
+    gen: Rc<std::cell::Cell<u64>>,
+    result: Latest,
+    progress: UseStateHandle<Option<Progress>>,
+    staged: Option<Staged>,
+}
+
+impl Job {
+    fn publish(&self, view: Result<TrainingView, ModelError>) {
         let seq = PUBLISHED.with(|n| {
             n.set(n.get() + 1);
             n.get()
         });
-        result.set(Some(Rc::new(Computed { seq, cluster: c.clone(), workload: w.clone(), fixed: ch, view: Rc::new(view) })));
-    };
-    let next = |stage: usize, v: Option<TrainingView>, result: Latest, pending: UseStateHandle<bool>| {
-        let (c, w, gen) = (c.clone(), w.clone(), gen.clone());
-        Timeout::new(0, move || run_stage(stage, v, c, w, ch, my, gen, result, pending)).forget();
-    };
-    match (stage, v.as_mut()) {
-        (0, _) => match c.topology().and_then(|t| start(&t, &w, ch)) {
-            Ok(view) => {
-                publish(&result, Ok(view.clone()));
-                next(1, Some(view), result, pending);
+        self.result.set(Some(Rc::new(Computed { seq, cluster: self.c.clone(), workload: self.w.clone(), fixed: self.ch, view: Rc::new(view) })));
+    }
+
+    /// Runs one slice of at most [`SLICE_MS`] and schedules the next in a later task; stops
+    /// when the inputs have changed since (`gen`).
+    fn slice(mut self) {
+        if self.gen.get() != self.my {
+            return;
+        }
+        let topo = match self.c.topology() {
+            Ok(t) => t,
+            Err(e) => {
+                self.publish(Err(e));
+                self.progress.set(None);
+                return;
+            }
+        };
+        let start = js_sys::Date::now();
+        let staged = match self.staged.take() {
+            Some(s) => Ok(s),
+            None => Staged::new(&topo, &self.w, self.ch),
+        };
+        let mut staged = match staged {
+            Ok(s) => s,
+            Err(e) => {
+                self.publish(Err(e));
+                self.progress.set(None);
+                return;
+            }
+        };
+        let mut more = || js_sys::Date::now() - start < SLICE_MS;
+        match staged.run(&topo, &mut more) {
+            Ok(false) => {
+                let (done, total) = staged.progress();
+                self.progress.set(Some(Progress { done, total }));
+                self.staged = Some(staged);
+                Timeout::new(0, move || self.slice()).forget();
+            }
+            Ok(true) => {
+                let view = staged.finish(&topo);
+                let rules = view.as_ref().ok().map(|v| v.clone());
+                self.publish(view);
+                // The rules of thumb run further searches: in their own task, after the
+                // answer is on screen.
+                if let Some(mut v) = rules {
+                    Timeout::new(0, move || {
+                        if self.gen.get() == self.my {
+                            let _ = answer_rules(&topo, &mut v);
+                            self.publish(Ok(v));
+                            self.progress.set(None);
+                        }
+                    })
+                    .forget();
+                } else {
+                    self.progress.set(None);
+                }
             }
             Err(e) => {
-                publish(&result, Err(e));
-                pending.set(false);
+                self.publish(Err(e));
+                self.progress.set(None);
             }
-        },
-        (s, Some(view)) if s <= view.pps.len() => {
-            let _ = c.topology().and_then(|t| fill_row(&t, view, s - 1));
-            if s == view.pps.len() {
-                publish(&result, Ok(view.clone()));
-            }
-            next(s + 1, v, result, pending);
         }
-        (_, Some(view)) => {
-            let _ = c.topology().and_then(|t| answer_rules(&t, view));
-            publish(&result, Ok(view.clone()));
-            pending.set(false);
-        }
-        (_, None) => pending.set(false),
     }
 }
 
 /// The training view for (cluster, workload, pins). The search runs [`SEARCH_DELAY_MS`]
-/// after the last change, in stages (top layouts, then the MFU grid row by row, then the
-/// rules), each in its own task. Until it answers, every input gets the last search's layouts
-/// re-evaluated on the new cluster ([`carry_over`]: step time, MFU and memory follow the
-/// slider at once; the ranking and MFU grid are the last search's). Returns the view to show
-/// and whether a search is on its way.
+/// after the last change, in slices of at most [`SLICE_MS`] each in its own task (the page
+/// answers input and paints between them, and shows how far it has come). Until it answers,
+/// every input gets the last search's layouts re-evaluated on the new cluster
+/// ([`carry_over`]: step time, MFU and memory follow the slider at once; the ranking and MFU
+/// grid are the last search's). Returns the view to show and, while a search runs, its
+/// progress.
 #[hook]
-pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints) -> (Shared, bool) {
+pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints) -> (Shared, Option<Progress>) {
     let result = use_state(|| None::<Rc<Computed>>);
-    // Compared before re-rendering: most inputs find it already true.
-    let pending = use_state_eq(|| false);
+    // Compared before re-rendering: most inputs find it unchanged.
+    let progress = use_state_eq(|| None::<Progress>);
     let timer = use_mut_ref(|| None::<Timeout>);
     let gen = use_mut_ref(|| Rc::new(std::cell::Cell::new(0u64)));
     {
         let result = result.clone();
-        let pending = pending.clone();
+        let progress = progress.clone();
         let gen = gen.borrow().clone();
         use_effect_with((cluster.clone(), workload.clone(), fixed), move |(c, w, ch)| {
             gen.set(gen.get() + 1);
             let my = gen.get();
             match c.clone() {
                 Some(c) => {
-                    pending.set(true);
-                    let (w, ch) = (w.clone(), *ch);
-                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
-                        run_stage(0, None, c, w, ch, my, gen, result, pending);
-                    }));
+                    progress.set(Some(Progress { done: 0, total: 0 }));
+                    let job = Job { c, w: w.clone(), ch: *ch, my, gen, result, progress, staged: None };
+                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || job.slice()));
                 }
                 None => *timer.borrow_mut() = None,
             }
@@ -120,7 +168,9 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
     let latest = (*result).clone();
     let shown = use_memo((cluster, workload, fixed, latest.as_ref().map(|r| r.seq)), move |(c, w, f, _)| -> Shared {
         let r = latest?;
-        let Some(c) = c else { return Some(r.view.clone()) };
+        let Some(c) = c else {
+            return Some(r.view.clone());
+        };
         if (&r.cluster, &r.workload, r.fixed) == (c, w, *f) {
             return Some(r.view.clone());
         }
@@ -130,5 +180,5 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
         };
         Some(carried.map_or_else(|| r.view.clone(), |v| Rc::new(Ok(v))))
     });
-    ((*shown).clone(), *pending)
+    ((*shown).clone(), *progress)
 }

@@ -8,6 +8,7 @@ use crate::error::CliError;
 use crate::output;
 use crate::train::{layout_line, workload_line, ParallelArgs, WorkloadArgs};
 use clap::Args;
+use fabricscope_model::training::search::idle_note;
 use fabricscope_model::training::{rules_of_thumb, search, Constraints, Evaluator, RuleOfThumb, SearchOptions, SearchStats, StepReport};
 use serde::Serialize;
 use std::time::Instant;
@@ -88,7 +89,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     s.push_str(&format!("Job: {}\n", workload_line(&w)));
     let st = &res.stats;
     s.push_str(&format!(
-        "Searched {} layouts ({} candidates: {} evaluated, {} pruned by bound, {} not fitting in HBM) in {:.1} ms\n\n",
+        "Searched {} layouts ({} candidates: {} evaluated, {} pruned by bound, {} not fitting in HBM) in {:.1} ms\n",
         st.layouts,
         st.candidates,
         st.evaluated,
@@ -96,8 +97,12 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         st.unfit,
         elapsed.as_secs_f64() * 1e3
     ));
+    if let Some(why) = &res.invalid {
+        s.push_str(&format!("Skipped {} layouts the model could not cost; the first: {why}\n", st.invalid));
+    }
+    s.push('\n');
     if res.best.is_empty() {
-        s.push_str("No layout fits in GPU memory.\n");
+        s.push_str(&format!("No layout fits: {}.\n", res.why_none.as_deref().unwrap_or("nothing was found")));
         if let Some(c) = &res.closest_unfit {
             s.push_str(&format!("Closest: {}\n  {}\n", layout_line(&c.mapping), c.bottleneck));
         }
@@ -130,6 +135,9 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         }
         if let Some(b) = res.best.first() {
             s.push_str(&format!("\nBest: {}\n  {}\n", layout_line(&b.mapping), b.bottleneck));
+            if let Some(note) = idle_note(topo.total_gpus, &w, b) {
+                s.push_str(&format!("  {note}.\n"));
+            }
         }
     }
     for r in &rules {

@@ -441,12 +441,14 @@ pub struct GroupSpan {
     pub ranks: u32,
     /// Most scale-up domains any one group of this kind touches.
     pub domains: u32,
-    /// Placement handed to the collective model (uniform per-domain count, conservative).
+    /// Placement handed to the collective model: the same count in every domain, the fewest
+    /// any group has in one of its domains (that domain's NICs limit the whole collective).
     pub placement: Placement,
     /// Highest tier the traffic crosses.
     pub tier: SpanTier,
     /// Groups sharing each domain's NICs at once, per NIC the collective model assumes a
-    /// group has to itself (1 = every group on its own rails).
+    /// group has to itself (1 = every group on its own rails), times the ring-factor
+    /// correction when the placement has fewer ranks than the group.
     pub net_share: f64,
 }
 
@@ -479,25 +481,24 @@ impl SpanTier {
 /// rank 0 and its last translate, which is exact for the aligned layouts Megatron produces).
 const MAX_ENUMERATED_RANKS: u64 = 1 << 16;
 
-/// Computes where the groups with generators `gens` sit on `topo` (`total` GPUs in use).
-pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
-    let d = topo.domain_gpus as u64;
-    let ranks = gens.ranks();
-    if ranks <= 1 {
-        return GroupSpan {
-            ranks: 1,
-            domains: 1,
-            placement: Placement { ranks: 1, per_domain: 1 },
-            tier: SpanTier::Local,
-            net_share: 1.0,
-        };
-    }
-    let dpl = topo.domains_per_leaf().max(1) as u64;
-    let mut max_domains = 1u64;
-    let mut spans_leaves = false;
-    // Visit every group once: bases are the ranks whose digits along the generators are 0.
-    let mut doms: Vec<u64> = Vec::with_capacity(ranks as usize);
-    let gs = &gens.g[..gens.n as usize];
+/// What the visited groups look like on the domains.
+struct Visit {
+    /// Most domains one group touches.
+    max_domains: u64,
+    /// Fewest members one group has in any one of its domains.
+    min_per_domain: u64,
+    spans_leaves: bool,
+}
+
+/// Visits every group with generators `gs` among `total` ranks (or rank 0's and the last
+/// one's when there are too many to enumerate), counting members per domain of `d` GPUs.
+fn visit_groups(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
+    let mut v = Visit {
+        max_domains: 1,
+        min_per_domain: u64::MAX,
+        spans_leaves: false,
+    };
+    let mut doms: Vec<u64> = Vec::new();
     let in_group = |r: u64| gs.iter().all(|(s, c)| (r / s).is_multiple_of(*c as u64));
     let mut visit = |base: u64| {
         doms.clear();
@@ -509,11 +510,20 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
             }
         }
         doms.sort_unstable();
-        doms.dedup();
-        max_domains = max_domains.max(doms.len() as u64);
+        // Run lengths of the sorted domain list are the members per domain.
+        let (mut distinct, mut run) = (0u64, 0u64);
+        for k in 0..doms.len() {
+            run += 1;
+            if k + 1 == doms.len() || doms[k + 1] != doms[k] {
+                distinct += 1;
+                v.min_per_domain = v.min_per_domain.min(run);
+                run = 0;
+            }
+        }
+        v.max_domains = v.max_domains.max(distinct);
         if let (Some(a), Some(b)) = (doms.first(), doms.last()) {
             if a / dpl != b / dpl {
-                spans_leaves = true;
+                v.spans_leaves = true;
             }
         }
     };
@@ -528,15 +538,44 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         let last_base = (0..total).rev().find(|r| in_group(*r)).unwrap_or(0);
         visit(last_base);
     }
+    v
+}
+
+/// Computes where the groups with generators `gens` sit on `topo` (`total` GPUs in use).
+///
+/// Groups need not divide the domains evenly (a 9-stage pipeline over 4 racks has 3, 2, 2
+/// and 2 stages per rack; the last NVL72 rack of a cluster may be partly filled). NCCL then
+/// builds its rings from the graph every node can support, so the domain with the fewest
+/// members, hence the fewest NICs, sets the network bandwidth: the placement handed to the
+/// collective model has that many ranks in each domain, and `net_share` scales its network
+/// bandwidth by the ring factors `((n-1)/n) / ((n'-1)/n')` so the data each NIC carries is that
+/// of the real `n` ranks, not of the `n'` the uniform placement holds.
+pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
+    let d = topo.domain_gpus as u64;
+    let ranks = gens.ranks();
+    if ranks <= 1 {
+        return GroupSpan {
+            ranks: 1,
+            domains: 1,
+            placement: Placement { ranks: 1, per_domain: 1 },
+            tier: SpanTier::Local,
+            net_share: 1.0,
+        };
+    }
+    let dpl = topo.domains_per_leaf().max(1) as u64;
+    let v = visit_groups(&gens.g[..gens.n as usize], total, d, dpl);
     let n = ranks as u64;
-    // The collective model wants the same count in every domain: the largest divisor of the
-    // group size that is at most its average per domain (exact when the layout is aligned).
-    let avg = (n / max_domains).max(1);
-    let per_domain = (1..=avg).rev().find(|p| n.is_multiple_of(*p)).unwrap_or(1).min(d) as u32;
-    let domains = (n / per_domain as u64) as u32;
+    let max_domains = v.max_domains;
+    let (per_domain, domains) = if max_domains <= 1 {
+        (n.min(d), 1)
+    } else {
+        let p = v.min_per_domain.clamp(1, d);
+        (p, max_domains.min(n / p).max(1))
+    };
+    let placed = per_domain * domains;
     let tier = if max_domains <= 1 {
         SpanTier::ScaleUp
-    } else if spans_leaves || domains as u64 > dpl {
+    } else if v.spans_leaves || domains > dpl {
         SpanTier::Spine
     } else {
         SpanTier::Leaf
@@ -549,19 +588,29 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         let c = &topo.cluster;
         let nics_per_domain = c.nics_per_node as f64 * (d as f64 / c.gpus_per_node as f64);
         let groups = d as f64 / per_domain as f64;
-        let demand = groups * topo.nics_for(per_domain) as f64;
+        let demand = groups * topo.nics_for(per_domain as u32) as f64;
         if nics_per_domain > 0.0 {
             net_share = (demand / nics_per_domain).max(1.0);
         }
         // A strided group can cross the spine with few domains; the collective model only sees
         // the domain count, so add the spine's oversubscription here.
-        if tier == SpanTier::Spine && topo.oversubscription_for(domains) <= 1.0 {
+        if tier == SpanTier::Spine && topo.oversubscription_for(domains as u32) <= 1.0 {
             if let Some(f) = topo.fabric {
                 net_share *= f.oversubscription;
             }
         }
+        if placed < n {
+            let ring = |k: u64| (k as f64 - 1.0) / k as f64;
+            net_share *= ring(n) / ring(placed);
+        }
     }
-    GroupSpan { ranks, domains: max_domains as u32, placement: Placement { ranks, per_domain }, tier, net_share }
+    GroupSpan {
+        ranks,
+        domains: max_domains as u32,
+        placement: Placement { ranks: placed as u32, per_domain: per_domain as u32 },
+        tier,
+        net_share,
+    }
 }
 
 #[cfg(test)]
