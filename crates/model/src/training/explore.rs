@@ -10,7 +10,7 @@ use super::mapping::{Parallel, Recompute};
 use super::presets::{gpt, preset, preset_ids};
 use super::rules::{rules_of_thumb, RuleOfThumb};
 use super::search::{evaluate_idle, idle_gpus, idle_note, largest_dp, layout_space, Constraints, LayoutSizes, Search, SearchOptions};
-use super::step::{Evaluator, StepReport};
+use super::step::{Evaluator, EvaluatorCaches, StepReport};
 use super::workload::{divisors, Moe, Workload};
 use super::{search_layouts, Framework};
 use crate::error::{ModelError, Result};
@@ -221,6 +221,7 @@ pub struct Staged {
     w: Workload,
     fixed: Constraints,
     search: Search,
+    caches: EvaluatorCaches,
 }
 
 impl Staged {
@@ -233,7 +234,7 @@ impl Staged {
         if fixed != Constraints::default() {
             search = search.with_pinned(fixed);
         }
-        Ok(Staged { workload_id: workload_id.to_string(), w, fixed, search })
+        Ok(Staged { workload_id: workload_id.to_string(), w, fixed, search, caches: EvaluatorCaches::default() })
     }
 
     /// Layouts tried and in all.
@@ -242,14 +243,18 @@ impl Staged {
     }
 
     /// Searches until done or `more()` says stop; returns whether the search is done.
+    /// `topo` must be the cluster the search was started on (the caches carried between
+    /// slices hold its communicators).
     pub fn run(&mut self, topo: &Topology, more: &mut dyn FnMut() -> bool) -> Result<bool> {
-        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?;
-        Ok(self.search.run(&mut ev, more))
+        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?.with_caches(std::mem::take(&mut self.caches));
+        let done = self.search.run(&mut ev, more);
+        self.caches = ev.into_caches();
+        Ok(done)
     }
 
     /// The training view (rules not answered yet: [`answer_rules`]).
     pub fn finish(mut self, topo: &Topology) -> Result<TrainingView> {
-        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?;
+        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?.with_caches(std::mem::take(&mut self.caches));
         self.search.run(&mut ev, &mut || true);
         let total = topo.total_gpus;
         let f = self.search.finish(&mut ev)?;

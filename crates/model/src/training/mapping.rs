@@ -482,6 +482,7 @@ impl SpanTier {
 const MAX_ENUMERATED_RANKS: u64 = 1 << 16;
 
 /// What the visited groups look like on the domains.
+#[derive(Debug, PartialEq)]
 struct Visit {
     /// Most domains one group touches.
     max_domains: u64,
@@ -492,7 +493,94 @@ struct Visit {
 
 /// Visits every group with generators `gs` among `total` ranks (or rank 0's and the last
 /// one's when there are too many to enumerate), counting members per domain of `d` GPUs.
+///
+/// Generators are digits of the rank order, so the members of a group are `base + o` for
+/// the same sorted offsets `o`, and the bases are the ranks whose other digits vary: both
+/// enumerate directly. How a group falls on the domains depends only on `base mod d`, so
+/// that is worked out once per residue; the leaf test needs only its first and last member.
 fn visit_groups(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
+    let mut sorted: Vec<(u64, u64)> = gs.iter().map(|(s, c)| (*s, *c as u64)).collect();
+    sorted.sort_unstable();
+    // The other digits: the gaps between the generators' digits, and what lies above them.
+    let mut free: Vec<(u64, u64)> = Vec::new();
+    let mut below = 1u64;
+    for &(s, c) in &sorted {
+        if s % below != 0 {
+            return visit_groups_by_scan(gs, total, d, dpl);
+        }
+        if s > below {
+            free.push((below, s / below));
+        }
+        below = s * c;
+    }
+    if total % below != 0 {
+        return visit_groups_by_scan(gs, total, d, dpl);
+    }
+    if total > below {
+        free.push((below, total / below));
+    }
+    let mut offsets: Vec<u64> = vec![0];
+    for &(s, c) in &sorted {
+        offsets = (0..c).flat_map(|j| offsets.iter().map(move |o| o + j * s)).collect();
+    }
+    let last_offset = offsets.last().copied().unwrap_or(0);
+    let mut shapes: Vec<Option<(u64, u64)>> = vec![None; d as usize];
+    let mut v = Visit { max_domains: 1, min_per_domain: u64::MAX, spans_leaves: false };
+    let mut visit = |base: u64| {
+        let rho = base % d;
+        let (distinct, min_run) = *shapes[rho as usize].get_or_insert_with(|| {
+            // Offsets ascend, so domains do too: count runs.
+            let (mut distinct, mut min_run, mut run, mut prev) = (0u64, u64::MAX, 0u64, u64::MAX);
+            for o in &offsets {
+                let dom = (rho + o) / d;
+                if dom != prev && run > 0 {
+                    distinct += 1;
+                    min_run = min_run.min(run);
+                    run = 0;
+                }
+                prev = dom;
+                run += 1;
+            }
+            (distinct + 1, min_run.min(run))
+        });
+        v.max_domains = v.max_domains.max(distinct);
+        v.min_per_domain = v.min_per_domain.min(min_run);
+        if (base / d) / dpl != ((base + last_offset) / d) / dpl {
+            v.spans_leaves = true;
+        }
+    };
+    let last_base: u64 = free.iter().map(|(s, c)| s * (c - 1)).sum();
+    if total <= MAX_ENUMERATED_RANKS {
+        // An odometer over the free digits.
+        let mut digits = vec![0u64; free.len()];
+        let mut base = 0u64;
+        loop {
+            visit(base);
+            let mut k = 0;
+            loop {
+                if k == free.len() {
+                    return v;
+                }
+                let (s, c) = free[k];
+                digits[k] += 1;
+                base += s;
+                if digits[k] < c {
+                    break;
+                }
+                base -= s * c;
+                digits[k] = 0;
+                k += 1;
+            }
+        }
+    }
+    visit(0);
+    visit(last_base);
+    v
+}
+
+/// [`visit_groups`] for generators that are not nested digits: every rank is tested.
+fn visit_groups_by_scan(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
+
     let mut v = Visit {
         max_domains: 1,
         min_per_domain: u64::MAX,
@@ -690,6 +778,40 @@ mod tests {
         let dp = span(&t, p.generators(Group::Dp), 128);
         assert_eq!(dp.placement.per_domain, 1);
         assert_eq!(dp.net_share, 2.0, "8 groups per node on 4 NICs");
+    }
+
+    #[test]
+    fn direct_enumeration_agrees_with_testing_every_rank() {
+        let orders = ["tp-cp-dp-pp", "dp-tp-cp-pp", "tp-dp-cp-pp", "pp-dp-cp-tp", "cp-tp-pp-dp"];
+        let mut checked = 0;
+        for (total, d, dpl) in [(288u64, 72u64, 2u64), (128, 64, 1), (200, 68, 1), (1024, 8, 4), (96, 8, 3)] {
+            for order in orders {
+                for tp in [1u32, 2, 4, 8] {
+                    for pp in [1u32, 2, 3, 4, 9] {
+                        for cp in [1u32, 2] {
+                            let used = (tp * pp * cp) as u64;
+                            if total % used != 0 {
+                                continue;
+                            }
+                            let dp = (total / used) as u32;
+                            for ep in [1u32, 2, 4].into_iter().filter(|e| dp % e == 0) {
+                                let p = Parallel { tp, pp, cp, dp, ep, order: RankOrder::parse(order).unwrap(), ..Parallel::default() };
+                                for g in Group::ALL {
+                                    let gens = p.generators(g);
+                                    if gens.n == 0 {
+                                        continue;
+                                    }
+                                    let gs = &gens.g[..gens.n as usize];
+                                    assert_eq!(visit_groups(gs, total, d, dpl), visit_groups_by_scan(gs, total, d, dpl), "{order} {p:?} {g:?} on {total}/{d}");
+                                    checked += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]
