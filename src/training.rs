@@ -7,7 +7,7 @@
 //! input in between re-evaluates the last search's layouts on the new cluster (microseconds),
 //! so the training numbers still follow a dragged slider.
 
-use fabricscope_model::training::explore::{answer_rules, carry_over, Staged, TrainingView};
+use fabricscope_model::training::explore::{carry_over, Staged, StagedRules, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;
@@ -26,11 +26,13 @@ pub const SEARCH_DELAY_MS: u32 = 150;
 /// task, so input and paint get the main thread between slices.
 pub const SLICE_MS: f64 = 8.0;
 
-/// How far a search has come: layouts tried and in all.
+/// How far a search has come: layouts tried and in all (0 of 0 before it starts); `rules`
+/// once the layouts are done and the rules of thumb are being answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
     pub done: usize,
     pub total: usize,
+    pub rules: bool,
 }
 
 type Shared = Option<Rc<Result<TrainingView, ModelError>>>;
@@ -51,7 +53,13 @@ thread_local! {
     static PUBLISHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// Where a running search is: its inputs, the search itself, and the view once found.
+/// What a running search is doing: the layout search, then the rules of thumb.
+enum Phase {
+    Search(Option<Staged>),
+    Rules(TrainingView, StagedRules),
+}
+
+/// Where a running search is: its inputs, and the phase it has reached.
 struct Job {
     c: Cluster,
     w: String,
@@ -60,7 +68,7 @@ struct Job {
     gen: Rc<std::cell::Cell<u64>>,
     result: Latest,
     progress: UseStateHandle<Option<Progress>>,
-    staged: Option<Staged>,
+    phase: Phase,
 }
 
 impl Job {
@@ -72,65 +80,65 @@ impl Job {
         self.result.set(Some(Rc::new(Computed { seq, cluster: self.c.clone(), workload: self.w.clone(), fixed: self.ch, view: Rc::new(view) })));
     }
 
-    /// Runs one slice of at most [`SLICE_MS`] and schedules the next in a later task; stops
-    /// when the inputs have changed since (`gen`).
+    fn fail(&self, e: ModelError) {
+        self.publish(Err(e));
+        self.progress.set(None);
+    }
+
+    /// Runs one slice of at most about [`SLICE_MS`] and schedules the next in a later task;
+    /// stops when the inputs have changed since (`gen`).
     fn slice(mut self) {
         if self.gen.get() != self.my {
             return;
         }
         let topo = match self.c.topology() {
             Ok(t) => t,
-            Err(e) => {
-                self.publish(Err(e));
-                self.progress.set(None);
-                return;
-            }
+            Err(e) => return self.fail(e),
         };
         let start = js_sys::Date::now();
-        let staged = match self.staged.take() {
-            Some(s) => Ok(s),
-            None => Staged::new(&topo, &self.w, self.ch),
-        };
-        let mut staged = match staged {
-            Ok(s) => s,
-            Err(e) => {
-                self.publish(Err(e));
-                self.progress.set(None);
-                return;
-            }
-        };
         let mut more = || js_sys::Date::now() - start < SLICE_MS;
-        match staged.run(&topo, &mut more) {
-            Ok(false) => {
-                let (done, total) = staged.progress();
-                self.progress.set(Some(Progress { done, total }));
-                self.staged = Some(staged);
-                Timeout::new(0, move || self.slice()).forget();
-            }
-            Ok(true) => {
-                let view = staged.finish(&topo);
-                let rules = view.as_ref().ok().map(|v| v.clone());
-                self.publish(view);
-                // The rules of thumb run further searches: in their own task, after the
-                // answer is on screen.
-                if let Some(mut v) = rules {
-                    Timeout::new(0, move || {
-                        if self.gen.get() == self.my {
-                            let _ = answer_rules(&topo, &mut v);
-                            self.publish(Ok(v));
-                            self.progress.set(None);
+        let phase = std::mem::replace(&mut self.phase, Phase::Search(None));
+        self.phase = match phase {
+            Phase::Search(staged) => {
+                let staged = match staged.map_or_else(|| Staged::new(&topo, &self.w, self.ch), Ok) {
+                    Ok(s) => s,
+                    Err(e) => return self.fail(e),
+                };
+                let mut staged = staged;
+                match staged.run(&topo, &mut more) {
+                    Ok(false) => {
+                        let (done, total) = staged.progress();
+                        self.progress.set(Some(Progress { done, total, rules: false }));
+                        Phase::Search(Some(staged))
+                    }
+                    Ok(true) => match (staged.finish(&topo), StagedRules::new(&self.w)) {
+                        (Ok(view), Ok(rules)) => {
+                            // The answer goes on screen now; the rules follow.
+                            self.publish(Ok(view.clone()));
+                            self.progress.set(Some(Progress { done: 0, total: 0, rules: true }));
+                            Phase::Rules(view, rules)
                         }
-                    })
-                    .forget();
-                } else {
-                    self.progress.set(None);
+                        (Err(e), _) | (_, Err(e)) => return self.fail(e),
+                    },
+                    Err(e) => return self.fail(e),
                 }
             }
-            Err(e) => {
-                self.publish(Err(e));
-                self.progress.set(None);
-            }
-        }
+            Phase::Rules(mut view, mut rules) => match rules.run(&topo, &mut more) {
+                Ok(false) => Phase::Rules(view, rules),
+                Ok(true) => {
+                    view.rules = rules.rules();
+                    self.publish(Ok(view));
+                    self.progress.set(None);
+                    return;
+                }
+                Err(_) => {
+                    // Rules are extras: the view stands without them.
+                    self.progress.set(None);
+                    return;
+                }
+            },
+        };
+        Timeout::new(0, move || self.slice()).forget();
     }
 }
 
@@ -157,8 +165,8 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
             let my = gen.get();
             match c.clone() {
                 Some(c) => {
-                    progress.set(Some(Progress { done: 0, total: 0 }));
-                    let job = Job { c, w: w.clone(), ch: *ch, my, gen, result, progress, staged: None };
+                    progress.set(Some(Progress { done: 0, total: 0, rules: false }));
+                    let job = Job { c, w: w.clone(), ch: *ch, my, gen, result, progress, phase: Phase::Search(None) };
                     *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || job.slice()));
                 }
                 None => *timer.borrow_mut() = None,

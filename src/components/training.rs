@@ -39,7 +39,8 @@ pub struct Props {
 /// "searching: 41% of 1676 layouts" while the search runs in slices.
 fn searching_text(p: Option<Progress>) -> String {
     match p {
-        Some(Progress { done, total }) if total > 0 => format!("searching: {}% of {total} layouts", 100 * done / total),
+        Some(Progress { rules: true, .. }) => "answering the rules of thumb…".to_string(),
+        Some(Progress { done, total, .. }) if total > 0 => format!("searching: {}% of {total} layouts", 100 * done / total),
         _ => "searching…".to_string(),
     }
 }

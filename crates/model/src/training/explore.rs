@@ -8,7 +8,7 @@
 
 use super::mapping::{Parallel, Recompute};
 use super::presets::{gpt, preset, preset_ids};
-use super::rules::{rules_of_thumb, RuleOfThumb};
+use super::rules::{rule_search, rules_of_thumb, rules_with, RuleOfThumb};
 use super::search::{evaluate_idle, idle_gpus, idle_note, largest_dp, layout_space, Constraints, LayoutSizes, Search, SearchOptions};
 use super::step::{Evaluator, EvaluatorCaches, StepReport};
 use super::workload::{divisors, Moe, Workload};
@@ -300,6 +300,71 @@ impl Staged {
     }
 }
 
+/// The rules of thumb answered in slices: each search a rule asks for runs as a [`Search`]
+/// that [`StagedRules::run`] advances until its caller says stop; a rule whose search has
+/// not run yet is asked again once it has.
+pub struct StagedRules {
+    w: Workload,
+    /// Searches done: (cluster, pins) and their best layout.
+    done: Vec<(Cluster, Constraints, Option<StepReport>)>,
+    /// The search under way, on its own cluster (a rule may ask about a variant).
+    pending: Option<(Topology, Constraints, Search, EvaluatorCaches)>,
+    rules: Option<Vec<RuleOfThumb>>,
+}
+
+impl StagedRules {
+    pub fn new(workload_id: &str) -> Result<StagedRules> {
+        Ok(StagedRules { w: workload(workload_id)?, done: Vec::new(), pending: None, rules: None })
+    }
+
+    /// Advances until every rule is answered (returns true) or `more()` says stop.
+    pub fn run(&mut self, topo: &Topology, more: &mut dyn FnMut() -> bool) -> Result<bool> {
+        let fw = Framework::default();
+        loop {
+            if self.rules.is_some() {
+                return Ok(true);
+            }
+            if let Some((t, fixed, mut search, caches)) = self.pending.take() {
+                let mut ev = Evaluator::new(&t, &self.w, fw)?.with_caches(caches);
+                if !search.run(&mut ev, more) {
+                    let caches = ev.into_caches();
+                    self.pending = Some((t, fixed, search, caches));
+                    return Ok(false);
+                }
+                let best = search.finish(&mut ev).map(|f| f.result.best.into_iter().next()).unwrap_or(None);
+                drop(ev);
+                self.done.push((t.cluster, fixed, best));
+                if !more() {
+                    return Ok(false);
+                }
+                continue;
+            }
+            let mut miss: Option<(Topology, Constraints)> = None;
+            let done = &self.done;
+            let answer =
+                rules_with(topo, &self.w, &mut |t: &Topology, fixed: Constraints| match done.iter().find(|(c, f, _)| *c == t.cluster && *f == fixed) {
+                    Some((_, _, r)) => Ok(r.clone()),
+                    None => {
+                        miss = Some((t.clone(), fixed));
+                        Err(ModelError::new("rules", "searching"))
+                    }
+                });
+            match miss {
+                Some((t, fixed)) => {
+                    let search = Search::new(&self.w, t.total_gpus, &rule_search(fixed))?;
+                    self.pending = Some((t, fixed, search, EvaluatorCaches::default()));
+                }
+                None => self.rules = Some(answer.unwrap_or_default()),
+            }
+        }
+    }
+
+    /// The answers (empty until [`StagedRules::run`] has returned true).
+    pub fn rules(&self) -> Vec<RuleOfThumb> {
+        self.rules.clone().unwrap_or_default()
+    }
+}
+
 /// The search's top layouts, the chosen one and the MFU grid, in one pass; the rules are not
 /// answered yet ([`answer_rules`]).
 pub fn start(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<TrainingView> {
@@ -511,6 +576,30 @@ mod tests {
         assert_eq!(workload("custom:24:2048:16:256:2048:8:9").unwrap_err().field, "top_k");
         assert_eq!(workload("custom:1:2:3").unwrap_err().field, "workload");
         assert_eq!(workload("nope").unwrap_err().field, "workload");
+    }
+
+    #[test]
+    fn sliced_search_and_rules_give_what_one_pass_gives() {
+        let topo = Cluster { nodes: 8, ..Cluster::default() }.topology().unwrap();
+        let fixed = Constraints { tp: Some(4), pp: Some(2), cp: Some(1), ep: Some(1), ..Constraints::default() };
+        let whole = start(&topo, DEFAULT_WORKLOAD, fixed).unwrap();
+        // One layout per slice.
+        let mut s = Staged::new(&topo, DEFAULT_WORKLOAD, fixed).unwrap();
+        let mut slices = 0;
+        while !s.run(&topo, &mut || false).unwrap() {
+            slices += 1;
+        }
+        assert_eq!(slices + 1, s.progress().1, "one slice per layout");
+        assert_eq!(s.finish(&topo).unwrap(), whole);
+        let w = workload(DEFAULT_WORKLOAD).unwrap();
+        let direct = rules_of_thumb(&topo, &w, Framework::default()).unwrap();
+        let mut r = StagedRules::new(DEFAULT_WORKLOAD).unwrap();
+        let mut steps = 0;
+        while !r.run(&topo, &mut || false).unwrap() {
+            steps += 1;
+        }
+        assert!(steps > 4, "the rules' searches ran in many slices: {steps}");
+        assert_eq!(r.rules(), direct);
     }
 
     #[test]
