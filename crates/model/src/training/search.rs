@@ -527,7 +527,7 @@ fn why_nothing(ev: &Evaluator, st: &SearchStats, closest: Option<&StepReport>, i
             "after trying {} layouts ({} candidates), none fits in memory: the most frugal, {} with ZeRO {} and {} recompute, needs {:.1} GiB per GPU on stage {}, {:.1} GiB over the {:.1} GiB of HBM; its largest term is {name} at {:.1} GiB",
             st.layouts,
             st.candidates,
-            super::explore::layout_label(c),
+            format!("TP{} PP{} DP{} CP{} EP{}", c.mapping.tp, c.mapping.pp, c.mapping.dp, c.mapping.cp, c.mapping.ep),
             c.mapping.zero,
             c.mapping.recompute.id(),
             gib(m.total),
