@@ -111,8 +111,9 @@ impl Job {
                         self.progress.set(Some(Progress { done, total, rules: false }));
                         Phase::Search(Some(staged))
                     }
-                    Ok(true) => match (staged.finish(&topo), StagedRules::new(&self.w)) {
-                        (Ok(view), Ok(rules)) => {
+                    Ok(true) => match (staged.finish_keeping_caches(&topo), StagedRules::new(&self.w)) {
+                        (Ok((view, caches)), Ok(rules)) => {
+                            let rules = rules.with_caches(&self.c, caches);
                             // The answer goes on screen now; the rules follow.
                             self.publish(Ok(view.clone()));
                             self.progress.set(Some(Progress { done: 0, total: 0, rules: true }));

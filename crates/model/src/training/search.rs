@@ -233,6 +233,8 @@ pub struct Search {
     cells: Option<(Constraints, Vec<((u32, u32), Summary)>)>,
     stats: SearchStats,
     invalid: Option<String>,
+    /// Micro-batch index to resume the current layout at (a slice ended inside it).
+    resume_mb: usize,
 }
 
 /// What a finished [`Search`] found beside the ranking.
@@ -301,6 +303,7 @@ impl Search {
             cells: None,
             stats: SearchStats::default(),
             invalid: None,
+            resume_mb: 0,
         })
     }
 
@@ -326,13 +329,18 @@ impl Search {
         self.next >= self.items.len()
     }
 
-    /// Tries layouts until all are done or `more()` returns false (asked after each layout);
+    /// Tries layouts until all are done or `more()` returns false (asked after each layout and
+    /// between the micro-batch sizes of one, so a slice stays short on the largest jobs);
     /// returns whether the search is done.
     pub fn run(&mut self, ev: &mut Evaluator, more: &mut dyn FnMut() -> bool) -> bool {
         while self.next < self.items.len() {
             let l = self.items[self.next];
+            if let Some(mi) = self.try_layout(ev, l, self.resume_mb, more) {
+                self.resume_mb = mi;
+                return false;
+            }
             self.next += 1;
-            self.try_layout(ev, l);
+            self.resume_mb = 0;
             if !more() {
                 break;
             }
@@ -386,7 +394,9 @@ impl Search {
         }
     }
 
-    fn try_layout(&mut self, ev: &mut Evaluator, l: LayoutSizes) {
+    /// Tries layout `l` from its `from_mb`-th micro-batch size on; returns the index to resume
+    /// from when `more()` asked to stop before the last size.
+    fn try_layout(&mut self, ev: &mut Evaluator, l: LayoutSizes, from_mb: usize, more: &mut dyn FnMut() -> bool) -> Option<usize> {
         let w = ev.work;
         let LayoutSizes { tp, cp, pp, dp, ep } = l;
         let base = Parallel {
@@ -404,11 +414,16 @@ impl Search {
         };
         let layout = match ev.layout(&base) {
             Ok(x) => x,
-            Err(e) => return self.note_invalid(l, &e),
+            Err(e) => {
+                self.note_invalid(l, &e);
+                return None;
+            }
         };
-        self.stats.layouts += 1;
-        if l.gpus() < ev.topo.total_gpus {
-            self.stats.idle_layouts += 1;
+        if from_mb == 0 {
+            self.stats.layouts += 1;
+            if l.gpus() < ev.topo.total_gpus {
+                self.stats.idle_layouts += 1;
+            }
         }
         let f = self.opts.fixed;
         let pin_layout = self.pinned.as_ref().is_some_and(|(p, _, _)| p.admits_layout(tp, cp, pp, dp, ep));
@@ -418,7 +433,10 @@ impl Search {
         let vs_all = if w.layers.is_multiple_of(pp) { divisors(w.layers / pp) } else { vec![1] };
         let vs_all = pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect());
         let (recomputes, zeros) = (self.recomputes.clone(), self.zeros.clone());
-        for (mi, &mb) in mbs.iter().enumerate() {
+        for (mi, &mb) in mbs.iter().enumerate().skip(from_mb) {
+            if mi > from_mb && !more() {
+                return Some(mi);
+            }
             let micro = match ev.micro(&layout, mb) {
                 Ok(m) => m,
                 Err(e) => {
@@ -476,6 +494,7 @@ impl Search {
                 }
             }
         }
+        None
     }
 
     /// The reports of what the search found.
