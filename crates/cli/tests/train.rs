@@ -222,3 +222,15 @@ fn search_with_nothing_fitting_says_which_term_by_how_much() {
     assert!(o.stdout.contains("No layout fits: after trying 20 layouts"), "{}", o.stdout);
     assert!(o.stdout.contains("GiB over the 80.0 GiB of HBM; its largest term is optimizer states"), "{}", o.stdout);
 }
+
+#[test]
+fn gb200_clusters_of_any_whole_number_of_trays_are_accepted() {
+    // 50 trays = 200 GPUs: racks of 17, 17 and 16 trays; the whole-cluster collective is
+    // costed at the pace of the 64-GPU rack, and says so.
+    let o = run(&["collective", "--gpu", "gb200", "--nodes", "50", "--op", "all_reduce", "--bytes", "1G"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("all 200 GPUs (racks of 68 and a last one of 64: costed as 64 per domain, 3 domains)"), "{}", o.stdout);
+    let o = run(&["tiers", "--gpu", "gb200", "--nodes", "19"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("76 GPUs") && o.stdout.contains("domains of 40 GPUs (2 domains, the last of 36)"), "{}", o.stdout);
+}

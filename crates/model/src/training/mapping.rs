@@ -781,6 +781,36 @@ mod tests {
     }
 
     #[test]
+    fn uneven_groups_run_at_the_pace_of_their_thinnest_domain() {
+        let racks = |nodes| Cluster {
+            gpu: GpuKind::Gb200,
+            scale_up: ScaleUp::Nvl72,
+            gpus_per_node: 4,
+            nodes,
+            nics_per_node: 4,
+            nic: NicKind::IbXdr,
+            ..Cluster::default()
+        };
+        // 9 stages over 4 racks of 72: stage s starts at rank 32 s, so the racks hold 3, 2, 2
+        // and 2 stages. Costed as 2 per rack over 4 racks (8 ranks), with the ring factor of 9.
+        let t = racks(72).topology().unwrap();
+        let pp = span(&t, par(1, 9, 32).generators(Group::Pp), 288);
+        assert_eq!((pp.ranks, pp.domains, pp.placement.ranks, pp.placement.per_domain), (9, 4, 8, 2));
+        let ring = |n: f64| (n - 1.0) / n;
+        assert!(pp.net_share >= ring(9.0) / ring(8.0) - 1e-12, "{}", pp.net_share);
+        assert!(t.check(pp.placement).is_ok(), "the collective model accepts it");
+        // 36 trays = two racks of 72 (even), 32 trays = two racks of 64 (even): DP 16 with
+        // TP 8 has 8 ranks in each rack either way.
+        for nodes in [32, 36] {
+            let t = racks(nodes).topology().unwrap();
+            let n = t.total_gpus;
+            let dp = span(&t, par(8, 1, n / 8).generators(Group::Dp), n as u64);
+            assert_eq!(dp.placement.ranks, n / 8, "{nodes} trays");
+            assert_eq!(dp.placement.per_domain * t.domains, n / 8);
+        }
+    }
+
+    #[test]
     fn direct_enumeration_agrees_with_testing_every_rank() {
         let orders = ["tp-cp-dp-pp", "dp-tp-cp-pp", "tp-dp-cp-pp", "pp-dp-cp-tp", "cp-tp-pp-dp"];
         let mut checked = 0;
