@@ -708,6 +708,11 @@ mod tests {
     use crate::topology::Cluster;
     use crate::training::presets::preset;
 
+    /// GB200 in NVL72 racks: `nodes` trays of 4 GPUs, 4 XDR NICs each.
+    fn nvl72(nodes: u32) -> Cluster {
+        Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes, nics_per_node: 4, nic: NicKind::IbXdr, ..Cluster::default() }
+    }
+
     fn par(tp: u32, pp: u32, dp: u32) -> Parallel {
         Parallel { tp, pp, dp, ..Parallel::default() }
     }
@@ -738,15 +743,7 @@ mod tests {
 
     #[test]
     fn tp16_stays_inside_nvl72() {
-        let rack = |nodes| Cluster {
-            gpu: GpuKind::Gb200,
-            scale_up: ScaleUp::Nvl72,
-            gpus_per_node: 4,
-            nodes,
-            nics_per_node: 4,
-            nic: NicKind::IbXdr,
-            ..Cluster::default()
-        };
+        let rack = nvl72;
         // 16 trays = 64 GPUs in one NVLink domain: TP 16 never leaves it.
         let t = rack(16).topology().unwrap();
         let p = par(16, 1, 4);
@@ -782,15 +779,7 @@ mod tests {
 
     #[test]
     fn uneven_groups_run_at_the_pace_of_their_thinnest_domain() {
-        let racks = |nodes| Cluster {
-            gpu: GpuKind::Gb200,
-            scale_up: ScaleUp::Nvl72,
-            gpus_per_node: 4,
-            nodes,
-            nics_per_node: 4,
-            nic: NicKind::IbXdr,
-            ..Cluster::default()
-        };
+        let racks = nvl72;
         // 9 stages over 4 racks of 72: stage s starts at rank 32 s, so the racks hold 3, 2, 2
         // and 2 stages. Costed as 2 per rack over 4 racks (8 ranks), with the ring factor of 9.
         let t = racks(72).topology().unwrap();
