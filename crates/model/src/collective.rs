@@ -512,16 +512,11 @@ impl Comm {
 
 /// nccl-tests' default sweep sizes: powers of two from `min` to `max`.
 pub fn sweep_sizes(min: Bytes, max: Bytes) -> impl Iterator<Item = Bytes> {
-    let mut s = min.0.max(1);
+    // `None` once the doubling passes `max` or u64 (at most 64 sizes whatever the bounds).
+    let mut next = Some(min.0.max(1));
     std::iter::from_fn(move || {
-        if s > max.0 {
-            return None;
-        }
-        let cur = s;
-        s = s.saturating_mul(2);
-        if s == cur {
-            s = u64::MAX;
-        }
+        let cur = next.filter(|s| *s <= max.0)?;
+        next = cur.checked_mul(2);
         Some(Bytes(cur))
     })
 }
@@ -582,5 +577,10 @@ mod tests {
         let v: Vec<_> = sweep_sizes(Bytes(8), Bytes(64)).collect();
         assert_eq!(v, vec![Bytes(8), Bytes(16), Bytes(32), Bytes(64)]);
         assert_eq!(sweep_sizes(Bytes(8), Bytes(16 << 30)).count(), 32);
+        // Bounds at the top of u64 end too (the doubling used to saturate and repeat).
+        assert_eq!(sweep_sizes(Bytes(1), Bytes(u64::MAX)).count(), 64);
+        assert_eq!(sweep_sizes(Bytes(u64::MAX), Bytes(u64::MAX)).collect::<Vec<_>>(), vec![Bytes(u64::MAX)]);
+        assert_eq!(sweep_sizes(Bytes(1 << 63), Bytes(u64::MAX)).count(), 1);
+        assert_eq!(sweep_sizes(Bytes(0), Bytes(0)).count(), 0);
     }
 }

@@ -75,15 +75,7 @@ pub struct Report {
 
 /// Evaluates a scenario. Errors name the field at fault.
 pub fn evaluate(s: &Scenario) -> Result<Report> {
-    if s.version > SCENARIO_VERSION {
-        return Err(ModelError::new(
-            "version",
-            format!("scenario version {} is newer than this build understands (up to {SCENARIO_VERSION})", s.version),
-        ));
-    }
-    if s.view.min_bytes.0 == 0 || s.view.min_bytes > s.view.max_bytes {
-        return Err(ModelError::new("min_bytes", "the sweep needs 1 <= min_bytes <= max_bytes"));
-    }
+    s.validate()?;
     let topo = s.cluster.topology()?;
     let curves = curves(&topo, s)?;
     Ok(Report {

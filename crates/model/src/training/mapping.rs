@@ -162,8 +162,8 @@ impl Default for Parallel {
     }
 }
 
-/// Largest size of any one parallel dimension accepted.
-pub const MAX_PARALLEL: u32 = 1 << 18;
+/// Largest size of any one parallel dimension accepted ([`crate::limits::PARALLEL`]).
+pub const MAX_PARALLEL: u32 = crate::limits::PARALLEL as u32;
 
 impl Parallel {
     pub fn gpus(&self) -> u64 {
@@ -196,18 +196,9 @@ impl Parallel {
     /// Checks this layout against the job and the cluster; each error names the constraint
     /// and the values that would satisfy it.
     pub fn validate(&self, w: &Workload, gpus: u32) -> Result<()> {
-        for (field, v) in [
-            ("tp", self.tp),
-            ("pp", self.pp),
-            ("dp", self.dp),
-            ("cp", self.cp),
-            ("ep", self.ep),
-            ("micro_batch", self.micro_batch),
-            ("interleave", self.interleave),
-        ] {
-            if v == 0 || v > MAX_PARALLEL {
-                return Err(ModelError::new(field, format!("{} must be between 1 and {MAX_PARALLEL}; got {v}", field.replace('_', "-"))));
-            }
+        use crate::limits::{CP, DP, EP, INTERLEAVE, MICRO_BATCH, PP, TP};
+        for (limit, v) in [(TP, self.tp), (PP, self.pp), (DP, self.dp), (CP, self.cp), (EP, self.ep), (MICRO_BATCH, self.micro_batch), (INTERLEAVE, self.interleave)] {
+            limit.check_u32(v)?;
         }
         if self.zero > 3 {
             return Err(ModelError::new("zero", format!("the ZeRO stage must be 0, 1, 2 or 3; got {}", self.zero)));

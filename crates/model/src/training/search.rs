@@ -155,7 +155,8 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
         Recompute::None
     };
     let frugal_zero = *zeros.iter().max().unwrap_or(&0);
-    let mut top = TopK { k: opts.top.max(1), items: Vec::with_capacity(opts.top.max(1) + 1) };
+    // Reserve for what can come back, not for what was asked: `top` may be any number.
+    let mut top = TopK { k: opts.top.max(1), items: Vec::with_capacity(opts.top.clamp(1, 64) + 1) };
     let mut closest: Option<Summary> = None;
     let mut stats = SearchStats::default();
     let kv_ok = |d: &u32| w.heads.is_multiple_of(*d) && w.kv_heads.is_multiple_of(*d) && w.ffn.is_multiple_of(*d) && w.moe.is_none_or(|m| m.expert_ffn % d == 0);

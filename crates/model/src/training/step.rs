@@ -242,6 +242,19 @@ fn g(i: Group) -> usize {
     }
 }
 
+/// A group of the layout that cannot be placed on the cluster: the groups are derived, so the
+/// error names the layout size that shapes the group (DP is what the node count leaves).
+fn placement_error(par: &Parallel, grp: Group, e: ModelError) -> ModelError {
+    let (field, size) = match grp {
+        Group::Tp => ("tp", par.tp),
+        Group::Cp => ("cp", par.cp),
+        Group::Dp => ("dp", par.dp),
+        Group::Ep | Group::ExpertDp => ("ep", par.ep),
+        Group::Pp => ("pp", par.pp),
+    };
+    ModelError::new(field, format!("the {} groups of {field} {size} cannot be placed on this cluster: {}", grp.name(), e.message))
+}
+
 impl<'a> Evaluator<'a> {
     pub fn new(topo: &'a Topology, work: &'a Workload, fw: Framework) -> Result<Evaluator<'a>> {
         work.validate()?;
@@ -444,7 +457,7 @@ impl<'a> Evaluator<'a> {
         for grp in Group::ALL {
             let s = self.span(par, grp);
             spans[g(grp)] = s;
-            ids[g(grp)] = self.comms.comm(self.topo, &s)?;
+            ids[g(grp)] = self.comms.comm(self.topo, &s).map_err(|e| placement_error(par, grp, e))?;
         }
         let t = par.tp as f64;
         let ep = par.ep as f64;
@@ -490,7 +503,7 @@ impl<'a> Evaluator<'a> {
         let embed_sync = if par.pp > 1 && w.tied_embeddings {
             let pp_span = spans[g(Group::Pp)];
             let per = if pp_span.domains <= 1 { 2 } else { 1 };
-            let id = self.comms.comm_for(self.topo, Placement { ranks: 2, per_domain: per })?;
+            let id = self.comms.comm_for(self.topo, Placement { ranks: 2, per_domain: per }).map_err(|e| placement_error(par, Group::Pp, e))?;
             self.comms.time(Some(id), Collective::AllReduce, embed_table / t * gb)?
         } else {
             0.0
