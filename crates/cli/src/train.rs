@@ -3,7 +3,8 @@
 //! memory per GPU against HBM, where each parallel group's traffic goes, and the bottleneck.
 //! The workload and layout flags are shared with `fabricscope search`.
 
-use crate::cluster_args::{bool_parser, count_parser, ClusterArgs};
+use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs};
+use fabricscope_model::limits;
 use crate::error::CliError;
 use crate::output;
 use clap::builder::{PossibleValue, TypedValueParser};
@@ -25,43 +26,43 @@ pub struct WorkloadArgs {
     #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
     pub model: Option<Workload>,
     /// Transformer layers
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::LAYERS))]
     pub layers: Option<u32>,
     /// Hidden size
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HIDDEN))]
     pub hidden: Option<u32>,
     /// Attention (query) heads
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEADS))]
     pub heads: Option<u32>,
     /// Key/value heads (grouped-query attention) [default: --heads]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::KV_HEADS))]
     pub kv_heads: Option<u32>,
     /// Dimension of one head [default: hidden / heads]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
     pub head_dim: Option<u32>,
     /// Feed-forward (MLP) intermediate size [default: 4 x hidden]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::FFN))]
     pub ffn: Option<u32>,
     /// Feed-forward kind [default: gelu, or the preset's]
     #[arg(long, value_name = "KIND", value_parser = mlp_parser())]
     pub mlp: Option<Mlp>,
     /// Vocabulary size
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::VOCAB))]
     pub vocab: Option<u32>,
     /// Sequence length in tokens
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
     pub seq: Option<u32>,
     /// Sequences per optimizer step
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub global_batch: Option<u32>,
     /// Routed experts per MoE layer (makes the model a mixture of experts)
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERTS))]
     pub experts: Option<u32>,
     /// Experts each token is routed to [default: 2]
-    #[arg(long, value_name = "K", value_parser = count_parser())]
+    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
     pub top_k: Option<u32>,
     /// Intermediate size of one expert [default: --ffn]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_FFN))]
     pub expert_ffn: Option<u32>,
     /// Linear-layer precision [default: bf16, or the preset's]
     #[arg(long, value_name = "PRECISION", value_parser = precision_parser())]
@@ -76,25 +77,25 @@ pub struct WorkloadArgs {
 #[command(next_help_heading = "Parallel layout")]
 pub struct ParallelArgs {
     /// Tensor parallelism [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::TP))]
     pub tp: Option<u32>,
     /// Pipeline parallelism [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::PP))]
     pub pp: Option<u32>,
     /// Data parallelism [train default: GPUs / (tp x pp x cp)]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::DP))]
     pub dp: Option<u32>,
     /// Context parallelism [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::CP))]
     pub cp: Option<u32>,
     /// Expert parallelism, carved out of DP [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EP))]
     pub ep: Option<u32>,
     /// Sequences per micro-batch [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::MICRO_BATCH))]
     pub micro_batch: Option<u32>,
     /// Virtual pipeline stages per GPU (interleaved 1F1B) [train default: 1]
-    #[arg(long, value_name = "V", value_parser = count_parser())]
+    #[arg(long, value_name = "V", value_parser = count_parser(limits::INTERLEAVE))]
     pub interleave: Option<u32>,
     /// Activation recomputation [train default: selective]
     #[arg(long, value_name = "MODE", value_parser = recompute_parser())]
@@ -402,10 +403,6 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {
         let ids = self.ids?;
         Some(Box::new(ids().into_iter().map(PossibleValue::new)))
     }
-}
-
-fn unknown(what: &str, text: &str, ids: &[&str]) -> String {
-    format!("unknown {what} '{text}'; allowed: {}", ids.join(", "))
 }
 
 fn preset_list() -> Vec<&'static str> {

@@ -80,6 +80,34 @@ pub struct SearchResult {
     pub stats: SearchStats,
 }
 
+impl SearchResult {
+    /// Why the search found no layout on `gpus` GPUs, naming the actual cause (`None` when it
+    /// found one): no way to split the GPUs into a layout of this job, no layout that takes
+    /// the pinned micro-batch or interleave, or every layout out of memory.
+    pub fn why_none(&self, gpus: u32) -> Option<String> {
+        if !self.best.is_empty() {
+            return None;
+        }
+        Some(match &self.closest_unfit {
+            Some(c) => {
+                let m = &c.mapping;
+                let cap = c.memory.capacity.0 as f64 / (1u64 << 30) as f64;
+                format!(
+                    "No layout fits in GPU memory: the closest (TP {} x PP {} x DP {} x CP {}) needs {:.1} GiB per GPU of {cap:.0} GiB; use more GPUs or a smaller job.",
+                    m.tp, m.pp, m.dp, m.cp, c.memory_gib_per_gpu
+                )
+            }
+            None if self.stats.layouts == 0 => format!(
+                "No parallel layout of this job divides the {gpus} GPUs: TP must divide the attention and key/value heads and the feed-forward size, PP be at most the layers, CP divide half the sequence and DP the global batch, with any pinned size as given; change the GPU count or the job's sizes."
+            ),
+            None => format!(
+                "{} layouts divide the {gpus} GPUs, but none takes the pinned micro-batch or interleave; leave them to the search.",
+                self.stats.layouts
+            ),
+        })
+    }
+}
+
 /// Keeps the K fastest summaries, sorted.
 struct TopK {
     k: usize,
