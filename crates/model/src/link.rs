@@ -193,14 +193,18 @@ pub fn decode(link: &str) -> Decoded {
 /// The text of a scenario file's bytes: at most [`MAX_FILE_BYTES`], UTF-8, with any leading
 /// byte-order mark dropped. Every reader of scenario files (CLI, page) goes through it.
 pub fn file_text(bytes: &[u8]) -> Result<&str, String> {
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "not a scenario file: {} bytes is more than the {MAX_FILE_BYTES} (1 MiB) a scenario file may have",
-            bytes.len()
-        ));
-    }
+    check_file_size(bytes.len() as u64)?;
     let text = std::str::from_utf8(bytes).map_err(|e| format!("not a scenario file ({FILE_EXPECTED}): the bytes are not UTF-8 text ({e})"))?;
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// Refuses a file of `len` bytes over [`MAX_FILE_BYTES`] (before reading it, where the size is
+/// known first).
+pub fn check_file_size(len: u64) -> Result<(), String> {
+    if len > MAX_FILE_BYTES as u64 {
+        return Err(format!("not a scenario file: {len} bytes is more than the {MAX_FILE_BYTES} (1 MiB) a scenario file may have"));
+    }
+    Ok(())
 }
 
 /// Reads a scenario file (the JSON the explorer exports). `Err` when the text is not a
