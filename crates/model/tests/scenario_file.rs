@@ -11,7 +11,7 @@ fn a_pretty_printed_file_over_the_link_limit_is_read() {
     let pretty = serde_json::to_string_pretty(&s).unwrap();
     // Indent every line by 600 spaces: over 20 KiB of the same scenario.
     let padded = pretty.replace('\n', &format!("\n{:600}", ""));
-    assert!(padded.len() > 20 * 1024 && padded.len() < MAX_FILE_BYTES, "{} bytes", padded.len());
+    assert!(padded.len() > 20 * 1024 && padded.len() > MAX_LINK_BYTES && padded.len() < MAX_FILE_BYTES, "{} bytes", padded.len());
     let d = decode_file(&padded).expect("a scenario file");
     assert!(d.warnings.is_empty(), "{:?}", d.warnings);
     assert_eq!(d.scenario, s);
