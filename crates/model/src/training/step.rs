@@ -989,17 +989,19 @@ mod tests {
     }
 
     #[test]
-    fn oversubscribed_spine_shows_in_dp_time() {
+    fn oversubscribed_spine_never_speeds_up_dp_and_a_contiguous_ring_barely_notices_it() {
         let w = preset("gpt3-175b").unwrap();
         // 96 nodes: 48 NICs per leaf, 16 uplinks: 3:1. Non-blocking: automatic sizing. DP 96
-        // spans every node, so it crosses leaves (a DP of 12 consecutive nodes would stay under
-        // one rail's leaf and not notice the spine).
+        // spans every node, so it crosses leaves; but a ring over consecutive nodes leaves each
+        // leaf on one flow per channel, far below the 16 uplinks, so the spine costs it little
+        // (collective::network: oversubscription costs by the bytes that cross it).
         let over = Cluster { nodes: 96, leaf_switches: Some(16), spine_switches: Some(4), ..h100(96) };
         let p = par(8, 1, 96);
         let fw = Framework::megatron_2021();
         let a = eval(&h100(96), &w, &p, fw);
         let b = eval(&over, &w, &p, fw);
-        assert!(b.breakdown.dp.0 > 1.5 * a.breakdown.dp.0, "{} vs {}", b.breakdown.dp.0, a.breakdown.dp.0);
+        assert!(b.breakdown.dp.0 >= a.breakdown.dp.0, "{} vs {}", b.breakdown.dp.0, a.breakdown.dp.0);
+        assert!(b.breakdown.dp.0 < 1.5 * a.breakdown.dp.0, "{} vs {}", b.breakdown.dp.0, a.breakdown.dp.0);
         let dp = b.groups.iter().find(|g| g.group == Group::Dp).unwrap();
         assert_eq!(dp.tier, SpanTier::Spine);
     }
