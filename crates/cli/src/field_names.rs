@@ -103,11 +103,14 @@ fn error_cases() -> Vec<ModelError> {
         layout(Parallel { tp: 3, ..base }),
         layout(Parallel { dp: 3, ..base }),
         layout(Parallel { tp: 1, pp: 64, dp: 1, ..base }),
-        layout(Parallel { tp: 8, pp: 2, dp: 2, interleave: 3, ..base }),
+        layout(Parallel { tp: 1, pp: 32, dp: 1, interleave: 2, ..base }),
+        layout(Parallel { tp: 8, pp: 2, dp: 2, interleave: 2, micro_batch: 256, ..base }),
         layout(Parallel { interleave: 2, ..base }),
         layout(Parallel { micro_batch: 3, ..base }),
         Parallel { tp: 2, dp: 1, cp: 16, ..base }.validate(&Workload { seq: 1000, ..w.clone() }, 32).err(),
         layout(Parallel { ep: 2, ..base }),
+        layout(Parallel { expert_tp: 2, ..base }),
+        layout(Parallel { expert_tp: u32::MAX, ..base }),
     ]);
     let a100 = Cluster { gpu: GpuKind::A100, scale_up: ScaleUp::NvSwitch { gen: 3 }, ..c.clone() }.topology().expect("a100");
     let fp8 = Workload { precision: Precision::Fp8, ..w.clone() };

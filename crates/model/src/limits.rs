@@ -109,6 +109,8 @@ pub const CP: Limit = count("cp", "cp", 1, PARALLEL);
 pub const EP: Limit = count("ep", "ep", 1, PARALLEL);
 /// Virtual pipeline stages per GPU.
 pub const INTERLEAVE: Limit = count("interleave", "interleave", 1, PARALLEL);
+/// Tensor-parallel size of the expert layers (MoE parallel folding).
+pub const EXPERT_TP: Limit = count("expert_tp", "expert tp", 1, PARALLEL);
 /// Sequences per micro-batch (a scenario's 0 leaves it to the search).
 pub const MICRO_BATCH: Limit = count("micro_batch", "micro-batch", 1, PARALLEL);
 /// ZeRO stage.
@@ -144,15 +146,20 @@ pub const GLOBAL_BATCH: Limit = count("global_batch", "the global batch (sequenc
 pub const EXPERTS: Limit = count("experts", "the expert count", 1, 4096);
 /// Intermediate size of one expert (elements).
 pub const EXPERT_FFN: Limit = count("expert_ffn", "the expert feed-forward size", 1, MAX_DIM * 8);
+/// Intermediate size of the always-active shared expert(s) (0: none).
+pub const SHARED_EXPERT_FFN: Limit = count("shared_expert_ffn", "the shared expert feed-forward size", 0, MAX_DIM * 8);
+/// Leading layers with a dense MLP (at most the layer count less one, checked with the
+/// workload).
+pub const MOE_DENSE_LAYERS: Limit = count("moe_dense_layers", "the leading dense layers", 0, LAYERS.max - 1);
 /// Experts each token goes to (at most the expert count, checked with the workload).
 pub const TOP_K: Limit = count("top_k", "top-k", 1, EXPERTS.max);
 
 /// Every limit, for tests and documentation.
-pub const ALL: [Limit; 35] = [
+pub const ALL: [Limit; 38] = [
     NODES, GPUS_PER_NODE, TOTAL_GPUS, NICS_PER_NODE, LEAF_SWITCHES, SPINE_SWITCHES, SWITCH_RADIX, GROUP_RANKS,
     GROUP_PER_NODE, BYTES, MIN_BYTES, MAX_BYTES, OPS, TP, PP, DP, CP, EP, INTERLEAVE, MICRO_BATCH, ZERO,
     WORKLOAD_ID, TOP, LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB, SEQ, GLOBAL_BATCH, EXPERTS,
-    EXPERT_FFN, TOP_K,
+    EXPERT_FFN, TOP_K, EXPERT_TP, SHARED_EXPERT_FFN, MOE_DENSE_LAYERS,
 ];
 
 #[cfg(test)]

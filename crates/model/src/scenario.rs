@@ -164,6 +164,8 @@ const DERIVED: &[(&str, &str)] = &[
     ("experts", "training.workload"),
     ("top_k", "training.workload"),
     ("expert_ffn", "training.workload"),
+    ("shared_expert_ffn", "training.workload"),
+    ("moe_dense_layers", "training.workload"),
     ("precision", "training.workload"),
     ("dp", "cluster.nodes"),
 ];

@@ -205,7 +205,7 @@ impl Workload {
 
     /// Checks the shape is a transformer the model can cost.
     pub fn validate(&self) -> Result<()> {
-        use crate::limits::{EXPERTS, EXPERT_FFN, FFN, GLOBAL_BATCH, HEADS, HEAD_DIM, HIDDEN, KV_HEADS, LAYERS, SEQ, VOCAB};
+        use crate::limits::{EXPERTS, EXPERT_FFN, FFN, MOE_DENSE_LAYERS, SHARED_EXPERT_FFN, GLOBAL_BATCH, HEADS, HEAD_DIM, HIDDEN, KV_HEADS, LAYERS, SEQ, VOCAB};
         for (limit, v) in [(LAYERS, self.layers), (HIDDEN, self.hidden), (HEADS, self.heads), (KV_HEADS, self.kv_heads), (FFN, self.ffn), (VOCAB, self.vocab), (SEQ, self.seq), (GLOBAL_BATCH, self.global_batch)] {
             limit.check_u32(v)?;
         }
@@ -236,6 +236,8 @@ impl Workload {
         if let Some(m) = self.moe {
             EXPERTS.check_u32(m.experts)?;
             EXPERT_FFN.check_u32(m.expert_ffn)?;
+            SHARED_EXPERT_FFN.check_u32(m.shared_ffn)?;
+            MOE_DENSE_LAYERS.check_u32(m.dense_layers)?;
             if m.top_k == 0 || m.top_k > m.experts {
                 return Err(ModelError::new(
                     "top_k",
@@ -243,9 +245,8 @@ impl Workload {
                 ));
             }
             if m.dense_layers >= self.layers {
-                // Presets set the dense layers; the layer count is the input a user can change.
-            return Err(ModelError::new(
-                    "layers",
+                return Err(ModelError::new(
+                    "moe_dense_layers",
                     format!("{} leading dense layers leave no MoE layer of {}; use at most {}", m.dense_layers, self.layers, self.layers - 1),
                 ));
             }
@@ -352,6 +353,21 @@ impl Workload {
             super::Recompute::Full => self.layers_fwd_flops_per_token(),
         };
         per_token * self.tokens_per_step() as f64
+    }
+    /// FLOPs the kernels execute per step: hardware FLOPs, with the attention core's score and
+    /// value products halved when a fused kernel skips the causally masked blocks (`flash`);
+    /// materialised attention computes the full score matrix and masks it.
+    pub fn executed_flops_per_step(&self, recompute: super::Recompute, flash: bool) -> f64 {
+        let hw = self.hardware_flops_per_step(recompute);
+        if !flash {
+            return hw;
+        }
+        let core_passes = 3.0
+            + match recompute {
+                super::Recompute::None => 0.0,
+                super::Recompute::Selective | super::Recompute::Full => 1.0,
+            };
+        hw - 0.5 * core_passes * self.layers as f64 * self.attn_core_flops_per_token() * self.tokens_per_step() as f64
     }
     /// Hardware FLOPs per step: model FLOPs plus recompute.
     pub fn hardware_flops_per_step(&self, recompute: super::Recompute) -> f64 {
