@@ -50,7 +50,7 @@ pub fn evaluate(cluster: &Cluster) -> Result<Evaluation, ModelError> {
     } else {
         None
     };
-    let (leaves, spines, npl, oversub, switch) = match topo.fabric {
+    let (leaves, spines, npl, oversub, switch) = match &topo.fabric {
         Some(f) => (f.leaves, f.spines, f.nodes_per_leaf, f.oversubscription, f.switch.to_string()),
         None => (0, 0, cluster.nodes, 1.0, String::new()),
     };
@@ -305,6 +305,7 @@ pub fn bottleneck_text(b: Bottleneck) -> &'static str {
         Bottleneck::Tier(TierKind::Nic) => "NICs",
         Bottleneck::Tier(TierKind::Leaf) => "leaf switches",
         Bottleneck::Tier(TierKind::Spine) => "spine switches",
+        Bottleneck::Tier(TierKind::Core) => "core switches",
     }
 }
 

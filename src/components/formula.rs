@@ -89,7 +89,7 @@ pub fn formula_panel(props: &Props) -> Html {
             n(f.nic_line.0)
         );
     }
-    if let Some(t) = e.report.summary.fabric.filter(|t| t.leaves > 1) {
+    if let Some(t) = e.report.summary.fabric.as_ref().filter(|t| t.leaves > 1) {
         let _ = write!(
             o,
             "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); traffic that crosses the spine gets 1/{} of the NIC bandwidth</span></li>",
@@ -101,6 +101,17 @@ pub fn formula_panel(props: &Props) -> Html {
             t.radix,
             n(t.oversubscription)
         );
+        if let Some(s) = t.tier(fabricscope_model::topology::SwitchLevel::Spine).filter(|_| t.cores > 0) {
+            let _ = write!(
+                o,
+                "<li><strong>Core: </strong><code>{} ports down ÷ {} up per spine = {}:1</code><span class=\"muted\"> ({} cores); traffic that crosses the core gets 1/{} of the NIC bandwidth</span></li>",
+                s.ports_down,
+                s.ports_up,
+                n(s.oversubscription),
+                t.cores,
+                n(t.core_path_oversubscription())
+            );
+        }
     }
     o.push_str("</ol></section>");
     raw(o)

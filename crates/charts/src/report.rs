@@ -166,7 +166,7 @@ pub fn render_chart(
         }
         _ => {
             let c = &s.cluster;
-            let f = r.summary.fabric;
+            let f = r.summary.fabric.as_ref();
             let spec = TopoSpec {
                 nodes: c.nodes,
                 gpus_per_node: c.gpus_per_node,

@@ -205,6 +205,7 @@ impl Bottleneck {
             Bottleneck::Tier(TierKind::Nic) => "nic",
             Bottleneck::Tier(TierKind::Leaf) => "leaf",
             Bottleneck::Tier(TierKind::Spine) => "spine",
+            Bottleneck::Tier(TierKind::Core) => "core",
         }
     }
 }

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`units`] | bandwidth (per direction vs bidirectional, bits vs bytes), time, sizes |
 //! | [`catalog`] | GPUs, scale-up fabrics, NICs, switches, with sources |
+//! | [`fabric_tree`] | sizing a buildable fat tree: leaf, spine, core tiers; rail planes |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
@@ -19,6 +20,7 @@ pub mod catalog;
 pub mod collective;
 pub mod error;
 pub mod export;
+pub mod fabric_tree;
 pub mod link;
 pub mod nccl;
 pub mod presets;
