@@ -1,5 +1,6 @@
 //! A cluster as the user describes it, checked, and what follows from it: per-GPU bandwidth
-//! and latency at each tier, the fat tree's oversubscription, bisection bandwidth and hops.
+//! and latency at each tier (up to the core of a three-tier fat tree, sized in
+//! [`crate::fabric_tree`]), oversubscription on a group's path, bisection bandwidth and hops.
 
 use crate::catalog::fabric::{hbm_facts, pcie_line_bw, pcie_nccl_bw, HBM_LATENCY};
 use crate::catalog::{Arch, GpuKind, GpuSpec, NetFamily, NicKind, NicSpec, ScaleUp, SwitchSpec, TierFacts};
@@ -432,12 +433,14 @@ impl Topology {
         }
         let gpn = self.cluster.gpus_per_node;
         let (na, nb) = (a / gpn, b / gpn);
-        match &self.fabric {
-            Some(f) if na / f.nodes_per_leaf.max(1) == nb / f.nodes_per_leaf.max(1) => 1,
-            Some(f) if f.cores > 0 && na / f.nodes_per_pod.max(1) != nb / f.nodes_per_pod.max(1) => 5,
-            Some(_) => 3,
-            None => 1,
-        }
+        // NCCL keeps traffic on its rail, so the nodes' blocks under a leaf and a pod decide.
+        let top = match &self.fabric {
+            Some(f) if na / f.nodes_per_leaf.max(1) == nb / f.nodes_per_leaf.max(1) => SwitchLevel::Leaf,
+            Some(f) if f.cores > 0 && na / f.nodes_per_pod.max(1) != nb / f.nodes_per_pod.max(1) => SwitchLevel::Core,
+            Some(_) => SwitchLevel::Spine,
+            None => SwitchLevel::Leaf,
+        };
+        FatTree::hops_to(top)
     }
 
     fn nodes_per_domain(&self) -> u32 {
