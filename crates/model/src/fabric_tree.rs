@@ -149,7 +149,8 @@ fn ratio(down: u32, up: u32) -> f64 {
     }
 }
 
-fn check_ratio(field: &'static str, v: Option<f64>, k: u32) -> Result<f64> {
+/// A down:up ratio as entered: 1 (non-blocking) to k - 1 (one uplink); `None` is 1.
+pub(crate) fn check_ratio(field: &'static str, v: Option<f64>, k: u32) -> Result<f64> {
     let Some(o) = v else { return Ok(1.0) };
     let max = (k - 1) as f64;
     if !o.is_finite() || !(1.0..=max).contains(&o) {

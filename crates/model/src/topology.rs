@@ -182,7 +182,14 @@ impl Cluster {
                 format!("SHARP in-network reduction needs InfiniBand (ib-hdr, ib-ndr, ib-xdr); {} has none", nic.name),
             ));
         }
-        let fabric = if self.nics_per_node > 0 { Some(self.fat_tree(nic)?) } else { None };
+        let fabric = if self.nics_per_node > 0 {
+            Some(self.fat_tree(nic)?)
+        } else {
+            // No fabric to size, but the ratios are still held to their range.
+            crate::fabric_tree::check_ratio("oversubscription", self.oversubscription, MAX_RADIX)?;
+            crate::fabric_tree::check_ratio("core_oversubscription", self.core_oversubscription, MAX_RADIX)?;
+            None
+        };
         let tiers = self.tiers(gpu, nic, fabric.as_ref());
         let scale_up_half = GBps(self.scale_up.line_bw(gpu).0 * (domain_gpus / 2) as f64);
         Ok(Topology {

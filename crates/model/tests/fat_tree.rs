@@ -131,6 +131,9 @@ fn impossible_counts_are_refused_with_what_would_work() {
         let e = err(Cluster { nodes: 128, oversubscription: Some(bad), ..Cluster::default() });
         assert_eq!(e.field, "oversubscription", "{bad}");
     }
+    // Held to its range even where there is no fabric to size.
+    let e = err(Cluster { nodes: 1, nics_per_node: 0, oversubscription: Some(f64::INFINITY), ..Cluster::default() });
+    assert_eq!(e.field, "oversubscription");
     let e = err(Cluster { nodes: 128, core_oversubscription: Some(0.0), ..Cluster::default() });
     assert_eq!(e.field, "core_oversubscription");
     let e = err(Cluster { nodes: 128, spine_switches: Some(8), oversubscription: Some(2.0), ..Cluster::default() });
