@@ -637,6 +637,19 @@ mod tests {
     }
 
     #[test]
+    fn three_tier_trees_draw_their_cores_above_the_spines() {
+        // 1024 nodes x 8 NICs, not rail-optimized: 256 leaves, 256 spines, 128 cores.
+        let s = TopoSpec { leaves: 256, spines: 256, cores: 128, nodes_per_leaf: 4, ..pod(1024, Layout::data_parallel(8192)) };
+        let svg = topology_chart(&s, &megatron_traffic(&s), &TopoOptions::default(), &Theme::light());
+        let texts = crate::texts(&svg);
+        let y_of = |label: &str| svg.split("<text").find(|t| t.contains(&format!(">{label}<"))).and_then(|t| t.split("y=\"").nth(1)).and_then(|t| t.split('"').next()).and_then(|y| y.parse::<f64>().ok());
+        assert!(texts.iter().any(|x| x == "128 switches"), "{texts:?}");
+        let (core, spine, leaf) = (y_of("Core").unwrap(), y_of("Spine").unwrap(), y_of("Leaf").unwrap());
+        assert!(core < spine && spine < leaf, "{core} {spine} {leaf}");
+        assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
+    }
+
+    #[test]
     fn single_node_and_nvl72_draw() {
         let mut s = pod(1, Layout { tp: 8, pp: 1, dp: 1 });
         s.nics_per_node = 0;
