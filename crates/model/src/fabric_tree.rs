@@ -199,13 +199,14 @@ pub fn size(t: &TreeInput) -> Result<FatTree> {
     Err(last.unwrap_or_else(|| ModelError::new("nics_per_node", "a fat tree needs at least one NIC per node")))
 }
 
-/// Leaves of one plane: (leaves, NIC ports on the busiest leaf, nodes per leaf, rail blocks).
-/// A block is `rails` leaves (one per rail) over the same `nodes per leaf` nodes.
+/// The leaves of one plane.
 struct LeafLayout {
     leaves: u32,
+    /// NIC ports used on the busiest leaf.
     down: u32,
     nodes_per_leaf: u32,
-    /// Rail-optimized with more nodes than a leaf holds: node blocks of one leaf per rail.
+    /// Rail-optimized with more nodes than a leaf holds: blocks of `nodes_per_leaf` nodes,
+    /// each on one leaf per rail.
     blocks: Option<u32>,
 }
 

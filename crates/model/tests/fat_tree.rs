@@ -251,3 +251,23 @@ fn more_oversubscription_never_buys_more_switches_or_bandwidth() {
         }
     }
 }
+
+#[test]
+fn any_radix_rails_and_ratio_either_fit_their_ports_or_name_the_radix() {
+    for k in [4u32, 6, 8, 16, 32, 40, 48, 64, 128] {
+        for rails in [1u32, 2, 4, 8] {
+            for rail_optimized in [true, false] {
+                for o in [1.0, 2.0, 3.0] {
+                    for nodes in (1..=3000u32).step_by(7) {
+                        let c = Cluster { nodes, nics_per_node: rails, switch_radix: Some(k), rail_optimized, oversubscription: Some(o), ..Cluster::default() };
+                        match c.topology() {
+                            Ok(t) => check_ports(&c, t.fabric.as_ref().unwrap()),
+                            Err(e) if o > (k - 1) as f64 => assert_eq!(e.field, "oversubscription"),
+                            Err(e) => assert_eq!(e.field, "switch_radix", "{k} ports, {rails} rails, {nodes} nodes: {e}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
