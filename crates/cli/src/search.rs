@@ -62,6 +62,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         dp: p.dp,
         cp: p.cp,
         ep: p.ep,
+        expert_tp: p.expert_tp,
         micro_batch: p.micro_batch,
         interleave: p.interleave,
         recompute: p.recompute,

@@ -11,7 +11,7 @@ use clap::error::ErrorKind;
 use clap::{Arg, Args, Command};
 use std::ffi::OsStr;
 use fabricscope_model::training::{
-    preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
+    preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Positions, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
 };
 use fabricscope_model::units::Bytes;
 use fabricscope_model::Topology;
@@ -63,6 +63,21 @@ pub struct WorkloadArgs {
     /// Intermediate size of one expert [default: --ffn]
     #[arg(long, value_name = "N", value_parser = count_parser())]
     pub expert_ffn: Option<u32>,
+    /// Intermediate size of the always-active shared expert(s) [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = zero_or_count_parser())]
+    pub shared_expert_ffn: Option<u32>,
+    /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = zero_or_count_parser())]
+    pub moe_dense_layers: Option<u32>,
+    /// Position encoding: learned (GPT) or rope [default: learned, or the preset's]
+    #[arg(long, value_name = "KIND", value_parser = positions_parser())]
+    pub positions: Option<Positions>,
+    /// Input and output embeddings share one matrix [default: true, or the preset's]
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
+    pub tied_embeddings: Option<bool>,
+    /// Dropout in attention and MLP [default: true, or the preset's]
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
+    pub dropout: Option<bool>,
     /// Linear-layer precision [default: bf16, or the preset's]
     #[arg(long, value_name = "PRECISION", value_parser = precision_parser())]
     pub precision: Option<Precision>,
@@ -87,9 +102,14 @@ pub struct ParallelArgs {
     /// Context parallelism [train default: 1]
     #[arg(long, value_name = "N", value_parser = count_parser())]
     pub cp: Option<u32>,
-    /// Expert parallelism, carved out of DP [train default: 1]
+    /// Expert parallelism, carved out of DP, or with --expert-tp folded over TP x CP x DP
+    /// (Megatron-Core parallel folding) [train default: 1]
     #[arg(long, value_name = "N", value_parser = count_parser())]
     pub ep: Option<u32>,
+    /// Tensor parallelism of the expert layers (MoE parallel folding: expert-TP x EP x
+    /// expert-DP re-partition each stage's TP x CP x DP GPUs) [default: --tp]
+    #[arg(long, value_name = "N", value_parser = count_parser())]
+    pub expert_tp: Option<u32>,
     /// Sequences per micro-batch [train default: 1]
     #[arg(long, value_name = "N", value_parser = count_parser())]
     pub micro_batch: Option<u32>,
@@ -195,13 +215,23 @@ impl WorkloadArgs {
         if let Some(v) = self.global_batch {
             w.global_batch = v;
         }
-        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() {
+        if let Some(v) = self.positions {
+            w.positions = v;
+        }
+        if let Some(v) = self.tied_embeddings {
+            w.tied_embeddings = v;
+        }
+        if let Some(v) = self.dropout {
+            w.dropout = v;
+        }
+        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() || self.shared_expert_ffn.is_some() || self.moe_dense_layers.is_some() {
             let base = w.moe.unwrap_or(Moe { experts: 8, top_k: 2, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
             let m = Moe {
                 experts: self.experts.unwrap_or(base.experts),
                 top_k: self.top_k.unwrap_or(base.top_k),
                 expert_ffn: self.expert_ffn.unwrap_or(base.expert_ffn),
-                ..base
+                shared_ffn: self.shared_expert_ffn.unwrap_or(base.shared_ffn),
+                dense_layers: self.moe_dense_layers.unwrap_or(base.dense_layers),
             };
             w.moe = Some(m);
         }
@@ -233,6 +263,7 @@ impl ParallelArgs {
             zero: self.zero.unwrap_or(1),
             sequence_parallel: self.sequence_parallel,
             order: self.order,
+            expert_tp: self.expert_tp.unwrap_or(0),
         }
     }
 }
@@ -271,7 +302,13 @@ pub fn layout_line(p: &Parallel) -> String {
         p.pp,
         p.dp,
         p.cp,
-        if p.ep > 1 { format!(" (EP {} inside DP)", p.ep) } else { String::new() },
+        if p.ep > 1 && p.folded() {
+            format!(" (EP {} x expert TP {} folded over TP x CP x DP)", p.ep, p.etp())
+        } else if p.ep > 1 {
+            format!(" (EP {} inside DP)", p.ep)
+        } else {
+            String::new()
+        },
         p.micro_batch,
         if p.interleave > 1 { format!(", {} virtual stages", p.interleave) } else { String::new() },
         match p.recompute {
@@ -422,6 +459,23 @@ fn recompute_ids() -> Vec<&'static str> {
 }
 fn zero_ids() -> Vec<&'static str> {
     vec!["0", "1", "2", "3"]
+}
+fn positions_ids() -> Vec<&'static str> {
+    vec!["learned", "rope"]
+}
+pub fn positions_parser() -> FlagParser<Positions> {
+    FlagParser::new(
+        |s| match s.to_ascii_lowercase().as_str() {
+            "learned" => Ok(Positions::Learned),
+            "rope" | "rotary" => Ok(Positions::Rope),
+            _ => Err(unknown("position encoding", s, &positions_ids())),
+        },
+        Some(positions_ids),
+    )
+}
+/// A count that may be 0.
+pub fn zero_or_count_parser() -> FlagParser<u32> {
+    FlagParser::new(|s| s.trim().parse::<u32>().map_err(|_| format!("'{s}' is not a whole number")), None)
 }
 fn framework_ids() -> Vec<&'static str> {
     Framework::ids().to_vec()

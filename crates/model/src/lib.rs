@@ -23,11 +23,14 @@ pub mod export;
 pub mod fabric_tree;
 pub mod link;
 pub mod nccl;
+pub mod network;
 pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod topology;
 pub mod training;
+pub mod trust;
+mod trust_table;
 pub mod units;
 
 pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};

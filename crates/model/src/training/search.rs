@@ -27,6 +27,9 @@ pub struct Constraints {
     pub dp: Option<u32>,
     pub cp: Option<u32>,
     pub ep: Option<u32>,
+    /// Expert tensor parallelism (MoE parallel folding); `None`: the same as TP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expert_tp: Option<u32>,
     pub micro_batch: Option<u32>,
     pub interleave: Option<u32>,
     pub recompute: Option<Recompute>,
@@ -130,6 +133,7 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
             dp,
             cp,
             ep: f.ep.unwrap_or(1),
+            expert_tp: f.expert_tp.unwrap_or(0),
             micro_batch: f.micro_batch.unwrap_or(1),
             interleave: f.interleave.unwrap_or(1),
             sequence_parallel: opts.sequence_parallel,
@@ -170,7 +174,10 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
                     continue;
                 }
                 let eps = match w.moe {
-                    Some(m) => pick(f.ep, divisors(m.experts).into_iter().filter(|e| dp.is_multiple_of(*e)).collect()),
+                    Some(m) => {
+                        let etp = f.expert_tp.filter(|e| *e > 0).unwrap_or(tp);
+                        pick(f.ep, divisors(m.experts).into_iter().filter(|e| Parallel::ep_fits(tp, cp, dp, etp, *e, f.expert_tp.is_some())).collect())
+                    }
                     None => pick(f.ep, vec![1]),
                 };
                 for &ep in &eps {
@@ -186,13 +193,18 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
                         zero: 0,
                         sequence_parallel: opts.sequence_parallel,
                         order: opts.order,
+                        expert_tp: f.expert_tp.unwrap_or(0),
                     };
                     let layout = ev.layout(&base)?;
                     stats.layouts += 1;
                     let per_replica = w.global_batch / dp;
                     let mbs = pick(f.micro_batch, divisors(per_replica).into_iter().filter(|b| opts.max_micro_batch == 0 || *b <= opts.max_micro_batch).collect());
                     let vs_all = if w.layers.is_multiple_of(pp) { divisors(w.layers / pp) } else { vec![1] };
-                    let vs_all = pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect());
+                    // A pinned interleave may split the layers unevenly (validated as Parallel).
+                    let vs_all = match f.interleave {
+                        Some(v) if v == 1 || (pp > 1 && pp as u64 * v as u64 <= w.layers as u64) => vec![v],
+                        _ => pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect()),
+                    };
                     for (mi, &mb) in mbs.iter().enumerate() {
                         let micro = ev.micro(&layout, mb)?;
                         let m = micro.m;

@@ -364,6 +364,21 @@ impl Workload {
         };
         per_token * self.tokens_per_step() as f64
     }
+    /// FLOPs the kernels execute per step: hardware FLOPs, with the attention core's score and
+    /// value products halved when a fused kernel skips the causally masked blocks (`flash`);
+    /// materialised attention computes the full score matrix and masks it.
+    pub fn executed_flops_per_step(&self, recompute: super::Recompute, flash: bool) -> f64 {
+        let hw = self.hardware_flops_per_step(recompute);
+        if !flash {
+            return hw;
+        }
+        let core_passes = 3.0
+            + match recompute {
+                super::Recompute::None => 0.0,
+                super::Recompute::Selective | super::Recompute::Full => 1.0,
+            };
+        hw - 0.5 * core_passes * self.layers as f64 * self.attn_core_flops_per_token() * self.tokens_per_step() as f64
+    }
     /// Hardware FLOPs per step: model FLOPs plus recompute.
     pub fn hardware_flops_per_step(&self, recompute: super::Recompute) -> f64 {
         self.model_flops_per_step() + self.recompute_flops_per_step(recompute)
