@@ -470,14 +470,30 @@ impl Topology {
         }
     }
 
+    /// The highest switch tier a group of `domains` contiguous domains crosses on its rail
+    /// (`None` for one domain, or no fabric).
+    pub fn top_tier_for(&self, domains: u32) -> Option<SwitchLevel> {
+        match &self.fabric {
+            Some(_) if domains <= 1 => None,
+            Some(_) if domains <= self.domains_per_leaf() => Some(SwitchLevel::Leaf),
+            Some(_) if domains <= self.domains_per_pod() => Some(SwitchLevel::Spine),
+            Some(_) => Some(SwitchLevel::Core),
+            None => None,
+        }
+    }
+
+    /// Switch hops of the longest path in a group of `domains` contiguous domains (0, 1, 3, 5).
+    pub fn hops_for(&self, domains: u32) -> u32 {
+        self.top_tier_for(domains).map_or(0, FatTree::hops_to)
+    }
+
     /// Worst down:up ratio on the path of a group of `domains` contiguous domains: 1 inside
     /// one leaf, the leaf's ratio inside one pod, leaf times spine ratio across the core.
     pub fn oversubscription_for(&self, domains: u32) -> f64 {
-        match &self.fabric {
-            Some(_) if domains <= self.domains_per_leaf() => 1.0,
-            Some(f) if domains <= self.domains_per_pod() => f.oversubscription,
-            Some(f) => f.core_path_oversubscription(),
-            None => 1.0,
+        match (&self.fabric, self.top_tier_for(domains)) {
+            (Some(f), Some(SwitchLevel::Spine)) => f.oversubscription,
+            (Some(f), Some(SwitchLevel::Core)) => f.core_path_oversubscription(),
+            _ => 1.0,
         }
     }
 

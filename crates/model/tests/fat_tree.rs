@@ -70,6 +70,7 @@ fn not_rail_optimized_8192_nics_need_a_core() {
     assert_eq!(t.hops(0, 8), 1);
     assert_eq!(t.hops(0, 4 * 8), 3);
     assert_eq!(t.hops(0, 128 * 8), 5);
+    assert_eq!([1, 4, 5, 128, 129, 1024].map(|d| t.hops_for(d)), [0, 1, 3, 3, 5, 5]);
     assert!(t.tiers.iter().any(|x| x.kind == TierKind::Core));
 }
 
