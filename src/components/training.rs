@@ -66,8 +66,8 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
                 o.push_str("<p class=\"warning\">No layout of this job fits with the pinned micro-batch, recompute or ZeRO stage: set one of them to auto.</p>")
             }
             None => {
-                let why = v.note.as_deref().unwrap_or("No layout of this job fits on this cluster");
-                let _ = write!(o, "<p class=\"warning\" data-testid=\"training-note\">{}.</p>", esc(why));
+                let why = v.note.as_deref().unwrap_or("No layout of this job fits on this cluster.");
+                let _ = write!(o, "<p class=\"warning\" data-testid=\"training-note\">{}</p>", esc(why));
             }
             Some(c) => {
                 let stat = |o: &mut String, label: &str, attrs: &str, value: &str, sub: &str| {
@@ -85,7 +85,7 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
                 stat(&mut o, "Memory per GPU", "", &format!("{:.1} GiB", c.memory_gib_per_gpu), if c.fits { "fits in HBM" } else { "does not fit in HBM" });
                 let _ = write!(o, "</div><p class=\"bottleneck\" data-testid=\"bottleneck\">{}</p>", esc(&c.bottleneck));
                 if let Some(note) = &v.note {
-                    let _ = write!(o, "<p class=\"training-note\" data-testid=\"training-note\">{}.</p>", esc(note));
+                    let _ = write!(o, "<p class=\"training-note\" data-testid=\"training-note\">{}</p>", esc(note));
                 }
                 if let Some((steps, heat, memory)) = draw(v, dark, compact) {
                     let _ = write!(

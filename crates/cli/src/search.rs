@@ -4,6 +4,7 @@
 //! model's answers to the usual rules of thumb for this job and cluster.
 
 use crate::cluster_args::{count_parser, ClusterArgs};
+use fabricscope_model::limits;
 use crate::error::CliError;
 use crate::output;
 use crate::train::{layout_line, workload_line, ParallelArgs, WorkloadArgs};
@@ -16,7 +17,7 @@ use std::time::Instant;
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
     /// How many of the best layouts to show
-    #[arg(long, value_name = "N", value_parser = count_parser(), default_value_t = 10)]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::TOP), default_value_t = 10)]
     pub top: u32,
 
     /// Also answer the rules of thumb (TP inside NVLink, PP across the network, DP across the
@@ -51,9 +52,6 @@ struct WithRules<'a> {
 }
 
 pub fn run(a: &SearchArgs) -> Result<String, CliError> {
-    if a.top == 0 {
-        return Err(CliError::new("--top", "show at least 1 layout; got 0"));
-    }
     let topo = a.cluster.topology()?;
     let w = a.workload.workload()?;
     let p = &a.parallel;
@@ -63,6 +61,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         dp: p.dp,
         cp: p.cp,
         ep: p.ep,
+        expert_tp: p.expert_tp,
         micro_batch: p.micro_batch,
         interleave: p.interleave,
         recompute: p.recompute,
@@ -98,11 +97,11 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         elapsed.as_secs_f64() * 1e3
     ));
     if let Some(why) = &res.invalid {
-        s.push_str(&format!("Skipped {} layouts the model could not cost; the first: {why}\n", st.invalid));
+        s.push_str(&format!("Skipped {} layouts the model could not cost; the first: {}\n", st.invalid, why));
     }
     s.push('\n');
-    if res.best.is_empty() {
-        s.push_str(&format!("No layout fits: {}.\n", res.why_none.as_deref().unwrap_or("nothing was found")));
+    if let Some(why) = res.why_none(topo.total_gpus) {
+        s.push_str(&format!("{why}\n"));
         if let Some(c) = &res.closest_unfit {
             s.push_str(&format!("Closest: {}\n  {}\n", layout_line(&c.mapping), c.bottleneck));
         }
@@ -136,7 +135,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         if let Some(b) = res.best.first() {
             s.push_str(&format!("\nBest: {}\n  {}\n", layout_line(&b.mapping), b.bottleneck));
             if let Some(note) = idle_note(topo.total_gpus, &w, b) {
-                s.push_str(&format!("  {note}.\n"));
+                s.push_str(&format!("  {note}\n"));
             }
         }
     }

@@ -278,10 +278,10 @@ impl Staged {
         let idle_gpus = chosen.as_ref().map_or(0, |c| idle_gpus(total, c));
         let note = match &chosen {
             Some(c) if c.fits => idle_note(total, &self.w, c),
-            _ => r.why_none.as_ref().map(|w| format!("No layout fits: {w}")).or_else(|| {
+            _ => r.why_none(total).or_else(|| {
                 chosen.as_ref().map(|c| {
                     format!(
-                        "The pinned layout does not fit: it needs {:.1} GiB per GPU of {:.1} GiB",
+                        "The pinned layout does not fit: it needs {:.1} GiB per GPU of {:.1} GiB.",
                         c.memory.total_gib(),
                         c.memory.capacity.0 as f64 / (1u64 << 30) as f64
                     )

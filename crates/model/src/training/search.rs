@@ -36,6 +36,9 @@ pub struct Constraints {
     pub dp: Option<u32>,
     pub cp: Option<u32>,
     pub ep: Option<u32>,
+    /// Expert tensor parallelism (MoE parallel folding); `None`: the same as TP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expert_tp: Option<u32>,
     pub micro_batch: Option<u32>,
     pub interleave: Option<u32>,
     pub recompute: Option<Recompute>,
@@ -56,9 +59,17 @@ impl Constraints {
     fn admits_last(&self, v: u32, z: u8) -> bool {
         self.interleave.is_none_or(|x| x == v) && self.zero.is_none_or(|x| x == z)
     }
-    /// Only the micro-batch, interleave, recompute and ZeRO pins (what an MFU grid cell keeps).
+    /// Only the expert-TP, micro-batch, interleave, recompute and ZeRO pins (what an MFU grid
+    /// cell keeps).
     pub fn schedule_only(&self) -> Constraints {
-        Constraints { micro_batch: self.micro_batch, interleave: self.interleave, recompute: self.recompute, zero: self.zero, ..Constraints::default() }
+        Constraints {
+            expert_tp: self.expert_tp,
+            micro_batch: self.micro_batch,
+            interleave: self.interleave,
+            recompute: self.recompute,
+            zero: self.zero,
+            ..Constraints::default()
+        }
     }
 }
 
@@ -116,9 +127,58 @@ pub struct SearchResult {
     /// Why the first skipped layout could not be costed (when any was).
     #[serde(default)]
     pub invalid: Option<String>,
-    /// When `best` is empty: why, with numbers.
-    #[serde(default)]
-    pub why_none: Option<String>,
+}
+
+impl SearchResult {
+    /// Why the search found no layout on `gpus` GPUs, naming the actual cause with numbers
+    /// (`None` when it found one): no way to split the GPUs into a layout of this job, no
+    /// layout that takes the pinned micro-batch or interleave, layouts the model could not
+    /// cost, or every layout out of memory (which term, by how much, after how many layouts).
+    pub fn why_none(&self, gpus: u32) -> Option<String> {
+        if !self.best.is_empty() {
+            return None;
+        }
+        let gib = |b: Bytes| b.0 as f64 / (1u64 << 30) as f64;
+        let st = &self.stats;
+        Some(match &self.closest_unfit {
+            Some(c) => {
+                let (m, mem) = (&c.mapping, &c.memory);
+                let mut terms = [
+                    ("weights", mem.weights),
+                    ("gradients", mem.gradients),
+                    ("optimizer states", mem.optimizer),
+                    ("activations", mem.activations),
+                    ("runtime reserve", mem.reserved),
+                ];
+                terms.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+                let (name, big) = terms[0];
+                format!(
+                    "No layout fits in GPU memory: the closest (TP {} x PP {} x DP {} x CP {}, ZeRO {}, {} recompute) needs {:.1} GiB per GPU of {:.0} GiB, {:.1} GiB over; its largest term is {name} at {:.1} GiB (after trying {} layouts, {} candidates); use more GPUs or a smaller job.",
+                    m.tp,
+                    m.pp,
+                    m.dp,
+                    m.cp,
+                    m.zero,
+                    m.recompute.id(),
+                    c.memory_gib_per_gpu,
+                    gib(mem.capacity),
+                    gib(mem.over()),
+                    gib(big),
+                    st.layouts,
+                    st.candidates
+                )
+            }
+            None if st.layouts == 0 && st.invalid > 0 => format!(
+                "None of the {} layouts tried could be costed; the first: {}",
+                st.invalid,
+                self.invalid.as_deref().unwrap_or("(no reason given)")
+            ),
+            None if st.layouts == 0 => format!(
+                "No parallel layout of this job divides the {gpus} GPUs: TP must divide the attention and key/value heads and the feed-forward size, PP be at most the layers, CP divide half the sequence and DP the global batch (leaving at most half the GPUs idle), with any pinned size as given; change the GPU count or the job's sizes."
+            ),
+            None => format!("{} layouts divide the {gpus} GPUs, but none takes the pinned micro-batch or interleave; leave them to the search.", st.layouts),
+        })
+    }
 }
 
 /// Keeps the K fastest summaries, sorted.
@@ -129,7 +189,8 @@ struct TopK {
 
 impl TopK {
     fn new(k: usize) -> TopK {
-        TopK { k: k.max(1), items: Vec::with_capacity(k.max(1) + 1) }
+        // Reserve for what can come back, not for what was asked: `k` may be any number.
+        TopK { k: k.max(1), items: Vec::with_capacity(k.clamp(1, 64) + 1) }
     }
     fn threshold(&self) -> f64 {
         if self.items.len() < self.k {
@@ -176,7 +237,7 @@ impl LayoutSizes {
 /// heads, KV heads and FFN sizes; CP dividing half the sequence; PP at most the layers; DP the
 /// rest of the GPUs; EP dividing the experts and DP. When no such layout uses every GPU (DP
 /// never divides the global batch, e.g. 127 nodes), DP is instead the largest that divides
-/// the batch and the remaining GPUs stay idle. The explorer's pickers offer exactly the sizes
+/// the batch and the remaining GPUs stay idle, as long as at least half the GPUs are used. The explorer's pickers offer exactly the sizes
 /// listed here, so nothing is shown that they cannot show.
 pub fn layout_space(n: u32, w: &Workload, f: &Constraints, max_tp: u32) -> Vec<LayoutSizes> {
     let mut out = Vec::new();
@@ -200,7 +261,9 @@ pub fn layout_space(n: u32, w: &Workload, f: &Constraints, max_tp: u32) -> Vec<L
                 }
                 match &experts {
                     Some(es) => {
-                        for &ep in es.iter().filter(|e| dp.is_multiple_of(**e) && f.ep.is_none_or(|x| x == **e)) {
+                        let etp = f.expert_tp.filter(|e| *e > 0).unwrap_or(tp);
+                        let fits = |e: u32| Parallel::ep_fits(tp, cp, dp, etp, e, f.expert_tp.is_some());
+                        for &ep in es.iter().filter(|e| fits(**e) && f.ep.is_none_or(|x| x == **e)) {
                             out.push(LayoutSizes { tp, cp, pp, dp, ep });
                         }
                     }
@@ -212,6 +275,9 @@ pub fn layout_space(n: u32, w: &Workload, f: &Constraints, max_tp: u32) -> Vec<L
     }
     if out.iter().any(|l| l.gpus() == n) {
         out.retain(|l| l.gpus() == n);
+    } else {
+        // Leaving most of the cluster idle is no answer for it.
+        out.retain(|l| 2 * l.gpus() as u64 >= n as u64);
     }
     out
 }
@@ -263,6 +329,7 @@ impl Search {
                 dp,
                 cp,
                 ep: f.ep.unwrap_or(1),
+                expert_tp: f.expert_tp.unwrap_or(0),
                 micro_batch: f.micro_batch.unwrap_or(1),
                 interleave: f.interleave.unwrap_or(1),
                 sequence_parallel: opts.sequence_parallel,
@@ -411,6 +478,7 @@ impl Search {
             zero: 0,
             sequence_parallel: self.opts.sequence_parallel,
             order: self.opts.order,
+            expert_tp: self.opts.fixed.expert_tp.unwrap_or(0),
         };
         let layout = match ev.layout(&base) {
             Ok(x) => x,
@@ -431,7 +499,11 @@ impl Search {
         let mbs =
             pick(f.micro_batch, divisors(per_replica).into_iter().filter(|b| self.opts.max_micro_batch == 0 || *b <= self.opts.max_micro_batch).collect());
         let vs_all = if w.layers.is_multiple_of(pp) { divisors(w.layers / pp) } else { vec![1] };
-        let vs_all = pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect());
+        // A pinned interleave may split the layers unevenly (validated as Parallel).
+        let vs_all = match f.interleave {
+            Some(v) if v == 1 || (pp > 1 && pp as u64 * v as u64 <= w.layers as u64) => vec![v],
+            _ => pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect()),
+        };
         let (recomputes, zeros) = (self.recomputes.clone(), self.zeros.clone());
         for (mi, &mb) in mbs.iter().enumerate().skip(from_mb) {
             if mi > from_mb && !more() {
@@ -507,7 +579,6 @@ impl Search {
             (true, Some(c)) => Some(report_for(ev, &c)?),
             _ => None,
         };
-        let why_none = best.is_empty().then(|| why_nothing(ev, &self.stats, closest_unfit.as_ref(), self.invalid.as_deref(), self.items.len()));
         let pinned = match self.pinned {
             Some((_, t, c)) => match t.items.first().or(c.as_ref()) {
                 Some(s) => Some(report_for(ev, s)?),
@@ -521,51 +592,8 @@ impl Search {
                 cells.push((k, report_for(ev, &s)?));
             }
         }
-        Ok(Finished { result: SearchResult { best, closest_unfit, stats: self.stats, invalid: self.invalid, why_none }, pinned, cells })
+        Ok(Finished { result: SearchResult { best, closest_unfit, stats: self.stats, invalid: self.invalid }, pinned, cells })
     }
-}
-
-/// Why a search found nothing that fits, with numbers: the memory term that overflows most
-/// in the closest candidate, or the constraint that left no layout to try.
-fn why_nothing(ev: &Evaluator, st: &SearchStats, closest: Option<&StepReport>, invalid: Option<&str>, items: usize) -> String {
-    let gib = |b: Bytes| b.0 as f64 / (1u64 << 30) as f64;
-    let w = ev.work;
-    let n = ev.topo.total_gpus;
-    if let Some(c) = closest {
-        let m = &c.memory;
-        let mut terms = [
-            ("weights", m.weights),
-            ("gradients", m.gradients),
-            ("optimizer states", m.optimizer),
-            ("activations", m.activations),
-            ("runtime reserve", m.reserved),
-        ];
-        terms.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
-        let (name, big) = terms[0];
-        return format!(
-            "after trying {} layouts ({} candidates), none fits in memory: the most frugal, {} with ZeRO {} and {} recompute, needs {:.1} GiB per GPU on stage {}, {:.1} GiB over the {:.1} GiB of HBM; its largest term is {name} at {:.1} GiB",
-            st.layouts,
-            st.candidates,
-            format!("TP{} PP{} DP{} CP{} EP{}", c.mapping.tp, c.mapping.pp, c.mapping.dp, c.mapping.cp, c.mapping.ep),
-            c.mapping.zero,
-            c.mapping.recompute.id(),
-            gib(m.total),
-            m.stage,
-            gib(m.over()),
-            gib(m.capacity),
-            gib(big)
-        );
-    }
-    if let Some(why) = invalid {
-        return format!("none of the {} layouts tried could be costed; the first: {why}", st.invalid);
-    }
-    if items == 0 {
-        return format!(
-            "no (TP, CP, PP, DP) fits {n} GPUs for this job under the pins: TP must divide the {} heads, {} KV heads and FFN {}, CP half the sequence {}, PP at most the {} layers, and DP the global batch {}",
-            w.heads, w.kv_heads, w.ffn, w.seq, w.layers, w.global_batch
-        );
-    }
-    format!("nothing was found after trying {} layouts", st.layouts)
 }
 
 /// Runs the search for `ev`'s job on `ev`'s cluster.
@@ -581,14 +609,15 @@ pub fn idle_gpus(total: u32, r: &StepReport) -> u32 {
     total.saturating_sub(r.mapping.gpus().min(total as u64) as u32)
 }
 
-/// One sentence saying what a layout that leaves GPUs idle does, or `None` when it uses all.
+/// One sentence (with its full stop) saying what a layout that leaves GPUs idle does, or
+/// `None` when it uses all.
 pub fn idle_note(total: u32, w: &Workload, r: &StepReport) -> Option<String> {
     let idle = idle_gpus(total, r);
     (idle > 0).then(|| {
         let m = &r.mapping;
         let full = total / (m.tp * m.pp * m.cp).max(1);
         format!(
-            "{idle} of {total} GPUs stay idle: DP {full} would use them all, but it does not divide the global batch of {} sequences, so DP is {} (the largest that does) on {} GPUs; MFU counts the idle GPUs",
+            "{idle} of {total} GPUs stay idle: DP {full} would use them all, but it does not divide the global batch of {} sequences, so DP is {} (the largest that does) on {} GPUs; MFU counts the idle GPUs.",
             w.global_batch,
             m.dp,
             m.gpus()
