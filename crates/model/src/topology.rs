@@ -142,7 +142,8 @@ fn nvlink_gen_of(gpu: GpuKind) -> u8 {
     }
 }
 
-/// GPUs in one NVL72 rack.
+/// GPUs in one NVL72 rack (count): 18 compute trays of 2 Grace CPUs and 4 Blackwell GPUs
+/// (NVIDIA GB200 NVL72 product page and datasheet, 2024).
 pub const NVL72_GPUS: u32 = 72;
 
 /// GPUs per rack when `total` GPUs in trays of `gpn` fill the fewest NVL72 racks as evenly as
