@@ -741,12 +741,16 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         if nics_per_domain > 0.0 {
             net_share = (demand / nics_per_domain).max(1.0);
         }
-        // A strided group can cross the spine with few domains; the collective model only sees
-        // the domain count, so add the spine's oversubscription here.
-        if tier == SpanTier::Spine && topo.oversubscription_for(domains as u32) <= 1.0 {
-            if let Some(f) = &topo.fabric {
-                net_share *= f.oversubscription;
-            }
+        // Oversubscription costs a ring by the share of its domain-to-domain edges that leave a
+        // leaf (the collective model times rings as if they stayed below it). Groups whose
+        // members are `stride` domains apart cross a leaf boundary every dpl / stride edges:
+        // a contiguous DP ring leaves each leaf on one flow, a group strided by a leaf or more
+        // sends every edge through the uplinks, which all groups of its kind share.
+        if tier == SpanTier::Spine {
+            let stride = gens.g[..gens.n as usize].iter().map(|(s, _)| *s).filter(|s| *s >= d).min().map_or(1, |s| s / d).max(1);
+            let crossing = (stride as f64 / dpl as f64).min(1.0);
+            let extent = (stride * domains).min(u32::MAX as u64) as u32;
+            net_share *= (crossing * topo.oversubscription_for(extent)).max(1.0);
         }
         if placed < n {
             let ring = |k: u64| (k as f64 - 1.0) / k as f64;
@@ -776,6 +780,22 @@ mod tests {
 
     fn par(tp: u32, pp: u32, dp: u32) -> Parallel {
         Parallel { tp, pp, dp, ..Parallel::default() }
+    }
+
+    #[test]
+    fn oversubscription_costs_strided_groups_not_contiguous_rings() {
+        // 96 nodes on 16 leaves of 48 NIC ports and 16 uplinks: 3:1, 48 nodes per rail leaf.
+        let t = Cluster { nodes: 96, leaf_switches: Some(16), spine_switches: Some(4), ..Cluster::default() }.topology().unwrap();
+        // TP 8 x DP 96: DP neighbours are one node apart, a ring leaves each leaf on one edge.
+        let dp = span(&t, par(8, 1, 96).generators(Group::Dp), 768);
+        assert_eq!(dp.tier, SpanTier::Spine);
+        assert_eq!(dp.net_share, 1.0);
+        // TP 8 x DP 48 x PP 2 (Megatron order: PP outermost): the two stages of a pipeline are
+        // 48 nodes (one leaf) apart, so every pipeline's edge goes up and the 384 pipelines
+        // share the 3:1 uplinks.
+        let pp = span(&t, par(8, 2, 48).generators(Group::Pp), 768);
+        assert_eq!(pp.tier, SpanTier::Spine);
+        assert!((pp.net_share - 3.0).abs() < 1e-9, "{}", pp.net_share);
     }
 
     #[test]
