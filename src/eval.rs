@@ -351,6 +351,21 @@ mod tests {
         assert!((p.time.0 - want).abs() / want < 0.005, "{} vs {want}", p.time.0);
     }
 
+    /// Issue 9: 5 or 7 GPUs per node failed the whole evaluation (a claim split an odd group
+    /// in two halves; 3 or 6 failed the training search, see training::mapping's
+    /// groups_fit_nodes_of_any_size). Every count 1-8 on an 8-GPU NVSwitch node with 8 NICs
+    /// evaluates.
+    #[test]
+    fn every_gpu_count_per_node_evaluates() {
+        for gpn in 1..=8 {
+            for nodes in [1, 2, 4, 16] {
+                let c = Cluster { nodes, gpus_per_node: gpn, ..Cluster::default() };
+                let e = evaluate(&c).unwrap_or_else(|e| panic!("{nodes}x{gpn}: {e:?}"));
+                assert_eq!(e.total_gpus, nodes * gpn);
+            }
+        }
+    }
+
     #[test]
     fn errors_come_from_the_model_with_a_field() {
         let e = evaluate(&Cluster { nodes: 0, ..Cluster::default() }).unwrap_err();

@@ -532,7 +532,15 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
     // The collective model wants the same count in every domain: the largest divisor of the
     // group size that is at most its average per domain (exact when the layout is aligned).
     let avg = (n / max_domains).max(1);
-    let per_domain = (1..=avg).rev().find(|p| n.is_multiple_of(*p)).unwrap_or(1).min(d) as u32;
+    let mut per_domain = (1..=avg).rev().find(|p| n.is_multiple_of(*p)).unwrap_or(1).min(d) as u32;
+    // On domains whose size is not a power of two (3 GPUs per node), a group can straddle
+    // more domains than its average share suggests: 6 ranks over 4 domains of 3 would be
+    // 6 domains of 1, more than the cluster has. Round up to a count that fits.
+    if n / per_domain as u64 > topo.domains as u64 {
+        if let Some(p) = (per_domain as u64..=d).find(|p| n.is_multiple_of(*p) && n / p <= topo.domains as u64) {
+            per_domain = p as u32;
+        }
+    }
     let domains = (n / per_domain as u64) as u32;
     let tier = if max_domains <= 1 {
         SpanTier::ScaleUp
@@ -628,6 +636,28 @@ mod tests {
         // DP of 18 with stride 8: 9 members in each rack.
         let dp = span(&t, p.generators(Group::Dp), 144);
         assert_eq!((dp.domains, dp.placement.per_domain), (2, 9));
+    }
+
+    /// Issue 9: 3, 5, 6 or 7 GPUs per node made a group straddle more domains than the
+    /// cluster has ("the group spans 6 domains; the cluster has 4"). Every group of every
+    /// layout must be a placement the collective model accepts.
+    #[test]
+    fn groups_fit_nodes_of_any_size() {
+        for gpn in 1..=8u32 {
+            for nodes in [1u32, 2, 3, 4, 8] {
+                let t = Cluster { nodes, gpus_per_node: gpn, ..Cluster::default() }.topology().unwrap();
+                let total = nodes * gpn;
+                for tp in (1..=total).filter(|v| total.is_multiple_of(*v)) {
+                    for pp in (1..=total / tp).filter(|v| (total / tp).is_multiple_of(*v)) {
+                        let p = par(tp, pp, total / tp / pp);
+                        for g in [Group::Tp, Group::Dp, Group::Pp] {
+                            let sp = span(&t, p.generators(g), total as u64);
+                            assert_eq!(t.check(sp.placement), Ok(()), "{nodes}x{gpn} tp{tp} pp{pp} {g:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
