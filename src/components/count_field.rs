@@ -59,6 +59,8 @@ pub fn count_field(props: &Props) -> Html {
     let err_id = format!("{id}-error");
     let invalid = props.error.is_some();
     let steps = &g.steps;
+    // The values the positions stand for (after "auto"), for tests and tools reading the page.
+    let stops = steps.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ");
     let first = if k.auto() { "auto".to_string() } else { steps[0].to_string() };
     let last = steps[steps.len() - 1].to_string();
     html! {
@@ -75,6 +77,7 @@ pub fn count_field(props: &Props) -> Html {
                     max={g.max_pos().to_string()}
                     step="1"
                     value={g.pos(props.value).to_string()}
+                    data-stops={stops}
                     aria-valuetext={props.valuetext.clone()}
                     aria-describedby={invalid.then(|| err_id.clone())}
                     oninput={on_slider}
