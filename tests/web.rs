@@ -200,7 +200,8 @@ async fn presets_set_everything_and_press_their_button() {
     yew::scheduler::flush().await;
     assert_eq!(b.get_attribute("aria-pressed").as_deref(), Some("true"));
     let c = cluster_preset("gb200-nvl72").unwrap().cluster();
-    assert_eq!(input(&root, "#nodes-number").value(), c.nodes.to_string());
+    // NVL72 racks are sized in GPUs: 72 trays of 4.
+    assert_eq!(input(&root, "#nodes-number").value(), (c.nodes * 4).to_string());
     assert_eq!(input(&root, "#gpn-number").value(), "4");
     assert_eq!(num(&root, "[data-testid=gpus] .stat-value"), 288.0);
     let want = evaluate(&c).unwrap().key.unwrap().busbw.0;
