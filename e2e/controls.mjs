@@ -227,11 +227,11 @@ async function main() {
       assert(s.boxes.nodes === '99999' && s.requested.nodes === 99999, 'never clamped');
       assert(JSON.stringify(s.model) === JSON.stringify(s0.model), 'charts keep the last valid cluster');
       consistent(s, 'after 99999');
+      await page.screenshot({ path: join(out, 'controls-desktop-typed.png') });
       await commit(page, 'nodes', '16', 'blur');
       s = await snapshot(page);
       assert(s.errors.length === 0 && s.model.nodes === 16 && s.gpus === 128, `blur applied 16 nodes: ${JSON.stringify(s.model)}`);
       consistent(s, 'after 16 (blur)');
-      await page.screenshot({ path: join(out, 'controls-desktop-typed.png') });
     });
 
     await check('GPUs per node 1-8 on an 8-GPU NVSwitch node: each one evaluates and searches, no error', async () => {
@@ -365,9 +365,13 @@ async function main() {
         assert(/limited by/.test(await p.textContent(bar)), 'names the limiting tier');
         await p.waitForFunction((b) => /MFU/.test(document.querySelector(b)?.textContent ?? ''), bar, { timeout: 20000 });
         await p.screenshot({ path: join(out, `controls-phone-${name}.png`) });
-        for (const id of ['#gpn-slider', '#radix-slider']) {
-          await p.locator(id).scrollIntoViewIfNeeded();
+        const start = await p.locator(bar).boundingBox();
+        for (const id of ['#nodes-slider', '[data-testid=chart]']) {
+          // Scrolled past the bar's place: halfway down the controls, then to the chart.
+          await p.$eval(id, (el) => el.scrollIntoView({ block: 'center' }));
+          const y = await p.evaluate(() => window.scrollY);
           const box = await p.locator(bar).boundingBox();
+          assert(y > start.y, `scrolled past the bar's place (${y} > ${start.y})`);
           assert(box && box.y >= -1 && box.y < 5 && box.height > 10 && box.height < 120, `summary bar pinned at the top while ${id} is on screen: ${JSON.stringify(box)}`);
         }
         await slide(p, 'nodes', 6);
@@ -382,7 +386,8 @@ async function main() {
         assert(t.rows.every((h) => h < 260), `no tall rows: ${t.rows.map(Math.round)}`);
         const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert(overflow <= 0, `page is ${overflow}px wider than the phone`);
-        await p.locator('[data-testid=tiers]').screenshot({ path: join(out, `controls-phone-${name}-tiers.png`) });
+        await p.$eval('[data-testid=tiers]', (el) => el.scrollIntoView({ block: 'start' }));
+        await p.screenshot({ path: join(out, `controls-phone-${name}-tiers.png`) });
         await phone.ctx.close();
         pages.pop();
       });

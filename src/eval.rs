@@ -172,7 +172,7 @@ impl Count {
     /// The control's label for this cluster (NVL72 racks are sized in GPUs, nodes are trays).
     pub fn label(self, c: &Cluster) -> &'static str {
         match (self, in_racks(c)) {
-            (Count::Nodes, true) => "GPUs (NVL72 racks)",
+            (Count::Nodes, true) => "GPUs",
             (Count::Nodes, false) => "Nodes",
             (Count::GpusPerNode, true) => "GPUs per tray",
             (Count::GpusPerNode, false) => "GPUs per node",
@@ -367,6 +367,7 @@ pub fn count_text(k: Count, c: &Cluster, derived: Option<u32>) -> String {
         }
         (Count::GpusPerNode, Some(n)) if in_racks(c) => plural(n, "GPU per tray", "GPUs per tray"),
         (Count::GpusPerNode, Some(n)) => plural(n, "GPU per node", "GPUs per node"),
+        (Count::NicsPerNode, Some(n)) if in_racks(c) => plural(n, "NIC per tray", "NICs per tray"),
         (Count::NicsPerNode, Some(n)) => plural(n, "NIC per node", "NICs per node"),
         (Count::Leaves, Some(n)) => plural(n, "leaf switch", "leaf switches"),
         (Count::Spines, Some(n)) => plural(n, "spine switch", "spine switches"),
@@ -569,7 +570,7 @@ mod tests {
         let c = fabricscope_model::cluster_preset("gb200-nvl72").unwrap().cluster();
         let g = Gauge::of(Count::Nodes, &c);
         assert_eq!(g.per, NVL72_TRAY_GPUS);
-        assert_eq!(Count::Nodes.label(&c), "GPUs (NVL72 racks)");
+        assert_eq!(Count::Nodes.label(&c), "GPUs");
         assert_eq!(g.shown(&c), Some(288), "4 racks of 72");
         for p in 0..=g.max_pos() {
             let t = Cluster { nodes: g.at(p).unwrap(), ..c.clone() };
