@@ -509,7 +509,11 @@ mod tests {
             .predict(Collective::AllReduce, Bytes(KEY_BYTES), AlgoChoice::Ring, ProtoChoice::Simple)
             .expect("ring runs");
         let want = 131.6 * 1.4 + KEY_BYTES as f64 / (1000.0 * 204.8);
-        assert!((p.time.0 - want).abs() / want < 0.005, "{} vs {want}", p.time.0);
+        let nccl = p.nccl_time.expect("NCCL models AllReduce").0;
+        assert!((nccl - want).abs() / want < 0.005, "{nccl} vs {want}");
+        // What nccl-tests measures on such nodes is slower than NCCL's estimate (DGX Cloud B200,
+        // 2 nodes of 8 NDR NICs: 344.7 GB/s busbw against NCCL's 384).
+        assert!(p.time.0 > nccl, "{} vs {nccl}", p.time.0);
     }
 
     /// Issue 9: 5 or 7 GPUs per node failed the whole evaluation (a claim split an odd group

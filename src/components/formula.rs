@@ -60,13 +60,20 @@ pub fn formula_panel(props: &Props) -> Html {
     }
     let _ = write!(
         o,
-        "</li><li><strong>Time: </strong><code data-testid=\"formula-time\">time = launch + latency + bytes ÷ (1000 × bw) = {} + {} + {} ÷ (1000 × {}) = {} µs</code><span class=\"muted\"> (µs and GB/s; the {} µs launch overhead is host time NCCL's model leaves out)</span></li>",
-        n(f.launch.0),
+        "</li><li><strong>NCCL's estimate: </strong><code>latency + bytes ÷ (1000 × bw) = {} + {} ÷ (1000 × {}) = {} µs</code><span class=\"muted\"> (µs and GB/s; NCCL uses it to choose, not to predict what is measured)</span></li>",
         n(f.latency.0),
         f.bytes.0,
         n(f.bw.0),
-        n(f.launch.0 + f.latency.0 + transfer),
-        n(f.launch.0)
+        n(f.latency.0 + transfer),
+    );
+    let _ = write!(
+        o,
+        "<li><strong>Expected time: </strong><code data-testid=\"formula-time\">time = latency + bytes ÷ (1000 × bw) = {} + {} ÷ (1000 × {}) = {} µs</code><span class=\"muted\"> (the same choice timed by the tiers it crosses: NIC goodput, the network family's latency, scale losses measured on real clusters; trust: {})</span></li>",
+        n(f.expected_latency.0),
+        f.bytes.0,
+        n(f.expected_bw.0),
+        n(f.time.0),
+        esc(&f.trust.describe()),
     );
     let _ = write!(
         o,
@@ -92,7 +99,7 @@ pub fn formula_panel(props: &Props) -> Html {
     if let Some(t) = e.report.summary.fabric.filter(|t| t.leaves > 1) {
         let _ = write!(
             o,
-            "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); traffic that crosses the spine gets 1/{} of the NIC bandwidth</span></li>",
+            "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); a ring or tree with contiguous ranks crosses the spine on few links and barely notices it; all-to-all sends (N−L)/N of its bytes across and pays up to {}:1</span></li>",
             t.down_per_leaf,
             t.up_per_leaf,
             n(t.oversubscription),

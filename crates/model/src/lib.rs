@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`units`] | bandwidth (per direction vs bidirectional, bits vs bytes), time, sizes |
 //! | [`catalog`] | GPUs, scale-up fabrics, NICs, switches, with sources |
+//! | [`limits`] | the allowed range of every count and size, for files, links and flags alike |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
@@ -19,13 +20,17 @@ pub mod catalog;
 pub mod collective;
 pub mod error;
 pub mod export;
+pub mod limits;
 pub mod link;
 pub mod nccl;
+pub mod network;
 pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod topology;
 pub mod training;
+pub mod trust;
+mod trust_table;
 pub mod units;
 
 pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};

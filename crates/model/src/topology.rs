@@ -4,6 +4,7 @@
 use crate::catalog::fabric::{hbm_facts, pcie_line_bw, pcie_nccl_bw, HBM_LATENCY};
 use crate::catalog::{Arch, GpuKind, GpuSpec, NetFamily, NicKind, NicSpec, ScaleUp, SwitchSpec, TierFacts};
 use crate::error::{ModelError, Result};
+use crate::limits;
 use crate::nccl::NcclVersion;
 use crate::units::{GBps, Micros};
 use serde::{Deserialize, Serialize};
@@ -67,12 +68,16 @@ impl Default for Cluster {
     }
 }
 
-/// Limits that keep counts physical (and arithmetic in range).
-pub const MAX_NODES: u32 = 65_536;
-pub const MAX_GPUS: u32 = 262_144;
-pub const MAX_NICS_PER_NODE: u32 = 32;
-pub const MAX_SWITCHES: u32 = 100_000;
-pub const MAX_RADIX: u32 = 1_024;
+/// Most nodes in a cluster (see [`limits::NODES`], where every range lives).
+pub const MAX_NODES: u32 = limits::NODES.max as u32;
+/// Most GPUs in a cluster ([`limits::TOTAL_GPUS`]).
+pub const MAX_GPUS: u32 = limits::TOTAL_GPUS.max as u32;
+/// Most NICs per node ([`limits::NICS_PER_NODE`]).
+pub const MAX_NICS_PER_NODE: u32 = limits::NICS_PER_NODE.max as u32;
+/// Most leaf or spine switches ([`limits::LEAF_SWITCHES`]).
+pub const MAX_SWITCHES: u32 = limits::LEAF_SWITCHES.max as u32;
+/// Most ports per switch ([`limits::SWITCH_RADIX`]).
+pub const MAX_RADIX: u32 = limits::SWITCH_RADIX.max as u32;
 
 /// Which level of the hierarchy a tier is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -145,13 +150,6 @@ fn nvlink_gen_of(gpu: GpuKind) -> u8 {
     }
 }
 
-fn check_range(field: &'static str, what: &str, v: u32, lo: u32, hi: u32) -> Result<()> {
-    if v < lo || v > hi {
-        return Err(ModelError::new(field, format!("{what} must be between {lo} and {hi}; got {v}")));
-    }
-    Ok(())
-}
-
 impl Cluster {
     pub fn total_gpus(&self) -> u32 {
         self.nodes.saturating_mul(self.gpus_per_node)
@@ -161,16 +159,8 @@ impl Cluster {
     pub fn topology(&self) -> Result<Topology> {
         let gpu = self.gpu.spec();
         let nic = self.nic.spec();
-        check_range("nodes", "the node count", self.nodes, 1, MAX_NODES)?;
-        check_range("gpus_per_node", "GPUs per node", self.gpus_per_node, 1, 72)?;
+        self.check_counts()?;
         let total = self.total_gpus();
-        if total > MAX_GPUS {
-            return Err(ModelError::new(
-                "nodes",
-                format!("{total} GPUs is more than the {MAX_GPUS} the model handles; use at most {} nodes", MAX_GPUS / self.gpus_per_node),
-            ));
-        }
-        check_range("nics_per_node", "NICs per node", self.nics_per_node, 0, MAX_NICS_PER_NODE)?;
         self.check_scale_up(gpu)?;
 
         let domain_gpus = match self.scale_up {
@@ -215,6 +205,27 @@ impl Cluster {
             tiers,
             bisection,
         })
+    }
+
+    /// Every count within its range ([`limits`]), before anything is derived from them:
+    /// what a file, a link and the CLI's flags are all held to.
+    pub fn check_counts(&self) -> Result<()> {
+        limits::NODES.check_u32(self.nodes)?;
+        limits::GPUS_PER_NODE.check_u32(self.gpus_per_node)?;
+        let total = self.total_gpus();
+        if total > MAX_GPUS {
+            return Err(ModelError::new(
+                "nodes",
+                format!("{total} GPUs is more than the {MAX_GPUS} the model handles; use at most {} nodes", MAX_GPUS / self.gpus_per_node),
+            ));
+        }
+        limits::NICS_PER_NODE.check_u32(self.nics_per_node)?;
+        for (limit, v) in [(limits::LEAF_SWITCHES, self.leaf_switches), (limits::SPINE_SWITCHES, self.spine_switches), (limits::SWITCH_RADIX, self.switch_radix)] {
+            if let Some(v) = v {
+                limit.check_u32(v)?;
+            }
+        }
+        Ok(())
     }
 
     fn check_scale_up(&self, gpu: &GpuSpec) -> Result<()> {
@@ -282,22 +293,20 @@ impl Cluster {
     fn fat_tree(&self, nic: &NicSpec) -> Result<FatTree> {
         let sw: &SwitchSpec = self.nic.default_switch().spec();
         let radix = self.switch_radix.unwrap_or_else(|| sw.radix_at(nic.line_rate));
-        check_range("switch_radix", "the switch radix", radix, 4, MAX_RADIX)?;
+        limits::SWITCH_RADIX.check_u32(radix)?;
         let rails = self.nics_per_node;
         let nics_total = self.nodes as u64 * rails as u64;
         let half = radix / 2;
         let leaves = match self.leaf_switches {
             Some(l) => {
-                check_range("leaf_switches", "the leaf switch count", l, 1, MAX_SWITCHES)?;
-                l
+                limits::LEAF_SWITCHES.check_u32(l)?
             }
             None if nics_total <= radix as u64 => 1,
             None => nics_total.div_ceil(half as u64) as u32,
         };
         let spines = match self.spine_switches {
             Some(s) => {
-                check_range("spine_switches", "the spine switch count", s, 0, MAX_SWITCHES)?;
-                s
+                limits::SPINE_SWITCHES.check_u32(s)?
             }
             None if leaves == 1 => 0,
             None => (leaves as u64 * half as u64).div_ceil(radix as u64) as u32,
@@ -459,23 +468,25 @@ impl Topology {
         Placement { ranks, per_domain: per }
     }
 
-    /// Checks a placement fits this cluster.
+    /// Checks a placement fits this cluster. Errors name the CLI's group flags
+    /// (`group_ranks`, `group_per_node`); a caller that derives the placement from other
+    /// inputs (a training layout) re-attributes them to those.
     pub fn check(&self, p: Placement) -> Result<()> {
         if p.ranks == 0 || p.per_domain == 0 || !p.ranks.is_multiple_of(p.per_domain) {
             return Err(ModelError::new(
-                "group",
+                if p.ranks == 0 { "group_ranks" } else { "group_per_node" },
                 format!("a group of {} GPUs cannot be split evenly with {} per domain", p.ranks, p.per_domain),
             ));
         }
         if p.per_domain > self.domain_gpus {
             return Err(ModelError::new(
-                "group",
+                "group_per_node",
                 format!("{} GPUs per domain, but a domain holds {}", p.per_domain, self.domain_gpus),
             ));
         }
         if p.domains() > self.domains {
             return Err(ModelError::new(
-                "group",
+                "group_ranks",
                 format!("the group spans {} domains; the cluster has {}", p.domains(), self.domains),
             ));
         }

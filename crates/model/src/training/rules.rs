@@ -96,7 +96,7 @@ pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, fw: Framework) -> Re
             ),
             None,
         ),
-        _ => ("No layout fits in memory with TP inside one domain.".to_string(), None),
+        _ => ("No layout with TP inside one domain runs this job on this cluster (none divides the GPUs or fits in memory).".to_string(), None),
     };
     Ok(RuleOfThumb {
         id: "tp_inside_scale_up".into(),
@@ -176,7 +176,7 @@ pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Resul
             s.push('.');
             (s, Some(dp))
         }
-        _ => ("No layout fits in memory.".to_string(), None),
+        _ => ("No layout runs this job on this cluster (none divides the GPUs or fits in memory).".to_string(), None),
     };
     Ok(RuleOfThumb {
         id: "dp_across_spine".into(),
