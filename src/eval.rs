@@ -54,9 +54,9 @@ pub fn evaluate(cluster: &Cluster) -> Result<Evaluation, ModelError> {
     } else {
         None
     };
-    let (leaves, spines, npl, oversub, switch) = match topo.fabric {
-        Some(f) => (f.leaves, f.spines, f.nodes_per_leaf, f.oversubscription, f.switch.to_string()),
-        None => (0, 0, cluster.nodes, 1.0, String::new()),
+    let (leaves, spines, cores, npl, oversub, switch) = match &topo.fabric {
+        Some(f) => (f.leaves, f.spines, f.cores, f.nodes_per_leaf, f.oversubscription, f.switch.to_string()),
+        None => (0, 0, 0, cluster.nodes, 1.0, String::new()),
     };
     Ok(Evaluation {
         cluster: cluster.clone(),
@@ -77,6 +77,7 @@ pub fn evaluate(cluster: &Cluster) -> Result<Evaluation, ModelError> {
             nics_per_node: cluster.nics_per_node,
             leaves,
             spines,
+            cores,
             nodes_per_leaf: npl,
             oversubscription: oversub,
             scale_up: cluster.scale_up.name().to_string(),
@@ -466,6 +467,7 @@ pub fn bottleneck_text(b: Bottleneck) -> &'static str {
         Bottleneck::Tier(TierKind::Nic) => "NICs",
         Bottleneck::Tier(TierKind::Leaf) => "leaf switches",
         Bottleneck::Tier(TierKind::Spine) => "spine switches",
+        Bottleneck::Tier(TierKind::Core) => "core switches",
     }
 }
 

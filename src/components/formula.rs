@@ -96,7 +96,7 @@ pub fn formula_panel(props: &Props) -> Html {
             n(f.nic_line.0)
         );
     }
-    if let Some(t) = e.report.summary.fabric.filter(|t| t.leaves > 1) {
+    if let Some(t) = e.report.summary.fabric.as_ref().filter(|t| t.leaves > 1) {
         let _ = write!(
             o,
             "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); a ring or tree with contiguous ranks crosses the spine on few links and barely notices it; all-to-all sends (N−L)/N of its bytes across and pays up to {}:1</span></li>",
@@ -108,6 +108,17 @@ pub fn formula_panel(props: &Props) -> Html {
             t.radix,
             n(t.oversubscription)
         );
+        if let Some(s) = t.tier(fabricscope_model::topology::SwitchLevel::Spine).filter(|_| t.cores > 0) {
+            let _ = write!(
+                o,
+                "<li><strong>Core: </strong><code>{} ports down ÷ {} up per spine = {}:1</code><span class=\"muted\"> ({} cores); traffic that crosses the core gets 1/{} of the NIC bandwidth</span></li>",
+                s.ports_down,
+                s.ports_up,
+                n(s.oversubscription),
+                t.cores,
+                n(t.core_path_oversubscription())
+            );
+        }
     }
     o.push_str("</ol></section>");
     raw(o)

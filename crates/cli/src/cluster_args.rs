@@ -56,11 +56,12 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
     pub nvls: bool,
 
-    /// Leaf switches [default: sized for a non-blocking two-level fat tree]
+    /// Leaf switches [default: sized for a buildable fat tree: one switch, two tiers up to
+    /// radix^2/2 NICs, three tiers (pods under core switches) up to radix^3/4]
     #[arg(long = "leaf", visible_alias = "leaf-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::LEAF_SWITCHES))]
     pub leaf: Option<u32>,
 
-    /// Spine switches [default: sized for a non-blocking two-level fat tree]
+    /// Spine switches [default: sized with the leaves]
     #[arg(long = "spine", visible_alias = "spine-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::SPINE_SWITCHES))]
     pub spine: Option<u32>,
 
@@ -71,6 +72,14 @@ pub struct ClusterArgs {
     /// NIC k of every node goes to the leaves of rail k (else a node's NICs share a leaf)
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
     pub rail_optimized: bool,
+
+    /// Down:up ratio at the leaf of an automatically sized tree, e.g. 3 for 3:1 [default: 1, non-blocking]
+    #[arg(long, value_name = "RATIO", allow_negative_numbers = true)]
+    pub oversubscription: Option<f64>,
+
+    /// Down:up ratio at the spine of a three-tier tree (into the core) [default: 1]
+    #[arg(long, value_name = "RATIO", allow_negative_numbers = true)]
+    pub core_oversubscription: Option<f64>,
 
     /// Host CPU vendor (NCCL's LL bandwidth cap and network overhead depend on it)
     #[arg(long, value_name = "CPU", value_parser = cpu_parser(), default_value = "intel")]
@@ -106,6 +115,8 @@ impl ClusterArgs {
             spine_switches: self.spine,
             switch_radix: self.radix,
             rail_optimized: self.rail_optimized,
+            oversubscription: self.oversubscription,
+            core_oversubscription: self.core_oversubscription,
             cpu: self.cpu,
             nccl: self.nccl,
         }

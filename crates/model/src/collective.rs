@@ -207,6 +207,7 @@ impl Bottleneck {
             Bottleneck::Tier(TierKind::Nic) => "nic",
             Bottleneck::Tier(TierKind::Leaf) => "leaf",
             Bottleneck::Tier(TierKind::Spine) => "spine",
+            Bottleneck::Tier(TierKind::Core) => "core",
         }
     }
 }
@@ -340,8 +341,8 @@ impl Comm {
             let used = nics.min(graphs.ring.n_channels.max(1)) as f64;
             let one_nic = topo.nic.achievable_bw().0;
             let leaf_hops = if domains > topo.domains_per_leaf() { 2.0 } else { 0.0 };
-            let hop = topo.fabric.map(|f| f.hop_latency.0).unwrap_or(0.0);
-            let fabric = topo.fabric;
+            let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
+            let fabric = topo.fabric.as_ref();
             NetPath {
                 domains,
                 per_domain: p.per_domain,

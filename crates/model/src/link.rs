@@ -86,6 +86,9 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("mb", "training.micro_batch"),
     ("rc", "training.recompute"),
     ("z", "training.zero"),
+    // Added with per-tier oversubscription of the fat tree.
+    ("ov", "cluster.oversubscription"),
+    ("oc", "cluster.core_oversubscription"),
 ];
 
 /// What a link decoded to, and what could not be used.

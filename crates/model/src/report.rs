@@ -87,7 +87,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report> {
             total_gpus: topo.total_gpus,
             domain_gpus: topo.domain_gpus,
             domains: topo.domains,
-            fabric: topo.fabric,
+            fabric: topo.fabric.clone(),
             bisection: topo.bisection,
         },
         ratios: ratios(&topo.tiers),

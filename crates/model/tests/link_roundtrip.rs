@@ -69,7 +69,8 @@ fn cluster() -> impl Strategy<Value = Cluster> {
         any::<bool>(),
         any::<bool>(),
     );
-    let tree = (opt(1u32..64), opt(0u32..32), opt(4u32..=128));
+    let ratio = || prop_oneof![3 => Just(None), 1 => prop::sample::select(vec![1.0, 1.25, 1.5, 2.0, 3.0]).prop_map(Some)];
+    let tree = (opt(1u32..64), opt(0u32..32), opt(4u32..=128), ratio(), ratio());
     let misc = (
         prop::sample::select(vec![CpuVendor::Intel, CpuVendor::Amd]),
         prop::sample::select(NcclVersion::ALL.to_vec()),
@@ -80,7 +81,7 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 (gpu, scale_up, gpus_per_node),
                 nodes,
                 (nics, nic, sharp, nvls, rail),
-                (leaf, spine, radix),
+                (leaf, spine, radix, oversubscription, core_oversubscription),
                 (cpu, nccl),
             )| Cluster {
                 gpu,
@@ -95,6 +96,8 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 spine_switches: spine,
                 switch_radix: radix,
                 rail_optimized: rail,
+                oversubscription,
+                core_oversubscription,
                 cpu,
                 nccl,
             },

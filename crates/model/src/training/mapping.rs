@@ -625,7 +625,7 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         // A strided group can cross the spine with few domains; the collective model only sees
         // the domain count, so add the spine's oversubscription here.
         if tier == SpanTier::Spine && topo.oversubscription_for(domains) <= 1.0 {
-            if let Some(f) = topo.fabric {
+            if let Some(f) = &topo.fabric {
                 net_share *= f.oversubscription;
             }
         }

@@ -159,7 +159,7 @@ pub fn pp_across_network(topo: &Topology, work: &Workload, fw: Framework) -> Res
 pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Result<RuleOfThumb> {
     let a = best(topo, work, fw, Constraints::default())?;
     let fsdp = best(topo, work, fw, Constraints { zero: Some(3), ..Constraints::default() })?;
-    let oversub = topo.fabric.map_or(1.0, |f| f.oversubscription);
+    let oversub = topo.fabric.as_ref().map_or(1.0, |f| f.oversubscription);
     let (answer, ratio) = match (&a, &fsdp) {
         (Some(a), f) => {
             let dp = share(a, a.breakdown.dp.0);
