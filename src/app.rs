@@ -265,7 +265,8 @@ const TRAY_NOTE: &str = "A compute tray is 4 Blackwell GPUs and 2 Grace CPUs (tw
 /// `data-model` (what the charts were computed from) attributes: tests compare every control
 /// with them.
 fn json(c: &Cluster) -> String {
-    serde_json::to_string(c).unwrap_or_default()
+    // Through a Value, as the link does: the same serializer code in the bundle, not a second.
+    serde_json::to_value(c).map(|v| v.to_string()).unwrap_or_default()
 }
 
 const DARK: &str = "(prefers-color-scheme: dark)";
