@@ -118,7 +118,7 @@ function consistent(s, where, typed = null) {
     if (pos !== wantPos) bad.push(`${id} slider at ${pos}, want ${wantPos} for ${want} (stops ${stops.join(',')})`);
   }
   if (s.errors.length === 0) {
-    if (JSON.stringify(s.model) !== JSON.stringify(c)) bad.push(`no error shown, but the charts are of ${JSON.stringify(s.model)} and the controls of ${JSON.stringify(c)}`);
+    if (!same(s.model, c)) bad.push(`no error shown, but the charts are of ${JSON.stringify(s.model)} and the controls of ${JSON.stringify(c)}`);
     if (/last valid/.test(s.stale)) bad.push(`stale note without an error: ${s.stale}`);
   } else if (!/last valid/.test(s.stale)) {
     bad.push(`errors ${s.errors.join(' | ')} but the results do not say they are of the last valid cluster`);
@@ -126,16 +126,27 @@ function consistent(s, where, typed = null) {
   assert(bad.length === 0, `${where}:\n       ${bad.join('\n       ')}`);
 }
 
-/** Waits for the debounced link and decodes it with the CLI: the cluster it holds. */
+/** A cluster as text with its keys sorted, so two readings of it compare equal. */
+function canon(c) {
+  return JSON.stringify(c, c && typeof c === 'object' ? Object.keys(c).sort() : undefined);
+}
+
+const same = (a, b) => canon(a) === canon(b);
+
+/**
+ * The cluster the page's link holds, decoded by the CLI: waits (up to 5 s) for the debounced
+ * link to hold `want`, and returns what it holds then.
+ */
 async function linkCluster(page, want) {
-  await page.waitForFunction((w) => {
-    const m = location.hash.match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
-    return m && document.querySelector('main.layout')?.dataset.model === w;
-  }, JSON.stringify(want), { timeout: 5000 }).catch(() => {});
-  await page.waitForTimeout(400);
-  const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
-  assert(m, 'the page wrote a link');
-  return JSON.parse(cli(['link', '--decode', m[1]])).cluster;
+  let got = null;
+  for (let t0 = Date.now(); Date.now() - t0 < 5000; await page.waitForTimeout(150)) {
+    const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
+    if (!m) continue;
+    got = JSON.parse(cli(['link', '--decode', m[1]])).cluster;
+    if (same(got, want)) break;
+  }
+  assert(got, 'the page wrote a link');
+  return got;
 }
 
 async function pick(page, sel, value) {
@@ -183,7 +194,7 @@ async function main() {
       consistent(s, 'after the DGX A100 preset');
       assert(s.selects.nic === 'ib-hdr' && s.selects.gpu === 'a100' && s.selects.scale_up === 'nvlink3', `pickers: ${JSON.stringify(s.selects)}`);
       const link = await linkCluster(page, s.model);
-      assert(JSON.stringify(link) === JSON.stringify(s.model), `the link (decoded by the CLI) holds what the pickers show: ${JSON.stringify(link)}`);
+      assert(same(link, s.model), `the link (decoded by the CLI) holds what the pickers show: ${JSON.stringify(link)}`);
     });
 
     await check('a GPU brings its own scale-up fabric; fabrics it cannot use are disabled with the reason', async () => {
@@ -212,20 +223,20 @@ async function main() {
       await page.fill('#nodes-number', '');
       await page.type('#nodes-number', '1e9');
       let s = await snapshot(page);
-      assert(JSON.stringify(s.model) === JSON.stringify(s0.model) && s.errors.length === 0, 'keystrokes reach nothing');
+      assert(same(s.model, s0.model) && s.errors.length === 0, 'keystrokes reach nothing');
       await page.press('#nodes-number', 'Enter');
       s = await snapshot(page);
       assert(s.errors.some((e) => e.startsWith('nodes-error') && /whole number/.test(e)), `error beside the box: ${s.errors}`);
       assert(s.boxes.nodes === '1e9', 'the box keeps what was typed');
-      assert(JSON.stringify(s.requested) === JSON.stringify(s0.requested) && JSON.stringify(s.model) === JSON.stringify(s0.model), 'the design stays at 128 nodes');
+      assert(same(s.requested, s0.requested) && same(s.model, s0.model), 'the design stays at 128 nodes');
       consistent(s, 'after 1e9', 'nodes');
       await page.waitForTimeout(500);
-      assert(JSON.stringify(await linkCluster(page, s0.model)) === JSON.stringify(link0), 'the link was not rewritten');
+      assert(same(await linkCluster(page, s0.model), link0), 'the link was not rewritten');
       await commit(page, 'nodes', '99999');
       s = await snapshot(page);
       assert(s.errors.some((e) => e.startsWith('nodes-error') && /between 1 and 65536/.test(e)), `the range is named: ${s.errors}`);
       assert(s.boxes.nodes === '99999' && s.requested.nodes === 99999, 'never clamped');
-      assert(JSON.stringify(s.model) === JSON.stringify(s0.model), 'charts keep the last valid cluster');
+      assert(same(s.model, s0.model), 'charts keep the last valid cluster');
       consistent(s, 'after 99999');
       await page.screenshot({ path: join(out, 'controls-desktop-typed.png') });
       await commit(page, 'nodes', '16', 'blur');
@@ -282,7 +293,7 @@ async function main() {
       pages.push(again);
       const r = await snapshot(again.page);
       consistent(r, 'reloaded link');
-      assert(JSON.stringify(r.model) === JSON.stringify(link), `reloaded: ${JSON.stringify(r.model)}`);
+      assert(same(r.model, link), `reloaded: ${JSON.stringify(r.model)}`);
       const file = join(tmpdir(), `fabricscope-import-${process.pid}.json`);
       const preset = JSON.parse(cli(['link', '--decode', 'v1.eyJnIjoiYjIwMCIsIm4iOjh9']));
       await writeFile(file, JSON.stringify(preset));
@@ -346,7 +357,7 @@ async function main() {
         const s = await snapshot(page);
         if (s.errors.length === 0) {
           const link = await linkCluster(page, s.model);
-          assert(JSON.stringify(link) === JSON.stringify(s.model), `the link decodes to what the controls show: ${JSON.stringify(link)} vs ${JSON.stringify(s.model)}`);
+          assert(same(link, s.model), `the link decodes to what the controls show: ${JSON.stringify(link)} vs ${JSON.stringify(s.model)}`);
         }
       });
     }

@@ -233,13 +233,15 @@ thread_local! {
 }
 
 /// `candidates` the model does not blame on `k`'s field (others may still be at fault).
-fn accepted(k: Count, c: &Cluster, candidates: impl Iterator<Item = u32>) -> Rc<[u32]> {
+fn accepted(k: Count, c: &Cluster, candidates: &[u32]) -> Rc<[u32]> {
     let mut key = c.clone();
     k.set(&mut key, Some(0));
     if let Some(hit) = STEPS.with(|s| s.borrow().iter().find(|(kk, _)| *kk == (k, key.clone())).map(|(_, v)| v.clone())) {
         return hit;
     }
     let mut v: Vec<u32> = candidates
+        .iter()
+        .copied()
         .filter(|n| {
             let mut t = c.clone();
             k.set(&mut t, Some(*n));
@@ -282,11 +284,11 @@ impl Gauge {
                 // whole racks in powers of two; the model decides which are valid.
                 let gpn = c.gpus_per_node.max(1);
                 let rack = (NVL72_RACK_GPUS / gpn).max(1);
-                let cands = (0..17).flat_map(|i| [1u32 << i, rack.saturating_mul(1 << i)]).filter(|n| *n <= MAX_NODES);
-                let trays = accepted(k, c, cands);
+                let cands: Vec<u32> = (0..17).flat_map(|i| [1u32 << i, rack.saturating_mul(1 << i)]).filter(|n| *n <= MAX_NODES).collect();
+                let trays = accepted(k, c, &cands);
                 (gpn, trays.iter().map(|t| t * gpn).collect())
             }
-            Count::GpusPerNode => (1, accepted(k, &Cluster { nodes: 1, ..c.clone() }, GPN_STEPS.iter().copied())),
+            Count::GpusPerNode => (1, accepted(k, &Cluster { nodes: 1, ..c.clone() }, GPN_STEPS)),
             _ => (1, k_steps(k).into()),
         };
         Gauge { kind: k, per, steps }
