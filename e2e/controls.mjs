@@ -317,7 +317,7 @@ async function main() {
         const presets = await page.$$eval('[data-preset]', (bs) => bs.map((b) => b.dataset.preset));
         const log = [];
         for (let i = 0; i < STEPS; i++) {
-          const kind = any(['gpu', 'gpu', 'scale', 'nic', 'nic', 'preset', 'slider', 'slider', 'slider', 'box', 'check']);
+          const kind = any(['gpu', 'gpu', 'scale', 'nic', 'nic', 'preset', 'slider', 'slider', 'slider', 'box', 'check', 'link']);
           let typed = null;
           if (kind === 'gpu' || kind === 'scale' || kind === 'nic') {
             const sel = { gpu: '#gpu-select', scale: '#scale-up-select', nic: '#nic-select' }[kind];
@@ -341,6 +341,12 @@ async function main() {
             log.push(`box ${id} "${v}"`);
             typed = id;
             await commit(page, id, v, any(['Enter', 'blur']));
+          } else if (kind === 'link') {
+            // Opening the page's own link (once the debounced write has happened).
+            await page.waitForTimeout(400);
+            log.push('reload the link');
+            await page.reload({ waitUntil: 'load' });
+            await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
           } else {
             const id = any(['#sharp-check', '#nvls-check', '#rail-check']);
             if (await page.$eval(id, (e) => e.disabled)) continue;
