@@ -77,6 +77,11 @@ async function snapshot(page) {
       checks: { sharp: q('#sharp-check').checked, nvls: q('#nvls-check').checked, rail_optimized: q('#rail-check').checked },
       sliders,
       boxes,
+      // Every other select on the page (training, mapping): showing the option its render chose.
+      drifted: [...document.querySelectorAll('select')].filter((el) => {
+        const o = el.querySelector('option[selected]');
+        return o && el.value !== o.value;
+      }).map((el) => `${el.id} shows ${el.value}, rendered ${el.querySelector('option[selected]').value}`),
       errors: [...document.querySelectorAll('.controls .error')].map((e) => `${e.id}: ${e.textContent}`),
       stale: q('[data-testid=stale-note]')?.textContent ?? '',
       gpus: Number(q('[data-testid=gpus] .stat-value')?.dataset.value),
@@ -103,6 +108,7 @@ function consistent(s, where, typed = null) {
   const bad = [];
   for (const [k, v] of Object.entries(s.selects)) if (v !== c[k]) bad.push(`${k} picker shows ${v}, cluster has ${c[k]}`);
   for (const [k, v] of Object.entries(s.checks)) if (v !== c[k]) bad.push(`${k} box is ${v}, cluster has ${c[k]}`);
+  bad.push(...s.drifted);
   for (const id of COUNTS) {
     const want = shown(id, c);
     if (s.boxes[id] !== want && !(typed === id && s.errors.some((e) => e.startsWith(`${id}-error`)))) bad.push(`${id} box shows "${s.boxes[id]}", cluster has ${want}`);
@@ -317,7 +323,7 @@ async function main() {
         const presets = await page.$$eval('[data-preset]', (bs) => bs.map((b) => b.dataset.preset));
         const log = [];
         for (let i = 0; i < STEPS; i++) {
-          const kind = any(['gpu', 'gpu', 'scale', 'nic', 'nic', 'preset', 'slider', 'slider', 'slider', 'box', 'check', 'link']);
+          const kind = any(['gpu', 'gpu', 'scale', 'nic', 'nic', 'preset', 'slider', 'slider', 'slider', 'box', 'check', 'link', 'training']);
           let typed = null;
           if (kind === 'gpu' || kind === 'scale' || kind === 'nic') {
             const sel = { gpu: '#gpu-select', scale: '#scale-up-select', nic: '#nic-select' }[kind];
@@ -341,6 +347,13 @@ async function main() {
             log.push(`box ${id} "${v}"`);
             typed = id;
             await commit(page, id, v, any(['Enter', 'blur']));
+          } else if (kind === 'training') {
+            const sel = any(['#workload-select', '#tp-select', '#pp-select']);
+            const vals = await page.$$eval(`${sel} option`, (os) => os.filter((o) => !o.disabled).map((o) => o.value)).catch(() => []);
+            if (vals.length === 0) continue;
+            const v = any(vals.filter((x) => x !== 'custom'));
+            log.push(`${sel} ${v}`);
+            await pick(page, sel, v);
           } else if (kind === 'link') {
             // Opening the page's own link (once the debounced write has happened).
             await page.waitForTimeout(400);
