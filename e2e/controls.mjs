@@ -251,18 +251,20 @@ async function main() {
       consistent(s, 'after 16 (blur)');
     });
 
-    await check('GPUs per node 1-8 on an 8-GPU NVSwitch node: each one evaluates and searches, no error', async () => {
+    await check('GPUs per node 1-8 on an 8-GPU NVSwitch node (4 and 2 nodes): each one evaluates and searches, no error', async () => {
       await page.click('[data-preset=dgx-h100-superpod]');
-      await commit(page, 'nodes', '4');
-      for (let g = 1; g <= 8; g++) {
-        await commit(page, 'gpn', String(g));
-        const s = await snapshot(page);
-        consistent(s, `${g} GPUs per node`);
-        assert(s.errors.length === 0 && s.gpus === 4 * g, `${g} per node: ${s.gpus} GPUs, errors ${s.errors}`);
-        await settled(page);
-        const err = await page.$eval('[data-testid=training]', (e) => e.querySelector('.error')?.textContent ?? null);
-        assert(err === null, `${g} per node: training says ${err}`);
-        assert(await page.$('[data-testid=step-time]'), `${g} per node: a step time`);
+      for (const nodes of [4, 2]) {
+        await commit(page, 'nodes', String(nodes));
+        for (let g = 1; g <= 8; g++) {
+          await commit(page, 'gpn', String(g));
+          const s = await snapshot(page);
+          consistent(s, `${nodes} nodes of ${g} GPUs`);
+          assert(s.errors.length === 0 && s.gpus === nodes * g, `${nodes} x ${g}: ${s.gpus} GPUs, errors ${s.errors}`);
+          await settled(page);
+          const err = await page.$eval('[data-testid=training]', (e) => e.querySelector('.error')?.textContent ?? null);
+          assert(err === null, `${nodes} x ${g}: training says ${err}`);
+          assert(await page.$('[data-testid=step-time]'), `${nodes} x ${g}: a step time`);
+        }
       }
     });
 

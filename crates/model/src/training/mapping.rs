@@ -596,9 +596,11 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
     let mut per_domain = (1..=avg).rev().find(|p| n.is_multiple_of(*p)).unwrap_or(1).min(d) as u32;
     // On domains whose size is not a power of two (3 GPUs per node), a group can straddle
     // more domains than its average share suggests: 6 ranks over 4 domains of 3 would be
-    // 6 domains of 1, more than the cluster has. Round up to a count that fits.
+    // 6 domains of 1, more than the cluster has. Round up to a count that fits and still
+    // crosses domains (3 domains of 2); a group with no such split stays unplaceable.
     if n / per_domain as u64 > topo.domains as u64 {
-        if let Some(p) = (per_domain as u64..=d).find(|p| n.is_multiple_of(*p) && n / p <= topo.domains as u64) {
+        let crosses = |p: u64| max_domains < 2 || n / p >= 2;
+        if let Some(p) = (per_domain as u64..=d).find(|p| n.is_multiple_of(*p) && n / p <= topo.domains as u64 && crosses(*p)) {
             per_domain = p as u32;
         }
     }
@@ -700,10 +702,13 @@ mod tests {
     }
 
     /// Issue 9: 3, 5, 6 or 7 GPUs per node made a group straddle more domains than the
-    /// cluster has ("the group spans 6 domains; the cluster has 4"). Every group of every
-    /// layout must be a placement the collective model accepts.
+    /// cluster has ("the group spans 6 domains; the cluster has 4") and the whole search
+    /// failed. A group is placed whenever it splits evenly over the domains it crosses; the
+    /// search skips the layouts that cannot be (PP 3 over 2 nodes of 3) and answers with the
+    /// rest.
     #[test]
     fn groups_fit_nodes_of_any_size() {
+        let w = preset("gpt-7.5b").unwrap();
         for gpn in 1..=8u32 {
             for nodes in [1u32, 2, 3, 4, 8] {
                 let t = Cluster { nodes, gpus_per_node: gpn, ..Cluster::default() }.topology().unwrap();
@@ -713,10 +718,19 @@ mod tests {
                         let p = par(tp, pp, total / tp / pp);
                         for g in [Group::Tp, Group::Dp, Group::Pp] {
                             let sp = span(&t, p.generators(g), total as u64);
-                            assert_eq!(t.check(sp.placement), Ok(()), "{nodes}x{gpn} tp{tp} pp{pp} {g:?}");
+                            let n = sp.ranks;
+                            // An even split over 2..=domains domains of at most a domain each.
+                            let even = (1..=t.domain_gpus).any(|q| n.is_multiple_of(q) && n / q <= t.domains && (sp.domains < 2 || n / q >= 2));
+                            if even {
+                                assert_eq!(t.check(sp.placement), Ok(()), "{nodes}x{gpn} tp{tp} pp{pp} {g:?}");
+                            }
                         }
                     }
                 }
+                let mut ev = crate::training::Evaluator::new(&t, &w, crate::training::Framework::default()).unwrap();
+                let r = crate::training::search(&mut ev, &crate::training::SearchOptions::default());
+                let r = r.unwrap_or_else(|e| panic!("{nodes}x{gpn}: {e:?}"));
+                assert!(!r.best.is_empty() || r.closest_unfit.is_some(), "{nodes}x{gpn}: no layout");
             }
         }
     }

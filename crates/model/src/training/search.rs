@@ -191,6 +191,7 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
     let mut top = TopK { k: opts.top.max(1), items: Vec::with_capacity(opts.top.clamp(1, 64) + 1) };
     let mut closest: Option<Summary> = None;
     let mut stats = SearchStats::default();
+    let mut unplaced: Option<ModelError> = None;
     let kv_ok = |d: &u32| w.heads.is_multiple_of(*d) && w.kv_heads.is_multiple_of(*d) && w.ffn.is_multiple_of(*d) && w.moe.is_none_or(|m| m.expert_ffn % d == 0);
     let tps = pick(f.tp, divisors(n).into_iter().filter(kv_ok).filter(|t| opts.max_tp == 0 || *t <= opts.max_tp).collect());
     for &tp in &tps {
@@ -224,7 +225,15 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
                         order: opts.order,
                         expert_tp: f.expert_tp.unwrap_or(0),
                     };
-                    let layout = ev.layout(&base)?;
+                    let layout = match ev.layout(&base) {
+                        Ok(l) => l,
+                        // On nodes of 3, 5, 6 or 7 GPUs some layouts' groups cannot be split
+                        // evenly over the domains: not candidates, unless nothing else is.
+                        Err(e) => {
+                            unplaced.get_or_insert(e);
+                            continue;
+                        }
+                    };
                     stats.layouts += 1;
                     let per_replica = w.global_batch / dp;
                     let mbs = pick(f.micro_batch, divisors(per_replica).into_iter().filter(|b| opts.max_micro_batch == 0 || *b <= opts.max_micro_batch).collect());
@@ -290,6 +299,9 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
         (true, Some(c)) => Some(report_for(ev, &c)?),
         _ => None,
     };
+    if let (true, None, Some(e)) = (best.is_empty(), &closest_unfit, unplaced) {
+        return Err(e);
+    }
     Ok(SearchResult { best, closest_unfit, stats })
 }
 
