@@ -340,7 +340,8 @@ impl Comm {
             // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
             let used = nics.min(graphs.ring.n_channels.max(1)) as f64;
             let one_nic = topo.nic.achievable_bw().0;
-            let leaf_hops = if domains > topo.domains_per_leaf() { 2.0 } else { 0.0 };
+            // Hops beyond the one leaf switch of a group inside one leaf: 2 via a spine, 4 via a core.
+            let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
             let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
             let fabric = topo.fabric.as_ref();
             NetPath {
@@ -354,7 +355,9 @@ impl Comm {
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,
                 domains_per_leaf: topo.domains_per_leaf(),
-                oversubscription: oversub,
+                oversubscription: fabric.map(|f| f.oversubscription).unwrap_or(1.0),
+                domains_per_pod: topo.domains_per_pod(),
+                core_path_oversubscription: fabric.map(|f| f.core_path_oversubscription()).unwrap_or(1.0),
                 routing: topo.nic.routing,
                 uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
                 family: topo.nic.family,
@@ -458,7 +461,8 @@ impl Comm {
     fn bandwidth_tier(&self) -> Bottleneck {
         match &self.net {
             None => Bottleneck::Tier(self.intra_tier),
-            Some(_) if self.oversubscribed => Bottleneck::Tier(TierKind::Spine),
+            // Rings, trees and SHARP cross an oversubscribed tier on few flows: the NICs or
+            // the GPUs' PCIe links bind (all-to-all says Spine/Core itself when it pays).
             Some(n) if n.gpu_side < n.nic_side * network::RING_EFFICIENCY => Bottleneck::Tier(TierKind::Pcie),
             Some(_) => Bottleneck::Tier(TierKind::Nic),
         }
@@ -523,7 +527,7 @@ impl Comm {
                 let t_net = remote / (per_gpu * 1e3);
                 let t_local = local / (self.p2p_intra.0 * 1e3);
                 let tier = if net.all_to_all_net_efficiency() < 1.0 && self.oversubscribed {
-                    Bottleneck::Tier(TierKind::Spine)
+                    Bottleneck::Tier(if net.domains > net.domains_per_pod { TierKind::Core } else { TierKind::Spine })
                 } else {
                     self.bandwidth_tier()
                 };

@@ -109,6 +109,10 @@ pub struct NetPath {
     /// down:up oversubscription on the way out.
     pub domains_per_leaf: u32,
     pub oversubscription: f64,
+    /// Domains under one pod of a three-tier tree (their traffic never reaches a core), and
+    /// the leaf x spine oversubscription of the path through the core (1 without a core).
+    pub domains_per_pod: u32,
+    pub core_path_oversubscription: f64,
     pub routing: Routing,
     /// Leaf uplinks one rail's traffic can spread over (ECMP bins).
     pub uplinks: u32,
@@ -186,12 +190,15 @@ impl NetPath {
     /// oversubscribed uplinks and, on Ethernet, ECMP's hash collisions.
     pub fn all_to_all_net_efficiency(&self) -> f64 {
         let d = self.domains as f64;
-        let local = self.domains_per_leaf.min(self.domains) as f64;
         if self.domains <= self.domains_per_leaf {
             return 1.0;
         }
-        let crossing = (d - local) / d;
-        let oversub = (self.oversubscription * crossing).max(1.0);
+        // A leaf's uplinks carry what leaves the leaf; a pod's spines carry what leaves the pod.
+        let leaf = self.domains_per_leaf.min(self.domains) as f64;
+        let pod = self.domains_per_pod.min(self.domains) as f64;
+        let at_leaf = self.oversubscription * (d - leaf) / d;
+        let at_spine = self.core_path_oversubscription * (d - pod) / d;
+        let oversub = at_leaf.max(at_spine).max(1.0);
         let collisions = match self.routing {
             Routing::Adaptive => 1.0,
             Routing::Ecmp => ecmp_efficiency(self.uplinks as f64 * QPS_PER_CONNECTION, self.uplinks as f64),
