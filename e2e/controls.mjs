@@ -351,7 +351,9 @@ async function main() {
             await commit(page, id, v, any(['Enter', 'blur']));
           } else if (kind === 'training') {
             const sel = any(['#workload-select', '#tp-select', '#pp-select']);
-            const vals = await page.$$eval(`${sel} option`, (os) => os.filter((o) => !o.disabled).map((o) => o.value)).catch(() => []);
+            const usable = await page.$eval(sel, (el) => !el.disabled && el.offsetParent !== null).catch(() => false);
+            if (!usable) continue;
+            const vals = await page.$$eval(`${sel} option`, (os) => os.filter((o) => !o.disabled).map((o) => o.value));
             if (vals.length === 0) continue;
             const v = any(vals.filter((x) => x !== 'custom'));
             log.push(`${sel} ${v}`);
