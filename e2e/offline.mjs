@@ -89,6 +89,7 @@ async function main() {
         const gpus = () => page.evaluate(() => document.querySelector('[data-testid=gpus] .stat-value, [data-testid=gpus]')?.textContent ?? '');
         const g0 = await gpus();
         await box.fill('64');
+        await box.press('Enter');
         await page.waitForFunction((old) => document.querySelector('[data-testid=chart] svg')?.outerHTML !== old, before, { timeout: 5000 });
         const g1 = await gpus();
         assert(g0 === '' || g0 !== g1, `the GPU count changed offline: ${g0} -> ${g1}`);

@@ -156,11 +156,11 @@ async function main() {
     });
 
     await check('the topology drawing follows the cluster when on screen (and waits while off screen)', async () => {
-      await page.fill('#nodes-number', '8');
+      await page.fill('#nodes-number', '8'); await page.press('#nodes-number', 'Enter');
       await waitForNodes(page, 8);
       await page.locator('[data-testid=mapping]').scrollIntoViewIfNeeded();
       await page.waitForFunction(() => document.querySelector('[data-testid=mapping] svg')?.outerHTML.includes('node 7'), null, { timeout: 5000 });
-      await page.fill('#nodes-number', '64');
+      await page.fill('#nodes-number', '64'); await page.press('#nodes-number', 'Enter');
       await waitForNodes(page, 64);
       await page.waitForFunction(() => document.querySelector('[data-testid=mapping] svg')?.outerHTML.includes('node 63'), null, { timeout: 5000 });
       await page.evaluate(() => window.scrollTo(0, 0));
@@ -181,10 +181,10 @@ async function main() {
     });
 
     await check('number box: a model error shows beside the control and the last charts stay', async () => {
-      await page.fill('#nodes-number', '64');
+      await page.fill('#nodes-number', '64'); await page.press('#nodes-number', 'Enter');
       await waitForNodes(page, 64);
       const good = await readout(page);
-      await page.fill('#nodes-number', '0');
+      await page.fill('#nodes-number', '0'); await page.press('#nodes-number', 'Enter');
       await page.waitForSelector('#nodes-error', { timeout: 5000 });
       const bad = await readout(page);
       assert(/between 1 and/.test(bad.error ?? ''), `error text: ${bad.error}`);
@@ -193,22 +193,27 @@ async function main() {
       const near = await page.evaluate(() => document.querySelector('#nodes-error').closest('[data-field]')?.getAttribute('data-field'));
       assert(near === 'nodes', `error sits in the nodes field (${near})`);
       await page.screenshot({ path: join(out, 'desktop-error.png') });
-      await page.fill('#nodes-number', '12');
+      await page.fill('#nodes-number', '12'); await page.press('#nodes-number', 'Enter');
       await page.waitForSelector('#nodes-error', { state: 'detached', timeout: 5000 });
       const r = await readout(page);
       assert(r.gpus === 96 && finite(r.busbw), `12 nodes: ${r.gpus} GPUs, busbw ${r.busbw}`);
     });
 
-    await check('impossible hardware: A100 on NVLink4 is blamed on the scale-up picker; charts keep the last cluster', async () => {
+    await check('choosing the A100 takes its NVLink3 fabric; fabrics it cannot use are disabled; a link to A100 on NVLink4 is blamed on the scale-up picker', async () => {
       const before = await readout(page);
       await page.selectOption('#gpu-select', 'a100');
-      await page.waitForSelector('#scale-up-error', { timeout: 5000 });
-      const msg = await page.textContent('#scale-up-error');
-      assert(/nvlink3/.test(msg), `the model names the fix: ${msg}`);
-      assert((await readout(page)).svg === before.svg, 'charts kept');
-      await page.selectOption('#scale-up-select', 'nvlink3');
-      await page.waitForSelector('#scale-up-error', { state: 'detached', timeout: 5000 });
+      await page.waitForFunction(() => document.querySelector('#scale-up-select')?.value === 'nvlink3', null, { timeout: 5000 });
+      assert(!(await page.$('#scale-up-error')), 'no error: the fabric followed the GPU');
       assert((await readout(page)).svg !== before.svg, 'A100 charts drawn');
+      const nv4 = await page.$eval('#scale-up-select option[value=nvlink4]', (o) => ({ disabled: o.disabled, text: o.textContent }));
+      assert(nv4.disabled && /NVLink3, not NVLink4/.test(nv4.text), `NVLink4 disabled with the reason: ${JSON.stringify(nv4)}`);
+      const link = await open(browser, base + '#s=v1.eyJnIjoiYTEwMCJ9', { width: 1400, height: 900 });
+      pages.push(link);
+      const msg = await link.page.textContent('#scale-up-error');
+      assert(/nvlink3/.test(msg), `the model names the fix: ${msg}`);
+      assert((await link.page.inputValue('#scale-up-select')) === 'nvlink4', 'the picker shows what the link asked for');
+      await link.ctx.close();
+      pages.pop();
     });
 
     const want = { 'dgx-a100-superpod': 1120, 'dgx-h100-superpod': 1024, 'h100-roce': 512, 'gb200-nvl72': 288, 'pcie-server': 8, 'cloud-100g': 128 };
@@ -234,7 +239,7 @@ async function main() {
 
     await check('the scenario goes into the URL (debounced) and a reload restores it', async () => {
       await page.click('[data-preset=h100-roce]');
-      await page.fill('#nodes-number', '48');
+      await page.fill('#nodes-number', '48'); await page.press('#nodes-number', 'Enter');
       await waitForNodes(page, 48);
       // The link is base64url JSON of what differs from the default: wait for this cluster's.
       await page.waitForFunction(() => {

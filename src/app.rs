@@ -5,11 +5,11 @@
 
 use crate::components::{
     claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
-    mapping_panel, pickers, presets, tier_table_panel, training_panel, ClaimsProps,
+    mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
     CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
 };
-use crate::eval::{count_text, evaluate, Count, Evaluation};
+use crate::eval::{count_text, evaluate, in_racks, with_gpu, Count, Evaluation, Gauge};
 use crate::hooks::{use_in_view, use_media_query};
 use crate::training::{constraints, use_training, workload, DEFAULT_WORKLOAD};
 use crate::url;
@@ -26,7 +26,8 @@ use yew::prelude::*;
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
     pub cluster: Cluster,
-    /// Each number box's text as typed (it may not parse), in [`Count::ALL`] order.
+    /// Each number box's text: the cluster's value, or what is being typed (applied on
+    /// commit: change, Enter, blur), in [`Count::ALL`] order.
     pub texts: [String; 6],
     pub view: Option<Rc<Evaluation>>,
     pub error: Option<ModelError>,
@@ -46,8 +47,10 @@ pub struct State {
 pub enum Action {
     /// A slider moved to a value (None = auto).
     SetCount(Count, Option<u32>),
-    /// A number box's text as typed.
+    /// A number box's text as typed (not applied yet).
     EditCount(Count, String),
+    /// The number box was committed (change, Enter, blur): apply its text, or show why not.
+    CommitCount(Count),
     Gpu(GpuKind),
     ScaleUp(ScaleUp),
     Nic(NicKind),
@@ -71,7 +74,7 @@ pub enum Action {
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
-    Count::ALL.map(|k| k.text(k.get(c)))
+    Count::ALL.map(|k| k.text(Gauge::of(k, c).shown(c)))
 }
 
 impl State {
@@ -138,13 +141,6 @@ impl State {
     }
 
     fn evaluated(mut self) -> State {
-        // A number box that does not parse blocks the model: its message wins.
-        for (k, t) in Count::ALL.iter().zip(&self.texts) {
-            if let Err(e) = k.parse(t) {
-                self.error = Some(e);
-                return self;
-            }
-        }
         match evaluate(&self.cluster) {
             Ok(e) => {
                 self.view = Some(Rc::new(e));
@@ -187,17 +183,22 @@ impl Reducible for State {
         let mut next = (*self).clone();
         let c = &mut next.cluster;
         match action {
-            Action::SetCount(k, v) => {
-                k.set(c, v);
-                next.texts[k as usize] = k.text(k.get(c));
-            }
+            Action::SetCount(k, v) => k.set(c, v),
             Action::EditCount(k, text) => {
-                if let Ok(v) = k.parse(&text) {
-                    k.set(c, v);
-                }
+                // Typing changes nothing until the box is committed.
                 next.texts[k as usize] = text;
+                return Rc::new(next);
             }
-            Action::Gpu(g) => c.gpu = g,
+            Action::CommitCount(k) => match Gauge::of(k, c).parse(c, &self.texts[k as usize]) {
+                Ok(v) => k.set(c, v),
+                Err(e) => {
+                    // The design stays at the last committed value; the box keeps the text
+                    // and says why it was not applied.
+                    next.error = Some(e);
+                    return Rc::new(next);
+                }
+            },
+            Action::Gpu(g) => *c = with_gpu(c, g),
             Action::ScaleUp(s) => c.scale_up = s,
             Action::Nic(n) => {
                 c.nic = n;
@@ -213,7 +214,6 @@ impl Reducible for State {
             Action::Preset(id) => {
                 if let Some(p) = cluster_preset(id) {
                     next.cluster = p.cluster();
-                    next.texts = texts_of(&next.cluster);
                 }
             }
             Action::Op(op) => {
@@ -249,11 +249,24 @@ impl Reducible for State {
                 return Rc::new(next);
             }
         }
-        if next.cluster == self.cluster && next.texts == self.texts {
+        // Every box shows the cluster again (a half-typed entry elsewhere is dropped).
+        next.texts = texts_of(&next.cluster);
+        if next.cluster == self.cluster && next.texts == self.texts && self.error.is_none() {
             return self;
         }
         Rc::new(next.evaluated())
     }
+}
+
+/// What a GB200 tray is, under the NVL72 size control (NVIDIA GB200 NVL72 datasheet).
+const TRAY_NOTE: &str = "A compute tray is 4 Blackwell GPUs and 2 Grace CPUs (two GB200 superchips); a rack is 18 trays, one NVLink domain of 72 GPUs.";
+
+/// The cluster as JSON, for the page's `data-requested` (what the controls hold) and
+/// `data-model` (what the charts were computed from) attributes: tests compare every control
+/// with them.
+fn json(c: &Cluster) -> String {
+    // Through a Value, as the link does: the same serializer code in the bundle, not a second.
+    serde_json::to_value(c).map(|v| v.to_string()).unwrap_or_default()
 }
 
 const DARK: &str = "(prefers-color-scheme: dark)";
@@ -290,6 +303,8 @@ pub fn App() -> Html {
         let state = state.clone();
         Callback::from(move |a: Action| state.dispatch(a))
     };
+    // Pickers show the model's state after any sequence of inputs (see sync_selects).
+    use_effect(crate::hooks::sync_selects);
     let stale = state.error.is_some();
     let general_error = state.error.as_ref().filter(|e| {
         !Count::ALL.iter().any(|k| k.field() == e.field)
@@ -323,9 +338,11 @@ pub fn App() -> Html {
         None => "no scale-out network".to_string(),
     };
     let field = |k: Count| {
+        let gauge = Gauge::of(k, &state.cluster);
         count_field(&CountFieldProps {
-            kind: k,
-            value: k.get(&state.cluster),
+            value: gauge.shown(&state.cluster),
+            label: k.label(&state.cluster),
+            gauge,
             text: state.texts[k as usize].clone(),
             valuetext: count_text(k, &state.cluster, derived(k)),
             error: state.error_for(k.field()),
@@ -349,7 +366,10 @@ pub fn App() -> Html {
                     </div>
                 </div>
             </header>
-            <main class="layout">
+            <main class="layout" data-requested={json(&state.cluster)} data-model={state.view.as_ref().map(|v| json(&v.cluster))}>
+                if let Some(v) = &state.view {
+                    { summary_bar(v, &training, stale) }
+                }
                 <section class="panel controls" aria-labelledby="cluster-heading">
                     <h2 id="cluster-heading">{ "Cluster" }</h2>
                     if !state.link_notes.is_empty() {
@@ -368,6 +388,9 @@ pub fn App() -> Html {
                     <fieldset class="group">
                         <legend>{ "Size" }</legend>
                         { field(Count::Nodes) }
+                        if in_racks(&state.cluster) {
+                            <p class="hint" data-testid="tray-note">{ TRAY_NOTE }</p>
+                        }
                         { field(Count::GpusPerNode) }
                         { field(Count::NicsPerNode) }
                     </fieldset>
@@ -501,24 +524,67 @@ mod tests {
         ));
     }
 
+    fn commit(s: State, k: Count, text: &str) -> State {
+        let s = reduce(s, Action::EditCount(k, text.into()));
+        reduce(s, Action::CommitCount(k))
+    }
+
     #[test]
     fn bad_input_keeps_the_last_valid_view() {
         let s0 = State::default();
-        let s1 = reduce(s0.clone(), Action::EditCount(Count::Nodes, "0".into()));
+        let s1 = commit(s0.clone(), Count::Nodes, "0");
         assert_eq!(s1.error.as_ref().map(|e| e.field), Some("nodes"));
         assert_eq!(s1.view, s0.view, "last valid chart kept");
-        let s2 = reduce(s1, Action::EditCount(Count::Nodes, "abc".into()));
+        let s2 = commit(s1, Count::Nodes, "abc");
         assert!(s2.error.is_some());
         assert_eq!(s2.texts[0], "abc");
         assert_eq!(s2.view, s0.view);
-        let s3 = reduce(s2, Action::EditCount(Count::Nodes, "8".into()));
+        let s3 = commit(s2, Count::Nodes, "8");
         assert!(s3.error.is_none());
         assert_eq!(s3.view.as_ref().map(|v| v.cluster.nodes), Some(8));
     }
 
+    /// Issue 9: typing applies nothing until the box is committed; "1e9" is refused with
+    /// its reason and the design stays; "99999" is named out of range, never clamped.
+    #[test]
+    fn number_boxes_apply_on_commit() {
+        let s0 = State::default();
+        let typing = reduce(s0.clone(), Action::EditCount(Count::Nodes, "1".into()));
+        assert_eq!((typing.cluster.nodes, typing.texts[0].as_str()), (4, "1"), "a keystroke changes only the box");
+        assert!(typing.error.is_none() && Rc::ptr_eq(typing.view.as_ref().unwrap(), s0.view.as_ref().unwrap()));
+        let e9 = commit(s0.clone(), Count::Nodes, "1e9");
+        assert_eq!(e9.cluster, s0.cluster, "the design stays at the last committed value");
+        assert_eq!(e9.scenario(), s0.scenario(), "and so does the link");
+        assert!(e9.error_for("nodes").unwrap().contains("whole number"));
+        let big = commit(s0.clone(), Count::Nodes, "99999");
+        assert!(big.error_for("nodes").unwrap().contains("between 1 and 65536"), "{:?}", big.error);
+        assert_eq!(big.scenario(), s0.scenario(), "the link keeps the last valid cluster");
+        // Any other control drops the half-typed text: every box shows the cluster again.
+        let s = reduce(e9, Action::SetCount(Count::GpusPerNode, Some(4)));
+        assert_eq!((s.texts[0].as_str(), s.texts[1].as_str()), ("4", "4"));
+        assert!(s.error.is_none());
+    }
+
+    /// Issue 9's sequence: after it, the cluster (what every picker shows) is the preset's.
+    #[test]
+    fn presets_replace_whatever_the_pickers_held() {
+        let mut s = State::default();
+        for a in [Action::Nic(NicKind::IbHdr), Action::Gpu(GpuKind::A100), Action::Nic(NicKind::Roce800), Action::Preset("dgx-a100-superpod")] {
+            s = reduce(s, a);
+            assert!(s.error.is_none(), "{:?}", s.error);
+        }
+        let want = cluster_preset("dgx-a100-superpod").unwrap().cluster();
+        assert_eq!(s.cluster, want);
+        assert_eq!(s.scenario().cluster, want);
+    }
+
     #[test]
     fn impossible_combos_blame_the_field() {
+        // Choosing the A100 takes its NVLink3 fabric; forcing NVLink4 back is blamed on it.
         let s = reduce(State::default(), Action::Gpu(GpuKind::A100));
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.cluster.scale_up, ScaleUp::NvSwitch { gen: 3 });
+        let s = reduce(s, Action::ScaleUp(ScaleUp::NvSwitch { gen: 4 }));
         assert_eq!(s.error.as_ref().map(|e| e.field), Some("scale_up"));
         assert!(s.error_for("scale_up").unwrap().contains("nvlink3"));
         let s = reduce(s, Action::ScaleUp(ScaleUp::NvSwitch { gen: 3 }));

@@ -90,3 +90,27 @@ pub fn mark_dragging() {
     // Replacing the pending timeout cancels it.
     DRAG_END.with(|t| *t.borrow_mut() = Some(timeout));
 }
+
+/// Makes every `<select>` show the option its render marked `selected`. Once the user has
+/// picked from a select, the browser keeps that choice and ignores later changes of the
+/// `selected` attribute, so a preset or a link could leave a picker showing hardware the
+/// model is not using (issue 9). Runs after every render of the app (a few dozen elements).
+pub fn sync_selects() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(list) = doc.query_selector_all("select") else {
+        return;
+    };
+    for i in 0..list.length() {
+        let Some(sel) = list.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlSelectElement>().ok()) else {
+            continue;
+        };
+        if let Ok(Some(opt)) = sel.query_selector("option[selected]") {
+            let want = opt.get_attribute("value").unwrap_or_default();
+            if sel.value() != want {
+                sel.set_value(&want);
+            }
+        }
+    }
+}

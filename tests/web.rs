@@ -44,10 +44,12 @@ async fn fire(el: &Element, kind: &str) {
     yew::scheduler::flush().await;
 }
 
-/// Sets an input's value and fires a bubbling `input` event, as typing or dragging does.
+/// Sets an input's value and fires a bubbling `input` event, as typing or dragging does, then
+/// `change`, as leaving a number box does (boxes apply on commit; sliders on input).
 async fn type_into(el: &HtmlInputElement, value: &str) {
     el.set_value(value);
     fire(el, "input").await;
+    fire(el, "change").await;
 }
 
 async fn pick(root: &Element, sel: &str, value: &str) {
@@ -127,19 +129,67 @@ async fn bad_node_count_shows_an_error_beside_it_and_keeps_the_charts() {
 async fn impossible_hardware_is_blamed_on_the_right_picker() {
     let root = mount().await;
     let before = svg(&root, "chart");
+    // Choosing the A100 takes its own fabric; the ones it cannot use are disabled.
     pick(&root, "#gpu-select", "a100").await;
-    let err = text(&root, "#scale-up-error");
-    assert!(err.contains("nvlink3"), "the model names the fix: {err}");
-    assert_eq!(svg(&root, "chart"), before, "charts keep the last valid cluster");
-    pick(&root, "#scale-up-select", "nvlink3").await;
+    assert_eq!(select_value(&root, "#scale-up-select"), "nvlink3");
     assert!(root.query_selector("#scale-up-error").unwrap().is_none());
     assert_ne!(svg(&root, "chart"), before);
+    let nv4 = find(&root, "#scale-up-select option[value=nvlink4]");
+    assert!(nv4.has_attribute("disabled") && text(&root, "#scale-up-select option[value=nvlink4]").contains("NVLink3, not NVLink4"));
     // Leaf switches too few for the NICs: the message sits under the leaf control.
     type_into(&input(&root, "#nodes-number"), "128").await;
     type_into(&input(&root, "#leaves-number"), "2").await;
     assert!(text(&root, "#leaves-error").contains("leaf switch"), "{}", text(&root, "#leaves-error"));
     type_into(&input(&root, "#leaves-number"), "auto").await;
     assert!(root.query_selector("#leaves-error").unwrap().is_none());
+}
+
+fn select_value(root: &Element, sel: &str) -> String {
+    find(root, sel).dyn_into::<HtmlSelectElement>().unwrap().value()
+}
+
+/// Issue 9: NIC HDR, GPU A100, NIC RoCE 800G, then the DGX A100 SuperPOD preset left the NIC
+/// picker on RoCE 800G (a select the user touched ignores later `selected` attributes)
+/// while the model used HDR. Every picker must show the preset's hardware.
+#[wasm_bindgen_test]
+async fn pickers_show_the_preset_after_the_user_touched_them() {
+    let root = mount().await;
+    pick(&root, "#nic-select", "ib-hdr").await;
+    pick(&root, "#gpu-select", "a100").await;
+    pick(&root, "#nic-select", "roce-800").await;
+    assert_eq!(select_value(&root, "#nic-select"), "roce-800");
+    let b: HtmlElement = find(&root, "[data-preset=dgx-a100-superpod]").dyn_into().unwrap();
+    b.click();
+    yew::scheduler::flush().await;
+    let c = cluster_preset("dgx-a100-superpod").unwrap().cluster();
+    assert_eq!(select_value(&root, "#nic-select"), c.nic.id());
+    assert_eq!(select_value(&root, "#gpu-select"), c.gpu.id());
+    assert_eq!(select_value(&root, "#scale-up-select"), c.scale_up.id());
+    assert_eq!(input(&root, "#nodes-number").value(), c.nodes.to_string());
+}
+
+/// Issue 9: a number box applies on commit; typing alone changes nothing, a bad entry is
+/// refused with its reason and the design stays.
+#[wasm_bindgen_test]
+async fn number_boxes_apply_on_commit() {
+    let root = mount().await;
+    let before = svg(&root, "chart");
+    let b = input(&root, "#nodes-number");
+    b.set_value("1");
+    fire(&b, "input").await;
+    assert_eq!(svg(&root, "chart"), before, "a keystroke does not reach the model");
+    assert_eq!(input(&root, "#nodes-number").value(), "1", "the box keeps what is typed");
+    b.set_value("1e9");
+    fire(&b, "input").await;
+    fire(&b, "change").await;
+    assert!(text(&root, "#nodes-error").contains("whole number"), "{}", text(&root, "#nodes-error"));
+    assert_eq!(svg(&root, "chart"), before, "the design stays at 4 nodes");
+    type_into(&input(&root, "#nodes-number"), "99999").await;
+    assert!(text(&root, "#nodes-error").contains("between 1 and 65536"), "{}", text(&root, "#nodes-error"));
+    assert_eq!(svg(&root, "chart"), before);
+    type_into(&input(&root, "#nodes-number"), "16").await;
+    assert!(root.query_selector("#nodes-error").unwrap().is_none());
+    assert_ne!(svg(&root, "chart"), before);
 }
 
 #[wasm_bindgen_test]
@@ -150,7 +200,8 @@ async fn presets_set_everything_and_press_their_button() {
     yew::scheduler::flush().await;
     assert_eq!(b.get_attribute("aria-pressed").as_deref(), Some("true"));
     let c = cluster_preset("gb200-nvl72").unwrap().cluster();
-    assert_eq!(input(&root, "#nodes-number").value(), c.nodes.to_string());
+    // NVL72 racks are sized in GPUs: 72 trays of 4.
+    assert_eq!(input(&root, "#nodes-number").value(), (c.nodes * 4).to_string());
     assert_eq!(input(&root, "#gpn-number").value(), "4");
     assert_eq!(num(&root, "[data-testid=gpus] .stat-value"), 288.0);
     let want = evaluate(&c).unwrap().key.unwrap().busbw.0;

@@ -12,11 +12,13 @@ pub struct Opt {
     pub selected: bool,
     /// Tooltip (e.g. what a preset is).
     pub title: Option<&'static str>,
+    /// Offered but not choosable (its text says why).
+    pub disabled: bool,
 }
 
 impl Opt {
     pub fn new(value: impl Into<String>, text: impl Into<String>, selected: bool) -> Opt {
-        Opt { value: value.into(), text: text.into(), selected, title: None }
+        Opt { value: value.into(), text: text.into(), selected, title: None, disabled: false }
     }
 }
 
@@ -30,7 +32,9 @@ pub struct SelectAttrs {
     pub error_id: Option<&'static str>,
 }
 
-/// A `<select>` that reports the chosen option's value.
+/// A `<select>` that reports the chosen option's value. The option marked `selected` is what
+/// the page shows: [`crate::hooks::sync_selects`] puts it back after every render, since a
+/// select the user has touched ignores later changes of the attribute.
 #[inline(never)]
 pub fn select(id: &'static str, opts: Vec<Opt>, attrs: SelectAttrs, on_change: Callback<String>) -> Html {
     let onchange = Callback::from(move |e: Event| {
@@ -42,7 +46,7 @@ pub fn select(id: &'static str, opts: Vec<Opt>, attrs: SelectAttrs, on_change: C
         <select {id} {onchange} disabled={attrs.disabled} aria-label={attrs.aria_label}
             aria-invalid={invalid.then_some("true")} aria-describedby={attrs.error_id}>
             { for opts.into_iter().map(|o| html! {
-                <option value={o.value} selected={o.selected} title={o.title}>{ o.text }</option>
+                <option value={o.value} selected={o.selected} disabled={o.disabled} title={o.title}>{ o.text }</option>
             }) }
         </select>
     }

@@ -1,14 +1,18 @@
 //! A count: a range slider (power-of-two or listed steps, "auto" first where the model can
-//! size it) paired with a number box for any value. Both fire on every `input` event, so the
-//! page follows the thumb while it is dragged. The model's message for this field shows here.
+//! size it) paired with a number box for any value. The slider applies on every `input`
+//! event, so the page follows the thumb while it is dragged; the box applies what was typed on
+//! commit (change, Enter, blur), so a half-typed number never reaches the model. The model's
+//! message for this field shows here.
 
 use crate::app::Action;
-use crate::eval::Count;
+use crate::eval::Gauge;
 use yew::prelude::*;
 
 pub struct Props {
-    pub kind: Count,
-    /// The requested value (None = auto).
+    /// Unit and slider stops for this cluster.
+    pub gauge: Gauge,
+    pub label: &'static str,
+    /// The requested value in the control's unit (None = auto).
     pub value: Option<u32>,
     /// The number box's text.
     pub text: String,
@@ -21,13 +25,15 @@ pub struct Props {
 /// Drawn as a plain function (not a component): no state, and one generic component less
 /// in the bundle.
 pub fn count_field(props: &Props) -> Html {
-    let k = props.kind;
+    let g = &props.gauge;
+    let k = g.kind;
     let on_slider = {
         let cb = props.on_action.clone();
+        let g = g.clone();
         Callback::from(move |e: InputEvent| {
             crate::hooks::mark_dragging();
             if let Ok(pos) = super::value_of(&e).parse::<u32>() {
-                cb.emit(Action::SetCount(k, k.at(pos)));
+                cb.emit(Action::SetCount(k, g.at(pos)));
             }
         })
     };
@@ -35,18 +41,32 @@ pub fn count_field(props: &Props) -> Html {
         let cb = props.on_action.clone();
         Callback::from(move |e: InputEvent| cb.emit(Action::EditCount(k, super::value_of(&e))))
     };
+    let on_commit = {
+        let cb = props.on_action.clone();
+        Callback::from(move |_: Event| cb.emit(Action::CommitCount(k)))
+    };
+    let on_key = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                cb.emit(Action::CommitCount(k));
+            }
+        })
+    };
     let id = k.id();
     let slider_id = format!("{id}-slider");
     let number_id = format!("{id}-number");
     let err_id = format!("{id}-error");
     let invalid = props.error.is_some();
-    let steps = k.steps();
+    let steps = &g.steps;
+    // The values the positions stand for (after "auto"), for tests and tools reading the page.
+    let stops = steps.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ");
     let first = if k.auto() { "auto".to_string() } else { steps[0].to_string() };
     let last = steps[steps.len() - 1].to_string();
     html! {
         <div class={classes!("field", invalid.then_some("invalid"))} data-field={k.field()}>
             <div class="field-head">
-                <label for={slider_id.clone()}>{ k.label() }</label>
+                <label for={slider_id.clone()}>{ props.label }</label>
                 <output for={format!("{slider_id} {number_id}")} class="field-value">{ &props.valuetext }</output>
             </div>
             <div class="field-inputs">
@@ -54,9 +74,10 @@ pub fn count_field(props: &Props) -> Html {
                     id={slider_id}
                     type="range"
                     min="0"
-                    max={k.max_pos().to_string()}
+                    max={g.max_pos().to_string()}
                     step="1"
-                    value={k.pos(props.value).to_string()}
+                    value={g.pos(props.value).to_string()}
+                    data-stops={stops}
                     aria-valuetext={props.valuetext.clone()}
                     aria-describedby={invalid.then(|| err_id.clone())}
                     oninput={on_slider}
@@ -67,11 +88,13 @@ pub fn count_field(props: &Props) -> Html {
                     inputmode="numeric"
                     autocomplete="off"
                     spellcheck="false"
-                    aria-label={format!("{} (exact{})", k.label(), if k.auto() { ", or auto" } else { "" })}
+                    aria-label={format!("{} (exact{})", props.label, if k.auto() { ", or auto" } else { "" })}
                     aria-invalid={invalid.to_string()}
                     aria-describedby={invalid.then(|| err_id.clone())}
                     value={props.text.clone()}
                     oninput={on_number}
+                    onchange={on_commit}
+                    onkeydown={on_key}
                 />
             </div>
             <div class="scale" aria-hidden="true">

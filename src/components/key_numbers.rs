@@ -1,6 +1,6 @@
 //! The headline numbers at 1 GiB: busbw, time, and which algorithm and protocol NCCL picks.
 
-use crate::eval::{bottleneck_text, Evaluation, KEY_LABEL};
+use crate::eval::{bottleneck_text, in_racks, Evaluation, KEY_LABEL};
 use fabricscope_charts::scale::gbps_label;
 use super::{esc, raw};
 use std::fmt::Write;
@@ -18,8 +18,9 @@ pub fn key_numbers(props: &Props) -> Html {
     let size = KEY_LABEL;
     let s = &e.report.summary;
     let gpus_sub = format!(
-        "{} nodes × {} · {} domain{} of {}",
+        "{} {} × {} · {} domain{} of {}",
         e.cluster.nodes,
+        if in_racks(&e.cluster) { "trays" } else { "nodes" },
         e.cluster.gpus_per_node,
         s.domains,
         if s.domains == 1 { "" } else { "s" },

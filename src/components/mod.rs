@@ -11,6 +11,7 @@ mod key_numbers;
 mod mapping;
 mod pickers;
 mod presets;
+mod summary;
 mod tier_table;
 mod training;
 
@@ -24,6 +25,7 @@ pub use key_numbers::{key_numbers, Props as KeyNumbersProps};
 pub use mapping::{mapping_panel, Props as MappingProps};
 pub use pickers::{pickers, Props as PickersProps};
 pub use presets::{presets, Props as PresetsProps};
+pub use summary::summary_bar;
 pub use tier_table::tier_table_panel;
 pub use training::{training_panel, Props as TrainingProps};
 

@@ -1,8 +1,10 @@
 //! The hardware pickers: GPU, scale-up fabric, scale-out NIC (with SHARP), and NVLS.
-//! Every option of the catalog is offered; the model says which combinations cannot exist,
-//! and its message shows under the picker at fault.
+//! Every option of the catalog is listed; fabrics that cannot carry the chosen GPU are
+//! disabled with the model's reason in their text (choosing a GPU moves to its own fabric),
+//! and any other impossible combination shows the model's message under the picker at fault.
 
 use crate::app::Action;
+use crate::eval::scale_up_faults;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::Cluster;
 use super::controls::{check, parsed, select, Opt, SelectAttrs};
@@ -36,6 +38,23 @@ fn pick(id: &'static str, label: &'static str, opts: Vec<Opt>, error_id: &'stati
     }
 }
 
+/// Every fabric, those that cannot carry the cluster's GPU disabled with the reason (the
+/// current one stays choosable so the picker never shows an option it cannot hold).
+fn scale_up_opts(c: &Cluster) -> Vec<Opt> {
+    let faults = scale_up_faults(c.gpu);
+    ScaleUp::ALL
+        .iter()
+        .zip(faults.iter())
+        .map(|(s, fault)| {
+            let selected = *s == c.scale_up;
+            match fault {
+                Some(why) if !selected => Opt { disabled: true, ..Opt::new(s.id(), format!("{} — {why}", s.name()), false) },
+                _ => Opt::new(s.id(), s.name(), selected),
+            }
+        })
+        .collect()
+}
+
 /// Drawn as a plain function (not a component): no state, and one generic component less
 /// in the bundle.
 pub fn pickers(props: &Props) -> Html {
@@ -47,7 +66,7 @@ pub fn pickers(props: &Props) -> Html {
             <legend>{ "Hardware" }</legend>
             { pick("gpu-select", "GPU", GpuKind::ALL.iter().map(|g| Opt::new(g.id(), g.spec().name, *g == c.gpu)).collect(), "gpu-error", &props.gpu_error,
                 parsed(cb, |v| GpuKind::from_id(v).map(Action::Gpu))) }
-            { pick("scale-up-select", "Scale-up fabric", ScaleUp::ALL.iter().map(|s| Opt::new(s.id(), s.name(), *s == c.scale_up)).collect(), "scale-up-error", &props.scale_up_error,
+            { pick("scale-up-select", "Scale-up fabric", scale_up_opts(c), "scale-up-error", &props.scale_up_error,
                 parsed(cb, |v| ScaleUp::from_id(v).map(Action::ScaleUp))) }
             { pick("nic-select", "Scale-out NIC", NicKind::ALL.iter().map(|n| Opt::new(n.id(), n.spec().name, *n == c.nic)).collect(), "nic-error", &props.nic_error,
                 parsed(cb, |v| NicKind::from_id(v).map(Action::Nic))) }

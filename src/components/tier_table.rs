@@ -15,7 +15,7 @@ fn table_html(su: &str, nic: &str) -> String {
         let mine = r.name.starts_with(su) || r.name.starts_with(nic);
         let _ = write!(
             o,
-            "<tr{}><th scope=\"row\">{}{}</th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr{}><th scope=\"row\">{}{}</th><td class=\"num\" data-label=\"per dir.\">{}</td><td class=\"num\" data-label=\"bidir.\">{}</td><td class=\"num\" data-label=\"latency\">{}</td><td data-label=\"Domain\">{}</td><td data-label=\"Congestion control\">{}</td><td data-label=\"Best fit\">{}</td></tr>",
             if mine { " class=\"mine\" aria-current=\"true\"" } else { "" },
             esc(&r.name),
             if mine { " ◀" } else { "" },

@@ -90,18 +90,6 @@ pub struct ClusterArgs {
     pub nccl: NcclVersion,
 }
 
-/// The scale-up fabric a GPU normally ships on.
-pub fn natural_scale_up(gpu: GpuKind) -> ScaleUp {
-    match gpu {
-        GpuKind::V100 => ScaleUp::NvSwitch { gen: 2 },
-        GpuKind::A100 => ScaleUp::NvSwitch { gen: 3 },
-        GpuKind::H100 | GpuKind::H200 | GpuKind::H800 => ScaleUp::NvSwitch { gen: 4 },
-        GpuKind::H100Pcie => ScaleUp::NvlinkBridge,
-        GpuKind::B200 => ScaleUp::NvSwitch { gen: 5 },
-        GpuKind::Gb200 => ScaleUp::Nvl72,
-    }
-}
-
 impl ClusterArgs {
     /// The cluster these flags describe, unchecked.
     pub fn cluster(&self) -> Cluster {
@@ -116,7 +104,7 @@ impl ClusterArgs {
             gpu,
             nodes: self.nodes,
             gpus_per_node,
-            scale_up: self.scale_up.unwrap_or_else(|| natural_scale_up(gpu)),
+            scale_up: self.scale_up.unwrap_or_else(|| ScaleUp::natural(gpu)),
             nics_per_node: self
                 .nics_per_node
                 .unwrap_or_else(|| gpus_per_node.min(d.nics_per_node)),

@@ -149,7 +149,8 @@ fn claims(topo: &Topology) -> Result<Vec<Claim>> {
     }
     // A tensor-parallel AllReduce (64 MiB, a typical per-layer activation size) inside one
     // domain versus the same group size spread over two domains.
-    let k = topo.domain_gpus.min(8);
+    // An even group, so it splits into two equal halves (7 GPUs per node would not).
+    let k = topo.domain_gpus.min(8) & !1;
     if k >= 2 && topo.domains >= 2 {
         let bytes = Bytes(64 << 20);
         let inside = Comm::new(topo, Placement { ranks: k, per_domain: k })?;

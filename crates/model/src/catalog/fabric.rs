@@ -5,7 +5,7 @@
 //! NCCL's topology code assigns to the same link (src/graph/topo.h, topo.cc at v2.27.5-1),
 //! which is what its tuning model and therefore the collective predictions use.
 
-use super::gpu::{Arch, GpuSpec, PcieGen};
+use super::gpu::{Arch, GpuKind, GpuSpec, PcieGen};
 use crate::units::{GBps, Gbps, Micros};
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +137,20 @@ impl ScaleUp {
                 PcieGen::Gen5 => "PCIe Gen5 (no P2P)",
                 PcieGen::Gen6 => "PCIe Gen6 (no P2P)",
             },
+        }
+    }
+
+    /// The scale-up fabric a GPU normally ships on: SXM GPUs on their generation's NVSwitch
+    /// baseboard (DGX-2, DGX A100, DGX H100/H200, DGX B200), H100 PCIe cards in bridged pairs,
+    /// GB200 in NVL72 racks.
+    pub fn natural(gpu: GpuKind) -> ScaleUp {
+        match gpu {
+            GpuKind::V100 => ScaleUp::NvSwitch { gen: 2 },
+            GpuKind::A100 => ScaleUp::NvSwitch { gen: 3 },
+            GpuKind::H100 | GpuKind::H200 | GpuKind::H800 => ScaleUp::NvSwitch { gen: 4 },
+            GpuKind::H100Pcie => ScaleUp::NvlinkBridge,
+            GpuKind::B200 => ScaleUp::NvSwitch { gen: 5 },
+            GpuKind::Gb200 => ScaleUp::Nvl72,
         }
     }
 

@@ -845,6 +845,34 @@ mod tests {
         assert_eq!((dp.domains, dp.placement.per_domain), (2, 9));
     }
 
+    /// Issue 9: 3, 5, 6 or 7 GPUs per node made a group straddle more domains than the
+    /// cluster has ("the group spans 6 domains; the cluster has 4") and the whole search
+    /// failed. Every group of every layout is a placement the collective model accepts, and
+    /// the search answers for every node size.
+    #[test]
+    fn groups_fit_nodes_of_any_size() {
+        let w = preset("gpt-7.5b").unwrap();
+        for gpn in 1..=8u32 {
+            for nodes in [1u32, 2, 3, 4, 8] {
+                let t = Cluster { nodes, gpus_per_node: gpn, ..Cluster::default() }.topology().unwrap();
+                let total = nodes * gpn;
+                for tp in (1..=total).filter(|v| total.is_multiple_of(*v)) {
+                    for pp in (1..=total / tp).filter(|v| (total / tp).is_multiple_of(*v)) {
+                        let p = par(tp, pp, total / tp / pp);
+                        for g in [Group::Tp, Group::Dp, Group::Pp] {
+                            let sp = span(&t, p.generators(g), total as u64);
+                            assert_eq!(t.check(sp.placement), Ok(()), "{nodes}x{gpn} tp{tp} pp{pp} {g:?}");
+                        }
+                    }
+                }
+                let mut ev = crate::training::Evaluator::new(&t, &w, crate::training::Framework::default()).unwrap();
+                let r = crate::training::search(&mut ev, &crate::training::SearchOptions::default());
+                let r = r.unwrap_or_else(|e| panic!("{nodes}x{gpn}: {e:?}"));
+                assert!(!r.best.is_empty() || r.closest_unfit.is_some(), "{nodes}x{gpn}: no layout");
+            }
+        }
+    }
+
     #[test]
     fn fewer_nics_than_gpus_are_shared() {
         let t = Cluster { nodes: 16, nics_per_node: 4, ..Cluster::default() }.topology().unwrap();
