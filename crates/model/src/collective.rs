@@ -270,6 +270,9 @@ pub struct Comm {
     nvls_possible: bool,
     nvls_enabled: bool,
     sharp: bool,
+    /// For NVLS and NVLSTree AllReduce: whether NCCL's network term, not the NVSwitch term,
+    /// sets the algorithm bandwidth (see [`Comm::nvls_network_bound`]).
+    nvls_net_bound: [bool; 2],
 }
 
 impl Comm {
@@ -330,6 +333,7 @@ impl Comm {
             nvls_possible,
             nvls_enabled: c.nvls,
             sharp: c.sharp,
+            nvls_net_bound: [Algorithm::Nvls, Algorithm::NvlsTree].map(|a| nvls_network_bound(k, &graphs, topo.gpu.arch as usize, domains, a)),
         })
     }
 
@@ -369,7 +373,20 @@ impl Comm {
             return Err(self.unavailable(op, func, algo, proto));
         };
         let (lat, _) = self.tuning.entry(func, a, p).unwrap_or((0.0, 1.0));
-        let bottleneck = if lat * 2.0 >= t { Bottleneck::Latency } else { self.bandwidth_tier() };
+        // NVLS reduces in the NVSwitch: unless NCCL's network term is the smaller one, the
+        // switch, not the NICs, sets the bandwidth.
+        let nvls_switch_bound = match a {
+            Algorithm::Nvls => !self.nvls_net_bound[0],
+            Algorithm::NvlsTree => !self.nvls_net_bound[1],
+            _ => false,
+        };
+        let bottleneck = if lat * 2.0 >= t {
+            Bottleneck::Latency
+        } else if nvls_switch_bound {
+            Bottleneck::Tier(TierKind::ScaleUp)
+        } else {
+            self.bandwidth_tier()
+        };
         Ok(self.finish(op, bytes, Micros(t), a.name(), p.name(), bottleneck))
     }
 
@@ -508,6 +525,30 @@ impl Comm {
             bottleneck,
         }
     }
+}
+
+/// Whether NCCL's per-channel bandwidth for NVLS (or NVLSTree) AllReduce on these graphs is
+/// set by the network term rather than the NVSwitch term: the two sides of the `min` in
+/// `ncclTopoTuneModel` (tuning.cc, 2.27: `min(bwIntra, bwInter)`, NVLSTree halving bwInter
+/// beyond 2 nodes; 2.30: NVLS efficiency on the intra side, bwInter doubled for a 2-node
+/// NVLSTree). One domain has no network term.
+fn nvls_network_bound(k: &crate::nccl::NcclConstants, g: &Graphs, arch: usize, domains: u32, a: Algorithm) -> bool {
+    use crate::nccl::constants::NvlsFormula;
+    let Some(nv) = g.nvls else { return false };
+    if domains <= 1 {
+        return false;
+    }
+    let (intra, inter) = match (k.nvls_formula, a) {
+        (NvlsFormula::V2_27, Algorithm::NvlsTree) if domains > 2 => (nv.bw_intra, nv.bw_inter / 2.0),
+        (NvlsFormula::V2_27, _) => (nv.bw_intra, nv.bw_inter),
+        (NvlsFormula::V2_30, _) => {
+            let nch = nv.n_channels.max(1) as f64;
+            let two = domains <= 2 && a == Algorithm::NvlsTree;
+            let eff = k.nvls_efficiency.get(arch).copied().unwrap_or(1.0);
+            (nv.bw_intra * eff * (nch - 1.0) / nch * 2.0, nv.bw_inter * if two { 2.0 } else { 1.0 })
+        }
+    };
+    inter < intra
 }
 
 /// nccl-tests' default sweep sizes: powers of two from `min` to `max`.

@@ -72,6 +72,10 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("mb", "training.micro_batch"),
     ("rc", "training.recompute"),
     ("z", "training.zero"),
+    // Added with the throughput chart's axis, size range and headline size.
+    ("ya", "view.y_axis"),
+    ("sz", "view.sizes"),
+    ("kb", "view.key_bytes"),
 ];
 
 /// What a link decoded to, and what could not be used.
