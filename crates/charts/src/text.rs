@@ -79,6 +79,19 @@ pub fn wrap(s: &str, size: f64, bold: bool, max_px: f64) -> Vec<String> {
     lines
 }
 
+/// `s` as it fits in `max_px`: whole when it does, else cut with an ellipsis (for labels in
+/// a fixed column, where the full text is also in a tooltip or a table).
+pub fn fit(s: &str, size: f64, bold: bool, max_px: f64) -> String {
+    if text_width(s, size, bold) <= max_px {
+        return s.to_string();
+    }
+    let mut cut = s.to_string();
+    while cut.chars().count() > 1 && text_width(&format!("{cut}…"), size, bold) > max_px {
+        cut.pop();
+    }
+    format!("{}…", cut.trim_end())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +118,9 @@ mod tests {
         }
         assert_eq!(wrap(s, 12.0, false, 2000.0).len(), 1);
         assert_eq!(wrap("", 12.0, false, 100.0), vec![String::new()]);
+        assert_eq!(fit("NVLink4 NVSwitch", 12.0, false, 500.0), "NVLink4 NVSwitch");
+        let cut = fit("NVLink4 NVSwitch", 12.0, false, 60.0);
+        assert!(cut.ends_with('…') && text_width(&cut, 12.0, false) <= 60.0, "{cut}");
         let long = wrap("abcdefghijklmnopqrstuvwxyz", 12.0, false, 40.0);
         assert!(long.len() > 3 && long.concat() == "abcdefghijklmnopqrstuvwxyz", "{long:?}");
     }

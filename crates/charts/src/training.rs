@@ -3,6 +3,7 @@
 //! little to draw while a slider moves and nothing in bundle size.
 
 use crate::svg::{error_svg, escape};
+use crate::text::{fit, text_width};
 use crate::theme::{Rgb, Theme};
 use fabricscope_model::training::explore::{layout_label, memory_parts, step_parts, TrainingView, TOP};
 use fabricscope_model::training::StepReport;
@@ -102,19 +103,27 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
     let fs = if narrow { 11.0 } else { 12.0 };
     let mut g = W::open(w, h, "Step time per layout, stacked by what the time is spent on", theme);
     let (wf, hf) = (w as f64, h as f64);
-    let label_w = if narrow { 132.0 } else { 190.0 };
-    let note_w = if narrow { 70.0 } else { 150.0 };
-    let x0 = label_w + 8.0;
-    let x1 = wf - note_w;
-    let legend_h = if narrow { 40.0 } else { 24.0 };
-    let top = legend_h + 6.0;
-    let row_h = ((hf - top - 8.0) / rows.len() as f64).min(34.0);
+    let total_of = |r: &StepRow| r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum::<f64>();
+    // Columns sized to their text: layout names, then bars, then the totals and notes.
+    let label_w = rows
+        .iter()
+        .map(|r| text_width(&r.label, fs, r.highlight))
+        .fold(40.0, f64::max)
+        .min(wf * 0.4);
+    let note_w = rows
+        .iter()
+        .map(|r| text_width(&r.note, fs - 1.5, false).max(text_width(&seconds_label(total_of(r)), fs, true)))
+        .fold(0.0, f64::max)
+        .min(wf * 0.35)
+        + 12.0;
+    let x0 = 8.0 + label_w + 8.0;
+    let x1 = (wf - note_w).max(x0 + 20.0);
     let max = rows
         .iter()
-        .map(|r| r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum::<f64>())
+        .map(total_of)
         .fold(0.0, f64::max)
         .max(1e-12);
-    // Legend: the parts present in any row.
+    // Legend: the parts present in any row, in rows as wide as the chart.
     let names: Vec<&str> = rows[0].parts.iter().map(|p| p.0.as_str()).collect();
     let used: Vec<&str> = names
         .iter()
@@ -123,8 +132,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         .collect();
     let (mut lx, mut ly) = (8.0, 10.0);
     for n in &used {
-        let tw = n.chars().count() as f64 * fs * 0.58 + 30.0;
-        if lx + tw > wf - 8.0 {
+        let tw = 16.0 + text_width(n, fs - 1.0, false) + 14.0;
+        if lx > 8.0 && lx + tw > wf - 8.0 {
             lx = 8.0;
             ly += 16.0;
         }
@@ -133,6 +142,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         g.text(lx + 16.0, ly, fs - 1.0, "start", &theme.text.hex(), 400, n);
         lx += tw;
     }
+    let top = ly + 14.0;
+    let row_h = ((hf - top - 8.0) / rows.len() as f64).min(34.0);
     let text = theme.text.hex();
     let muted = theme.muted.hex();
     for (i, r) in rows.iter().enumerate() {
@@ -141,7 +152,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         if r.highlight {
             g.rect(0.0, y + 1.0, wf, row_h - 2.0, &theme.grid_minor.hex(), "");
         }
-        g.text(label_w, cy, fs, "end", &text, if r.highlight { 700 } else { 400 }, &r.label);
+        let shown = fit(&r.label, fs, r.highlight, label_w);
+        g.text(8.0 + label_w, cy, fs, "end", &text, if r.highlight { 700 } else { 400 }, &shown);
         let mut x = x0;
         let bh = row_h * 0.62;
         for (name, v) in &r.parts {
@@ -159,9 +171,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
             );
             x += bw;
         }
-        let total: f64 = r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum();
-        g.text(x + 6.0, cy - 6.0, fs, "start", &text, 600, &seconds_label(total));
-        g.text(x + 6.0, cy + 7.0, fs - 1.5, "start", &muted, 400, &r.note);
+        g.text(x + 6.0, cy - 6.0, fs, "start", &text, 600, &seconds_label(total_of(r)));
+        g.text(x + 6.0, cy + 7.0, fs - 1.5, "start", &muted, 400, &fit(&r.note, fs - 1.5, false, wf - x - 8.0));
     }
     g.close()
 }
