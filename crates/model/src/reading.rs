@@ -117,21 +117,23 @@ fn scaling(r: &Report, f: &Formula, key: &Prediction) -> Option<String> {
         gb(b),
         gb(a)
     );
-    if b > a * 1.005 {
-        if !same_algo {
-            t.push_str(&format!(
-                " NCCL switches algorithm: {} inside one domain of {n1} GPUs, {} across {} domains, and the two have different bus bandwidths.",
-                one.algorithm, key.algorithm, f.domains
-            ));
-        } else {
-            let f1 = f.op.busbw_factor(n1);
-            t.push_str(&format!(
-                " The same algorithm ({}) runs, and busbw's factor grows with the GPU count ({:.3} for {n1} GPUs, {:.3} for {}): the same time per byte reads as more busbw.",
-                key.algorithm, f1, f.busbw_factor, f.ranks
-            ));
-        }
-    } else if b < a * 0.995 {
-        t.push_str(&format!(" Crossing domains adds the network: busbw is limited by {}.", limited_by(key.bottleneck, key.algorithm)));
+    if !same_algo {
+        t.push_str(&format!(
+            " NCCL switches algorithm: {} inside one domain of {n1} GPUs, {} across {} domains{}.",
+            one.algorithm,
+            key.algorithm,
+            f.domains,
+            if b > a * 1.005 { ", whose bus bandwidth is higher" } else { "" }
+        ));
+    } else if b > a * 1.005 {
+        let f1 = f.op.busbw_factor(n1);
+        t.push_str(&format!(
+            " The same algorithm ({}) runs, and busbw's factor grows with the GPU count ({:.3} for {n1} GPUs, {:.3} for {}): the same time per byte reads as more busbw.",
+            key.algorithm, f1, f.busbw_factor, f.ranks
+        ));
+    }
+    if b < a * 0.995 {
+        t.push_str(&format!(" Across domains it is limited by {}.", limited_by(key.bottleneck, key.algorithm)));
     }
     Some(t)
 }
@@ -199,7 +201,7 @@ mod tests {
         let (rd, key) = reading(Cluster { nodes: 2, ..Cluster::default() });
         let s = rd.scaling.expect("two domains");
         assert!(s.contains("higher"), "{s}");
-        assert!(s.contains("NCCL switches algorithm: NVLS inside one domain of 8 GPUs, NVLSTree across 2 domains"), "{s}");
+        assert!(s.contains("NCCL switches algorithm: NVLS inside one domain of 8 GPUs, NVLSTree across 2 domains, whose bus bandwidth is higher"), "{s}");
         assert_eq!(key.algorithm, "NVLSTree");
     }
 }
