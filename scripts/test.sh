@@ -31,6 +31,7 @@ stage "e2e (playwright-core)" node e2e/run.mjs
 # noisy).
 stage "bench (budgets)" node e2e/bench.mjs
 stage "e2e sub-path, CSP, embed" node e2e/subpath.mjs
+stage "e2e charts (views, cursor, embeds)" node e2e/charts.mjs
 stage "e2e offline (service worker)" node e2e/offline.mjs
 
 echo
