@@ -254,21 +254,35 @@ pub fn mfu_heatmap(
     g.close()
 }
 
-/// Memory per GPU as one stacked bar against the HBM capacity (GiB).
+/// Memory per GPU as one stacked bar against the HBM capacity (GiB). The legend wraps to the
+/// width; the bar goes below it and the chart grows when the legend needs more rows.
 pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, theme: &Theme) -> String {
-    let (w, h) = (size.width.clamp(240, 4000), size.height.clamp(80, 4000));
-    let mut g = W::open(w, h, "Memory per GPU against HBM capacity", theme);
-    let (wf, hf) = (w as f64, h as f64);
+    let w = size.width.clamp(240, 4000);
+    let wf = w as f64;
     let fs = if w < 400 { 11.0 } else { 12.0 };
+    let (x0, x1) = (10.0, wf - 10.0);
+    let labels: Vec<String> = parts.iter().map(|(n, v)| format!("{n} {v:.1}")).collect();
+    let mut spots = Vec::with_capacity(labels.len());
+    let (mut lx, mut ly): (f64, f64) = (x0, 12.0);
+    for l in &labels {
+        let lw = 14.0 + text_width(l, fs - 1.0, false) + 12.0;
+        if lx + lw > wf - 6.0 && lx > x0 {
+            lx = x0;
+            ly += 15.0;
+        }
+        spots.push((lx, ly));
+        lx += lw;
+    }
+    let by = (ly + 22.0).max(48.0);
+    let h = size.height.clamp(80, 4000).max((by + 14.0 + 30.0).ceil() as u32);
+    let hf = h as f64;
+    let mut g = W::open(w, h, "Memory per GPU against HBM capacity", theme);
     let total: f64 = parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum();
     let scale_max = total.max(capacity_gib).max(1e-9) * 1.08;
-    let (x0, x1) = (10.0, wf - 10.0);
-    let by = 48.0;
     let bh = (hf - by - 30.0).clamp(14.0, 34.0);
     let colors = [theme.series[0], theme.series[1], theme.series[3], theme.series[2], theme.axis];
     let mut x = x0;
-    let (mut lx, mut ly) = (x0, 12.0);
-    for (i, (name, v)) in parts.iter().enumerate() {
+    for (i, ((name, v), (lx, ly))) in parts.iter().zip(&spots).enumerate() {
         let c = colors[i % colors.len()].hex();
         if v.is_finite() && *v > 0.0 {
             let bw = (x1 - x0) * v / scale_max;
@@ -279,15 +293,8 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
             );
             x += bw;
         }
-        let label = format!("{name} {v:.1}");
-        let lw = 14.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + 12.0;
-        if lx + lw > wf - 6.0 && lx > x0 {
-            lx = x0;
-            ly += 15.0;
-        }
-        g.rect(lx, ly - 5.0, 10.0, 10.0, &c, "rx=\"2\"");
-        g.text(lx + 14.0, ly, fs - 1.0, "start", &theme.text.hex(), 400, &label);
-        lx += lw;
+        g.rect(*lx, ly - 5.0, 10.0, 10.0, &c, "rx=\"2\"");
+        g.text(lx + 14.0, *ly, fs - 1.0, "start", &theme.text.hex(), 400, &labels[i]);
     }
     let cap_x = x0 + (x1 - x0) * capacity_gib / scale_max;
     let over = total > capacity_gib;
@@ -300,20 +307,10 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
         by + bh + 6.0,
         if over { err } else { &fg }
     );
-    g.text(
-        cap_x.min(x1 - 4.0),
-        by + bh + 16.0,
-        fs,
-        "end",
-        if over { err } else { &fg },
-        600,
-        &format!(
-            "{:.1} of {:.0} GiB HBM{}",
-            total,
-            capacity_gib,
-            if over { " · does not fit" } else { "" }
-        ),
-    );
+    let note = format!("{:.1} of {:.0} GiB HBM{}", total, capacity_gib, if over { " · does not fit" } else { "" });
+    // Ends at the capacity line, or starts at the left edge when that would cut it.
+    let nx = cap_x.min(x1 - 4.0).max(x0 + text_width(&note, fs, true));
+    g.text(nx, by + bh + 16.0, fs, "end", if over { err } else { &fg }, 600, &note);
     g.close()
 }
 
@@ -372,7 +369,10 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
             let (parts, cap) = memory_parts(chosen);
             let parts: Vec<(String, f64)> = parts.into_iter().map(|(n, g)| (n.to_string(), g)).collect();
             let size = Size { width: w(460, 420), height: 110 };
-            Some((memory_chart(&parts, cap, size, theme), size.width, size.height))
+            let svg = memory_chart(&parts, cap, size, theme);
+            // The chart grows when its legend wraps.
+            let (mw, mh) = crate::report::svg_size(&svg);
+            Some((svg, mw, mh))
         }
         _ => None,
     }
