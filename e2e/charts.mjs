@@ -70,6 +70,8 @@ async function main() {
     return { ctx, page, problems };
   };
   const explorer = async (page, link = 'v1.e30') => {
+    // A new document each time: a fragment-only change would not reload the app.
+    await page.goto('about:blank');
     await page.goto(`${base}#s=${link}`, { waitUntil: 'load' });
     await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
   };
@@ -119,8 +121,8 @@ async function main() {
       // The value read out is the model's, as the key numbers show it at that size.
       await page.keyboard.press('End');
       assert((await page.textContent('[data-testid=readout]')).startsWith('16 GiB — '), 'End goes to the largest size');
-      const line = await page.getAttribute('.crosshair', 'style');
-      assert(/display:block/.test(line), `crosshair shown: ${line}`);
+      const line = await page.evaluate(() => getComputedStyle(document.querySelector('.crosshair')).display);
+      assert(line === 'block', `crosshair shown: ${line}`);
       const box = await page.locator('[data-testid=chart-cursor]').boundingBox();
       await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.6);
       const hover = await page.textContent('[data-testid=readout]');

@@ -91,7 +91,12 @@ fn cursor_to(overlay: &web_sys::Element, exp: f64, curves: &[Curve], algbw: bool
     let h = attr_f(&plot, "height") * scale;
     let _ = overlay.set_attribute("data-at", &format!("{e}"));
     let line = overlay.query_selector(".crosshair").ok()??;
-    let _ = line.set_attribute("style", &format!("display:block;left:{px:.1}px;top:{top:.1}px;height:{h:.1}px"));
+    // Through the CSSOM: the page's CSP refuses inline style attributes.
+    if let Ok(style) = js_sys::Reflect::get(&line, &"style".into()) {
+        for (k, v) in [("display", "block".to_string()), ("left", format!("{px:.1}px")), ("top", format!("{top:.1}px")), ("height", format!("{h:.1}px"))] {
+            let _ = js_sys::Reflect::set(&style, &k.into(), &v.into());
+        }
+    }
     let doc = web_sys::window()?.document()?;
     doc.get_element_by_id("busbw-readout")?.set_text_content(Some(&readout(curves, e as u32, algbw)));
     Some(())

@@ -177,6 +177,11 @@ pub fn render_chart(
             (svg, opts.width, opts.height)
         }
     };
+    // A chart may have grown to fit its text: the header goes above what was drawn.
+    let (w, h) = match svg_size(&svg) {
+        (0, _) | (_, 0) => (w, h),
+        size => size,
+    };
     let svg = if titled {
         with_header(&svg, w, h, &title, &cap, theme)
     } else {

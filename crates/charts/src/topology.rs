@@ -320,7 +320,10 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         }
     }
     let legend_h = 10.0 + legend_rows as f64 * 16.0;
-    let dom_h = (hf - dom_y - legend_h - pad).max(60.0);
+    // A frame too short for the domains grows the drawing (a viewBox scales it back).
+    let (h0, hf) = (h, hf.max(dom_y + 120.0 + legend_h + pad).ceil());
+    let h = hf as u32;
+    let dom_h = hf - dom_y - legend_h - pad;
 
     // Domains to draw and their boxes.
     let domains = total(spec) / spec.domain_gpus;
@@ -564,6 +567,11 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     }
     g.flush();
     g.0.s.push_str("</svg>");
+    if h != h0 {
+        g.0.s = g.0.s
+            .replacen(&format!("height=\"{h0}\" viewBox=\"0 0 {w} {h0}\""), &format!("height=\"{h}\" viewBox=\"0 0 {w} {h}\""), 1)
+            .replacen(&format!("height=\"{:.1}\"", h0 as f64), &format!("height=\"{hf:.1}\""), 1);
+    }
     g.0.s
 }
 

@@ -112,6 +112,12 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
 fn check_chart(what: &str, svg: &str, pairwise: bool) {
     let (texts, plots) = layout(svg);
     assert!(!texts.is_empty(), "{what}: no text");
+    for bad in ["height=\"-", "width=\"-"] {
+        if let Some(i) = svg.find(bad) {
+            let from = svg[..i].rfind('<').unwrap_or(0);
+            panic!("{what}: a negative size in {}", &svg[from..(i + 20).min(svg.len())]);
+        }
+    }
     for t in &texts {
         assert!(t.bbox.inside(&t.viewport), "{what}: {:?} ({}) leaves its viewport {:?}: {:?}", t.content, t.role, t.viewport, t.bbox);
         if t.role != "in-plot" {
@@ -161,7 +167,7 @@ fn embeds_of_a_given_size_keep_their_text_too() {
     let s = Scenario::default();
     let r = evaluate(&s).expect("evaluates");
     let v = explore(&s.cluster, &s.training).ok();
-    for (w, h) in [(400, 225), (800, 450), (1400, 788), (390, 700), (320, 180)] {
+    for (w, h) in [(400, 225), (800, 450), (1400, 788), (390, 700), (320, 180), (388, 126), (388, 60)] {
         for id in CHART_IDS {
             for titled in [false, true] {
                 let Some(c) = render_chart(id, &s, &r, v.as_ref(), &Theme::dark(), w, h, titled) else { continue };
