@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 /// Height of one footer line in CSS pixels (assets/embed.css: 12 px type, line-height 1.4).
 const FOOT_LINE_PX: f64 = 17.0;
 /// Width of the footer's "Open in Fabricscope ↗" link and the gap before it.
-const FOOT_LINK_PX: f64 = 150.0;
+const FOOT_LINK_PX: f64 = 140.0;
 
 /// The footer's height for `text` in a `width`-pixel frame: the whole caption wraps onto as
 /// many lines as it needs (never cut), and the chart gets what is left.

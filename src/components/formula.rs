@@ -106,7 +106,7 @@ pub fn formula_panel(props: &Props) -> Html {
     if let Some(r) = &e.reading {
         let _ = write!(o, "<li data-testid=\"reading-busbw\"><strong>What busbw means here: </strong>{} Limited by {}.</li>", esc(&r.busbw), esc(&r.limited_by));
         if let Some(a) = &r.algorithm {
-            let _ = write!(o, "<li data-testid=\"reading-algorithm\"><strong>{}: </strong>{}</li>", esc(f.algorithm), esc(a));
+            let _ = write!(o, "<li data-testid=\"reading-algorithm\"><strong>How {} moves the data: </strong>{}</li>", esc(f.algorithm), esc(a));
         }
         if let Some(sc) = &r.scaling {
             let _ = write!(o, "<li data-testid=\"reading-scaling\"><strong>One domain vs the cluster: </strong>{}</li>", esc(sc));

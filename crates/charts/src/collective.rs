@@ -128,8 +128,9 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
     let title_lines = opts.title.as_deref().map(|t| wrap(t, title_px, false, inner)).unwrap_or_default();
     let ylab_lines = wrap(&opts.y_label, desc, false, inner);
     let coinc = coincident(&data.iter().map(|d| d.iter().map(|p| (p.0 * 20.0, p.1)).collect()).collect::<Vec<_>>());
-    let legend_rows = legend_layout(series, &coinc, lab + 1.0, inner);
-    let legend_h = legend_height(&legend_rows, lab + 1.0);
+    let leg = if narrow { lab } else { lab + 1.0 };
+    let legend_rows = legend_layout(series, &coinc, leg, inner);
+    let legend_h = legend_height(&legend_rows, leg);
     let mut y = pad;
     let title_y = y;
     y += title_lines.len() as f64 * line(title_px);
@@ -281,7 +282,7 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         d.text_role(lx, ly, mark_font, "start", "hanging", &c, 400, &m.label, "in-plot");
     }
 
-    legend(&mut d, &legend_rows, series, (pad, legend_y), theme, lab + 1.0);
+    legend(&mut d, &legend_rows, series, (pad, legend_y), theme, leg);
     d.finish(&opts.description)
 }
 
@@ -299,7 +300,7 @@ fn legend_layout(series: &[Series], coinc: &[Option<usize>], font_px: f64, max_w
             Some(j) => format!("{} (coincides with {})", s.label, series[j].label),
             None => s.label.clone(),
         };
-        let item = lead + text_width(&label, font_px, false) + 16.0;
+        let item = lead + text_width(&label, font_px, false) + 12.0;
         if x > 0.0 && x + item > max_w {
             rows.push(Vec::new());
             x = 0.0;
@@ -325,7 +326,7 @@ fn legend_height(rows: &[Vec<Entry>], font_px: f64) -> f64 {
 }
 
 /// Length of the line sample in front of a legend label.
-const SWATCH: f64 = 26.0;
+const SWATCH: f64 = 22.0;
 
 /// The legend, in its own band above the plot: a line sample with the series' colour and
 /// dash, then its label.
@@ -342,7 +343,7 @@ fn legend(d: &mut Doc, rows: &[Vec<Entry>], series: &[Series], (x0, y0): (f64, f
             for (k, l) in lines.iter().enumerate() {
                 d.text_role(x + SWATCH + 6.0, cy + k as f64 * lh, font_px, "start", "middle", &theme.text.hex(), 400, l, "legend");
             }
-            x += SWATCH + 6.0 + lines.iter().map(|l| text_width(l, font_px, false)).fold(0.0, f64::max) + 16.0;
+            x += SWATCH + 6.0 + lines.iter().map(|l| text_width(l, font_px, false)).fold(0.0, f64::max) + 12.0;
         }
         y += row.iter().map(|e| e.1.len()).max().unwrap_or(1) as f64 * lh;
     }

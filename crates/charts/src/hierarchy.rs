@@ -69,9 +69,11 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     let name_px = if narrow { 11.0 } else { 13.0 };
     let val_px = if narrow { 11.0 } else { 12.0 };
     let longest = tiers.iter().map(|t| text_width(&t.0, name_px, false)).fold(40.0, f64::max);
-    let label_area = (longest + 16.0).min(wf * 0.45);
+    let label_area = (longest + 16.0).min(wf * if narrow { 0.32 } else { 0.45 });
+    // A phone-width chart drops the latencies (the tier table lists them) and shortens the
+    // ratios, so bars keep their length.
     let value = |bw: f64, lat: f64| {
-        if lat.is_finite() && lat > 0.0 {
+        if lat.is_finite() && lat > 0.0 && !narrow {
             format!("{} GB/s · {} µs", gbps_label(bw), gbps_label(lat))
         } else {
             format!("{} GB/s", gbps_label(bw))
@@ -84,8 +86,19 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     let title_h = title_lines.len() as f64 * 22.0;
     // Room for wrapped axis titles: the chart grows rather than cut them.
     let hf = hf0 + (xlab_lines.len().max(1) - 1) as f64 * 17.0;
+    // Rows never shorter than their names: a short frame gets a taller chart (scaled by the
+    // viewBox), not overlapping labels.
+    let hf = hf.max((12.0 + title_h + n.max(1) as f64 * (name_px * 1.6) + 12.0 + 28.0 + xlab_lines.len() as f64 * 17.0).ceil());
     let (left, top) = (12.0 + label_area, 12.0 + title_h);
-    let right = (wf - 12.0 - widest_value - 6.0).max(left + 40.0);
+    // The ratios between tiers get their own column at the right, clear of the values.
+    let ratio_col = opts
+        .ratios
+        .iter()
+        .take(tiers.len().saturating_sub(1))
+        .filter(|r| r.is_finite() && **r > 0.0)
+        .map(|r| text_width(&ratio_text(*r, narrow), val_px, false) + 10.0)
+        .fold(0.0, f64::max);
+    let right = (wf - 12.0 - ratio_col - widest_value - 6.0).max(left + 40.0);
     let bottom = hf - 12.0 - 28.0 - xlab_lines.len() as f64 * 17.0;
     let x = Axis::new(x_lo, x_max, left, right);
     let y = Axis::new(0.0, n.max(1) as f64, bottom, top);
@@ -141,9 +154,18 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
             continue;
         }
         let cy = y.px(row(i) - 0.5);
-        d.text(wf - 8.0, cy, val_px, "end", "middle", &ratio_color, 400, &ratio_label(*r));
+        d.text(wf - 8.0, cy, val_px, "end", "middle", &ratio_color, 400, &ratio_text(*r, narrow));
     }
     d.finish(&opts.description)
+}
+
+/// [`ratio_label`], or its short form ("÷9", "×2", "=") on a narrow chart.
+fn ratio_text(r: f64, short: bool) -> String {
+    let l = ratio_label(r);
+    if !short {
+        return l;
+    }
+    l.trim_start_matches("↓ ").trim_end_matches(" per GPU").replace("= same bandwidth", "=")
 }
 
 /// "÷9" style text for the step from one tier to the next: how many times less bandwidth the

@@ -288,7 +288,11 @@ pub fn throughput_chart(r: &Report, v: &View, theme: &Theme, width: u32, height:
         });
         // A change below the shown sizes is marked at the first shown size.
         let mut changes = choice_changes(c);
-        let first = changes.iter().rposition(|(b, _)| *b <= lo.0).unwrap_or(0);
+        let mut first = changes.iter().rposition(|(b, _)| *b <= lo.0).unwrap_or(0);
+        // A choice that changes again within 3 sizes gives its label to the new one.
+        if changes.get(first + 1).is_some_and(|(b, _)| *b <= lo.0.saturating_mul(8)) {
+            first += 1;
+        }
         if let Some(ch) = changes.get_mut(first) {
             ch.0 = ch.0.max(lo.0);
         }

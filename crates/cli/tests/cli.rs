@@ -572,7 +572,7 @@ fn collective_reads_busbw_like_the_explorer() {
     // direction and is never called NIC-limited.
     let out = run_ok(&["collective", "--nodes", "1", "--op", "all_reduce", "--bytes", "1G"]);
     assert!(out.contains("algorithm   NVLS, protocol Simple"), "{out}");
-    assert!(out.contains("limited by  the NVSwitches' in-switch reduction (NVLS), not the NICs"), "{out}");
+    assert!(out.contains("limited by  the NVSwitch reduction (NVLS), not the NICs"), "{out}");
     assert!(out.contains("can exceed the link rate (450 GB/s per direction)"), "{out}");
     // 4 nodes, 8 x NDR: a ring bounded by a node's NICs together, 8 x 50 = 400 GB/s.
     let out = run_ok(&["collective", "--nodes", "4", "--op", "all_reduce", "--bytes", "1G"]);

@@ -28,7 +28,7 @@ pub fn limited_by(b: Bottleneck, algorithm: &str) -> String {
     let nvls = matches!(algorithm, "NVLS" | "NVLSTree");
     match b {
         Bottleneck::Latency => "latency (the fixed cost per operation)".into(),
-        Bottleneck::Tier(TierKind::ScaleUp) if nvls => "the NVSwitches' in-switch reduction (NVLS), not the NICs".into(),
+        Bottleneck::Tier(TierKind::ScaleUp) if nvls => "the NVSwitch reduction (NVLS), not the NICs".into(),
         Bottleneck::Tier(TierKind::ScaleUp) => "the scale-up fabric (NVLink)".into(),
         Bottleneck::Tier(TierKind::Hbm) => "HBM".into(),
         Bottleneck::Tier(TierKind::Pcie) => "PCIe between GPU and NIC".into(),
