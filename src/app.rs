@@ -519,6 +519,19 @@ mod tests {
     }
 
     #[test]
+    fn the_headline_size_rereads_the_key_numbers_only() {
+        let s0 = State::default();
+        let s1 = reduce(s0.clone(), Action::KeyBytes(64 << 20));
+        let (a, b) = (s0.view.clone().unwrap(), s1.view.clone().unwrap());
+        assert_eq!(b.key_bytes, 64 << 20);
+        assert_eq!(b.key.map(|k| k.bytes.0), Some(64 << 20));
+        assert_eq!(a.report, b.report, "the sweep is the same");
+        assert_eq!(s1.scenario().view.key_bytes.0, 64 << 20);
+        let s2 = reduce(s1, Action::YAxis(YAxis::Log));
+        assert!(Rc::ptr_eq(s2.view.as_ref().unwrap(), &b), "the axis is view-only");
+    }
+
+    #[test]
     fn view_actions_do_not_rerun_the_model() {
         let s0 = State::default();
         let s1 = reduce(s0.clone(), Action::Algbw(true));

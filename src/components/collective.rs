@@ -228,3 +228,23 @@ pub fn collective_panel(props: &Props) -> Html {
         </figure>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::evaluate;
+    use fabricscope_model::Cluster;
+
+    #[test]
+    fn the_readout_states_each_series_exactly() {
+        // 2 x 8 H100: NVLS inside a node, NVLSTree across both (the CLI prints the same).
+        let e = evaluate(&Cluster { nodes: 2, ..Cluster::default() }).expect("valid");
+        let curves: Vec<Curve> = e.report.curves.iter().filter(|c| c.op == Collective::AllReduce).cloned().collect();
+        let r = readout(&curves, 30, false);
+        let one = curves[0].points.iter().find(|p| p.bytes.0 == 1 << 30).expect("1 GiB");
+        assert!(r.starts_with("1 GiB — inside one domain, 8 GPUs: "), "{r}");
+        assert!(r.contains(&format!("{} GB/s busbw (NVLS Simple", gbps_label(one.busbw.0))), "{r}");
+        assert!(r.contains("; whole cluster, 16 GPUs: ") && r.contains("NVLSTree Simple"), "{r}");
+        assert!(readout(&curves, 20, true).starts_with("1 MiB — ") && readout(&curves, 20, true).contains("GB/s algbw"));
+    }
+}
