@@ -215,12 +215,13 @@ async function main() {
           const r = await page.evaluate(
             ({ clip, onPlot }) => {
               const cap = document.querySelector('.embed-caption');
-              const c = cap.getBoundingClientRect();
+              const foot = document.querySelector('.embed-foot');
+              const c = foot.getBoundingClientRect();
               const svg = document.querySelector('[data-testid=embed-chart] svg').getBoundingClientRect();
               const texts = [...document.querySelectorAll('[data-testid=embed-chart] svg text')];
               return {
                 caption: cap.textContent,
-                capInside: c.bottom <= innerHeight + 0.5 && c.right <= innerWidth + 0.5 && cap.scrollWidth <= cap.clientWidth + 1,
+                capInside: c.bottom <= innerHeight + 0.5 && c.right <= innerWidth + 0.5 && foot.scrollWidth <= foot.clientWidth + 1 && foot.scrollHeight <= foot.clientHeight + 1,
                 svgInside: svg.bottom <= innerHeight + 0.5 && svg.right <= innerWidth + 0.5 && svg.height > 60,
                 clipped: new Function(`return (${clip})()`)(),
                 onPlot: new Function(`return (${onPlot})()`)(),

@@ -14,13 +14,11 @@ use wasm_bindgen::JsCast;
 
 /// Height of one footer line in CSS pixels (assets/embed.css: 12 px type, line-height 1.4).
 const FOOT_LINE_PX: f64 = 17.0;
-/// Width of the footer's "Open in Fabricscope ↗" link and the gap before it.
-const FOOT_LINK_PX: f64 = 140.0;
-
-/// The footer's height for `text` in a `width`-pixel frame: the whole caption wraps onto as
-/// many lines as it needs (never cut), and the chart gets what is left.
+/// The footer's height for `text` in a `width`-pixel frame: the whole caption, then the link
+/// back, wrap onto as many lines as they need (never cut), and the chart gets what is left.
 fn footer_px(text: &str, width: u32) -> u32 {
-    let lines = fabricscope_charts::text::wrap(text, 12.0, false, (width as f64 - 12.0 - FOOT_LINK_PX).max(120.0)).len();
+    let all = format!("{text} Open in Fabricscope ↗");
+    let lines = fabricscope_charts::text::wrap(&all, 12.0, false, (width as f64 - 14.0).max(120.0)).len();
     (lines as f64 * FOOT_LINE_PX).ceil() as u32 + 4
 }
 
@@ -183,7 +181,7 @@ pub fn embed_html(
                     let text = esc(&format!("{} · {}", chart.title, chart.caption));
                     let _ = write!(
                         o,
-                        "<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{}\">{}</div><div class=\"embed-foot\"><span class=\"embed-caption\" title=\"{}\">{text}</span>{open}</div>",
+                        "<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{}\">{}</div><div class=\"embed-foot\"><span class=\"embed-caption\" title=\"{}\">{text}</span> {open}</div>",
                         chart.id,
                         chart.svg,
                         esc(&chart.caption)

@@ -150,7 +150,7 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
 
     // y scale and its tick labels (their width sets the left margin).
     let plot_h = bottom - top;
-    let max_ticks = ((plot_h / (lab * 2.6)).floor() as usize).clamp(2, 8);
+    let max_ticks = ((plot_h / (lab * 2.6)).floor() as usize).clamp(3, 8);
     let (y_lo, y_hi, y_ticks, y_minor): (f64, f64, Vec<f64>, Vec<f64>) = if opts.linear {
         let (hi, step) = linear_range(max_v, max_ticks);
         let n = (hi / step).round() as usize;
@@ -267,7 +267,8 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         let (px_x, px_y) = to_px(p);
         d.circle(px_x, px_y, 4.0, &theme.background.hex(), "none", 0.0);
         d.circle(px_x, px_y, 4.0, "none", &c, 2.0);
-        if m.label.is_empty() {
+        // A plot too short for labels between its curves keeps the dots only.
+        if m.label.is_empty() || bottom - top < 90.0 {
             continue;
         }
         let est_w = text_width(&m.label, mark_font, false);
