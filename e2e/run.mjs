@@ -126,7 +126,7 @@ async function main() {
       assert((await readout(page)).gpus === 8, '1 node x 8');
     });
 
-    await check('more nodes: 1 GiB AllReduce takes longer and busbw never rises (4 to 1024 nodes)', async () => {
+    await check('more nodes: with the same algorithm, 1 GiB AllReduce takes longer and busbw never rises (4 to 1024 nodes)', async () => {
       await page.focus('#nodes-slider');
       await page.keyboard.press('Home');
       await waitForNodes(page, 1);
@@ -143,8 +143,11 @@ async function main() {
       }
       const [one, four] = [seen[0], seen[2]];
       assert(one.busbw > four.busbw, `NVLink-only (1 node, ${one.busbw}) beats the network (4 nodes, ${four.busbw})`);
+      // NCCL's own model picks the algorithm; where it switches (Ring at 4-8 nodes, NVLSTree
+      // beyond on H100) measured busbw can rise, so compare neighbours that run the same one.
       for (let i = 3; i < seen.length; i++) {
         const [a, b] = [seen[i - 1], seen[i]];
+        if (a.algorithm !== b.algorithm) continue;
         assert(b.time >= a.time, `${b.n} nodes ${b.time} us < ${a.n} nodes ${a.time} us`);
         assert(b.busbw <= a.busbw * (1 + 1e-9), `${b.n} nodes busbw ${b.busbw} > ${a.n} nodes ${a.busbw}`);
       }

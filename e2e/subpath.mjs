@@ -228,6 +228,29 @@ async function main() {
       await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
       const hash = await page.evaluate(() => location.hash);
       assert(hash === '#s=v1.eyJuIjoyfQ', `imported scenario in the link: ${hash}`);
+      // A file that is not a scenario keeps the design and says so (no reload, same link).
+      await page.setInputFiles('[data-testid=import-json]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('nodes: 4') });
+      const refused = await page.textContent('.export-note', { timeout: 5000 });
+      assert(refused.includes('the design is unchanged: not a scenario file (expected JSON'), `refused import: ${refused}`);
+      assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjoyfQ', 'the link is unchanged');
+      // A partly valid file loads; each field that fell back is listed.
+      await Promise.all([
+        page.waitForEvent('load', { timeout: 10000 }),
+        page.setInputFiles('[data-testid=import-json]', { name: 'partly.json', mimeType: 'application/json', buffer: Buffer.from('{"cluster":{"nodes":8,"gpu":"h900"},"view":{"max_bytes":18446744073709551615},"zz":1}') }),
+      ]);
+      await page.waitForSelector('[data-testid=link-notes]', { timeout: 15000 });
+      const notes = await page.textContent('[data-testid=link-notes]');
+      for (const f of ['Imported file: cluster.gpu:', 'Imported file: view.max_bytes:', 'Imported file: zz:']) assert(notes.includes(f), `note for ${f}: ${notes}`);
+      assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjo4fQ', 'the valid field (8 nodes) is kept');
+      // A valid pretty-printed file over the 8 KiB link limit is a scenario file like any other.
+      const padded = JSON.stringify({ cluster: { nodes: 2 } }, null, 2).replace(/\n/g, '\n' + ' '.repeat(5000));
+      await Promise.all([
+        page.waitForEvent('load', { timeout: 10000 }),
+        page.setInputFiles('[data-testid=import-json]', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(padded) }),
+      ]);
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjoyfQ', `a ${padded.length}-byte file imported`);
+      assert(!(await page.$('[data-testid=link-notes]')), 'no notes for a valid file');
       assert(problems.length === 0, problems.join('\n'));
     });
   } finally {

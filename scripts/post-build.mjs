@@ -5,7 +5,8 @@
 //    page's Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no inline
 //    scripts) would block. Move it to boot-<hash>.js next to index.html and reference it
 //    with an integrity hash. Any other inline script (trunk serve's autoreload client) only
-//    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so.
+//    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so,
+//    and the hook refuses to let such a build replace dist/ (the deployable folder).
 // 2. Size: minify the JS (wasm-bindgen's glue) and CSS with esbuild (e2e/node_modules), and
 //    update their integrity hashes in index.html (part of the 250 KB gzipped budget). sw.js,
 //    written next, stays readable.
@@ -17,7 +18,7 @@
 
 import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
@@ -52,6 +53,12 @@ async function externalizeLoader() {
   }
   // Inline scripts left over (no src attribute) can only be trunk serve's autoreload client.
   if (/<script(?![^>]*\bsrc=)[^>]*>[\s\S]*?\S[\s\S]*?<\/script>/.test(html)) {
+    // dist/ is the deployable folder: a dev build must never land there (scripts/serve.sh
+    // builds into target/serve-dist). Trunk names the destination in TRUNK_DIST_DIR.
+    const dist = process.env.TRUNK_DIST_DIR;
+    if (dist && resolve(root, dist) === resolve(root, 'dist')) {
+      throw new Error("a dev build (trunk serve's autoreload script, relaxed CSP) would replace dist/, the deployable folder: run scripts/serve.sh, which serves from target/serve-dist");
+    }
     html = html.replace(/(script-src [^;"]*)/, "$1 'unsafe-inline'").replace(/(connect-src [^;"]*)/, '$1 ws: wss:');
     say("dev build with trunk's inline autoreload script: CSP relaxed ('unsafe-inline', ws:); release builds stay strict");
   }

@@ -327,7 +327,7 @@ pub fn App() -> Html {
         !Count::ALL.iter().any(|k| k.field() == e.field)
             && !["gpu", "scale_up", "nic", "sharp", "nvls"].contains(&e.field)
     });
-    let fabric = state.view.as_ref().and_then(|v| v.report.summary.fabric);
+    let fabric = state.view.as_ref().and_then(|v| v.report.summary.fabric.as_ref());
     let derived = |k: Count| -> Option<u32> {
         let f = fabric?;
         match k {
@@ -343,6 +343,10 @@ pub fn App() -> Html {
             .any(|k| k.field() == e.field)
     });
     let tree_note = match fabric {
+        Some(f) if f.cores > 0 => format!(
+            "{} leaves, {} spines, {} cores, {:.2}:1",
+            f.leaves, f.spines, f.cores, f.oversubscription
+        ),
         Some(f) if f.leaves > 1 => format!(
             "{} leaves, {} spines, {:.2}:1",
             f.leaves, f.spines, f.oversubscription

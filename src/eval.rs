@@ -88,9 +88,9 @@ pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, Mode
         (Some(f), Some(k)) => Some(read(&report, f, k)),
         _ => None,
     };
-    let (leaves, spines, npl, oversub, switch) = match topo.fabric {
-        Some(f) => (f.leaves, f.spines, f.nodes_per_leaf, f.oversubscription, f.switch.to_string()),
-        None => (0, 0, cluster.nodes, 1.0, String::new()),
+    let (leaves, spines, cores, npl, oversub, switch) = match &topo.fabric {
+        Some(f) => (f.leaves, f.spines, f.cores, f.nodes_per_leaf, f.oversubscription, f.switch.to_string()),
+        None => (0, 0, 0, cluster.nodes, 1.0, String::new()),
     };
     Ok(Evaluation {
         cluster: cluster.clone(),
@@ -113,6 +113,7 @@ pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, Mode
             nics_per_node: cluster.nics_per_node,
             leaves,
             spines,
+            cores,
             nodes_per_leaf: npl,
             oversubscription: oversub,
             scale_up: cluster.scale_up.name().to_string(),
@@ -332,6 +333,7 @@ pub fn bottleneck_text(b: Bottleneck) -> &'static str {
         Bottleneck::Tier(TierKind::Nic) => "NICs",
         Bottleneck::Tier(TierKind::Leaf) => "leaf switches",
         Bottleneck::Tier(TierKind::Spine) => "spine switches",
+        Bottleneck::Tier(TierKind::Core) => "core switches",
     }
 }
 
@@ -375,7 +377,11 @@ mod tests {
             .predict(Collective::AllReduce, Bytes(KEY_BYTES), AlgoChoice::Ring, ProtoChoice::Simple)
             .expect("ring runs");
         let want = 131.6 * 1.4 + KEY_BYTES as f64 / (1000.0 * 204.8);
-        assert!((p.time.0 - want).abs() / want < 0.005, "{} vs {want}", p.time.0);
+        let nccl = p.nccl_time.expect("NCCL models AllReduce").0;
+        assert!((nccl - want).abs() / want < 0.005, "{nccl} vs {want}");
+        // What nccl-tests measures on such nodes is slower than NCCL's estimate (DGX Cloud B200,
+        // 2 nodes of 8 NDR NICs: 344.7 GB/s busbw against NCCL's 384).
+        assert!(p.time.0 > nccl, "{} vs {nccl}", p.time.0);
     }
 
     #[test]

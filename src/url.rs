@@ -11,11 +11,45 @@ use yew::prelude::*;
 /// Debounce of link writes while dragging.
 pub const WRITE_DELAY_MS: u32 = 300;
 
-/// The scenario of the current URL, if it carries one.
+/// The scenario of the current URL, if it carries one, with the notes an import left for
+/// this load ([`leave_import_notes`]).
 pub fn read() -> Option<Decoded> {
     let loc = web_sys::window()?.location();
     let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
-    find_in_url(&query, &hash).map(decode)
+    let mut d = find_in_url(&query, &hash).map(decode)?;
+    d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
+    Some(d)
+}
+
+/// Where an import leaves its notes for the page it reloads into (this tab only).
+const IMPORT_NOTES_KEY: &str = "fabricscope-import-notes";
+
+/// `sessionStorage.<method>(args)`, through the JS object (no web-sys feature needed); `None`
+/// where storage is refused (sandboxed frames, privacy modes).
+fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
+    use wasm_bindgen::JsCast;
+    let window: JsValue = web_sys::window()?.into();
+    let storage = js_sys::Reflect::get(&window, &JsValue::from_str("sessionStorage")).ok()?;
+    let f: js_sys::Function = js_sys::Reflect::get(&storage, &JsValue::from_str(method)).ok()?.dyn_into().ok()?;
+    let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
+    f.apply(&storage, &args).ok()
+}
+
+/// Keeps an import's notes (fields of the file that fell back) for the next load.
+pub fn leave_import_notes(notes: &[String]) {
+    if let Ok(json) = serde_json::to_string(notes) {
+        // Without storage the page still loads the file's scenario, only without the notes.
+        let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
+    }
+}
+
+/// The notes an import left, once: they describe the load right after the import.
+fn take_import_notes() -> Vec<String> {
+    let notes = session_storage("getItem", &[IMPORT_NOTES_KEY]).and_then(|v| v.as_string());
+    if notes.is_some() {
+        let _ = session_storage("removeItem", &[IMPORT_NOTES_KEY]);
+    }
+    notes.and_then(|n| serde_json::from_str(&n).ok()).unwrap_or_default()
 }
 
 fn write(link: &str) {

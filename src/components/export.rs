@@ -2,8 +2,10 @@
 //! import, the sweeps as CSV, every chart as SVG or PNG titled with the scenario (the same
 //! renderers and captions as `fabricscope render`), and a copy-paste iframe snippet.
 //!
-//! Import puts the file's scenario in the page's link (`#s=`) and reloads, so it takes the
-//! same path as opening a permalink, including its messages about fields that fell back.
+//! Import reads the file with the model's file decoder: a file that is not a scenario leaves
+//! the design as it is and says why; otherwise the file's scenario goes into the page's link
+//! (`#s=`) and the page reloads, as when a permalink is opened, showing a note for each field
+//! of the file that fell back to its default.
 
 use crate::eval::Evaluation;
 use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
@@ -13,7 +15,7 @@ use fabricscope_model::export::{curves_csv, layouts_csv};
 use fabricscope_model::training::explore::{ranked, TrainingView};
 use fabricscope_model::ModelError;
 use std::rc::Rc;
-use fabricscope_model::link::{decode, encode};
+use fabricscope_model::link::{check_file_size, decode_file, encode};
 use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -232,6 +234,12 @@ pub fn export_panel(props: &Props) -> Html {
             let Some(file) = input.files().and_then(|f| f.get(0)) else {
                 return;
             };
+            // Choosing the same file again must fire `change` again.
+            input.set_value("");
+            if let Err(m) = check_file_size(file.size() as u64) {
+                note.set(Some(format!("Not imported; the design is unchanged: {m}")));
+                return;
+            }
             let Ok(reader) = web_sys::FileReader::new() else {
                 return;
             };
@@ -244,16 +252,16 @@ pub fn export_panel(props: &Props) -> Html {
                     .ok()
                     .and_then(|v| v.as_string())
                     .unwrap_or_default();
-                let d = decode(&text);
-                if d.warnings.iter().any(|w| w.starts_with("link: ")) {
-                    note.set(Some(format!(
-                        "Not a scenario file: {}",
-                        d.warnings.join("; ")
-                    )));
-                    return;
-                }
-                // Same path as opening a permalink: the page reads #s= on load and lists
-                // any fields that fell back.
+                let d = match decode_file(&text) {
+                    Ok(d) => d,
+                    Err(m) => {
+                        note.set(Some(format!("Not imported; the design is unchanged: {m}")));
+                        return;
+                    }
+                };
+                // Same path as opening a permalink: the page reads #s= on load. The cleaned
+                // scenario's link has no notes of its own, so the file's go with the reload.
+                crate::url::leave_import_notes(&d.warnings);
                 if let Some(w) = web_sys::window() {
                     let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
                     let _ = w.location().reload();

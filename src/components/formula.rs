@@ -61,13 +61,20 @@ pub fn formula_panel(props: &Props) -> Html {
     }
     let _ = write!(
         o,
-        "</li><li><strong>Time: </strong><code data-testid=\"formula-time\">time = launch + latency + bytes ÷ (1000 × bw) = {} + {} + {} ÷ (1000 × {}) = {} µs</code><span class=\"muted\"> (µs and GB/s; the {} µs launch overhead is host time NCCL's model leaves out)</span></li>",
-        n(f.launch.0),
+        "</li><li><strong>NCCL's estimate: </strong><code>latency + bytes ÷ (1000 × bw) = {} + {} ÷ (1000 × {}) = {} µs</code><span class=\"muted\"> (µs and GB/s; NCCL uses it to choose, not to predict what is measured)</span></li>",
         n(f.latency.0),
         f.bytes.0,
         n(f.bw.0),
-        n(f.launch.0 + f.latency.0 + transfer),
-        n(f.launch.0)
+        n(f.latency.0 + transfer),
+    );
+    let _ = write!(
+        o,
+        "<li><strong>Expected time: </strong><code data-testid=\"formula-time\">time = latency + bytes ÷ (1000 × bw) = {} + {} ÷ (1000 × {}) = {} µs</code><span class=\"muted\"> (the same choice timed by the tiers it crosses: NIC goodput, the network family's latency, scale losses measured on real clusters; trust: {})</span></li>",
+        n(f.expected_latency.0),
+        f.bytes.0,
+        n(f.expected_bw.0),
+        n(f.time.0),
+        esc(&f.trust.describe()),
     );
     let _ = write!(
         o,
@@ -90,10 +97,10 @@ pub fn formula_panel(props: &Props) -> Html {
             n(f.nic_line.0)
         );
     }
-    if let Some(t) = e.report.summary.fabric.filter(|t| t.leaves > 1) {
+    if let Some(t) = e.report.summary.fabric.as_ref().filter(|t| t.leaves > 1) {
         let _ = write!(
             o,
-            "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); traffic that crosses the spine gets 1/{} of the NIC bandwidth</span></li>",
+            "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); a ring or tree with contiguous ranks crosses the spine on few links and barely notices it; all-to-all sends (N−L)/N of its bytes across and pays up to {}:1</span></li>",
             t.down_per_leaf,
             t.up_per_leaf,
             n(t.oversubscription),
@@ -102,6 +109,17 @@ pub fn formula_panel(props: &Props) -> Html {
             t.radix,
             n(t.oversubscription)
         );
+        if let Some(s) = t.tier(fabricscope_model::topology::SwitchLevel::Spine).filter(|_| t.cores > 0) {
+            let _ = write!(
+                o,
+                "<li><strong>Core: </strong><code>{} ports down ÷ {} up per spine = {}:1</code><span class=\"muted\"> ({} cores); traffic that crosses the core gets 1/{} of the NIC bandwidth</span></li>",
+                s.ports_down,
+                s.ports_up,
+                n(s.oversubscription),
+                t.cores,
+                n(t.core_path_oversubscription())
+            );
+        }
     }
     if let Some(r) = &e.reading {
         let _ = write!(o, "<li data-testid=\"reading-busbw\"><strong>What busbw means here: </strong>{} Limited by {}.</li>", esc(&r.busbw), esc(&r.limited_by));

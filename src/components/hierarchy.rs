@@ -13,8 +13,8 @@ pub struct Props {
     pub compact: bool,
 }
 
-/// Rows reserved: HBM, scale-up, PCIe, NIC, leaf, spine.
-const ROWS: usize = 6;
+/// Rows reserved: HBM, scale-up, PCIe, NIC, leaf, spine, core.
+const ROWS: usize = 7;
 
 /// The bars as drawn: (name, GB/s per direction, latency µs).
 pub fn bars(tiers: &[Tier], compact: bool) -> Vec<(String, f64, f64)> {
@@ -49,6 +49,10 @@ fn long_name(t: &Tier) -> String {
             Some((_, o)) => format!("spine switch ({}", o),
             None => "spine switch".into(),
         },
+        TierKind::Core => match t.name.rsplit_once('(') {
+            Some((_, o)) => format!("core switch ({}", o),
+            None => "core switch".into(),
+        },
         _ => t.name.clone(),
     }
 }
@@ -61,6 +65,7 @@ fn short_name(t: &Tier) -> String {
         TierKind::Nic => "NICs".into(),
         TierKind::Leaf => "leaf".into(),
         TierKind::Spine => "spine".into(),
+        TierKind::Core => "core".into(),
     }
 }
 

@@ -150,7 +150,7 @@ pub fn render_chart(
         }
         _ => {
             let c = &s.cluster;
-            let f = r.summary.fabric;
+            let f = r.summary.fabric.as_ref();
             let spec = TopoSpec {
                 nodes: c.nodes,
                 gpus_per_node: c.gpus_per_node,
@@ -158,6 +158,7 @@ pub fn render_chart(
                 nics_per_node: c.nics_per_node,
                 leaves: f.map_or(0, |f| f.leaves),
                 spines: f.map_or(0, |f| f.spines),
+                cores: f.map_or(0, |f| f.cores),
                 nodes_per_leaf: f.map_or(c.nodes, |f| f.nodes_per_leaf),
                 oversubscription: f.map_or(1.0, |f| f.oversubscription),
                 scale_up: r.summary.scale_up.to_string(),

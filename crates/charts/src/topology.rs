@@ -80,6 +80,8 @@ pub struct TopoSpec {
     /// 0 when the cluster has no scale-out network.
     pub leaves: u32,
     pub spines: u32,
+    /// Core switches above the spines of a three-tier tree (0 below three tiers).
+    pub cores: u32,
     pub nodes_per_leaf: u32,
     pub oversubscription: f64,
     /// Scale-up fabric, NIC and switch names.
@@ -230,12 +232,13 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         g.0.s,
         "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" preserveAspectRatio=\"xMidYMid meet\"><title>{}</title>",
         escape(&format!(
-            "Topology: {} GPUs in {} domains of {}, {} leaf and {} spine switches; links carry {} (scale-up), {} (network), {} (spine)",
+            "Topology: {} GPUs in {} domains of {}, {} leaf, {} spine and {} core switches; links carry {} (scale-up), {} (network), {} (spine)",
             total(spec),
             total(spec) / spec.domain_gpus,
             spec.domain_gpus,
             spec.leaves,
             spec.spines,
+            spec.cores,
             pars(&traffic.scale_up),
             pars(&traffic.network),
             pars(&traffic.spine)
@@ -291,8 +294,10 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let link_color = |v: &[Par]| v.first().map(|p| p.color(theme).hex()).unwrap_or_else(|| axis.clone());
     let has_net = spec.leaves > 0 && spec.nics_per_node > 0;
     let two_level = spec.leaves > 1 && spec.spines > 0;
+    let three_level = two_level && spec.cores > 0;
     let sw_h = 24.0;
-    let spine_y = top + 4.0;
+    let core_y = top + 4.0;
+    let spine_y = if three_level { core_y + 74.0 } else { top + 4.0 };
     let leaf_y = if two_level { spine_y + 74.0 } else { top + 4.0 };
     let dom_y = if has_net { leaf_y + sw_h + 56.0 } else { top + 10.0 };
     // The legend's rows, laid out now: its height comes out of the drawing's.
@@ -384,6 +389,17 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         if two_level {
             spine_boxes = row(&mut g, spine_y, spec.spines, max_sw, "spine");
         }
+        if three_level {
+            let core_boxes = row(&mut g, core_y, spec.cores, max_sw, "core");
+            // Spine-to-core links: every drawn spine to every drawn core (the traffic that
+            // leaves a pod; coloured like the spine links, which carry it first).
+            let c = link_color(&traffic.spine);
+            for (_, sx, sw) in spine_boxes.iter().filter(|b| b.0.is_some()) {
+                for (_, cx, cw) in core_boxes.iter().filter(|b| b.0.is_some()) {
+                    g.line(sx + sw / 2.0, spine_y, cx + cw / 2.0, core_y + sw_h, &c, 1.0);
+                }
+            }
+        }
         leaf_boxes = row(&mut g, leaf_y, spec.leaves, max_sw, "leaf");
         // Leaf-to-spine links: every drawn leaf to every drawn spine.
         if two_level {
@@ -397,6 +413,10 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
         }
         // Row labels and counts, left of the rows.
         if !narrow {
+            if three_level {
+                g.text(pad, core_y + 6.0, fs, "start", &text, 600, "Core");
+                g.text(pad, core_y + 21.0, fs - 1.0, "start", &muted, 400, &format!("{} switches", spec.cores));
+            }
             if two_level {
                 g.text(pad, spine_y + 6.0, fs, "start", &text, 600, "Spine");
                 g.text(pad, spine_y + 21.0, fs - 1.0, "start", &muted, 400, &format!("{} switches", spec.spines));
@@ -404,7 +424,12 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
             g.text(pad, leaf_y + 6.0, fs, "start", &text, 600, "Leaf");
             g.text(pad, leaf_y + 21.0, fs - 1.0, "start", &muted, 400, &format!("{} switch{}", spec.leaves, if spec.leaves == 1 { "" } else { "es" }));
         } else {
-            g.text(wf - pad, leaf_y + sw_h + 12.0, fs - 1.0, "end", &muted, 400, &format!("{} leaves{}", spec.leaves, if two_level { format!(" · {} spines", spec.spines) } else { String::new() }));
+            g.text(wf - pad, leaf_y + sw_h + 12.0, fs - 1.0, "end", &muted, 400, &format!(
+                    "{} leaves{}{}",
+                    spec.leaves,
+                    if two_level { format!(" · {} spines", spec.spines) } else { String::new() },
+                    if three_level { format!(" · {} cores", spec.cores) } else { String::new() }
+                ));
         }
     }
     if !narrow {
@@ -587,6 +612,7 @@ mod tests {
             nics_per_node: 8,
             leaves: if nodes <= 8 { 1 } else { nodes / 4 },
             spines: if nodes <= 8 { 0 } else { nodes / 8 },
+            cores: 0,
             nodes_per_leaf: if nodes <= 8 { nodes } else { 32 },
             oversubscription: 1.0,
             scale_up: "NVLink4 + NVSwitch".into(),
@@ -633,6 +659,19 @@ mod tests {
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
         let narrow = topology_chart(&s, &t, &TopoOptions { width: 400, height: 460 }, &Theme::light());
         assert_eq!(narrow.matches("class=\"gpu\"").count(), 16);
+    }
+
+    #[test]
+    fn three_tier_trees_draw_their_cores_above_the_spines() {
+        // 1024 nodes x 8 NICs, not rail-optimized: 256 leaves, 256 spines, 128 cores.
+        let s = TopoSpec { leaves: 256, spines: 256, cores: 128, nodes_per_leaf: 4, ..pod(1024, Layout::data_parallel(8192)) };
+        let svg = topology_chart(&s, &megatron_traffic(&s), &TopoOptions::default(), &Theme::light());
+        let texts = crate::texts(&svg);
+        let y_of = |label: &str| svg.split("<text").find(|t| t.contains(&format!(">{label}<"))).and_then(|t| t.split("y=\"").nth(1)).and_then(|t| t.split('"').next()).and_then(|y| y.parse::<f64>().ok());
+        assert!(texts.iter().any(|x| x == "128 switches"), "{texts:?}");
+        let (core, spine, leaf) = (y_of("Core").unwrap(), y_of("Spine").unwrap(), y_of("Leaf").unwrap());
+        assert!(core < spine && spine < leaf, "{core} {spine} {leaf}");
+        assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
     }
 
     #[test]

@@ -8,6 +8,8 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, Args, Command};
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
+use fabricscope_model::error::{printable, MAX_QUOTED_CHARS};
+use fabricscope_model::limits::{self, Limit};
 use fabricscope_model::nccl::NcclVersion;
 use fabricscope_model::units::{parse_size, Bytes};
 use fabricscope_model::{
@@ -15,8 +17,6 @@ use fabricscope_model::{
 };
 use std::ffi::OsStr;
 
-/// The largest message size the CLI accepts, 1 TiB: more than any single GPU holds.
-pub const MAX_BYTES: u64 = 1 << 40;
 
 /// The cluster, as flags. Every flag is optional; unset ones take [`Cluster::default`] (a DGX
 /// H100-style cluster of 4 nodes) or, where the GPU decides, the GPU's natural value.
@@ -28,11 +28,11 @@ pub struct ClusterArgs {
     pub gpu: Option<GpuKind>,
 
     /// GPUs per node [default: 8; 4 for gb200 (NVL72 compute trays)]
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::GPUS_PER_NODE))]
     pub gpus_per_node: Option<u32>,
 
     /// Nodes (hosts; for NVL72, compute trays)
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(), default_value_t = Cluster::default().nodes)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NODES), default_value_t = Cluster::default().nodes)]
     pub nodes: u32,
 
     /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
@@ -45,7 +45,7 @@ pub struct ClusterArgs {
     pub nic: NicKind,
 
     /// Scale-out NICs (rails) per node [default: one per GPU, at most 8]
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NICS_PER_NODE))]
     pub nics_per_node: Option<u32>,
 
     /// Enable InfiniBand SHARP in-network reduction (NCCL CollNet)
@@ -56,21 +56,30 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
     pub nvls: bool,
 
-    /// Leaf switches [default: sized for a non-blocking two-level fat tree]
-    #[arg(long = "leaf", visible_alias = "leaf-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    /// Leaf switches [default: sized for a buildable fat tree: one switch, two tiers up to
+    /// radix^2/2 NICs, three tiers (pods under core switches) up to radix^3/4]
+    #[arg(long = "leaf", visible_alias = "leaf-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::LEAF_SWITCHES))]
     pub leaf: Option<u32>,
 
-    /// Spine switches [default: sized for a non-blocking two-level fat tree]
-    #[arg(long = "spine", visible_alias = "spine-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    /// Spine switches [default: sized with the leaves]
+    #[arg(long = "spine", visible_alias = "spine-switches", value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::SPINE_SWITCHES))]
     pub spine: Option<u32>,
 
     /// Ports per switch at the NIC's rate [default: the NIC's usual switch]
-    #[arg(long = "radix", visible_alias = "switch-radix", value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    #[arg(long = "radix", visible_alias = "switch-radix", value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::SWITCH_RADIX))]
     pub radix: Option<u32>,
 
     /// NIC k of every node goes to the leaves of rail k (else a node's NICs share a leaf)
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
     pub rail_optimized: bool,
+
+    /// Down:up ratio at the leaf of an automatically sized tree, e.g. 3 for 3:1 [default: 1, non-blocking]
+    #[arg(long, value_name = "RATIO", allow_negative_numbers = true)]
+    pub oversubscription: Option<f64>,
+
+    /// Down:up ratio at the spine of a three-tier tree (into the core) [default: 1]
+    #[arg(long, value_name = "RATIO", allow_negative_numbers = true)]
+    pub core_oversubscription: Option<f64>,
 
     /// Host CPU vendor (NCCL's LL bandwidth cap and network overhead depend on it)
     #[arg(long, value_name = "CPU", value_parser = cpu_parser(), default_value = "intel")]
@@ -118,6 +127,8 @@ impl ClusterArgs {
             spine_switches: self.spine,
             switch_radix: self.radix,
             rail_optimized: self.rail_optimized,
+            oversubscription: self.oversubscription,
+            core_oversubscription: self.core_oversubscription,
             cpu: self.cpu,
             nccl: self.nccl,
         }
@@ -134,11 +145,11 @@ impl ClusterArgs {
 #[command(next_help_heading = "Group")]
 pub struct GroupArgs {
     /// GPUs in the communicator [default: all; with only --group-per-node, that many per node on every node]
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser())]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::GROUP_RANKS))]
     pub group_ranks: Option<u32>,
 
     /// Of those, GPUs in each node (NVLink domain) [default: as many as fit]
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser())]
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(limits::GROUP_PER_NODE))]
     pub group_per_node: Option<u32>,
 }
 
@@ -198,8 +209,9 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {
     }
 }
 
-fn unknown(what: &str, text: &str, ids: &[&str]) -> String {
-    format!("unknown {what} '{text}'; allowed: {}", ids.join(", "))
+/// "unknown GPU 'h900'; allowed: ...", quoting the text escaped and bounded.
+pub fn unknown(what: &str, text: &str, ids: &[&str]) -> String {
+    format!("unknown {what} '{}'; allowed: {}", printable(text, MAX_QUOTED_CHARS), ids.join(", "))
 }
 
 fn algo_ids() -> Vec<&'static str> {
@@ -286,35 +298,41 @@ pub fn bool_parser() -> FlagParser<bool> {
     }
 }
 
-/// Whole numbers; ranges are the model's to check (it names the allowed range).
-pub fn count_parser() -> FlagParser<u32> {
-    FlagParser {
-        parse: |s| {
-            s.trim().parse::<u32>().map_err(|_| {
-                format!(
-                    "'{s}' is not a count: use a whole number from 0 to {}",
-                    u32::MAX
-                )
-            })
-        },
-        ids: None,
+/// Whole numbers in the model's range for the flag ([`limits`], the same ranges scenario
+/// files and links are held to), so nothing a flag says can make the tool allocate without
+/// bound; the error names the range.
+#[derive(Clone)]
+pub struct CountParser(Limit);
+
+pub fn count_parser(limit: Limit) -> CountParser {
+    CountParser(limit)
+}
+
+impl TypedValueParser for CountParser {
+    type Value = u32;
+
+    fn parse_ref(&self, cmd: &Command, arg: Option<&Arg>, value: &OsStr) -> Result<u32, clap::Error> {
+        let limit = self.0;
+        let text = FlagParser { parse: |s| Ok(s.to_string()), ids: None }.parse_ref(cmd, arg, value)?;
+        let checked = text
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("'{}' is not a count: use a whole number from {} to {}", printable(&text, MAX_QUOTED_CHARS), limit.min, limit.max))
+            .and_then(|v| limit.check(v).map_err(|e| e.message))
+            .and_then(|v| u32::try_from(v).map_err(|e| e.to_string()));
+        checked.map_err(|m| {
+            let flag = arg.and_then(|a| a.get_long()).map(|l| format!("--{l}: ")).unwrap_or_default();
+            clap::Error::raw(ErrorKind::ValueValidation, format!("{flag}{m}\n"))
+        })
     }
 }
 
-/// Sizes with power-of-two suffixes (`8`, `64K`, `8G`), from 1 byte to [`MAX_BYTES`].
+/// Sizes with power-of-two suffixes (`8`, `64K`, `8G`), in [`limits::BYTES`] (1 byte to 1T).
 pub fn size_parser() -> FlagParser<Bytes> {
     FlagParser {
         parse: |s| {
-            let b = parse_size(s).map_err(|e| e.to_string())?;
-            if b.0 == 0 {
-                return Err("the size must be at least 1 byte".into());
-            }
-            if b.0 > MAX_BYTES {
-                return Err(format!(
-                    "'{s}' is more than the 1T (2^40 bytes) the model accepts"
-                ));
-            }
-            Ok(b)
+            let b = parse_size(s).map_err(|e| printable(&e.to_string(), MAX_QUOTED_CHARS * 2))?;
+            limits::BYTES.check(b.0).map(Bytes).map_err(|e| e.message)
         },
         ids: None,
     }

@@ -1,5 +1,6 @@
 //! User errors as one line on stderr and exit code 2: which flag, what was wrong, what is allowed.
 
+use fabricscope_model::error::printable;
 use fabricscope_model::ModelError;
 use std::fmt;
 use std::io::Write;
@@ -7,6 +8,10 @@ use std::process::ExitCode;
 
 /// Exit code for every input the tool cannot use (clap's convention for usage errors).
 pub const USAGE_EXIT: u8 = 2;
+
+/// Longest error line printed, in characters: the longest real message (an unknown workload
+/// and the list of presets) is about 600; text quoted from a file or flag is bounded before.
+pub const MAX_LINE_CHARS: usize = 1_200;
 
 /// An input the tool cannot use, attributed to the flag that carries it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +55,6 @@ pub fn flag_for_field(e: &ModelError) -> String {
         "leaf_switches" => "--leaf".into(),
         "spine_switches" => "--spine".into(),
         "switch_radix" => "--radix".into(),
-        "group" => "--group-ranks/--group-per-node".into(),
         _ => e.flag(),
     }
 }
@@ -60,9 +64,12 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Every error line goes out through here: control characters that a file, link or flag
+/// smuggled in are escaped (no terminal escape sequences) and the line is bounded, with the
+/// model's [`printable`] (the permalink decoder's notes use the same).
 fn print_line(line: &str) {
     // Nothing useful can be done if stderr is gone.
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let _ = writeln!(std::io::stderr().lock(), "{}", printable(line, MAX_LINE_CHARS));
 }
 
 /// Handles a clap parse failure: help and version go to stdout with exit code 0; every real

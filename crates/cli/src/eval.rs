@@ -6,6 +6,7 @@ use crate::error::CliError;
 use crate::output;
 use clap::Args;
 use fabricscope_model::training::explore::{explore, TrainingView, CUSTOM_FIELDS};
+use fabricscope_model::scenario::scenario_path;
 use fabricscope_model::{evaluate, link, ModelError, Report, Scenario};
 use serde::Serialize;
 use std::io::Read;
@@ -42,12 +43,10 @@ pub fn run(a: &EvalArgs) -> Result<String, CliError> {
 pub fn read_training(path: &str, s: &Scenario) -> Result<TrainingView, CliError> {
     explore(&s.cluster, &s.training).map_err(|e| {
         let name = if path == "-" { "<stdin>" } else { path };
-        let field = match e.field {
-            "workload" => "training.workload".to_string(),
-            f if CUSTOM_FIELDS.iter().any(|(c, _)| *c == f) => format!("training.workload ({f})"),
-            _ => return model_error(path, &e),
-        };
-        CliError::new(format!("{name}: {field}"), e.message.clone())
+        match e.field {
+            f if CUSTOM_FIELDS.iter().any(|(c, _)| *c == f) => CliError::new(format!("{name}: training.workload ({f})"), e.message.clone()),
+            _ => model_error(path, &e),
+        }
     })
 }
 
@@ -58,18 +57,24 @@ pub fn read_and_evaluate(path: &str) -> Result<(Scenario, Report), CliError> {
     Ok((s, r))
 }
 
-/// Reads and parses a scenario file (`-` = stdin). Strict: any field it cannot use is an
-/// error, unlike the forgiving permalink decoder.
+/// Reads and parses a scenario file (`-` = stdin). Strict: any field it cannot use, or out
+/// of its range, is an error, unlike the forgiving permalink decoder. Reads at most
+/// [`link::MAX_FILE_BYTES`] (and one more, to tell a file that is too large), and accepts a
+/// UTF-8 byte-order mark, as the explorer's import does ([`link::file_text`]).
 pub fn read_scenario(path: &str) -> Result<Scenario, CliError> {
     let name = if path == "-" { "<stdin>" } else { path };
-    let mut text = String::new();
+    let limit = link::MAX_FILE_BYTES as u64 + 1;
+    let mut bytes = Vec::new();
     let read = if path == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
     } else {
-        std::fs::read_to_string(path).map(|t| text = t)
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
     };
     read.map_err(|e| CliError::new(name, format!("cannot read the scenario file: {e}")))?;
-    parse_scenario(name, &text)
+    let text = link::file_text(&bytes).map_err(|m| CliError::new(name, m))?;
+    let s = parse_scenario(name, text)?;
+    s.validate().map_err(|e| model_error(path, &e))?;
+    Ok(s)
 }
 
 /// Parses scenario JSON; on failure, names the field at fault (`cluster.nodes`).
@@ -82,8 +87,8 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
     if err.is_syntax() || err.is_eof() {
         return Err(CliError::new(name, format!("not valid JSON: {err}")));
     }
-    // The permalink decoder applies fields one by one and names each that fails.
-    let decoded = link::decode(text);
+    // The file decoder applies fields one by one and names each that fails.
+    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new() });
     if let Some(w) = decoded.warnings.iter().find(|w| !w.starts_with("link: ")) {
         if let Some((field, msg)) = w.split_once(": ") {
             let msg = msg
@@ -102,13 +107,10 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
     Err(CliError::new(name, strip_position(&err.to_string())))
 }
 
-/// A model error in a file names the scenario field (`cluster.nodes`), not a CLI flag.
+/// A model error in a file names the scenario field (`cluster.nodes`, `training.tp`), not a
+/// CLI flag; an input the scenario holds inside another field names that field.
 pub fn model_error(name: &str, e: &ModelError) -> CliError {
-    let field = match e.field {
-        "version" => "version".to_string(),
-        "min_bytes" | "max_bytes" | "ops" => format!("view.{}", e.field),
-        f => format!("cluster.{f}"),
-    };
+    let field = scenario_path(e.field).unwrap_or_else(|| e.field.to_string());
     let name = if name == "-" { "<stdin>" } else { name };
     CliError::new(format!("{name}: {field}"), e.message.clone())
 }

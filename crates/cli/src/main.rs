@@ -5,6 +5,8 @@ mod cluster_args;
 mod collective;
 mod error;
 mod eval;
+#[cfg(test)]
+mod field_names;
 mod link;
 mod output;
 mod render;

@@ -17,10 +17,19 @@ pub struct PredictionJson {
     /// `bytes` with a power-of-two suffix, as nccl-tests labels sizes.
     pub size: String,
     pub ranks: u32,
-    /// Wall time of one operation: `model_time_us` plus the host launch overhead.
+    /// What nccl-tests would measure for one operation (NCCL's choice, timed by the tiers it
+    /// crosses, host launch cost included).
     pub time_us: f64,
-    /// The cost model alone (for NCCL-modelled collectives, NCCL's `ncclTopoGetAlgoTime`).
-    pub model_time_us: f64,
+    /// NCCL's own estimate (`ncclTopoGetAlgoTime`, unchanged); null for all_to_all and
+    /// send_recv, which NCCL's tuning model does not cover.
+    pub nccl_model_time_us: Option<f64>,
+    /// Median absolute busbw error of this prediction's class (tier crossed, algorithm
+    /// family, size range) against published measurements, percent; null when none back it.
+    pub error_band_pct: Option<f64>,
+    /// Published measurements behind the class (0 = not validated).
+    pub validated_cases: u32,
+    /// The class the band is for, e.g. "multi-node, InfiniBand / ring / >= 64 MiB".
+    pub trust_class: String,
     #[serde(rename = "algbw_GBps")]
     pub algbw_gbps: f64,
     #[serde(rename = "busbw_GBps")]
@@ -38,7 +47,10 @@ impl From<&Prediction> for PredictionJson {
             size: format_size(p.bytes),
             ranks: p.ranks,
             time_us: p.time.0,
-            model_time_us: p.model_time.0,
+            nccl_model_time_us: p.nccl_time.map(|t| t.0),
+            error_band_pct: p.trust.error_band_pct,
+            validated_cases: p.trust.validated_cases,
+            trust_class: format!("{} / {} / {}", p.trust.tier.name(), p.trust.family.name(), p.trust.size.name()),
             algbw_gbps: p.algbw.0,
             busbw_gbps: p.busbw.0,
             algorithm: p.algorithm,
@@ -140,15 +152,17 @@ pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> St
         group_line(t, placement)
     ));
     s.push_str(&format!("cluster     {}\n", cluster_line(t)));
-    let launch = p.time - p.model_time;
-    if launch.0 > 0.0 {
-        s.push_str(&format!(
-            "time        {}  (cost model {} + {} host launch overhead)\n",
-            p.time, p.model_time, launch
-        ));
-    } else {
-        s.push_str(&format!("time        {}\n", p.time));
+    match p.nccl_time {
+        Some(n) => s.push_str(&format!("time        {}  expected as measured (NCCL's own estimate: {})\n", p.time, n)),
+        None => s.push_str(&format!("time        {}  expected as measured\n", p.time)),
     }
+    s.push_str(&format!(
+        "trust       {}  ({} / {} / {})\n",
+        p.trust.describe(),
+        p.trust.tier.name(),
+        p.trust.family.name(),
+        p.trust.size.name()
+    ));
     s.push_str(&format!("algbw       {}\n", p.algbw));
     s.push_str(&format!(
         "busbw       {}  (algbw x {:.4}, nccl-tests convention)\n",

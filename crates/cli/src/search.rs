@@ -4,6 +4,7 @@
 //! model's answers to the usual rules of thumb for this job and cluster.
 
 use crate::cluster_args::{count_parser, ClusterArgs};
+use fabricscope_model::limits;
 use crate::error::CliError;
 use crate::output;
 use crate::train::{layout_line, workload_line, ParallelArgs, WorkloadArgs};
@@ -15,7 +16,7 @@ use std::time::Instant;
 #[derive(Args, Clone, Debug)]
 pub struct SearchArgs {
     /// How many of the best layouts to show
-    #[arg(long, value_name = "N", value_parser = count_parser(), default_value_t = 10)]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::TOP), default_value_t = 10)]
     pub top: u32,
 
     /// Also answer the rules of thumb (TP inside NVLink, PP across the network, DP across the
@@ -50,9 +51,6 @@ struct WithRules<'a> {
 }
 
 pub fn run(a: &SearchArgs) -> Result<String, CliError> {
-    if a.top == 0 {
-        return Err(CliError::new("--top", "show at least 1 layout; got 0"));
-    }
     let topo = a.cluster.topology()?;
     let w = a.workload.workload()?;
     let p = &a.parallel;
@@ -62,6 +60,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         dp: p.dp,
         cp: p.cp,
         ep: p.ep,
+        expert_tp: p.expert_tp,
         micro_batch: p.micro_batch,
         interleave: p.interleave,
         recompute: p.recompute,
@@ -96,8 +95,8 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         st.unfit,
         elapsed.as_secs_f64() * 1e3
     ));
-    if res.best.is_empty() {
-        s.push_str("No layout fits in GPU memory.\n");
+    if let Some(why) = res.why_none(topo.total_gpus) {
+        s.push_str(&format!("{why}\n"));
         if let Some(c) = &res.closest_unfit {
             s.push_str(&format!("Closest: {}\n  {}\n", layout_line(&c.mapping), c.bottleneck));
         }

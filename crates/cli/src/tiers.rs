@@ -1,11 +1,11 @@
-//! `fabricscope tiers`: the per-GPU bandwidth/latency hierarchy from HBM to the spine, the fat
-//! tree as built, and the bisection bandwidth.
+//! `fabricscope tiers`: the per-GPU bandwidth/latency hierarchy from HBM to the top switch
+//! tier, the fat tree as built (its switch tiers bottom-up), and the bisection bandwidth.
 
 use crate::cluster_args::ClusterArgs;
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
-use fabricscope_model::topology::{FatTree, TierKind};
+use fabricscope_model::topology::{FatTree, SwitchTier, TierKind};
 use fabricscope_model::units::Micros;
 use fabricscope_model::{Tier, Topology};
 use serde::Serialize;
@@ -39,15 +39,23 @@ struct TierJson<'a> {
 }
 
 #[derive(Serialize)]
-struct FatTreeJson {
+struct FatTreeJson<'a> {
+    /// Bottom-up: leaf, spine, core.
+    switch_tiers: &'a [SwitchTier],
+    /// Separate trees (rail groups); 1 = every NIC in one tree.
+    planes: u32,
+    rails_per_plane: u32,
     leaves: u32,
     spines: u32,
+    cores: u32,
     radix: u32,
     down_per_leaf: u32,
     up_per_leaf: u32,
     /// down:up at a leaf; 1 is non-blocking.
     oversubscription: f64,
     nodes_per_leaf: u32,
+    /// Nodes whose traffic on their rail stays below the core.
+    nodes_per_pod: u32,
     switch: &'static str,
     hop_latency_us: f64,
 }
@@ -65,7 +73,7 @@ struct TiersJson<'a> {
     nics_per_node: u32,
     nccl: &'static str,
     tiers: Vec<TierJson<'a>>,
-    fat_tree: Option<FatTreeJson>,
+    fat_tree: Option<FatTreeJson<'a>>,
     #[serde(rename = "bisection_GBps_per_direction")]
     bisection: f64,
     #[serde(rename = "bisection_GBps_bidirectional")]
@@ -87,15 +95,20 @@ fn tier_json(t: &Tier) -> TierJson<'_> {
     }
 }
 
-fn fat_tree_json(f: &FatTree) -> FatTreeJson {
+fn fat_tree_json(f: &FatTree) -> FatTreeJson<'_> {
     FatTreeJson {
+        switch_tiers: &f.switch_tiers,
+        planes: f.planes,
+        rails_per_plane: f.rails_per_plane,
         leaves: f.leaves,
         spines: f.spines,
+        cores: f.cores,
         radix: f.radix,
         down_per_leaf: f.down_per_leaf,
         up_per_leaf: f.up_per_leaf,
         oversubscription: f.oversubscription,
         nodes_per_leaf: f.nodes_per_leaf,
+        nodes_per_pod: f.nodes_per_pod,
         switch: f.switch,
         hop_latency_us: f.hop_latency.0,
     }
@@ -181,26 +194,7 @@ fn text(topo: &Topology) -> String {
     }
     s.push('\n');
     match &topo.fabric {
-        Some(f) => {
-            s.push_str(&format!(
-                "fat tree: {} leaf and {} spine switches ({}), radix {} ports at the NIC rate\n",
-                f.leaves, f.spines, f.switch, f.radix
-            ));
-            let blocking = if f.oversubscription <= 1.0 {
-                "non-blocking"
-            } else {
-                "oversubscribed"
-            };
-            s.push_str(&format!(
-                "  per leaf: {} ports down to NICs, {} up to spines; oversubscription {:.2}:1 ({blocking}); {} node{} per leaf; {} per hop\n",
-                f.down_per_leaf,
-                f.up_per_leaf,
-                f.oversubscription,
-                f.nodes_per_leaf,
-                if f.nodes_per_leaf == 1 { "" } else { "s" },
-                Micros(f.hop_latency.0)
-            ));
-        }
+        Some(f) => s.push_str(&fat_tree_text(f, topo.cluster.rail_optimized)),
         None => s.push_str("fat tree: none (one scale-up domain, no scale-out NICs)\n"),
     }
     s.push_str(&format!(
@@ -208,6 +202,54 @@ fn text(topo: &Topology) -> String {
         topo.bisection,
         topo.bisection.bidirectional()
     ));
+    s
+}
+
+/// The fat tree: its switch tiers bottom-up, how the rails are joined, where traffic stays.
+fn fat_tree_text(f: &FatTree, rail_optimized: bool) -> String {
+    let levels = ["one switch", "two tiers", "three tiers"][f.switch_tiers.len().clamp(1, 3) - 1];
+    let mut s = format!(
+        "fat tree: {levels} of {} ({} ports at the NIC rate, {} per hop)\n",
+        f.switch,
+        f.radix,
+        Micros(f.hop_latency.0)
+    );
+    for t in &f.switch_tiers {
+        let name = serde_json::to_value(t.tier).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let up = if t.ports_up > 0 {
+            format!(", {} up ({:.2}:1{})", t.ports_up, t.oversubscription, if t.oversubscription <= 1.0 { ", non-blocking" } else { ", oversubscribed" })
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            "  {name:<5}  {:>6} switch{}  {} ports down{up}\n",
+            t.switches,
+            if t.switches == 1 { "" } else { "es" },
+            t.ports_down
+        ));
+    }
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    if f.planes > 1 {
+        s.push_str(&format!(
+            "  {} rail planes of {} rails, each its own tree; traffic changes rail over NVLink inside the node (PXN)\n",
+            f.planes, f.rails_per_plane
+        ));
+    }
+    s.push_str(&format!(
+        "  traffic of {} node{}{} stays under one leaf",
+        f.nodes_per_leaf,
+        plural(f.nodes_per_leaf),
+        if rail_optimized { " on a rail" } else { "" }
+    ));
+    if f.cores > 0 {
+        s.push_str(&format!(
+            ", of {} node{} under one pod's spines; across pods it crosses the core at {:.2}:1",
+            f.nodes_per_pod,
+            plural(f.nodes_per_pod),
+            f.core_path_oversubscription()
+        ));
+    }
+    s.push('\n');
     s
 }
 

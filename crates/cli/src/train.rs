@@ -3,7 +3,8 @@
 //! memory per GPU against HBM, where each parallel group's traffic goes, and the bottleneck.
 //! The workload and layout flags are shared with `fabricscope search`.
 
-use crate::cluster_args::{bool_parser, count_parser, ClusterArgs};
+use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs};
+use fabricscope_model::limits;
 use crate::error::CliError;
 use crate::output;
 use clap::builder::{PossibleValue, TypedValueParser};
@@ -11,7 +12,7 @@ use clap::error::ErrorKind;
 use clap::{Arg, Args, Command};
 use std::ffi::OsStr;
 use fabricscope_model::training::{
-    preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
+    preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Positions, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
 };
 use fabricscope_model::units::Bytes;
 use fabricscope_model::Topology;
@@ -25,44 +26,59 @@ pub struct WorkloadArgs {
     #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
     pub model: Option<Workload>,
     /// Transformer layers
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::LAYERS))]
     pub layers: Option<u32>,
     /// Hidden size
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HIDDEN))]
     pub hidden: Option<u32>,
     /// Attention (query) heads
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEADS))]
     pub heads: Option<u32>,
     /// Key/value heads (grouped-query attention) [default: --heads]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::KV_HEADS))]
     pub kv_heads: Option<u32>,
     /// Dimension of one head [default: hidden / heads]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
     pub head_dim: Option<u32>,
     /// Feed-forward (MLP) intermediate size [default: 4 x hidden]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::FFN))]
     pub ffn: Option<u32>,
     /// Feed-forward kind [default: gelu, or the preset's]
     #[arg(long, value_name = "KIND", value_parser = mlp_parser())]
     pub mlp: Option<Mlp>,
     /// Vocabulary size
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::VOCAB))]
     pub vocab: Option<u32>,
     /// Sequence length in tokens
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
     pub seq: Option<u32>,
     /// Sequences per optimizer step
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub global_batch: Option<u32>,
     /// Routed experts per MoE layer (makes the model a mixture of experts)
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERTS))]
     pub experts: Option<u32>,
     /// Experts each token is routed to [default: 2]
-    #[arg(long, value_name = "K", value_parser = count_parser())]
+    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
     pub top_k: Option<u32>,
     /// Intermediate size of one expert [default: --ffn]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_FFN))]
     pub expert_ffn: Option<u32>,
+    /// Intermediate size of the always-active shared expert(s) [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SHARED_EXPERT_FFN))]
+    pub shared_expert_ffn: Option<u32>,
+    /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::MOE_DENSE_LAYERS))]
+    pub moe_dense_layers: Option<u32>,
+    /// Position encoding: learned (GPT) or rope [default: learned, or the preset's]
+    #[arg(long, value_name = "KIND", value_parser = positions_parser())]
+    pub positions: Option<Positions>,
+    /// Input and output embeddings share one matrix [default: true, or the preset's]
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
+    pub tied_embeddings: Option<bool>,
+    /// Dropout in attention and MLP [default: true, or the preset's]
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
+    pub dropout: Option<bool>,
     /// Linear-layer precision [default: bf16, or the preset's]
     #[arg(long, value_name = "PRECISION", value_parser = precision_parser())]
     pub precision: Option<Precision>,
@@ -76,25 +92,30 @@ pub struct WorkloadArgs {
 #[command(next_help_heading = "Parallel layout")]
 pub struct ParallelArgs {
     /// Tensor parallelism [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::TP))]
     pub tp: Option<u32>,
     /// Pipeline parallelism [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::PP))]
     pub pp: Option<u32>,
     /// Data parallelism [train default: GPUs / (tp x pp x cp)]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::DP))]
     pub dp: Option<u32>,
     /// Context parallelism [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::CP))]
     pub cp: Option<u32>,
-    /// Expert parallelism, carved out of DP [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    /// Expert parallelism, carved out of DP, or with --expert-tp folded over TP x CP x DP
+    /// (Megatron-Core parallel folding) [train default: 1]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EP))]
     pub ep: Option<u32>,
+    /// Tensor parallelism of the expert layers (MoE parallel folding: expert-TP x EP x
+    /// expert-DP re-partition each stage's TP x CP x DP GPUs) [default: --tp]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_TP))]
+    pub expert_tp: Option<u32>,
     /// Sequences per micro-batch [train default: 1]
-    #[arg(long, value_name = "N", value_parser = count_parser())]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::MICRO_BATCH))]
     pub micro_batch: Option<u32>,
     /// Virtual pipeline stages per GPU (interleaved 1F1B) [train default: 1]
-    #[arg(long, value_name = "V", value_parser = count_parser())]
+    #[arg(long, value_name = "V", value_parser = count_parser(limits::INTERLEAVE))]
     pub interleave: Option<u32>,
     /// Activation recomputation [train default: selective]
     #[arg(long, value_name = "MODE", value_parser = recompute_parser())]
@@ -195,13 +216,23 @@ impl WorkloadArgs {
         if let Some(v) = self.global_batch {
             w.global_batch = v;
         }
-        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() {
+        if let Some(v) = self.positions {
+            w.positions = v;
+        }
+        if let Some(v) = self.tied_embeddings {
+            w.tied_embeddings = v;
+        }
+        if let Some(v) = self.dropout {
+            w.dropout = v;
+        }
+        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() || self.shared_expert_ffn.is_some() || self.moe_dense_layers.is_some() {
             let base = w.moe.unwrap_or(Moe { experts: 8, top_k: 2, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
             let m = Moe {
                 experts: self.experts.unwrap_or(base.experts),
                 top_k: self.top_k.unwrap_or(base.top_k),
                 expert_ffn: self.expert_ffn.unwrap_or(base.expert_ffn),
-                ..base
+                shared_ffn: self.shared_expert_ffn.unwrap_or(base.shared_ffn),
+                dense_layers: self.moe_dense_layers.unwrap_or(base.dense_layers),
             };
             w.moe = Some(m);
         }
@@ -233,6 +264,7 @@ impl ParallelArgs {
             zero: self.zero.unwrap_or(1),
             sequence_parallel: self.sequence_parallel,
             order: self.order,
+            expert_tp: self.expert_tp.unwrap_or(0),
         }
     }
 }
@@ -271,7 +303,13 @@ pub fn layout_line(p: &Parallel) -> String {
         p.pp,
         p.dp,
         p.cp,
-        if p.ep > 1 { format!(" (EP {} inside DP)", p.ep) } else { String::new() },
+        if p.ep > 1 && p.folded() {
+            format!(" (EP {} x expert TP {} folded over TP x CP x DP)", p.ep, p.etp())
+        } else if p.ep > 1 {
+            format!(" (EP {} inside DP)", p.ep)
+        } else {
+            String::new()
+        },
         p.micro_batch,
         if p.interleave > 1 { format!(", {} virtual stages", p.interleave) } else { String::new() },
         match p.recompute {
@@ -404,10 +442,6 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {
     }
 }
 
-fn unknown(what: &str, text: &str, ids: &[&str]) -> String {
-    format!("unknown {what} '{text}'; allowed: {}", ids.join(", "))
-}
-
 fn preset_list() -> Vec<&'static str> {
     preset_ids()
 }
@@ -423,6 +457,20 @@ fn recompute_ids() -> Vec<&'static str> {
 fn zero_ids() -> Vec<&'static str> {
     vec!["0", "1", "2", "3"]
 }
+fn positions_ids() -> Vec<&'static str> {
+    vec!["learned", "rope"]
+}
+pub fn positions_parser() -> FlagParser<Positions> {
+    FlagParser::new(
+        |s| match s.to_ascii_lowercase().as_str() {
+            "learned" => Ok(Positions::Learned),
+            "rope" | "rotary" => Ok(Positions::Rope),
+            _ => Err(unknown("position encoding", s, &positions_ids())),
+        },
+        Some(positions_ids),
+    )
+}
+/// A count that may be 0.
 fn framework_ids() -> Vec<&'static str> {
     Framework::ids().to_vec()
 }

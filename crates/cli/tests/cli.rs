@@ -172,15 +172,15 @@ fn predictions_match_nccl_2_27_5_golden_outputs_at_1_gib() {
             Some((r.nodes * r.gpus_per_node) as u64),
             "{what}"
         );
-        // NCCL's own estimate, and the wall time that adds host launch overhead to it.
-        for key in ["model_time_us", "time_us"] {
-            let got = num(&v, key);
-            assert!(
-                (got - want).abs() / want < 0.005,
-                "{what}: {key} {got} vs NCCL {want}"
-            );
-        }
-        assert!(num(&v, "time_us") >= num(&v, "model_time_us"), "{what}");
+        // NCCL's own estimate is reproduced; the expected (measured) time is Fabricscope's own.
+        let got = num(&v, "nccl_model_time_us");
+        assert!(
+            (got - want).abs() / want < 0.005,
+            "{what}: nccl_model_time_us {got} vs NCCL {want}"
+        );
+        assert!(num(&v, "time_us") > 0.0, "{what}");
+        assert!(v["error_band_pct"].is_null() || num(&v, "error_band_pct") >= 0.0, "{what}");
+        assert!(v["validated_cases"].as_u64().is_some(), "{what}");
         // algbw is bytes/time, busbw the nccl-tests factor times it.
         let algbw = num(&v, "algbw_GBps");
         assert!(
@@ -580,4 +580,85 @@ fn collective_reads_busbw_like_the_explorer() {
     // A forced algorithm or a sub-communicator gets no reading (it is about NCCL's own choice).
     let out = run_ok(&["collective", "--nodes", "4", "--op", "all_reduce", "--bytes", "1G", "--algo", "ring"]);
     assert!(!out.contains("limited by"), "{out}");
+}
+
+/// `fat_tree.switch_tiers` of `tiers --json` as (tier, switches, radix, ports_down, ports_up).
+fn switch_tiers(args: &[&str]) -> Vec<(String, u64, u64, u64, u64)> {
+    let mut all = vec!["tiers", "--json"];
+    all.extend_from_slice(args);
+    let v = json(&all);
+    v["fat_tree"]["switch_tiers"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no fat_tree.switch_tiers in {v}"))
+        .iter()
+        .map(|t| {
+            let n = |k: &str| t[k].as_u64().unwrap_or_else(|| panic!("{k} in {t}"));
+            (t["tier"].as_str().unwrap_or("?").to_string(), n("switches"), n("radix"), n("ports_down"), n("ports_up"))
+        })
+        .collect()
+}
+
+#[test]
+fn tiers_list_buildable_switch_tiers_bottom_up() {
+    let row = |t: &str, n, k, d, u| (t.to_string(), n, k, d, u);
+    // 8192 NICs, not rail-optimized, 64-port switches, non-blocking: 64^2/2 = 2048 NICs is the
+    // most two tiers join, so pods under a core (Al-Fares et al., SIGCOMM 2008).
+    assert_eq!(
+        switch_tiers(&["--nodes", "1024", "--rail-optimized", "false", "--radix", "64"]),
+        [row("leaf", 256, 64, 32, 32), row("spine", 256, 64, 32, 32), row("core", 128, 64, 64, 0)]
+    );
+    // 128 DGX H100 (8x NDR, rail-optimized) on Quantum-2: the DGX SuperPOD reference
+    // architecture's 4-SU compute fabric of 32 leaves and 16 spines.
+    assert_eq!(switch_tiers(&["--nodes", "128"]), [row("leaf", 32, 64, 32, 32), row("spine", 16, 64, 64, 0)]);
+    // 16 SUs: the SuperPOD's 128 leaves, 128 spines, 64 cores.
+    let t = switch_tiers(&["--nodes", "512"]);
+    assert_eq!(t.iter().map(|r| r.1).collect::<Vec<_>>(), [128, 128, 64]);
+    // 4096 rail-optimized nodes: 32768 NICs in three tiers.
+    let t = switch_tiers(&["--nodes", "4096"]);
+    assert_eq!(t.iter().map(|r| r.1).collect::<Vec<_>>(), [1024, 1024, 512]);
+    // One switch for 32 NICs.
+    assert_eq!(switch_tiers(&[]), [row("leaf", 1, 64, 32, 0)]);
+    // 131072 GPUs size without error (two rail planes of three tiers).
+    let v = json(&["tiers", "--json", "--nodes", "16384"]);
+    assert_eq!(v["fat_tree"]["planes"].as_u64(), Some(2));
+    assert_eq!(v["tiers"].as_array().and_then(|t| t.last()).map(|t| t["kind"].clone()), Some(Value::from("core")));
+
+    let out = run_ok(&["tiers", "--nodes", "1024", "--rail-optimized", "false"]);
+    assert!(out.contains("three tiers"), "{out}");
+    for line in ["leaf      256 switches", "spine     256 switches", "core      128 switches"] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+}
+
+#[test]
+fn impossible_fat_trees_name_the_flag_and_what_would_work() {
+    let tiers = |extra: &[&'static str]| -> Vec<&'static str> { ["tiers"].iter().copied().chain(extra.iter().copied()).collect() };
+    let said = |args: &[&str], flag: &str, hint: &str| {
+        assert_usage_error(args, flag);
+        let o = run(args);
+        assert!(o.stderr.contains(hint), "{}: {}", args.join(" "), o.stderr);
+    };
+    said(&tiers(&["--leaf", "1", "--spine", "9999"]), "--spine", "use 0 spines");
+    said(&tiers(&["--nodes", "16", "--rail-optimized", "false", "--radix", "8"]), "--radix", "at least 16");
+    said(&tiers(&["--nodes", "128", "--leaf", "32", "--spine", "40"]), "--spine", "between 1 and 32");
+    said(&tiers(&["--nodes", "1024", "--leaf", "256"]), "--leaf", "at most 64");
+    said(&tiers(&["--nodes", "16384", "--rail-optimized", "false"]), "--radix", "at least 82");
+    said(&tiers(&["--nodes", "128", "--oversubscription", "0.5"]), "--oversubscription", "between 1");
+    said(&tiers(&["--nodes", "128", "--core-oversubscription", "nan"]), "--core-oversubscription", "between 1");
+    said(&tiers(&["--nodes", "128", "--spine", "8", "--oversubscription", "2"]), "--oversubscription", "leave");
+}
+
+#[test]
+fn oversubscription_flags_set_each_tier() {
+    // 3:1 at the leaf: 48 NIC ports and 16 uplinks per 64-port leaf.
+    let t = switch_tiers(&["--nodes", "128", "--oversubscription", "3"]);
+    assert_eq!((t[0].3, t[0].4), (48, 16));
+    let v = json(&["tiers", "--json", "--nodes", "128", "--oversubscription", "3"]);
+    assert_eq!(num(&v["fat_tree"]["switch_tiers"][0], "oversubscription"), 3.0);
+    // Bisection: 1024 NICs x 50 GB/s / 2, through 3:1 leaves.
+    assert!((num(&v, "bisection_GBps_per_direction") - 25_600.0 / 3.0).abs() < 1e-9);
+    // 2:1 into the core of a three-tier tree: the spine keeps twice as many ports down as up.
+    let t = switch_tiers(&["--nodes", "1024", "--core-oversubscription", "2"]);
+    assert_eq!(t.len(), 3);
+    assert!(t[1].3 >= 2 * t[1].4 && t[1].3 + t[1].4 <= 64, "{t:?}");
 }

@@ -52,7 +52,11 @@ fn train_json_has_the_promised_fields() {
     }
     assert!(v["fits"].is_boolean());
     let mfu = num(&v, "mfu");
-    assert!(mfu > 0.05 && mfu < 1.0 && num(&v, "hfu") >= mfu);
+    // HFU counts causal attention as executed, MFU by the papers' convention: both below
+    // H100's measured matmul ceiling (80.3% of peak).
+    assert!(mfu > 0.05 && mfu < 0.803 && num(&v, "hfu") > 0.05 && num(&v, "hfu") <= 0.803);
+    // The error band of the class (Megatron, dense, Hopper) from the validation.
+    assert!(num(&v, "error_band_pct") > 0.0 && v["validated_cases"].as_u64().is_some_and(|n| n > 0));
     let b = &v["breakdown"];
     let total: f64 = ["compute_us", "tp_us", "bubble_us", "pp_p2p_us", "dp_us", "cp_us", "ep_us", "optimizer_us"].iter().map(|k| num(b, k)).sum();
     assert!((total / 1e6 - num(&v, "step_time_s")).abs() < 1e-6 * num(&v, "step_time_s"));
@@ -120,7 +124,7 @@ fn errors_are_one_line_and_name_valid_values() {
     fails(&["train", "--gpu", "a100", "--nic", "ib-hdr", "--model", "gpt3-175b", "--precision", "fp8"], &["--precision", "use bf16"]);
     fails(&with(&["--recompute", "sometimes"]), &["--recompute", "allowed: none, selective, full"]);
     fails(&with(&["--zero", "4"]), &["--zero", "allowed: 0, 1, 2, 3"]);
-    fails(&with(&["--interleave", "5"]), &["--interleave", "valid interleave with pp 8: 1, 2, 3, 4, 6, 12"]);
+    fails(&with(&["--interleave", "13"]), &["--interleave", "use interleave at most 12"]);
     fails(&with(&["--order", "tp-tp"]), &["--order", "tp-cp-dp-pp"]);
     fails(&["train", "--nodes", "2", "--model", "gpt3-175b", "--heads", "7"], &["--heads", "do not divide the hidden size"]);
     fails(&["search", "--nodes", "2", "--model", "gpt3-175b", "--top", "0"], &["--top"]);

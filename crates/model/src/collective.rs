@@ -6,7 +6,9 @@
 //! buffer, for AllToAll the buffer each rank sends, for the rest the buffer each rank holds.
 
 use crate::catalog::fabric::pcie_nccl_bw;
-use crate::catalog::ScaleUp;
+use crate::catalog::{Arch, NetFamily, ScaleUp};
+use crate::network::{self, NetPath};
+use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use crate::error::{ModelError, Result};
 use crate::nccl::search::{Graphs, SearchInput};
 use crate::nccl::tuning::{Algorithm, CommFacts, Func, Protocol, Tuning};
@@ -205,6 +207,7 @@ impl Bottleneck {
             Bottleneck::Tier(TierKind::Nic) => "nic",
             Bottleneck::Tier(TierKind::Leaf) => "leaf",
             Bottleneck::Tier(TierKind::Spine) => "spine",
+            Bottleneck::Tier(TierKind::Core) => "core",
         }
     }
 }
@@ -215,11 +218,12 @@ pub struct Prediction {
     pub op: Collective,
     pub bytes: Bytes,
     pub ranks: u32,
-    /// Wall time of one operation: `model_time` plus the launch overhead.
+    /// What nccl-tests would measure for one operation: NCCL's choice of algorithm and
+    /// protocol timed by the tiers it crosses (`network`), host launch cost included.
     pub time: Micros,
-    /// The cost model's own estimate (for NCCL-modelled collectives, exactly NCCL's
-    /// `ncclTopoGetAlgoTime`), without host launch overhead.
-    pub model_time: Micros,
+    /// NCCL's own estimate (`ncclTopoGetAlgoTime`, unchanged, no host cost); `None` for
+    /// AllToAll and SendRecv, which NCCL's tuning model does not cover.
+    pub nccl_time: Option<Micros>,
     /// bytes / time, per direction.
     pub algbw: GBps,
     /// algbw x the nccl-tests factor for `op`.
@@ -227,13 +231,9 @@ pub struct Prediction {
     pub algorithm: &'static str,
     pub protocol: &'static str,
     pub bottleneck: Bottleneck,
+    /// How far to trust `time` (its class's error against published measurements).
+    pub trust: Trust,
 }
-
-/// Host-side cost of one collective that NCCL's model leaves out (kernel launch, group end,
-/// proxy start): the gap between NCCL's estimate and nccl-tests' small-message time on an
-/// 8-GPU NVLink node (Azure ND H100 v5, AI-benchmarking-guide: 1 KiB all_reduce at 0.07 GB/s
-/// busbw = 25.6 us, against NCCL's 15.0 us estimate). One figure for all hardware.
-pub const LAUNCH_OVERHEAD: Micros = Micros(10.0);
 
 /// Per-operation overhead of NCCL's grouped point-to-point all-to-all, and the extra cost of
 /// each of its n-1 exchange rounds. Fitted once for the class "NCCL p2p over RDMA" to Meta's
@@ -247,10 +247,10 @@ const A2A_NVLINK_ROUND_US: f64 = 0.5;
 /// 721.8 GB/s NVLink figures gives 0.875/0.863/0.887; one value for the NVLink class.
 const P2P_NVLINK_EFFICIENCY: f64 = 0.87;
 /// PCIe GPUs hang four to a switch; traffic between switches crosses the host root complexes,
-/// where many concurrent peer-to-peer streams reach about half the link rate (GTC25 S72583:
-/// 12 and 24 GB/s alltoall busbw for 2x4 GPUs on PCIe Gen5 and Gen6).
+/// where many concurrent peer-to-peer streams reach a bit over half the link rate (fitted on
+/// GTC25 S72583: 12 and 24 GB/s alltoall busbw for 2x4 GPUs on PCIe Gen5 and Gen6).
 const PCIE_GPUS_PER_SWITCH: u32 = 4;
-const PCIE_CROSS_SWITCH_EFFICIENCY: f64 = 0.5;
+const PCIE_CROSS_SWITCH_EFFICIENCY: f64 = 0.57;
 
 /// A communicator: one group of GPUs on one topology, with NCCL's tables filled in.
 /// Building it runs the topology search; predictions afterwards are a few dozen flops.
@@ -261,18 +261,19 @@ pub struct Comm {
     tuning: Tuning,
     /// Per-GPU per-direction bandwidth for point-to-point copies inside a domain.
     p2p_intra: GBps,
-    /// Per-GPU per-direction bandwidth into the network, after oversubscription.
-    net_per_gpu: GBps,
+    /// The network as this group sees it (None inside one domain).
+    net: Option<NetPath>,
     oversubscribed: bool,
     intra_tier: TierKind,
     pcie_switches: bool,
+    arch: Arch,
+    tier_class: TierClass,
+    /// GPUs one host process drives (nccl-tests `-g`): host launch cost is paid per GPU.
+    gpus_per_process: u32,
     /// NVLS possible on this group (for error messages).
     nvls_possible: bool,
     nvls_enabled: bool,
     sharp: bool,
-    /// For NVLS and NVLSTree AllReduce: whether NCCL's network term, not the NVSwitch term,
-    /// sets the algorithm bandwidth (see [`Comm::nvls_network_bound`]).
-    nvls_net_bound: [bool; 2],
 }
 
 impl Comm {
@@ -284,6 +285,7 @@ impl Comm {
     /// domain's NICs (or an oversubscribed path the group's rank count does not reveal): this
     /// group gets `1 / net_share` of the network bandwidth it would have alone. `net_share`
     /// below 1 is treated as 1. Intra-domain links are not shared (NVSwitch is non-blocking).
+    /// NCCL itself never sees the sharing or the spine: its choice is made on the bare NICs.
     pub fn new_shared(topo: &Topology, p: Placement, net_share: f64) -> Result<Comm> {
         topo.check(p)?;
         let c = &topo.cluster;
@@ -292,7 +294,6 @@ impl Comm {
         let (intra_bw, intra_nvlink) = topo.intra_nccl_bw(p.per_domain);
         let nics = topo.nics_for(p.per_domain);
         let share = if net_share.is_finite() { net_share.max(1.0) } else { 1.0 };
-        let nic_bw = topo.nic.nccl_bw() / oversub / share;
         let input = SearchInput {
             arch: topo.gpu.arch,
             gpus: p.per_domain,
@@ -301,7 +302,7 @@ impl Comm {
             intra_nvlink,
             nvswitch: c.scale_up.has_nvswitch(),
             nics,
-            nic_bw: nic_bw.0,
+            nic_bw: topo.nic.nccl_bw().0,
             gpu_nic_bw: topo.gpu_nic_nccl_bw().0,
             gpu_pcie_bw: pcie_nccl_bw(topo.gpu.pcie).0,
         };
@@ -320,21 +321,82 @@ impl Comm {
             latency_inter: 0.0,
         };
         let tuning = Tuning::new(k, &facts, &graphs);
-        let net_per_gpu = GBps(nic_bw.0 * nics as f64 / p.per_domain as f64);
+        let nvl72 = c.scale_up == ScaleUp::Nvl72;
+        // NVLSTree's first and last stages are NVLS inside each domain: its rate, from NCCL's
+        // table for one domain of this group, with the measured Blackwell efficiency.
+        let nvls_intra_algbw = if domains > 1 && nvls_possible && c.nvls {
+            let single = SearchInput { has_net: false, nics: 0, ..input };
+            let g1 = single.graphs(k);
+            let f1 = CommFacts { n_ranks: p.per_domain, n_nodes: 1, collnet: false, ..facts };
+            Tuning::new(k, &f1, &g1)
+                .entry(Func::AllReduce, Algorithm::Nvls, Protocol::Simple)
+                .map(|(_, bw)| bw * network::nvls_intra_efficiency(topo.gpu.arch, p.per_domain))
+                .unwrap_or(f64::INFINITY)
+        } else {
+            f64::INFINITY
+        };
+        let net = (domains > 1).then(|| {
+            // NCCL opens one channel per ring; a domain's traffic leaves through at most as
+            // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
+            let used = nics.min(graphs.ring.n_channels.max(1)) as f64;
+            let one_nic = topo.nic.achievable_bw().0;
+            // Hops beyond the one leaf switch of a group inside one leaf: 2 via a spine, 4 via a core.
+            let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
+            let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
+            let fabric = topo.fabric.as_ref();
+            NetPath {
+                domains,
+                per_domain: p.per_domain,
+                ranks: p.ranks,
+                nic_side: one_nic * used / share,
+                gpu_side: topo.gpu_nic_nccl_bw().0 * (p.per_domain as f64).min(used * p.per_domain as f64 / nics as f64) / share,
+                one_nic: one_nic / share,
+                intra: intra_bw.0,
+                nvls_intra_algbw,
+                step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,
+                domains_per_leaf: topo.domains_per_leaf(),
+                oversubscription: fabric.map(|f| f.oversubscription).unwrap_or(1.0),
+                domains_per_pod: topo.domains_per_pod(),
+                core_path_oversubscription: fabric.map(|f| f.core_path_oversubscription()).unwrap_or(1.0),
+                routing: topo.nic.routing,
+                uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
+                family: topo.nic.family,
+            }
+        });
+        let tier_class = match (&net, nvl72) {
+            (None, true) => TierClass::Nvl72Rack,
+            (None, false) if intra_nvlink => TierClass::NvlinkNode,
+            (None, false) => TierClass::PcieNode,
+            (Some(_), true) => TierClass::Nvl72Racks,
+            (Some(n), false) => match n.family {
+                NetFamily::InfiniBand => TierClass::InfiniBand,
+                NetFamily::RoceV2 => TierClass::Roce,
+                NetFamily::TcpSockets => TierClass::Tcp,
+            },
+        };
         Ok(Comm {
             placement: p,
             graphs,
             tuning,
             p2p_intra: GBps(intra_bw.0 * if intra_nvlink { P2P_NVLINK_EFFICIENCY } else { 1.0 }),
-            net_per_gpu,
+            net,
             oversubscribed: oversub > 1.0,
             intra_tier: if matches!(c.scale_up, ScaleUp::Pcie { .. }) || !intra_nvlink { TierKind::Pcie } else { TierKind::ScaleUp },
             pcie_switches: !intra_nvlink,
+            arch: topo.gpu.arch,
+            tier_class,
+            gpus_per_process: 1,
             nvls_possible,
             nvls_enabled: c.nvls,
             sharp: c.sharp,
-            nvls_net_bound: [Algorithm::Nvls, Algorithm::NvlsTree].map(|a| nvls_network_bound(k, &graphs, topo.gpu.arch as usize, domains, a)),
         })
+    }
+
+    /// Times the group as run with one host process driving `gpus` GPUs (nccl-tests `-g`);
+    /// the default is one process per GPU, as MPI and torchrun launch it.
+    pub fn with_gpus_per_process(mut self, gpus: u32) -> Comm {
+        self.gpus_per_process = gpus.max(1);
+        self
     }
 
     pub fn tuning(&self) -> &Tuning {
@@ -345,7 +407,7 @@ impl Comm {
     pub fn predict(&self, op: Collective, bytes: Bytes, algo: AlgoChoice, proto: ProtoChoice) -> Result<Prediction> {
         let n = self.placement.ranks;
         if n <= 1 {
-            return Ok(self.finish(op, bytes, Micros::ZERO, "none", "none", Bottleneck::Latency));
+            return Ok(self.finish(op, bytes, Micros::ZERO, None, "none", "none", Bottleneck::Latency));
         }
         match op.func() {
             Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
@@ -369,17 +431,15 @@ impl Comm {
 
     fn predict_nccl(&self, op: Collective, func: Func, bytes: Bytes, algo: AlgoChoice, proto: ProtoChoice) -> Result<Prediction> {
         let best = self.tuning.best(func, bytes.0, |a, p| algo.admits(a) && proto.admits(p));
-        let Some((a, p, t)) = best else {
+        let Some((a, p, t_nccl)) = best else {
             return Err(self.unavailable(op, func, algo, proto));
         };
-        let (lat, _) = self.tuning.entry(func, a, p).unwrap_or((0.0, 1.0));
-        // NVLS reduces in the NVSwitch: unless NCCL's network term is the smaller one, the
-        // switch, not the NICs, sets the bandwidth.
-        let nvls_switch_bound = match a {
-            Algorithm::Nvls => !self.nvls_net_bound[0],
-            Algorithm::NvlsTree => !self.nvls_net_bound[1],
-            _ => false,
-        };
+        let (lat, bw) = self.expected_terms(func, a, p, bytes);
+        let t = lat + bytes.as_f64() / (1000.0 * bw);
+        // NVLS reduces in the NVSwitch: where the domain's side of the network model is the
+        // smaller one, the switch, not the NICs, sets the bandwidth.
+        let nvls_switch_bound = matches!(a, Algorithm::Nvls | Algorithm::NvlsTree)
+            && self.net.as_ref().is_none_or(|n| n.intra_bound(func, a));
         let bottleneck = if lat * 2.0 >= t {
             Bottleneck::Latency
         } else if nvls_switch_bound {
@@ -387,21 +447,36 @@ impl Comm {
         } else {
             self.bandwidth_tier()
         };
-        Ok(self.finish(op, bytes, Micros(t), a.name(), p.name(), bottleneck))
+        Ok(self.finish(op, bytes, Micros(t), Some(Micros(t_nccl)), a.name(), p.name(), bottleneck))
+    }
+
+    /// The latency (µs) and algorithm bandwidth (GB/s) of the expected time for NCCL's choice
+    /// `(a, p)` at this size: NCCL's own terms inside one domain (NVLS on Blackwell corrected),
+    /// the network's physics across domains.
+    pub fn expected_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: Bytes) -> (f64, f64) {
+        let (lat, bw_nccl) = self.tuning.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
+        let (lat, bw) = match &self.net {
+            None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
+            None => (lat, bw_nccl),
+            // LL and LL128 carry flags inside the data: they reach at most NCCL's own
+            // (protocol-limited) bandwidth; Simple reaches what the network delivers.
+            Some(net) => {
+                let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_nccl };
+                (lat + net.extra_latency(func, a), net.algbw(func, a).min(cap))
+            }
+        };
+        (lat, bw.max(1e-9))
     }
 
     fn bandwidth_tier(&self) -> Bottleneck {
-        if self.placement.domains() <= 1 {
-            Bottleneck::Tier(self.intra_tier)
-        } else if self.oversubscribed {
-            Bottleneck::Tier(TierKind::Spine)
-        } else if self.graphs.ring.bw_inter < self.graphs.ring.bw_intra {
-            Bottleneck::Tier(TierKind::Pcie)
-        } else {
-            Bottleneck::Tier(TierKind::Nic)
+        match &self.net {
+            None => Bottleneck::Tier(self.intra_tier),
+            // Rings, trees and SHARP cross an oversubscribed tier on few flows: the NICs or
+            // the GPUs' PCIe links bind (all-to-all says Spine/Core itself when it pays).
+            Some(n) if n.gpu_side < n.nic_side * network::RING_EFFICIENCY => Bottleneck::Tier(TierKind::Pcie),
+            Some(_) => Bottleneck::Tier(TierKind::Nic),
         }
     }
-
     /// Explains why a forced algorithm or protocol cannot run, listing what can: blames the
     /// algorithm when it cannot run with any protocol, else the protocol.
     fn unavailable(&self, op: Collective, func: Func, algo: AlgoChoice, proto: ProtoChoice) -> ModelError {
@@ -445,37 +520,55 @@ impl Comm {
         )
     }
 
-    /// NCCL's all-to-all posts n-1 send/receive pairs; as ranks pair up by offset, every round
-    /// where any pair crosses domains runs at network speed, so busbw approaches the per-GPU
-    /// network bandwidth (GTC25 S72583: 6/12/24/48 GB/s alltoall busbw at 4 nodes with 25/12.5x
-    /// ... per-GPU NIC shares of 6/12/24/48 GB/s).
+    /// NCCL's all-to-all posts n-1 send/receive pairs. Peers in the same domain are reached
+    /// over NVLink; the rest over the network, where a domain's GPUs share its NICs (NCCL's
+    /// PXN sends through whichever NIC sits on the destination's rail, as MoE dispatch
+    /// libraries do too). The two parts run at the same time: the slower one sets the time.
     fn predict_all_to_all(&self, bytes: Bytes) -> Prediction {
         let n = self.placement.ranks as f64;
         let ppn = self.placement.per_domain;
+        let g = ppn as f64;
         let s = bytes.as_f64();
-        let out = s * (n - 1.0) / n;
-        let (bw_time, rounds_lat, tier) = if self.placement.domains() > 1 {
-            let t = out / (self.net_per_gpu.0 * 1e3);
-            (t, (n - 1.0) * A2A_NET_ROUND_US, self.bandwidth_tier())
-        } else if self.pcie_switches && ppn > PCIE_GPUS_PER_SWITCH {
-            let k = PCIE_GPUS_PER_SWITCH as f64;
-            let direct = out / (self.p2p_intra.0 * 1e3);
-            let cross = k * s * (n - k) / n / (self.p2p_intra.0 * PCIE_CROSS_SWITCH_EFFICIENCY * 1e3);
-            (direct.max(cross), (n - 1.0) * A2A_NVLINK_ROUND_US, Bottleneck::Tier(TierKind::Pcie))
-        } else {
-            let t = out / (self.p2p_intra.0 * 1e3);
-            (t, (n - 1.0) * A2A_NVLINK_ROUND_US, Bottleneck::Tier(self.intra_tier))
+        let local = s * (g - 1.0) / n;
+        let (bw_time, rounds_lat, tier) = match &self.net {
+            Some(net) => {
+                let remote = s * (n - g) / n;
+                let per_gpu = net.nic_side.min(net.gpu_side) / g * net.all_to_all_net_efficiency();
+                let t_net = remote / (per_gpu * 1e3);
+                let t_local = local / (self.p2p_intra.0 * 1e3);
+                let tier = if net.all_to_all_net_efficiency() < 1.0 && self.oversubscribed {
+                    Bottleneck::Tier(if net.domains > net.domains_per_pod { TierKind::Core } else { TierKind::Spine })
+                } else {
+                    self.bandwidth_tier()
+                };
+                let extra = (n - g) * net.step_extra;
+                (t_net.max(t_local), (n - 1.0) * A2A_NET_ROUND_US + extra, tier)
+            }
+            None if self.pcie_switches && ppn > PCIE_GPUS_PER_SWITCH => {
+                let k = PCIE_GPUS_PER_SWITCH as f64;
+                let out = s * (n - 1.0) / n;
+                let direct = out / (self.p2p_intra.0 * 1e3);
+                let cross = k * s * (n - k) / n / (self.p2p_intra.0 * PCIE_CROSS_SWITCH_EFFICIENCY * 1e3);
+                (direct.max(cross), (n - 1.0) * A2A_NVLINK_ROUND_US, Bottleneck::Tier(TierKind::Pcie))
+            }
+            None => {
+                let t = s * (n - 1.0) / n / (self.p2p_intra.0 * 1e3);
+                (t, (n - 1.0) * A2A_NVLINK_ROUND_US, Bottleneck::Tier(self.intra_tier))
+            }
         };
         let lat = A2A_BASE_US + rounds_lat;
         let bottleneck = if lat >= bw_time { Bottleneck::Latency } else { tier };
-        self.finish(Collective::AllToAll, bytes, Micros(lat + bw_time), "P2P", "Simple", bottleneck)
+        self.finish(Collective::AllToAll, bytes, Micros(lat + bw_time), None, "P2P", "Simple", bottleneck)
     }
 
     /// nccl-tests sendrecv: every rank sends `bytes` to the next rank and receives from the
-    /// previous one. Costed with NCCL's ring step constants for each protocol.
+    /// previous one; the pairs that cross a domain boundary go over one NIC each (through PXN,
+    /// on the destination's rail). Costed with NCCL's ring step constants for each protocol.
     fn predict_send_recv(&self, bytes: Bytes, proto: ProtoChoice) -> Result<Prediction> {
-        let cross = self.placement.domains() > 1;
-        let (bw, hw) = if cross { (self.net_per_gpu.0, 2) } else { (self.p2p_intra.0, if self.pcie_switches { 1 } else { 0 }) };
+        let (bw, hw, extra) = match &self.net {
+            Some(net) => (net.p2p_bw(), 2, net.step_extra),
+            None => (self.p2p_intra.0, if self.pcie_switches { 1 } else { 0 }, 0.0),
+        };
         let k = crate::nccl::NcclVersion::V2_27_5.constants();
         let ring = Algorithm::Ring as usize;
         let mut best = (f64::INFINITY, Protocol::Simple);
@@ -488,7 +581,7 @@ impl Comm {
                 Protocol::Ll128 => 0.92,
                 Protocol::Simple => 1.0,
             };
-            let t = k.base_lat[ring][pi] + k.hw_lat[hw][ring][pi] + bytes.as_f64() / (bw * eff * 1e3);
+            let t = k.base_lat[ring][pi] + k.hw_lat[hw][ring][pi] + extra + bytes.as_f64() / (bw * eff * 1e3);
             if t < best.0 {
                 best = (t, p);
             }
@@ -500,69 +593,50 @@ impl Comm {
                 format!("send_recv cannot use {} without NVLink; allowed: {allowed}", proto.id()),
             ));
         }
-        let lat = k.base_lat[ring][best.1 as usize] + k.hw_lat[hw][ring][best.1 as usize];
-        let tier = if cross { self.bandwidth_tier() } else { Bottleneck::Tier(self.intra_tier) };
-        let bottleneck = if lat * 2.0 >= best.0 { Bottleneck::Latency } else { tier };
-        Ok(self.finish(Collective::SendRecv, bytes, Micros(best.0), "P2P", best.1.name(), bottleneck))
+        let lat = k.base_lat[ring][best.1 as usize] + k.hw_lat[hw][ring][best.1 as usize] + extra;
+        let bottleneck = if lat * 2.0 >= best.0 { Bottleneck::Latency } else { self.bandwidth_tier() };
+        Ok(self.finish(Collective::SendRecv, bytes, Micros(best.0), None, "P2P", best.1.name(), bottleneck))
     }
 
-    fn finish(&self, op: Collective, bytes: Bytes, model_time: Micros, algorithm: &'static str, protocol: &'static str, bottleneck: Bottleneck) -> Prediction {
+    /// The class whose validation says how far to trust a prediction.
+    pub fn trust(&self, algorithm: &str, bytes: Bytes) -> Trust {
+        Trust::of(self.tier_class, AlgoFamily::of(algorithm), SizeRange::of(bytes.0))
+    }
+
+    pub fn tier_class(&self) -> TierClass {
+        self.tier_class
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish(&self, op: Collective, bytes: Bytes, gpu_time: Micros, nccl_time: Option<Micros>, algorithm: &'static str, protocol: &'static str, bottleneck: Bottleneck) -> Prediction {
         let n = self.placement.ranks;
-        // All-to-all's fitted base already contains it; a one-rank group does nothing.
-        let launch = if op == Collective::AllToAll || n <= 1 { Micros::ZERO } else { LAUNCH_OVERHEAD };
-        let time = model_time + launch;
+        // One process driving several GPUs starts the last one's kernel late (`network`).
+        let stagger = self.gpus_per_process.min(n).saturating_sub(1) as f64;
+        let time = if n <= 1 { gpu_time } else { gpu_time + network::HOST_LAUNCH_STAGGER * stagger };
         let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
         Prediction {
             op,
             bytes,
             ranks: n,
             time,
-            model_time,
+            nccl_time,
             algbw,
             busbw: algbw * op.busbw_factor(n),
             algorithm,
             protocol,
             bottleneck,
+            trust: self.trust(algorithm, bytes),
         }
     }
 }
 
-/// Whether NCCL's per-channel bandwidth for NVLS (or NVLSTree) AllReduce on these graphs is
-/// set by the network term rather than the NVSwitch term: the two sides of the `min` in
-/// `ncclTopoTuneModel` (tuning.cc, 2.27: `min(bwIntra, bwInter)`, NVLSTree halving bwInter
-/// beyond 2 nodes; 2.30: NVLS efficiency on the intra side, bwInter doubled for a 2-node
-/// NVLSTree). One domain has no network term.
-fn nvls_network_bound(k: &crate::nccl::NcclConstants, g: &Graphs, arch: usize, domains: u32, a: Algorithm) -> bool {
-    use crate::nccl::constants::NvlsFormula;
-    let Some(nv) = g.nvls else { return false };
-    if domains <= 1 {
-        return false;
-    }
-    let (intra, inter) = match (k.nvls_formula, a) {
-        (NvlsFormula::V2_27, Algorithm::NvlsTree) if domains > 2 => (nv.bw_intra, nv.bw_inter / 2.0),
-        (NvlsFormula::V2_27, _) => (nv.bw_intra, nv.bw_inter),
-        (NvlsFormula::V2_30, _) => {
-            let nch = nv.n_channels.max(1) as f64;
-            let two = domains <= 2 && a == Algorithm::NvlsTree;
-            let eff = k.nvls_efficiency.get(arch).copied().unwrap_or(1.0);
-            (nv.bw_intra * eff * (nch - 1.0) / nch * 2.0, nv.bw_inter * if two { 2.0 } else { 1.0 })
-        }
-    };
-    inter < intra
-}
-
-/// nccl-tests' default sweep sizes: powers of two from `min` to `max`.
+/// nccl-tests' default sweep sizes: powers of two from `min` to `max`. The sweep ends past
+/// u64's range instead of repeating its largest value.
 pub fn sweep_sizes(min: Bytes, max: Bytes) -> impl Iterator<Item = Bytes> {
-    let mut s = min.0.max(1);
+    let mut next = Some(min.0.max(1));
     std::iter::from_fn(move || {
-        if s > max.0 {
-            return None;
-        }
-        let cur = s;
-        s = s.saturating_mul(2);
-        if s == cur {
-            s = u64::MAX;
-        }
+        let cur = next.filter(|s| *s <= max.0)?;
+        next = cur.checked_mul(2);
         Some(Bytes(cur))
     })
 }
@@ -623,5 +697,10 @@ mod tests {
         let v: Vec<_> = sweep_sizes(Bytes(8), Bytes(64)).collect();
         assert_eq!(v, vec![Bytes(8), Bytes(16), Bytes(32), Bytes(64)]);
         assert_eq!(sweep_sizes(Bytes(8), Bytes(16 << 30)).count(), 32);
+        // The largest sizes end the sweep instead of repeating u64::MAX forever.
+        assert_eq!(sweep_sizes(Bytes(1 << 62), Bytes(u64::MAX)).count(), 2);
+        assert_eq!(sweep_sizes(Bytes(u64::MAX), Bytes(u64::MAX)).count(), 1);
+        assert_eq!(sweep_sizes(Bytes(1), Bytes(u64::MAX)).count(), 64);
+        assert_eq!(sweep_sizes(Bytes(0), Bytes(0)).count(), 0);
     }
 }

@@ -30,3 +30,51 @@ impl fmt::Display for ModelError {
 impl std::error::Error for ModelError {}
 
 pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// Longest stretch of untrusted text (in characters) a message quotes; see [`printable`].
+pub const MAX_QUOTED_CHARS: usize = 160;
+
+/// Text that may come from a hostile file, link or flag, made safe to put in a message or a
+/// terminal line: control characters (ESC, BEL, line breaks, ...) are written as `\u{1b}`
+/// escapes, so they cannot drive a terminal or split a line, and text longer than `max`
+/// characters keeps its start and end around a `…` (the start names the field, the end
+/// usually lists what is allowed).
+pub fn printable(text: &str, max: usize) -> String {
+    let escaped: String = text
+        .chars()
+        .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
+            if c.is_control() {
+                Box::new(c.escape_unicode())
+            } else {
+                Box::new(std::iter::once(c))
+            }
+        })
+        .collect();
+    let n = escaped.chars().count();
+    if n <= max {
+        return escaped;
+    }
+    let head = max.div_ceil(2);
+    let tail = max - head;
+    let start: String = escaped.chars().take(head).collect();
+    let end: String = escaped.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_escapes_controls_and_bounds_length() {
+        assert_eq!(printable("h1\u{1b}[31m\u{7}", 100), "h1\\u{1b}[31m\\u{7}");
+        assert_eq!(printable("a\nb", 100), "a\\u{a}b");
+        assert_eq!(printable("plain · text", 100), "plain · text");
+        let long = format!("start{}end", "x".repeat(100_000));
+        let p = printable(&long, 20);
+        assert_eq!(p.chars().count(), 21, "{p}");
+        assert!(p.starts_with("startxxxxx") && p.ends_with("xxxxxxxend") && p.contains('…'), "{p}");
+        // Escapes count toward the bound: a line of 100,000 ESC stays short.
+        assert_eq!(printable(&"\u{1b}".repeat(100_000), 40).chars().count(), 41);
+    }
+}

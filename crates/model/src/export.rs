@@ -10,7 +10,7 @@ use crate::units::{format_size, Bytes, Micros};
 /// the column names. Bandwidths are GB/s (10^9 B/s) per direction.
 pub fn curves_csv(r: &Report) -> String {
     let mut out = String::from(
-        "op,scope,ranks,bytes,size,time_us,model_time_us,algbw_GBps_per_direction,busbw_GBps_per_direction,algorithm,protocol,bottleneck\r\n",
+        "op,scope,ranks,bytes,size,time_us,nccl_model_time_us,algbw_GBps_per_direction,busbw_GBps_per_direction,algorithm,protocol,bottleneck,error_band_pct,validated_cases\r\n",
     );
     for c in &r.curves {
         let scope = match c.scope {
@@ -25,12 +25,14 @@ pub fn curves_csv(r: &Report) -> String {
                 p.bytes.0.to_string(),
                 format_size(p.bytes),
                 p.time.0.to_string(),
-                p.model_time.0.to_string(),
+                p.nccl_time.map(|t| t.0.to_string()).unwrap_or_default(),
                 p.algbw.0.to_string(),
                 p.busbw.0.to_string(),
                 p.algorithm.to_string(),
                 p.protocol.to_string(),
                 p.bottleneck.id().to_string(),
+                p.trust.error_band_pct.map(|e| format!("{e:.1}")).unwrap_or_default(),
+                p.trust.validated_cases.to_string(),
             ];
             push_row(&mut out, fields.iter().map(String::as_str));
         }

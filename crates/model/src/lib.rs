@@ -5,6 +5,8 @@
 //! |---|---|
 //! | [`units`] | bandwidth (per direction vs bidirectional, bits vs bytes), time, sizes |
 //! | [`catalog`] | GPUs, scale-up fabrics, NICs, switches, with sources |
+//! | [`limits`] | the allowed range of every count and size, for files, links and flags alike |
+//! | [`fabric_tree`] | sizing a buildable fat tree: leaf, spine, core tiers; rail planes |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
@@ -20,14 +22,19 @@ pub mod catalog;
 pub mod collective;
 pub mod error;
 pub mod export;
+pub mod limits;
+pub mod fabric_tree;
 pub mod link;
 pub mod nccl;
+pub mod network;
 pub mod presets;
 pub mod reading;
 pub mod report;
 pub mod scenario;
 pub mod topology;
 pub mod training;
+pub mod trust;
+mod trust_table;
 pub mod units;
 
 pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Prediction, ProtoChoice};

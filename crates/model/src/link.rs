@@ -19,14 +19,21 @@
 //!   entries into the current one's. Version 0 is the plain JSON Scenario (the file format of
 //!   `fabricscope eval`), raw or percent-encoded, so a pasted JSON file works as a link too;
 //! * robust: each entry is applied and checked on its own, so one bad field costs only that
-//!   field. Input longer than [`MAX_LINK_BYTES`] is refused before any parsing.
+//!   field, and the result is held to the same ranges as files and CLI flags
+//!   ([`Scenario::validate`]): a field out of range falls back with a message. Input longer
+//!   than [`MAX_LINK_BYTES`] is refused before any parsing.
+//!
+//! A scenario *file* (the explorer's export, `fabricscope eval`'s input) is read by
+//! [`decode_file`] with the same field-by-field forgiveness but its own size limit and
+//! messages: a file is not a link.
 //!
 //! base64url of JSON rather than a bespoke binary: the binary form would be ~3x shorter for a
 //! heavily edited scenario (~30 vs ~100 bytes) but would need a hand-written codec per field,
 //! kept in step with every Scenario change by whoever adds a field; JSON reuses the serde
 //! schema (and its error messages naming the field).
 
-use crate::scenario::{Scenario, SCENARIO_VERSION};
+use crate::error::{printable, MAX_QUOTED_CHARS};
+use crate::scenario::{scenario_path, Scenario, SCENARIO_VERSION};
 use serde_json::{Map, Value};
 
 /// The link format this build writes.
@@ -34,6 +41,13 @@ pub const LINK_VERSION: u32 = 1;
 
 /// Links longer than this are refused before parsing (a URL of 8 KiB is already unusual).
 pub const MAX_LINK_BYTES: usize = 8 * 1024;
+
+/// Scenario files larger than this are refused before parsing: an exported scenario is under
+/// 1 KiB pretty-printed, so 1 MiB leaves room for any hand-edited file and bounds the work.
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+
+/// What a file must be, for messages.
+const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Scenario (JSON)\" button saves";
 
 /// The default scenario as it was when link format 1 was defined. Never edit: links omit
 /// fields equal to these values, so changing one would change what old links mean.
@@ -72,6 +86,9 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("mb", "training.micro_batch"),
     ("rc", "training.recompute"),
     ("z", "training.zero"),
+    // Added with per-tier oversubscription of the fat tree.
+    ("ov", "cluster.oversubscription"),
+    ("oc", "cluster.core_oversubscription"),
     // Added with the throughput chart's axis, size range and headline size.
     ("ya", "view.y_axis"),
     ("sz", "view.sizes"),
@@ -180,6 +197,36 @@ pub fn decode(link: &str) -> Decoded {
     out
 }
 
+/// The text of a scenario file's bytes: at most [`MAX_FILE_BYTES`], UTF-8, with any leading
+/// byte-order mark dropped. Every reader of scenario files (CLI, page) goes through it.
+pub fn file_text(bytes: &[u8]) -> Result<&str, String> {
+    check_file_size(bytes.len() as u64)?;
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not a scenario file ({FILE_EXPECTED}): the bytes are not UTF-8 text ({e})"))?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// Refuses a file of `len` bytes over [`MAX_FILE_BYTES`] (before reading it, where the size is
+/// known first).
+pub fn check_file_size(len: u64) -> Result<(), String> {
+    if len > MAX_FILE_BYTES as u64 {
+        return Err(format!("not a scenario file: {len} bytes is more than the {MAX_FILE_BYTES} (1 MiB) a scenario file may have"));
+    }
+    Ok(())
+}
+
+/// Reads a scenario file (the JSON the explorer exports). `Err` when the text is not a
+/// scenario at all (too large, not JSON, not an object), with a message saying so; otherwise
+/// the scenario, with a note naming each field that fell back to its default (unknown names,
+/// values of the wrong type or out of range, another version) and what it fell back to.
+pub fn decode_file(text: &str) -> Result<Decoded, String> {
+    let text = file_text(text.as_bytes())?;
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(apply(migrate(0, Entries::Nested(m)))),
+        Ok(_) => Err(format!("not a scenario file ({FILE_EXPECTED}; this JSON is not an object)")),
+        Err(e) => Err(format!("not a scenario file ({FILE_EXPECTED}; {})", printable(&e.to_string(), MAX_QUOTED_CHARS))),
+    }
+}
+
 /// Finds a link in the parts of a page URL: `s=<link>` in the fragment (`#s=v1.e30`) or the
 /// query (`?embed=busbw&s=v1.e30`), the fragment winning. Either part may keep its leading
 /// `#` or `?`. `None` when neither has one.
@@ -220,7 +267,8 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
                 match v.as_u64() {
                     Some(v) if v <= SCENARIO_VERSION as u64 => {}
                     _ => notes.push(format!(
-                        "version: scenario version {v} is not one this build reads (up to {SCENARIO_VERSION}); reading the fields it knows"
+                        "version: scenario version {} is not one this build reads (up to {SCENARIO_VERSION}); reading the fields it knows",
+                        short_error(&v.to_string())
                     )),
                 }
             }
@@ -274,14 +322,52 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
     let scenario = match serde_json::from_value::<Scenario>(current) {
         Ok(mut s) => {
             s.version = SCENARIO_VERSION;
-            s
+            within_ranges(s, &mut warnings)
         }
         Err(e) => {
-            warnings.push(format!("link: {e}; showing the default scenario"));
+            warnings.push(format!("link: {}; showing the default scenario", short_error(&e.to_string())));
             Scenario::default()
         }
     };
     Decoded { scenario, warnings }
+}
+
+/// Holds a decoded scenario to the ranges files and flags are held to: each field out of
+/// range (or out of step with another, like a sweep whose smallest size passes its largest)
+/// goes back to the baseline's value, with a note, until the scenario validates.
+fn within_ranges(mut s: Scenario, warnings: &mut Vec<String>) -> Scenario {
+    let base = baseline();
+    // Each round restores one field, so a round per field is enough.
+    for _ in 0..64 {
+        let Err(e) = s.validate() else { return s };
+        // A sweep whose smallest size passes its largest: when the smallest is already the
+        // default, the largest is the one to restore.
+        let paths = [scenario_path(e.field), (e.field == "min_bytes").then(|| "view.max_bytes".to_string())];
+        let restored = paths.into_iter().flatten().find_map(|p| {
+            let mut v = serde_json::to_value(&s).ok()?;
+            let default = slot_of(&base, &p)?.clone();
+            let slot = slot_mut(&mut v, &p)?;
+            if *slot == default {
+                return None;
+            }
+            *slot = default.clone();
+            Some((serde_json::from_value::<Scenario>(v).ok()?, p, default))
+        });
+        match restored {
+            Some((next, path, default)) => {
+                warnings.push(format!("{path}: {}; kept the default ({default})", short_error(&e.message)));
+                s = next;
+            }
+            None => break,
+        }
+    }
+    match s.validate() {
+        Ok(()) => s,
+        Err(e) => {
+            warnings.push(format!("link: {}: {}; showing the default scenario", e.field, short_error(&e.message)));
+            Scenario::default()
+        }
+    }
 }
 
 /// Today's default scenario with the frozen format-1 baseline laid over it: fields that
@@ -362,6 +448,11 @@ fn short_key(path: &str) -> String {
 }
 
 /// The value at a dotted path, if every step exists.
+fn slot_of<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |cur, key| cur.as_object()?.get(key))
+}
+
+/// The value at a dotted path, if every step exists.
 fn slot_mut<'a>(v: &'a mut Value, path: &str) -> Option<&'a mut Value> {
     if path.is_empty() {
         return None;
@@ -370,13 +461,9 @@ fn slot_mut<'a>(v: &'a mut Value, path: &str) -> Option<&'a mut Value> {
         .try_fold(v, |cur, key| cur.as_object_mut()?.get_mut(key))
 }
 
-/// Bounds text that may come from a hostile link before it goes into a message.
+/// Bounds and escapes text that may come from a hostile link before it goes into a message.
 fn short_error(e: &str) -> String {
-    let mut s: String = e.chars().take(160).collect();
-    if s.len() < e.len() {
-        s.push('…');
-    }
-    s
+    printable(e, MAX_QUOTED_CHARS)
 }
 
 /// `v<digits>.<payload>`.

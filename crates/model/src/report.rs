@@ -75,15 +75,7 @@ pub struct Report {
 
 /// Evaluates a scenario. Errors name the field at fault.
 pub fn evaluate(s: &Scenario) -> Result<Report> {
-    if s.version > SCENARIO_VERSION {
-        return Err(ModelError::new(
-            "version",
-            format!("scenario version {} is newer than this build understands (up to {SCENARIO_VERSION})", s.version),
-        ));
-    }
-    if s.view.min_bytes.0 == 0 || s.view.min_bytes > s.view.max_bytes {
-        return Err(ModelError::new("min_bytes", "the sweep needs 1 <= min_bytes <= max_bytes"));
-    }
+    s.validate()?;
     let topo = s.cluster.topology()?;
     let curves = curves(&topo, s)?;
     Ok(Report {
@@ -95,7 +87,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report> {
             total_gpus: topo.total_gpus,
             domain_gpus: topo.domain_gpus,
             domains: topo.domains,
-            fabric: topo.fabric,
+            fabric: topo.fabric.clone(),
             bisection: topo.bisection,
         },
         ratios: ratios(&topo.tiers),
@@ -252,10 +244,17 @@ pub struct Formula {
     pub table_bw: GBps,
     /// Algorithm bandwidth as used at this size (Tree AllReduce applies a size correction).
     pub bw: GBps,
-    pub model_time: Micros,
-    /// Host launch overhead added to NCCL's estimate.
-    pub launch: Micros,
+    /// NCCL's estimate: `latency + bytes / (1000 x bw)`.
+    pub nccl_time: Micros,
+    /// The expected (measured) time's terms: latency with the network family's extra per-step
+    /// cost, and the algorithm bandwidth the tiers deliver (see `network`).
+    pub expected_latency: Micros,
+    pub expected_bw: GBps,
+    /// What nccl-tests would measure: `expected_latency + bytes / (1000 x expected_bw)` (one
+    /// process per GPU, so host launch work hides behind the kernels).
     pub time: Micros,
+    /// How far to trust `time`.
+    pub trust: crate::trust::Trust,
     pub algbw: GBps,
     /// nccl-tests' factor, e.g. 2(n-1)/n for AllReduce.
     pub busbw_factor: f64,
@@ -289,13 +288,17 @@ pub fn explain(topo: &Topology, p: Placement, op: Collective, bytes: Bytes) -> R
         (Some(a), Some(x)) => comm.tuning().entry(func, a, x).unwrap_or((0.0, 0.0)),
         _ => (0.0, 0.0),
     };
-    let model = pred.model_time.0;
+    let model = pred.nccl_time.map(|t| t.0).unwrap_or(0.0);
     let transfer = bytes.as_f64() / (1000.0 * table_bw);
     // NCCL adjusts one of the two terms at some sizes; recover which from its own time.
     let (lat, bw) = match algo {
         Some(Algorithm::Tree) if table_bw > 0.0 && model > table_lat => (table_lat, bytes.as_f64() / (1000.0 * (model - table_lat))),
         Some(Algorithm::Ring) if table_bw > 0.0 => ((model - transfer).max(0.0), table_bw),
         _ => (table_lat, table_bw),
+    };
+    let (exp_lat, exp_bw) = match (algo, proto) {
+        (Some(a), Some(x)) => comm.expected_terms(func, a, x, bytes),
+        _ => (0.0, 1.0),
     };
     let c = &topo.cluster;
     let nic_line = topo.nic.line_bw();
@@ -314,9 +317,11 @@ pub fn explain(topo: &Topology, p: Placement, op: Collective, bytes: Bytes) -> R
         latency: Micros(lat),
         table_bw: GBps(table_bw),
         bw: GBps(bw),
-        model_time: pred.model_time,
-        launch: pred.time - pred.model_time,
+        nccl_time: Micros(model),
+        expected_latency: Micros(exp_lat),
+        expected_bw: GBps(exp_bw),
         time: pred.time,
+        trust: pred.trust,
         algbw: pred.algbw,
         busbw_factor: op.busbw_factor(p.ranks),
         busbw: pred.busbw,
@@ -380,7 +385,9 @@ mod tests {
             let t = c.topology().unwrap();
             for bytes in [Bytes(8), Bytes(1 << 20), Bytes(1 << 30)] {
                 let f = explain(&t, t.whole(), Collective::AllReduce, bytes).unwrap();
-                let t_us = f.launch.0 + f.latency.0 + bytes.as_f64() / (1000.0 * f.bw.0);
+                let nccl = f.latency.0 + bytes.as_f64() / (1000.0 * f.bw.0);
+                assert!((nccl - f.nccl_time.0).abs() / f.nccl_time.0 < 1e-9, "{nodes} {bytes:?}: {nccl} vs {}", f.nccl_time.0);
+                let t_us = f.expected_latency.0 + bytes.as_f64() / (1000.0 * f.expected_bw.0);
                 assert!((t_us - f.time.0).abs() / f.time.0 < 1e-9, "{nodes} {bytes:?}: {t_us} vs {}", f.time.0);
                 assert!((f.algbw.0 * f.busbw_factor - f.busbw.0).abs() < 1e-9);
                 assert!(f.channels >= 1);

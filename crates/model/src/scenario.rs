@@ -2,6 +2,8 @@
 //! UI controls all produce one; [`crate::report::evaluate`] turns it into a Report.
 
 use crate::collective::Collective;
+use crate::error::{ModelError, Result};
+use crate::limits;
 use crate::topology::Cluster;
 use crate::training::Recompute;
 use crate::units::Bytes;
@@ -173,6 +175,83 @@ impl Scenario {
             training: TrainingChoice::default(),
         }
     }
+
+    /// Every field within its range ([`limits`]): what a file, a link and the CLI's flags are
+    /// all held to before anything is computed. Only ranges: whether the cluster can be built
+    /// is [`Cluster::topology`]'s to say, and whether the job trains, the training model's.
+    pub fn validate(&self) -> Result<()> {
+        if self.version > SCENARIO_VERSION {
+            return Err(ModelError::new(
+                "version",
+                format!("scenario version {} is newer than this build understands (up to {SCENARIO_VERSION})", self.version),
+            ));
+        }
+        let v = &self.view;
+        limits::MIN_BYTES.check(v.min_bytes.0)?;
+        limits::MAX_BYTES.check(v.max_bytes.0)?;
+        if v.min_bytes > v.max_bytes {
+            return Err(ModelError::new(
+                "min_bytes",
+                format!("the sweep's smallest size {} is larger than its largest {}; use min_bytes <= max_bytes", v.min_bytes.0, v.max_bytes.0),
+            ));
+        }
+        limits::OPS.check(v.ops.len() as u64)?;
+        if let Some(op) = v.ops.iter().enumerate().find_map(|(i, op)| v.ops[..i].contains(op).then_some(op)) {
+            return Err(ModelError::new("ops", format!("{} is listed twice; list each collective at most once", op.id())));
+        }
+        self.cluster.check_counts()?;
+        let t = &self.training;
+        limits::WORKLOAD_ID.check(t.workload.len() as u64)?;
+        for (limit, v) in [(limits::TP, t.tp), (limits::PP, t.pp), (limits::CP, t.cp), (limits::EP, t.ep)] {
+            limit.check_u32(v)?;
+        }
+        if t.micro_batch != 0 {
+            limits::MICRO_BATCH.check_u32(t.micro_batch)?;
+        }
+        if let Some(z) = t.zero {
+            limits::ZERO.check(z as u64)?;
+        }
+        Ok(())
+    }
+}
+
+/// Inputs a scenario holds inside another field, or derives from one: a custom workload's
+/// sizes are parts of `training.workload` (as are a preset's precision and shape), and DP is
+/// what the node count leaves after TP x PP x CP.
+const DERIVED: &[(&str, &str)] = &[
+    ("layers", "training.workload"),
+    ("hidden", "training.workload"),
+    ("heads", "training.workload"),
+    ("kv_heads", "training.workload"),
+    ("head_dim", "training.workload"),
+    ("ffn", "training.workload"),
+    ("vocab", "training.workload"),
+    ("seq", "training.workload"),
+    ("global_batch", "training.workload"),
+    ("experts", "training.workload"),
+    ("top_k", "training.workload"),
+    ("expert_ffn", "training.workload"),
+    ("shared_expert_ffn", "training.workload"),
+    ("moe_dense_layers", "training.workload"),
+    ("precision", "training.workload"),
+    ("dp", "cluster.nodes"),
+];
+
+/// The scenario field (dotted path, `cluster.nodes`) that a [`ModelError::field`] stands for:
+/// the field of that name in `cluster`, `view` or `training`, or the field that holds or
+/// derives it ([`DERIVED`]). `None` for inputs only the CLI has (`--bytes`, `--algo`, ...).
+pub fn scenario_path(field: &str) -> Option<String> {
+    if field == "version" {
+        return Some(field.to_string());
+    }
+    if let Some((_, path)) = DERIVED.iter().find(|(f, _)| *f == field) {
+        return Some(path.to_string());
+    }
+    let value = serde_json::to_value(Scenario::default()).ok()?;
+    ["cluster", "view", "training"]
+        .into_iter()
+        .find(|section| value.get(section).and_then(|s| s.get(field)).is_some())
+        .map(|section| format!("{section}.{field}"))
 }
 
 #[cfg(test)]

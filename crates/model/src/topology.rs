@@ -1,9 +1,13 @@
 //! A cluster as the user describes it, checked, and what follows from it: per-GPU bandwidth
-//! and latency at each tier, the fat tree's oversubscription, bisection bandwidth and hops.
+//! and latency at each tier (up to the core of a three-tier fat tree, sized in
+//! [`crate::fabric_tree`]), oversubscription on a group's path, bisection bandwidth and hops.
 
 use crate::catalog::fabric::{hbm_facts, pcie_line_bw, pcie_nccl_bw, HBM_LATENCY};
 use crate::catalog::{Arch, GpuKind, GpuSpec, NetFamily, NicKind, NicSpec, ScaleUp, SwitchSpec, TierFacts};
 use crate::error::{ModelError, Result};
+use crate::limits;
+pub use crate::fabric_tree::{FatTree, SwitchLevel, SwitchTier};
+use crate::fabric_tree::TreeInput;
 use crate::nccl::NcclVersion;
 use crate::units::{GBps, Micros};
 use serde::{Deserialize, Serialize};
@@ -33,7 +37,7 @@ pub struct Cluster {
     pub sharp: bool,
     /// NVLink SHARP (NVLS) allowed where the hardware has it, like `NCCL_NVLS_ENABLE`.
     pub nvls: bool,
-    /// Leaf switches; `None` sizes a non-blocking two-level fat tree automatically.
+    /// Leaf switches; `None` sizes a buildable fat tree (one, two or three tiers) automatically.
     pub leaf_switches: Option<u32>,
     /// Spine switches; `None` sizes them automatically.
     pub spine_switches: Option<u32>,
@@ -41,6 +45,11 @@ pub struct Cluster {
     pub switch_radix: Option<u32>,
     /// NIC k of every node goes to the leaves of rail k (else all of a node's NICs share a leaf).
     pub rail_optimized: bool,
+    /// Down:up bandwidth ratio at the leaf when the tree is sized automatically; `None` = 1
+    /// (non-blocking). Fixed by `spine_switches` when those are given.
+    pub oversubscription: Option<f64>,
+    /// Down:up ratio at the spine of a three-tier tree (into the core); `None` = 1.
+    pub core_oversubscription: Option<f64>,
     pub cpu: CpuVendor,
     pub nccl: NcclVersion,
 }
@@ -61,18 +70,24 @@ impl Default for Cluster {
             spine_switches: None,
             switch_radix: None,
             rail_optimized: true,
+            oversubscription: None,
+            core_oversubscription: None,
             cpu: CpuVendor::Intel,
             nccl: NcclVersion::V2_27_5,
         }
     }
 }
 
-/// Limits that keep counts physical (and arithmetic in range).
-pub const MAX_NODES: u32 = 65_536;
-pub const MAX_GPUS: u32 = 262_144;
-pub const MAX_NICS_PER_NODE: u32 = 32;
-pub const MAX_SWITCHES: u32 = 100_000;
-pub const MAX_RADIX: u32 = 1_024;
+/// Most nodes in a cluster (see [`limits::NODES`], where every range lives).
+pub const MAX_NODES: u32 = limits::NODES.max as u32;
+/// Most GPUs in a cluster ([`limits::TOTAL_GPUS`]).
+pub const MAX_GPUS: u32 = limits::TOTAL_GPUS.max as u32;
+/// Most NICs per node ([`limits::NICS_PER_NODE`]).
+pub const MAX_NICS_PER_NODE: u32 = limits::NICS_PER_NODE.max as u32;
+/// Most leaf or spine switches ([`limits::LEAF_SWITCHES`]).
+pub const MAX_SWITCHES: u32 = limits::LEAF_SWITCHES.max as u32;
+/// Most ports per switch ([`limits::SWITCH_RADIX`]).
+pub const MAX_RADIX: u32 = limits::SWITCH_RADIX.max as u32;
 
 /// Which level of the hierarchy a tier is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -84,6 +99,7 @@ pub enum TierKind {
     Nic,
     Leaf,
     Spine,
+    Core,
 }
 
 /// One rung of the bandwidth/latency ladder, per GPU.
@@ -96,25 +112,6 @@ pub struct Tier {
     /// Latency of a small transfer that reaches this tier.
     pub latency: Micros,
     pub facts: TierFacts,
-}
-
-/// The two-level fat tree as built.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct FatTree {
-    pub leaves: u32,
-    pub spines: u32,
-    /// Ports per switch at the NIC rate.
-    pub radix: u32,
-    /// NIC-facing ports used on the busiest leaf.
-    pub down_per_leaf: u32,
-    /// Spine-facing ports per leaf.
-    pub up_per_leaf: u32,
-    /// Down:up bandwidth ratio at the leaf (1 = non-blocking).
-    pub oversubscription: f64,
-    /// Nodes whose same-rail NICs meet under one leaf (traffic among them never reaches a spine).
-    pub nodes_per_leaf: u32,
-    pub switch: &'static str,
-    pub hop_latency: Micros,
 }
 
 /// A checked cluster and everything derived from it.
@@ -145,13 +142,6 @@ fn nvlink_gen_of(gpu: GpuKind) -> u8 {
     }
 }
 
-fn check_range(field: &'static str, what: &str, v: u32, lo: u32, hi: u32) -> Result<()> {
-    if v < lo || v > hi {
-        return Err(ModelError::new(field, format!("{what} must be between {lo} and {hi}; got {v}")));
-    }
-    Ok(())
-}
-
 impl Cluster {
     pub fn total_gpus(&self) -> u32 {
         self.nodes.saturating_mul(self.gpus_per_node)
@@ -161,16 +151,8 @@ impl Cluster {
     pub fn topology(&self) -> Result<Topology> {
         let gpu = self.gpu.spec();
         let nic = self.nic.spec();
-        check_range("nodes", "the node count", self.nodes, 1, MAX_NODES)?;
-        check_range("gpus_per_node", "GPUs per node", self.gpus_per_node, 1, 72)?;
+        self.check_counts()?;
         let total = self.total_gpus();
-        if total > MAX_GPUS {
-            return Err(ModelError::new(
-                "nodes",
-                format!("{total} GPUs is more than the {MAX_GPUS} the model handles; use at most {} nodes", MAX_GPUS / self.gpus_per_node),
-            ));
-        }
-        check_range("nics_per_node", "NICs per node", self.nics_per_node, 0, MAX_NICS_PER_NODE)?;
         self.check_scale_up(gpu)?;
 
         let domain_gpus = match self.scale_up {
@@ -190,20 +172,16 @@ impl Cluster {
                 format!("SHARP in-network reduction needs InfiniBand (ib-hdr, ib-ndr, ib-xdr); {} has none", nic.name),
             ));
         }
-        let fabric = if self.nics_per_node > 0 { Some(self.fat_tree(nic)?) } else { None };
+        let fabric = if self.nics_per_node > 0 {
+            Some(self.fat_tree(nic)?)
+        } else {
+            // No fabric to size, but the ratios are still held to their range.
+            crate::fabric_tree::check_ratio("oversubscription", self.oversubscription, MAX_RADIX)?;
+            crate::fabric_tree::check_ratio("core_oversubscription", self.core_oversubscription, MAX_RADIX)?;
+            None
+        };
         let tiers = self.tiers(gpu, nic, fabric.as_ref());
         let scale_up_half = GBps(self.scale_up.line_bw(gpu).0 * (domain_gpus / 2) as f64);
-        let bisection = match fabric {
-            Some(f) if domains > 1 => {
-                let half = GBps(nic.line_bw().0 * (self.nodes * self.nics_per_node) as f64 / 2.0);
-                if f.leaves > 1 {
-                    half / f.oversubscription
-                } else {
-                    half
-                }
-            }
-            _ => scale_up_half,
-        };
         Ok(Topology {
             cluster: self.clone(),
             gpu,
@@ -213,8 +191,30 @@ impl Cluster {
             domains,
             fabric,
             tiers,
-            bisection,
-        })
+            bisection: scale_up_half,
+        }
+        .with_bisection(nic))
+    }
+
+    /// Every count within its range ([`limits`]), before anything is derived from them:
+    /// what a file, a link and the CLI's flags are all held to.
+    pub fn check_counts(&self) -> Result<()> {
+        limits::NODES.check_u32(self.nodes)?;
+        limits::GPUS_PER_NODE.check_u32(self.gpus_per_node)?;
+        let total = self.total_gpus();
+        if total > MAX_GPUS {
+            return Err(ModelError::new(
+                "nodes",
+                format!("{total} GPUs is more than the {MAX_GPUS} the model handles; use at most {} nodes", MAX_GPUS / self.gpus_per_node),
+            ));
+        }
+        limits::NICS_PER_NODE.check_u32(self.nics_per_node)?;
+        for (limit, v) in [(limits::LEAF_SWITCHES, self.leaf_switches), (limits::SPINE_SWITCHES, self.spine_switches), (limits::SWITCH_RADIX, self.switch_radix)] {
+            if let Some(v) = v {
+                limit.check_u32(v)?;
+            }
+        }
+        Ok(())
     }
 
     fn check_scale_up(&self, gpu: &GpuSpec) -> Result<()> {
@@ -282,82 +282,22 @@ impl Cluster {
     fn fat_tree(&self, nic: &NicSpec) -> Result<FatTree> {
         let sw: &SwitchSpec = self.nic.default_switch().spec();
         let radix = self.switch_radix.unwrap_or_else(|| sw.radix_at(nic.line_rate));
-        check_range("switch_radix", "the switch radix", radix, 4, MAX_RADIX)?;
-        let rails = self.nics_per_node;
-        let nics_total = self.nodes as u64 * rails as u64;
-        let half = radix / 2;
-        let leaves = match self.leaf_switches {
-            Some(l) => {
-                check_range("leaf_switches", "the leaf switch count", l, 1, MAX_SWITCHES)?;
-                l
-            }
-            None if nics_total <= radix as u64 => 1,
-            None => nics_total.div_ceil(half as u64) as u32,
-        };
-        let spines = match self.spine_switches {
-            Some(s) => {
-                check_range("spine_switches", "the spine switch count", s, 0, MAX_SWITCHES)?;
-                s
-            }
-            None if leaves == 1 => 0,
-            None => (leaves as u64 * half as u64).div_ceil(radix as u64) as u32,
-        };
-        let down = nics_total.div_ceil(leaves as u64);
-        if down > radix as u64 {
-            // Past one switch, a non-blocking two-level tree gives half of each leaf to NICs.
-            let need = nics_total.div_ceil(half.max(1) as u64);
-            return Err(ModelError::new(
-                "leaf_switches",
-                format!(
-                    "{leaves} leaf switch{} of {radix} ports cannot host {nics_total} NICs ({} nodes x {rails}): {} ports short; use at least {need} leaf switches (half their ports for NICs) or a larger radix",
-                    if leaves == 1 { "" } else { "es" },
-                    self.nodes,
-                    nics_total - leaves as u64 * radix as u64,
-                ),
-            ));
+        limits::SWITCH_RADIX.check_u32(radix)?;
+        if let Some(l) = self.leaf_switches {
+            limits::LEAF_SWITCHES.check_u32(l)?;
         }
-        let down = down as u32;
-        let (up, oversub) = if leaves == 1 {
-            (0, 1.0)
-        } else {
-            if spines == 0 {
-                return Err(ModelError::new(
-                    "spine_switches",
-                    format!("{leaves} leaf switches need spine switches to reach each other: use at least 1"),
-                ));
-            }
-            let free = radix - down;
-            let spine_ports_per_leaf = (spines as u64 * radix as u64 / leaves as u64) as u32;
-            let up = free.min(spine_ports_per_leaf);
-            if up == 0 {
-                let reason = if free == 0 {
-                    format!(
-                        "each leaf uses all {radix} ports for NICs, leaving none for uplinks: use at least {} leaf switches",
-                        nics_total.div_ceil(half.max(1) as u64)
-                    )
-                } else {
-                    format!("{spines} spine switches of {radix} ports cannot give each of {leaves} leaves an uplink: use at least {}", leaves.div_ceil(radix))
-                };
-                return Err(ModelError::new(if free == 0 { "leaf_switches" } else { "spine_switches" }, reason));
-            }
-            (up, (down as f64 / up as f64).max(1.0))
-        };
-        let nodes_per_leaf = if leaves == 1 {
-            self.nodes
-        } else if self.rail_optimized {
-            let rails_per_leaf = rails.div_ceil(leaves).max(1);
-            (down / rails_per_leaf).clamp(1, self.nodes)
-        } else {
-            (down / rails.max(1)).clamp(1, self.nodes)
-        };
-        Ok(FatTree {
-            leaves,
-            spines,
+        if let Some(s) = self.spine_switches {
+            limits::SPINE_SWITCHES.check_u32(s)?;
+        }
+        crate::fabric_tree::size(&TreeInput {
+            nodes: self.nodes,
+            rails: self.nics_per_node,
+            rail_optimized: self.rail_optimized,
             radix,
-            down_per_leaf: down,
-            up_per_leaf: up,
-            oversubscription: oversub,
-            nodes_per_leaf,
+            leaves: self.leaf_switches,
+            spines: self.spine_switches,
+            leaf_oversubscription: self.oversubscription,
+            core_oversubscription: self.core_oversubscription,
             switch: sw.name,
             hop_latency: sw.hop_latency,
         })
@@ -417,14 +357,29 @@ impl Cluster {
                 best_fit: "DP and PP among the nodes of one leaf",
             },
         });
-        if f.leaves > 1 {
+        let three = f.cores > 0;
+        if f.spines > 0 {
             tiers.push(Tier {
                 kind: TierKind::Spine,
                 name: format!("spine: {} x{} ({:.2}:1)", f.switch, f.spines, f.oversubscription),
                 bw_per_gpu: nic_bw / f.oversubscription,
                 latency: nic.latency + f.hop_latency * 2.0,
                 facts: TierFacts {
-                    domain: "the whole cluster",
+                    domain: if three { "one pod: the nodes under one group of spines" } else { "the whole cluster" },
+                    congestion_control: nic.facts().congestion_control,
+                    best_fit: if three { "DP and PP among the nodes of one pod" } else { "DP/FSDP gradient traffic, overlapped with compute" },
+                },
+            });
+        }
+        if three {
+            let o = f.core_path_oversubscription();
+            tiers.push(Tier {
+                kind: TierKind::Core,
+                name: format!("core: {} x{} ({:.2}:1)", f.switch, f.cores, o),
+                bw_per_gpu: nic_bw / o,
+                latency: nic.latency + f.hop_latency * 4.0,
+                facts: TierFacts {
+                    domain: "the whole cluster: pods joined by core switches",
                     congestion_control: nic.facts().congestion_control,
                     best_fit: "DP/FSDP gradient traffic, overlapped with compute",
                 },
@@ -459,23 +414,25 @@ impl Topology {
         Placement { ranks, per_domain: per }
     }
 
-    /// Checks a placement fits this cluster.
+    /// Checks a placement fits this cluster. Errors name the CLI's group flags
+    /// (`group_ranks`, `group_per_node`); a caller that derives the placement from other
+    /// inputs (a training layout) re-attributes them to those.
     pub fn check(&self, p: Placement) -> Result<()> {
         if p.ranks == 0 || p.per_domain == 0 || !p.ranks.is_multiple_of(p.per_domain) {
             return Err(ModelError::new(
-                "group",
+                if p.ranks == 0 { "group_ranks" } else { "group_per_node" },
                 format!("a group of {} GPUs cannot be split evenly with {} per domain", p.ranks, p.per_domain),
             ));
         }
         if p.per_domain > self.domain_gpus {
             return Err(ModelError::new(
-                "group",
+                "group_per_node",
                 format!("{} GPUs per domain, but a domain holds {}", p.per_domain, self.domain_gpus),
             ));
         }
         if p.domains() > self.domains {
             return Err(ModelError::new(
-                "group",
+                "group_ranks",
                 format!("the group spans {} domains; the cluster has {}", p.domains(), self.domains),
             ));
         }
@@ -496,27 +453,72 @@ impl Topology {
         }
         let gpn = self.cluster.gpus_per_node;
         let (na, nb) = (a / gpn, b / gpn);
-        match self.fabric {
-            Some(f) if f.leaves > 1 && na / f.nodes_per_leaf != nb / f.nodes_per_leaf => 3,
-            _ => 1,
-        }
+        // NCCL keeps traffic on its rail, so the nodes' blocks under a leaf and a pod decide.
+        let top = match &self.fabric {
+            Some(f) if na / f.nodes_per_leaf.max(1) == nb / f.nodes_per_leaf.max(1) => SwitchLevel::Leaf,
+            Some(f) if f.cores > 0 && na / f.nodes_per_pod.max(1) != nb / f.nodes_per_pod.max(1) => SwitchLevel::Core,
+            Some(_) => SwitchLevel::Spine,
+            None => SwitchLevel::Leaf,
+        };
+        FatTree::hops_to(top)
     }
 
-    /// Domains whose traffic stays under one leaf.
+    fn nodes_per_domain(&self) -> u32 {
+        (self.domain_gpus / self.cluster.gpus_per_node).max(1)
+    }
+
+    /// Domains whose traffic stays under one leaf (on their rail).
     pub fn domains_per_leaf(&self) -> u32 {
-        let nodes_per_domain = (self.domain_gpus / self.cluster.gpus_per_node).max(1);
-        match self.fabric {
-            Some(f) if f.leaves > 1 => (f.nodes_per_leaf / nodes_per_domain).max(1),
+        match &self.fabric {
+            Some(f) if f.leaves > 1 => (f.nodes_per_leaf / self.nodes_per_domain()).clamp(1, self.domains.max(1)),
             _ => self.domains.max(1),
         }
     }
 
-    /// Oversubscription a group spanning `domains` domains meets (1 inside one leaf).
+    /// Domains whose traffic stays below the core tier (all of them below three tiers).
+    pub fn domains_per_pod(&self) -> u32 {
+        match &self.fabric {
+            Some(f) if f.cores > 0 => (f.nodes_per_pod / self.nodes_per_domain()).clamp(1, self.domains.max(1)),
+            _ => self.domains.max(1),
+        }
+    }
+
+    /// The highest switch tier a group of `domains` contiguous domains crosses on its rail
+    /// (`None` for one domain, or no fabric).
+    pub fn top_tier_for(&self, domains: u32) -> Option<SwitchLevel> {
+        match &self.fabric {
+            Some(_) if domains <= 1 => None,
+            Some(_) if domains <= self.domains_per_leaf() => Some(SwitchLevel::Leaf),
+            Some(_) if domains <= self.domains_per_pod() => Some(SwitchLevel::Spine),
+            Some(_) => Some(SwitchLevel::Core),
+            None => None,
+        }
+    }
+
+    /// Switch hops of the longest path in a group of `domains` contiguous domains (0, 1, 3, 5).
+    pub fn hops_for(&self, domains: u32) -> u32 {
+        self.top_tier_for(domains).map_or(0, FatTree::hops_to)
+    }
+
+    /// Worst down:up ratio on the path of a group of `domains` contiguous domains: 1 inside
+    /// one leaf, the leaf's ratio inside one pod, leaf times spine ratio across the core.
     pub fn oversubscription_for(&self, domains: u32) -> f64 {
-        match self.fabric {
-            Some(f) if domains > self.domains_per_leaf() => f.oversubscription,
+        match (&self.fabric, self.top_tier_for(domains)) {
+            (Some(f), Some(SwitchLevel::Spine)) => f.oversubscription,
+            (Some(f), Some(SwitchLevel::Core)) => f.core_path_oversubscription(),
             _ => 1.0,
         }
+    }
+
+    /// Bandwidth across the worst cut into two halves: half the NICs, through the tiers a
+    /// cluster-wide group crosses; inside one domain, half its scale-up links.
+    fn with_bisection(mut self, nic: &NicSpec) -> Topology {
+        if self.fabric.is_some() && self.domains > 1 {
+            let c = &self.cluster;
+            let half = GBps(nic.line_bw().0 * (c.nodes as f64 * c.nics_per_node as f64) / 2.0);
+            self.bisection = half / self.oversubscription_for(self.domains);
+        }
+        self
     }
 
     /// Per-GPU, per-direction NCCL bandwidth among `per_domain` GPUs of one domain.
@@ -564,7 +566,7 @@ mod tests {
     fn large_cluster_gets_a_non_blocking_two_level_tree() {
         let c = Cluster { nodes: 128, ..Cluster::default() };
         let t = c.topology().unwrap();
-        let f = t.fabric.unwrap();
+        let f = t.fabric.clone().unwrap();
         // 1024 NICs / 32 down-ports per leaf = 32 leaves; 32*32 uplinks / 64 = 16 spines.
         assert_eq!((f.leaves, f.spines, f.oversubscription), (32, 16, 1.0));
         assert_eq!(t.hops(0, 1), 1);

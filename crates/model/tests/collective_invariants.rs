@@ -51,8 +51,10 @@ proptest! {
         prop_assume!(c.nodes > 1);
         let bytes = 1u64 << lg;
         let mut last = f64::INFINITY;
+        // One switch holds every NIC count here, so the comparison is of bandwidth alone (with
+        // automatic sizing, more NICs can mean more switches and two more hops per step).
         for nics in [1u32, 2, 4, 8] {
-            let t = Cluster { nics_per_node: nics, ..c.clone() }.topology().unwrap();
+            let t = Cluster { nics_per_node: nics, switch_radix: Some(1024), ..c.clone() }.topology().unwrap();
             let time = predict(&t, t.whole(), op, bytes);
             prop_assert!(time <= last * (1.0 + 1e-9), "{:?} with {} NICs: {} > {}", op, nics, time, last);
             last = time;
@@ -80,15 +82,62 @@ proptest! {
 
     #[test]
     fn oversubscription_never_helps(op in op(), lg in 10u32..35) {
-        // 96 nodes x 8 NDR NICs on 16 leaves: 48 down-ports per leaf; 8 spines give 3:1, 16 give 1.5:1... fewer spines never faster.
+        // 96 nodes x 8 NDR NICs on 32 leaves: 24 NIC ports and up to 40 uplinks per 64-port
+        // leaf; S spines give each leaf 2S uplinks: 12+ spines 1:1, 8 give 1.5:1, 4 give 3:1.
+        // Fewer spines are never faster.
         let mut last = 0.0;
-        for spines in [24u32, 16, 12, 8, 4] {
-            let t = Cluster { nodes: 96, leaf_switches: Some(16), spine_switches: Some(spines), ..Cluster::default() }.topology().unwrap();
+        for spines in [40u32, 24, 16, 12, 8, 4] {
+            let t = Cluster { nodes: 96, leaf_switches: Some(32), spine_switches: Some(spines), ..Cluster::default() }.topology().unwrap();
             let time = predict(&t, t.whole(), op, 1u64 << lg);
             prop_assert!(time >= last * (1.0 - 1e-9), "{:?} with {} spines: {} < {}", op, spines, time, last);
             last = time;
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// At the same line rate InfiniBand (adaptive routing, ~1 µs NICs, cut-through switches) is
+    /// never slower than RoCEv2 (ECMP hashing, ~2 µs NICs, Ethernet switches), and RoCE never
+    /// slower than TCP sockets... at 100G, the one rate where the catalog has TCP.
+    #[test]
+    fn infiniband_is_never_slower_than_roce_at_the_same_rate(op in op(), lg in 3u32..35, lg_nodes in 1u32..8, rail in prop::bool::ANY) {
+        let bytes = 1u64 << lg;
+        let base = Cluster { nodes: 1 << lg_nodes, rail_optimized: rail, nvls: false, ..Cluster::default() };
+        let ib = Cluster { nic: NicKind::IbNdr, ..base.clone() }.topology().unwrap();
+        let roce = Cluster { nic: NicKind::Roce400, switch_radix: Some(64), ..base.clone() }.topology().unwrap();
+        let (a, b) = (predict(&ib, ib.whole(), op, bytes), predict(&roce, roce.whole(), op, bytes));
+        prop_assert!(a <= b * (1.0 + 1e-9), "{:?} 2^{} on {} nodes: IB {} > RoCE {}", op, lg, base.nodes, a, b);
+    }
+}
+
+#[test]
+fn small_collectives_pay_the_network_family_and_large_ones_never_favour_roce() {
+    // 128 nodes of 8 GPUs: a 1 GiB AllReduce is never faster on RoCE than on InfiniBand; an
+    // 8 KiB one is slower on RoCE and much slower over TCP sockets.
+    let at = |nic: NicKind, nics: u32, bytes: u64| {
+        let t = Cluster { nodes: 128, nic, nics_per_node: nics, nvls: false, ..Cluster::default() }.topology().unwrap();
+        predict(&t, t.whole(), Collective::AllReduce, bytes)
+    };
+    assert!(at(NicKind::IbNdr, 8, 1 << 30) <= at(NicKind::Roce400, 8, 1 << 30));
+    let (ib, roce) = (at(NicKind::IbNdr, 8, 8 << 10), at(NicKind::Roce400, 8, 8 << 10));
+    assert!(roce > ib * 1.05, "8 KiB: RoCE {roce} vs IB {ib}");
+    let (ib1, tcp) = (at(NicKind::IbHdr, 1, 8 << 10), at(NicKind::Eth100Tcp, 1, 8 << 10));
+    assert!(tcp > ib1 * 2.0, "8 KiB: TCP {tcp} vs IB {ib1}");
+}
+
+#[test]
+fn all_to_all_pays_an_oversubscribed_spine_and_a_ring_barely_does() {
+    // 96 rail-optimized nodes: sized non-blocking, or on 16 leaves of 48 NIC ports and 16
+    // uplinks (3:1). Half of each leaf's all-to-all bytes go to the other leaf of its rail,
+    // so all-to-all pays 3 x 1/2 = 1.5x on its network part; the ring crosses on one flow.
+    let full = Cluster { nodes: 96, ..Cluster::default() }.topology().unwrap();
+    let thin = Cluster { nodes: 96, leaf_switches: Some(16), spine_switches: Some(4), ..Cluster::default() }.topology().unwrap();
+    let a2a = |t: &Topology| predict(t, t.whole(), Collective::AllToAll, 1 << 30);
+    let ring = |t: &Topology| predict(t, t.whole(), Collective::AllReduce, 1 << 30);
+    assert!(a2a(&thin) > 1.3 * a2a(&full), "all-to-all {} vs {}", a2a(&thin), a2a(&full));
+    assert!(ring(&thin) < 1.05 * ring(&full), "ring {} vs {}", ring(&thin), ring(&full));
 }
 
 #[test]

@@ -1,26 +1,38 @@
-//! Published nccl-tests results (validation/collectives.csv) against the model's busbw.
+//! Published nccl-tests results (validation/collectives.csv and collectives-2.csv) against the
+//! model's expected busbw, per tier.
 //!
-//! Each row is turned into a scenario by fixed rules that read its hardware, fabric and size
-//! columns (nothing here is tuned per row):
+//! Each row is turned into a scenario by fixed rules that read its hardware, fabric, size and
+//! notes columns (nothing here is tuned per row):
 //! - the GPU is the one the row names; rows that name only a PCIe generation get the newest
 //!   GPU of that generation (Gen4: A100, Gen5: H100 PCIe, Gen6: B200);
 //! - "multi-node" rows whose node count the slide omits use the 32 GPUs (4 nodes x 8) its GTC25
 //!   version states, with one NIC per node for the single-NIC classes;
 //! - rows without a message size are large-message plateaus: evaluated at 8 GiB;
-//! - an algorithm a summary bar names (Ring, NVLS, SHARP) is forced, as NCCL_ALGO would (size
-//!   sweeps name the configuration, so NCCL chooses); rows with
-//!   no algorithm label run with NVLS off (the slides show NVLS as a bar of its own).
+//! - an algorithm a row names (Ring, Tree, NVLS, CollNet/SHARP) is forced, as NCCL_ALGO would;
+//!   size sweeps of collectives.csv name a configuration, not an algorithm (NCCL chooses); rows
+//!   with no algorithm label in collectives.csv run with NVLS off (the slides show NVLS as a bar
+//!   of its own);
+//! - rows whose notes say one process drove all GPUs (`-g 8`) are timed that way;
+//! - small-size rows that print busbw 0.00 are compared through their time (busbw is 1/time);
+//! - hardware the catalog does not have (H20, RTX 2080 Ti, an NV12 A100 pair, AWS EFA, GCP
+//!   TCPXO) is listed as not expressible, not approximated.
 //!
-//! The test asserts a median absolute error of at most 10% and, with
-//! FABRICSCOPE_WRITE_DOCS=1, regenerates docs/collective-accuracy.md.
+//! Per tier (the widest hop a prediction crosses) and per class (tier x algorithm family x size
+//! range) the median absolute error is computed; the class medians are the error bands every
+//! prediction carries (src/trust_table.rs). The test fails when the checked-in bands differ from
+//! what the data gives, and asserts the per-tier medians. FABRICSCOPE_WRITE_DOCS=1 rewrites
+//! docs/collective-accuracy.md and src/trust_table.rs.
 
 mod common;
 
 use fabricscope_model::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
+use fabricscope_model::trust::{AlgoFamily, SizeRange, TierClass};
 use fabricscope_model::units::Bytes;
 use fabricscope_model::{AlgoChoice, Cluster, Collective, Comm, ProtoChoice};
+use std::collections::BTreeMap;
 
 struct Row {
+    file: &'static str,
     hardware: String,
     fabric: String,
     collective: String,
@@ -28,41 +40,42 @@ struct Row {
     nodes: Option<u32>,
     gpus: Option<u32>,
     message_bytes: Option<u64>,
-    busbw: f64,
+    busbw: Option<f64>,
+    latency_us: Option<f64>,
+    notes: String,
+    kind: String,
     source: String,
 }
 
-
 fn rows() -> Vec<Row> {
-    let table = common::read_csv(include_str!("../../../validation/collectives.csv"));
-    let header = &table[0];
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let (hw, gpus, nodes, fabric, coll, algo, size, busbw, src) = (
-        col("hardware"),
-        col("gpus"),
-        col("nodes"),
-        col("fabric"),
-        col("collective"),
-        col("algorithm"),
-        col("message_bytes"),
-        col("busbw_GBps"),
-        col("source"),
-    );
-    table[1..]
-        .iter()
-        .filter(|r| r.len() == header.len())
-        .map(|r| Row {
-            hardware: r[hw].clone(),
-            fabric: r[fabric].clone(),
-            collective: r[coll].clone(),
-            algorithm: r[algo].clone(),
-            nodes: r[nodes].parse().ok(),
-            gpus: r[gpus].parse().ok(),
-            message_bytes: r[size].parse().ok(),
-            busbw: r[busbw].parse().unwrap(),
-            source: r[src].split(',').next().unwrap_or("").chars().take(40).collect(),
-        })
-        .collect()
+    let mut out = Vec::new();
+    for (file, text) in [
+        ("collectives.csv", include_str!("../../../validation/collectives.csv")),
+        ("collectives-2.csv", include_str!("../../../validation/collectives-2.csv")),
+    ] {
+        let table = common::read_csv(text);
+        let header = &table[0];
+        let col = |name: &str| header.iter().position(|h| h == name);
+        let get = |r: &Vec<String>, name: &str| col(name).and_then(|i| r.get(i)).cloned().unwrap_or_default();
+        for r in table[1..].iter().filter(|r| r.len() == header.len()) {
+            out.push(Row {
+                file,
+                hardware: get(r, "hardware"),
+                fabric: get(r, "fabric"),
+                collective: get(r, "collective"),
+                algorithm: get(r, "algorithm"),
+                nodes: get(r, "nodes").parse().ok(),
+                gpus: get(r, "gpus").parse().ok(),
+                message_bytes: get(r, "message_bytes").parse().ok(),
+                busbw: get(r, "busbw_GBps").parse().ok(),
+                latency_us: get(r, "latency_us").parse().ok(),
+                notes: get(r, "notes"),
+                kind: get(r, "measurement_kind"),
+                source: get(r, "source"),
+            });
+        }
+    }
+    out
 }
 
 struct Case {
@@ -72,7 +85,7 @@ struct Case {
     bytes: Bytes,
 }
 
-fn case_for(r: &Row) -> Option<Case> {
+fn case_for_v1(r: &Row) -> Option<Case> {
     let text = format!("{} {}", r.hardware, r.fabric);
     let has = |s: &str| text.contains(s);
     let op = Collective::from_id(&r.collective)?;
@@ -158,56 +171,262 @@ fn nic_of(text: &str) -> Option<(u32, NicKind)> {
     Some((count.unwrap_or(if text.contains("multi") { 1 } else { 8 }), kind))
 }
 
-#[test]
-fn median_busbw_error_is_within_ten_percent() {
-    let mut table = Vec::new();
-    let mut errors = Vec::new();
-    for r in rows() {
-        let Some(case) = case_for(&r) else {
-            table.push(format!("| {} | {} | {} | {} | | | | not expressible |", r.hardware, r.collective, r.algorithm, r.busbw));
-            continue;
-        };
-        let topo = case.cluster.topology().unwrap_or_else(|e| panic!("{}: {e}", r.hardware));
-        let comm = Comm::new(&topo, topo.whole()).unwrap();
-        let p = comm.predict(case.op, case.bytes, case.algo, ProtoChoice::Auto).unwrap_or_else(|e| panic!("{}: {e}", r.hardware));
-        let err = (p.busbw.0 - r.busbw) / r.busbw;
-        errors.push(err.abs());
-        table.push(format!(
-            "| {} | {} | {} x {} {} | {} | {} | {:.2} | {:.2} | {:+.1}% | {} {} |",
-            r.hardware,
-            r.collective,
-            case.cluster.nodes,
-            case.cluster.gpus_per_node,
-            case.cluster.gpu.id(),
-            r.message_bytes.map(|b| fabricscope_model::units::format_size(Bytes(b))).unwrap_or_else(|| "plateau".into()),
-            r.algorithm,
-            r.busbw,
-            p.busbw.0,
-            err * 100.0,
-            p.algorithm,
-            p.protocol,
-        ));
-        let _ = &r.source;
+
+/// Catalog GPUs only; anything else is not expressible.
+fn unknown_hardware(text: &str) -> bool {
+    let words = text.split(|ch: char| !ch.is_ascii_alphanumeric());
+    words.clone().any(|w| w == "H20" || w == "B300") || ["2080", "NV12", "EFA", "TCPXO"].iter().any(|s| text.contains(s))
+}
+
+/// A collectives-2.csv row as a scenario.
+fn case_v2(r: &Row) -> Option<Case> {
+    let text = format!("{} {}", r.hardware, r.fabric);
+    if unknown_hardware(&text) {
+        return None;
     }
-    errors.sort_by(|a, b| a.total_cmp(b));
-    let median = errors[errors.len() / 2];
-    let within10 = errors.iter().filter(|e| **e <= 0.10).count();
+    let has = |s: &str| text.contains(s);
+    let op = Collective::from_id(&r.collective)?;
+    let gpus = r.gpus?;
+    let nodes = r.nodes.unwrap_or(1).max(1);
+    let gpn = gpus / nodes;
+    let mut c = Cluster { sharp: false, nodes, gpus_per_node: gpn, ..Cluster::default() };
+    let (gpu, scale_up) = if has("H100 PCIe") {
+        (GpuKind::H100Pcie, ScaleUp::NvlinkBridge)
+    } else if has("B200") {
+        (GpuKind::B200, ScaleUp::NvSwitch { gen: 5 })
+    } else if has("H200") {
+        (GpuKind::H200, ScaleUp::NvSwitch { gen: 4 })
+    } else if has("H800") {
+        (GpuKind::H800, ScaleUp::NvSwitch { gen: 4 })
+    } else if has("H100") {
+        (GpuKind::H100, ScaleUp::NvSwitch { gen: 4 })
+    } else if has("A100") {
+        (GpuKind::A100, ScaleUp::NvSwitch { gen: 3 })
+    } else {
+        return None;
+    };
+    c.gpu = gpu;
+    c.scale_up = scale_up;
+    if nodes > 1 {
+        // "8x ConnectX-7 ... per node", "12 NDR ... HCAs", "4x 200Gb/s", "8 HCAs", "8x400Gb/s".
+        let words: Vec<&str> = text.split(|ch: char| ch.is_whitespace() || ch == ';' || ch == ',' || ch == '(').collect();
+        let count = words.windows(2).find_map(|w| {
+            let n = w[0].strip_suffix('x').or_else(|| w[0].split_once("x").map(|(a, _)| a)).unwrap_or(w[0]);
+            let n: u32 = n.parse().ok()?;
+            let next = w[1].to_ascii_lowercase();
+            let nic_word = ["connectx", "ndr", "hcas", "200gb", "400gb", "cx-7", "efa"].iter().any(|k| next.starts_with(k))
+                || w[0].contains("x400") || w[0].contains("x200");
+            nic_word.then_some(n)
+        });
+        c.nics_per_node = count.unwrap_or(gpn).clamp(1, 16);
+        c.nic = if has("RoCE") {
+            NicKind::Roce400
+        } else if has("200Gb") || has("HDR") {
+            NicKind::IbHdr
+        } else {
+            NicKind::IbNdr
+        };
+        c.sharp = has("SHARP active") && c.nic != NicKind::Roce400;
+    } else {
+        c.nics_per_node = c.nics_per_node.min(gpn.max(1));
+    }
+    let a = r.algorithm.to_ascii_lowercase();
+    c.nvls = !(a.contains("nvls disabled") || a.contains("nvls off") || a.contains("nvls_enable=0") || a.contains("ring (nvls"));
+    let algo = if !c.nvls && a.starts_with("nvls") {
+        AlgoChoice::Auto
+    } else if a.contains("collnet") || a.contains("sharp") {
+        AlgoChoice::Collnet
+    } else if a.starts_with("nvlstree") {
+        AlgoChoice::NvlsTree
+    } else if a.starts_with("nvls") || a.contains("labelled nvls") {
+        AlgoChoice::Nvls
+    } else if a.starts_with("tree") {
+        AlgoChoice::Tree
+    } else if a.starts_with("ring") && !a.contains("nccl choice") {
+        AlgoChoice::Ring
+    } else {
+        AlgoChoice::Auto
+    };
+    let algo = if a.contains("nvls enabled or disabled") || a.contains("nvls (default)") || a.contains("nvls enabled") { AlgoChoice::Auto } else { algo };
+    let bytes = Bytes(r.message_bytes.unwrap_or(8 << 30));
+    Some(Case { cluster: c, op, algo, bytes })
+}
+
+/// One process driving every GPU of a node (`-g 8`), as the row's notes say, or as the
+/// source's script runs it (Azure AI-benchmarking-guide, Benchmarks/NVIDIA/NCCLBandwidth.py:
+/// `all_reduce_perf -b 8 -e 8G -f 2 -g <GPUs in the VM>`).
+fn gpus_per_process(r: &Row) -> u32 {
+    let n = r.notes.to_ascii_lowercase();
+    if n.contains("-g 8") || n.contains("single process") || r.source.contains("AI-benchmarking-guide") {
+        8
+    } else {
+        1
+    }
+}
+
+struct Outcome {
+    vendor_summary: bool,
+    tier: TierClass,
+    family: AlgoFamily,
+    size: SizeRange,
+    err: f64,
+}
+
+fn evaluate_row(r: &Row) -> Result<(Case, fabricscope_model::Prediction, f64), String> {
+    // PyTorch's all_reduce_bench times from Python: small sizes measure the host, not NCCL.
+    if r.kind.contains("torch.distributed") && r.message_bytes.is_some_and(|b| b < 64 << 20) {
+        return Err("torch.distributed timing from Python: not an nccl-tests measurement at this size".into());
+    }
+    let case = if r.file == "collectives.csv" { case_for_v1(r) } else { case_v2(r) }.ok_or("not expressible")?;
+    let topo = case.cluster.topology().map_err(|e| format!("{e}"))?;
+    let comm = Comm::new(&topo, topo.whole()).map_err(|e| format!("{e}"))?.with_gpus_per_process(gpus_per_process(r));
+    let p = comm.predict(case.op, case.bytes, case.algo, ProtoChoice::Auto).map_err(|e| format!("{e}"))?;
+    // Small sizes print busbw 0.00: compare times instead (busbw is bytes / time).
+    let err = match (r.busbw, r.latency_us) {
+        (Some(b), _) if b >= 0.1 => (p.busbw.0 - b) / b,
+        (_, Some(t)) if t > 0.0 => t / p.time.0 - 1.0,
+        _ => return Err("no busbw or time".into()),
+    };
+    Ok((case, p, err))
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 }
+}
+
+#[test]
+fn median_busbw_error_per_tier_and_checked_in_bands() {
+    let mut table = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut skipped = Vec::new();
+    for r in rows() {
+        match evaluate_row(&r) {
+            Ok((case, p, err)) => {
+                outcomes.push(Outcome { vendor_summary: r.kind.starts_with("vendor-published summary"), tier: p.trust.tier, family: p.trust.family, size: p.trust.size, err: err.abs() });
+                table.push(format!(
+                    "| {} | {} | {} | {} x {} {} {} | {} | {} | {} | {:.2} | {:+.1}% | {} {} |",
+                    r.file,
+                    r.hardware,
+                    r.collective,
+                    case.cluster.nodes,
+                    case.cluster.gpus_per_node,
+                    case.cluster.gpu.id(),
+                    if case.cluster.nodes > 1 { format!("{}x {}", case.cluster.nics_per_node, case.cluster.nic.id()) } else { String::new() },
+                    r.message_bytes.map(|b| fabricscope_model::units::format_size(Bytes(b))).unwrap_or_else(|| "plateau".into()),
+                    r.algorithm,
+                    match (r.busbw, r.latency_us) {
+                        (Some(b), _) if b >= 0.1 => format!("{b:.2} GB/s"),
+                        (_, Some(t)) => format!("{t:.1} µs"),
+                        _ => String::new(),
+                    },
+                    if r.busbw.is_some_and(|b| b >= 0.1) { p.busbw.0 } else { p.time.0 },
+                    err * 100.0,
+                    p.algorithm,
+                    p.protocol,
+                ));
+            }
+            Err(why) => skipped.push(format!("| {} | {} | {} | {} | {} | {why} |", r.file, r.hardware, r.collective, r.algorithm, r.kind)),
+        }
+    }
+    // Per tier: every row, and the measured rows alone (vendor slide summaries are rounded
+    // "peak per system class" bars, several of them exactly the nominal line rate x 0.96).
+    let mut per_tier: BTreeMap<usize, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for o in &outcomes {
+        let e = per_tier.entry(o.tier as usize).or_default();
+        e.0.push(o.err);
+        if !o.vendor_summary {
+            e.1.push(o.err);
+        }
+    }
+    let mut tier_lines = Vec::new();
+    let mut tier_medians = BTreeMap::new();
+    for (t, (all, measured)) in per_tier.iter_mut() {
+        let (n, nm) = (all.len(), measured.len());
+        let within10 = all.iter().filter(|e| **e <= 0.10).count();
+        let (m, mm) = (median(all), median(measured));
+        tier_medians.insert(*t, (m, n, mm, nm));
+        let measured_cell = if nm > 0 { format!("{:.1}% ({nm} rows)", mm * 100.0) } else { "no rows".into() };
+        tier_lines.push(format!("| {} | {} | {:.1}% | {} | {} |", TierClass::ALL[*t].name(), n, m * 100.0, within10, measured_cell));
+    }
+    // Per class: the bands.
+    let mut bands = [[[(0.0f64, 0u32); 3]; 5]; 7];
+    let mut per_class: BTreeMap<(usize, usize, usize), Vec<f64>> = BTreeMap::new();
+    for o in &outcomes {
+        per_class.entry((o.tier as usize, o.family as usize, o.size as usize)).or_default().push(o.err);
+    }
+    let mut class_lines = Vec::new();
+    for ((t, f, z), errs) in per_class.iter_mut() {
+        let m = (median(errs) * 1000.0).round() / 10.0;
+        bands[*t][*f][*z] = (m, errs.len() as u32);
+        class_lines.push(format!(
+            "| {} | {} | {} | {} | {:.1}% |",
+            TierClass::ALL[*t].name(),
+            AlgoFamily::ALL[*f].name(),
+            SizeRange::ALL[*z].name(),
+            errs.len(),
+            m
+        ));
+    }
+    let mut all: Vec<f64> = outcomes.iter().map(|o| o.err).collect();
+    let overall = median(&mut all);
     let doc = format!(
         "# Collective accuracy\n\nGenerated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`.\n\
-         Measured busbw (nccl-tests conventions, GB/s per direction) from `validation/collectives.csv` against the model\n\
-         (NCCL {} constants; rows without a size are evaluated at 8 GiB as the large-message plateau).\n\n\
-         **{} rows, median absolute error {:.1}%, {} within 10%.**\n\n\
-         | hardware | op | cluster | size | algorithm (source) | measured | model | error | model picks |\n|---|---|---|---|---|---|---|---|---|\n{}\n",
+         Measured busbw (nccl-tests conventions, GB/s per direction) from `validation/collectives.csv` and\n\
+         `validation/collectives-2.csv` against the model's **expected** busbw: NCCL's choice of algorithm and\n\
+         protocol (NCCL {} tuning model, unchanged) timed by the tiers it crosses (`crates/model/src/network.rs`).\n\
+         Rows without a size are large-message plateaus, evaluated at 8 GiB; small sizes whose busbw prints 0.00 are\n\
+         compared through their time. Rows are mapped to scenarios by fixed rules (see the test's header).\n\n\
+         **{} rows evaluated, median absolute error {:.1}%.**\n\n\
+         ## Per tier\n\nThe last column leaves out the vendor slide summaries (GTC24/GTC25 bars, `vendor-published summary` in the\n\
+         CSV): rounded peak figures per system class, several of them exactly 0.96 x the NICs' line rate, which the measured\n\
+         multi-node rows (0.82-0.86 of line rate at 2-4 nodes) contradict.\n\n\
+         | tier | rows | median abs error | within 10% | measured rows only |\n|---|---|---|---|---|\n{}\n\n\
+         ## Per class (the error bands predictions carry)\n\n| tier | algorithm family | size | rows | median abs error |\n|---|---|---|---|---|\n{}\n\n\
+         ## Rows\n\n| file | hardware | op | cluster | size | algorithm (source) | measured | model | error | model picks |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\
+         ## Not evaluated\n\n| file | hardware | op | algorithm | kind | why |\n|---|---|---|---|---|---|\n{}\n",
         fabricscope_model::nccl::NcclVersion::default().id(),
-        errors.len(),
-        median * 100.0,
-        within10,
-        table.join("\n")
+        outcomes.len(),
+        overall * 100.0,
+        tier_lines.join("\n"),
+        class_lines.join("\n"),
+        table.join("\n"),
+        skipped.join("\n"),
     );
     println!("{doc}");
+    let mut rows_rs = String::new();
+    for t in bands.iter() {
+        rows_rs.push_str("    [");
+        let fams: Vec<String> = t
+            .iter()
+            .map(|f| format!("[{}]", f.iter().map(|(m, n)| format!("({m:?}, {n})")).collect::<Vec<_>>().join(", ")))
+            .collect();
+        rows_rs.push_str(&fams.join(", "));
+        rows_rs.push_str("],\n");
+    }
+    let table_rs = format!(
+        "//! Generated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`:\n\
+         //! per class (tier x algorithm family x size range, in the order of trust.rs), the median\n\
+         //! absolute busbw error in percent and the number of published measurements behind it.\n\n\
+         pub const BANDS: [[[(f64, u32); 3]; 5]; 7] = [\n{rows_rs}];\n"
+    );
+    let table_path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/trust_table.rs");
     if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
         std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/collective-accuracy.md"), &doc).unwrap();
+        std::fs::write(table_path, &table_rs).unwrap();
     }
-    assert!(errors.len() >= 40, "only {} rows expressible", errors.len());
-    assert!(median <= 0.10, "median busbw error {:.1}% > 10%", median * 100.0);
+    let checked_in = std::fs::read_to_string(table_path).unwrap();
+    assert_eq!(checked_in, table_rs, "src/trust_table.rs is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
+    assert!(outcomes.len() >= 100, "only {} rows expressible", outcomes.len());
+    // The goal: at most 5% median absolute error in every tier on the measured rows; with the
+    // vendor summaries in, at most 6%.
+    for (t, (m, n, mm, nm)) in &tier_medians {
+        let name = TierClass::ALL[*t].name();
+        assert!(*nm == 0 || *mm <= 0.05, "{name}: median {:.1}% over {nm} measured rows", mm * 100.0);
+        assert!(*m <= 0.06, "{name}: median {:.1}% over {n} rows", m * 100.0);
+    }
 }

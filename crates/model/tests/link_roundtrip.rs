@@ -1,9 +1,12 @@
 //! Permalinks and the JSON file format on random input: scenario -> link -> scenario and
 //! scenario -> JSON -> scenario are identity for valid scenarios, and neither parser panics
-//! on any bytes or text.
+//! on any bytes or text. Hostile values (sizes up to 2^64-1, counts past any cluster, control
+//! characters, 100 KB strings) come back within the ranges of [`limits`] and as short,
+//! escaped messages.
 
 use fabricscope_model::catalog::{Arch, GpuKind, NetFamily, NicKind, PcieGen, ScaleUp};
-use fabricscope_model::link::{decode, encode, MAX_LINK_BYTES};
+use fabricscope_model::limits;
+use fabricscope_model::link::{decode, decode_file, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
 use fabricscope_model::units::Bytes;
 use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, SizeRange, TrainingChoice, View, YAxis};
@@ -66,7 +69,8 @@ fn cluster() -> impl Strategy<Value = Cluster> {
         any::<bool>(),
         any::<bool>(),
     );
-    let tree = (opt(1u32..64), opt(0u32..32), opt(4u32..=128));
+    let ratio = || prop_oneof![3 => Just(None), 1 => prop::sample::select(vec![1.0, 1.25, 1.5, 2.0, 3.0]).prop_map(Some)];
+    let tree = (opt(1u32..64), opt(0u32..32), opt(4u32..=128), ratio(), ratio());
     let misc = (
         prop::sample::select(vec![CpuVendor::Intel, CpuVendor::Amd]),
         prop::sample::select(NcclVersion::ALL.to_vec()),
@@ -77,7 +81,7 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 (gpu, scale_up, gpus_per_node),
                 nodes,
                 (nics, nic, sharp, nvls, rail),
-                (leaf, spine, radix),
+                (leaf, spine, radix, oversubscription, core_oversubscription),
                 (cpu, nccl),
             )| Cluster {
                 gpu,
@@ -92,6 +96,8 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 spine_switches: spine,
                 switch_radix: radix,
                 rail_optimized: rail,
+                oversubscription,
+                core_oversubscription,
                 cpu,
                 nccl,
             },
@@ -111,7 +117,7 @@ fn view() -> impl Strategy<Value = View> {
         .prop_map(|(ops, lo, span, selected_op, algbw, (y_axis, sizes, key))| View {
             ops,
             min_bytes: Bytes(1 << lo),
-            max_bytes: Bytes(1u64 << (lo + span + 10)),
+            max_bytes: Bytes(1u64 << (lo + span + 10).min(limits::MAX_MESSAGE.ilog2())),
             selected_op,
             algbw,
             y_axis,
@@ -221,6 +227,99 @@ proptest! {
         let text: String = chars.into_iter().collect();
         let _ = serde_json::from_str::<Scenario>(&text);
         let _ = serde_json::from_str::<Scenario>(&format!("{{\"cluster\":{text}}}"));
+    }
+}
+
+/// Numbers a hostile file or link may carry in a count or size field.
+fn huge() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(u64::MAX),
+        Just(u64::MAX - 1),
+        Just(1u64 << 63),
+        Just(u32::MAX as u64),
+        Just(limits::MAX_MESSAGE + 1),
+        any::<u64>(),
+        0u64..=4,
+    ]
+}
+
+/// Text with terminal control characters (ESC sequences, BEL, NUL, line breaks, DEL, C1).
+fn hostile_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("\u{1b}[31m".to_string()),
+        Just("\u{1b}]0;title\u{7}".to_string()),
+        Just("\u{7}".to_string()),
+        Just("\u{0}".to_string()),
+        Just("\r\n".to_string()),
+        Just("\u{7f}\u{9b}".to_string()),
+        "[a-z0-9]{0,6}",
+    ];
+    (prop::collection::vec(piece, 1..8), 0usize..3).prop_map(|(parts, big)| {
+        // Sometimes a 100 KB string, which no message may quote whole.
+        let tail = if big == 0 { "x".repeat(100_000) } else { String::new() };
+        parts.concat() + &tail
+    })
+}
+
+/// Whether a message is safe to print: no control characters, bounded length.
+fn printable_note(w: &str) -> bool {
+    !w.chars().any(char::is_control) && w.chars().count() < 1_000
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A file or link with sizes up to 2^64-1 decodes to a scenario within the ranges, whose
+    /// sweep ends (it used to loop forever once the doubling saturated at u64::MAX).
+    #[test]
+    fn huge_sizes_and_counts_come_back_within_range(lo in huge(), hi in huge(), nodes in huge(), tp in huge(), mb in huge()) {
+        let file = serde_json::json!({
+            "view": { "min_bytes": lo, "max_bytes": hi },
+            "cluster": { "nodes": nodes },
+            "training": { "tp": tp, "micro_batch": mb },
+        }).to_string();
+        let from_file = decode_file(&file).expect("a JSON object is a scenario file");
+        let from_link = decode(&file);
+        for d in [&from_file, &from_link] {
+            prop_assert!(d.scenario.validate().is_ok(), "{:?}", d.scenario.validate());
+            prop_assert!(d.warnings.iter().all(|w| printable_note(w)), "{:?}", d.warnings);
+            let sizes = fabricscope_model::sweep_sizes(d.scenario.view.min_bytes, d.scenario.view.max_bytes).count();
+            prop_assert!(sizes <= 41, "{sizes} sizes");
+        }
+        // Whatever is out of range is named, not silently dropped.
+        let out = |v: u64, l: limits::Limit| l.check(v).is_err();
+        if out(hi, limits::MAX_BYTES) {
+            prop_assert!(from_file.warnings.iter().any(|w| w.starts_with("view.max_bytes: ")), "{:?}", from_file.warnings);
+        }
+        if out(nodes, limits::NODES) {
+            prop_assert!(from_file.warnings.iter().any(|w| w.starts_with("cluster.nodes: ")), "{:?}", from_file.warnings);
+        }
+        prop_assert!(fabricscope_model::evaluate(&from_file.scenario).is_ok());
+    }
+
+    #[test]
+    fn sweeps_end_for_any_bounds(lo in any::<u64>(), hi in any::<u64>()) {
+        let v: Vec<u64> = fabricscope_model::sweep_sizes(Bytes(lo), Bytes(hi)).map(|b| b.0).collect();
+        prop_assert!(v.len() <= 64);
+        prop_assert!(v.windows(2).all(|w| w[1] == 2 * w[0]), "{v:?}");
+        prop_assert!(v.iter().all(|b| *b >= lo.max(1) && *b <= hi));
+    }
+
+    /// Control characters and 100 KB strings in any string field never reach a message raw.
+    #[test]
+    fn control_characters_are_escaped_in_every_note(text in hostile_text(), field in prop::sample::select(vec!["gpu", "nic", "scale_up", "cpu", "nccl", "zz"]), key in prop::sample::select(vec!["cluster", "training", "view", "top"])) {
+        let mut section = serde_json::Map::new();
+        section.insert(field.to_string(), serde_json::Value::String(text.clone()));
+        section.insert(text.clone(), serde_json::json!(1));
+        let mut workload = serde_json::Map::new();
+        workload.insert("workload".into(), serde_json::Value::String(text.clone()));
+        let file = serde_json::json!({ key: section, "training": workload, "version": text }).to_string();
+        let link = format!("v1.{}", fabricscope_model::link::base64url_encode(serde_json::json!({ "g": text, "w": text, &text: 1 }).to_string().as_bytes()));
+        for d in [decode_file(&file).expect("an object"), decode(&link), decode(&file)] {
+            prop_assert!(!d.warnings.is_empty());
+            prop_assert!(d.warnings.iter().all(|w| printable_note(w)), "{:?}", d.warnings);
+            prop_assert!(d.scenario.validate().is_ok());
+        }
     }
 }
 

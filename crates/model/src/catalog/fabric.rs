@@ -277,6 +277,18 @@ pub enum NetFamily {
     TcpSockets,
 }
 
+/// How switches spread a NIC's flows over equal-cost paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// InfiniBand adaptive routing: each packet takes the least-loaded uplink (NVIDIA
+    /// Quantum switches; DGX SuperPOD reference architectures run with it on).
+    Adaptive,
+    /// Static ECMP: each flow (5-tuple hash) sticks to one uplink, so flows can collide
+    /// (RoCEv2 and TCP on Ethernet leaf/spine fabrics unless packet spraying is deployed).
+    Ecmp,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct NicSpec {
     pub kind: NicKind,
@@ -286,11 +298,17 @@ pub struct NicSpec {
     pub family: NetFamily,
     /// Line rate per direction.
     pub line_rate: Gbps,
-    /// Fraction of the line rate a transfer achieves end to end. RDMA reaches about 48 of 50
-    /// GB/s on NDR (nccl-tests issue 267, "48-49 GB/s per NIC"), i.e. 0.96; kernel TCP
-    /// sockets reach about 10 of 12.5 GB/s on 100GbE (NVIDIA GTC24 S62129 slide 12: 10 GB/s
-    /// all_reduce busbw on 100GbE), i.e. 0.8. One figure per protocol family, not per row.
+    /// Goodput: the fraction of the line rate a large RDMA transfer delivers end to end
+    /// (headers, PCIe TLP overhead). InfiniBand: 0.955, from DGX Cloud B200 NVLS-over-SHARP
+    /// AllReduce at 2 nodes, 717.2 GB/s busbw = 382.5 GB/s per node over 8 NDR NICs of 50 GB/s
+    /// (validation/collectives-2.csv). RoCEv2: 1% less, for the Ethernet, IP and UDP framing
+    /// (82 bytes per 4 KiB MTU against InfiniBand's ~40). NCCL's socket transport over 100GbE
+    /// (several sockets per thread): 0.92, from NVIDIA GTC24 S62129 slide 12 (10 GB/s all_reduce
+    /// busbw at 4 nodes) through the ring's efficiency (`network`), in line with the 92-94 Gb/s
+    /// multi-stream TCP throughput commonly measured on 100GbE.
     pub efficiency: f64,
+    /// How the fabric routes this NIC's flows.
+    pub routing: Routing,
     /// One-way small-message latency NIC to NIC through one switch. Representative figures:
     /// about 1 us for InfiniBand RDMA (ib_write_lat class), 2 us for RoCEv2, 15 us for kernel
     /// TCP sockets. NCCL's net plugins report 0 here and fold this into hwLat[NET].
@@ -310,7 +328,8 @@ pub const NICS: [NicSpec; 6] = [
         name: "InfiniBand HDR 200G",
         family: NetFamily::InfiniBand,
         line_rate: Gbps(200.0),
-        efficiency: 0.96,
+        efficiency: 0.955,
+        routing: Routing::Adaptive,
         latency: Micros(1.0),
         sharp_capable: true,
         pcie: PcieGen::Gen4,
@@ -321,7 +340,8 @@ pub const NICS: [NicSpec; 6] = [
         name: "InfiniBand NDR 400G",
         family: NetFamily::InfiniBand,
         line_rate: Gbps(400.0),
-        efficiency: 0.96,
+        efficiency: 0.955,
+        routing: Routing::Adaptive,
         latency: Micros(1.0),
         sharp_capable: true,
         pcie: PcieGen::Gen5,
@@ -332,7 +352,8 @@ pub const NICS: [NicSpec; 6] = [
         name: "InfiniBand XDR 800G",
         family: NetFamily::InfiniBand,
         line_rate: Gbps(800.0),
-        efficiency: 0.96,
+        efficiency: 0.955,
+        routing: Routing::Adaptive,
         latency: Micros(1.0),
         sharp_capable: true,
         pcie: PcieGen::Gen6,
@@ -343,7 +364,8 @@ pub const NICS: [NicSpec; 6] = [
         name: "RoCEv2 400GbE",
         family: NetFamily::RoceV2,
         line_rate: Gbps(400.0),
-        efficiency: 0.96,
+        efficiency: 0.945,
+        routing: Routing::Ecmp,
         latency: Micros(2.0),
         sharp_capable: false,
         pcie: PcieGen::Gen5,
@@ -354,7 +376,8 @@ pub const NICS: [NicSpec; 6] = [
         name: "RoCEv2 800GbE",
         family: NetFamily::RoceV2,
         line_rate: Gbps(800.0),
-        efficiency: 0.96,
+        efficiency: 0.945,
+        routing: Routing::Ecmp,
         latency: Micros(2.0),
         sharp_capable: false,
         pcie: PcieGen::Gen6,
@@ -365,7 +388,8 @@ pub const NICS: [NicSpec; 6] = [
         name: "100GbE (TCP sockets)",
         family: NetFamily::TcpSockets,
         line_rate: Gbps(100.0),
-        efficiency: 0.8,
+        efficiency: 0.92,
+        routing: Routing::Ecmp,
         latency: Micros(15.0),
         sharp_capable: false,
         pcie: PcieGen::Gen4,

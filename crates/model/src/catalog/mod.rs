@@ -4,5 +4,5 @@
 pub mod fabric;
 pub mod gpu;
 
-pub use fabric::{NetFamily, NicKind, NicSpec, ScaleUp, SwitchKind, SwitchSpec, TierFacts};
+pub use fabric::{NetFamily, NicKind, NicSpec, Routing, ScaleUp, SwitchKind, SwitchSpec, TierFacts};
 pub use gpu::{Arch, GpuKind, GpuSpec, PcieGen};

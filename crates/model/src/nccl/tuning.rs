@@ -389,6 +389,13 @@ impl Tuning {
 
     /// `ncclTopoGetAlgoTime` for one operation (numPipeOps = 1), in microseconds.
     pub fn time(&self, func: Func, a: Algorithm, p: Protocol, bytes: u64) -> Option<f64> {
+        let (lat, bw) = self.terms(func, a, p, bytes)?;
+        Some(lat + bytes as f64 / (1000.0 * bw))
+    }
+
+    /// The two terms of [`Tuning::time`] at this size: latency (us) and algorithm bandwidth
+    /// (GB/s) after NCCL's size corrections (tree correction table, ring plateau factor).
+    pub fn terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: u64) -> Option<(f64, f64)> {
         let (mut lat, mut bw) = self.entry(func, a, p)?;
         let log_size = log2i(bytes >> 6);
         if a == Algorithm::Tree && func == Func::AllReduce && (0..23).contains(&log_size) {
@@ -403,7 +410,7 @@ impl Tuning {
             // "Plateau effect of ring".
             lat *= if self.cc < 80 { 1.9 } else { 1.4 };
         }
-        Some(lat + bytes as f64 / (1000.0 * bw))
+        Some((lat, bw))
     }
 
     /// NCCL's choice: the enabled (algorithm, protocol) with the least predicted time, among

@@ -58,10 +58,33 @@ pub struct ComputeClass {
 /// at 16K, i.e. `s / (s + 160)`).
 const FLASH_HALF_SEQ: f64 = 160.0;
 
+/// FlashAttention-2-generation kernels on Hopper and later reach this fraction of what the
+/// Hopper-specific kernels (FlashAttention-3, cuDNN fused attention) reach: FA2 "achieves only
+/// 35% utilization on the H100 GPU" against FA3's "up to 740 TFLOPs/s (75% utilization)" in
+/// BF16 (Shah et al. 2024, FlashAttention-3, abstract): 0.35 / 0.75.
+pub const FA2_ON_HOPPER: f64 = 0.35 / 0.75;
+
 /// Tile shapes cuBLAS/CUTLASS choose among (rows x columns of C per thread block).
 const TILES: [(f64, f64); 6] = [(256.0, 128.0), (128.0, 256.0), (128.0, 128.0), (128.0, 64.0), (64.0, 128.0), (64.0, 64.0)];
 /// Split-K factors considered when a GEMM has fewer tiles than SMs.
 const SPLITS: [f64; 4] = [1.0, 2.0, 4.0, 8.0];
+
+/// Sustained tensor throughput of A100 SXM in multi-node training, as a fraction of the
+/// datasheet clock (1410 MHz): fitted on the Megatron-family A100 rows of the validation data
+/// (0.89, one value for the class). NVIDIA's Rpeak clock for A100, "the clock that can be
+/// sustained at a GPU's power limit" (1305 MHz, G. Lockwood, "peak FLOPS"), gives 0.926; the
+/// fit is 4% below it (long runs with NVLink and NICs busy draw more power than HPL).
+const AMPERE_SXM_SUSTAINED: f64 = 0.89;
+/// Sustained tensor throughput of H100/H200 SXM (700 W) in multi-node training, as a fraction
+/// of the datasheet peak's 1830 MHz: fitted on the Megatron-family H100 rows (Megatron-Core
+/// README, NeMo 24.07, Megatron-Bridge): 0.72, one value for the class, i.e. ~1.3 GHz-
+/// equivalent. Hopper's matmuls outran its power budget: H100 draws its full 700 W on dense
+/// BF16/FP8 GEMMs and lowers its clock (nvidia-smi reports SW power capping in training), and
+/// the MAMF sweep that sets the shape ceiling runs each shape for a short burst. The fit
+/// also absorbs Hopper losses the model does not itemise (kernel tails grew relative to the
+/// faster matmuls); it is not a per-row factor. An H100 capped below 700 W (vendors sell
+/// 400-600 W configurations) sustains proportionally less; set it with a custom GPU.
+const HOPPER_SXM_SUSTAINED: f64 = 0.72;
 
 impl ComputeClass {
     /// The class of `gpu`.
@@ -126,11 +149,11 @@ impl ComputeClass {
                 mamf_bf16_shape: (1024, 10240, 5120),
                 mamf_fp8: None,
                 flash: Some((0.72, 0.55)),
-                sustained_clock: 0.926,
+                sustained_clock: AMPERE_SXM_SUSTAINED,
                 ..base
             },
-            GpuKind::H100 | GpuKind::H800 => base,
-            GpuKind::H200 => ComputeClass { mamf_fp8: Some((0.734, (1280, 4096, 12032))), ..base },
+            GpuKind::H100 | GpuKind::H800 => ComputeClass { sustained_clock: HOPPER_SXM_SUSTAINED, ..base },
+            GpuKind::H200 => ComputeClass { mamf_fp8: Some((0.734, (1280, 4096, 12032))), sustained_clock: HOPPER_SXM_SUSTAINED, ..base },
             // No measurement of the 350 W PCIe card: H100 SXM scaled by A100 PCIe/SXM
             // (81.1/86.9), i.e. 0.75 BF16 and 0.66 FP8 (flagged).
             GpuKind::H100Pcie => ComputeClass {
@@ -289,9 +312,12 @@ impl Gpu {
 
     /// Fused causal attention: `flops` of the forward (or backward) at `seq` keys per query
     /// block; `None` if the GPU has no fused kernel.
-    pub fn flash_us(&self, flops: f64, seq: f64, backward: bool) -> Option<f64> {
+    /// `hopper_kernel`: a Hopper-generation kernel (else FlashAttention-2, slower on Hopper and
+    /// Blackwell, see [`FA2_ON_HOPPER`]).
+    pub fn flash_us(&self, flops: f64, seq: f64, backward: bool, hopper_kernel: bool) -> Option<f64> {
         let (f, b) = self.class.flash?;
-        let eff = if backward { b } else { f } * seq / (seq + FLASH_HALF_SEQ);
+        let generation = if hopper_kernel || matches!(self.class.gpu.spec().arch, Arch::Volta | Arch::Ampere) { 1.0 } else { FA2_ON_HOPPER };
+        let eff = if backward { b } else { f } * generation * seq / (seq + FLASH_HALF_SEQ);
         Some(flops / (self.peak_bf16 * eff) + self.class.kernel_gap_us)
     }
 }

@@ -14,7 +14,7 @@ pub fn tier_phrase(ev: &Evaluator, sp: &GroupSpan) -> String {
         SpanTier::Local => "no link".to_string(),
         SpanTier::ScaleUp => c.scale_up.name().to_string(),
         SpanTier::Leaf => format!("{} under one leaf switch", ev.topo.nic.name),
-        SpanTier::Spine => match ev.topo.fabric {
+        SpanTier::Spine => match &ev.topo.fabric {
             Some(f) if f.oversubscription > 1.0 => format!("a {:.3}:1 oversubscribed spine", f.oversubscription).replace(".000:", ":"),
             _ => format!("the {} spine", ev.topo.nic.name),
         },

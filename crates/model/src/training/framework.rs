@@ -41,7 +41,64 @@ pub struct Framework {
     /// (the one in use and the one prefetched): FSDP-style per-layer units are 1; DeepSpeed
     /// gathers per module, the largest of a GPT layer being the `h x 4h` MLP matrix, 1/3.
     pub zero3_unit: f64,
+    /// The fused attention is a Hopper-generation kernel (FlashAttention-3, cuDNN/Transformer
+    /// Engine fused attention); else a FlashAttention-2-generation kernel, which reaches only
+    /// ~35% of H100's peak against FA3's up to 75% (Shah et al. 2024, FlashAttention-3,
+    /// abstract). No difference on Ampere, where FA2 is the native kernel.
+    pub hopper_attention: bool,
+    /// Tensor-parallel all-gathers and reduce-scatters are pipelined with the GEMMs they feed
+    /// (Transformer Engine userbuffers, Megatron-Core/NeMo `tp_comm_overlap`; Wang et al. 2023,
+    /// "Overlap communication with dependent computation"); only what the GEMMs cannot cover,
+    /// and the SMs the copies take, is exposed.
+    pub overlap_tp_comm: bool,
+    /// MoE dispatch and combine all-to-alls run under another micro-batch's compute
+    /// (Megatron-Core's 1F1B all-to-all overlap, `--overlap-moe-expert-parallel-comm`;
+    /// DeepSeek-V3's DualPipe, §3.2.1); else they are exposed.
+    pub overlap_moe_a2a: bool,
+    /// FSDP/ZeRO-3 frees gathered parameters after the forward and gathers them again for the
+    /// backward (`reshard_after_forward=True`, PyTorch FSDP2 default; ZeRO-3); with ZeRO stage
+    /// 2 semantics the parameters stay gathered until the backward.
+    pub reshard_after_forward: bool,
+    /// Context parallelism all-gathers K and V before the attention (Llama 3 §3.3.2;
+    /// torchtitan's default `context_parallel_rotate_method = "allgather"`), exposed; else
+    /// ring attention passes K/V blocks around the CP ring under the attention they feed
+    /// (Megatron-Core/Transformer Engine `cp_comm_type = "p2p"`; Liu et al. 2023, Ring
+    /// Attention).
+    pub cp_all_gather: bool,
+    /// Fraction of the NCCL collective model's bandwidth the ZeRO-3 parameter gathers and
+    /// gradient scatters reach (1 for bucketed, flat-buffer implementations). DeepSpeed's 2021
+    /// ZeRO-3 gathered parameter by parameter: Narayanan et al. 2021 Table 2 shows flat step
+    /// times from 768 to 1536 GPUs, i.e. a per-GPU rate ~1/8 of what NCCL's rings reach on
+    /// DGX A100 (0.17 of the expected, measured-like collective time of `collective::network`,
+    /// fitted on those 6 rows, the only ones of the class).
+    pub zero3_collective_efficiency: f64,
+    /// Elementwise kernels are fused by a compiler (torch.compile: norm, activation, residual
+    /// and rotary in fewer kernels moving fewer bytes); Megatron-Core's hand-fused kernels (TE)
+    /// count as fused too.
+    pub fused_elementwise: bool,
+    /// Host time per layer per micro-batch that the GPU waits for, µs: Python dispatch of the
+    /// layer and, for FSDP, its pre/post forward and backward hooks (eager PyTorch issues
+    /// each of ~100 kernels of a layer from Python; CUDA graphs or a compiled graph remove
+    /// most of it).
+    pub layer_overhead_us: f64,
+    /// Host time per optimizer step outside the layers, µs: data loading, loss and gradient-
+    /// norm reductions, logging (all sources report end-to-end iteration times).
+    pub step_overhead_us: f64,
 }
+
+/// Host time per layer per micro-batch with fused kernels or a compiled graph, µs: the
+/// launches of a few dozen kernels at ~3 µs each that the GPU does not fully hide (PyTorch
+/// eager launch latency ~5-10 µs per op; CUDA-graph-free Megatron layers issue ~30 kernels).
+const LAYER_OVERHEAD_FUSED_US: f64 = 30.0;
+/// Host time per layer per micro-batch in eager PyTorch with FSDP hooks, µs: ~100 ops at
+/// ~5 µs of Python and dispatcher each, plus FSDP2's pre/post forward and backward hooks
+/// (copy-in/copy-out of the all-gather buffers).
+const LAYER_OVERHEAD_EAGER_US: f64 = 300.0;
+/// Host time per optimizer step outside the layers (data loader, loss and grad-norm
+/// reductions, logging), µs.
+const STEP_OVERHEAD_US: f64 = 20_000.0;
+/// DeepSpeed 2021 ZeRO-3 gathers at this fraction of NCCL's ring bandwidth (see the field).
+const DEEPSPEED_2021_ZERO3_EFFICIENCY: f64 = 0.17;
 
 impl Default for Framework {
     fn default() -> Self {
@@ -66,6 +123,15 @@ impl Framework {
             overlap_sp_backward: true,
             fused_grad_accumulation: true,
             zero3_unit: 1.0,
+            hopper_attention: true,
+            overlap_tp_comm: true,
+            overlap_moe_a2a: false,
+            reshard_after_forward: true,
+            cp_all_gather: false,
+            zero3_collective_efficiency: 1.0,
+            fused_elementwise: true,
+            layer_overhead_us: LAYER_OVERHEAD_FUSED_US,
+            step_overhead_us: STEP_OVERHEAD_US,
         }
     }
     /// Megatron-LM as used by Narayanan et al. 2021 and Korthikanti et al. 2022 (and its 2020
@@ -79,12 +145,12 @@ impl Framework {
             overlap_grad_reduce: false,
             overlap_param_gather: false,
             overlap_p2p: false,
-            pp_scatter_gather: true,
             fp32_grads: false,
-            grad_bucket_params: 40_000_000,
             overlap_sp_backward: false,
             fused_grad_accumulation: false,
-            zero3_unit: 1.0,
+            hopper_attention: false,
+            overlap_tp_comm: false,
+            ..Self::megatron_core()
         }
     }
     /// Megatron-LM as used by Korthikanti et al. 2022: the 2021 release plus gradient-
@@ -98,16 +164,87 @@ impl Framework {
     pub fn deepspeed_2021() -> Framework {
         Framework {
             name: "deepspeed-2021",
-            flash_attention: false,
             overlap_grad_reduce: true,
             overlap_param_gather: true,
-            overlap_p2p: false,
             pp_scatter_gather: false,
-            fp32_grads: false,
             grad_bucket_params: 500_000_000,
-            overlap_sp_backward: false,
-            fused_grad_accumulation: false,
             zero3_unit: 1.0 / 3.0,
+            zero3_collective_efficiency: DEEPSPEED_2021_ZERO3_EFFICIENCY,
+            ..Self::megatron_2021()
+        }
+    }
+    /// Megatron-Core with MoE dispatch/combine overlapped with the other micro-batch's
+    /// compute (1F1B all-to-all overlap, Megatron-Core 0.14 `--overlap-moe-expert-parallel-comm`;
+    /// DeepSeek-V3's DualPipe overlaps the same pair of chunks, §3.2.1 of its report).
+    pub fn megatron_core_a2a_overlap() -> Framework {
+        Framework { name: "megatron-core-a2a-overlap", overlap_moe_a2a: true, ..Self::megatron_core() }
+    }
+    /// Megatron-DeepSpeed as BigScience trained BLOOM-176B (bigscience-workshop/bigscience,
+    /// tr11-176B-ml README): Megatron-LM 2021 kernels (fused softmax, materialised scores),
+    /// DeepSpeed's pipeline engine (1F1B, no interleaving, blocking p2p without
+    /// scatter/gather), ZeRO-1 in BF16 with FP32 gradient accumulation.
+    pub fn megatron_deepspeed() -> Framework {
+        Framework { name: "megatron-deepspeed", pp_scatter_gather: false, fp32_grads: true, ..Self::megatron_2021() }
+    }
+    /// DeepSpeed ZeRO 1/2/3 (the stage is the layout's `zero`) as used today with Hugging Face
+    /// models: FlashAttention-2 through the model code, `overlap_comm` (bucketed reduce-scatter
+    /// during backward, parameter prefetch), 500M-element buckets, ZeRO-3 fetching per module
+    /// (DeepSpeed docs, "ZeRO" configuration: `overlap_comm`, `reduce_bucket_size`,
+    /// `stage3_prefetch_bucket_size`), eager elementwise kernels.
+    pub fn deepspeed() -> Framework {
+        Framework {
+            name: "deepspeed",
+            flash_attention: true,
+            fp32_grads: true,
+            zero3_collective_efficiency: 1.0,
+            fused_elementwise: false,
+            layer_overhead_us: LAYER_OVERHEAD_EAGER_US,
+            ..Self::deepspeed_2021()
+        }
+    }
+    /// PyTorch FSDP2 (`fully_shard`) as torchtitan runs it, eager: per-layer units,
+    /// parameters all-gathered in BF16 before each layer and resharded after the forward,
+    /// implicit forward prefetch and backward prefetch of the next layer, gradients reduce-
+    /// scattered in FP32 per layer (torchtitan's default `reduce_dtype`), SDPA's
+    /// FlashAttention-2 kernel, unfused elementwise kernels, autograd accumulating gradients
+    /// (PyTorch docs, "torch.distributed.fsdp.fully_shard"; torchtitan docs/fsdp.md).
+    pub fn fsdp2() -> Framework {
+        Framework {
+            name: "pytorch-fsdp2",
+            flash_attention: true,
+            overlap_grad_reduce: true,
+            overlap_param_gather: true,
+            pp_scatter_gather: false,
+            fp32_grads: true,
+            grad_bucket_params: 0,
+            cp_all_gather: true,
+            fused_elementwise: false,
+            layer_overhead_us: LAYER_OVERHEAD_EAGER_US,
+            ..Self::megatron_2021()
+        }
+    }
+    /// FSDP2 with `torch.compile` per transformer block (torchtitan `--compile`): elementwise
+    /// kernels fused by Inductor, host overhead of a compiled graph per layer.
+    pub fn fsdp2_compiled() -> Framework {
+        Framework { name: "pytorch-fsdp2-compiled", fused_elementwise: true, layer_overhead_us: LAYER_OVERHEAD_FUSED_US, ..Self::fsdp2() }
+    }
+    /// Composer / LLM-Foundry FSDP (FSDP1 `FULL_SHARD` with flat parameters per block,
+    /// `BACKWARD_PRE` prefetch, `limit_all_gathers`, FlashAttention-2, activation
+    /// checkpointing configurable; mixed precision DEFAULT: BF16 compute, FP32 reduction)
+    /// (Composer docs, "FSDP"; PyTorch docs, "FullyShardedDataParallel").
+    pub fn composer() -> Framework {
+        Framework { name: "composer-fsdp", ..Self::fsdp2() }
+    }
+    /// Framework families the error bands are kept for.
+    pub const FAMILIES: [&'static str; 3] = ["megatron", "fsdp", "deepspeed"];
+    /// The family this release belongs to (for error bands).
+    pub fn family(&self) -> &'static str {
+        if self.name.starts_with("deepspeed") || self.name.starts_with("megatron-deepspeed") {
+            "deepspeed"
+        } else if self.name.contains("fsdp") || self.name.starts_with("composer") || self.name.starts_with("torchtitan") {
+            "fsdp"
+        } else {
+            "megatron"
         }
     }
     pub fn from_id(id: &str) -> Option<Framework> {
@@ -115,12 +252,29 @@ impl Framework {
             "megatron-core" | "mcore" => Some(Self::megatron_core()),
             "megatron-lm-2021" | "megatron-2021" => Some(Self::megatron_2021()),
             "megatron-lm-2022" | "megatron-2022" => Some(Self::megatron_2022()),
-            "deepspeed-2021" | "deepspeed" => Some(Self::deepspeed_2021()),
+            "megatron-core-a2a-overlap" | "mcore-a2a-overlap" | "dualpipe" => Some(Self::megatron_core_a2a_overlap()),
+            "deepspeed-2021" => Some(Self::deepspeed_2021()),
+            "deepspeed" | "deepspeed-zero" => Some(Self::deepspeed()),
+            "megatron-deepspeed" => Some(Self::megatron_deepspeed()),
+            "pytorch-fsdp2" | "fsdp2" | "torchtitan" => Some(Self::fsdp2()),
+            "pytorch-fsdp2-compiled" | "fsdp2-compiled" | "torchtitan-compiled" => Some(Self::fsdp2_compiled()),
+            "composer-fsdp" | "composer" | "llm-foundry" => Some(Self::composer()),
             _ => None,
         }
     }
-    pub fn ids() -> [&'static str; 4] {
-        ["megatron-core", "megatron-lm-2022", "megatron-lm-2021", "deepspeed-2021"]
+    pub fn ids() -> [&'static str; 10] {
+        [
+            "megatron-core",
+            "megatron-core-a2a-overlap",
+            "megatron-lm-2022",
+            "megatron-lm-2021",
+            "pytorch-fsdp2",
+            "pytorch-fsdp2-compiled",
+            "composer-fsdp",
+            "deepspeed",
+            "deepspeed-2021",
+            "megatron-deepspeed",
+        ]
     }
     /// Bytes the optimizer step streams per parameter of its shard. With FP32 main grads:
     /// global norm (read grad, 4), Adam (read grad, master, m, v: 16; write master, m, v: 12),

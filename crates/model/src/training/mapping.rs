@@ -142,6 +142,17 @@ pub struct Parallel {
     /// Sequence parallelism inside the TP group (Korthikanti et al. 2022).
     pub sequence_parallel: bool,
     pub order: RankOrder,
+    /// Tensor parallelism of the expert layers; 0 means the same as `tp`. Megatron-Core's MoE
+    /// "parallel folding" (Liu et al. 2025, arXiv:2504.14960; Megatron-Core MoE docs,
+    /// `--expert-tensor-parallel-size`) re-partitions each pipeline stage's TP x CP x DP GPUs
+    /// into expert-TP x EP x expert-DP for the expert layers, so EP may span TP and CP ranks:
+    /// DeepSeek-V3's TP 2, EP 64 with expert-TP 1 on 512 GPUs.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub expert_tp: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Default for Parallel {
@@ -158,14 +169,41 @@ impl Default for Parallel {
             zero: 1,
             sequence_parallel: true,
             order: RankOrder::default(),
+            expert_tp: 0,
         }
     }
 }
 
-/// Largest size of any one parallel dimension accepted.
-pub const MAX_PARALLEL: u32 = 1 << 18;
+/// Largest size of any one parallel dimension accepted ([`crate::limits::PARALLEL`]).
+pub const MAX_PARALLEL: u32 = crate::limits::PARALLEL as u32;
 
 impl Parallel {
+    /// Tensor parallelism of the expert layers.
+    pub fn etp(&self) -> u32 {
+        if self.expert_tp == 0 {
+            self.tp
+        } else {
+            self.expert_tp
+        }
+    }
+    /// Expert layers fold EP over TP and CP ranks (not only inside DP): the expert TP differs
+    /// from TP, or EP does not divide DP.
+    pub fn folded(&self) -> bool {
+        self.etp() != self.tp || !self.dp.is_multiple_of(self.ep.max(1))
+    }
+    /// Whether EP `ep` with expert TP `etp` tiles a stage of TP x CP x DP (the search's
+    /// filter): inside DP unless folding was asked for (`folding`).
+    pub fn ep_fits(tp: u32, cp: u32, dp: u32, etp: u32, ep: u32, folding: bool) -> bool {
+        if folding {
+            (tp as u64 * cp as u64 * dp as u64).is_multiple_of(etp as u64 * ep as u64)
+        } else {
+            dp.is_multiple_of(ep)
+        }
+    }
+    /// Expert-data-parallel size: the stage's TP x CP x DP GPUs over expert-TP x EP.
+    pub fn expert_dp(&self) -> f64 {
+        (self.tp as f64 * self.cp as f64 * self.dp as f64) / (self.etp() as f64 * self.ep.max(1) as f64)
+    }
     pub fn gpus(&self) -> u64 {
         self.tp as u64 * self.pp as u64 * self.dp as u64 * self.cp as u64
     }
@@ -196,18 +234,13 @@ impl Parallel {
     /// Checks this layout against the job and the cluster; each error names the constraint
     /// and the values that would satisfy it.
     pub fn validate(&self, w: &Workload, gpus: u32) -> Result<()> {
-        for (field, v) in [
-            ("tp", self.tp),
-            ("pp", self.pp),
-            ("dp", self.dp),
-            ("cp", self.cp),
-            ("ep", self.ep),
-            ("micro_batch", self.micro_batch),
-            ("interleave", self.interleave),
-        ] {
-            if v == 0 || v > MAX_PARALLEL {
-                return Err(ModelError::new(field, format!("{} must be between 1 and {MAX_PARALLEL}; got {v}", field.replace('_', "-"))));
-            }
+        use crate::limits::{CP, DP, EP, EXPERT_TP, INTERLEAVE, MICRO_BATCH, PP, TP};
+        for (limit, v) in [(TP, self.tp), (PP, self.pp), (DP, self.dp), (CP, self.cp), (EP, self.ep), (MICRO_BATCH, self.micro_batch), (INTERLEAVE, self.interleave)] {
+            limit.check_u32(v)?;
+        }
+        // 0: the expert layers take the dense TP.
+        if self.expert_tp != 0 {
+            EXPERT_TP.check_u32(self.expert_tp)?;
         }
         if self.zero > 3 {
             return Err(ModelError::new("zero", format!("the ZeRO stage must be 0, 1, 2 or 3; got {}", self.zero)));
@@ -256,17 +289,18 @@ impl Parallel {
         if self.pp > w.layers {
             return Err(ModelError::new("pp", format!("pp {} is more than the {} layers; every stage needs at least one layer", self.pp, w.layers)));
         }
-        if self.interleave > 1 && !(w.layers as u64).is_multiple_of(self.pp as u64 * self.interleave as u64) {
-            let valid_v: Vec<u32> = if w.layers.is_multiple_of(self.pp) { divisors(w.layers / self.pp) } else { vec![1] };
+        // Interleaved chunks need not be equal: Megatron-Core places uneven layer counts with
+        // `--decoder-first/last-pipeline-num-layers` and virtual stages alike; every chunk
+        // needs a layer.
+        if self.interleave > 1 && (w.layers as u64) < self.pp as u64 * self.interleave as u64 {
             return Err(ModelError::new(
                 "interleave",
                 format!(
-                    "{} layers cannot be split into pp x interleave = {} x {} equal chunks; valid interleave with pp {}: {}",
+                    "{} layers cannot fill pp x interleave = {} x {} chunks of at least one layer; use interleave at most {}",
                     w.layers,
                     self.pp,
                     self.interleave,
-                    self.pp,
-                    list(&valid_v)
+                    (w.layers / self.pp).max(1)
                 ),
             ));
         }
@@ -313,18 +347,41 @@ impl Parallel {
                 format!("cp {} must divide half the sequence length {} (load-balanced causal chunks); valid cp: {}", self.cp, w.seq, list(&valid)),
             ));
         }
+        let stage = self.tp as u64 * self.cp as u64 * self.dp as u64;
         match w.moe {
-            None if self.ep > 1 => {
-                return Err(ModelError::new("ep", format!("ep {} needs a mixture-of-experts model; a dense model takes ep 1", self.ep)));
+            None if self.ep > 1 || self.expert_tp > 1 => {
+                let field = if self.ep > 1 { "ep" } else { "expert_tp" };
+                return Err(ModelError::new(field, format!("{field} {} needs a mixture-of-experts model; a dense model takes 1", self.ep.max(self.expert_tp))));
             }
-            Some(moe) if !moe.experts.is_multiple_of(self.ep) || !self.dp.is_multiple_of(self.ep) => {
-                let valid: Vec<u32> = divisors(moe.experts).into_iter().filter(|e| self.dp.is_multiple_of(*e)).collect();
-                return Err(ModelError::new(
-                    "ep",
-                    format!("ep {} must divide both the {} experts and dp {}; valid ep: {}", self.ep, moe.experts, self.dp, list(&valid)),
-                ));
+            Some(moe) => {
+                let etp = self.etp();
+                if !moe.expert_ffn.is_multiple_of(etp) {
+                    return Err(ModelError::new("expert_tp", format!("expert tp {etp} does not divide the expert feed-forward size {}", moe.expert_ffn)));
+                }
+                // Parallel folding: expert-TP x EP must tile the stage's TP x CP x DP GPUs.
+                let fits_ep = |e: u32| moe.experts.is_multiple_of(e) && stage.is_multiple_of(etp as u64 * e as u64);
+                if !fits_ep(self.ep) {
+                    let valid: Vec<u32> = divisors(moe.experts).into_iter().filter(|e| fits_ep(*e)).collect();
+                    return Err(ModelError::new(
+                        "ep",
+                        format!(
+                            "ep {} must divide the {} experts, and expert-tp x ep = {} x {} must divide the stage's tp x cp x dp = {stage} GPUs; valid ep: {}",
+                            self.ep,
+                            moe.experts,
+                            etp,
+                            self.ep,
+                            list(&valid)
+                        ),
+                    ));
+                }
+                if self.folded() && self.order.0[3] != Dim::Pp {
+                    return Err(ModelError::new(
+                        "order",
+                        format!("folding experts over TP and CP (expert tp {etp}, ep {}) needs pp outermost in the rank order; got {}", self.ep, self.order.id()),
+                    ));
+                }
             }
-            _ => {}
+            None => {}
         }
         Ok(())
     }
@@ -360,11 +417,15 @@ impl Parallel {
             Group::Tp => gens.push(s(Dim::Tp), self.tp),
             Group::Cp => gens.push(s(Dim::Cp), self.cp),
             Group::Pp => gens.push(s(Dim::Pp), self.pp),
+            // Folded: expert ranks laid "etp-ep-edp" over the stage's contiguous TP x CP x DP
+            // block (PP outermost), as Megatron-Core's expert rank generator does.
+            Group::Ep if self.folded() => gens.push(self.etp() as u64, self.ep),
             Group::Ep => gens.push(s(Dim::Dp), self.ep),
             Group::Dp => {
                 gens.push(s(Dim::Cp), self.cp);
                 gens.push(s(Dim::Dp), self.dp);
             }
+            Group::ExpertDp if self.folded() => gens.push(self.etp() as u64 * self.ep as u64, self.expert_dp() as u32),
             Group::ExpertDp => {
                 gens.push(s(Dim::Cp), self.cp);
                 gens.push(s(Dim::Dp) * self.ep as u64, self.dp / self.ep.max(1));
@@ -556,7 +617,7 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         // A strided group can cross the spine with few domains; the collective model only sees
         // the domain count, so add the spine's oversubscription here.
         if tier == SpanTier::Spine && topo.oversubscription_for(domains) <= 1.0 {
-            if let Some(f) = topo.fabric {
+            if let Some(f) = &topo.fabric {
                 net_share *= f.oversubscription;
             }
         }
@@ -658,7 +719,8 @@ mod tests {
         // 96 layers over 7 stages is uneven (14 + 5 x 13 + 14... as Megatron's first/last
         // stage options allow) and valid; interleaving needs equal chunks.
         assert!(par(8, 7, 1).validate(&w, 56).is_ok());
-        let e = Parallel { interleave: 2, ..par(8, 7, 1) }.validate(&w, 56).unwrap_err();
+        assert!(Parallel { interleave: 5, ..par(8, 8, 1) }.validate(&w, 64).is_ok(), "uneven chunks are allowed");
+        let e = Parallel { interleave: 2, ..par(1, 64, 1) }.validate(&w, 64).unwrap_err();
         assert_eq!(e.field, "interleave");
         let e = par(1, 128, 1).validate(&w, 128).unwrap_err();
         assert_eq!(e.field, "pp");

@@ -122,7 +122,7 @@ pub fn memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u32,
 fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u32, gpu: &GpuSpec, st: &StageShape) -> MemoryBreakdown {
     let p = &st.params;
     let dpcp = (par.dp * par.cp) as f64;
-    let edp = dpcp / par.ep.max(1) as f64;
+    let edp = par.expert_dp();
     let t = par.tp as f64;
     let z = par.zero;
     let weight_bytes = 2.0 + if w.precision == Precision::Fp8 { 1.0 } else { 0.0 };

@@ -9,6 +9,7 @@
 //! | [`framework`] | what the training software overlaps and fuses |
 //! | [`efficiency`] | kernel times from matrix shapes, one parameter set per GPU class |
 //! | [`comm`] | cached collective predictions for the groups of a layout |
+//! | [`bands`] | error bands per class from the validation (`bands.csv`) |
 //! | [`step`] | per-layer costs, the pipeline schedule, exposed communication, the report |
 //! | [`memory`] | weights, gradients, optimizer states, activations per GPU vs HBM |
 //! | [`search`] | every valid layout, pruned, ranked |
@@ -16,6 +17,7 @@
 //! | [`explain`] | the one-sentence bottleneck |
 //! | [`explore`] | a scenario's training view: pinned layout, top layouts, MFU grid, rules |
 
+pub mod bands;
 pub mod comm;
 pub mod efficiency;
 pub mod explain;

@@ -96,7 +96,7 @@ pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, fw: Framework) -> Re
             ),
             None,
         ),
-        _ => ("No layout fits in memory with TP inside one domain.".to_string(), None),
+        _ => ("No layout with TP inside one domain runs this job on this cluster (none divides the GPUs or fits in memory).".to_string(), None),
     };
     Ok(RuleOfThumb {
         id: "tp_inside_scale_up".into(),
@@ -159,7 +159,7 @@ pub fn pp_across_network(topo: &Topology, work: &Workload, fw: Framework) -> Res
 pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Result<RuleOfThumb> {
     let a = best(topo, work, fw, Constraints::default())?;
     let fsdp = best(topo, work, fw, Constraints { zero: Some(3), ..Constraints::default() })?;
-    let oversub = topo.fabric.map_or(1.0, |f| f.oversubscription);
+    let oversub = topo.fabric.as_ref().map_or(1.0, |f| f.oversubscription);
     let (answer, ratio) = match (&a, &fsdp) {
         (Some(a), f) => {
             let dp = share(a, a.breakdown.dp.0);
@@ -176,7 +176,7 @@ pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Resul
             s.push('.');
             (s, Some(dp))
         }
-        _ => ("No layout fits in memory.".to_string(), None),
+        _ => ("No layout runs this job on this cluster (none divides the GPUs or fits in memory).".to_string(), None),
     };
     Ok(RuleOfThumb {
         id: "dp_across_spine".into(),

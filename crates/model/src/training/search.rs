@@ -27,6 +27,9 @@ pub struct Constraints {
     pub dp: Option<u32>,
     pub cp: Option<u32>,
     pub ep: Option<u32>,
+    /// Expert tensor parallelism (MoE parallel folding); `None`: the same as TP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expert_tp: Option<u32>,
     pub micro_batch: Option<u32>,
     pub interleave: Option<u32>,
     pub recompute: Option<Recompute>,
@@ -80,6 +83,34 @@ pub struct SearchResult {
     pub stats: SearchStats,
 }
 
+impl SearchResult {
+    /// Why the search found no layout on `gpus` GPUs, naming the actual cause (`None` when it
+    /// found one): no way to split the GPUs into a layout of this job, no layout that takes
+    /// the pinned micro-batch or interleave, or every layout out of memory.
+    pub fn why_none(&self, gpus: u32) -> Option<String> {
+        if !self.best.is_empty() {
+            return None;
+        }
+        Some(match &self.closest_unfit {
+            Some(c) => {
+                let m = &c.mapping;
+                let cap = c.memory.capacity.0 as f64 / (1u64 << 30) as f64;
+                format!(
+                    "No layout fits in GPU memory: the closest (TP {} x PP {} x DP {} x CP {}) needs {:.1} GiB per GPU of {cap:.0} GiB; use more GPUs or a smaller job.",
+                    m.tp, m.pp, m.dp, m.cp, c.memory_gib_per_gpu
+                )
+            }
+            None if self.stats.layouts == 0 => format!(
+                "No parallel layout of this job divides the {gpus} GPUs: TP must divide the attention and key/value heads and the feed-forward size, PP be at most the layers, CP divide half the sequence and DP the global batch, with any pinned size as given; change the GPU count or the job's sizes."
+            ),
+            None => format!(
+                "{} layouts divide the {gpus} GPUs, but none takes the pinned micro-batch or interleave; leave them to the search.",
+                self.stats.layouts
+            ),
+        })
+    }
+}
+
 /// Keeps the K fastest summaries, sorted.
 struct TopK {
     k: usize,
@@ -130,6 +161,7 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
             dp,
             cp,
             ep: f.ep.unwrap_or(1),
+            expert_tp: f.expert_tp.unwrap_or(0),
             micro_batch: f.micro_batch.unwrap_or(1),
             interleave: f.interleave.unwrap_or(1),
             sequence_parallel: opts.sequence_parallel,
@@ -155,7 +187,8 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
         Recompute::None
     };
     let frugal_zero = *zeros.iter().max().unwrap_or(&0);
-    let mut top = TopK { k: opts.top.max(1), items: Vec::with_capacity(opts.top.max(1) + 1) };
+    // Reserve for what can come back, not for what was asked: `top` may be any number.
+    let mut top = TopK { k: opts.top.max(1), items: Vec::with_capacity(opts.top.clamp(1, 64) + 1) };
     let mut closest: Option<Summary> = None;
     let mut stats = SearchStats::default();
     let kv_ok = |d: &u32| w.heads.is_multiple_of(*d) && w.kv_heads.is_multiple_of(*d) && w.ffn.is_multiple_of(*d) && w.moe.is_none_or(|m| m.expert_ffn % d == 0);
@@ -170,7 +203,10 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
                     continue;
                 }
                 let eps = match w.moe {
-                    Some(m) => pick(f.ep, divisors(m.experts).into_iter().filter(|e| dp.is_multiple_of(*e)).collect()),
+                    Some(m) => {
+                        let etp = f.expert_tp.filter(|e| *e > 0).unwrap_or(tp);
+                        pick(f.ep, divisors(m.experts).into_iter().filter(|e| Parallel::ep_fits(tp, cp, dp, etp, *e, f.expert_tp.is_some())).collect())
+                    }
                     None => pick(f.ep, vec![1]),
                 };
                 for &ep in &eps {
@@ -186,13 +222,18 @@ pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> 
                         zero: 0,
                         sequence_parallel: opts.sequence_parallel,
                         order: opts.order,
+                        expert_tp: f.expert_tp.unwrap_or(0),
                     };
                     let layout = ev.layout(&base)?;
                     stats.layouts += 1;
                     let per_replica = w.global_batch / dp;
                     let mbs = pick(f.micro_batch, divisors(per_replica).into_iter().filter(|b| opts.max_micro_batch == 0 || *b <= opts.max_micro_batch).collect());
                     let vs_all = if w.layers.is_multiple_of(pp) { divisors(w.layers / pp) } else { vec![1] };
-                    let vs_all = pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect());
+                    // A pinned interleave may split the layers unevenly (validated as Parallel).
+                    let vs_all = match f.interleave {
+                        Some(v) if v == 1 || (pp > 1 && pp as u64 * v as u64 <= w.layers as u64) => vec![v],
+                        _ => pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect()),
+                    };
                     for (mi, &mb) in mbs.iter().enumerate() {
                         let micro = ev.micro(&layout, mb)?;
                         let m = micro.m;

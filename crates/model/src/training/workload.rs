@@ -139,17 +139,11 @@ impl Default for Workload {
     }
 }
 
-/// Largest dimension accepted, to keep every product inside u64 and f64 exactness.
-pub const MAX_DIM: u32 = 1 << 20;
-/// Largest layer count accepted.
-pub const MAX_LAYERS: u32 = 4096;
-
-fn check_dim(field: &'static str, what: &str, v: u32, max: u32) -> Result<()> {
-    if v == 0 || v > max {
-        return Err(ModelError::new(field, format!("{what} must be between 1 and {max}; got {v}")));
-    }
-    Ok(())
-}
+/// Largest dimension accepted, to keep every product inside u64 and f64 exactness
+/// ([`crate::limits::MAX_DIM`]).
+pub const MAX_DIM: u32 = crate::limits::MAX_DIM as u32;
+/// Largest layer count accepted ([`crate::limits::LAYERS`]).
+pub const MAX_LAYERS: u32 = crate::limits::LAYERS.max as u32;
 
 /// Divisors of `n` in increasing order (n >= 1).
 pub fn divisors(n: u32) -> Vec<u32> {
@@ -211,14 +205,10 @@ impl Workload {
 
     /// Checks the shape is a transformer the model can cost.
     pub fn validate(&self) -> Result<()> {
-        check_dim("layers", "the layer count", self.layers, MAX_LAYERS)?;
-        check_dim("hidden", "the hidden size", self.hidden, MAX_DIM)?;
-        check_dim("heads", "the attention head count", self.heads, MAX_DIM)?;
-        check_dim("kv_heads", "the key/value head count", self.kv_heads, MAX_DIM)?;
-        check_dim("ffn", "the feed-forward size", self.ffn, MAX_DIM * 8)?;
-        check_dim("vocab", "the vocabulary size", self.vocab, MAX_DIM * 4)?;
-        check_dim("seq", "the sequence length", self.seq, MAX_DIM * 4)?;
-        check_dim("global_batch", "the global batch (sequences per step)", self.global_batch, 1 << 24)?;
+        use crate::limits::{EXPERTS, EXPERT_FFN, FFN, MOE_DENSE_LAYERS, SHARED_EXPERT_FFN, GLOBAL_BATCH, HEADS, HEAD_DIM, HIDDEN, KV_HEADS, LAYERS, SEQ, VOCAB};
+        for (limit, v) in [(LAYERS, self.layers), (HIDDEN, self.hidden), (HEADS, self.heads), (KV_HEADS, self.kv_heads), (FFN, self.ffn), (VOCAB, self.vocab), (SEQ, self.seq), (GLOBAL_BATCH, self.global_batch)] {
+            limit.check_u32(v)?;
+        }
         if self.head_dim == 0 && !self.hidden.is_multiple_of(self.heads) {
             let ok: Vec<u32> = divisors(self.hidden).into_iter().filter(|d| *d <= 1024).collect();
             return Err(ModelError::new(
@@ -231,9 +221,7 @@ impl Workload {
                 ),
             ));
         }
-        if self.head_dim > 4096 {
-            return Err(ModelError::new("head_dim", format!("the head dimension must be at most 4096; got {}", self.head_dim)));
-        }
+        HEAD_DIM.check_u32(self.head_dim)?;
         if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(ModelError::new(
                 "kv_heads",
@@ -246,8 +234,10 @@ impl Workload {
             ));
         }
         if let Some(m) = self.moe {
-            check_dim("experts", "the expert count", m.experts, 4096)?;
-            check_dim("expert_ffn", "the expert feed-forward size", m.expert_ffn, MAX_DIM * 8)?;
+            EXPERTS.check_u32(m.experts)?;
+            EXPERT_FFN.check_u32(m.expert_ffn)?;
+            SHARED_EXPERT_FFN.check_u32(m.shared_ffn)?;
+            MOE_DENSE_LAYERS.check_u32(m.dense_layers)?;
             if m.top_k == 0 || m.top_k > m.experts {
                 return Err(ModelError::new(
                     "top_k",
@@ -256,7 +246,7 @@ impl Workload {
             }
             if m.dense_layers >= self.layers {
                 return Err(ModelError::new(
-                    "dense_layers",
+                    "moe_dense_layers",
                     format!("{} leading dense layers leave no MoE layer of {}; use at most {}", m.dense_layers, self.layers, self.layers - 1),
                 ));
             }
@@ -363,6 +353,21 @@ impl Workload {
             super::Recompute::Full => self.layers_fwd_flops_per_token(),
         };
         per_token * self.tokens_per_step() as f64
+    }
+    /// FLOPs the kernels execute per step: hardware FLOPs, with the attention core's score and
+    /// value products halved when a fused kernel skips the causally masked blocks (`flash`);
+    /// materialised attention computes the full score matrix and masks it.
+    pub fn executed_flops_per_step(&self, recompute: super::Recompute, flash: bool) -> f64 {
+        let hw = self.hardware_flops_per_step(recompute);
+        if !flash {
+            return hw;
+        }
+        let core_passes = 3.0
+            + match recompute {
+                super::Recompute::None => 0.0,
+                super::Recompute::Selective | super::Recompute::Full => 1.0,
+            };
+        hw - 0.5 * core_passes * self.layers as f64 * self.attn_core_flops_per_token() * self.tokens_per_step() as f64
     }
     /// Hardware FLOPs per step: model FLOPs plus recompute.
     pub fn hardware_flops_per_step(&self, recompute: super::Recompute) -> f64 {

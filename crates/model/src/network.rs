@@ -1,0 +1,281 @@
+//! What nccl-tests would measure: NCCL's choice of algorithm and protocol (made by `nccl/`,
+//! bit-for-bit NCCL's tuning model) timed with the physics of the tiers the collective
+//! crosses. NCCL's own estimate is kept beside this one; it decides, this one times.
+//!
+//! Inside one scale-up domain NCCL's model is already within a few percent of measurements,
+//! so its terms are used as they are (with a measured NVLS efficiency on Blackwell). Across
+//! domains the bandwidth comes from what each domain can inject into the network (NIC goodput,
+//! capped by the GPUs' PCIe links), the bytes each algorithm sends per domain, and measured
+//! scale effects; the latency adds what the NIC family and the switch hops cost beyond the
+//! InfiniBand figures NCCL's tables were tuned on.
+//!
+//! Every parameter below is fitted once per hardware or algorithm class on
+//! validation/collectives*.csv (never per row) or taken from a datasheet; each says which.
+
+use crate::catalog::{Arch, NetFamily, Routing};
+use crate::nccl::tuning::{Algorithm, Func};
+use crate::units::Micros;
+
+/// Host cost of one process launching one collective on each further GPU it drives, µs.
+/// nccl-tests issues operations back to back, so with one process per GPU (MPI, torchrun) the
+/// launch hides behind the previous kernel; one process driving g GPUs (`-g 8`) starts the
+/// last GPU's kernel (g-1) launches late, and the collective waits for it. Fitted on Azure
+/// ND H100 v5's single-process sweep (AI-benchmarking-guide, validation/collectives.csv):
+/// 25.6 µs at 1 KiB against NCCL's 15.2 µs, 10.4 µs over 7 launches.
+pub const HOST_LAUNCH_STAGGER: Micros = Micros(1.5);
+
+/// Fraction of the injection bandwidth a ring sustains across domains before scale losses
+/// (Simple protocol: per-chunk flag synchronisation and the GPU-NIC-NIC-GPU store-and-forward).
+/// Fitted with [`RING_SCALE_LOSS`] on DGX Cloud B200 all_reduce ring busbw at 16 GiB, 2-46
+/// nodes of 8x NDR (collectives-2.csv: 344.7 at 2 nodes ... 291.4 at 46).
+pub const RING_EFFICIENCY: f64 = 0.935;
+
+/// Ring busbw falls with the number of domains as 1 / (1 + loss x ln N): each of the 2(N-1)
+/// ring steps waits for the slowest of N links, so per-link jitter grows into the step time.
+/// Fitted with [`RING_SCALE_LOSS`] (same rows). It applies to the NIC side only: the 12-NIC
+/// B200 cluster, whose GPUs' PCIe links bind before its NICs, stays flat from 2 to 64 nodes
+/// (388.4 and 389.8 GB/s busbw), which is what a NIC-side loss predicts.
+pub const RING_SCALE_LOSS: f64 = 0.05;
+
+/// NCCL's Tree across domains reaches about half the injection bandwidth (the chain inside each
+/// domain carries the reduce and the broadcast phases through one head GPU per channel).
+/// Fitted on DGX Cloud B200 Tree busbw: 193.2 GB/s at 46 nodes of 8 NICs and 195.9 at 64 nodes
+/// of 12 NICs (both bound by the GPUs' PCIe, so the loss is GPU-side, applied after that cap).
+pub const TREE_EFFICIENCY: f64 = 0.50;
+
+/// NVLSTree (NVLS inside the domain, a tree of domains) reaches this fraction of the injection
+/// bandwidth: 248 nodes of 8x H200 with 8 InfiniBand HCAs each, 350 GB/s busbw at 512 MiB
+/// (collectives-2.csv, NVIDIA/nccl GitHub issue).
+pub const NVLS_TREE_EFFICIENCY: f64 = 0.92;
+
+/// CollNet (SHARP: the switches reduce) reaches this fraction of the injection bandwidth:
+/// DGX Cloud B200 CollNet busbw 533.0, 543.8 and 544.8 GB/s at 2, 4 and 46 nodes of 8 NDR
+/// NICs, 545.8 at 64 nodes of 12; all_gather 385.2 at 4 nodes (collectives-2.csv).
+pub const COLLNET_EFFICIENCY: f64 = 0.73;
+
+/// NVLS across domains runs over SHARP (each domain sends and receives the buffer once):
+/// DGX Cloud B200 2 nodes, 717.2 GB/s busbw at 16 GiB, i.e. the full injection goodput.
+pub const NVLS_SHARP_EFFICIENCY: f64 = 1.0;
+
+/// Point-to-point across domains (nccl-tests sendrecv, one pair per domain boundary): fraction
+/// of one NIC's goodput at 2 domains, and the loss with more domains (nccl-tests reports the
+/// slowest of the N concurrent pairs): 1 / (1 + loss x ln(N/2)). Fitted on DGX Cloud B200
+/// sendrecv at 16 GiB: 42.6, 25.4 and 15.1 GB/s at 2, 8 and 16 nodes (collectives-2.csv).
+pub const P2P_EFFICIENCY: f64 = 0.89;
+pub const P2P_SCALE_LOSS: f64 = 0.55;
+
+/// NVLS bandwidth on Blackwell against NCCL 2.27's formula, which has no efficiency term:
+/// 8x B200 NVLS busbw 840.8 (DGX Cloud), 845.7 (AWS p6-b200), 850 (GTC24) GB/s against the
+/// model's 931 gives 0.91 at 8 GPUs; GB200 NVL72 with 32 GPUs in the domain, 850 (GTC25) against
+/// 1031 gives 0.82. The loss per doubling of the domain past 8 GPUs, [`NVLS_LOSS_PER_DOUBLING`],
+/// is fitted on those two classes (Hopper's NVLS is within 3% of NCCL's number: no correction).
+pub const NVLS_BLACKWELL_EFFICIENCY: f64 = 0.91;
+pub const NVLS_LOSS_PER_DOUBLING: f64 = 0.045;
+
+/// One-way NIC-to-NIC latency NCCL's network latency table (hwLat[NET]) was tuned on:
+/// InfiniBand RDMA through one switch, about 1 µs (catalog::fabric NICS). Other families pay
+/// the difference on every network step.
+pub const IB_REFERENCE_LATENCY: Micros = Micros(1.0);
+
+/// Flows a single NCCL connection hashes as (one queue pair per connection by default,
+/// NCCL_IB_QPS_PER_CONNECTION=1; NCCL docs, environment variables).
+pub const QPS_PER_CONNECTION: f64 = 1.0;
+
+/// The network as one communicator sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetPath {
+    /// Scale-up domains the group spans.
+    pub domains: u32,
+    /// GPUs of the group in each domain.
+    pub per_domain: u32,
+    pub ranks: u32,
+    /// NIC side: what the group's NICs in one domain deliver, GB/s per direction (goodput,
+    /// after sharing with concurrent groups).
+    pub nic_side: f64,
+    /// GPU side: what the group's GPUs in one domain can push into their NICs over PCIe,
+    /// GB/s per direction.
+    pub gpu_side: f64,
+    /// One NIC's goodput, GB/s per direction (point-to-point pairs use one).
+    pub one_nic: f64,
+    /// Per-GPU bandwidth inside the domain NCCL's rings can use, GB/s per direction: every
+    /// ring and tree passes all of its channels through each GPU's scale-up links.
+    pub intra: f64,
+    /// Algorithm bandwidth of NVLS inside one domain of this group (GB/s; infinite without
+    /// NVLS): NVLSTree reduces inside the domain before the network sees a byte.
+    pub nvls_intra_algbw: f64,
+    /// Extra latency of one network step beyond NCCL's InfiniBand tables, µs.
+    pub step_extra: f64,
+    /// Domains under one leaf (their traffic never reaches a spine) and the leaf's
+    /// down:up oversubscription on the way out.
+    pub domains_per_leaf: u32,
+    pub oversubscription: f64,
+    /// Domains under one pod of a three-tier tree (their traffic never reaches a core), and
+    /// the leaf x spine oversubscription of the path through the core (1 without a core).
+    pub domains_per_pod: u32,
+    pub core_path_oversubscription: f64,
+    pub routing: Routing,
+    /// Leaf uplinks one rail's traffic can spread over (ECMP bins).
+    pub uplinks: u32,
+    pub family: NetFamily,
+}
+
+impl NetPath {
+    /// Bytes one domain sends (per direction) per byte of the user's buffer, by algorithm:
+    /// the ring passes 2(n-1)/n of an AllReduce through every domain boundary; trees and
+    /// SHARP-style reductions send what their place in the tree sends.
+    fn traffic(&self, func: Func, a: Algorithm) -> f64 {
+        let n = self.ranks as f64;
+        let d = self.domains as f64;
+        match (a, func) {
+            (Algorithm::Ring | Algorithm::Pat, Func::AllReduce) => 2.0 * (n - 1.0) / n,
+            (Algorithm::Ring | Algorithm::Pat, Func::AllGather | Func::ReduceScatter) => (n - 1.0) / n,
+            (Algorithm::Ring | Algorithm::Pat, Func::Broadcast | Func::Reduce) => 1.0,
+            // Double binary tree: a domain is a leaf in one tree and an inner node (up to two
+            // children) in the other; 2 domains send the buffer once, many send it twice.
+            (Algorithm::Tree | Algorithm::NvlsTree, Func::AllReduce) => 2.0 * (d - 1.0) / d,
+            (Algorithm::Tree | Algorithm::NvlsTree, _) => 1.0,
+            // The switches reduce: each domain sends and receives the buffer once.
+            (Algorithm::CollNetDirect | Algorithm::CollNetChain | Algorithm::Nvls, Func::AllReduce) => 1.0,
+            (Algorithm::CollNetDirect | Algorithm::CollNetChain | Algorithm::Nvls, _) => (d - 1.0) / d,
+        }
+    }
+
+    /// Network steps whose latency the family pays beyond InfiniBand's.
+    fn steps(&self, func: Func, a: Algorithm) -> f64 {
+        let d = self.domains as f64;
+        let depth = d.log2().ceil().max(1.0);
+        match (a, func) {
+            (Algorithm::Ring, Func::AllReduce) => 2.0 * (d - 1.0),
+            (Algorithm::Ring, _) => d - 1.0,
+            (Algorithm::Pat, _) => depth,
+            (Algorithm::Tree | Algorithm::NvlsTree, _) => 2.0 * depth,
+            _ => 2.0,
+        }
+    }
+
+    /// Algorithm bandwidth (GB/s) across the network for NCCL's choice `a`.
+    pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
+        let d = self.domains as f64;
+        let (nic_eff, gpu_eff) = match a {
+            Algorithm::Ring | Algorithm::Pat => (RING_EFFICIENCY / (1.0 + RING_SCALE_LOSS * d.ln()), 1.0),
+            Algorithm::Tree => (1.0, TREE_EFFICIENCY),
+            Algorithm::NvlsTree => (1.0, NVLS_TREE_EFFICIENCY),
+            Algorithm::CollNetDirect | Algorithm::CollNetChain => (1.0, COLLNET_EFFICIENCY),
+            Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
+        };
+        let inject = (self.nic_side * nic_eff).min(self.gpu_side) * gpu_eff;
+        let net = inject / self.traffic(func, a);
+        // Inside the domain: NVLS-based algorithms are bound by the switch's reduction, the
+        // rest by each GPU's scale-up links, which carry what a ring would.
+        let intra_cap = match a {
+            Algorithm::Nvls | Algorithm::NvlsTree => self.nvls_intra_algbw,
+            _ => self.intra / self.traffic(func, Algorithm::Ring),
+        };
+        net.min(intra_cap)
+    }
+
+    /// Whether the domain's side of [`NetPath::algbw`] (the NVSwitch reduction for NVLS
+    /// algorithms, the scale-up links for the rest) is what bounds `a`, not the network.
+    pub fn intra_bound(&self, func: Func, a: Algorithm) -> bool {
+        let intra_cap = match a {
+            Algorithm::Nvls | Algorithm::NvlsTree => self.nvls_intra_algbw,
+            _ => self.intra / self.traffic(func, Algorithm::Ring),
+        };
+        intra_cap <= self.algbw(func, a) * (1.0 + 1e-9)
+    }
+
+    /// Latency (µs) to add to NCCL's for `a`: the family's extra per-step latency, and the
+    /// extra switch hops when the group spans more than one leaf.
+    pub fn extra_latency(&self, func: Func, a: Algorithm) -> f64 {
+        self.steps(func, a) * self.step_extra
+    }
+
+    /// Bandwidth (GB/s per direction) of one point-to-point pair across the network.
+    pub fn p2p_bw(&self) -> f64 {
+        let d = (self.domains as f64 / 2.0).max(1.0);
+        self.one_nic * P2P_EFFICIENCY / (1.0 + P2P_SCALE_LOSS * d.ln())
+    }
+
+    /// Fraction of its fair share an all-to-all keeps when its cross-leaf bytes meet the
+    /// oversubscribed uplinks and, on Ethernet, ECMP's hash collisions.
+    pub fn all_to_all_net_efficiency(&self) -> f64 {
+        let d = self.domains as f64;
+        if self.domains <= self.domains_per_leaf {
+            return 1.0;
+        }
+        // A leaf's uplinks carry what leaves the leaf; a pod's spines carry what leaves the pod.
+        let leaf = self.domains_per_leaf.min(self.domains) as f64;
+        let pod = self.domains_per_pod.min(self.domains) as f64;
+        let at_leaf = self.oversubscription * (d - leaf) / d;
+        let at_spine = self.core_path_oversubscription * (d - pod) / d;
+        let oversub = at_leaf.max(at_spine).max(1.0);
+        let collisions = match self.routing {
+            Routing::Adaptive => 1.0,
+            Routing::Ecmp => ecmp_efficiency(self.uplinks as f64 * QPS_PER_CONNECTION, self.uplinks as f64),
+        };
+        collisions / oversub
+    }
+}
+
+/// Throughput of the slowest of `flows` equal flows hashed at random onto `links` equal links,
+/// against a perfect spread: the expected fullest link holds the smallest k with
+/// links x P(Poisson(flows/links) >= k) <= 1 flows (balls into bins), and a collective runs at
+/// the speed of its slowest flow.
+pub fn ecmp_efficiency(flows: f64, links: f64) -> f64 {
+    if flows <= 1.0 || links <= 1.0 {
+        return 1.0;
+    }
+    let lambda = flows / links;
+    // P(X >= k) for X ~ Poisson(lambda), summed from the top of a short series.
+    let mut k = lambda.ceil().max(1.0);
+    loop {
+        let mut term = (-lambda).exp();
+        let mut below = 0.0;
+        for i in 0..(k as u32) {
+            if i > 0 {
+                term *= lambda / i as f64;
+            }
+            below += term;
+        }
+        if links * (1.0 - below) <= 1.0 || k > 64.0 {
+            break;
+        }
+        k += 1.0;
+    }
+    lambda.max(1.0) / k
+}
+
+/// NVLS efficiency inside a domain of `gpus` on `arch` (Blackwell only; see the constants).
+pub fn nvls_intra_efficiency(arch: Arch, gpus: u32) -> f64 {
+    match arch {
+        Arch::Blackwell => {
+            let doublings = (gpus.max(8) as f64 / 8.0).log2();
+            NVLS_BLACKWELL_EFFICIENCY - NVLS_LOSS_PER_DOUBLING * doublings
+        }
+        _ => 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecmp_collisions_cost_more_with_more_flows_per_link() {
+        // One flow per link: the fullest of 32 links holds several flows.
+        let one = ecmp_efficiency(32.0, 32.0);
+        assert!(one < 0.5 && one > 0.2, "{one}");
+        // Many small flows average out.
+        let many = ecmp_efficiency(32.0 * 16.0, 32.0);
+        assert!(many > 0.6 && many > one, "{many}");
+        assert_eq!(ecmp_efficiency(1.0, 32.0), 1.0);
+    }
+
+    #[test]
+    fn blackwell_nvls_loses_with_domain_size() {
+        assert_eq!(nvls_intra_efficiency(Arch::Hopper, 8), 1.0);
+        let b8 = nvls_intra_efficiency(Arch::Blackwell, 8);
+        let b72 = nvls_intra_efficiency(Arch::Blackwell, 72);
+        assert!(b8 > b72 && b72 > 0.7);
+    }
+}

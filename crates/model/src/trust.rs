@@ -1,0 +1,153 @@
+//! How far to trust a collective prediction: the median absolute busbw error of its class
+//! (tier crossed, algorithm family, size range) against the published measurements in
+//! validation/, and how many measurements back it. The numbers live in `trust_table.rs`,
+//! written by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test
+//! collectives_accuracy`; that test fails when the checked-in table differs from what the
+//! data gives, so the bands cannot go stale.
+
+use serde::Serialize;
+
+/// The tier a collective's bytes cross: its widest hop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TierClass {
+    /// One NVLink/NVSwitch domain of a server.
+    NvlinkNode,
+    /// One server whose GPUs talk over PCIe (or bridged pairs).
+    PcieNode,
+    /// Several domains over InfiniBand.
+    InfiniBand,
+    /// Several domains over RoCEv2.
+    Roce,
+    /// Several domains over TCP sockets.
+    Tcp,
+    /// One GB200 NVL72 rack (a multi-node NVLink domain).
+    Nvl72Rack,
+    /// Several NVL72 racks over their trays' NICs.
+    Nvl72Racks,
+}
+
+/// Algorithm families that behave alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlgoFamily {
+    /// Ring and PAT.
+    Ring,
+    Tree,
+    /// NVLS and NVLSTree (the NVSwitch reduces).
+    Nvls,
+    /// CollNet Direct and Chain (SHARP).
+    CollNet,
+    /// AllToAll and SendRecv, built from point-to-point sends.
+    P2p,
+}
+
+/// Message-size ranges: latency-bound, in between, bandwidth-bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeRange {
+    /// Below 64 KiB.
+    Small,
+    /// 64 KiB to 64 MiB.
+    Medium,
+    /// 64 MiB and above (and the large-message plateaus vendors quote).
+    Large,
+}
+
+impl TierClass {
+    pub const ALL: [TierClass; 7] = [
+        TierClass::NvlinkNode,
+        TierClass::PcieNode,
+        TierClass::InfiniBand,
+        TierClass::Roce,
+        TierClass::Tcp,
+        TierClass::Nvl72Rack,
+        TierClass::Nvl72Racks,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            TierClass::NvlinkNode => "single node, NVLink",
+            TierClass::PcieNode => "single node, PCIe",
+            TierClass::InfiniBand => "multi-node, InfiniBand",
+            TierClass::Roce => "multi-node, RoCE",
+            TierClass::Tcp => "multi-node, TCP",
+            TierClass::Nvl72Rack => "NVL72, one rack",
+            TierClass::Nvl72Racks => "NVL72, several racks",
+        }
+    }
+}
+
+impl AlgoFamily {
+    pub const ALL: [AlgoFamily; 5] = [AlgoFamily::Ring, AlgoFamily::Tree, AlgoFamily::Nvls, AlgoFamily::CollNet, AlgoFamily::P2p];
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgoFamily::Ring => "ring",
+            AlgoFamily::Tree => "tree",
+            AlgoFamily::Nvls => "NVLS",
+            AlgoFamily::CollNet => "CollNet",
+            AlgoFamily::P2p => "point-to-point",
+        }
+    }
+    /// The family of an algorithm name as predictions carry it.
+    pub fn of(algorithm: &str) -> AlgoFamily {
+        match algorithm {
+            "Tree" => AlgoFamily::Tree,
+            "NVLS" | "NVLSTree" => AlgoFamily::Nvls,
+            "CollNetDirect" | "CollNetChain" => AlgoFamily::CollNet,
+            "P2P" | "none" => AlgoFamily::P2p,
+            _ => AlgoFamily::Ring,
+        }
+    }
+}
+
+impl SizeRange {
+    pub const ALL: [SizeRange; 3] = [SizeRange::Small, SizeRange::Medium, SizeRange::Large];
+    pub fn of(bytes: u64) -> SizeRange {
+        if bytes < 64 << 10 {
+            SizeRange::Small
+        } else if bytes < 64 << 20 {
+            SizeRange::Medium
+        } else {
+            SizeRange::Large
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SizeRange::Small => "< 64 KiB",
+            SizeRange::Medium => "64 KiB - 64 MiB",
+            SizeRange::Large => ">= 64 MiB",
+        }
+    }
+}
+
+/// The trust a prediction carries.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Trust {
+    pub tier: TierClass,
+    pub family: AlgoFamily,
+    pub size: SizeRange,
+    /// Median absolute busbw error of the class in the project's validation, percent;
+    /// `None` when no published measurement backs the class.
+    pub error_band_pct: Option<f64>,
+    /// Published measurements behind the class (0 = not validated).
+    pub validated_cases: u32,
+}
+
+impl Trust {
+    pub fn of(tier: TierClass, family: AlgoFamily, size: SizeRange) -> Trust {
+        let (pct, n) = crate::trust_table::BANDS[tier as usize][family as usize][size as usize];
+        Trust { tier, family, size, error_band_pct: (n > 0).then_some(pct), validated_cases: n }
+    }
+
+    /// "±4%, 31 measurements" or "not validated against measurements".
+    pub fn describe(&self) -> String {
+        match self.error_band_pct {
+            Some(p) => format!(
+                "±{p:.0}%, {} measurement{}",
+                self.validated_cases,
+                if self.validated_cases == 1 { "" } else { "s" }
+            ),
+            None => "not validated against measurements".to_string(),
+        }
+    }
+}
