@@ -345,7 +345,12 @@ pub fn export_panel(props: &Props) -> Html {
                 <button type="button" onclick={save_layouts} data-testid="export-layouts" title={format!("The search's {RANKED} best layouts of the job, with step time, MFU and memory")}>{ "Layouts (CSV)" }</button>
             </div>
             if let Some(n) = &*import_note {
-                <p class="export-note" role="alert">{ n }</p>
+                // The copy-link messages are news, not errors.
+                if n.starts_with("Link ") || n.starts_with("The link is selected") {
+                    <p class="export-note ok" role="status">{ n }</p>
+                } else {
+                    <p class="export-note" role="alert">{ n }</p>
+                }
             }
             <div class="export-row share-row">
                 <button type="button" onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
