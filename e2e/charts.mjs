@@ -255,6 +255,17 @@ async function main() {
           await explorer(page, TWO_NODES);
           await page.waitForSelector('[data-testid=step-chart] svg', { timeout: 30000 });
           const bad = await page.evaluate(({ clip, onPlot }) => [...new Function(`return (${clip})()`)(), ...new Function(`return (${onPlot})()`)()], { clip: clippedTexts.toString(), onPlot: textsOnPlot.toString() });
+          // No chart is cropped by the box the page lays it out in.
+          const cropped = await page.evaluate(() =>
+            [...document.querySelectorAll('.chart-svg > svg')]
+              .filter((svg) => {
+                const a = svg.getBoundingClientRect();
+                const b = svg.parentElement.getBoundingClientRect();
+                return a.bottom > b.bottom + 1 || a.right > b.right + 1;
+              })
+              .map((svg) => svg.closest('[data-testid]')?.getAttribute('data-testid')),
+          );
+          assert(cropped.length === 0, `${w} px: charts cropped by their box: ${cropped}`);
           assert(bad.length === 0, `${w} px: ${bad.join('; ')}`);
           await page.locator('[data-testid=chart]').screenshot({ path: join(out, `charts-busbw-${w}-${theme}.png`) });
           if (w === 390) await page.screenshot({ path: join(out, `charts-phone-${theme}.png`), fullPage: true });

@@ -85,7 +85,7 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     let xlab_lines = wrap(&opts.x_label, 13.0, false, wf - 24.0);
     let title_h = title_lines.len() as f64 * 22.0;
     // Room for wrapped axis titles: the chart grows rather than cut them.
-    let hf = hf0 + (xlab_lines.len().max(1) - 1) as f64 * 17.0;
+    let hf = hf0;
     // Rows never shorter than their names: a short frame gets a taller chart (scaled by the
     // viewBox), not overlapping labels.
     let hf = hf.max((12.0 + title_h + n.max(1) as f64 * (name_px * 1.6) + 12.0 + 28.0 + xlab_lines.len() as f64 * 17.0).ceil());
