@@ -312,7 +312,7 @@ pub fn App() -> Html {
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
     let training_in_view = use_in_view(training_node.clone());
-    let (training, searching) = use_training(
+    let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
         fixed,
@@ -434,7 +434,7 @@ pub fn App() -> Html {
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
                             }) }
                             { training_panel(&TrainingProps {
-                                choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching, dark, compact, on_action: dispatch.clone(),
+                                choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
                             { formula_panel(&FormulaProps { eval: v.clone() }) }

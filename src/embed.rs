@@ -6,7 +6,7 @@ use fabricscope_charts::report::{caption, chart_title, render_chart, throughput_
 use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::{escape as esc, Theme};
 use fabricscope_model::link::{decode, encode, find_in_url};
-use fabricscope_model::training::explore::{constraints, fill_row, start, workload, TrainingView};
+use fabricscope_model::training::explore::{constraints, start, workload, TrainingView};
 use fabricscope_model::{evaluate, ModelError, Report, Scenario};
 use std::fmt::Write;
 use wasm_bindgen::closure::Closure;
@@ -117,19 +117,13 @@ fn viewport() -> (u32, u32) {
         .unwrap_or((0, 0))
 }
 
-/// The training view chart `id` needs: none for the collective charts, the search's first
-/// stage for the topology, step and memory charts, everything for the MFU grid.
+/// The training view chart `id` needs: none for the collective charts, the search (top
+/// layouts, chosen layout and MFU grid in one pass) for the training charts.
 fn training_for(id: &str, s: &Scenario) -> Option<Result<TrainingView, ModelError>> {
     let run = || -> Result<TrainingView, ModelError> {
         let topo = s.cluster.topology()?;
         let w = workload(&s.training.workload)?;
-        let mut v = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
-        if id == "mfu" {
-            for j in 0..v.pps.len() {
-                fill_row(&topo, &mut v, j)?;
-            }
-        }
-        Ok(v)
+        start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))
     };
     matches!(id, "topology" | "step" | "mfu" | "memory").then(run)
 }

@@ -2,11 +2,12 @@
 //! the pinned layout, in stages so the page answers input between them.
 //!
 //! The search is the one costly part of the page (tens of ms for a 1024-GPU cluster in
-//! wasm, too slow for the 16 ms input-to-paint budget), so [`use_training`] runs it 150 ms
-//! after the last change; every input in between re-evaluates the last search's layouts on
-//! the new cluster (microseconds), so the training numbers still follow a dragged slider.
+//! wasm, seconds for a large MoE on thousands of nodes), so [`use_training`] runs it 150 ms
+//! after the last change, in slices of a few milliseconds that yield to the event loop; every
+//! input in between re-evaluates the last search's layouts on the new cluster (microseconds),
+//! so the training numbers still follow a dragged slider.
 
-use fabricscope_model::training::explore::{answer_rules, carry_over, fill_row, start, TrainingView};
+use fabricscope_model::training::explore::{carry_over, Staged, StagedRules, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;
@@ -14,17 +15,29 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 pub use fabricscope_model::training::explore::{
-    constraints, cp_values, custom_id, custom_parts, ep_values, layout_detail, layout_label, micro_batch_values, pp_values, recompute_choices,
+    constraints, cp_values, custom_id, custom_parts, dp_value, ep_values, layout_detail, layout_label, micro_batch_values, pp_values, recompute_choices,
     tp_values, workload, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, DEFAULT_WORKLOAD, ZERO_STAGES,
 };
 
 /// Delay after the last change before the search runs.
 pub const SEARCH_DELAY_MS: u32 = 150;
 
+/// Longest slice of search work run in one task, ms: well under the 50 ms that makes a long
+/// task, so input and paint get the main thread between slices.
+pub const SLICE_MS: f64 = 8.0;
+
+/// How far a search has come: layouts tried and in all (0 of 0 before it starts); `rules`
+/// once the layouts are done and the rules of thumb are being answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub rules: bool,
+}
+
 type Shared = Option<Rc<Result<TrainingView, ModelError>>>;
 
-/// A search's answer (complete or one stage of it) and the inputs it answers; `seq` numbers
-/// every answer published, so a later stage of the same search counts as new.
+/// A search's answer and the inputs it answers; `seq` numbers every answer published.
 struct Computed {
     seq: u64,
     cluster: Cluster,
@@ -40,78 +53,122 @@ thread_local! {
     static PUBLISHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// One stage of the staged search, then the next in a later task (so the page answers input
-/// between stages); `gen` stops a chain whose inputs have changed since.
-#[allow(clippy::too_many_arguments)]
-fn run_stage(stage: usize, mut v: Option<TrainingView>, c: Cluster, w: String, ch: Constraints, my: u64, gen: Rc<std::cell::Cell<u64>>, result: Latest, pending: UseStateHandle<bool>) {
-    if gen.get() != my {
-        return;
-    }
-    let publish = |result: &Latest, view: Result<TrainingView, ModelError>| {
+/// What a running search is doing: the layout search, then the rules of thumb.
+enum Phase {
+    Search(Option<Staged>),
+    Rules(TrainingView, StagedRules),
+}
+
+/// Where a running search is: its inputs, and the phase it has reached.
+struct Job {
+    c: Cluster,
+    w: String,
+    ch: Constraints,
+    my: u64,
+    gen: Rc<std::cell::Cell<u64>>,
+    result: Latest,
+    progress: UseStateHandle<Option<Progress>>,
+    phase: Phase,
+}
+
+impl Job {
+    fn publish(&self, view: Result<TrainingView, ModelError>) {
         let seq = PUBLISHED.with(|n| {
             n.set(n.get() + 1);
             n.get()
         });
-        result.set(Some(Rc::new(Computed { seq, cluster: c.clone(), workload: w.clone(), fixed: ch, view: Rc::new(view) })));
-    };
-    let next = |stage: usize, v: Option<TrainingView>, result: Latest, pending: UseStateHandle<bool>| {
-        let (c, w, gen) = (c.clone(), w.clone(), gen.clone());
-        Timeout::new(0, move || run_stage(stage, v, c, w, ch, my, gen, result, pending)).forget();
-    };
-    match (stage, v.as_mut()) {
-        (0, _) => match c.topology().and_then(|t| start(&t, &w, ch)) {
-            Ok(view) => {
-                publish(&result, Ok(view.clone()));
-                next(1, Some(view), result, pending);
-            }
-            Err(e) => {
-                publish(&result, Err(e));
-                pending.set(false);
-            }
-        },
-        (s, Some(view)) if s <= view.pps.len() => {
-            let _ = c.topology().and_then(|t| fill_row(&t, view, s - 1));
-            if s == view.pps.len() {
-                publish(&result, Ok(view.clone()));
-            }
-            next(s + 1, v, result, pending);
+        self.result.set(Some(Rc::new(Computed { seq, cluster: self.c.clone(), workload: self.w.clone(), fixed: self.ch, view: Rc::new(view) })));
+    }
+
+    fn fail(&self, e: ModelError) {
+        self.publish(Err(e));
+        self.progress.set(None);
+    }
+
+    /// Runs one slice of at most about [`SLICE_MS`] and schedules the next in a later task;
+    /// stops when the inputs have changed since (`gen`).
+    fn slice(mut self) {
+        if self.gen.get() != self.my {
+            return;
         }
-        (_, Some(view)) => {
-            let _ = c.topology().and_then(|t| answer_rules(&t, view));
-            publish(&result, Ok(view.clone()));
-            pending.set(false);
-        }
-        (_, None) => pending.set(false),
+        let topo = match self.c.topology() {
+            Ok(t) => t,
+            Err(e) => return self.fail(e),
+        };
+        let start = js_sys::Date::now();
+        let mut more = || js_sys::Date::now() - start < SLICE_MS;
+        let phase = std::mem::replace(&mut self.phase, Phase::Search(None));
+        self.phase = match phase {
+            Phase::Search(staged) => {
+                let staged = match staged.map_or_else(|| Staged::new(&topo, &self.w, self.ch), Ok) {
+                    Ok(s) => s,
+                    Err(e) => return self.fail(e),
+                };
+                let mut staged = staged;
+                match staged.run(&topo, &mut more) {
+                    Ok(false) => {
+                        let (done, total) = staged.progress();
+                        self.progress.set(Some(Progress { done, total, rules: false }));
+                        Phase::Search(Some(staged))
+                    }
+                    Ok(true) => match (staged.finish_keeping_caches(&topo), StagedRules::new(&self.w)) {
+                        (Ok((view, caches)), Ok(rules)) => {
+                            let rules = rules.with_caches(&self.c, caches);
+                            // The answer goes on screen now; the rules follow.
+                            self.publish(Ok(view.clone()));
+                            self.progress.set(Some(Progress { done: 0, total: 0, rules: true }));
+                            Phase::Rules(view, rules)
+                        }
+                        (Err(e), _) | (_, Err(e)) => return self.fail(e),
+                    },
+                    Err(e) => return self.fail(e),
+                }
+            }
+            Phase::Rules(mut view, mut rules) => match rules.run(&topo, &mut more) {
+                Ok(false) => Phase::Rules(view, rules),
+                Ok(true) => {
+                    view.rules = rules.rules();
+                    self.publish(Ok(view));
+                    self.progress.set(None);
+                    return;
+                }
+                Err(_) => {
+                    // Rules are extras: the view stands without them.
+                    self.progress.set(None);
+                    return;
+                }
+            },
+        };
+        Timeout::new(0, move || self.slice()).forget();
     }
 }
 
 /// The training view for (cluster, workload, pins). The search runs [`SEARCH_DELAY_MS`]
-/// after the last change, in stages (top layouts, then the MFU grid row by row, then the
-/// rules), each in its own task. Until it answers, every input gets the last search's layouts
-/// re-evaluated on the new cluster ([`carry_over`]: step time, MFU and memory follow the
-/// slider at once; the ranking and MFU grid are the last search's). Returns the view to show
-/// and whether a search is on its way.
+/// after the last change, in slices of at most [`SLICE_MS`] each in its own task (the page
+/// answers input and paints between them, and shows how far it has come). Until it answers,
+/// every input gets the last search's layouts re-evaluated on the new cluster
+/// ([`carry_over`]: step time, MFU and memory follow the slider at once; the ranking and MFU
+/// grid are the last search's). Returns the view to show and, while a search runs, its
+/// progress.
 #[hook]
-pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints) -> (Shared, bool) {
+pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints) -> (Shared, Option<Progress>) {
     let result = use_state(|| None::<Rc<Computed>>);
-    // Compared before re-rendering: most inputs find it already true.
-    let pending = use_state_eq(|| false);
+    // Compared before re-rendering: most inputs find it unchanged.
+    let progress = use_state_eq(|| None::<Progress>);
     let timer = use_mut_ref(|| None::<Timeout>);
     let gen = use_mut_ref(|| Rc::new(std::cell::Cell::new(0u64)));
     {
         let result = result.clone();
-        let pending = pending.clone();
+        let progress = progress.clone();
         let gen = gen.borrow().clone();
         use_effect_with((cluster.clone(), workload.clone(), fixed), move |(c, w, ch)| {
             gen.set(gen.get() + 1);
             let my = gen.get();
             match c.clone() {
                 Some(c) => {
-                    pending.set(true);
-                    let (w, ch) = (w.clone(), *ch);
-                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || {
-                        run_stage(0, None, c, w, ch, my, gen, result, pending);
-                    }));
+                    progress.set(Some(Progress { done: 0, total: 0, rules: false }));
+                    let job = Job { c, w: w.clone(), ch: *ch, my, gen, result, progress, phase: Phase::Search(None) };
+                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || job.slice()));
                 }
                 None => *timer.borrow_mut() = None,
             }
@@ -120,7 +177,9 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
     let latest = (*result).clone();
     let shown = use_memo((cluster, workload, fixed, latest.as_ref().map(|r| r.seq)), move |(c, w, f, _)| -> Shared {
         let r = latest?;
-        let Some(c) = c else { return Some(r.view.clone()) };
+        let Some(c) = c else {
+            return Some(r.view.clone());
+        };
         if (&r.cluster, &r.workload, r.fixed) == (c, w, *f) {
             return Some(r.view.clone());
         }
@@ -130,5 +189,5 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
         };
         Some(carried.map_or_else(|| r.view.clone(), |v| Rc::new(Ok(v))))
     });
-    ((*shown).clone(), *pending)
+    ((*shown).clone(), *progress)
 }

@@ -49,7 +49,7 @@ fn layout_to_draw(total: u32, fixed: Constraints, training: &Option<Rc<Result<Tr
         .and_then(|t| t.as_ref().ok())
         .filter(|t| t.fixed == fixed)
         .and_then(|t| t.chosen.as_ref())
-        .filter(|c| c.mapping.gpus() == total as u64);
+        .filter(|c| c.mapping.gpus() <= total as u64);
     let pinned = (fixed.cp.unwrap_or(1), fixed.ep.unwrap_or(1));
     match (chosen, fixed.tp, fixed.pp) {
         (Some(c), _, _) => (layout_of(&c.mapping), Some(layout_label(c)), (c.mapping.cp, c.mapping.ep)),
@@ -138,9 +138,18 @@ pub fn mapping_panel(props: &Props) -> Html {
                     </label>
                 }
                 <span class="inline" data-testid="layout" data-tp={layout.tp.to_string()} data-pp={layout.pp.to_string()} data-dp={layout.dp.to_string()}>
-                    { match &label {
-                        Some(l) => format!("{l} · DP takes the rest of the {total} GPUs"),
-                        None => format!("TP{} PP{} DP{} · DP takes the rest of the {total} GPUs", layout.tp, layout.pp, layout.dp),
+                    { {
+                        // The drawing's DP counts DP x CP ranks.
+                        let used = layout.tp as u64 * layout.pp as u64 * layout.dp as u64;
+                        let rest = if used < total as u64 {
+                            format!("{used} of the {total} GPUs used, {} idle (the DP that would use them all does not divide the batch)", total as u64 - used)
+                        } else {
+                            format!("DP takes the rest of the {total} GPUs")
+                        };
+                        match &label {
+                            Some(l) => format!("{l} · {rest}"),
+                            None => format!("TP{} PP{} DP{} · {rest}", layout.tp, layout.pp, layout.dp),
+                        }
                     } }
                 </span>
             </div>

@@ -3,7 +3,7 @@
 //! training model after the inputs settle (see `crate::training`).
 
 use crate::app::Action;
-use crate::training::{custom_id, custom_parts, layout_detail, micro_batch_values, recompute_choices, workload, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
+use crate::training::{custom_id, custom_parts, dp_value, layout_detail, micro_batch_values, recompute_choices, workload, Progress, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
 use super::controls::{select, Opt, SelectAttrs};
 use super::esc;
 use fabricscope_charts::training::{seconds_label, training_chart};
@@ -26,12 +26,23 @@ pub struct Props {
     pub training: Option<Rc<Result<TrainingView, ModelError>>>,
     /// A newer result is being computed.
     pub searching: bool,
+    /// How far that search has come (layouts tried and in all; 0 of 0 before it starts).
+    pub progress: Option<Progress>,
     pub dark: bool,
     pub compact: bool,
     pub on_action: Callback<Action>,
     /// The panel's element (App observes whether it is on screen) and that observation.
     pub node: NodeRef,
     pub in_view: bool,
+}
+
+/// "searching: 41% of 1676 layouts" while the search runs in slices.
+fn searching_text(p: Option<Progress>) -> String {
+    match p {
+        Some(Progress { rules: true, .. }) => "answering the rules of thumb…".to_string(),
+        Some(Progress { done, total, .. }) if total > 0 => format!("searching: {}% of {total} layouts", 100 * done / total),
+        _ => "searching…".to_string(),
+    }
 }
 
 /// "12.3 M"-style count.
@@ -54,7 +65,10 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
             None if v.fixed.micro_batch.is_some() || v.fixed.recompute.is_some() || v.fixed.zero.is_some() => {
                 o.push_str("<p class=\"warning\">No layout of this job fits with the pinned micro-batch, recompute or ZeRO stage: set one of them to auto.</p>")
             }
-            None => o.push_str("<p class=\"warning\">No layout of this job fits on this cluster.</p>"),
+            None => {
+                let why = v.note.as_deref().unwrap_or("No layout of this job fits on this cluster.");
+                let _ = write!(o, "<p class=\"warning\" data-testid=\"training-note\">{}</p>", esc(why));
+            }
             Some(c) => {
                 let stat = |o: &mut String, label: &str, attrs: &str, value: &str, sub: &str| {
                     let _ = write!(
@@ -70,6 +84,9 @@ fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: 
                 stat(&mut o, "Tokens per second", "", &si(c.tokens_per_s), &format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch));
                 stat(&mut o, "Memory per GPU", "", &format!("{:.1} GiB", c.memory_gib_per_gpu), if c.fits { "fits in HBM" } else { "does not fit in HBM" });
                 let _ = write!(o, "</div><p class=\"bottleneck\" data-testid=\"bottleneck\">{}</p>", esc(&c.bottleneck));
+                if let Some(note) = &v.note {
+                    let _ = write!(o, "<p class=\"training-note\" data-testid=\"training-note\">{}</p>", esc(note));
+                }
                 if let Some((steps, heat, memory)) = draw(v, dark, compact) {
                     let _ = write!(
                         o,
@@ -146,11 +163,12 @@ pub fn training_panel(props: &Props) -> Html {
     // Micro-batch sizes that divide each replica's share of the batch (DP known only when
     // TP, PP and CP are pinned); a pinned size stays listed even where it no longer divides.
     let f = &props.fixed;
-    let dp = match (f.tp, f.pp, f.cp) {
-        (Some(tp), Some(pp), Some(cp)) => Some(props.total / (tp * pp * cp).max(1)),
+    let job = workload(&c.workload);
+    let dp = match (f.tp, f.pp, f.cp, &job) {
+        (Some(tp), Some(pp), Some(cp), Ok(w)) => dp_value(props.total, w, tp, pp, cp),
         _ => None,
     };
-    let mut mbs = workload(&c.workload).map(|w| micro_batch_values(&w, dp)).unwrap_or_default();
+    let mut mbs = job.map(|w| micro_batch_values(&w, dp)).unwrap_or_default();
     if c.micro_batch > 0 && !mbs.contains(&c.micro_batch) {
         mbs.push(c.micro_batch);
     }
@@ -191,9 +209,9 @@ pub fn training_panel(props: &Props) -> Html {
                 </label>
                 <span class="status" role="status" data-testid="training-status">
                     { match view {
-                        Some(v) if v.carried => "last search's layouts on this cluster · searching…".to_string(),
-                        _ if props.searching => "searching…".to_string(),
-                        Some(v) => format!("{} layouts searched", v.candidates),
+                        Some(v) if v.carried => format!("last search's layouts on this cluster · {}", searching_text(props.progress)),
+                        _ if props.searching => searching_text(props.progress),
+                        Some(v) => format!("{} candidates in {} layouts searched", si(v.candidates as f64), v.layouts),
                         None => String::new(),
                     } }
                 </span>

@@ -536,7 +536,15 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
             let y = gy + r as f64 * cell_h + 1.5;
             let gg = base + i;
             let (tpi, dpi, ppi) = layout.role(gg);
-            let shade = if stages > 1 { 0.25 + 0.6 * ppi as f64 / (stages - 1) as f64 } else { 0.45 };
+            // GPUs past the layout's last rank stay idle (its DP does not use them all).
+            let idle = ppi >= stages;
+            let shade = if idle {
+                0.04
+            } else if stages > 1 {
+                0.25 + 0.6 * ppi as f64 / (stages - 1) as f64
+            } else {
+                0.45
+            };
             let _ = write!(
                 dg.0.s,
                 "<rect class=\"gpu\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{}\" fill-opacity=\"{shade:.2}\" stroke=\"{}\" stroke-width=\"1\"/>",
@@ -546,10 +554,11 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
                 pp_color.hex()
             );
             if show_text {
-                dg.text(x + (cell_w - 3.0) / 2.0, y + (cell_h - 7.0) / 2.0, (fs - 2.0).min(cell_h * 0.45), "middle", &text, 500, &format!("d{dpi}"));
+                let label = if idle { "idle".to_string() } else { format!("d{dpi}") };
+                dg.text(x + (cell_w - 3.0) / 2.0, y + (cell_h - 7.0) / 2.0, (fs - 2.0).min(cell_h * 0.45), "middle", &text, 500, &label);
             }
             // TP bracket under the GPU, joined with its TP neighbours.
-            if layout.tp > 1 {
+            if layout.tp > 1 && !idle {
                 let tpc = Par::Tp.color(theme).hex();
                 let by = y + cell_h - 4.5;
                 let x1 = x - if tpi > 0 && c > 0 { 3.0 } else { 0.0 };

@@ -81,7 +81,7 @@ pub fn cluster_line(t: &Topology) -> String {
         )
     };
     format!(
-        "{} GPUs = {} nodes x {} {}; {} domains of {} GPUs ({} domain{}); {}; NCCL {}",
+        "{} GPUs = {} nodes x {} {}; {} domains of {} GPUs ({} domain{}{}); {}; NCCL {}",
         t.total_gpus,
         c.nodes,
         c.gpus_per_node,
@@ -90,6 +90,7 @@ pub fn cluster_line(t: &Topology) -> String {
         t.domain_gpus,
         t.domains,
         if t.domains == 1 { "" } else { "s" },
+        if t.last_domain_gpus() < t.domain_gpus { format!(", the last of {}", t.last_domain_gpus()) } else { String::new() },
         net,
         c.nccl.id()
     )
@@ -97,7 +98,17 @@ pub fn cluster_line(t: &Topology) -> String {
 
 /// One line describing the communicator.
 pub fn group_line(t: &Topology, p: Placement) -> String {
-    if p == t.whole() {
+    if p == t.whole() && p.ranks < t.total_gpus {
+        // A partly filled last NVL72 rack: modelled at that rack's pace (see Topology::whole).
+        format!(
+            "all {} GPUs (racks of {} and a last one of {}: costed as {} per domain, {} domains)",
+            t.total_gpus,
+            t.domain_gpus,
+            t.last_domain_gpus(),
+            p.per_domain,
+            p.domains()
+        )
+    } else if p == t.whole() {
         format!(
             "all {} GPUs ({} per domain, {} domain{})",
             p.ranks,

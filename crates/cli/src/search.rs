@@ -9,6 +9,7 @@ use crate::error::CliError;
 use crate::output;
 use crate::train::{layout_line, workload_line, ParallelArgs, WorkloadArgs};
 use clap::Args;
+use fabricscope_model::training::search::idle_note;
 use fabricscope_model::training::{rules_of_thumb, search, Constraints, Evaluator, RuleOfThumb, SearchOptions, SearchStats, StepReport};
 use serde::Serialize;
 use std::time::Instant;
@@ -87,7 +88,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     s.push_str(&format!("Job: {}\n", workload_line(&w)));
     let st = &res.stats;
     s.push_str(&format!(
-        "Searched {} layouts ({} candidates: {} evaluated, {} pruned by bound, {} not fitting in HBM) in {:.1} ms\n\n",
+        "Searched {} layouts ({} candidates: {} evaluated, {} pruned by bound, {} not fitting in HBM) in {:.1} ms\n",
         st.layouts,
         st.candidates,
         st.evaluated,
@@ -95,6 +96,10 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         st.unfit,
         elapsed.as_secs_f64() * 1e3
     ));
+    if let Some(why) = &res.invalid {
+        s.push_str(&format!("Skipped {} layouts the model could not cost; the first: {}\n", st.invalid, why));
+    }
+    s.push('\n');
     if let Some(why) = res.why_none(topo.total_gpus) {
         s.push_str(&format!("{why}\n"));
         if let Some(c) = &res.closest_unfit {
@@ -129,6 +134,9 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         }
         if let Some(b) = res.best.first() {
             s.push_str(&format!("\nBest: {}\n  {}\n", layout_line(&b.mapping), b.bottleneck));
+            if let Some(note) = idle_note(topo.total_gpus, &w, b) {
+                s.push_str(&format!("  {note}\n"));
+            }
         }
     }
     for r in &rules {

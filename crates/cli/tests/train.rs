@@ -181,3 +181,60 @@ fn search_csv_lists_the_same_layouts_as_json_best_first() {
     }
     fails(&[&args[..], &["--csv", "--json"]].concat(), &["--json"]);
 }
+#[test]
+fn search_answers_on_gb200_racks_whole_and_partial() {
+    // 72 trays = 4 full NVL72 racks; 32 trays = 128 GPUs, two racks of 64.
+    for nodes in ["72", "32"] {
+        let v = json(&["search", "--gpu", "gb200", "--nodes", nodes, "--model", "gpt3-175b", "--top", "3", "--json"]);
+        let best = v.as_array().unwrap();
+        assert_eq!(best.len(), 3, "{nodes} trays");
+        let gpus: u64 = 4 * nodes.parse::<u64>().unwrap();
+        for r in best {
+            let m = &r["mapping"];
+            let used: u64 = ["tp", "pp", "dp", "cp"].iter().map(|k| m[k].as_u64().unwrap()).product();
+            assert_eq!(used, gpus, "every GPU used: {m}");
+            assert_eq!(r["fits"], true);
+        }
+    }
+    let o = run(&["search", "--gpu", "gb200", "--nodes", "32", "--model", "llama3-8b", "--top", "1"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("domains of 64 GPUs (2 domains)"), "{}", o.stdout);
+}
+
+#[test]
+fn search_leaves_gpus_idle_when_dp_cannot_divide_the_batch() {
+    // 127 DGX H100 nodes: 1016 = 8 x 127 GPUs; no DP using them all divides GPT-3's 1536.
+    let o = run(&["search", "--nodes", "127", "--model", "gpt3-175b", "--top", "2"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("GPUs stay idle") && o.stdout.contains("does not divide the global batch of 1536"), "{}", o.stdout);
+    let v = json(&["search", "--nodes", "127", "--model", "gpt3-175b", "--top", "2", "--json"]);
+    for r in v.as_array().unwrap() {
+        let dp = r["mapping"]["dp"].as_u64().unwrap();
+        assert_eq!(1536 % dp, 0, "DP {dp} divides the batch");
+    }
+    // 140 DGX A100 nodes (1120 GPUs) with Llama 3 8B: an answer, not "0 layouts".
+    let o = run(&["search", "--gpu", "a100", "--nic", "ib-hdr", "--nodes", "140", "--model", "llama3-8b", "--top", "1"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("of 1120 GPUs stay idle") && !o.stdout.contains("No layout"), "{}", o.stdout);
+}
+
+#[test]
+fn search_with_nothing_fitting_says_which_term_by_how_much() {
+    // 8 GPUs = 2^3 split over (TP, CP, PP, DP) in C(6, 3) = 20 ways, all valid for GPT-3.
+    let o = run(&["search", "--nodes", "1", "--model", "gpt3-175b"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("No layout fits in GPU memory: the closest (TP 8 x PP 1 x DP 1 x CP 1"), "{}", o.stdout);
+    assert!(o.stdout.contains("its largest term is optimizer states") && o.stdout.contains("after trying 20 layouts"), "{}", o.stdout);
+}
+
+#[test]
+fn gb200_clusters_of_any_whole_number_of_trays_are_accepted() {
+    // 50 trays = 200 GPUs: racks of 17, 17 and 16 trays; the whole-cluster collective is
+    // costed at the pace of the 64-GPU rack, and says so.
+    let o = run(&["collective", "--gpu", "gb200", "--nodes", "50", "--op", "all_reduce", "--bytes", "1G"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("all 200 GPUs (racks of 68 and a last one of 64: costed as 64 per domain, 3 domains)"), "{}", o.stdout);
+    let o = run(&["tiers", "--gpu", "gb200", "--nodes", "19"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stdout.contains("76 GPUs") && o.stdout.contains("domains of 40 GPUs (2 domains, the last of 36)"), "{}", o.stdout);
+}

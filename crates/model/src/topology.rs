@@ -142,6 +142,21 @@ fn nvlink_gen_of(gpu: GpuKind) -> u8 {
     }
 }
 
+/// GPUs in one NVL72 rack (count): 18 compute trays of 2 Grace CPUs and 4 Blackwell GPUs
+/// (NVIDIA GB200 NVL72 product page and datasheet, 2024).
+pub const NVL72_GPUS: u32 = 72;
+
+/// GPUs per rack when `total` GPUs in trays of `gpn` fill the fewest NVL72 racks as evenly as
+/// whole trays allow: racks get `ceil(trays / racks)` trays each, the last one the rest
+/// (128 GPUs: two racks of 64; 200 GPUs in 4-GPU trays: 68, 68 and 64). Ranks fill the racks
+/// in order, so rank `r` sits in rack `r / nvl72_rack_gpus(..)`.
+pub fn nvl72_rack_gpus(total: u32, gpn: u32) -> u32 {
+    let gpn = gpn.clamp(1, NVL72_GPUS);
+    let trays = total.div_ceil(gpn).max(1);
+    let racks = total.div_ceil(NVL72_GPUS).max(1);
+    (trays.div_ceil(racks) * gpn).min(total.max(1))
+}
+
 impl Cluster {
     pub fn total_gpus(&self) -> u32 {
         self.nodes.saturating_mul(self.gpus_per_node)
@@ -156,10 +171,10 @@ impl Cluster {
         self.check_scale_up(gpu)?;
 
         let domain_gpus = match self.scale_up {
-            ScaleUp::Nvl72 => total.min(72),
+            ScaleUp::Nvl72 => nvl72_rack_gpus(total, self.gpus_per_node),
             _ => self.gpus_per_node,
         };
-        let domains = total / domain_gpus;
+        let domains = total.div_ceil(domain_gpus);
         if domains > 1 && self.nics_per_node == 0 {
             return Err(ModelError::new(
                 "nics_per_node",
@@ -255,13 +270,6 @@ impl Cluster {
                     return Err(ModelError::new(
                         "gpus_per_node",
                         format!("an NVL72 rack splits into trays of 1, 2, 4, 8, 9, 18, 36 or 72 GPUs; {gpn} does not divide 72"),
-                    ));
-                }
-                let total = self.total_gpus();
-                if total > 72 && !total.is_multiple_of(72) {
-                    return Err(ModelError::new(
-                        "nodes",
-                        format!("{total} GPUs do not fill whole NVL72 racks: use a multiple of {} nodes", 72 / gpn),
                     ));
                 }
             }
@@ -404,8 +412,18 @@ impl Placement {
 
 impl Topology {
     /// Every GPU of the cluster in one communicator.
+    ///
+    /// When the last NVL72 rack is partly filled, the collective runs at the pace of that
+    /// rack's GPUs and NICs: the placement has that many in every domain.
     pub fn whole(&self) -> Placement {
-        Placement { ranks: self.total_gpus, per_domain: self.domain_gpus }
+        let last = self.last_domain_gpus();
+        Placement { ranks: last * self.domains, per_domain: last }
+    }
+
+    /// GPUs in the last scale-up domain (fewer than `domain_gpus` when the last NVL72 rack is
+    /// partly filled).
+    pub fn last_domain_gpus(&self) -> u32 {
+        self.total_gpus - (self.domains - 1) * self.domain_gpus
     }
 
     /// The first `ranks` GPUs in rank order (filling domains first).

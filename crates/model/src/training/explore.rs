@@ -8,10 +8,10 @@
 
 use super::mapping::{Parallel, Recompute};
 use super::presets::{gpt, preset, preset_ids};
-use super::rules::{rules_of_thumb, RuleOfThumb};
-use super::search::{Constraints, SearchOptions};
-use super::step::{Evaluator, StepReport};
-use super::workload::{Moe, Workload};
+use super::rules::{rule_search, rules_of_thumb, rules_with, RuleOfThumb};
+use super::search::{evaluate_idle, idle_gpus, idle_note, largest_dp, layout_space, Constraints, LayoutSizes, Search, SearchOptions};
+use super::step::{Evaluator, EvaluatorCaches, StepReport};
+use super::workload::{divisors, Moe, Workload};
 use super::{search_layouts, Framework};
 use crate::error::{ModelError, Result};
 use crate::scenario::TrainingChoice;
@@ -80,55 +80,68 @@ pub fn workload(id: &str) -> Result<Workload> {
         w.validate()?;
         return Ok(w);
     }
-    preset(id).ok_or_else(|| ModelError::new("workload", format!("unknown workload '{id}'; allowed: {}, or custom:<layers>:<hidden>:<heads>:<batch>[:<seq>[:<experts>:<top-k>]]", preset_ids().join(", "))))
+    preset(id).ok_or_else(|| {
+        ModelError::new(
+            "workload",
+            format!("unknown workload '{id}'; allowed: {}, or custom:<layers>:<hidden>:<heads>:<batch>[:<seq>[:<experts>:<top-k>]]", preset_ids().join(", ")),
+        )
+    })
 }
 
-/// Powers of two from 1 to `max`.
-fn powers(max: u32) -> impl Iterator<Item = u32> {
-    (0..=max.ilog2()).map(|e| 1u32 << e)
+/// The search's layout space with nothing pinned: what the pickers offer.
+fn space(total: u32, w: &Workload) -> Vec<LayoutSizes> {
+    layout_space(total, w, &Constraints::default(), 0)
 }
 
-/// TP sizes worth offering: powers of two up to 64 with at least one PP and CP size that
-/// makes a layout the model accepts (heads, KV heads and FFN divisible; DP not above the
-/// global batch; ...).
+fn distinct(mut v: Vec<u32>) -> Vec<u32> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// TP sizes the search tries (the same rule: [`layout_space`]), so a picker offers exactly the
+/// sizes a searched layout can have.
 pub fn tp_values(total: u32, w: &Workload) -> Vec<u32> {
-    powers(64).filter(|&t| !pp_values(total, t, w).is_empty()).collect()
+    distinct(space(total, w).iter().map(|l| l.tp).collect())
 }
 
-/// PP sizes (powers of two up to 32) with at least one CP size that makes a layout the model
-/// accepts with `tp`.
+/// PP sizes the search tries with `tp`.
 pub fn pp_values(total: u32, tp: u32, w: &Workload) -> Vec<u32> {
-    powers(32).filter(|&p| !cp_values(total, w, tp, p).is_empty()).collect()
+    distinct(space(total, w).iter().filter(|l| l.tp == tp).map(|l| l.pp).collect())
 }
 
-/// Whether the model accepts these sizes for `w` on `total` GPUs (DP takes the rest).
-fn valid(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32, ep: u32) -> bool {
-    let used = (tp * pp * cp).max(1);
-    total.is_multiple_of(used) && Parallel { tp, pp, cp, ep, dp: total / used, ..Default::default() }.validate(w, total).is_ok()
-}
-
-/// CP sizes the model accepts with `tp` x `pp` (powers of two up to 16).
+/// CP sizes the search tries with `tp` x `pp`.
 pub fn cp_values(total: u32, w: &Workload, tp: u32, pp: u32) -> Vec<u32> {
-    powers(16).filter(|&c| valid(total, w, tp, pp, c, 1)).collect()
+    distinct(space(total, w).iter().filter(|l| l.tp == tp && l.pp == pp).map(|l| l.cp).collect())
 }
 
-/// EP sizes the model accepts (MoE workloads only; powers of two up to 64).
+/// EP sizes the search tries with `tp`, `pp`, `cp` (1 for dense models).
 pub fn ep_values(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32) -> Vec<u32> {
     if w.moe.is_none() {
         return vec![1];
     }
-    powers(64).filter(|&e| valid(total, w, tp, pp, cp, e)).collect()
+    distinct(space(total, w).iter().filter(|l| (l.tp, l.pp, l.cp) == (tp, pp, cp)).map(|l| l.ep).collect())
 }
 
+/// The data-parallel size the search gives `tp` x `pp` x `cp` (the largest that divides the
+/// global batch and fits the GPUs), if it tries them at all.
+pub fn dp_value(total: u32, w: &Workload, tp: u32, pp: u32, cp: u32) -> Option<u32> {
+    space(total, w).iter().find(|l| (l.tp, l.pp, l.cp) == (tp, pp, cp)).map(|l| l.dp)
+}
+
+/// Largest micro-batch the explorer's search and its picker consider (sequences).
+pub const MAX_MICRO_BATCH: u32 = 64;
+
 /// Micro-batch sizes (sequences) that divide each data-parallel replica's share of the global
-/// batch, up to 64; with `dp` unknown (TP, PP, CP searched), those dividing the global batch.
+/// batch, up to [`MAX_MICRO_BATCH`], as the search tries them; with `dp` unknown (TP, PP, CP
+/// searched), those dividing the global batch.
 pub fn micro_batch_values(w: &Workload, dp: Option<u32>) -> Vec<u32> {
     let share = match dp {
         Some(d) if d > 0 && w.global_batch.is_multiple_of(d) => w.global_batch / d,
         Some(_) => return Vec::new(),
         None => w.global_batch,
     };
-    powers(64).filter(|b| share.is_multiple_of(*b)).collect()
+    divisors(share).into_iter().filter(|b| *b <= MAX_MICRO_BATCH).collect()
 }
 
 /// ZeRO stages offered: 0 none, 1 optimizer states (Megatron's distributed optimizer), 2 and
@@ -176,6 +189,13 @@ pub struct TrainingView {
     pub rules: Vec<RuleOfThumb>,
     /// Candidates the search looked at.
     pub candidates: u64,
+    /// (TP, CP, PP, DP, EP) layouts the search costed.
+    pub layouts: u64,
+    /// GPUs the chosen layout leaves idle (its DP is the largest that divides the batch).
+    pub idle_gpus: u32,
+    /// One sentence on the chosen layout when it is not the plain answer: GPUs left idle,
+    /// or why nothing fits (with numbers).
+    pub note: Option<String>,
     /// The layouts were carried over from another cluster's search ([`carry_over`]), not
     /// searched for this one: the ranking, MFU grid and rules may be out of date.
     pub carried: bool,
@@ -189,40 +209,192 @@ impl TrainingView {
 }
 
 fn best_with(topo: &Topology, w: &Workload, fixed: Constraints, top: usize) -> Result<(Vec<StepReport>, Option<StepReport>, u64)> {
-    let r = search_layouts(topo, w, Framework::default(), &SearchOptions { top, fixed, ..SearchOptions::default() })?;
+    let r = search_layouts(topo, w, Framework::default(), &SearchOptions { top, fixed, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() })?;
     Ok((r.best, r.closest_unfit, r.stats.candidates))
 }
 
-/// First stage: the search's top layouts and the chosen one; the MFU grid is empty (see
-/// [`fill_row`]) and the rules are not answered yet ([`answer_rules`]).
-pub fn start(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<TrainingView> {
-    let w = workload(workload_id)?;
-    let total = topo.total_gpus;
-    let (top, closest, candidates) = best_with(topo, &w, Constraints::default(), TOP)?;
-    let chosen = if fixed == Constraints::default() {
-        top.first().cloned().or(closest)
-    } else {
-        let (b, c, _) = best_with(topo, &w, fixed, 1)?;
-        b.into_iter().next().or(c)
-    };
-    let tps = tp_values(total, &w);
-    let pps: Vec<u32> = powers(32).filter(|p| *p <= w.layers && total.is_multiple_of(*p)).collect();
-    let mfu = vec![None; tps.len() * pps.len()];
-    Ok(TrainingView { workload: workload_id.to_string(), fixed, chosen, top, tps, pps, mfu, rules: Vec::new(), candidates, carried: false })
+/// The explorer's search under way: one pass over the layout space that keeps the top
+/// layouts, the best under the user's pins and the best per (TP, PP) for the MFU grid.
+/// [`Staged::run`] works until its caller says stop, so a page can run it in slices.
+pub struct Staged {
+    workload_id: String,
+    w: Workload,
+    fixed: Constraints,
+    search: Search,
+    caches: EvaluatorCaches,
 }
 
-/// Fills row `j` (one PP size) of the MFU grid: the best layout for each TP, with the
-/// micro-batch, recompute and ZeRO the user pinned.
-pub fn fill_row(topo: &Topology, v: &mut TrainingView, j: usize) -> Result<()> {
-    let w = workload(&v.workload)?;
-    let Some(&pp) = v.pps.get(j) else { return Ok(()) };
-    for (i, &tp) in v.tps.iter().enumerate() {
-        if topo.total_gpus.is_multiple_of(tp * pp) {
-            let fixed = Constraints { tp: Some(tp), pp: Some(pp), cp: None, ep: None, dp: None, ..v.fixed };
-            v.mfu[j * v.tps.len() + i] = best_with(topo, &w, fixed, 1).ok().and_then(|(b, _, _)| b.first().map(|r| r.mfu));
+impl Staged {
+    pub fn new(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<Staged> {
+        let w = workload(workload_id)?;
+        // Fails early on a job the cluster's GPU cannot run (e.g. FP8 on A100).
+        Evaluator::new(topo, &w, Framework::default())?;
+        let mut search = Search::new(&w, topo.total_gpus, &SearchOptions { top: TOP, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() })?
+            .with_cells(fixed.schedule_only());
+        if fixed != Constraints::default() {
+            search = search.with_pinned(fixed);
+        }
+        Ok(Staged { workload_id: workload_id.to_string(), w, fixed, search, caches: EvaluatorCaches::default() })
+    }
+
+    /// Layouts tried and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        self.search.progress()
+    }
+
+    /// Searches until done or `more()` says stop; returns whether the search is done.
+    /// `topo` must be the cluster the search was started on (the caches carried between
+    /// slices hold its communicators).
+    pub fn run(&mut self, topo: &Topology, more: &mut dyn FnMut() -> bool) -> Result<bool> {
+        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?.with_caches(std::mem::take(&mut self.caches));
+        let done = self.search.run(&mut ev, more);
+        self.caches = ev.into_caches();
+        Ok(done)
+    }
+
+    /// The training view (rules not answered yet: [`answer_rules`]).
+    pub fn finish(self, topo: &Topology) -> Result<TrainingView> {
+        Ok(self.finish_keeping_caches(topo)?.0)
+    }
+
+    /// [`Staged::finish`], also handing back what the evaluator cached (for [`StagedRules`],
+    /// whose searches are of the same job on the same cluster).
+    pub fn finish_keeping_caches(mut self, topo: &Topology) -> Result<(TrainingView, EvaluatorCaches)> {
+        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?.with_caches(std::mem::take(&mut self.caches));
+        self.search.run(&mut ev, &mut || true);
+        let total = topo.total_gpus;
+        let f = self.search.finish(&mut ev)?;
+        let r = f.result;
+        let chosen = if self.fixed == Constraints::default() { r.best.first().cloned().or(r.closest_unfit.clone()) } else { f.pinned };
+        let sp = space(total, &self.w);
+        let tps = distinct(sp.iter().map(|l| l.tp).collect());
+        let pps = distinct(sp.iter().map(|l| l.pp).collect());
+        let mut mfu = vec![None; tps.len() * pps.len()];
+        for ((tp, pp), rep) in &f.cells {
+            if let (Some(i), Some(j)) = (tps.iter().position(|t| t == tp), pps.iter().position(|p| p == pp)) {
+                mfu[j * tps.len() + i] = Some(rep.mfu);
+            }
+        }
+        let idle_gpus = chosen.as_ref().map_or(0, |c| idle_gpus(total, c));
+        let note = match &chosen {
+            Some(c) if c.fits => idle_note(total, &self.w, c),
+            _ => r.why_none(total).or_else(|| {
+                chosen.as_ref().map(|c| {
+                    format!(
+                        "The pinned layout does not fit: it needs {:.1} GiB per GPU of {:.1} GiB.",
+                        c.memory.total_gib(),
+                        c.memory.capacity.0 as f64 / (1u64 << 30) as f64
+                    )
+                })
+            }),
+        };
+        let view = TrainingView {
+            workload: self.workload_id,
+            fixed: self.fixed,
+            chosen,
+            top: r.best,
+            tps,
+            pps,
+            mfu,
+            rules: Vec::new(),
+            candidates: r.stats.candidates,
+            layouts: r.stats.layouts,
+            idle_gpus,
+            note,
+            carried: false,
+        };
+        Ok((view, ev.into_caches()))
+    }
+}
+
+/// The rules of thumb answered in slices: each search a rule asks for runs as a [`Search`]
+/// that [`StagedRules::run`] advances until its caller says stop; a rule whose search has
+/// not run yet is asked again once it has.
+pub struct StagedRules {
+    w: Workload,
+    /// Searches done: (cluster, pins) and their best layout.
+    done: Vec<(Cluster, Constraints, Option<StepReport>)>,
+    /// The search under way, on its own cluster (a rule may ask about a variant).
+    pending: Option<(Topology, Constraints, Search)>,
+    /// What the evaluators cached, per cluster (the rules' searches share communicators).
+    caches: Vec<(Cluster, EvaluatorCaches)>,
+    rules: Option<Vec<RuleOfThumb>>,
+}
+
+impl StagedRules {
+    pub fn new(workload_id: &str) -> Result<StagedRules> {
+        Ok(StagedRules { w: workload(workload_id)?, done: Vec::new(), pending: None, caches: Vec::new(), rules: None })
+    }
+
+    /// Starts from what an evaluator of the same job on `cluster` cached (e.g. the layout
+    /// search's, [`Staged::finish_keeping_caches`]).
+    pub fn with_caches(mut self, cluster: &Cluster, caches: EvaluatorCaches) -> StagedRules {
+        self.caches.push((cluster.clone(), caches));
+        self
+    }
+
+    fn take_caches(&mut self, cluster: &Cluster) -> EvaluatorCaches {
+        match self.caches.iter().position(|(c, _)| c == cluster) {
+            Some(i) => self.caches.swap_remove(i).1,
+            None => EvaluatorCaches::default(),
         }
     }
-    Ok(())
+
+    /// Advances until every rule is answered (returns true) or `more()` says stop.
+    pub fn run(&mut self, topo: &Topology, more: &mut dyn FnMut() -> bool) -> Result<bool> {
+        let fw = Framework::default();
+        loop {
+            if self.rules.is_some() {
+                return Ok(true);
+            }
+            if let Some((t, fixed, mut search)) = self.pending.take() {
+                let caches = self.take_caches(&t.cluster);
+                let mut ev = Evaluator::new(&t, &self.w, fw)?.with_caches(caches);
+                if !search.run(&mut ev, more) {
+                    let caches = ev.into_caches();
+                    self.caches.push((t.cluster.clone(), caches));
+                    self.pending = Some((t, fixed, search));
+                    return Ok(false);
+                }
+                let best = search.finish(&mut ev).map(|f| f.result.best.into_iter().next()).unwrap_or(None);
+                let caches = ev.into_caches();
+                self.caches.push((t.cluster.clone(), caches));
+                self.done.push((t.cluster, fixed, best));
+                if !more() {
+                    return Ok(false);
+                }
+                continue;
+            }
+            let mut miss: Option<(Topology, Constraints)> = None;
+            let done = &self.done;
+            let answer =
+                rules_with(topo, &self.w, &mut |t: &Topology, fixed: Constraints| match done.iter().find(|(c, f, _)| *c == t.cluster && *f == fixed) {
+                    Some((_, _, r)) => Ok(r.clone()),
+                    None => {
+                        miss = Some((t.clone(), fixed));
+                        Err(ModelError::new("rules", "searching"))
+                    }
+                });
+            match miss {
+                Some((t, fixed)) => {
+                    let search = Search::new(&self.w, t.total_gpus, &rule_search(fixed))?;
+                    self.pending = Some((t, fixed, search));
+                }
+                None => self.rules = Some(answer.unwrap_or_default()),
+            }
+        }
+    }
+
+    /// The answers (empty until [`StagedRules::run`] has returned true).
+    pub fn rules(&self) -> Vec<RuleOfThumb> {
+        self.rules.clone().unwrap_or_default()
+    }
+}
+
+/// The search's top layouts, the chosen one and the MFU grid, in one pass; the rules are not
+/// answered yet ([`answer_rules`]).
+pub fn start(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<TrainingView> {
+    Staged::new(topo, workload_id, fixed)?.finish(topo)
 }
 
 /// Answers the training rules of thumb for the job on this cluster.
@@ -253,13 +425,16 @@ pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> O
             && pinned(fixed.micro_batch, m.micro_batch)
             && fixed.recompute.is_none_or(|x| x == m.recompute)
             && fixed.zero.is_none_or(|z| z == m.zero)
-            && total.is_multiple_of(used);
-        let par = Parallel { dp: total / used.max(1), ..m };
-        ok.then(|| ev.evaluate(&par).ok()).flatten()
+            && total.is_multiple_of(used)
+            && total >= used;
+        let par = Parallel { dp: largest_dp(total / used.max(1), w.global_batch), ..m };
+        ok.then(|| evaluate_idle(&mut ev, &par).ok()).flatten()
     };
     let chosen = again(prev.chosen.as_ref()?)?;
     let top = prev.top.iter().filter_map(&mut again).collect();
-    Some(TrainingView { chosen: Some(chosen), top, fixed, candidates: 0, carried: true, ..prev.clone() })
+    let idle_gpus = idle_gpus(total, &chosen);
+    let note = idle_note(total, &w, &chosen);
+    Some(TrainingView { chosen: Some(chosen), top, fixed, candidates: 0, layouts: 0, idle_gpus, note, carried: true, ..prev.clone() })
 }
 
 /// Every stage at once: the training view of `choice` on `cluster`.
@@ -267,9 +442,6 @@ pub fn explore(cluster: &Cluster, choice: &TrainingChoice) -> Result<TrainingVie
     let topo = cluster.topology()?;
     let w = workload(&choice.workload)?;
     let mut v = start(&topo, &choice.workload, constraints(choice, topo.total_gpus, &w))?;
-    for j in 0..v.pps.len() {
-        fill_row(&topo, &mut v, j)?;
-    }
     answer_rules(&topo, &mut v)?;
     Ok(v)
 }
@@ -303,19 +475,10 @@ pub fn layout_detail(r: &StepReport) -> String {
 /// Step-time parts in seconds, in the stacked bars' order.
 pub fn step_parts(r: &StepReport) -> Vec<(&'static str, f64)> {
     let b = &r.breakdown;
-    [
-        ("compute", b.compute),
-        ("TP", b.tp),
-        ("bubble", b.bubble),
-        ("PP p2p", b.pp_p2p),
-        ("DP", b.dp),
-        ("CP", b.cp),
-        ("EP", b.ep),
-        ("optimizer", b.optimizer),
-    ]
-    .into_iter()
-    .map(|(n, v)| (n, v.0 / 1e6))
-    .collect()
+    [("compute", b.compute), ("TP", b.tp), ("bubble", b.bubble), ("PP p2p", b.pp_p2p), ("DP", b.dp), ("CP", b.cp), ("EP", b.ep), ("optimizer", b.optimizer)]
+        .into_iter()
+        .map(|(n, v)| (n, v.0 / 1e6))
+        .collect()
 }
 
 /// Memory parts in GiB and the HBM capacity in GiB.
@@ -337,11 +500,7 @@ pub fn memory_parts(r: &StepReport) -> (Vec<(&'static str, f64)>, f64) {
 /// The recompute choices, for pickers: none keeps every activation, selective recomputes the
 /// attention core, full keeps only each layer's input.
 pub fn recompute_choices() -> [(Recompute, &'static str); 3] {
-    [
-        (Recompute::None, "none"),
-        (Recompute::Selective, "selective"),
-        (Recompute::Full, "full"),
-    ]
+    [(Recompute::None, "none"), (Recompute::Selective, "selective"), (Recompute::Full, "full")]
 }
 
 #[cfg(test)]
@@ -443,6 +602,30 @@ mod tests {
         assert_eq!(workload("custom:24:2048:16:256:2048:8:9").unwrap_err().field, "top_k");
         assert_eq!(workload("custom:1:2:3").unwrap_err().field, "workload");
         assert_eq!(workload("nope").unwrap_err().field, "workload");
+    }
+
+    #[test]
+    fn sliced_search_and_rules_give_what_one_pass_gives() {
+        let topo = Cluster { nodes: 8, ..Cluster::default() }.topology().unwrap();
+        let fixed = Constraints { tp: Some(4), pp: Some(2), cp: Some(1), ep: Some(1), ..Constraints::default() };
+        let whole = start(&topo, DEFAULT_WORKLOAD, fixed).unwrap();
+        // One layout per slice.
+        let mut s = Staged::new(&topo, DEFAULT_WORKLOAD, fixed).unwrap();
+        let mut slices = 0;
+        while !s.run(&topo, &mut || false).unwrap() {
+            slices += 1;
+        }
+        assert!(slices + 1 >= s.progress().1, "at least one slice per layout: {slices}");
+        assert_eq!(s.finish(&topo).unwrap(), whole);
+        let w = workload(DEFAULT_WORKLOAD).unwrap();
+        let direct = rules_of_thumb(&topo, &w, Framework::default()).unwrap();
+        let mut r = StagedRules::new(DEFAULT_WORKLOAD).unwrap();
+        let mut steps = 0;
+        while !r.run(&topo, &mut || false).unwrap() {
+            steps += 1;
+        }
+        assert!(steps > 4, "the rules' searches ran in many slices: {steps}");
+        assert_eq!(r.rules(), direct);
     }
 
     #[test]

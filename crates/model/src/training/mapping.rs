@@ -502,12 +502,14 @@ pub struct GroupSpan {
     pub ranks: u32,
     /// Most scale-up domains any one group of this kind touches.
     pub domains: u32,
-    /// Placement handed to the collective model (uniform per-domain count, conservative).
+    /// Placement handed to the collective model: the same count in every domain, the fewest
+    /// any group has in one of its domains (that domain's NICs limit the whole collective).
     pub placement: Placement,
     /// Highest tier the traffic crosses.
     pub tier: SpanTier,
     /// Groups sharing each domain's NICs at once, per NIC the collective model assumes a
-    /// group has to itself (1 = every group on its own rails).
+    /// group has to itself (1 = every group on its own rails), times the ring-factor
+    /// correction when the placement has fewer ranks than the group.
     pub net_share: f64,
 }
 
@@ -540,25 +542,112 @@ impl SpanTier {
 /// rank 0 and its last translate, which is exact for the aligned layouts Megatron produces).
 const MAX_ENUMERATED_RANKS: u64 = 1 << 16;
 
-/// Computes where the groups with generators `gens` sit on `topo` (`total` GPUs in use).
-pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
-    let d = topo.domain_gpus as u64;
-    let ranks = gens.ranks();
-    if ranks <= 1 {
-        return GroupSpan {
-            ranks: 1,
-            domains: 1,
-            placement: Placement { ranks: 1, per_domain: 1 },
-            tier: SpanTier::Local,
-            net_share: 1.0,
-        };
+/// What the visited groups look like on the domains.
+#[derive(Debug, PartialEq)]
+struct Visit {
+    /// Most domains one group touches.
+    max_domains: u64,
+    /// Fewest members one group has in any one of its domains.
+    min_per_domain: u64,
+    spans_leaves: bool,
+}
+
+/// Visits every group with generators `gs` among `total` ranks (or rank 0's and the last
+/// one's when there are too many to enumerate), counting members per domain of `d` GPUs.
+///
+/// Generators are digits of the rank order, so the members of a group are `base + o` for
+/// the same sorted offsets `o`, and the bases are the ranks whose other digits vary: both
+/// enumerate directly. How a group falls on the domains depends only on `base mod d`, so
+/// that is worked out once per residue; the leaf test needs only its first and last member.
+fn visit_groups(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
+    let mut sorted: Vec<(u64, u64)> = gs.iter().map(|(s, c)| (*s, *c as u64)).collect();
+    sorted.sort_unstable();
+    // The other digits: the gaps between the generators' digits, and what lies above them.
+    let mut free: Vec<(u64, u64)> = Vec::new();
+    let mut below = 1u64;
+    for &(s, c) in &sorted {
+        if s % below != 0 {
+            return visit_groups_by_scan(gs, total, d, dpl);
+        }
+        if s > below {
+            free.push((below, s / below));
+        }
+        below = s * c;
     }
-    let dpl = topo.domains_per_leaf().max(1) as u64;
-    let mut max_domains = 1u64;
-    let mut spans_leaves = false;
-    // Visit every group once: bases are the ranks whose digits along the generators are 0.
-    let mut doms: Vec<u64> = Vec::with_capacity(ranks as usize);
-    let gs = &gens.g[..gens.n as usize];
+    if total % below != 0 {
+        return visit_groups_by_scan(gs, total, d, dpl);
+    }
+    if total > below {
+        free.push((below, total / below));
+    }
+    let mut offsets: Vec<u64> = vec![0];
+    for &(s, c) in &sorted {
+        offsets = (0..c).flat_map(|j| offsets.iter().map(move |o| o + j * s)).collect();
+    }
+    let last_offset = offsets.last().copied().unwrap_or(0);
+    let mut shapes: Vec<Option<(u64, u64)>> = vec![None; d as usize];
+    let mut v = Visit { max_domains: 1, min_per_domain: u64::MAX, spans_leaves: false };
+    let mut visit = |base: u64| {
+        let rho = base % d;
+        let (distinct, min_run) = *shapes[rho as usize].get_or_insert_with(|| {
+            // Offsets ascend, so domains do too: count runs.
+            let (mut distinct, mut min_run, mut run, mut prev) = (0u64, u64::MAX, 0u64, u64::MAX);
+            for o in &offsets {
+                let dom = (rho + o) / d;
+                if dom != prev && run > 0 {
+                    distinct += 1;
+                    min_run = min_run.min(run);
+                    run = 0;
+                }
+                prev = dom;
+                run += 1;
+            }
+            (distinct + 1, min_run.min(run))
+        });
+        v.max_domains = v.max_domains.max(distinct);
+        v.min_per_domain = v.min_per_domain.min(min_run);
+        if (base / d) / dpl != ((base + last_offset) / d) / dpl {
+            v.spans_leaves = true;
+        }
+    };
+    let last_base: u64 = free.iter().map(|(s, c)| s * (c - 1)).sum();
+    if total <= MAX_ENUMERATED_RANKS {
+        // An odometer over the free digits.
+        let mut digits = vec![0u64; free.len()];
+        let mut base = 0u64;
+        loop {
+            visit(base);
+            let mut k = 0;
+            loop {
+                if k == free.len() {
+                    return v;
+                }
+                let (s, c) = free[k];
+                digits[k] += 1;
+                base += s;
+                if digits[k] < c {
+                    break;
+                }
+                base -= s * c;
+                digits[k] = 0;
+                k += 1;
+            }
+        }
+    }
+    visit(0);
+    visit(last_base);
+    v
+}
+
+/// [`visit_groups`] for generators that are not nested digits: every rank is tested.
+fn visit_groups_by_scan(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
+
+    let mut v = Visit {
+        max_domains: 1,
+        min_per_domain: u64::MAX,
+        spans_leaves: false,
+    };
+    let mut doms: Vec<u64> = Vec::new();
     let in_group = |r: u64| gs.iter().all(|(s, c)| (r / s).is_multiple_of(*c as u64));
     let mut visit = |base: u64| {
         doms.clear();
@@ -570,11 +659,20 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
             }
         }
         doms.sort_unstable();
-        doms.dedup();
-        max_domains = max_domains.max(doms.len() as u64);
+        // Run lengths of the sorted domain list are the members per domain.
+        let (mut distinct, mut run) = (0u64, 0u64);
+        for k in 0..doms.len() {
+            run += 1;
+            if k + 1 == doms.len() || doms[k + 1] != doms[k] {
+                distinct += 1;
+                v.min_per_domain = v.min_per_domain.min(run);
+                run = 0;
+            }
+        }
+        v.max_domains = v.max_domains.max(distinct);
         if let (Some(a), Some(b)) = (doms.first(), doms.last()) {
             if a / dpl != b / dpl {
-                spans_leaves = true;
+                v.spans_leaves = true;
             }
         }
     };
@@ -589,15 +687,44 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         let last_base = (0..total).rev().find(|r| in_group(*r)).unwrap_or(0);
         visit(last_base);
     }
+    v
+}
+
+/// Computes where the groups with generators `gens` sit on `topo` (`total` GPUs in use).
+///
+/// Groups need not divide the domains evenly (a 9-stage pipeline over 4 racks has 3, 2, 2
+/// and 2 stages per rack; the last NVL72 rack of a cluster may be partly filled). NCCL then
+/// builds its rings from the graph every node can support, so the domain with the fewest
+/// members, hence the fewest NICs, sets the network bandwidth: the placement handed to the
+/// collective model has that many ranks in each domain, and `net_share` scales its network
+/// bandwidth by the ring factors `((n-1)/n) / ((n'-1)/n')` so the data each NIC carries is that
+/// of the real `n` ranks, not of the `n'` the uniform placement holds.
+pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
+    let d = topo.domain_gpus as u64;
+    let ranks = gens.ranks();
+    if ranks <= 1 {
+        return GroupSpan {
+            ranks: 1,
+            domains: 1,
+            placement: Placement { ranks: 1, per_domain: 1 },
+            tier: SpanTier::Local,
+            net_share: 1.0,
+        };
+    }
+    let dpl = topo.domains_per_leaf().max(1) as u64;
+    let v = visit_groups(&gens.g[..gens.n as usize], total, d, dpl);
     let n = ranks as u64;
-    // The collective model wants the same count in every domain: the largest divisor of the
-    // group size that is at most its average per domain (exact when the layout is aligned).
-    let avg = (n / max_domains).max(1);
-    let per_domain = (1..=avg).rev().find(|p| n.is_multiple_of(*p)).unwrap_or(1).min(d) as u32;
-    let domains = (n / per_domain as u64) as u32;
+    let max_domains = v.max_domains;
+    let (per_domain, domains) = if max_domains <= 1 {
+        (n.min(d), 1)
+    } else {
+        let p = v.min_per_domain.clamp(1, d);
+        (p, max_domains.min(n / p).max(1))
+    };
+    let placed = per_domain * domains;
     let tier = if max_domains <= 1 {
         SpanTier::ScaleUp
-    } else if spans_leaves || domains as u64 > dpl {
+    } else if v.spans_leaves || domains > dpl {
         SpanTier::Spine
     } else {
         SpanTier::Leaf
@@ -610,19 +737,29 @@ pub fn span(topo: &Topology, gens: Generators, total: u64) -> GroupSpan {
         let c = &topo.cluster;
         let nics_per_domain = c.nics_per_node as f64 * (d as f64 / c.gpus_per_node as f64);
         let groups = d as f64 / per_domain as f64;
-        let demand = groups * topo.nics_for(per_domain) as f64;
+        let demand = groups * topo.nics_for(per_domain as u32) as f64;
         if nics_per_domain > 0.0 {
             net_share = (demand / nics_per_domain).max(1.0);
         }
         // A strided group can cross the spine with few domains; the collective model only sees
         // the domain count, so add the spine's oversubscription here.
-        if tier == SpanTier::Spine && topo.oversubscription_for(domains) <= 1.0 {
+        if tier == SpanTier::Spine && topo.oversubscription_for(domains as u32) <= 1.0 {
             if let Some(f) = &topo.fabric {
                 net_share *= f.oversubscription;
             }
         }
+        if placed < n {
+            let ring = |k: u64| (k as f64 - 1.0) / k as f64;
+            net_share *= ring(n) / ring(placed);
+        }
     }
-    GroupSpan { ranks, domains: max_domains as u32, placement: Placement { ranks, per_domain }, tier, net_share }
+    GroupSpan {
+        ranks,
+        domains: max_domains as u32,
+        placement: Placement { ranks: placed as u32, per_domain: per_domain as u32 },
+        tier,
+        net_share,
+    }
 }
 
 #[cfg(test)]
@@ -631,6 +768,11 @@ mod tests {
     use crate::catalog::{GpuKind, NicKind, ScaleUp};
     use crate::topology::Cluster;
     use crate::training::presets::preset;
+
+    /// GB200 in NVL72 racks: `nodes` trays of 4 GPUs, 4 XDR NICs each.
+    fn nvl72(nodes: u32) -> Cluster {
+        Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes, nics_per_node: 4, nic: NicKind::IbXdr, ..Cluster::default() }
+    }
 
     fn par(tp: u32, pp: u32, dp: u32) -> Parallel {
         Parallel { tp, pp, dp, ..Parallel::default() }
@@ -662,15 +804,7 @@ mod tests {
 
     #[test]
     fn tp16_stays_inside_nvl72() {
-        let rack = |nodes| Cluster {
-            gpu: GpuKind::Gb200,
-            scale_up: ScaleUp::Nvl72,
-            gpus_per_node: 4,
-            nodes,
-            nics_per_node: 4,
-            nic: NicKind::IbXdr,
-            ..Cluster::default()
-        };
+        let rack = nvl72;
         // 16 trays = 64 GPUs in one NVLink domain: TP 16 never leaves it.
         let t = rack(16).topology().unwrap();
         let p = par(16, 1, 4);
@@ -702,6 +836,62 @@ mod tests {
         let dp = span(&t, p.generators(Group::Dp), 128);
         assert_eq!(dp.placement.per_domain, 1);
         assert_eq!(dp.net_share, 2.0, "8 groups per node on 4 NICs");
+    }
+
+    #[test]
+    fn uneven_groups_run_at_the_pace_of_their_thinnest_domain() {
+        let racks = nvl72;
+        // 9 stages over 4 racks of 72: stage s starts at rank 32 s, so the racks hold 3, 2, 2
+        // and 2 stages. Costed as 2 per rack over 4 racks (8 ranks), with the ring factor of 9.
+        let t = racks(72).topology().unwrap();
+        let pp = span(&t, par(1, 9, 32).generators(Group::Pp), 288);
+        assert_eq!((pp.ranks, pp.domains, pp.placement.ranks, pp.placement.per_domain), (9, 4, 8, 2));
+        let ring = |n: f64| (n - 1.0) / n;
+        assert!(pp.net_share >= ring(9.0) / ring(8.0) - 1e-12, "{}", pp.net_share);
+        assert!(t.check(pp.placement).is_ok(), "the collective model accepts it");
+        // 36 trays = two racks of 72 (even), 32 trays = two racks of 64 (even): DP 16 with
+        // TP 8 has 8 ranks in each rack either way.
+        for nodes in [32, 36] {
+            let t = racks(nodes).topology().unwrap();
+            let n = t.total_gpus;
+            let dp = span(&t, par(8, 1, n / 8).generators(Group::Dp), n as u64);
+            assert_eq!(dp.placement.ranks, n / 8, "{nodes} trays");
+            assert_eq!(dp.placement.per_domain * t.domains, n / 8);
+        }
+    }
+
+    #[test]
+    fn direct_enumeration_agrees_with_testing_every_rank() {
+        let orders = ["tp-cp-dp-pp", "dp-tp-cp-pp", "tp-dp-cp-pp", "pp-dp-cp-tp", "cp-tp-pp-dp"];
+        let mut checked = 0;
+        for (total, d, dpl) in [(288u64, 72u64, 2u64), (128, 64, 1), (200, 68, 1), (1024, 8, 4), (96, 8, 3)] {
+            for order in orders {
+                for tp in [1u32, 2, 4, 8] {
+                    for pp in [1u32, 2, 3, 4, 9] {
+                        for cp in [1u32, 2] {
+                            let used = (tp * pp * cp) as u64;
+                            if total % used != 0 {
+                                continue;
+                            }
+                            let dp = (total / used) as u32;
+                            for ep in [1u32, 2, 4].into_iter().filter(|e| dp % e == 0) {
+                                let p = Parallel { tp, pp, cp, dp, ep, order: RankOrder::parse(order).unwrap(), ..Parallel::default() };
+                                for g in Group::ALL {
+                                    let gens = p.generators(g);
+                                    if gens.n == 0 {
+                                        continue;
+                                    }
+                                    let gs = &gens.g[..gens.n as usize];
+                                    assert_eq!(visit_groups(gs, total, d, dpl), visit_groups_by_scan(gs, total, d, dpl), "{order} {p:?} {g:?} on {total}/{d}");
+                                    checked += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

@@ -37,9 +37,19 @@ pub struct RuleOfThumb {
 
 fn best(topo: &Topology, work: &Workload, fw: Framework, fixed: Constraints) -> Result<Option<StepReport>> {
     let mut ev = Evaluator::new(topo, work, fw)?;
-    let r = search(&mut ev, &SearchOptions { top: 1, fixed, ..SearchOptions::default() })?;
+    let r = search(&mut ev, &rule_search(fixed))?;
     Ok(r.best.into_iter().next())
 }
+
+/// The search a rule runs: the best layout under `fixed`.
+pub fn rule_search(fixed: Constraints) -> SearchOptions {
+    SearchOptions { top: 1, fixed, ..SearchOptions::default() }
+}
+
+/// Where a rule gets the best layout of the job under some pins on a cluster (the job's own
+/// cluster, or a variant of it): searched at once ([`rules_of_thumb`]), or looked up in the
+/// results of searches run elsewhere, e.g. in slices (`explore::StagedRules`).
+pub type BestOf<'b> = dyn FnMut(&Topology, Constraints) -> Result<Option<StepReport>> + 'b;
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
@@ -51,11 +61,16 @@ fn share(r: &StepReport, part: f64) -> f64 {
 
 /// Answers every rule for `work` on `topo`.
 pub fn rules_of_thumb(topo: &Topology, work: &Workload, fw: Framework) -> Result<Vec<RuleOfThumb>> {
-    Ok(vec![tp_inside_scale_up(topo, work, fw)?, pp_across_network(topo, work, fw)?, dp_across_spine(topo, work, fw)?, pcie_vs_nvlink(topo, work, fw)?])
+    rules_with(topo, work, &mut |t: &Topology, fixed| best(t, work, fw, fixed))
+}
+
+/// Answers every rule, asking `best` for the layouts they compare.
+pub fn rules_with(topo: &Topology, work: &Workload, best: &mut BestOf) -> Result<Vec<RuleOfThumb>> {
+    Ok(vec![tp_inside_scale_up(topo, work, best)?, pp_across_network(topo, work, best)?, dp_across_spine(topo, best)?, pcie_vs_nvlink(topo, best)?])
 }
 
 /// TP kept inside the NVLink domain versus spanning the scale-out network.
-pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, fw: Framework) -> Result<RuleOfThumb> {
+pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, best: &mut BestOf) -> Result<RuleOfThumb> {
     let n = topo.total_gpus;
     let dom = topo.domain_gpus;
     let valid: Vec<u32> = divisors(n).into_iter().filter(|t| work.heads.is_multiple_of(*t) && work.kv_heads.is_multiple_of(*t) && work.ffn.is_multiple_of(*t)).collect();
@@ -63,11 +78,11 @@ pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, fw: Framework) -> Re
     let outside = valid.iter().copied().find(|t| *t > dom);
     let fixed = |tp| Constraints { tp: Some(tp), ..Constraints::default() };
     let a = match inside {
-        Some(t) => best(topo, work, fw, fixed(t))?,
+        Some(t) => best(topo, fixed(t))?,
         None => None,
     };
     let b = match outside {
-        Some(t) => best(topo, work, fw, fixed(t))?,
+        Some(t) => best(topo, fixed(t))?,
         None => None,
     };
     let (answer, ratio) = match (&a, &b) {
@@ -111,12 +126,12 @@ pub fn tp_inside_scale_up(topo: &Topology, work: &Workload, fw: Framework) -> Re
 }
 
 /// Pipeline parallelism across the scale-out network.
-pub fn pp_across_network(topo: &Topology, work: &Workload, fw: Framework) -> Result<RuleOfThumb> {
+pub fn pp_across_network(topo: &Topology, work: &Workload, best: &mut BestOf) -> Result<RuleOfThumb> {
     let n = topo.total_gpus;
     // The best layout whose pipeline stages sit in different domains.
     let mut found: Option<StepReport> = None;
     for pp in divisors(work.layers).into_iter().filter(|p| *p > 1 && n.is_multiple_of(*p)) {
-        if let Some(r) = best(topo, work, fw, Constraints { pp: Some(pp), ..Constraints::default() })? {
+        if let Some(r) = best(topo, Constraints { pp: Some(pp), ..Constraints::default() })? {
             let crosses = r.groups.iter().any(|g| g.group == Group::Pp && g.domains > 1);
             if crosses && found.as_ref().is_none_or(|f| r.step_time_s < f.step_time_s) {
                 found = Some(r);
@@ -156,9 +171,9 @@ pub fn pp_across_network(topo: &Topology, work: &Workload, fw: Framework) -> Res
 }
 
 /// Data parallelism (and FSDP) across the spine.
-pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Result<RuleOfThumb> {
-    let a = best(topo, work, fw, Constraints::default())?;
-    let fsdp = best(topo, work, fw, Constraints { zero: Some(3), ..Constraints::default() })?;
+pub fn dp_across_spine(topo: &Topology, best: &mut BestOf) -> Result<RuleOfThumb> {
+    let a = best(topo, Constraints::default())?;
+    let fsdp = best(topo, Constraints { zero: Some(3), ..Constraints::default() })?;
     let oversub = topo.fabric.as_ref().map_or(1.0, |f| f.oversubscription);
     let (answer, ratio) = match (&a, &fsdp) {
         (Some(a), f) => {
@@ -191,8 +206,8 @@ pub fn dp_across_spine(topo: &Topology, work: &Workload, fw: Framework) -> Resul
 }
 
 /// The same job with PCIe as the only scale-up fabric.
-pub fn pcie_vs_nvlink(topo: &Topology, work: &Workload, fw: Framework) -> Result<RuleOfThumb> {
-    let a = best(topo, work, fw, Constraints::default())?;
+pub fn pcie_vs_nvlink(topo: &Topology, best: &mut BestOf) -> Result<RuleOfThumb> {
+    let a = best(topo, Constraints::default())?;
     let mut c = topo.cluster.clone();
     let was_pcie = matches!(c.scale_up, ScaleUp::Pcie { .. });
     let mut alt_topo = None;
@@ -206,7 +221,7 @@ pub fn pcie_vs_nvlink(topo: &Topology, work: &Workload, fw: Framework) -> Result
         }
     }
     let b = match &alt_topo {
-        Some(t) => best(t, work, fw, Constraints::default())?,
+        Some(t) => best(t, Constraints::default())?,
         None => None,
     };
     let (answer, ratio) = match (&a, &b) {

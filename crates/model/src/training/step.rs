@@ -257,6 +257,27 @@ pub struct Evaluator<'a> {
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
+/// What an [`Evaluator`] has cached, carried from one evaluator to the next of the same job,
+/// cluster and framework (a search run in slices builds one per slice).
+#[derive(Default)]
+pub struct EvaluatorCaches {
+    comms: CommCache,
+    spans: FastMap<(Generators, u64), GroupSpan>,
+    compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
+}
+
+impl<'a> Evaluator<'a> {
+    /// Gives up the caches (see [`EvaluatorCaches`]).
+    pub fn into_caches(self) -> EvaluatorCaches {
+        EvaluatorCaches { comms: self.comms, spans: self.spans, compute: self.compute }
+    }
+    /// Takes over the caches of an earlier evaluator of the same job, cluster and framework.
+    pub fn with_caches(mut self, c: EvaluatorCaches) -> Self {
+        (self.comms, self.spans, self.compute) = (c.comms, c.spans, c.compute);
+        self
+    }
+}
+
 fn g(i: Group) -> usize {
     match i {
         Group::Tp => 0,
