@@ -119,16 +119,12 @@ fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), 
     Ok(())
 }
 
-/// `width="W" height="H"` of an SVG's root element.
+/// `width="W" height="H"` of an SVG's root element (880 x 460 when absent).
 fn svg_size(svg: &str) -> (u32, u32) {
-    let head = svg.split('>').next().unwrap_or("");
-    let attr = |name: &str| {
-        head.split(&format!(" {name}=\""))
-            .nth(1)
-            .and_then(|r| r.split('"').next())
-            .and_then(|v| v.parse().ok())
-    };
-    (attr("width").unwrap_or(880), attr("height").unwrap_or(460))
+    match fabricscope_charts::report::svg_size(svg) {
+        (0, _) | (_, 0) => (880, 460),
+        size => size,
+    }
 }
 
 /// The explorer's own address without query or fragment (what embeds and links point to).

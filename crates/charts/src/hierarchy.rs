@@ -159,32 +159,22 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     d.finish(&opts.description)
 }
 
-/// [`ratio_label`], or its short form ("÷9", "×2", "=") on a narrow chart.
-fn ratio_text(r: f64, short: bool) -> String {
-    let l = ratio_label(r);
-    if !short {
-        return l;
-    }
-    l.trim_start_matches("↓ ").trim_end_matches(" per GPU").replace("= same bandwidth", "=")
-}
-
 /// "÷9" style text for the step from one tier to the next: how many times less bandwidth the
 /// lower tier gives ("=" when equal, "×" when the lower one is faster).
 pub fn ratio_label(r: f64) -> String {
-    let fmt = |v: f64| {
-        if v >= 10.0 {
-            format!("{v:.0}")
-        } else {
-            let s = format!("{v:.1}");
-            s.trim_end_matches(".0").to_string()
-        }
-    };
-    if (r - 1.0).abs() < 0.005 {
-        "= same bandwidth".into()
-    } else if r > 1.0 {
-        format!("↓ ÷{} per GPU", fmt(r))
-    } else {
-        format!("↓ ×{} per GPU", fmt(1.0 / r))
+    ratio_text(r, false)
+}
+
+/// [`ratio_label`], or its short form ("÷9", "×2", "=") on a narrow chart.
+fn ratio_text(r: f64, short: bool) -> String {
+    let (op, v) = if r >= 1.0 { ('÷', r) } else { ('×', 1.0 / r) };
+    let n = if v >= 10.0 { format!("{v:.0}") } else { format!("{v:.1}") };
+    let n = n.strip_suffix(".0").unwrap_or(&n);
+    match ((r - 1.0).abs() < 0.005, short) {
+        (true, true) => "=".into(),
+        (true, false) => "= same bandwidth".into(),
+        (false, true) => format!("{op}{n}"),
+        (false, false) => format!("↓ {op}{n} per GPU"),
     }
 }
 
