@@ -9,14 +9,14 @@ use crate::components::{
     CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
 };
-use crate::eval::{count_text, evaluate, in_racks, with_gpu, Count, Evaluation, Gauge};
+use crate::eval::{count_text, evaluate_at, in_racks, with_gpu, Count, Evaluation, Gauge};
 use crate::hooks::{use_in_view, use_media_query};
 use crate::training::{constraints, use_training, workload, DEFAULT_WORKLOAD};
 use crate::url;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::training::{Constraints, Recompute};
 use fabricscope_model::{
-    cluster_preset, Cluster, Collective, ModelError, Scenario, TrainingChoice,
+    cluster_preset, Cluster, Collective, ModelError, Scenario, SizeRange, TrainingChoice, YAxis,
 };
 use std::rc::Rc;
 use yew::prelude::*;
@@ -35,6 +35,11 @@ pub struct State {
     pub op: Collective,
     /// Show algbw instead of busbw.
     pub algbw: bool,
+    /// The throughput chart's y axis and sizes.
+    pub y_axis: YAxis,
+    pub sizes: SizeRange,
+    /// The headline size (bytes) of the key numbers and the formula.
+    pub key_bytes: u64,
     /// The training job and the layout sizes the user pinned (each brought down to a valid
     /// size when used; see [`State::fixed`]).
     pub training: TrainingChoice,
@@ -61,6 +66,10 @@ pub enum Action {
     /// View-only: no model run.
     Op(Collective),
     Algbw(bool),
+    YAxis(YAxis),
+    Sizes(SizeRange),
+    /// The headline size: re-reads the key numbers and the formula (no new sweep).
+    KeyBytes(u64),
     Tp(u32),
     Pp(u32),
     Cp(u32),
@@ -86,6 +95,9 @@ impl State {
             error: None,
             op: Collective::AllReduce,
             algbw: false,
+            y_axis: YAxis::default(),
+            sizes: SizeRange::default(),
+            key_bytes: crate::eval::KEY_BYTES,
             training: TrainingChoice::default(),
             link_notes: Vec::new(),
         }
@@ -105,9 +117,15 @@ impl State {
     pub fn from_decoded(d: fabricscope_model::link::Decoded) -> State {
         let sc = d.scenario;
         let mut s = State::new(sc.cluster);
+        let key = sc.view.headline_bytes().0;
+        if key != s.key_bytes {
+            s.key_bytes = key;
+            s = s.evaluated();
+        }
         s.link_notes = d.warnings;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
+        (s.y_axis, s.sizes) = (sc.view.y_axis, sc.view.sizes);
         let mut t = sc.training;
         if let Err(e) = workload(&t.workload) {
             s.link_notes.push(format!(
@@ -136,12 +154,14 @@ impl State {
         let mut s = Scenario::new(cluster);
         s.view.selected_op = self.op;
         s.view.algbw = self.algbw;
+        (s.view.y_axis, s.view.sizes) = (self.y_axis, self.sizes);
+        s.view.key_bytes = fabricscope_model::units::Bytes(self.key_bytes);
         s.training = self.training.clone();
         s
     }
 
     fn evaluated(mut self) -> State {
-        match evaluate(&self.cluster) {
+        match evaluate_at(&self.cluster, self.key_bytes) {
             Ok(e) => {
                 self.view = Some(Rc::new(e));
                 self.error = None;
@@ -223,6 +243,18 @@ impl Reducible for State {
             Action::Algbw(b) => {
                 next.algbw = b;
                 return Rc::new(next);
+            }
+            Action::YAxis(a) => {
+                next.y_axis = a;
+                return Rc::new(next);
+            }
+            Action::Sizes(r) => {
+                next.sizes = r;
+                return Rc::new(next);
+            }
+            Action::KeyBytes(b) => {
+                next.key_bytes = b;
+                return Rc::new(next.evaluated());
             }
             Action::Tp(_)
             | Action::Pp(_)
@@ -416,10 +448,10 @@ pub fn App() -> Html {
                                 { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
                             }
                         </p>
-                        { key_numbers(&KeyNumbersProps { eval: v.clone() }) }
+                        { key_numbers(&KeyNumbersProps { eval: v.clone(), on_action: dispatch.clone() }) }
                         <div class="panels">
                             { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
-                            { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, dark, compact, on_action: dispatch.clone() }) }
+                            { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
                             { mapping_panel(&MappingProps {
                                 eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
@@ -460,6 +492,9 @@ mod tests {
         for a in [
             Action::Op(Collective::AllToAll),
             Action::Algbw(true),
+            Action::YAxis(YAxis::Log),
+            Action::Sizes(SizeRange::All),
+            Action::KeyBytes(64 << 20),
             Action::Workload("gpt3-175b".into()),
             Action::Best(false),
             Action::Tp(4),
@@ -476,6 +511,8 @@ mod tests {
             (back.op, back.algbw, back.training.workload.as_str()),
             (Collective::AllToAll, true, "gpt3-175b")
         );
+        assert_eq!((back.y_axis, back.sizes, back.key_bytes), (YAxis::Log, SizeRange::All, 64 << 20));
+        assert_eq!(back.view.as_ref().and_then(|v| v.key).map(|k| k.bytes.0), Some(64 << 20), "the headline follows the size");
         let t = &back.training;
         assert_eq!((t.best, t.tp, t.pp, t.micro_batch, t.zero), (false, 4, 2, 2, Some(1)));
         assert_eq!(t.recompute, Some(Recompute::Full));
@@ -506,6 +543,19 @@ mod tests {
         assert_eq!(s1.texts[0], "64");
         assert!(s1.error.is_none());
         assert_ne!(s0.view, s1.view);
+    }
+
+    #[test]
+    fn the_headline_size_rereads_the_key_numbers_only() {
+        let s0 = State::default();
+        let s1 = reduce(s0.clone(), Action::KeyBytes(64 << 20));
+        let (a, b) = (s0.view.clone().unwrap(), s1.view.clone().unwrap());
+        assert_eq!(b.key_bytes, 64 << 20);
+        assert_eq!(b.key.map(|k| k.bytes.0), Some(64 << 20));
+        assert_eq!(a.report, b.report, "the sweep is the same");
+        assert_eq!(s1.scenario().view.key_bytes.0, 64 << 20);
+        let s2 = reduce(s1, Action::YAxis(YAxis::Log));
+        assert!(Rc::ptr_eq(s2.view.as_ref().unwrap(), &b), "the axis is view-only");
     }
 
     #[test]

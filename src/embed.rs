@@ -2,7 +2,8 @@
 //! query), filling its iframe, with a one-line footer stating the scenario and linking back
 //! to the full explorer. [`mount_if_embed`] picks this mode from the page URL.
 
-use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
+use fabricscope_charts::report::{caption, chart_title, render_chart, throughput_title, training_caption, CHART_IDS};
+use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::{escape as esc, Theme};
 use fabricscope_model::link::{decode, encode, find_in_url};
 use fabricscope_model::training::explore::{constraints, start, workload, TrainingView};
@@ -11,8 +12,15 @@ use std::fmt::Write;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// Footer height in CSS pixels (assets/embed.css keeps it to one line).
-const FOOT_PX: u32 = 22;
+/// Height of one footer line in CSS pixels (assets/embed.css: 12 px type, line-height 1.4).
+const FOOT_LINE_PX: f64 = 17.0;
+/// The footer's height for `text` in a `width`-pixel frame: the whole caption, then the link
+/// back, wrap onto as many lines as they need (never cut), and the chart gets what is left.
+fn footer_px(text: &str, width: u32) -> u32 {
+    let all = format!("{text} Open in Fabricscope ↗");
+    let lines = fabricscope_charts::text::wrap(&all, 12.0, false, (width as f64 - 14.0).max(120.0)).len();
+    (lines as f64 * FOOT_LINE_PX).ceil() as u32 + 4
+}
 
 /// What an embed URL asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,7 +159,13 @@ pub fn embed_html(
         (Ok(report), training) => {
             let training = training.and_then(|t| t.as_ref().ok());
             // Leave room for the padding and the footer; the SVG's viewBox scales on resize.
-            let (w, h) = (width.saturating_sub(12), height.saturating_sub(FOOT_PX + 10));
+            let title = if req.chart == "busbw" { throughput_title(&req.scenario.view) } else { chart_title(&req.chart).unwrap_or_default().to_string() };
+            let cap = match training {
+                Some(v) if TRAINING_CHART_IDS.contains(&req.chart.as_str()) => training_caption(&req.scenario, report, v),
+                _ => caption(&req.scenario, report),
+            };
+            let foot = footer_px(&format!("{title} · {cap}"), width);
+            let (w, h) = (width.saturating_sub(12), height.saturating_sub(foot + 10));
             match render_chart(&req.chart, &req.scenario, report, training, &Theme::for_dark(dark), w, h, false) {
                 None if chart_title(&req.chart).is_some() => {
                     alert(&mut o, format!("No layout of this job to draw for chart \"{}\".", req.chart))
@@ -161,7 +175,7 @@ pub fn embed_html(
                     let text = esc(&format!("{} · {}", chart.title, chart.caption));
                     let _ = write!(
                         o,
-                        "<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{}\">{}</div><div class=\"embed-foot\"><span class=\"embed-caption\" title=\"{}\">{text}</span>{open}</div>",
+                        "<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{}\">{}</div><div class=\"embed-foot\"><span class=\"embed-caption\" title=\"{}\">{text}</span> {open}</div>",
                         chart.id,
                         chart.svg,
                         esc(&chart.caption)

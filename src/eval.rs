@@ -14,14 +14,35 @@ use fabricscope_model::catalog::{GpuKind, ScaleUp};
 use fabricscope_model::topology::MAX_NODES;
 use std::cell::RefCell;
 use std::rc::Rc;
+use fabricscope_model::reading::{read, Reading};
 
 /// nccl-tests' default sweep: 8 B to 16 GiB in powers of two.
 pub const SWEEP_MIN: u64 = 8;
 pub const SWEEP_MAX: u64 = 16 << 30;
-/// The size the key numbers quote (nccl-tests' plateau is what vendors quote).
-pub const KEY_BYTES: u64 = 1 << 30;
-/// [`KEY_BYTES`] in words.
-pub const KEY_LABEL: &str = "1 GiB";
+/// The size the key numbers quote by default (nccl-tests' plateau is what vendors quote);
+/// the view's headline-size picker changes it.
+pub const KEY_BYTES: u64 = fabricscope_model::scenario::DEFAULT_KEY_BYTES.0;
+/// Sizes the headline-size picker offers: 64 KiB to 16 GiB.
+pub const KEY_CHOICES: [u64; 19] = {
+    let mut a = [0u64; 19];
+    let mut i = 0;
+    while i < 19 {
+        a[i] = 1 << (16 + i);
+        i += 1;
+    }
+    a
+};
+
+/// A size in words with binary prefixes: "1 GiB", "256 MiB", "64 KiB".
+pub fn size_words(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (u, s) in UNITS {
+        if bytes >= s && bytes.is_multiple_of(s) {
+            return format!("{} {u}", bytes / s);
+        }
+    }
+    format!("{bytes} B")
+}
 
 /// Everything the page draws for one valid cluster.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,25 +55,42 @@ pub struct Evaluation {
     pub scale_up: String,
     /// Scale-out NICs of one node.
     pub nics: String,
-    /// AllReduce of [`KEY_BYTES`] over every GPU (None for a single GPU).
+    /// The headline size (bytes): [`KEY_BYTES`] unless the view picks another.
+    pub key_bytes: u64,
+    /// AllReduce of `key_bytes` over every GPU (None for a single GPU).
     pub key: Option<Prediction>,
     /// NCCL's formula for [`Evaluation::key`].
     pub formula: Option<Formula>,
+    /// What the headline busbw means (its bound, NVLS/SHARP, scaling), in words.
+    pub reading: Option<Reading>,
     /// The drawing's view of the cluster (its layout is filled in by the mapping panel).
     pub topo: TopoSpec,
 }
 
-/// Runs the model on `cluster`.
+/// Runs the model on `cluster`, the headline at [`KEY_BYTES`].
 pub fn evaluate(cluster: &Cluster) -> Result<Evaluation, ModelError> {
+    evaluate_at(cluster, KEY_BYTES)
+}
+
+/// Runs the model on `cluster`, the headline at `key_bytes` (brought into the sweep as
+/// [`fabricscope_model::View::headline_bytes`] does).
+pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, ModelError> {
     let topo = cluster.topology()?;
-    let report = fabricscope_model::evaluate(&Scenario::new(cluster.clone()))?;
+    let mut scenario = Scenario::new(cluster.clone());
+    scenario.view.key_bytes = Bytes(key_bytes);
+    let key_bytes = scenario.view.headline_bytes().0;
+    let report = fabricscope_model::evaluate(&scenario)?;
     let key_curve = curve(&report, Collective::AllReduce, Scope::Cluster)
         .or_else(|| curve(&report, Collective::AllReduce, Scope::Domain));
-    let key = key_curve.and_then(|c| c.points.iter().find(|p| p.bytes.0 == KEY_BYTES).copied());
+    let key = key_curve.and_then(|c| c.points.iter().find(|p| p.bytes.0 == key_bytes).copied());
     let formula = if topo.total_gpus >= 2 {
-        explain(&topo, topo.whole(), Collective::AllReduce, Bytes(KEY_BYTES)).ok()
+        explain(&topo, topo.whole(), Collective::AllReduce, Bytes(key_bytes)).ok()
     } else {
         None
+    };
+    let reading = match (&formula, &key) {
+        (Some(f), Some(k)) => Some(read(&report, f, k)),
+        _ => None,
     };
     let (leaves, spines, cores, npl, oversub, switch) = match &topo.fabric {
         Some(f) => (f.leaves, f.spines, f.cores, f.nodes_per_leaf, f.oversubscription, f.switch.to_string()),
@@ -68,8 +106,10 @@ pub fn evaluate(cluster: &Cluster) -> Result<Evaluation, ModelError> {
         } else {
             format!("{} × {}", cluster.nics_per_node, topo.nic.name)
         },
+        key_bytes,
         key,
         formula,
+        reading,
         topo: TopoSpec {
             nodes: cluster.nodes,
             gpus_per_node: cluster.gpus_per_node,
@@ -94,20 +134,7 @@ pub fn curve(r: &Report, op: Collective, scope: Scope) -> Option<&Curve> {
     r.curves.iter().find(|c| c.op == op && c.scope == scope)
 }
 
-/// Where NCCL's choice changes along a curve: (bytes, "Algorithm Protocol") at the first
-/// point and at each point whose choice differs from the previous one.
-pub fn choice_changes(c: &Curve) -> Vec<(u64, String)> {
-    let mut out: Vec<(u64, String)> = Vec::new();
-    let mut last: Option<(&str, &str)> = None;
-    for p in &c.points {
-        let now = (p.algorithm, p.protocol);
-        if last != Some(now) {
-            out.push((p.bytes.0, format!("{} {}", p.algorithm, p.protocol)));
-            last = Some(now);
-        }
-    }
-    out
-}
+pub use fabricscope_charts::report::choice_changes;
 
 /// A count control: its model field, label, slider steps and whether it can be "auto".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

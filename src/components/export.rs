@@ -119,16 +119,12 @@ fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), 
     Ok(())
 }
 
-/// `width="W" height="H"` of an SVG's root element.
+/// `width="W" height="H"` of an SVG's root element (880 x 460 when absent).
 fn svg_size(svg: &str) -> (u32, u32) {
-    let head = svg.split('>').next().unwrap_or("");
-    let attr = |name: &str| {
-        head.split(&format!(" {name}=\""))
-            .nth(1)
-            .and_then(|r| r.split('"').next())
-            .and_then(|v| v.parse().ok())
-    };
-    (attr("width").unwrap_or(880), attr("height").unwrap_or(460))
+    match fabricscope_charts::report::svg_size(svg) {
+        (0, _) | (_, 0) => (880, 460),
+        size => size,
+    }
 }
 
 /// The explorer's own address without query or fragment (what embeds and links point to).
@@ -140,6 +136,54 @@ fn page_base() -> String {
     let end = url.find(['?', '#']).unwrap_or(url.len());
     let base = &url[..end];
     base.strip_suffix("index.html").unwrap_or(base).to_string()
+}
+
+/// Puts `text` on the clipboard (navigator.clipboard); where that is missing or refused
+/// (no secure context, no permission), selects the link's text box and copies with the
+/// older execCommand, and says which happened.
+fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
+    let fallback = {
+        let note = note.clone();
+        move || {
+            let doc = web_sys::window().and_then(|w| w.document());
+            let input = doc.as_ref().and_then(|d| d.get_element_by_id("share-link")).and_then(|e| e.dyn_into::<HtmlInputElement>().ok());
+            let copied = match (&doc, input) {
+                (Some(d), Some(i)) => {
+                    let _ = i.focus();
+                    i.select();
+                    js_sys::Reflect::get(d, &JsValue::from_str("execCommand"))
+                        .ok()
+                        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                        .and_then(|f| f.call1(d, &JsValue::from_str("copy")).ok())
+                        .is_some_and(|v| v.as_bool() == Some(true))
+                }
+                _ => false,
+            };
+            note.set(Some(if copied { "Link copied.".into() } else { "The link is selected: press Ctrl+C (⌘C) to copy it.".into() }));
+        }
+    };
+    let clipboard = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("navigator")).ok())
+        .and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("clipboard")).ok())
+        .filter(|c| !c.is_undefined() && !c.is_null());
+    let write = clipboard.as_ref().and_then(|c| {
+        let f = js_sys::Reflect::get(c, &JsValue::from_str("writeText")).ok()?.dyn_into::<js_sys::Function>().ok()?;
+        f.call1(c, &JsValue::from_str(text)).ok()
+    });
+    match write {
+        Some(p) => {
+            let ok = {
+                let note = note.clone();
+                Closure::once_into_js(move |_: JsValue| note.set(Some("Link copied.".into())))
+            };
+            let err = Closure::once_into_js(move |_: JsValue| fallback());
+            let then = js_sys::Reflect::get(&p, &JsValue::from_str("then")).ok().and_then(|t| t.dyn_into::<js_sys::Function>().ok());
+            if let Some(then) = then {
+                let _ = then.call2(&p, &ok, &err);
+            }
+        }
+        None => fallback(),
+    }
 }
 
 /// The iframe snippet for chart `id` of a scenario link.
@@ -236,7 +280,9 @@ pub fn export_panel(props: &Props) -> Html {
             let (s, eval, trained) = (s.clone(), eval.clone(), trained.clone());
             move || {
                 let training = trained.as_deref().and_then(|t| t.as_ref().ok());
-                render_chart(id, &s, &eval.report, training, &theme, 0, 0, true).map(|c| c.svg)
+                // The throughput chart at the explorer's own width: the export is what is on screen.
+                let width = if id == "busbw" { 760 } else { 0 };
+                render_chart(id, &s, &eval.report, training, &theme, width, 0, true).map(|c| c.svg)
             }
         };
         let save_svg = {
@@ -275,6 +321,12 @@ pub fn export_panel(props: &Props) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         input.select();
     });
+    let share_url = format!("{}#s={link}", page_base());
+    let copy_link = {
+        let note = import_note.clone();
+        let url = share_url.clone();
+        Callback::from(move |_: MouseEvent| copy_text(&url, &note))
+    };
 
     html! {
         <section class="panel export" aria-labelledby="export-heading" data-testid="export">
@@ -289,8 +341,17 @@ pub fn export_panel(props: &Props) -> Html {
                 <button type="button" onclick={save_layouts} data-testid="export-layouts" title={format!("The search's {RANKED} best layouts of the job, with step time, MFU and memory")}>{ "Layouts (CSV)" }</button>
             </div>
             if let Some(n) = &*import_note {
-                <p class="export-note" role="alert">{ n }</p>
+                // The copy-link messages are news, not errors.
+                if n.starts_with("Link ") || n.starts_with("The link is selected") {
+                    <p class="export-note ok" role="status">{ n }</p>
+                } else {
+                    <p class="export-note" role="alert">{ n }</p>
+                }
             }
+            <div class="export-row share-row">
+                <button type="button" onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
+                <input id="share-link" type="text" readonly=true value={share_url} onfocus={select_all.clone()} aria-label="Link to this scenario" data-testid="share-link" />
+            </div>
             <ul class="export-charts">{ for chart_buttons }</ul>
             <label class="export-embed">
                 <span>{ "Embed" }</span>

@@ -1,7 +1,7 @@
 //! Panel 6: how the headline numbers are computed, with this cluster's values filled in.
 //! Every number comes from the model's `explain` (NCCL's own terms); this file only writes.
 
-use crate::eval::{Evaluation, KEY_LABEL};
+use crate::eval::{size_words, Evaluation};
 use fabricscope_charts::scale::gbps_label;
 use super::{esc, raw};
 use std::fmt::Write;
@@ -32,7 +32,8 @@ pub fn formula_panel(props: &Props) -> Html {
     let corrected = (f.bw.0 - f.table_bw.0).abs() > f.table_bw.0 * 1e-4;
     let _ = write!(
         o,
-        "<p class=\"muted\">The headline AllReduce of {KEY_LABEL} over {} GPUs in {} domain{}, with your cluster's numbers:</p><ol class=\"steps\">",
+        "<p class=\"muted\">The headline AllReduce of {} over {} GPUs in {} domain{}, with your cluster's numbers:</p><ol class=\"steps\">",
+        size_words(e.key_bytes),
         f.ranks,
         f.domains,
         if f.domains == 1 { "" } else { "s" }
@@ -77,7 +78,7 @@ pub fn formula_panel(props: &Props) -> Html {
     );
     let _ = write!(
         o,
-        "<li><strong>algbw and busbw: </strong><code>algbw = bytes ÷ time = {} GB/s; busbw = algbw × 2(n−1)/n = {} × {} = {} GB/s</code><span class=\"muted\"> (n = {}; busbw is what each GPU's links carry, comparable with the tiers)</span></li>",
+        "<li><strong>algbw and busbw: </strong><code>algbw = bytes ÷ time = {} GB/s; busbw = algbw × 2(n−1)/n = {} × {} = {} GB/s</code><span class=\"muted\"> (n = {})</span></li>",
         n(f.algbw.0),
         n(f.algbw.0),
         format!("{:.4}", f.busbw_factor).trim_end_matches('0'),
@@ -118,6 +119,15 @@ pub fn formula_panel(props: &Props) -> Html {
                 t.cores,
                 n(t.core_path_oversubscription())
             );
+        }
+    }
+    if let Some(r) = &e.reading {
+        let _ = write!(o, "<li data-testid=\"reading-busbw\"><strong>What busbw means here: </strong>{} Limited by {}.</li>", esc(&r.busbw), esc(&r.limited_by));
+        if let Some(a) = &r.algorithm {
+            let _ = write!(o, "<li data-testid=\"reading-algorithm\"><strong>How {} moves the data: </strong>{}</li>", esc(f.algorithm), esc(a));
+        }
+        if let Some(sc) = &r.scaling {
+            let _ = write!(o, "<li data-testid=\"reading-scaling\"><strong>One domain vs the cluster: </strong>{}</li>", esc(sc));
         }
     }
     o.push_str("</ol></section>");

@@ -1,6 +1,8 @@
-//! The headline numbers at 1 GiB: busbw, time, and which algorithm and protocol NCCL picks.
+//! The headline numbers at the chosen size (1 GiB unless the picker says otherwise): busbw,
+//! time, which algorithm and protocol NCCL picks, and what limits it.
 
-use crate::eval::{bottleneck_text, in_racks, Evaluation, KEY_LABEL};
+use crate::app::Action;
+use crate::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
 use fabricscope_charts::scale::gbps_label;
 use super::{esc, raw};
 use std::fmt::Write;
@@ -9,13 +11,34 @@ use yew::prelude::*;
 
 pub struct Props {
     pub eval: Rc<Evaluation>,
+    pub on_action: Callback<Action>,
+}
+
+/// The headline-size picker.
+fn size_picker(current: u64, on_action: &Callback<Action>) -> Html {
+    let cb = on_action.clone();
+    let onchange = Callback::from(move |e: Event| {
+        let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        if let Ok(b) = sel.value().parse::<u64>() {
+            cb.emit(Action::KeyBytes(b));
+        }
+    });
+    html! {
+        <label class="key-size">
+            { "Headline size " }
+            <select {onchange} data-testid="key-size" aria-label="Message size of the headline numbers">
+                { for KEY_CHOICES.iter().map(|b| html! { <option value={b.to_string()} selected={*b == current}>{ size_words(*b) }</option> }) }
+            </select>
+        </label>
+    }
 }
 
 /// Drawn as a plain function (not a component): no state, and one generic component less
 /// in the bundle.
 pub fn key_numbers(props: &Props) -> Html {
     let e = &props.eval;
-    let size = KEY_LABEL;
+    let size_text = size_words(e.key_bytes);
+    let size = size_text.as_str();
     let s = &e.report.summary;
     let gpus_sub = format!(
         "{} {} × {} · {} domain{} of {}",
@@ -49,7 +72,7 @@ pub fn key_numbers(props: &Props) -> Html {
                 "<div class=\"stat\" data-testid=\"choice\"><span class=\"stat-label\">NCCL's choice at {size}</span><span class=\"stat-value\" data-testid=\"algorithm\">{}</span><span class=\"stat-sub\"><span data-testid=\"protocol\">{}</span> protocol · limited by {}</span></div>",
                 esc(k.algorithm),
                 esc(k.protocol),
-                bottleneck_text(k.bottleneck)
+                esc(&e.reading.as_ref().map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone()))
             );
             let _ = write!(
                 o,
@@ -61,5 +84,10 @@ pub fn key_numbers(props: &Props) -> Html {
         }
     }
     o.push_str("</div>");
-    raw(o)
+    html! {
+        <div class="headline">
+            { size_picker(e.key_bytes, &props.on_action) }
+            { raw(o) }
+        </div>
+    }
 }

@@ -16,7 +16,7 @@ mod tier_table;
 mod training;
 
 pub use claims::{claims, Props as ClaimsProps};
-pub use collective::{collective_panel, collective_svg, Props as CollectiveProps};
+pub use collective::{chart_view, collective_panel, collective_svg, readout, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};
 pub use export::{export_panel, Props as ExportProps};
 pub use formula::{formula_panel, Props as FormulaProps};

@@ -2,7 +2,7 @@
 //! a phone, where the results sit below about 900 px of controls: AllReduce busbw at the
 //! headline size, the tier that limits it, and the training step time and MFU once searched.
 
-use crate::eval::{bottleneck_text, Evaluation, KEY_LABEL};
+use crate::eval::{bottleneck_text, size_words, Evaluation};
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_model::training::explore::TrainingView;
@@ -20,7 +20,8 @@ pub fn summary_bar(eval: &Evaluation, training: &Option<Rc<Result<TrainingView, 
         Some(k) => {
             let _ = write!(
                 o,
-                "<span>AllReduce {KEY_LABEL} <b data-value=\"{}\">{} GB/s</b> busbw</span><span>limited by {}</span>",
+                "<span>AllReduce {} <b data-value=\"{}\">{} GB/s</b> busbw</span><span>limited by {}</span>",
+                size_words(eval.key_bytes),
                 k.busbw.0,
                 gbps_label(k.busbw.0),
                 bottleneck_text(k.bottleneck)

@@ -1,9 +1,15 @@
 //! Bus bandwidth against message size, the nccl-tests view of a collective: x is the message
-//! size on a log2 axis, y the busbw per direction on a log10 axis, one line per series.
-//! Written as SVG text directly.
+//! size on a log2 axis, y the busbw per direction on a linear or log10 axis, one line per
+//! series. Written as SVG text directly.
+//!
+//! Layout, top to bottom: title, the y-axis title (horizontal, so it is never clipped at any
+//! height), the legend in its own band (it never covers a curve), the plot, the x ticks and
+//! the x-axis title. Every text is measured with [`crate::text`]; a chart too short for its
+//! text grows taller rather than overlap.
 
-use crate::scale::{exp2_label, log10_label, log10_range, log10_ticks, size_ticks};
+use crate::scale::{exp2_label, gbps_label, linear_range, log10_label, log10_range, log10_ticks, size_ticks_fit};
 use crate::svg::{error_svg, Axis, Doc};
+use crate::text::{text_width, wrap};
 use crate::theme::Theme;
 
 /// One curve: `points` are (message size in bytes, busbw in GB/s per direction).
@@ -26,7 +32,8 @@ pub struct Mark {
 /// Size, text and range of a collective chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChartOptions {
-    /// Pixels; the SVG carries a viewBox, so a page may scale it.
+    /// Pixels; the SVG carries a viewBox, so a page may scale it. The height grows when the
+    /// text needs more room than it leaves.
     pub width: u32,
     pub height: u32,
     /// Drawn above the plot when set.
@@ -36,6 +43,8 @@ pub struct ChartOptions {
     pub max_bytes: u64,
     pub x_label: String,
     pub y_label: String,
+    /// A linear y axis from 0 (differences read as distances) instead of log10.
+    pub linear: bool,
     /// Draws a guide at this size and marks each series' value there.
     pub highlight_bytes: Option<u64>,
     /// Accessible name of the image.
@@ -54,6 +63,7 @@ impl Default for ChartOptions {
             max_bytes: 16 << 30,
             x_label: "message size, bytes (log scale)".into(),
             y_label: "busbw, GB/s per direction (log scale)".into(),
+            linear: false,
             highlight_bytes: None,
             description: "bus bandwidth against message size".into(),
             marks: Vec::new(),
@@ -61,7 +71,13 @@ impl Default for ChartOptions {
     }
 }
 
-/// Draws `series` as busbw (GB/s per direction) against message size. Points that a log axis
+/// Dash pattern of series `i`: the first solid, the others each their own, so two lines
+/// that run together stay apart by pattern as well as by colour.
+pub fn dash(i: usize) -> &'static str {
+    ["", "9 5", "2 4", "12 4 2 4", "5 3", "1 3"][i % 6]
+}
+
+/// Draws `series` as busbw (GB/s per direction) against message size. Points that the axes
 /// cannot show (zero, negative, not finite, outside the size range) are left out.
 pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let (w, h) = (opts.width.clamp(200, 4000), opts.height.clamp(150, 4000));
@@ -71,51 +87,112 @@ pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -
     draw((w, h), series, opts, theme)
 }
 
+/// Which earlier series each series runs on top of (within 1.5 px everywhere it is drawn).
+fn coincident(curves: &[Vec<(f64, f64)>]) -> Vec<Option<usize>> {
+    (0..curves.len())
+        .map(|j| {
+            (0..j).find(|&i| {
+                let (a, b) = (&curves[i], &curves[j]);
+                !b.is_empty()
+                    && a.len() == b.len()
+                    && a.iter().zip(b).all(|(p, q)| (p.0 - q.0).abs() < 0.5 && (p.1 - q.1).abs() < 1.5)
+            })
+        })
+        .collect()
+}
+
 fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let min_b = opts.min_bytes.max(1);
     let max_b = opts.max_bytes.max(min_b.saturating_mul(2));
     let (x_lo, x_hi) = ((min_b as f64).log2(), (max_b as f64).log2());
-    let curves: Vec<Vec<(f64, f64)>> = series
+    let data: Vec<Vec<(f64, f64)>> = series
         .iter()
         .map(|s| {
             s.points
                 .iter()
                 .filter(|(b, g)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0)
-                .map(|(b, g)| ((*b as f64).log2(), g.log10()))
+                .map(|(b, g)| ((*b as f64).log2(), *g))
                 .collect()
         })
         .collect();
-    let (y_lo, y_hi) = log10_range(curves.iter().flatten().map(|p| 10f64.powf(p.1)));
+    let max_v = data.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
 
+    let wf = size.0 as f64;
     let narrow = size.0 < 560;
-    let x_ticks = size_ticks(x_lo.ceil() as u32, x_hi.floor() as u32, !narrow);
-    let x_minor: Vec<f64> = (x_lo.ceil() as u32..=x_hi.floor() as u32).map(f64::from).collect();
-    let y_ticks = log10_ticks(y_lo, y_hi);
-    let y_minor: Vec<f64> = (y_lo.floor() as i32..=y_hi.ceil() as i32)
-        .flat_map(|d| (1..10).map(move |m| (m as f64 * 10f64.powi(d)).log10()))
-        .filter(|v| *v >= y_lo && *v <= y_hi)
-        .collect();
+    let pad = 8.0;
+    let (lab, desc, title_px) = if narrow { (11.0, 12.0, 15.0) } else { (12.0, 13.0, 17.0) };
+    let line = |px: f64| (px * 1.3).ceil();
+    let inner = wf - 2.0 * pad;
 
-    let (wf, hf) = (size.0 as f64, size.1 as f64);
-    let mut d = Doc::new(size.0, size.1, theme);
-    let title_h = if opts.title.is_some() { if narrow { 26.0 } else { 30.0 } } else { 0.0 };
-    let top = if opts.title.is_some() { 8.0 + title_h } else { 16.0 };
-    let right = wf - if narrow { 14.0 } else { 24.0 };
-    let left = 8.0 + if narrow { 52.0 } else { 64.0 };
-    let bottom = hf - 8.0 - if narrow { 40.0 } else { 46.0 };
+    // Text above the plot, each block wrapped to the width.
+    let title_lines = opts.title.as_deref().map(|t| wrap(t, title_px, false, inner)).unwrap_or_default();
+    let ylab_lines = wrap(&opts.y_label, desc, false, inner);
+    let coinc = coincident(&data.iter().map(|d| d.iter().map(|p| (p.0 * 20.0, p.1)).collect()).collect::<Vec<_>>());
+    let leg = if narrow { lab } else { lab + 1.0 };
+    let legend_rows = legend_layout(series, &coinc, leg, inner);
+    let legend_h = legend_height(&legend_rows, leg);
+    let mut y = pad;
+    let title_y = y;
+    y += title_lines.len() as f64 * line(title_px);
+    let legend_y = y + if legend_h > 0.0 { 2.0 } else { 0.0 };
+    y = legend_y + legend_h;
+    let ylab_y = y + 2.0;
+    y = ylab_y + ylab_lines.len() as f64 * line(desc);
+    let top = y + lab * 0.6 + 4.0;
+
+    // Below the plot: tick labels, then the x-axis title.
+    let xlab_lines = wrap(&opts.x_label, desc, false, inner);
+    let below = 8.0 + line(lab) + 4.0 + xlab_lines.len() as f64 * line(desc) + pad;
+    // The plot keeps at least 90 px (60 on a phone); the SVG grows for it.
+    let min_plot = if narrow { 60.0 } else { 90.0 };
+    let hf = (size.1 as f64).max(top + min_plot + below).ceil();
+    let bottom = hf - below;
+
+    // y scale and its tick labels (their width sets the left margin).
+    let plot_h = bottom - top;
+    let max_ticks = ((plot_h / (lab * 2.6)).floor() as usize).clamp(3, 8);
+    let (y_lo, y_hi, y_ticks, y_minor): (f64, f64, Vec<f64>, Vec<f64>) = if opts.linear {
+        let (hi, step) = linear_range(max_v, max_ticks);
+        let n = (hi / step).round() as usize;
+        let ticks = (0..=n).map(|k| k as f64 * step).collect();
+        (0.0, hi, ticks, Vec::new())
+    } else {
+        let (lo, hi) = log10_range(data.iter().flatten().map(|p| p.1));
+        let mut ticks = log10_ticks(lo, hi);
+        // Keep every other tick when they would crowd a short plot.
+        while ticks.len() > max_ticks.max(2) + 1 {
+            ticks = ticks.into_iter().step_by(2).collect();
+        }
+        let minor = (lo.floor() as i32..=hi.ceil() as i32)
+            .flat_map(|d| (1..10).map(move |m| (m as f64 * 10f64.powi(d)).log10()))
+            .filter(|v| *v >= lo && *v <= hi)
+            .collect();
+        (lo, hi, ticks, minor)
+    };
+    let y_label_of = |v: f64| if opts.linear { gbps_label(v) } else { log10_label(v) };
+    let tick_w = y_ticks.iter().map(|v| text_width(&y_label_of(*v), lab, false)).fold(0.0, f64::max);
+    let left = pad + tick_w + 8.0;
+    let last_x = exp2_label(x_hi.floor());
+    let right = wf - pad - (text_width(&last_x, lab, false) / 2.0).max(6.0);
+    let widest_x = text_width("256M", lab, false) * 2.0 + 10.0;
+    let x_ticks = size_ticks_fit(x_lo.ceil() as u32, x_hi.floor() as u32, ((right - left) / widest_x).floor().max(2.0) as usize);
     let x = Axis::new(x_lo, x_hi, left, right);
-    let y = Axis::new(y_lo, y_hi, bottom, top);
-    let (text, muted, grid, minor, axis) = (theme.text.hex(), theme.muted.hex(), theme.grid.hex(), theme.grid_minor.hex(), theme.axis.hex());
-    let (lab, desc) = if narrow { (11.0, 12.0) } else { (12.0, 13.0) };
+    let yv = |v: f64| if opts.linear { v } else { v.log10() };
+    let ya = Axis::new(y_lo, y_hi, bottom, top);
 
-    if let Some(t) = &opts.title {
-        d.text(wf / 2.0, 8.0 + title_h / 2.0, if narrow { 15.0 } else { 17.0 }, "middle", "middle", &text, 400, t);
+    let mut d = Doc::new(size.0, hf as u32, theme);
+    let (text, muted, grid, minor, axis) = (theme.text.hex(), theme.muted.hex(), theme.grid.hex(), theme.grid_minor.hex(), theme.axis.hex());
+    for (k, t) in title_lines.iter().enumerate() {
+        d.text(wf / 2.0, title_y + k as f64 * line(title_px), title_px, "middle", "hanging", &text, 400, t);
     }
-    for v in x_minor.iter().filter(|v| x.contains(**v)) {
-        d.seg(x.px(*v), top, x.px(*v), bottom, &minor, 1.0);
+    for (k, t) in ylab_lines.iter().enumerate() {
+        d.text(pad, ylab_y + k as f64 * line(desc), desc, "start", "hanging", &text, 400, t);
+    }
+    for v in (x_lo.ceil() as u32..=x_hi.floor() as u32).map(f64::from).filter(|v| x.contains(*v)) {
+        d.seg(x.px(v), top, x.px(v), bottom, &minor, 1.0);
     }
     for v in &y_minor {
-        d.seg(left, y.px(*v), right, y.px(*v), &minor, 1.0);
+        d.seg(left, ya.px(*v), right, ya.px(*v), &minor, 1.0);
     }
     for v in x_ticks.iter().filter(|v| x.contains(**v)) {
         let px = x.px(*v);
@@ -123,34 +200,52 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         d.seg(px, bottom, px, bottom + 4.0, &axis, 1.0);
         d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &exp2_label(*v));
     }
-    for v in y_ticks.iter().filter(|v| y.contains(**v)) {
-        let py = y.px(*v);
+    for v in y_ticks.iter().filter(|v| ya.contains(**v)) {
+        let py = ya.px(*v);
         d.seg(left, py, right, py, &grid, 1.0);
         d.seg(left - 4.0, py, left, py, &axis, 1.0);
-        d.text(left - 8.0, py, lab, "end", "middle", &muted, 400, &log10_label(*v));
+        d.text(left - 8.0, py, lab, "end", "middle", &muted, 400, &y_label_of(*v));
     }
     d.seg(left, top, left, bottom, &axis, 1.0);
     d.seg(left, bottom, right, bottom, &axis, 1.0);
-    d.text((left + right) / 2.0, hf - 10.0, desc, "middle", "auto", &text, 400, &opts.x_label);
-    d.vtext(14.0, (top + bottom) / 2.0, desc, &text, &opts.y_label);
-
+    let xlab_y = bottom + 8.0 + line(lab) + 4.0;
+    for (k, t) in xlab_lines.iter().enumerate() {
+        d.text((left + right) / 2.0, xlab_y + k as f64 * line(desc), desc, "middle", "hanging", &text, 400, t);
+    }
     if let Some(hb) = opts.highlight_bytes.filter(|b| *b >= min_b && *b <= max_b) {
         let hx = x.px((hb as f64).log2());
         d.seg(hx, top, hx, bottom, &axis, 1.0);
     }
     d.flush();
+    // Where the plot is and how it maps, for a page's crosshair (no layout needed to read it).
+    {
+        use std::fmt::Write;
+        let _ = write!(
+            d.s,
+            "<rect data-role=\"plot\" x=\"{left:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" data-x-lo=\"{x_lo}\" data-x-hi=\"{x_hi}\" data-y-lo=\"{y_lo}\" data-y-hi=\"{y_hi}\" data-y-log=\"{}\"/>",
+            right - left,
+            bottom - top,
+            !opts.linear
+        );
+    }
 
     let width = if series.len() == 1 { 3.0 } else { 2.0 };
-    let to_px = |p: &(f64, f64)| (x.px(p.0), y.px(p.1));
-    for (i, pts) in curves.iter().enumerate() {
+    let to_px = |p: &(f64, f64)| (x.px(p.0), ya.px(yv(p.1)));
+    for (i, pts) in data.iter().enumerate() {
         let c = theme.series_color(i).hex();
         let px: Vec<(f64, f64)> = pts.iter().map(to_px).collect();
-        d.polyline(&px, &c, width);
+        d.polyline_dashed(&px, &c, width, dash(i));
+        // A series lying on another one also gets a marker at each point.
+        if coinc.get(i).copied().flatten().is_some() {
+            for (cx, cy) in &px {
+                d.rect(cx - 3.0, cy - 3.0, 6.0, 6.0, "none", &format!(" stroke=\"{c}\" stroke-width=\"1.5\""));
+            }
+        }
     }
 
     if let Some(hb) = opts.highlight_bytes {
         let hx = (hb as f64).log2();
-        for (i, pts) in curves.iter().enumerate() {
+        for (i, pts) in data.iter().enumerate() {
             if let Some(p) = pts.iter().find(|p| (p.0 - hx).abs() < 1e-9) {
                 let (cx, cy) = to_px(p);
                 d.circle(cx, cy, 5.0, &theme.series_color(i).hex(), "none", 0.0);
@@ -159,70 +254,99 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         }
     }
 
-    // Marks: a hollow dot on the curve, its label above (series 0) or below (others); a
-    // label that would crowd the previous one on the same series is left out, not the dot.
+    // Marks: a hollow dot on the curve, its label above (series 0) or below (others), kept
+    // inside the plot; a label that would crowd the previous one on the same series is left
+    // out, not the dot.
     let mark_font = if narrow { 10.0 } else { 11.0 };
-    let mut last_label_x: Vec<Option<f64>> = vec![None; curves.len()];
+    let mut last_label: Vec<Option<f64>> = vec![None; data.len()];
     for m in &opts.marks {
-        let Some(pts) = curves.get(m.series) else { continue };
+        let Some(pts) = data.get(m.series) else { continue };
         let mx = (m.bytes.max(1) as f64).log2();
         let Some(p) = pts.iter().find(|p| (p.0 - mx).abs() < 1e-9) else { continue };
         let c = theme.series_color(m.series).hex();
         let (px_x, px_y) = to_px(p);
         d.circle(px_x, px_y, 4.0, &theme.background.hex(), "none", 0.0);
         d.circle(px_x, px_y, 4.0, "none", &c, 2.0);
-        if m.label.is_empty() {
+        // A plot too short for labels between its curves keeps the dots only.
+        if m.label.is_empty() || bottom - top < 90.0 {
             continue;
         }
-        let est_w = m.label.chars().count() as f64 * mark_font * 0.55;
-        if last_label_x[m.series].is_some_and(|lx| px_x - lx < est_w + 6.0) {
+        let est_w = text_width(&m.label, mark_font, false);
+        if last_label[m.series].is_some_and(|lx| px_x - lx < est_w + 6.0) || est_w > right - left {
             continue;
         }
-        last_label_x[m.series] = Some(px_x);
+        last_label[m.series] = Some(px_x);
+        let lx = (px_x - est_w / 2.0).clamp(left + 2.0, right - 2.0 - est_w);
         let above = m.series == 0;
-        let (anchor, dx) = if px_x - est_w / 2.0 < left {
-            ("start", 2.0)
-        } else if px_x + est_w / 2.0 > right {
-            ("end", -2.0)
-        } else {
-            ("middle", 0.0)
-        };
-        if above {
-            d.text(px_x + dx, px_y - 8.0, mark_font, anchor, "auto", &c, 400, &m.label);
-        } else {
-            d.text(px_x + dx, px_y + 8.0, mark_font, anchor, "hanging", &c, 400, &m.label);
-        }
+        let ly = if above { px_y - 8.0 - mark_font } else { px_y + 8.0 };
+        let ly = ly.clamp(top + 2.0, bottom - 2.0 - mark_font * 1.2);
+        d.text_role(lx, ly, mark_font, "start", "hanging", &c, 400, &m.label, "in-plot");
     }
 
-    legend(&mut d, (right, bottom), series, theme, if narrow { 12.0 } else { 13.0 });
+    legend(&mut d, &legend_rows, series, (pad, legend_y), theme, leg);
     d.finish(&opts.description)
 }
 
-/// The legend, in the plot's lower-right corner (busbw curves rise to the right, so that
-/// corner stays empty). Labels start after their swatch; the box is sized from a generous
-/// width estimate (SVG text cannot be measured here), so a wide font only eats padding.
-fn legend(d: &mut Doc, corner: (f64, f64), series: &[Series], theme: &Theme, font_px: f64) {
-    let rows: Vec<(usize, &str)> = series
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.label.is_empty())
-        .map(|(i, s)| (i, s.label.as_str()))
-        .collect();
-    if rows.is_empty() {
-        return;
+/// One legend entry: the series and its label's lines.
+type Entry = (usize, Vec<String>);
+
+/// The legend's rows: which entries go on each line, given the width. An entry wider than
+/// the band has its label wrapped and a row to itself.
+fn legend_layout(series: &[Series], coinc: &[Option<usize>], font_px: f64, max_w: f64) -> Vec<Vec<Entry>> {
+    let mut rows: Vec<Vec<Entry>> = vec![Vec::new()];
+    let mut x = 0.0;
+    let lead = SWATCH + 6.0;
+    for (i, s) in series.iter().enumerate().filter(|(_, s)| !s.label.is_empty()) {
+        let label = match coinc.get(i).copied().flatten() {
+            Some(j) => format!("{} (coincides with {})", s.label, series[j].label),
+            None => s.label.clone(),
+        };
+        let item = lead + text_width(&label, font_px, false) + 12.0;
+        if x > 0.0 && x + item > max_w {
+            rows.push(Vec::new());
+            x = 0.0;
+        }
+        let lines = if item > max_w { wrap(&label, font_px, false, max_w - lead) } else { vec![label] };
+        x += item;
+        if let Some(r) = rows.last_mut() {
+            r.push((i, lines));
+        }
     }
-    let row_h = font_px + 10.0;
-    let text_w = rows.iter().map(|(_, l)| l.chars().count() as f64 * font_px * 0.56).fold(0.0, f64::max);
-    let (pad, swatch, gap) = (10.0, 14.0, 8.0);
-    let right = corner.0 - 10.0;
-    let bottom = corner.1 - 10.0;
-    let left = right - (2.0 * pad + swatch + gap + text_w);
-    let top = bottom - (rows.len() as f64 * row_h + 2.0 * pad - 6.0);
-    d.rect(left, top, right - left, bottom - top, &theme.background.hex(), &format!(" fill-opacity=\"0.92\" stroke=\"{}\"", theme.grid.hex()));
-    for (k, (i, label)) in rows.iter().enumerate() {
-        let cy = top + pad - 3.0 + k as f64 * row_h + row_h / 2.0;
-        d.rect(left + pad, cy - 5.0, swatch, 10.0, &theme.series_color(*i).hex(), "");
-        d.text(left + pad + swatch + gap, cy, font_px, "start", "middle", &theme.text.hex(), 400, label);
+    rows.retain(|r| !r.is_empty());
+    rows
+}
+
+/// Height of one legend line.
+fn legend_line(font_px: f64) -> f64 {
+    ((font_px + 4.0) * 1.3).ceil()
+}
+
+/// Height of the legend band.
+fn legend_height(rows: &[Vec<Entry>], font_px: f64) -> f64 {
+    rows.iter().map(|r| r.iter().map(|e| e.1.len()).max().unwrap_or(1) as f64).sum::<f64>() * legend_line(font_px)
+}
+
+/// Length of the line sample in front of a legend label.
+const SWATCH: f64 = 22.0;
+
+/// The legend, in its own band above the plot: a line sample with the series' colour and
+/// dash, then its label.
+fn legend(d: &mut Doc, rows: &[Vec<Entry>], series: &[Series], (x0, y0): (f64, f64), theme: &Theme, font_px: f64) {
+    let lh = legend_line(font_px);
+    let width = if series.len() == 1 { 3.0 } else { 2.0 };
+    let mut y = y0;
+    for row in rows {
+        let mut x = x0;
+        for (i, lines) in row {
+            let c = theme.series_color(*i).hex();
+            let cy = y + lh / 2.0;
+            d.line_dashed((x, cy), (x + SWATCH, cy), &c, width, dash(*i));
+            for (k, l) in lines.iter().enumerate() {
+                d.text_role(x + SWATCH + 6.0, cy + k as f64 * lh, font_px, "start", "middle", &theme.text.hex(), 400, l, "legend");
+            }
+            x += SWATCH + 6.0 + lines.iter().map(|l| text_width(l, font_px, false)).fold(0.0, f64::max) + 12.0;
+        }
+        y += row.iter().map(|e| e.1.len()).max().unwrap_or(1) as f64 * lh;
     }
 }
 
@@ -366,12 +490,26 @@ mod tests {
     #[test]
     fn narrow_charts_use_fewer_ticks() {
         let s = [curve("a", 100.0)];
-        let opts = ChartOptions {
-            width: 380,
-            height: 320,
-            ..ChartOptions::default()
+        let at = |width| {
+            let svg = collective_chart(&s, &ChartOptions { width, height: 320, ..ChartOptions::default() }, &Theme::light());
+            ["8B", "1K", "32K", "1M", "32M", "1G", "16G"].iter().filter(|t| has_text(&svg, t)).count()
         };
+        // 880 px has room for the nccl-tests ticks every 2^5; 250 px keeps the decades only.
+        assert_eq!(at(880), 7);
+        assert!(at(250) < 7 && at(250) >= 2, "{}", at(250));
+    }
+
+    #[test]
+    fn linear_axis_starts_at_zero_and_curves_that_coincide_say_so() {
+        let s = [curve("inside one domain", 400.0), curve("whole cluster", 400.0), curve("other", 100.0)];
+        let opts = ChartOptions { linear: true, min_bytes: 1 << 20, y_label: "busbw, GB/s per direction".into(), ..ChartOptions::default() };
         let svg = collective_chart(&s, &opts, &Theme::light());
-        assert!(has_text(&svg, "1M") && !has_text(&svg, "32K"));
+        assert!(has_text(&svg, "0") && has_text(&svg, "400"), "{:?}", crate::texts(&svg));
+        assert!(!has_text(&svg, "8B") && has_text(&svg, "1M"), "the range starts at 1 MiB");
+        assert!(has_text(&svg, "whole cluster (coincides with inside one domain)"), "{:?}", crate::texts(&svg));
+        assert!(has_text(&svg, "other"));
+        assert_eq!(svg.matches("stroke-dasharray=\"9 5\"").count(), 2, "series 1's line and its legend sample");
+        // Markers (one per point from 1 MiB to 16 GiB) on the coinciding series only.
+        assert_eq!(svg.matches("stroke-width=\"1.5\"").count(), 15);
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::scale::{gbps_label, log10_label, log10_range, log10_ticks, nice_floor};
 use crate::svg::{Axis, Doc};
+use crate::text::{fit, text_width, wrap};
 use crate::theme::Theme;
 
 /// Size and text of a hierarchy chart. `height` 0 sizes it from the number of tiers.
@@ -59,55 +60,92 @@ pub fn bandwidth_hierarchy_chart_with(
 
 fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions, theme: &Theme) -> String {
     let n = tiers.len().max(opts.rows);
-    let (x_lo, x_hi) = log10_range(tiers.iter().map(|t| t.1));
+    let (x_lo, _) = log10_range(tiers.iter().map(|t| t.1));
     // Start below the slowest tier so its bar has a visible length.
     let x_lo = nice_floor(10f64.powf(x_lo) / 3.0).log10();
-    // Headroom right of the longest bar for its value label.
-    let x_hi = x_hi + 0.9;
+    let x_max = tiers.iter().map(|t| t.1).filter(|v| v.is_finite() && *v > 0.0).fold(10f64.powf(x_lo + 1.0), f64::max).log10();
     let narrow = size.0 < 560;
-    let longest = tiers.iter().map(|t| t.0.chars().count()).max().unwrap_or(4) as f64;
+    let (wf, hf0) = (size.0 as f64, size.1 as f64);
     let name_px = if narrow { 11.0 } else { 13.0 };
-    let label_area = (longest * name_px * 0.58 + 16.0).clamp(60.0, size.0 as f64 / 2.0);
-    let (wf, hf) = (size.0 as f64, size.1 as f64);
-    let mut d = Doc::new(size.0, size.1, theme);
-    let title_h = if opts.title.is_some() { 30.0 } else { 0.0 };
-    let (left, right, top, bottom) = (12.0 + label_area, wf - 20.0, 12.0 + title_h, hf - 12.0 - 44.0);
-    let x = Axis::new(x_lo, x_hi, left, right);
+    let val_px = if narrow { 11.0 } else { 12.0 };
+    let longest = tiers.iter().map(|t| text_width(&t.0, name_px, false)).fold(40.0, f64::max);
+    let label_area = (longest + 16.0).min(wf * if narrow { 0.32 } else { 0.45 });
+    // A phone-width chart drops the latencies (the tier table lists them) and shortens the
+    // ratios, so bars keep their length.
+    let value = |bw: f64, lat: f64| {
+        if lat.is_finite() && lat > 0.0 && !narrow {
+            format!("{} GB/s · {} µs", gbps_label(bw), gbps_label(lat))
+        } else {
+            format!("{} GB/s", gbps_label(bw))
+        }
+    };
+    // The longest bar ends where its value label still fits.
+    let widest_value = tiers.iter().filter(|t| t.1.is_finite() && t.1 > 0.0).map(|t| text_width(&value(t.1, t.2), val_px, false)).fold(0.0, f64::max);
+    let title_lines = opts.title.as_deref().map(|t| wrap(t, 17.0, false, wf - 24.0)).unwrap_or_default();
+    let xlab_lines = wrap(&opts.x_label, 13.0, false, wf - 24.0);
+    let title_h = title_lines.len() as f64 * 22.0;
+    // Room for wrapped axis titles: the chart grows rather than cut them.
+    let hf = hf0;
+    // Rows never shorter than their names: a short frame gets a taller chart (scaled by the
+    // viewBox), not overlapping labels.
+    let hf = hf.max((12.0 + title_h + n.max(1) as f64 * (name_px * 1.6) + 12.0 + 28.0 + xlab_lines.len() as f64 * 17.0).ceil());
+    let (left, top) = (12.0 + label_area, 12.0 + title_h);
+    // The ratios between tiers get their own column at the right, clear of the values.
+    let ratio_col = opts
+        .ratios
+        .iter()
+        .take(tiers.len().saturating_sub(1))
+        .filter(|r| r.is_finite() && **r > 0.0)
+        .map(|r| text_width(&ratio_text(*r, narrow), val_px, false) + 10.0)
+        .fold(0.0, f64::max);
+    let right = (wf - 12.0 - ratio_col - widest_value - 6.0).max(left + 40.0);
+    let bottom = hf - 12.0 - 28.0 - xlab_lines.len() as f64 * 17.0;
+    let x = Axis::new(x_lo, x_max, left, right);
     let y = Axis::new(0.0, n.max(1) as f64, bottom, top);
     let row = |i: usize| (n - i) as f64 - 0.5;
+    let mut d = Doc::new(size.0, hf as u32, theme);
     let (text, muted, grid, axis) = (theme.text.hex(), theme.muted.hex(), theme.grid.hex(), theme.axis.hex());
-    if let Some(t) = &opts.title {
-        d.text(wf / 2.0, 12.0 + title_h / 2.0, 17.0, "middle", "middle", &text, 400, t);
+    for (k, t) in title_lines.iter().enumerate() {
+        d.text(wf / 2.0, 12.0 + k as f64 * 22.0, 17.0, "middle", "hanging", &text, 400, t);
     }
-    for v in log10_ticks(x_lo, x_hi.floor()).into_iter().filter(|v| x.contains(*v)) {
-        let px = x.px(v);
+    let ticks: Vec<f64> = log10_ticks(x_lo, x_max).into_iter().filter(|v| x.contains(*v)).collect();
+    // Every other tick when the labels would touch.
+    let tick_w = ticks.iter().map(|v| text_width(&log10_label(*v), val_px, false)).fold(0.0, f64::max) + 8.0;
+    let gap = if ticks.len() > 1 { (right - left) / (ticks.len() - 1) as f64 } else { f64::INFINITY };
+    let every = if gap < tick_w { (tick_w / gap).ceil() as usize } else { 1 };
+    for (k, v) in ticks.iter().enumerate() {
+        let px = x.px(*v);
         d.seg(px, top, px, bottom, &grid, 1.0);
         d.seg(px, bottom, px, bottom + 4.0, &axis, 1.0);
-        d.text(px, bottom + 8.0, if narrow { 11.0 } else { 12.0 }, "middle", "hanging", &muted, 400, &log10_label(v));
+        let lab = log10_label(*v);
+        let half = text_width(&lab, val_px, false) / 2.0;
+        if k % every == 0 && px + half <= wf - 2.0 {
+            d.text(px, bottom + 8.0, val_px, "middle", "hanging", &muted, 400, &lab);
+        }
     }
     d.seg(left, top, left, bottom, &axis, 1.0);
     d.seg(left, bottom, right, bottom, &axis, 1.0);
     d.flush();
-    d.text((left + right) / 2.0, hf - 14.0, 13.0, "middle", "auto", &text, 400, &opts.x_label);
+    for (k, l) in xlab_lines.iter().enumerate() {
+        d.text(wf / 2.0, bottom + 28.0 + k as f64 * 17.0, 13.0, "middle", "hanging", &text, 400, l);
+    }
 
     let bar = theme.series_color(0).hex();
     let opacity = if theme.dark { 0.85 } else { 0.9 };
     for (i, (name, bw, lat)) in tiers.iter().enumerate() {
         let cy = y.px(row(i));
         d.seg(left - 4.0, cy, left, cy, &axis, 1.0);
-        d.text(left - 8.0, cy, name_px, "end", "middle", &text, 400, name);
+        // A name wider than its column (a phone) is cut to it with an ellipsis; the table
+        // below the chart has it whole.
+        let shown = fit(name, name_px, false, label_area - 12.0);
+        d.text(left - 8.0, cy, name_px, "end", "middle", &text, 400, &shown);
         if !(bw.is_finite() && *bw > 0.0) {
             continue;
         }
         let end = x.px(bw.log10());
         let (y0, y1) = (y.px(row(i) + 0.3), y.px(row(i) - 0.3));
         d.rect(left, y0, end - left, y1 - y0, &bar, &format!(" fill-opacity=\"{opacity}\""));
-        let label = if lat.is_finite() && *lat > 0.0 {
-            format!("{} GB/s · {} µs", gbps_label(*bw), gbps_label(*lat))
-        } else {
-            format!("{} GB/s", gbps_label(*bw))
-        };
-        d.text(end + 6.0, cy, 12.0, "start", "middle", &muted, 400, &label);
+        d.text(end + 6.0, cy, val_px, "start", "middle", &muted, 400, &value(*bw, *lat));
     }
     // The step between neighbouring tiers, in the gap between their bars, at the right edge.
     let ratio_color = theme.series_color(1).hex();
@@ -116,7 +154,7 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
             continue;
         }
         let cy = y.px(row(i) - 0.5);
-        d.text(right - 4.0, cy, if narrow { 11.0 } else { 12.0 }, "end", "middle", &ratio_color, 400, &ratio_label(*r));
+        d.text(wf - 8.0, cy, val_px, "end", "middle", &ratio_color, 400, &ratio_text(*r, narrow));
     }
     d.finish(&opts.description)
 }
@@ -124,20 +162,19 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
 /// "÷9" style text for the step from one tier to the next: how many times less bandwidth the
 /// lower tier gives ("=" when equal, "×" when the lower one is faster).
 pub fn ratio_label(r: f64) -> String {
-    let fmt = |v: f64| {
-        if v >= 10.0 {
-            format!("{v:.0}")
-        } else {
-            let s = format!("{v:.1}");
-            s.trim_end_matches(".0").to_string()
-        }
-    };
-    if (r - 1.0).abs() < 0.005 {
-        "= same bandwidth".into()
-    } else if r > 1.0 {
-        format!("↓ ÷{} per GPU", fmt(r))
-    } else {
-        format!("↓ ×{} per GPU", fmt(1.0 / r))
+    ratio_text(r, false)
+}
+
+/// [`ratio_label`], or its short form ("÷9", "×2", "=") on a narrow chart.
+fn ratio_text(r: f64, short: bool) -> String {
+    let (op, v) = if r >= 1.0 { ('÷', r) } else { ('×', 1.0 / r) };
+    let n = if v >= 10.0 { format!("{v:.0}") } else { format!("{v:.1}") };
+    let n = n.strip_suffix(".0").unwrap_or(&n);
+    match ((r - 1.0).abs() < 0.005, short) {
+        (true, true) => "=".into(),
+        (true, false) => "= same bandwidth".into(),
+        (false, true) => format!("{op}{n}"),
+        (false, false) => format!("↓ {op}{n} per GPU"),
     }
 }
 

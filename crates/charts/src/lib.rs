@@ -26,6 +26,7 @@ pub mod report;
 pub mod scale;
 pub mod topology;
 pub mod training;
+pub mod text;
 mod svg;
 pub mod theme;
 

@@ -2,13 +2,15 @@
 //! what `?embed=<chart>` shows in an iframe. One place decides how a Report becomes charts,
 //! so an exported file, an embedded chart and the explorer agree.
 
-use crate::collective::{collective_chart, ChartOptions, Series};
+use crate::collective::{collective_chart, ChartOptions, Mark, Series};
 use crate::hierarchy::{bandwidth_hierarchy_chart_with, HierarchyOptions};
 use crate::svg::escape;
+use crate::text::wrap;
 use crate::theme::Theme;
 use crate::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use crate::training::{training_chart, TRAINING_CHART_IDS};
-use fabricscope_model::report::Scope;
+use fabricscope_model::report::{Curve, Scope};
+use fabricscope_model::{View, YAxis};
 use fabricscope_model::training::explore::{layout_detail, TrainingView};
 use fabricscope_model::training::Parallel;
 use fabricscope_model::{Report, Scenario};
@@ -17,8 +19,10 @@ use fabricscope_model::{Report, Scenario};
 /// three of the training view ([`TRAINING_CHART_IDS`]).
 pub const CHART_IDS: [&str; 6] = ["busbw", "hierarchy", "topology", "step", "mfu", "memory"];
 
-/// Height of the two-line header (what the chart shows; the scenario) of a titled chart.
-pub const HEADER_PX: u32 = 46;
+/// Type sizes of a titled chart's header: the title, then the scenario caption, each wrapped
+/// onto as many lines as the width needs.
+const HEADER_TITLE_PX: f64 = 15.0;
+const HEADER_CAPTION_PX: f64 = 12.0;
 
 /// One rendered chart.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,47 +103,27 @@ pub fn render_chart(
     height: u32,
     titled: bool,
 ) -> Option<NamedChart> {
-    let title = chart_title(id)?;
+    let title = match id {
+        "busbw" => throughput_title(&s.view),
+        _ => chart_title(id)?.to_string(),
+    };
     if TRAINING_CHART_IDS.contains(&id) {
         let v = training?;
         let (svg, w, h) = training_chart(id, v, theme, width, false)?;
         let cap = training_caption(s, r, v);
-        let svg = if titled { with_header(&svg, w, h, title, &cap, theme) } else { svg };
-        return Some(NamedChart { id: CHART_IDS.into_iter().find(|c| *c == id)?, title: title.to_string(), caption: cap, svg });
+        let svg = if titled { with_header(&svg, w, h, &title, &cap, theme) } else { svg };
+        return Some(NamedChart { id: CHART_IDS.into_iter().find(|c| *c == id)?, title, caption: cap, svg });
     }
     let cap = caption(s, r);
+    // A titled chart given a height keeps it: the header comes out of the chart's share.
+    let height = if titled && height > 0 { height.saturating_sub(header_height(width.max(200), &title, &cap)).max(150) } else { height };
     let or = |v: u32, d: u32| if v == 0 { d } else { v };
     let (svg, w, h) = match id {
         "busbw" => {
-            // Whole-cluster curves when the cluster spans domains, else the one domain's.
-            let scope = if r.curves.iter().any(|c| c.scope == Scope::Cluster) {
-                Scope::Cluster
-            } else {
-                Scope::Domain
-            };
-            let series: Vec<Series> = r
-                .curves
-                .iter()
-                .filter(|c| c.scope == scope)
-                .map(|c| Series {
-                    label: format!("{}, {} GPUs", c.op.name(), c.placement.ranks),
-                    points: c.points.iter().map(|p| (p.bytes.0, p.busbw.0)).collect(),
-                })
-                .collect();
-            let d = ChartOptions::default();
-            let opts = ChartOptions {
-                width: or(width, d.width).clamp(200, 4000),
-                height: or(height, d.height).clamp(150, 4000),
-                min_bytes: s.view.min_bytes.0,
-                max_bytes: s.view.max_bytes.0,
-                description: format!("{title}: busbw in GB/s per direction, for {cap}"),
-                ..d
-            };
-            (
-                collective_chart(&series, &opts, theme),
-                opts.width,
-                opts.height,
-            )
+            let (w, h) = (or(width, 880).clamp(200, 4000), or(height, 460).clamp(150, 4000));
+            let svg = throughput_chart(r, &s.view, theme, w, h, false);
+            let (w, h) = svg_size(&svg);
+            (svg, w, h)
         }
         "hierarchy" => {
             let tiers: Vec<(String, f64, f64)> = r
@@ -194,34 +178,148 @@ pub fn render_chart(
             (svg, opts.width, opts.height)
         }
     };
+    // A chart may have grown to fit its text: the header goes above what was drawn.
+    let (w, h) = match svg_size(&svg) {
+        (0, _) | (_, 0) => (w, h),
+        size => size,
+    };
     let svg = if titled {
-        with_header(&svg, w, h, title, &cap, theme)
+        with_header(&svg, w, h, &title, &cap, theme)
     } else {
         svg
     };
     Some(NamedChart {
         id: CHART_IDS.into_iter().find(|c| *c == id)?,
-        title: title.to_string(),
+        title,
         caption: cap,
         svg,
     })
 }
 
-/// Puts a two-line header (title, caption) above a `w` x `h` SVG.
+/// `width="W" height="H"` of an SVG's root element ((0, 0) when absent).
+pub fn svg_size(svg: &str) -> (u32, u32) {
+    let head = svg.split('>').next().unwrap_or("");
+    let attr = |name: &str| {
+        head.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|v| v.parse().ok())
+    };
+    (attr("width").unwrap_or(0), attr("height").unwrap_or(0))
+}
+
+/// The header's lines at width `w`: (title lines, caption lines).
+fn header_lines(w: u32, title: &str, caption: &str) -> (Vec<String>, Vec<String>) {
+    let max = w as f64 - 24.0;
+    (wrap(title, HEADER_TITLE_PX, true, max), wrap(caption, HEADER_CAPTION_PX, false, max))
+}
+
+/// Height in pixels of the header [`with_header`] puts above a chart `w` pixels wide.
+pub fn header_height(w: u32, title: &str, caption: &str) -> u32 {
+    let (t, c) = header_lines(w, title, caption);
+    (10.0 + t.len() as f64 * 20.0 + c.len() as f64 * 16.0 + 6.0).ceil() as u32
+}
+
+/// Puts a header (the title, then the scenario caption, each wrapped to the width, never cut)
+/// above a `w` x `h` SVG.
 fn with_header(inner: &str, w: u32, h: u32, title: &str, caption: &str, theme: &Theme) -> String {
+    use std::fmt::Write;
+    let (tl, cl) = header_lines(w, title, caption);
+    let head = header_height(w, title, caption);
     let (t, c) = (escape(title), escape(caption));
-    format!(
-        "<svg width=\"{w}\" height=\"{th}\" viewBox=\"0 0 {w} {th}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{t}: {c}\">\
-<rect width=\"{w}\" height=\"{th}\" fill=\"{bg}\"/>\
-<text x=\"12\" y=\"19\" font-family=\"{font}\" font-size=\"15\" font-weight=\"600\" fill=\"{fg}\">{t}</text>\
-<text x=\"12\" y=\"38\" font-family=\"{font}\" font-size=\"12\" fill=\"{muted}\">{c}</text>\
-<svg x=\"0\" y=\"{HEADER_PX}\" width=\"{w}\" height=\"{h}\">{inner}</svg></svg>",
-        th = h + HEADER_PX,
+    let mut o = format!(
+        "<svg width=\"{w}\" height=\"{th}\" viewBox=\"0 0 {w} {th}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{t}: {c}\"><rect width=\"{w}\" height=\"{th}\" fill=\"{bg}\"/>",
+        th = h + head,
         bg = theme.background.hex(),
-        fg = theme.text.hex(),
-        muted = theme.muted.hex(),
-        font = theme.font,
-    )
+    );
+    let mut y = 10.0;
+    for l in &tl {
+        let _ = write!(o, "<text x=\"12\" y=\"{y}\" font-family=\"{}\" font-size=\"{HEADER_TITLE_PX}\" font-weight=\"600\" dominant-baseline=\"hanging\" fill=\"{}\" data-role=\"title\">{}</text>", theme.font, theme.text.hex(), escape(l));
+        y += 20.0;
+    }
+    for l in &cl {
+        let _ = write!(o, "<text x=\"12\" y=\"{y}\" font-family=\"{}\" font-size=\"{HEADER_CAPTION_PX}\" dominant-baseline=\"hanging\" fill=\"{}\" data-role=\"caption\">{}</text>", theme.font, theme.muted.hex(), escape(l));
+        y += 16.0;
+    }
+    let _ = write!(o, "<svg x=\"0\" y=\"{head}\" width=\"{w}\" height=\"{h}\">{inner}</svg></svg>");
+    o
+}
+
+/// Title of the throughput chart for a view: "AllReduce busbw vs message size".
+pub fn throughput_title(v: &View) -> String {
+    format!("{} {} vs message size", v.selected_op.name(), if v.algbw { "algbw" } else { "busbw" })
+}
+
+/// Where NCCL's choice changes along a curve: (bytes, "Algorithm Protocol") at the first
+/// point and at each point whose choice differs from the previous one.
+pub fn choice_changes(c: &Curve) -> Vec<(u64, String)> {
+    let mut out: Vec<(u64, String)> = Vec::new();
+    let mut last: Option<(&str, &str)> = None;
+    for p in &c.points {
+        let now = (p.algorithm, p.protocol);
+        if last != Some(now) {
+            out.push((p.bytes.0, format!("{} {}", p.algorithm, p.protocol)));
+            last = Some(now);
+        }
+    }
+    out
+}
+
+/// Legend label of a curve: "inside one domain, 8 GPUs", "whole cluster, 32 GPUs".
+pub fn scope_label(c: &Curve) -> String {
+    match c.scope {
+        Scope::Domain => format!("inside one domain, {} GPUs", c.placement.ranks),
+        Scope::Cluster => format!("whole cluster, {} GPUs", c.placement.ranks),
+    }
+}
+
+/// The throughput chart exactly as the explorer shows it, for the explorer, exports and
+/// embeds alike: the view's collective inside one domain and across the whole cluster, busbw
+/// or algbw, on the view's axis and sizes, NCCL's choices marked, the headline size picked
+/// out. `compact` shortens the axis titles for a phone.
+pub fn throughput_chart(r: &Report, v: &View, theme: &Theme, width: u32, height: u32, compact: bool) -> String {
+    let mut series = Vec::new();
+    let mut marks = Vec::new();
+    let (lo, hi) = v.chart_bytes();
+    for c in r.curves.iter().filter(|c| c.op == v.selected_op) {
+        let i = series.len();
+        series.push(Series {
+            label: scope_label(c),
+            points: c.points.iter().map(|p| (p.bytes.0, if v.algbw { p.algbw.0 } else { p.busbw.0 })).collect(),
+        });
+        // A change below the shown sizes is marked at the first shown size.
+        let mut changes = choice_changes(c);
+        let mut first = changes.iter().rposition(|(b, _)| *b <= lo.0).unwrap_or(0);
+        // A choice that changes again within 3 sizes gives its label to the new one.
+        if changes.get(first + 1).is_some_and(|(b, _)| *b <= lo.0.saturating_mul(8)) {
+            first += 1;
+        }
+        if let Some(ch) = changes.get_mut(first) {
+            ch.0 = ch.0.max(lo.0);
+        }
+        for (bytes, label) in changes.into_iter().skip(first) {
+            marks.push(Mark { series: i, bytes, label });
+        }
+    }
+    let what = if v.algbw { "algbw" } else { "busbw" };
+    let log = v.y_axis == YAxis::Log;
+    let opts = ChartOptions {
+        width,
+        height,
+        min_bytes: lo.0,
+        max_bytes: hi.0,
+        linear: !log,
+        highlight_bytes: Some(v.headline_bytes().0),
+        x_label: if compact { "message size (log scale)".into() } else { "message size, bytes (log scale)".into() },
+        y_label: format!("{what}, GB/s per direction{}", if log { " (log scale)" } else { "" }),
+        description: format!(
+            "{} {what} against message size, inside one domain and across the cluster, with NCCL's algorithm marked",
+            v.selected_op.name()
+        ),
+        marks,
+        ..ChartOptions::default()
+    };
+    collective_chart(&series, &opts, theme)
 }
 
 /// The topology drawing's layout for a training mapping: CP folded into DP (both split the

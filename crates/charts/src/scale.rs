@@ -40,6 +40,46 @@ pub fn size_ticks(lo: u32, hi: u32, dense: bool) -> Vec<f64> {
     t.into_iter().map(f64::from).collect()
 }
 
+/// Size ticks from 2^`lo` to 2^`hi` at most `max_labels` of them: both ends and every
+/// 2^step between, with the smallest step of 1, 2, 5 or 10 powers that fits. An end wins over
+/// a neighbour closer than 3 powers (1 for steps under 5), so labels never touch.
+pub fn size_ticks_fit(lo: u32, hi: u32, max_labels: usize) -> Vec<f64> {
+    let pick = |step: u32| {
+        let near = if step >= 5 { 3 } else { 1 };
+        let mut t = vec![lo];
+        let first = lo.div_ceil(step) * step;
+        for e in (first..hi).step_by(step as usize) {
+            if e >= lo + near && e + near <= hi {
+                t.push(e);
+            }
+        }
+        if hi > lo {
+            t.push(hi);
+        }
+        t
+    };
+    let t = [1, 2, 5, 10, 20]
+        .into_iter()
+        .map(pick)
+        .find(|t| t.len() <= max_labels.max(2))
+        .unwrap_or_else(|| vec![lo, hi]);
+    t.into_iter().map(f64::from).collect()
+}
+
+/// A linear axis from 0: (top of the axis, tick step), the step a 1-2-5 value that gives at
+/// most `max_ticks` intervals, the top the first step at or above `max` (with 2% headroom).
+pub fn linear_range(max: f64, max_ticks: usize) -> (f64, f64) {
+    if !(max.is_finite() && max > 0.0) {
+        return (1.0, 0.2);
+    }
+    let want = max * 1.02;
+    let mut step = nice_floor(want / max_ticks.max(1) as f64);
+    while (want / step).ceil() as usize > max_ticks.max(1) {
+        step = nice_ceil(step * 1.01);
+    }
+    ((want / step).ceil() * step, step)
+}
+
 /// A 1-2-5 value at or below `v` (> 0).
 pub fn nice_floor(v: f64) -> f64 {
     let d = 10f64.powf(v.log10().floor());
@@ -127,6 +167,9 @@ pub fn gbps_label(v: f64) -> String {
     if v >= 100.0 {
         return format!("{v:.0}");
     }
+    if v == 0.0 {
+        return "0".into();
+    }
     let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
     let s = format!("{v:.digits$}");
     if s.contains('.') {
@@ -168,6 +211,24 @@ mod tests {
             .map(exp2_label)
             .collect();
         assert_eq!(t, ["8B", "1K", "32K", "1M", "32M", "1G", "16G"]);
+    }
+
+    #[test]
+    fn fitted_size_ticks() {
+        let lab = |t: Vec<f64>| t.into_iter().map(exp2_label).collect::<Vec<_>>();
+        assert_eq!(lab(size_ticks_fit(20, 34, 8)), ["1M", "4M", "16M", "64M", "256M", "1G", "4G", "16G"]);
+        assert_eq!(lab(size_ticks_fit(20, 34, 5)), ["1M", "32M", "1G", "16G"]);
+        assert_eq!(lab(size_ticks_fit(3, 34, 7)), ["8B", "1K", "32K", "1M", "32M", "1G", "16G"]);
+        assert_eq!(lab(size_ticks_fit(3, 34, 5)), ["8B", "1K", "1M", "1G", "16G"]);
+        assert_eq!(lab(size_ticks_fit(3, 34, 1)), ["8B", "16G"]);
+    }
+
+    #[test]
+    fn linear_ranges_are_round() {
+        assert_eq!(linear_range(463.0, 6), (500.0, 100.0));
+        assert_eq!(linear_range(1034.0, 6), (1200.0, 200.0));
+        assert_eq!(linear_range(357.0, 3), (400.0, 200.0));
+        assert_eq!(linear_range(0.0, 5), (1.0, 0.2));
     }
 
     #[test]

@@ -109,6 +109,33 @@ impl Doc {
         }
         self.s.push_str("\"/>");
     }
+    /// A polyline with an SVG dash pattern (`""` draws it solid).
+    pub fn polyline_dashed(&mut self, pts: &[(f64, f64)], color: &str, width: f64, dash: &str) {
+        self.polyline(pts, color, width);
+        if !dash.is_empty() {
+            self.s.truncate(self.s.len() - 2);
+            self.s.push_str(" stroke-dasharray=\"");
+            self.s.push_str(dash);
+            self.s.push_str("\"/>");
+        }
+    }
+    /// One straight line with an SVG dash pattern (a legend's line sample).
+    pub fn line_dashed(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), color: &str, width: f64, dash: &str) {
+        use std::fmt::Write;
+        let _ = write!(self.s, "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"{color}\" stroke-width=\"{width}\"");
+        if !dash.is_empty() {
+            let _ = write!(self.s, " stroke-dasharray=\"{dash}\"");
+        }
+        self.s.push_str("/>");
+    }
+    /// [`Doc::text`] with a `data-role` naming what the text is (`legend`, `in-plot`), which
+    /// layout tests and a page's scripts can read.
+    #[allow(clippy::too_many_arguments)]
+    pub fn text_role(&mut self, x: f64, y: f64, size: f64, anchor: &str, baseline: &str, color: &str, weight: u32, t: &str, role: &str) {
+        let at = self.s.len();
+        self.text(x, y, size, anchor, baseline, color, weight, t);
+        self.s.insert_str(at + "<text".len(), &format!(" data-role=\"{role}\""));
+    }
     /// Text; `anchor` start/middle/end, `baseline` as SVG's dominant-baseline.
     #[allow(clippy::too_many_arguments)]
     pub fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, baseline: &str, color: &str, weight: u32, t: &str) {
@@ -116,16 +143,6 @@ impl Doc {
         let _ = write!(
             self.s,
             "<text x=\"{x:.1}\" y=\"{y:.1}\" font-family=\"{}\" font-size=\"{size}\" font-weight=\"{weight}\" text-anchor=\"{anchor}\" dominant-baseline=\"{baseline}\" fill=\"{color}\">{}</text>",
-            self.font,
-            escape(t)
-        );
-    }
-    /// Text turned 90° anticlockwise about its anchor (a y-axis title).
-    pub fn vtext(&mut self, x: f64, y: f64, size: f64, color: &str, t: &str) {
-        use std::fmt::Write;
-        let _ = write!(
-            self.s,
-            "<text x=\"{x:.1}\" y=\"{y:.1}\" transform=\"rotate(-90 {x:.1} {y:.1})\" font-family=\"{}\" font-size=\"{size}\" text-anchor=\"middle\" dominant-baseline=\"middle\" fill=\"{color}\">{}</text>",
             self.font,
             escape(t)
         );

@@ -5,6 +5,7 @@
 //! by the parallelism whose traffic crosses it. Plain SVG text, no plotters: it is all boxes.
 
 use crate::svg::{error_svg, escape, Doc};
+use crate::text::{text_width, wrap};
 use crate::theme::{Rgb, Theme};
 use std::fmt::Write;
 
@@ -272,23 +273,22 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     } else {
         format!("one scale-up domain, no scale-out network · {} links carry {}", spec.scale_up, pars(&traffic.scale_up))
     };
-    g.text(pad, top, fs - 0.5, "start", &muted, 400, &caption);
-    top += 20.0;
+    for l in wrap(&caption, fs - 0.5, false, wf - 2.0 * pad) {
+        g.text(pad, top, fs - 0.5, "start", &muted, 400, &l);
+        top += 16.0;
+    }
+    top += 4.0;
     if traffic.tp_leaves_domain {
         let err = if theme.dark { "#ff8a80" } else { "#b42318" };
-        g.text(
-            pad,
-            top,
-            fs + 1.0,
-            "start",
-            err,
-            650,
-            &format!(
-                "⚠ TP {} leaves the {}-GPU scale-up domain: its AllReduces cross the network",
-                spec.layout.tp, spec.domain_gpus
-            ),
+        let warn = format!(
+            "⚠ TP {} leaves the {}-GPU scale-up domain: its AllReduces cross the network",
+            spec.layout.tp, spec.domain_gpus
         );
-        top += 20.0;
+        for l in wrap(&warn, fs + 1.0, true, wf - 2.0 * pad) {
+            g.text(pad, top, fs + 1.0, "start", err, 650, &l);
+            top += 18.0;
+        }
+        top += 2.0;
     }
 
     let link_color = |v: &[Par]| v.first().map(|p| p.color(theme).hex()).unwrap_or_else(|| axis.clone());
@@ -300,8 +300,35 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     let spine_y = if three_level { core_y + 74.0 } else { top + 4.0 };
     let leaf_y = if two_level { spine_y + 74.0 } else { top + 4.0 };
     let dom_y = if has_net { leaf_y + sw_h + 56.0 } else { top + 10.0 };
-    let legend_h = 26.0;
-    let dom_h = (hf - dom_y - legend_h - pad).max(60.0);
+    // The legend's rows, laid out now: its height comes out of the drawing's.
+    let legend_items: Vec<(String, String, bool)> = {
+        let mut v = vec![
+            (Par::Tp.color(theme).hex(), format!("TP {}", spec.layout.tp), false),
+            // The drawing's data-parallel axis is the gradient group, which spans CP too
+            // (Megatron reduces gradients over DP x CP); GPU boxes carry its rank, d<rank>.
+            (Par::Dp.color(theme).hex(), format!("DP×CP {} (d = its rank)", spec.layout.dp), false),
+            (Par::Pp.color(theme).hex(), format!("PP {}", spec.layout.pp), false),
+        ];
+        v.push((String::new(), if narrow { "shade = stage".into() } else { "GPU shade = pipeline stage".into() }, true));
+        v
+    };
+    let item_w = |label: &str| 20.0 + text_width(label, fs - 1.0, false) + if narrow { 10.0 } else { 18.0 };
+    let mut legend_rows = 1;
+    {
+        let mut lx = pad;
+        for (_, label, _) in &legend_items {
+            if lx > pad && lx + item_w(label) > wf - pad {
+                legend_rows += 1;
+                lx = pad;
+            }
+            lx += item_w(label);
+        }
+    }
+    let legend_h = 10.0 + legend_rows as f64 * 16.0;
+    // A frame too short for the domains grows the drawing (a viewBox scales it back).
+    let (h0, hf) = (h, hf.max(dom_y + 120.0 + legend_h + pad).ceil());
+    let h = hf as u32;
+    let dom_h = hf - dom_y - legend_h - pad;
 
     // Domains to draw and their boxes.
     let domains = total(spec) / spec.domain_gpus;
@@ -556,31 +583,29 @@ pub fn topology_chart(spec: &TopoSpec, traffic: &Traffic, opts: &TopoOptions, th
     dg.flush();
     g.0.s.push_str(&dg.0.s);
 
-    // Legend.
-    let ly = hf - pad - 8.0;
+    // Legend, in rows from the bottom of the drawing.
+    let mut ly = hf - pad - 8.0 - (legend_rows - 1) as f64 * 16.0;
     let mut lx = pad;
-    let items: Vec<(String, String, bool)> = {
-        let mut v = vec![
-            (Par::Tp.color(theme).hex(), format!("TP {}", layout.tp), false),
-            // The drawing's data-parallel axis is the gradient group, which spans CP too
-            // (Megatron reduces gradients over DP x CP); GPU boxes carry its rank, d<rank>.
-            (Par::Dp.color(theme).hex(), format!("DP×CP {} (d = its rank)", layout.dp), false),
-            (Par::Pp.color(theme).hex(), format!("PP {}", layout.pp), false),
-        ];
-        v.push((pp_color.hex(), if narrow { "shade = stage".into() } else { "GPU shade = pipeline stage".into() }, true));
-        v
-    };
-    for (c, label, swatch_box) in items {
+    for (c, label, swatch_box) in legend_items {
+        if lx > pad && lx + item_w(&label) > wf - pad {
+            lx = pad;
+            ly += 16.0;
+        }
         if swatch_box {
-            let _ = write!(g.0.s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"10\" rx=\"2\" fill=\"{c}\" fill-opacity=\"0.55\"/>", ly - 5.0);
+            let _ = write!(g.0.s, "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"10\" rx=\"2\" fill=\"{}\" fill-opacity=\"0.55\"/>", ly - 5.0, pp_color.hex());
         } else {
             g.line(lx, ly, lx + 16.0, ly, &c, 3.0);
         }
         g.text(lx + 20.0, ly, fs - 1.0, "start", &text, 400, &label);
-        lx += 20.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + if narrow { 10.0 } else { 18.0 };
+        lx += item_w(&label);
     }
     g.flush();
     g.0.s.push_str("</svg>");
+    if h != h0 {
+        g.0.s = g.0.s
+            .replacen(&format!("height=\"{h0}\" viewBox=\"0 0 {w} {h0}\""), &format!("height=\"{h}\" viewBox=\"0 0 {w} {h}\""), 1)
+            .replacen(&format!("height=\"{:.1}\"", h0 as f64), &format!("height=\"{hf:.1}\""), 1);
+    }
     g.0.s
 }
 

@@ -3,6 +3,7 @@
 //! little to draw while a slider moves and nothing in bundle size.
 
 use crate::svg::{error_svg, escape};
+use crate::text::{fit, text_width};
 use crate::theme::{Rgb, Theme};
 use fabricscope_model::training::explore::{layout_label, memory_parts, step_parts, TrainingView, TOP};
 use fabricscope_model::training::StepReport;
@@ -102,19 +103,27 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
     let fs = if narrow { 11.0 } else { 12.0 };
     let mut g = W::open(w, h, "Step time per layout, stacked by what the time is spent on", theme);
     let (wf, hf) = (w as f64, h as f64);
-    let label_w = if narrow { 132.0 } else { 190.0 };
-    let note_w = if narrow { 70.0 } else { 150.0 };
-    let x0 = label_w + 8.0;
-    let x1 = wf - note_w;
-    let legend_h = if narrow { 40.0 } else { 24.0 };
-    let top = legend_h + 6.0;
-    let row_h = ((hf - top - 8.0) / rows.len() as f64).min(34.0);
+    let total_of = |r: &StepRow| r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum::<f64>();
+    // Columns sized to their text: layout names, then bars, then the totals and notes.
+    let label_w = rows
+        .iter()
+        .map(|r| text_width(&r.label, fs, r.highlight))
+        .fold(40.0, f64::max)
+        .min(wf * 0.4);
+    let note_w = rows
+        .iter()
+        .map(|r| text_width(&r.note, fs - 1.5, false).max(text_width(&seconds_label(total_of(r)), fs, true)))
+        .fold(0.0, f64::max)
+        .min(wf * 0.35)
+        + 12.0;
+    let x0 = 8.0 + label_w + 8.0;
+    let x1 = (wf - note_w).max(x0 + 20.0);
     let max = rows
         .iter()
-        .map(|r| r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum::<f64>())
+        .map(total_of)
         .fold(0.0, f64::max)
         .max(1e-12);
-    // Legend: the parts present in any row.
+    // Legend: the parts present in any row, in rows as wide as the chart.
     let names: Vec<&str> = rows[0].parts.iter().map(|p| p.0.as_str()).collect();
     let used: Vec<&str> = names
         .iter()
@@ -123,8 +132,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         .collect();
     let (mut lx, mut ly) = (8.0, 10.0);
     for n in &used {
-        let tw = n.chars().count() as f64 * fs * 0.58 + 30.0;
-        if lx + tw > wf - 8.0 {
+        let tw = 16.0 + text_width(n, fs - 1.0, false) + 14.0;
+        if lx > 8.0 && lx + tw > wf - 8.0 {
             lx = 8.0;
             ly += 16.0;
         }
@@ -133,6 +142,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         g.text(lx + 16.0, ly, fs - 1.0, "start", &theme.text.hex(), 400, n);
         lx += tw;
     }
+    let top = ly + 14.0;
+    let row_h = ((hf - top - 8.0) / rows.len() as f64).min(34.0);
     let text = theme.text.hex();
     let muted = theme.muted.hex();
     for (i, r) in rows.iter().enumerate() {
@@ -141,7 +152,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         if r.highlight {
             g.rect(0.0, y + 1.0, wf, row_h - 2.0, &theme.grid_minor.hex(), "");
         }
-        g.text(label_w, cy, fs, "end", &text, if r.highlight { 700 } else { 400 }, &r.label);
+        let shown = fit(&r.label, fs, r.highlight, label_w);
+        g.text(8.0 + label_w, cy, fs, "end", &text, if r.highlight { 700 } else { 400 }, &shown);
         let mut x = x0;
         let bh = row_h * 0.62;
         for (name, v) in &r.parts {
@@ -159,9 +171,8 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
             );
             x += bw;
         }
-        let total: f64 = r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum();
-        g.text(x + 6.0, cy - 6.0, fs, "start", &text, 600, &seconds_label(total));
-        g.text(x + 6.0, cy + 7.0, fs - 1.5, "start", &muted, 400, &r.note);
+        g.text(x + 6.0, cy - 6.0, fs, "start", &text, 600, &seconds_label(total_of(r)));
+        g.text(x + 6.0, cy + 7.0, fs - 1.5, "start", &muted, 400, &fit(&r.note, fs - 1.5, false, wf - x - 8.0));
     }
     g.close()
 }
@@ -243,21 +254,35 @@ pub fn mfu_heatmap(
     g.close()
 }
 
-/// Memory per GPU as one stacked bar against the HBM capacity (GiB).
+/// Memory per GPU as one stacked bar against the HBM capacity (GiB). The legend wraps to the
+/// width; the bar goes below it and the chart grows when the legend needs more rows.
 pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, theme: &Theme) -> String {
-    let (w, h) = (size.width.clamp(240, 4000), size.height.clamp(80, 4000));
-    let mut g = W::open(w, h, "Memory per GPU against HBM capacity", theme);
-    let (wf, hf) = (w as f64, h as f64);
+    let w = size.width.clamp(240, 4000);
+    let wf = w as f64;
     let fs = if w < 400 { 11.0 } else { 12.0 };
+    let (x0, x1) = (10.0, wf - 10.0);
+    let labels: Vec<String> = parts.iter().map(|(n, v)| format!("{n} {v:.1}")).collect();
+    let mut spots = Vec::with_capacity(labels.len());
+    let (mut lx, mut ly): (f64, f64) = (x0, 12.0);
+    for l in &labels {
+        let lw = 14.0 + text_width(l, fs - 1.0, false) + 12.0;
+        if lx + lw > wf - 6.0 && lx > x0 {
+            lx = x0;
+            ly += 15.0;
+        }
+        spots.push((lx, ly));
+        lx += lw;
+    }
+    let by = (ly + 22.0).max(48.0);
+    let h = size.height.clamp(80, 4000).max((by + 14.0 + 30.0).ceil() as u32);
+    let hf = h as f64;
+    let mut g = W::open(w, h, "Memory per GPU against HBM capacity", theme);
     let total: f64 = parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum();
     let scale_max = total.max(capacity_gib).max(1e-9) * 1.08;
-    let (x0, x1) = (10.0, wf - 10.0);
-    let by = 48.0;
     let bh = (hf - by - 30.0).clamp(14.0, 34.0);
     let colors = [theme.series[0], theme.series[1], theme.series[3], theme.series[2], theme.axis];
     let mut x = x0;
-    let (mut lx, mut ly) = (x0, 12.0);
-    for (i, (name, v)) in parts.iter().enumerate() {
+    for (i, ((name, v), (lx, ly))) in parts.iter().zip(&spots).enumerate() {
         let c = colors[i % colors.len()].hex();
         if v.is_finite() && *v > 0.0 {
             let bw = (x1 - x0) * v / scale_max;
@@ -268,15 +293,8 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
             );
             x += bw;
         }
-        let label = format!("{name} {v:.1}");
-        let lw = 14.0 + label.chars().count() as f64 * (fs - 1.0) * 0.56 + 12.0;
-        if lx + lw > wf - 6.0 && lx > x0 {
-            lx = x0;
-            ly += 15.0;
-        }
-        g.rect(lx, ly - 5.0, 10.0, 10.0, &c, "rx=\"2\"");
-        g.text(lx + 14.0, ly, fs - 1.0, "start", &theme.text.hex(), 400, &label);
-        lx += lw;
+        g.rect(*lx, ly - 5.0, 10.0, 10.0, &c, "rx=\"2\"");
+        g.text(lx + 14.0, *ly, fs - 1.0, "start", &theme.text.hex(), 400, &labels[i]);
     }
     let cap_x = x0 + (x1 - x0) * capacity_gib / scale_max;
     let over = total > capacity_gib;
@@ -289,20 +307,10 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
         by + bh + 6.0,
         if over { err } else { &fg }
     );
-    g.text(
-        cap_x.min(x1 - 4.0),
-        by + bh + 16.0,
-        fs,
-        "end",
-        if over { err } else { &fg },
-        600,
-        &format!(
-            "{:.1} of {:.0} GiB HBM{}",
-            total,
-            capacity_gib,
-            if over { " · does not fit" } else { "" }
-        ),
-    );
+    let note = format!("{:.1} of {:.0} GiB HBM{}", total, capacity_gib, if over { " · does not fit" } else { "" });
+    // Ends at the capacity line, or starts at the left edge when that would cut it.
+    let nx = cap_x.min(x1 - 4.0).max(x0 + text_width(&note, fs, true));
+    g.text(nx, by + bh + 16.0, fs, "end", if over { err } else { &fg }, 600, &note);
     g.close()
 }
 
@@ -361,7 +369,10 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
             let (parts, cap) = memory_parts(chosen);
             let parts: Vec<(String, f64)> = parts.into_iter().map(|(n, g)| (n.to_string(), g)).collect();
             let size = Size { width: w(460, 420), height: 110 };
-            Some((memory_chart(&parts, cap, size, theme), size.width, size.height))
+            let svg = memory_chart(&parts, cap, size, theme);
+            // The chart grows when its legend wraps.
+            let (mw, mh) = crate::report::svg_size(&svg);
+            Some((svg, mw, mh))
         }
         _ => None,
     }

@@ -107,6 +107,18 @@ impl AlgoArgs {
     }
 }
 
+/// The explorer's reading of a whole-cluster prediction (None where NCCL's formula does not
+/// cover the collective, or the sweep cannot reach the size).
+fn reading(c: &fabricscope_model::Cluster, topo: &fabricscope_model::Topology, op: Collective, bytes: Bytes, p: &fabricscope_model::Prediction) -> Option<fabricscope_model::reading::Reading> {
+    let f = fabricscope_model::explain(topo, topo.whole(), op, bytes).ok()?;
+    let mut s = fabricscope_model::Scenario::new(c.clone());
+    s.view.ops = vec![op];
+    s.view.min_bytes = bytes;
+    s.view.max_bytes = bytes;
+    let r = fabricscope_model::evaluate(&s).ok()?;
+    Some(fabricscope_model::reading::read(&r, &f, p))
+}
+
 pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let comm = a.group.comm(&topo)?;
@@ -114,6 +126,14 @@ pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     if a.json {
         output::json(&output::PredictionJson::from(&p))
     } else {
-        Ok(output::prediction_text(&topo, comm.placement, &p))
+        let mut text = output::prediction_text(&topo, comm.placement, &p);
+        // NCCL's own choice on the whole cluster: the same reading of busbw as the explorer's
+        // "How is this computed" (model::reading).
+        if comm.placement == topo.whole() && a.algo.algo == AlgoChoice::Auto && a.algo.proto == ProtoChoice::Auto {
+            if let Some(r) = reading(&topo.cluster, &topo, a.op, a.bytes, &p) {
+                text.push_str(&output::reading_text(&r));
+            }
+        }
+        Ok(text)
     }
 }

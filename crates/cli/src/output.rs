@@ -191,6 +191,18 @@ pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> St
     s
 }
 
+/// The reading of a headline busbw (model::reading), one labelled paragraph per line.
+pub fn reading_text(r: &fabricscope_model::reading::Reading) -> String {
+    let mut s = format!("limited by  {}\nmeaning     {}\n", r.limited_by, r.busbw);
+    if let Some(a) = &r.algorithm {
+        s.push_str(&format!("algorithm   {a}\n"));
+    }
+    if let Some(sc) = &r.scaling {
+        s.push_str(&format!("scaling     {sc}\n"));
+    }
+    s
+}
+
 /// An nccl-tests-style table of predictions.
 pub fn sweep_table(t: &Topology, placement: Placement, rows: &[Prediction]) -> String {
     let mut s = String::new();

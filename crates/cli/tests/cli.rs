@@ -566,6 +566,22 @@ fn nothing_panics_across_the_choices() {
     assert!(answered > 400, "only {answered} answered");
 }
 
+#[test]
+fn collective_reads_busbw_like_the_explorer() {
+    // One DGX H100: NVLS reduces in the NVSwitch; busbw exceeds NVLink4's 450 GB/s per
+    // direction and is never called NIC-limited.
+    let out = run_ok(&["collective", "--nodes", "1", "--op", "all_reduce", "--bytes", "1G"]);
+    assert!(out.contains("algorithm   NVLS, protocol Simple"), "{out}");
+    assert!(out.contains("limited by  the NVSwitch reduction (NVLS), not the NICs"), "{out}");
+    assert!(out.contains("can exceed the link rate (450 GB/s per direction)"), "{out}");
+    // 4 nodes, 8 x NDR: a ring bounded by a node's NICs together, 8 x 50 = 400 GB/s.
+    let out = run_ok(&["collective", "--nodes", "4", "--op", "all_reduce", "--bytes", "1G"]);
+    assert!(out.contains("limited by  the NICs") && out.contains("(8 × 50 = 400 GB/s)"), "{out}");
+    // A forced algorithm or a sub-communicator gets no reading (it is about NCCL's own choice).
+    let out = run_ok(&["collective", "--nodes", "4", "--op", "all_reduce", "--bytes", "1G", "--algo", "ring"]);
+    assert!(!out.contains("limited by"), "{out}");
+}
+
 /// `fat_tree.switch_tiers` of `tiers --json` as (tier, switches, radix, ports_down, ports_up).
 fn switch_tiers(args: &[&str]) -> Vec<(String, u64, u64, u64, u64)> {
     let mut all = vec!["tiers", "--json"];

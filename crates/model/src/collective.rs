@@ -436,7 +436,17 @@ impl Comm {
         };
         let (lat, bw) = self.expected_terms(func, a, p, bytes);
         let t = lat + bytes.as_f64() / (1000.0 * bw);
-        let bottleneck = if lat * 2.0 >= t { Bottleneck::Latency } else { self.bandwidth_tier() };
+        // NVLS reduces in the NVSwitch: where the domain's side of the network model is the
+        // smaller one, the switch, not the NICs, sets the bandwidth.
+        let nvls_switch_bound = matches!(a, Algorithm::Nvls | Algorithm::NvlsTree)
+            && self.net.as_ref().is_none_or(|n| n.intra_bound(func, a));
+        let bottleneck = if lat * 2.0 >= t {
+            Bottleneck::Latency
+        } else if nvls_switch_bound {
+            Bottleneck::Tier(TierKind::ScaleUp)
+        } else {
+            self.bandwidth_tier()
+        };
         Ok(self.finish(op, bytes, Micros(t), Some(Micros(t_nccl)), a.name(), p.name(), bottleneck))
     }
 

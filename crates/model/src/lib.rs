@@ -15,6 +15,7 @@
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
+//! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod catalog;
@@ -27,6 +28,7 @@ pub mod link;
 pub mod nccl;
 pub mod network;
 pub mod presets;
+pub mod reading;
 pub mod report;
 pub mod scenario;
 pub mod topology;
@@ -39,5 +41,5 @@ pub use collective::{sweep_sizes, AlgoChoice, Bottleneck, Collective, Comm, Pred
 pub use error::{ModelError, Result};
 pub use presets::{cluster_preset, ClusterPreset, CLUSTER_PRESETS};
 pub use report::{evaluate, explain, Formula, Report};
-pub use scenario::{Scenario, TrainingChoice, View, SCENARIO_VERSION};
+pub use scenario::{Scenario, SizeRange, TrainingChoice, View, YAxis, SCENARIO_VERSION};
 pub use topology::{Cluster, CpuVendor, Placement, Tier, TierKind, Topology};

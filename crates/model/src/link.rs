@@ -89,6 +89,10 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     // Added with per-tier oversubscription of the fat tree.
     ("ov", "cluster.oversubscription"),
     ("oc", "cluster.core_oversubscription"),
+    // Added with the throughput chart's axis, size range and headline size.
+    ("ya", "view.y_axis"),
+    ("sz", "view.sizes"),
+    ("kb", "view.key_bytes"),
 ];
 
 /// What a link decoded to, and what could not be used.

@@ -174,6 +174,16 @@ impl NetPath {
         net.min(intra_cap)
     }
 
+    /// Whether the domain's side of [`NetPath::algbw`] (the NVSwitch reduction for NVLS
+    /// algorithms, the scale-up links for the rest) is what bounds `a`, not the network.
+    pub fn intra_bound(&self, func: Func, a: Algorithm) -> bool {
+        let intra_cap = match a {
+            Algorithm::Nvls | Algorithm::NvlsTree => self.nvls_intra_algbw,
+            _ => self.intra / self.traffic(func, Algorithm::Ring),
+        };
+        intra_cap <= self.algbw(func, a) * (1.0 + 1e-9)
+    }
+
     /// Latency (µs) to add to NCCL's for `a`: the family's extra per-step latency, and the
     /// extra switch hops when the group spans more than one leaf.
     pub fn extra_latency(&self, func: Func, a: Algorithm) -> f64 {

@@ -26,6 +26,70 @@ pub struct View {
     pub selected_op: Collective,
     /// Show algbw (bytes / time) instead of busbw.
     pub algbw: bool,
+    /// The throughput chart's y axis.
+    pub y_axis: YAxis,
+    /// The message sizes the throughput chart shows (the sweep itself stays
+    /// `min_bytes..=max_bytes`).
+    pub sizes: SizeRange,
+    /// The message size the headline numbers and NCCL's formula quote (a power of two
+    /// inside the sweep; see [`View::headline_bytes`]).
+    pub key_bytes: Bytes,
+}
+
+/// The throughput chart's y axis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum YAxis {
+    /// GB/s from 0: the gap between two curves reads as a distance (the default: the page is
+    /// about how much bandwidth each tier leaves).
+    #[default]
+    Linear,
+    /// log10 GB/s: latency-bound sizes (0.01 GB/s) and the plateau (hundreds) on one chart.
+    Log,
+}
+
+/// The message sizes the throughput chart shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeRange {
+    /// [`BANDWIDTH_BOUND_MIN`] up to the sweep's largest size, where bandwidth, not latency,
+    /// sets the time (the default).
+    #[default]
+    BandwidthBound,
+    /// The whole sweep (nccl-tests' 8 B to 16 GiB).
+    All,
+}
+
+/// Smallest size of the bandwidth-bound view: 1 MiB, where an 8-GPU NVLink AllReduce is
+/// already past half its plateau (NCCL's LL128/Simple crossover sits at a few hundred KiB
+/// on NVLink domains, nccl-tests' plots of DGX H100).
+pub const BANDWIDTH_BOUND_MIN: Bytes = Bytes(1 << 20);
+
+/// Headline size when a scenario does not say: 1 GiB, where nccl-tests' busbw has reached
+/// its plateau and what vendors quote.
+pub const DEFAULT_KEY_BYTES: Bytes = Bytes(1 << 30);
+
+impl View {
+    /// The headline size actually used: [`View::key_bytes`] brought to the largest power of
+    /// two of the sweep at or below it (the sweep's smallest size when below it all), so it
+    /// is always a point of every curve.
+    pub fn headline_bytes(&self) -> Bytes {
+        let mut b = self.min_bytes.0.max(1);
+        let want = self.key_bytes.0.min(self.max_bytes.0);
+        while b <= want / 2 {
+            b *= 2;
+        }
+        Bytes(b)
+    }
+
+    /// The sizes the throughput chart shows: (smallest, largest) in bytes.
+    pub fn chart_bytes(&self) -> (Bytes, Bytes) {
+        let lo = match self.sizes {
+            SizeRange::All => self.min_bytes,
+            SizeRange::BandwidthBound => Bytes(BANDWIDTH_BOUND_MIN.0.clamp(self.min_bytes.0, self.max_bytes.0)),
+        };
+        (lo, self.max_bytes)
+    }
 }
 
 impl Default for View {
@@ -41,6 +105,9 @@ impl Default for View {
             max_bytes: Bytes(16 << 30),
             selected_op: Collective::AllReduce,
             algbw: false,
+            y_axis: YAxis::Linear,
+            sizes: SizeRange::BandwidthBound,
+            key_bytes: DEFAULT_KEY_BYTES,
         }
     }
 }
@@ -185,4 +252,21 @@ pub fn scenario_path(field: &str) -> Option<String> {
         .into_iter()
         .find(|section| value.get(section).and_then(|s| s.get(field)).is_some())
         .map(|section| format!("{section}.{field}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headline_size_is_a_point_of_the_sweep() {
+        let v = View::default();
+        assert_eq!(v.headline_bytes(), Bytes(1 << 30));
+        assert_eq!(View { key_bytes: Bytes(3 << 20), ..View::default() }.headline_bytes(), Bytes(2 << 20));
+        assert_eq!(View { key_bytes: Bytes(1), ..View::default() }.headline_bytes(), Bytes(8));
+        assert_eq!(View { key_bytes: Bytes(u64::MAX), ..View::default() }.headline_bytes(), Bytes(16 << 30));
+        assert_eq!(v.chart_bytes(), (Bytes(1 << 20), Bytes(16 << 30)));
+        let all = View { sizes: SizeRange::All, ..View::default() };
+        assert_eq!(all.chart_bytes(), (Bytes(8), Bytes(16 << 30)));
+    }
 }

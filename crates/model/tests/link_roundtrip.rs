@@ -9,7 +9,7 @@ use fabricscope_model::limits;
 use fabricscope_model::link::{decode, decode_file, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
 use fabricscope_model::units::Bytes;
-use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, TrainingChoice, View};
+use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, SizeRange, TrainingChoice, View, YAxis};
 use fabricscope_model::training::Recompute;
 use proptest::prelude::*;
 
@@ -112,13 +112,17 @@ fn view() -> impl Strategy<Value = View> {
         0u32..15,
         prop::sample::select(Collective::ALL.to_vec()),
         any::<bool>(),
+        (prop::sample::select(vec![YAxis::Linear, YAxis::Log]), prop::sample::select(vec![SizeRange::BandwidthBound, SizeRange::All]), 0u32..40),
     )
-        .prop_map(|(ops, lo, span, selected_op, algbw)| View {
+        .prop_map(|(ops, lo, span, selected_op, algbw, (y_axis, sizes, key))| View {
             ops,
             min_bytes: Bytes(1 << lo),
             max_bytes: Bytes(1u64 << (lo + span + 10).min(limits::MAX_MESSAGE.ilog2())),
             selected_op,
             algbw,
+            y_axis,
+            sizes,
+            key_bytes: Bytes(1u64 << key),
         })
 }
 
