@@ -54,7 +54,7 @@ pub fn readout(curves: &[Curve], exp: u32, algbw: bool) -> String {
         .filter_map(|c| {
             let p = c.points.iter().find(|p| p.bytes.0 == bytes)?;
             let v = if algbw { p.algbw.0 } else { p.busbw.0 };
-            Some(format!("{}: {} GB/s {what} ({} {}, {})", scope_label(c), gbps_label(v), p.algorithm, p.protocol, p.time))
+            Some(format!("{}: {} GB/s {what} ({} {}, {}; {})", scope_label(c), gbps_label(v), p.algorithm, p.protocol, p.time, p.trust.describe()))
         })
         .collect();
     format!("{} — {}", size_words(bytes), parts.join("; "))
@@ -222,6 +222,7 @@ pub fn collective_panel(props: &Props) -> Html {
                     </div>
                 }
             </div>
+            <p class="muted band-note">{ "Shaded: how far to trust each curve, the median error of its class (tier, algorithm, size) against published nccl-tests measurements; no shade where none back it." }</p>
             <p id="busbw-readout" class="readout" aria-live="polite" data-testid="readout">
                 { readout(&curves, key_exp as u32, algbw) }
             </p>

@@ -56,9 +56,10 @@ pub fn key_numbers(props: &Props) -> Html {
         Some(k) => {
             let _ = write!(
                 o,
-                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">AllReduce busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU</span></div>",
+                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">AllReduce busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU · <span data-testid=\"trust\">{}</span></span></div>",
                 k.busbw.0,
-                gbps_label(k.busbw.0)
+                gbps_label(k.busbw.0),
+                esc(&k.trust.describe())
             );
             let _ = write!(
                 o,

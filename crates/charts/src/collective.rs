@@ -17,6 +17,9 @@ use crate::theme::Theme;
 pub struct Series {
     pub label: String,
     pub points: Vec<(u64, f64)>,
+    /// Relative half-width of the error band at each point (0.04 = ±4%), shaded around the
+    /// line; empty, or 0 at a point, where nothing backs the number.
+    pub band: Vec<f64>,
 }
 
 /// A point of a series to mark and label, e.g. where NCCL's algorithm or protocol changes.
@@ -231,6 +234,29 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
 
     let width = if series.len() == 1 { 3.0 } else { 2.0 };
     let to_px = |p: &(f64, f64)| (x.px(p.0), ya.px(yv(p.1)));
+    // Error bands under the lines: the value x (1 ± band), kept inside the plot.
+    for (i, s) in series.iter().enumerate() {
+        let pts: Vec<(f64, f64, f64)> = s
+            .points
+            .iter()
+            .zip(&s.band)
+            .filter(|((b, g), e)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0 && **e > 0.0)
+            .map(|((b, g), e)| ((*b as f64).log2(), *g, *e))
+            .collect();
+        if pts.len() < 2 {
+            continue;
+        }
+        let clamp = |py: f64| py.clamp(top, bottom);
+        let upper = pts.iter().map(|(bx, g, e)| (x.px(*bx), clamp(ya.px(yv(g * (1.0 + e))))));
+        let lower = pts.iter().rev().map(|(bx, g, e)| (x.px(*bx), clamp(ya.px(yv((g * (1.0 - e)).max(g * 0.01))))));
+        let mut path = String::from("M");
+        for (k, (px, py)) in upper.chain(lower).enumerate() {
+            use std::fmt::Write;
+            let _ = write!(path, "{}{px:.1} {py:.1}", if k == 0 { "" } else { "L" });
+        }
+        use std::fmt::Write;
+        let _ = write!(d.s, "<path data-role=\"band\" d=\"{path}Z\" fill=\"{}\" fill-opacity=\"0.16\" stroke=\"none\"/>", theme.series_color(i).hex());
+    }
     for (i, pts) in data.iter().enumerate() {
         let c = theme.series_color(i).hex();
         let px: Vec<(f64, f64)> = pts.iter().map(to_px).collect();
@@ -355,7 +381,7 @@ mod tests {
     use super::*;
 
     fn curve(label: &str, scale: f64) -> Series {
-        let points = (3..=34)
+        let points: Vec<(u64, f64)> = (3..=34)
             .map(|e| {
                 (
                     1u64 << e,
@@ -365,8 +391,19 @@ mod tests {
             .collect();
         Series {
             label: label.into(),
+            band: vec![0.05; points.len()],
             points,
         }
+    }
+
+    #[test]
+    fn error_bands_are_shaded_where_a_class_is_validated_only() {
+        let mut a = curve("validated", 1.0);
+        let svg = collective_chart(&[a.clone()], &ChartOptions::default(), &Theme::light());
+        assert_eq!(count(&svg, "data-role=\"band\""), 1);
+        a.band = vec![0.0; a.points.len()];
+        let svg = collective_chart(&[a], &ChartOptions::default(), &Theme::light());
+        assert_eq!(count(&svg, "data-role=\"band\""), 0, "no shade where nothing backs the number");
     }
 
     fn count(hay: &str, needle: &str) -> usize {
@@ -438,6 +475,7 @@ mod tests {
     fn unusable_points_are_skipped_not_fatal() {
         let s = [Series {
             label: "odd".into(),
+            band: Vec::new(),
             points: vec![
                 (0, 1.0),
                 (8, f64::NAN),

@@ -286,6 +286,7 @@ pub fn throughput_chart(r: &Report, v: &View, theme: &Theme, width: u32, height:
         series.push(Series {
             label: scope_label(c),
             points: c.points.iter().map(|p| (p.bytes.0, if v.algbw { p.algbw.0 } else { p.busbw.0 })).collect(),
+            band: c.points.iter().map(|p| p.trust.error_band_pct.unwrap_or(0.0) / 100.0).collect(),
         });
         // A change below the shown sizes is marked at the first shown size.
         let mut changes = choice_changes(c);
