@@ -156,6 +156,9 @@ async function linkCluster(page, want) {
 }
 
 async function pick(page, sel, value) {
+  // As a person would: bring the control on screen first (panels off screen skip rendering
+  // while a slider is dragged, and content-visibility leaves their controls without a box).
+  await page.$eval(sel, (el) => el.scrollIntoView({ block: 'center' }));
   await page.selectOption(sel, value);
 }
 
