@@ -354,13 +354,22 @@ async function main() {
             await commit(page, id, v, any(['Enter', 'blur']));
           } else if (kind === 'training') {
             const sel = any(['#workload-select', '#tp-select', '#pp-select']);
-            const usable = await page.$eval(sel, (el) => !el.disabled && el.offsetParent !== null).catch(() => false);
+            // Only what a person could use: on screen, visible and enabled (the mapping panel
+            // may be mid-render while a search slice runs).
+            await page.$eval(sel, (el) => el.scrollIntoView({ block: 'center' })).catch(() => {});
+            const loc = page.locator(sel);
+            const usable = (await loc.isVisible().catch(() => false)) && (await loc.isEnabled().catch(() => false));
             if (!usable) continue;
             const vals = await page.$$eval(`${sel} option`, (os) => os.filter((o) => !o.disabled).map((o) => o.value));
             if (vals.length === 0) continue;
             const v = any(vals.filter((x) => x !== 'custom'));
             log.push(`${sel} ${v}`);
-            await pick(page, sel, v);
+            try {
+              await page.selectOption(sel, v, { timeout: 5000 });
+            } catch {
+              log.push(`${sel} could not be chosen now (re-rendered); skipped`);
+              continue;
+            }
           } else if (kind === 'link') {
             // Opening the page's own link (once the debounced write has happened).
             await page.waitForTimeout(400);
