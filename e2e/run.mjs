@@ -333,24 +333,35 @@ async function main() {
       await page.selectOption('#workload-select', 'custom');
       await page.waitForSelector('#custom-heads', { timeout: 5000 });
       await page.fill('#custom-heads', '30');
+      // Typing alone applies nothing, even while the search re-renders the panel; Enter does.
+      await page.waitForTimeout(300);
+      assert(!/heads/.test(await page.$eval('[data-testid=training]', (e) => e.querySelector('.error')?.textContent ?? '')), 'a half-typed size is not applied');
+      assert((await page.inputValue('#custom-heads')) === '30', 'what is being typed stays in the box');
+      await page.press('#custom-heads', 'Enter');
       await page.waitForFunction(() => /heads/.test(document.querySelector('[data-testid=training] .error')?.textContent ?? ''), null, { timeout: 10000 });
       await page.fill('#custom-heads', '32');
+      await page.press('#custom-heads', 'Enter');
       await page.fill('#custom-layers', '24');
+      await page.press('#custom-layers', 'Enter');
       await waitForTraining(page);
       assert(!(await page.$('[data-testid=training] .error')), 'error gone once the sizes are valid');
       assert(await page.$('[data-testid=step-chart] svg'), 'step chart for the custom model');
       // Longer sequences and a mixture of experts: EP is offered once the model has experts.
       const dense = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
       await page.fill('#custom-seq', '8192');
+      await page.press('#custom-seq', 'Enter');
       await page.fill('#custom-experts', '8');
+      await page.press('#custom-experts', 'Enter');
       await waitForTraining(page);
       const moe = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
       assert(moe > dense, `8 experts at 4x the sequence take longer per step (${moe} s vs ${dense} s)`);
       await page.selectOption('#tp-select', '1');
       await page.waitForSelector('#ep-select', { timeout: 10000 });
       await page.fill('#custom-top_k', '9');
+      await page.press('#custom-top_k', 'Enter');
       await page.waitForFunction(() => /Top-k/.test(document.querySelector('[data-testid=training] .error')?.textContent ?? ''), null, { timeout: 10000 });
       await page.fill('#custom-top_k', '2');
+      await page.press('#custom-top_k', 'Enter');
       await page.selectOption('#tp-select', 'best');
     });
 

@@ -141,24 +141,40 @@ pub fn training_panel(props: &Props) -> Html {
             cb.emit(Action::Workload(if v == CUSTOM { custom_id(&CUSTOM_DEFAULT.map(|x| x.to_string())) } else { v }));
         })
     };
+    // The custom sizes apply on commit (Enter, or leaving a box: change), like the cluster's
+    // number boxes, so a half-typed size never reaches the search. The boxes are plain markup
+    // that is rewritten only when a committed size changes: the sliced search re-renders the
+    // panel every few milliseconds and must not reset what is being typed.
     let custom_inputs = custom.as_ref().map(|parts| {
-        CUSTOM_FIELDS.iter().enumerate().map(|(i, (field, label))| {
+        let mut markup = String::new();
+        for (i, (field, label)) in CUSTOM_FIELDS.iter().enumerate() {
+            let _ = write!(
+                markup,
+                "<label class=\"inline\" for=\"custom-{field}\">{}<input id=\"custom-{field}\" data-i=\"{i}\" class=\"small-num\" type=\"text\" inputmode=\"numeric\" value=\"{}\"></label>",
+                esc(label),
+                esc(&parts[i])
+            );
+        }
+        let commit = {
             let cb = cb.clone();
-            let value = parts[i].clone();
             let parts = parts.clone();
-            let oninput = Callback::from(move |e: InputEvent| {
-                let el: HtmlInputElement = e.target_unchecked_into();
+            Callback::from(move |el: HtmlInputElement| {
+                let Some(i) = el.get_attribute("data-i").and_then(|v| v.parse::<usize>().ok()).filter(|i| *i < parts.len()) else { return };
+                if el.value() == parts[i] {
+                    return;
+                }
                 let mut p = parts.clone();
                 p[i] = el.value();
                 cb.emit(Action::Workload(custom_id(&p)));
-            });
-            let id = format!("custom-{field}");
-            html! {
-                <label class="inline" for={id.clone()}>{ *label }
-                    <input id={id} class="small-num" type="text" inputmode="numeric" {value} {oninput} />
-                </label>
+            })
+        };
+        let onchange = commit.reform(|e: Event| e.target_unchecked_into::<HtmlInputElement>());
+        let onkeydown = Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                commit.emit(e.target_unchecked_into::<HtmlInputElement>());
             }
-        }).collect::<Html>()
+        });
+        (Html::from_html_unchecked(AttrValue::from(markup)), onchange, onkeydown)
     });
     // Micro-batch sizes that divide each replica's share of the batch (DP known only when
     // TP, PP and CP are pinned); a pinned size stays listed even where it no longer divides.
@@ -216,8 +232,8 @@ pub fn training_panel(props: &Props) -> Html {
                     } }
                 </span>
             </div>
-            if let Some(inputs) = custom_inputs {
-                <div class="toolbar custom-sizes" role="group" aria-label="Custom GPT-style model: ffn 4h; experts 0 for a dense model">{ inputs }</div>
+            if let Some((inputs, onchange, onkeydown)) = custom_inputs {
+                <div class="toolbar custom-sizes" role="group" aria-label="Custom GPT-style model: ffn 4h; experts 0 for a dense model; each size applies on Enter or when you leave its box" {onchange} {onkeydown}>{ inputs }</div>
             }
             { Html::from_html_unchecked(body) }
         </section>
