@@ -139,6 +139,11 @@ pub struct GroupArgs {
     /// Of those, GPUs in each node (NVLink domain) [default: as many as fit]
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(limits::GROUP_PER_NODE))]
     pub group_per_node: Option<u32>,
+
+    /// GPUs one host process drives, as nccl-tests' -g: each further GPU's kernel starts one
+    /// launch later [default: 1, one process per GPU as mpirun/torchrun start them]
+    #[arg(long, value_name = "G", allow_negative_numbers = true, value_parser = count_parser(limits::GPUS_PER_PROCESS))]
+    pub gpus_per_process: Option<u32>,
 }
 
 impl GroupArgs {
@@ -156,7 +161,7 @@ impl GroupArgs {
 
     /// Builds the communicator (runs NCCL's topology search); checks the group fits.
     pub fn comm(&self, topo: &Topology) -> Result<Comm, CliError> {
-        Ok(Comm::new(topo, self.placement(topo))?)
+        Ok(Comm::new(topo, self.placement(topo))?.with_gpus_per_process(self.gpus_per_process.unwrap_or(1)))
     }
 }
 

@@ -662,3 +662,18 @@ fn oversubscription_flags_set_each_tier() {
     assert_eq!(t.len(), 3);
     assert!(t[1].3 >= 2 * t[1].4 && t[1].3 + t[1].4 <= 64, "{t:?}");
 }
+
+#[test]
+fn one_process_driving_eight_gpus_pays_its_launches_at_small_sizes() {
+    // Azure ND H100 v5 (AI-benchmarking-guide, validation/collectives.csv) runs all_reduce_perf
+    // with -g 8: 1 KiB at 0.07 GB/s busbw, i.e. 25.6 µs. One process per GPU hides the launches.
+    let t = |extra: &[&str]| {
+        let mut args = vec!["collective", "--json", "--nodes", "1", "--op", "all_reduce", "--bytes", "1K"];
+        args.extend_from_slice(extra);
+        num(&json(&args), "time_us")
+    };
+    let (mpi, single) = (t(&[]), t(&["--gpus-per-process", "8"]));
+    assert!((single - 25.6).abs() / 25.6 < 0.10, "-g 8: {single} µs vs 25.6 measured");
+    assert!(single > mpi + 5.0, "-g 8 {single} vs one process per GPU {mpi}");
+    assert_usage_error(&["collective", "--nodes", "1", "--op", "all_reduce", "--bytes", "1K", "--gpus-per-process", "0"], "--gpus-per-process");
+}

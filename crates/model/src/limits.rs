@@ -78,6 +78,8 @@ pub const SWITCH_RADIX: Limit = count("switch_radix", "the switch radix", 4, 1_0
 pub const GROUP_RANKS: Limit = count("group_ranks", "GPUs in the group", 1, TOTAL_GPUS.max);
 /// A communicator's GPUs per domain (CLI `--group-per-node`).
 pub const GROUP_PER_NODE: Limit = count("group_per_node", "the group's GPUs per node", 1, GPUS_PER_NODE.max);
+/// GPUs one host process drives, as nccl-tests' `-g` (1 = one process per GPU, MPI-style).
+pub const GPUS_PER_PROCESS: Limit = count("gpus_per_process", "GPUs one process drives", 1, GPUS_PER_NODE.max);
 
 // Message sizes.
 
