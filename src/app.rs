@@ -394,7 +394,7 @@ pub fn App() -> Html {
                     </svg>
                     <div>
                         <h1>{ "Fabricscope" }</h1>
-                        <p class="tagline">{ "How fast can a GPU cluster talk? NCCL's own cost model, in your browser." }</p>
+                        <p class="tagline">{ "How fast can a GPU cluster talk? NCCL's own choices, timed as a real cluster measures them, in your browser." }</p>
                     </div>
                 </div>
             </header>
