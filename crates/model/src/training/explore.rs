@@ -93,10 +93,8 @@ fn space(total: u32, w: &Workload) -> Vec<LayoutSizes> {
     layout_space(total, w, &Constraints::default(), 0)
 }
 
-fn distinct(mut v: Vec<u32>) -> Vec<u32> {
-    v.sort_unstable();
-    v.dedup();
-    v
+fn distinct(v: Vec<u32>) -> Vec<u32> {
+    crate::sorting::sorted_distinct(v)
 }
 
 /// TP sizes the search tries (the same rule: [`layout_space`]), so a picker offers exactly the

@@ -561,7 +561,7 @@ struct Visit {
 /// that is worked out once per residue; the leaf test needs only its first and last member.
 fn visit_groups(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
     let mut sorted: Vec<(u64, u64)> = gs.iter().map(|(s, c)| (*s, *c as u64)).collect();
-    sorted.sort_unstable();
+    crate::sorting::sort_short_by(&mut sorted, Ord::cmp);
     // The other digits: the gaps between the generators' digits, and what lies above them.
     let mut free: Vec<(u64, u64)> = Vec::new();
     let mut below = 1u64;

@@ -150,7 +150,7 @@ impl SearchResult {
                     ("activations", mem.activations),
                     ("runtime reserve", mem.reserved),
                 ];
-                terms.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+                crate::sorting::sort_short_by(&mut terms, |a, b| b.1 .0.cmp(&a.1 .0));
                 let (name, big) = terms[0];
                 format!(
                     "No layout fits in GPU memory: the closest (TP {} x PP {} x DP {} x CP {}, ZeRO {}, {} recompute) needs {:.1} GiB per GPU of {:.0} GiB, {:.1} GiB over; its largest term is {name} at {:.1} GiB (after trying {} layouts, {} candidates); use more GPUs or a smaller job.",
