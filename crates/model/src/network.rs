@@ -39,14 +39,28 @@ pub const RING_SCALE_LOSS: f64 = 0.05;
 
 /// NCCL's Tree across domains reaches about half the injection bandwidth (the chain inside each
 /// domain carries the reduce and the broadcast phases through one head GPU per channel).
-/// Fitted on DGX Cloud B200 Tree busbw: 193.2 GB/s at 46 nodes of 8 NICs and 195.9 at 64 nodes
-/// of 12 NICs (both bound by the GPUs' PCIe, so the loss is GPU-side, applied after that cap).
-pub const TREE_EFFICIENCY: f64 = 0.50;
+/// Fitted on DGX Cloud B200 Tree busbw 190.7-193.5 GB/s at 4-46 nodes of 8 NICs and on the 8-NIC
+/// 'slinky' cluster's 192.3-195.9 at 4-64 nodes (both bound by the GPUs' PCIe, so the loss is
+/// GPU-side, applied after that cap), with each domain sending what the busiest domain of the
+/// double binary tree sends ([`NetPath::traffic`]).
+pub const TREE_EFFICIENCY: f64 = 0.51;
 
-/// NVLSTree (NVLS inside the domain, a tree of domains) reaches this fraction of the injection
-/// bandwidth: 248 nodes of 8x H200 with 8 InfiniBand HCAs each, 350 GB/s busbw at 512 MiB
-/// (collectives-2.csv, NVIDIA/nccl GitHub issue).
-pub const NVLS_TREE_EFFICIENCY: f64 = 0.92;
+/// NVLSTree (NVLS inside the domain, a tree of domains) at two domains: each domain sends and
+/// receives the reduced buffer once, at the full injection goodput. DGX Cloud B200 and the
+/// 'slinky' B200 cluster: 717.2 and 719.7 GB/s busbw (algbw 382-384 GB/s on 8 NDR NICs).
+pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
+
+/// NVLSTree across three domains or more, with one queue pair per connection: fraction of the
+/// injection bandwidth the busiest domain of the tree keeps. DGX Cloud B200 at 4-46 nodes,
+/// 274.3-290.7 GB/s busbw (5 rows, flat with scale as a tree's busiest domain is), and 248 nodes
+/// of 8x H200, ~350 at 512 MiB (NVIDIA/nccl-tests issue 283): median 0.74.
+pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
+
+/// NVLSTree across three domains or more when each connection is spread over several queue
+/// pairs: the 'slinky' B200 cluster (NCCL_IB_QPS_PER_CONNECTION=2), 388.4-389.9 GB/s busbw flat
+/// from 4 to 64 nodes, i.e. its busiest domains move ~400 GB/s on 8 NDR NICs: the NICs' data
+/// rate, 1.04 x the 0.955 goodput the other algorithms were fitted with.
+pub const MULTI_QP_NVLS_TREE_EFFICIENCY: f64 = 1.04;
 
 /// CollNet (SHARP: the switches reduce) reaches this fraction of the injection bandwidth:
 /// DGX Cloud B200 CollNet busbw 533.0, 543.8 and 544.8 GB/s at 2, 4 and 46 nodes of 8 NDR
@@ -77,9 +91,22 @@ pub const NVLS_LOSS_PER_DOUBLING: f64 = 0.045;
 /// the difference on every network step.
 pub const IB_REFERENCE_LATENCY: Micros = Micros(1.0);
 
-/// Flows a single NCCL connection hashes as (one queue pair per connection by default,
-/// NCCL_IB_QPS_PER_CONNECTION=1; NCCL docs, environment variables).
-pub const QPS_PER_CONNECTION: f64 = 1.0;
+/// Queue pairs NCCL opens per connection by default (NCCL_IB_QPS_PER_CONNECTION=1 in every
+/// NCCL release's net_ib.cc; NCCL docs, environment variables). Each QP is one flow to the
+/// fabric's routing.
+pub const DEFAULT_QPS_PER_CONNECTION: u32 = 1;
+
+/// Fraction of the NIC goodput a ring sustains across domains when each connection is spread
+/// over two or more queue pairs (NCCL_IB_QPS_PER_CONNECTION>=2, NCCL's "routing entropy" knob,
+/// with NCCL_IB_AR_THRESHOLD=0 so all data may take adaptive routes), and it no longer falls
+/// with the number of domains. Measured on the same B200 cluster with 8 NDR rails
+/// (together-nccl-tests, flapping-airplanes reports): all_reduce ring 307 GB/s busbw at 4 nodes
+/// without these settings, 384 with them; 388.4-390.0 GB/s flat from 2 to 64 nodes with them
+/// (2026-05-09/12, NCCL 2.28.9), against 8 x 47.75 = 382 GB/s of goodput. NVIDIA's maintainers
+/// give the same target: 46-49 GB/s per NDR NIC, "~396 GB/s with the RING protocol" on 8
+/// (NVIDIA/nccl-tests issues 290, 319). With one QP ([`RING_EFFICIENCY`] and
+/// [`RING_SCALE_LOSS`]) the ring keeps 0.86 at 2 nodes and loses more with scale.
+pub const MULTI_QP_RING_EFFICIENCY: f64 = 1.0;
 
 /// The network as one communicator sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -117,6 +144,8 @@ pub struct NetPath {
     /// Leaf uplinks one rail's traffic can spread over (ECMP bins).
     pub uplinks: u32,
     pub family: NetFamily,
+    /// Queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): flows per connection.
+    pub qps_per_connection: u32,
 }
 
 impl NetPath {
@@ -130,9 +159,14 @@ impl NetPath {
             (Algorithm::Ring | Algorithm::Pat, Func::AllReduce) => 2.0 * (n - 1.0) / n,
             (Algorithm::Ring | Algorithm::Pat, Func::AllGather | Func::ReduceScatter) => (n - 1.0) / n,
             (Algorithm::Ring | Algorithm::Pat, Func::Broadcast | Func::Reduce) => 1.0,
-            // Double binary tree: a domain is a leaf in one tree and an inner node (up to two
-            // children) in the other; 2 domains send the buffer once, many send it twice.
-            (Algorithm::Tree | Algorithm::NvlsTree, Func::AllReduce) => 2.0 * (d - 1.0) / d,
+            // Double binary tree, each tree carrying half the buffer: an inner domain with two
+            // children sends half up and two halves down, and is a leaf (one half) in the other
+            // tree: 2 buffers. Two domains send it once; three form chains (1.5).
+            (Algorithm::Tree | Algorithm::NvlsTree, Func::AllReduce) => match self.domains {
+                0..=2 => 1.0,
+                3 => 1.5,
+                _ => 2.0,
+            },
             (Algorithm::Tree | Algorithm::NvlsTree, _) => 1.0,
             // The switches reduce: each domain sends and receives the buffer once.
             (Algorithm::CollNetDirect | Algorithm::CollNetChain | Algorithm::Nvls, Func::AllReduce) => 1.0,
@@ -157,9 +191,9 @@ impl NetPath {
     pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
         let d = self.domains as f64;
         let (nic_eff, gpu_eff) = match a {
-            Algorithm::Ring | Algorithm::Pat => (RING_EFFICIENCY / (1.0 + RING_SCALE_LOSS * d.ln()), 1.0),
+            Algorithm::Ring | Algorithm::Pat => (self.ring_nic_efficiency(), 1.0),
             Algorithm::Tree => (1.0, TREE_EFFICIENCY),
-            Algorithm::NvlsTree => (1.0, NVLS_TREE_EFFICIENCY),
+            Algorithm::NvlsTree => (1.0, self.nvls_tree_efficiency()),
             Algorithm::CollNetDirect | Algorithm::CollNetChain => (1.0, COLLNET_EFFICIENCY),
             Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
         };
@@ -172,6 +206,34 @@ impl NetPath {
             _ => self.intra / self.traffic(func, Algorithm::Ring),
         };
         net.min(intra_cap)
+    }
+
+    /// Fraction of the NIC side a ring keeps across `domains`: one QP per connection pays the
+    /// measured loss and its growth with scale; RDMA connections spread over several QPs do not
+    /// (sockets have no queue pairs).
+    pub fn ring_nic_efficiency(&self) -> f64 {
+        if self.multi_qp() {
+            MULTI_QP_RING_EFFICIENCY
+        } else {
+            RING_EFFICIENCY / (1.0 + RING_SCALE_LOSS * (self.domains as f64).ln())
+        }
+    }
+
+    /// Fraction of the injection bandwidth NVLSTree keeps: all of it between two domains; past
+    /// that, what the busiest domain of the tree keeps with one or with several QPs.
+    fn nvls_tree_efficiency(&self) -> f64 {
+        if self.domains <= 2 {
+            NVLS_TREE_TWO_DOMAIN_EFFICIENCY
+        } else if self.multi_qp() {
+            MULTI_QP_NVLS_TREE_EFFICIENCY
+        } else {
+            NVLS_TREE_EFFICIENCY
+        }
+    }
+
+    /// RDMA connections spread over several queue pairs (sockets have none).
+    fn multi_qp(&self) -> bool {
+        self.qps_per_connection >= 2 && self.family != NetFamily::TcpSockets
     }
 
     /// Whether the domain's side of [`NetPath::algbw`] (the NVSwitch reduction for NVLS
@@ -211,7 +273,7 @@ impl NetPath {
         let oversub = at_leaf.max(at_spine).max(1.0);
         let collisions = match self.routing {
             Routing::Adaptive => 1.0,
-            Routing::Ecmp => ecmp_efficiency(self.uplinks as f64 * QPS_PER_CONNECTION, self.uplinks as f64),
+            Routing::Ecmp => ecmp_efficiency((self.uplinks * self.qps_per_connection.max(1)) as f64, self.uplinks as f64),
         };
         collisions / oversub
     }
