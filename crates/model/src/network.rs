@@ -189,7 +189,6 @@ impl NetPath {
 
     /// Algorithm bandwidth (GB/s) across the network for NCCL's choice `a`.
     pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
-        let d = self.domains as f64;
         let (nic_eff, gpu_eff) = match a {
             Algorithm::Ring | Algorithm::Pat => (self.ring_nic_efficiency(), 1.0),
             Algorithm::Tree => (1.0, TREE_EFFICIENCY),
