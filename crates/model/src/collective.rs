@@ -6,7 +6,7 @@
 //! buffer, for AllToAll the buffer each rank sends, for the rest the buffer each rank holds.
 
 use crate::catalog::fabric::pcie_nccl_bw;
-use crate::catalog::{Arch, NetFamily, ScaleUp};
+use crate::catalog::{Arch, GpuKind, NetFamily, ScaleUp};
 use crate::network::{self, NetPath};
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use crate::error::{ModelError, Result};
@@ -362,6 +362,7 @@ impl Comm {
                 uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
                 family: topo.nic.family,
                 qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
+                host_staged: topo.gpu.kind == GpuKind::Gb200,
             }
         });
         let tier_class = match (&net, nvl72) {

@@ -45,6 +45,13 @@ pub const RING_SCALE_LOSS: f64 = 0.05;
 /// double binary tree sends ([`NetPath::traffic`]).
 pub const TREE_EFFICIENCY: f64 = 0.51;
 
+/// NCCL's Tree across GB200 racks, whose trays reach their NICs through Grace memory (NCCL
+/// keeps GPUDirect RDMA off on GH200/GB200 and stages over NVLink-C2C; NVIDIA/nccl issue 1579):
+/// the full injection bandwidth, not [`TREE_EFFICIENCY`]. GB200 NVL72 across 3 racks with NVLS
+/// off (NVIDIA/nccl issue 1801): algbw 127.9 GB/s on 4 NICs per rack and 253.4 on 8, i.e. the
+/// busiest rack of the 3-rack tree (1.5 buffers) moves 192 and 380 GB/s. Two rows, one source.
+pub const TREE_HOST_STAGED_EFFICIENCY: f64 = 1.0;
+
 /// NVLSTree (NVLS inside the domain, a tree of domains) at two domains: each domain sends and
 /// receives the reduced buffer once, at the full injection goodput. DGX Cloud B200 and the
 /// 'slinky' B200 cluster: 717.2 and 719.7 GB/s busbw (algbw 382-384 GB/s on 8 NDR NICs).
@@ -105,7 +112,11 @@ pub const DEFAULT_QPS_PER_CONNECTION: u32 = 1;
 /// (2026-05-09/12, NCCL 2.28.9), against 8 x 47.75 = 382 GB/s of goodput. NVIDIA's maintainers
 /// give the same target: 46-49 GB/s per NDR NIC, "~396 GB/s with the RING protocol" on 8
 /// (NVIDIA/nccl-tests issues 290, 319). With one QP ([`RING_EFFICIENCY`] and
-/// [`RING_SCALE_LOSS`]) the ring keeps 0.86 at 2 nodes and loses more with scale.
+/// [`RING_SCALE_LOSS`]) the ring keeps 0.86 at 2 nodes and loses more with scale. Why one QP
+/// falls short is not stated by the sources; consistent with them: a QP's outstanding RDMA reads
+/// of GPU memory over PCIe cap its rate (raising the NIC's MAX_ACC_OUT_READ restored internode
+/// busbw in NVIDIA/nccl-tests issue 152), and GB200 trays, whose NICs read Grace memory, reach
+/// line rate with one.
 pub const MULTI_QP_RING_EFFICIENCY: f64 = 1.0;
 
 /// The network as one communicator sees it.
@@ -146,6 +157,9 @@ pub struct NetPath {
     pub family: NetFamily,
     /// Queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): flows per connection.
     pub qps_per_connection: u32,
+    /// NICs reached through host memory, not GPUDirect over PCIe (GB200 trays: Grace memory
+    /// over NVLink-C2C), so the NIC's reads never wait on the GPU's PCIe path.
+    pub host_staged: bool,
 }
 
 impl NetPath {
@@ -191,7 +205,7 @@ impl NetPath {
     pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
         let (nic_eff, gpu_eff) = match a {
             Algorithm::Ring | Algorithm::Pat => (self.ring_nic_efficiency(), 1.0),
-            Algorithm::Tree => (1.0, TREE_EFFICIENCY),
+            Algorithm::Tree => (1.0, if self.host_staged { TREE_HOST_STAGED_EFFICIENCY } else { TREE_EFFICIENCY }),
             Algorithm::NvlsTree => (1.0, self.nvls_tree_efficiency()),
             Algorithm::CollNetDirect | Algorithm::CollNetChain => (1.0, COLLNET_EFFICIENCY),
             Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
@@ -207,9 +221,9 @@ impl NetPath {
         net.min(intra_cap)
     }
 
-    /// Fraction of the NIC side a ring keeps across `domains`: one QP per connection pays the
-    /// measured loss and its growth with scale; RDMA connections spread over several QPs do not
-    /// (sockets have no queue pairs).
+    /// Fraction of the NIC side a ring keeps across `domains`: one QP per connection reading
+    /// GPU memory over PCIe pays the measured loss and its growth with scale; a full-rate
+    /// transport ([`NetPath::multi_qp`]) does not.
     pub fn ring_nic_efficiency(&self) -> f64 {
         if self.multi_qp() {
             MULTI_QP_RING_EFFICIENCY
@@ -230,9 +244,12 @@ impl NetPath {
         }
     }
 
-    /// RDMA connections spread over several queue pairs (sockets have none).
+    /// Whether the transport runs at the NICs' full rate: RDMA connections spread over several
+    /// queue pairs (sockets have none), or NICs fed from host memory, where one queue pair
+    /// already does (GB200 across 3 racks: ring busbw 196.7 and 393.7 GB/s on 4 and 8 NDR NICs
+    /// per rack, 0.98 of line rate, NVIDIA/nccl issue 1801).
     fn multi_qp(&self) -> bool {
-        self.qps_per_connection >= 2 && self.family != NetFamily::TcpSockets
+        self.family != NetFamily::TcpSockets && (self.qps_per_connection >= 2 || self.host_staged)
     }
 
     /// Whether the domain's side of [`NetPath::algbw`] (the NVSwitch reduction for NVLS
