@@ -5,8 +5,9 @@
 //! Inside one scale-up domain NCCL's model is already within a few percent of measurements,
 //! so its terms are used as they are (with a measured NVLS efficiency on Blackwell). Across
 //! domains the bandwidth comes from what each domain can inject into the network (NIC goodput,
-//! capped by the GPUs' PCIe links), the bytes each algorithm sends per domain, and measured
-//! scale effects; the latency adds what the NIC family and the switch hops cost beyond the
+//! capped by the GPUs' PCIe links), the bytes the busiest domain sends per algorithm, how the
+//! transport feeds the NICs (one queue pair per connection, several, or host-staged on GB200),
+//! and measured scale effects; the latency adds what the NIC family and the switch hops cost beyond the
 //! InfiniBand figures NCCL's tables were tuned on.
 //!
 //! Every parameter below is fitted once per hardware or algorithm class on
@@ -24,17 +25,17 @@ use crate::units::Micros;
 /// 25.6 µs at 1 KiB against NCCL's 15.2 µs, 10.4 µs over 7 launches.
 pub const HOST_LAUNCH_STAGGER: Micros = Micros(1.5);
 
-/// Fraction of the injection bandwidth a ring sustains across domains before scale losses
-/// (Simple protocol: per-chunk flag synchronisation and the GPU-NIC-NIC-GPU store-and-forward).
-/// Fitted with [`RING_SCALE_LOSS`] on DGX Cloud B200 all_reduce ring busbw at 16 GiB, 2-46
-/// nodes of 8x NDR (collectives-2.csv: 344.7 at 2 nodes ... 291.4 at 46).
+/// Fraction of the injection bandwidth a ring sustains across domains before scale losses, with
+/// NCCL's default one queue pair per connection and GPUDirect reads over PCIe. Fitted with
+/// [`RING_SCALE_LOSS`] on DGX Cloud B200 all_reduce ring busbw at 16 GiB, 2-46 nodes of 8x NDR
+/// (collectives-2.csv: 344.7 at 2 nodes ... 291.4 at 46); several QPs: [`MULTI_QP_RING_EFFICIENCY`].
 pub const RING_EFFICIENCY: f64 = 0.935;
 
 /// Ring busbw falls with the number of domains as 1 / (1 + loss x ln N): each of the 2(N-1)
 /// ring steps waits for the slowest of N links, so per-link jitter grows into the step time.
-/// Fitted with [`RING_SCALE_LOSS`] (same rows). It applies to the NIC side only: the 12-NIC
-/// B200 cluster, whose GPUs' PCIe links bind before its NICs, stays flat from 2 to 64 nodes
-/// (388.4 and 389.8 GB/s busbw), which is what a NIC-side loss predicts.
+/// Fitted with [`RING_EFFICIENCY`] (same rows). It applies to the NIC side with one QP only:
+/// the 'slinky' B200 cluster, run with two QPs per connection, stays flat from 2 to 64 nodes
+/// (388.4 and 389.8 GB/s busbw).
 pub const RING_SCALE_LOSS: f64 = 0.05;
 
 /// NCCL's Tree across domains reaches about half the injection bandwidth (the chain inside each
@@ -347,6 +348,53 @@ mod tests {
         let many = ecmp_efficiency(32.0 * 16.0, 32.0);
         assert!(many > 0.6 && many > one, "{many}");
         assert_eq!(ecmp_efficiency(1.0, 32.0), 1.0);
+    }
+
+    /// 8 NDR NICs per domain (8 x 47.75 GB/s), PCIe-capped at 8 x 48, one leaf, InfiniBand.
+    fn path(domains: u32, qps: u32, host_staged: bool) -> NetPath {
+        NetPath {
+            domains,
+            per_domain: 8,
+            ranks: 8 * domains,
+            nic_side: 382.0,
+            gpu_side: 384.0,
+            one_nic: 47.75,
+            intra: 1e9,
+            nvls_intra_algbw: f64::INFINITY,
+            step_extra: 0.0,
+            domains_per_leaf: domains,
+            oversubscription: 1.0,
+            domains_per_pod: domains,
+            core_path_oversubscription: 1.0,
+            routing: Routing::Adaptive,
+            uplinks: 1,
+            family: NetFamily::InfiniBand,
+            qps_per_connection: qps,
+            host_staged,
+        }
+    }
+
+    #[test]
+    fn a_double_binary_tree_loads_its_busiest_domain_with_two_buffers() {
+        let sent = |d| path(d, 1, false).traffic(Func::AllReduce, Algorithm::Tree);
+        assert_eq!((sent(2), sent(3), sent(4), sent(64)), (1.0, 1.5, 2.0, 2.0));
+        // So Tree busbw is flat from 4 domains, as DGX Cloud B200 measured (190.7-193.5 GB/s).
+        let busbw = |d: u32| path(d, 1, false).algbw(Func::AllReduce, Algorithm::Tree) * 2.0 * (8.0 * d as f64 - 1.0) / (8.0 * d as f64);
+        assert!((busbw(4) - 190.7).abs() < 190.7 * 0.03 && (busbw(32) - 193.5).abs() < 193.5 * 0.03, "{} {}", busbw(4), busbw(32));
+    }
+
+    #[test]
+    fn several_queue_pairs_or_host_staging_give_a_ring_the_nics_goodput() {
+        let ring = |d, q, h| path(d, q, h).algbw(Func::AllReduce, Algorithm::Ring);
+        // One QP: DGX Cloud B200, 334.8 GB/s busbw at 4 nodes (algbw x 2(31)/32).
+        assert!((ring(4, 1, false) * 62.0 / 32.0 - 334.8).abs() < 334.8 * 0.03);
+        // Two QPs, or GB200 trays fed from Grace memory: the full 382 GB/s, at 4 or 64 nodes.
+        for d in [4, 64] {
+            assert_eq!(ring(d, 2, false), ring(d, 1, true));
+            assert!(ring(d, 2, false) > ring(d, 1, false));
+            let n = 8.0 * d as f64;
+            assert!((ring(d, 2, false) * 2.0 * (n - 1.0) / n - 382.0).abs() < 0.01);
+        }
     }
 
     #[test]
