@@ -664,6 +664,24 @@ fn oversubscription_flags_set_each_tier() {
 }
 
 #[test]
+fn two_queue_pairs_per_connection_give_a_ring_the_nics_goodput() {
+    // The same 8-rail B200 nodes (together-nccl-tests, flapping-airplanes): 307 GB/s all_reduce
+    // ring busbw at 4 nodes with NCCL's default one QP, 384 with NCCL_IB_QPS_PER_CONNECTION=2,
+    // and 388-390 from 2 to 64 nodes with two (388.3 at 16). DGX Cloud B200 (one QP): 334.8 at
+    // 4 nodes.
+    let busbw = |nodes: &str, qps: &str| {
+        let args = ["collective", "--json", "--gpu", "b200", "--nodes", nodes, "--nvls", "false", "--op", "all_reduce", "--bytes", "16G", "--algo", "ring", "--qps-per-connection", qps];
+        num(&json(&args), "busbw_GBps")
+    };
+    let (one, two) = (busbw("4", "1"), busbw("4", "2"));
+    assert!((one - 334.8).abs() / 334.8 < 0.05, "one QP at 4 nodes: {one}");
+    assert!((two - 384.0).abs() / 384.0 < 0.05, "two QPs at 4 nodes: {two}");
+    let far = busbw("16", "2");
+    assert!((far - 388.3).abs() / 388.3 < 0.05, "two QPs at 16 nodes: {far}");
+    assert_usage_error(&["collective", "--nodes", "2", "--op", "all_reduce", "--bytes", "1G", "--qps-per-connection", "0"], "--qps-per-connection");
+}
+
+#[test]
 fn one_process_driving_eight_gpus_pays_its_launches_at_small_sizes() {
     // Azure ND H100 v5 (AI-benchmarking-guide, validation/collectives.csv) runs all_reduce_perf
     // with -g 8: 1 KiB at 0.07 GB/s busbw, i.e. 25.6 µs. One process per GPU hides the launches.

@@ -80,6 +80,9 @@ pub const GROUP_RANKS: Limit = count("group_ranks", "GPUs in the group", 1, TOTA
 pub const GROUP_PER_NODE: Limit = count("group_per_node", "the group's GPUs per node", 1, GPUS_PER_NODE.max);
 /// GPUs one host process drives, as nccl-tests' `-g` (1 = one process per GPU, MPI-style).
 pub const GPUS_PER_PROCESS: Limit = count("gpus_per_process", "GPUs one process drives", 1, GPUS_PER_NODE.max);
+/// Queue pairs per NCCL network connection (NCCL_IB_QPS_PER_CONNECTION, at most NCCL's
+/// NCCL_IB_MAX_QPS = 128).
+pub const QPS_PER_CONNECTION: Limit = count("qps_per_connection", "queue pairs per connection", 1, 128);
 
 // Message sizes.
 
