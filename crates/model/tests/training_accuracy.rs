@@ -140,7 +140,7 @@ fn workload(r: &Row, source: &str) -> Result<Workload, String> {
     let up = name.to_ascii_uppercase();
     let seq = r.u("seq_len").ok_or("no sequence length")?;
     let batch = r.u("global_batch").ok_or("global batch not stated (OPT: '2M tokens' over 992 GPUs, TP degree not given)")?;
-    let moe = |experts, top_k, expert_ffn| Some(Moe { experts, top_k, expert_ffn, shared_ffn: 0, dense_layers: 0 });
+    let moe = |experts, top_k, expert_ffn| Some(Moe { experts, top_k, expert_ffn, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 });
     let mut w = if up.contains("LLAMA3") || up.contains("LLAMA 3") {
         // Llama 3 (Meta 2024, Table 3) / Llama 3.1: the presets.
         let id = if up.contains("405") { "llama3-405b" } else if up.contains("70") { "llama3-70b" } else { "llama3-8b" };

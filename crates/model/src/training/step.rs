@@ -692,7 +692,26 @@ impl<'a> Evaluator<'a> {
         let ep = match w.moe {
             Some(m) if par.ep > 1 => {
                 let bytes = tok_sp * m.top_k as f64 * h * ACT;
-                let a2a = self.comms.time(layout.ids[g(Group::Ep)], Collective::AllToAll, bytes)?;
+                let ep_id = layout.ids[g(Group::Ep)];
+                let full = self.comms.time(ep_id, Collective::AllToAll, bytes)?;
+                let span = layout.spans[g(Group::Ep)];
+                let share = m.network_copy_share(span.domains);
+                let a2a = if share < 1.0 {
+                    // Node-limited routing: the all-to-all carries one copy per destination
+                    // node, and the NVLink fan-out to the experts of that node runs alongside
+                    // (DeepSeek-V3 §3.2.2 overlaps IB sends and NVLink forwarding); never
+                    // slower than sending every copy.
+                    let per = span.placement.per_domain;
+                    let fan = if per > 1 {
+                        let id = self.comms.comm_for(self.topo, Placement { ranks: per, per_domain: per })?;
+                        self.comms.time(Some(id), Collective::AllToAll, bytes)?
+                    } else {
+                        0.0
+                    };
+                    self.comms.time(ep_id, Collective::AllToAll, bytes * share)?.max(fan).min(full)
+                } else {
+                    full
+                };
                 if self.fw.overlap_moe_a2a {
                     // Dispatch and combine of one micro-batch run under the other's compute
                     // (1F1B all-to-all overlap / DualPipe): exposed is what the layer's compute
