@@ -284,9 +284,10 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         "MegaScale's Megatron-LM" => ("megatron-lm-2022", Some(Recompute::Selective), Some(1), true),
         "MegaScale" => ("megatron-core", None, Some(1), true),
         "BLOOM" => ("megatron-deepspeed", Some(Recompute::Full), Some(1), false),
-        // Meta's stack: FSDP sharding optimizer states and gradients, parameters kept after
-        // the forward (ZeRO-2 style), TP/CP/PP; no activation checkpointing at 8K.
-        "Llama 3" => ("pytorch-fsdp2-compiled", Some(if w.seq > 8192 { Recompute::Selective } else { Recompute::None }), Some(2), true),
+        // Meta's stack (Llama 3 §3.3.2): FSDP sharding optimizer states and gradients,
+        // parameters kept after the forward (ZeRO-2 style), FP32 accumulation with one
+        // reduce-scatter per step, flexible interleaving; no activation checkpointing at 8K.
+        "Llama 3" => ("meta-llama3", Some(if w.seq > 8192 { Recompute::Selective } else { Recompute::None }), Some(2), true),
         _ => {
             // Megatron-Core (README, NeMo, Megatron-Bridge): distributed optimizer, or
             // Megatron-FSDP where the row says FSDP=N.
@@ -328,8 +329,13 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     let mut ev = Evaluator::new(&topo, &w, fw).map_err(|e| e.to_string())?;
     // The search offers interleaving only where it splits the layers evenly; an unstated
     // interleave over an uneven split (Llama 3 405B: 126 layers on 16 stages) is searched here.
-    let vs: Vec<Option<u32>> = if interleave.is_none() && !w.layers.is_multiple_of(pp) { (1..=8).map(Some).collect() } else { vec![interleave] };
+    // A row that says "interleaved" (Llama 3) is searched over interleaved schedules only.
+    let first_v = if notes.contains("interleaved PP") { 2 } else { 1 };
+    let vs: Vec<Option<u32>> = if interleave.is_none() && !w.layers.is_multiple_of(pp) { (first_v..=8).map(Some).collect() } else { vec![interleave] };
     let mut best: Option<StepReport> = None;
+    // A run the source reports did fit: when the memory model says no candidate fits, the
+    // closest one is compared and the overshoot is shown in the row's note.
+    let mut unfit: Option<StepReport> = None;
     let mut last_err = String::new();
     for v in vs {
         let opts = SearchOptions { top: 1, fixed: Constraints { interleave: v, ..fixed }, sequence_parallel: sp, ..SearchOptions::default() };
@@ -337,12 +343,16 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
             Ok(res) => match res.best.into_iter().next() {
                 Some(b) if best.as_ref().is_none_or(|x| b.step_time_s < x.step_time_s) => best = Some(b),
                 Some(_) => {}
-                None => last_err = format!("no layout fits ({})", res.closest_unfit.map_or(String::new(), |c| c.bottleneck)),
+                None => match res.closest_unfit {
+                    Some(c) if unfit.as_ref().is_none_or(|x| c.step_time_s < x.step_time_s) => unfit = Some(c),
+                    Some(_) => {}
+                    None => last_err = "no layout fits".into(),
+                },
             },
             Err(e) => last_err = e.to_string(),
         }
     }
-    let report = best.ok_or(last_err)?;
+    let report = best.or(unfit).ok_or(last_err)?;
     // Like with like: a token rate or iteration time where the source gives one (independent
     // of FLOP conventions), else TFLOP/s in the source's convention.
     let tokens = r.f("tokens_per_s_per_gpu").map(|t| t * gpus as f64).or(r.f("tokens_per_s")).or(r.f("step_time_s").map(|s| w.tokens_per_step() as f64 / s));
@@ -364,7 +374,13 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         m => convention_flops(&w, m) / report.step_time_s / gpus as f64 / 1e12,
     };
     let class = ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
-    let note = format!("{}{}", report.mapping.recompute.id(), if report.mapping.zero > 0 { format!(", ZeRO {}", report.mapping.zero) } else { String::new() });
+    let over = report.memory.over().0 as f64 / (1u64 << 30) as f64;
+    let note = format!(
+        "{}{}{}",
+        report.mapping.recompute.id(),
+        if report.mapping.zero > 0 { format!(", ZeRO {}", report.mapping.zero) } else { String::new() },
+        if report.fits { String::new() } else { format!(", model memory {over:.1} GiB over") }
+    );
     Ok(Outcome {
         file,
         line,
@@ -518,19 +534,15 @@ fn training_model_matches_published_runs() {
         println!("wrote {} and bands.csv", out.display());
     }
     assert!(outs.len() >= 90, "only {} rows expressible", outs.len());
-    // The goal is 8% for every family. Megatron (86 rows) meets it; the DeepSpeed rows (the
-    // 2021 ZeRO-3 implementation and BLOOM's batch ramp-up) and the three Llama 3 rows (Meta's
-    // own schedule, which lifts Megatron's micro-batches-multiple-of-PP rule) do not yet: their
-    // bounds record where they stand so a regression fails.
+    // The goal is 8% for every family. Megatron and FSDP-style (Meta's Llama 3 stack) meet
+    // it; the DeepSpeed rows (the 2021 ZeRO-3 implementation and BLOOM's batch ramp-up) do
+    // not yet: their bound records where they stand so a regression fails.
     for (f, v) in &fams {
         let med = median(v.clone());
         let bound = match *f {
             "megatron" => 0.08,
             "deepspeed" => 0.16,
-            // Llama 3 405B on Meta's RoCE cluster: the pipeline bubble of a schedule the model
-            // cannot express (micro-batches not a multiple of PP) and the DP rings' measured
-            // scale loss across 64-128 nodes (collective::network) put it at about -35%.
-            _ => 0.36,
+            _ => 0.08,
         };
         assert!(med <= bound, "family {f}: median |error| {:.1}% > {:.0}%", 100.0 * med, 100.0 * bound);
     }
@@ -606,7 +618,10 @@ How each row is evaluated:
 - **Software**: the release the source used (`--framework`): `megatron-lm-2021` (Narayanan,
   README 2020), `megatron-lm-2022` (Korthikanti; MegaScale's Megatron-LM baseline),
   `megatron-core` (README H100, NeMo, Megatron-Bridge, MegaScale), `deepspeed-2021` (ZeRO-3
-  rows), `megatron-deepspeed` (BLOOM), `pytorch-fsdp2` (Llama 3's FSDP-style sharding).
+  rows), `megatron-deepspeed` (BLOOM), `meta-llama3` (Llama 3's FSDP-style sharding and
+  flexible interleaved schedule, §3.3.2 of its paper).
+- **Memory**: a run the source reports ran is compared even when the memory model puts it
+  over HBM; the row's note gives the overshoot.
 - **Like with like**: where the source gives tokens/s or an iteration time, tokens/s are
   compared (no FLOP convention involved); otherwise TFLOP/s per GPU in the source's convention
   (Narayanan's eq. 3 with the recompute forward, or model FLOPs), computed from the model's

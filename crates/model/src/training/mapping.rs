@@ -234,6 +234,12 @@ impl Parallel {
     /// Checks this layout against the job and the cluster; each error names the constraint
     /// and the values that would satisfy it.
     pub fn validate(&self, w: &Workload, gpus: u32) -> Result<()> {
+        self.validate_for(w, gpus, false)
+    }
+
+    /// [`Parallel::validate`] for a framework whose interleaved schedule takes any number of
+    /// micro-batches (`flexible_interleave`, Llama 3's) or not.
+    pub fn validate_for(&self, w: &Workload, gpus: u32, flexible_interleave: bool) -> Result<()> {
         use crate::limits::{CP, DP, EP, EXPERT_TP, INTERLEAVE, MICRO_BATCH, PP, TP};
         for (limit, v) in [(TP, self.tp), (PP, self.pp), (DP, self.dp), (CP, self.cp), (EP, self.ep), (MICRO_BATCH, self.micro_batch), (INTERLEAVE, self.interleave)] {
             limit.check_u32(v)?;
@@ -291,16 +297,19 @@ impl Parallel {
         }
         // Interleaved chunks need not be equal: Megatron-Core places uneven layer counts with
         // `--decoder-first/last-pipeline-num-layers` and virtual stages alike; every chunk
-        // needs a layer.
-        if self.interleave > 1 && (w.layers as u64) < self.pp as u64 * self.interleave as u64 {
+        // needs a layer, or the embedding or the output layer, which may fill a chunk of their
+        // own (Llama 3 §3.3.2: 126 layers on 16 x 8 chunks, the first holding only the
+        // embedding and the last only the output and loss; Megatron-Core's
+        // `--account-for-embedding/loss-in-pipeline-split`).
+        if self.interleave > 1 && (w.layers as u64 + 2) < self.pp as u64 * self.interleave as u64 {
             return Err(ModelError::new(
                 "interleave",
                 format!(
-                    "{} layers cannot fill pp x interleave = {} x {} chunks of at least one layer; use interleave at most {}",
+                    "{} layers, the embedding and the output layer cannot fill pp x interleave = {} x {} chunks; use interleave at most {}",
                     w.layers,
                     self.pp,
                     self.interleave,
-                    (w.layers / self.pp).max(1)
+                    ((w.layers + 2) / self.pp).max(1)
                 ),
             ));
         }
@@ -331,7 +340,7 @@ impl Parallel {
             return Err(ModelError::new(if valid_mb.is_empty() { "global_batch" } else { "micro_batch" }, msg));
         }
         let m = self.micro_batches(w);
-        if self.interleave > 1 && !m.is_multiple_of(self.pp) {
+        if self.interleave > 1 && !flexible_interleave && !m.is_multiple_of(self.pp) {
             return Err(ModelError::new(
                 "interleave",
                 format!(

@@ -808,7 +808,7 @@ impl<'a> Evaluator<'a> {
                 // Without resharding after the forward the backward needs no second gather.
                 let bwd_ag = if self.fw.reshard_after_forward { ag } else { 0.0 };
                 hide(ag, lc.fwd) + hide(bwd_ag + rs, lc.bwd) + if full { hide(ag, lc.fwd) } else { 0.0 }
-            } else if zero == 2 {
+            } else if zero == 2 && !self.fw.grad_sync_once {
                 let rs = z3.1;
                 (rs - lc.bwd).max(0.0) + steal * rs.min(lc.bwd)
             } else {
@@ -892,6 +892,8 @@ impl<'a> Evaluator<'a> {
         let dp_step = match zero {
             0 => hide(layout.grad_allreduce, bwd_window, self.fw.overlap_grad_reduce),
             1 => hide(layout.grad_reduce_scatter, bwd_window, self.fw.overlap_grad_reduce) + hide(layout.param_all_gather, w0.fwd, overlap),
+            // Gradients accumulated unsharded and reduce-scattered once (see the framework).
+            2 if self.fw.grad_sync_once => hide(layout.grad_reduce_scatter, bwd_window, self.fw.overlap_grad_reduce) + hide(layout.param_all_gather, w0.fwd, overlap),
             2 => hide(layout.param_all_gather, w0.fwd, overlap),
             _ => 0.0,
         } + layout.embed_sync;
@@ -953,7 +955,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one layout.
     pub fn summary(&mut self, par: &Parallel) -> Result<Summary> {
-        par.validate(self.work, self.topo.total_gpus)?;
+        par.validate_for(self.work, self.topo.total_gpus, self.fw.flexible_interleave)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
         Ok(self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero))
@@ -961,7 +963,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one layout into a full report.
     pub fn evaluate(&mut self, par: &Parallel) -> Result<StepReport> {
-        par.validate(self.work, self.topo.total_gpus)?;
+        par.validate_for(self.work, self.topo.total_gpus, self.fw.flexible_interleave)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
         let s = self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero);
