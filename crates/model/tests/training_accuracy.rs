@@ -306,7 +306,11 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
             ("megatron-core", None, Some(if fsdp { 3 } else { 1 }), true)
         }
     };
-    let fw = Framework::from_id(fw_id).unwrap_or_default();
+    let mut fw = Framework::from_id(fw_id).unwrap_or_default();
+    if notes.contains("FP16 mixed precision") {
+        // BLOOM's benchmarks before its BF16 optimizer: FP16 gradients, accumulated in 16 bits.
+        fw.fp32_grads = false;
+    }
     let interleave = number_after(notes, "chunks=")
         .or_else(|| number_after(notes, "(VP)="))
         .or_else(|| number_after(notes, "VP="))
@@ -545,16 +549,11 @@ fn training_model_matches_published_runs() {
         println!("wrote {} and bands.csv", out.display());
     }
     assert!(outs.len() >= 90, "only {} rows expressible", outs.len());
-    // The goal is 8% for every family. Megatron and FSDP-style (Meta's Llama 3 stack) meet
-    // it; the DeepSpeed rows (the 2021 ZeRO-3 implementation and BLOOM's batch ramp-up) do
-    // not yet: their bound records where they stand so a regression fails.
+    // The goal, 8% for every framework family, is met by each (the DeepSpeed family's worst
+    // rows are the 2021 ZeRO-3 runs at their largest micro-batch and BLOOM's batch ramp-up).
     for (f, v) in &fams {
         let med = median(v.clone());
-        let bound = match *f {
-            "megatron" => 0.08,
-            "deepspeed" => 0.16,
-            _ => 0.08,
-        };
+        let bound = 0.08;
         assert!(med <= bound, "family {f}: median |error| {:.1}% > {:.0}%", 100.0 * med, 100.0 * bound);
     }
 }
@@ -618,8 +617,9 @@ Data: `validation/training.csv` (Narayanan et al. 2021, Korthikanti et al. 2022,
 README of 2020: DGX A100 and DGX-2 V100) and `validation/training-2.csv` (the Megatron-LM README
 H100 table, NeMo 24.07 and Megatron-Bridge DGX-H100 summaries, MegaScale on up to 12,288 A100,
 the Llama 3 405B runs, BLOOM-176B, OPT-175B) and `validation/training-3.csv` (IBM's fms-fsdp
-PyTorch FSDP runs of Llama 2 7B-70B on 128 A100). The goal is a median absolute error of at
-most 8% per framework family; the test asserts it.
+PyTorch FSDP runs of Llama 2 7B-70B on 128 A100; BigScience's Megatron-DeepSpeed layout
+benchmarks for BLOOM on 384 A100 of Jean Zay). The goal is a median absolute error of at most
+8% per framework family; the test asserts it.
 
 How each row is evaluated:
 

@@ -163,3 +163,21 @@ fn node_limited_routing_caps_network_copies_monotonically() {
     assert!(times[2] < 0.75 * times[5], "{times:?}");
     assert_eq!(times[4], times[5], "M = 8 nodes of 8 is no limit");
 }
+
+/// Pipeline schedules as the engines have them: DeepSpeed's PipelineEngine runs plain 1F1B;
+/// Megatron's interleaved schedule needs micro-batches in multiples of PP; Meta's Llama 3
+/// schedule takes any count (Llama 3 §3.3.2), with the bubble shrinking as (PP-1)/(V M).
+#[test]
+fn pipeline_schedules_follow_their_engines() {
+    let w = Workload { global_batch: 24, ..preset("gpt3-175b").unwrap() };
+    let t = Cluster { nodes: 16, ..Cluster::default() }.topology().unwrap();
+    let p = Parallel { tp: 8, pp: 8, dp: 2, micro_batch: 1, interleave: 2, zero: 1, ..Parallel::default() };
+    let eval = |fw: Framework, par: &Parallel| Evaluator::new(&t, &w, fw).unwrap().evaluate(par);
+    assert_eq!(eval(Framework::megatron_deepspeed(), &p).unwrap_err().field, "interleave");
+    // 12 micro-batches through 8 stages: not a multiple of PP.
+    assert_eq!(eval(Framework::megatron_core(), &p).unwrap_err().field, "interleave");
+    let meta = Framework::meta_llama3();
+    let v2 = eval(meta, &p).unwrap();
+    let v1 = eval(meta, &Parallel { interleave: 1, ..p }).unwrap();
+    assert!(v2.breakdown.bubble.0 < 0.6 * v1.breakdown.bubble.0, "{} vs {}", v2.breakdown.bubble.0, v1.breakdown.bubble.0);
+}

@@ -95,6 +95,10 @@ pub struct Framework {
     /// FSDP gradients only on the last micro-batch's backward). Costs the full FP32 gradient
     /// buffer in memory, saves (m - 1) reduce-scatters per step.
     pub grad_sync_once: bool,
+    /// The pipeline engine has an interleaved (virtual-stage) schedule; DeepSpeed's
+    /// PipelineEngine runs plain 1F1B only (DeepSpeed docs, "Pipeline Parallelism": one
+    /// `TrainSchedule`, the synchronous 1F1B of PipeDream-Flush).
+    pub pipeline_interleave: bool,
 }
 
 /// Host time per layer per micro-batch with fused kernels or a compiled graph, µs: the
@@ -145,6 +149,7 @@ impl Framework {
             step_overhead_us: STEP_OVERHEAD_US,
             flexible_interleave: false,
             grad_sync_once: false,
+            pipeline_interleave: true,
         }
     }
     /// Megatron-LM as used by Narayanan et al. 2021 and Korthikanti et al. 2022 (and its 2020
@@ -183,6 +188,7 @@ impl Framework {
             grad_bucket_params: 500_000_000,
             zero3_unit: 1.0 / 3.0,
             zero3_collective_efficiency: DEEPSPEED_2021_ZERO3_EFFICIENCY,
+            pipeline_interleave: false,
             ..Self::megatron_2021()
         }
     }
@@ -197,7 +203,7 @@ impl Framework {
     /// DeepSpeed's pipeline engine (1F1B, no interleaving, blocking p2p without
     /// scatter/gather), ZeRO-1 in BF16 with FP32 gradient accumulation.
     pub fn megatron_deepspeed() -> Framework {
-        Framework { name: "megatron-deepspeed", pp_scatter_gather: false, fp32_grads: true, ..Self::megatron_2021() }
+        Framework { name: "megatron-deepspeed", pp_scatter_gather: false, fp32_grads: true, pipeline_interleave: false, ..Self::megatron_2021() }
     }
     /// DeepSpeed ZeRO 1/2/3 (the stage is the layout's `zero`) as used today with Hugging Face
     /// models: FlashAttention-2 through the model code, `overlap_comm` (bucketed reduce-scatter

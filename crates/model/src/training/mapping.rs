@@ -9,6 +9,7 @@
 //! takes the innermost `EP` factor of the DP digit: an EP group is `EP` consecutive DP ranks
 //! and the expert-data-parallel group (which reduces expert gradients) is the rest of DP x CP.
 
+use super::framework::Framework;
 use super::workload::{divisors, list, Workload};
 use crate::error::{ModelError, Result};
 use crate::topology::{Placement, TierKind, Topology};
@@ -234,12 +235,20 @@ impl Parallel {
     /// Checks this layout against the job and the cluster; each error names the constraint
     /// and the values that would satisfy it.
     pub fn validate(&self, w: &Workload, gpus: u32) -> Result<()> {
-        self.validate_for(w, gpus, false)
+        self.validate_for(w, gpus, &Framework::default())
     }
 
-    /// [`Parallel::validate`] for a framework whose interleaved schedule takes any number of
-    /// micro-batches (`flexible_interleave`, Llama 3's) or not.
-    pub fn validate_for(&self, w: &Workload, gpus: u32, flexible_interleave: bool) -> Result<()> {
+    /// [`Parallel::validate`] under a framework's pipeline schedule: interleaving only where
+    /// the engine has it, with any number of micro-batches where it allows
+    /// (`flexible_interleave`, Llama 3's) or multiples of PP.
+    pub fn validate_for(&self, w: &Workload, gpus: u32, fw: &Framework) -> Result<()> {
+        let flexible_interleave = fw.flexible_interleave;
+        if self.interleave > 1 && !fw.pipeline_interleave {
+            return Err(ModelError::new(
+                "interleave",
+                format!("{}'s pipeline engine runs plain 1F1B, without interleaved stages: use interleave 1", fw.name),
+            ));
+        }
         use crate::limits::{CP, DP, EP, EXPERT_TP, INTERLEAVE, MICRO_BATCH, PP, TP};
         for (limit, v) in [(TP, self.tp), (PP, self.pp), (DP, self.dp), (CP, self.cp), (EP, self.ep), (MICRO_BATCH, self.micro_batch), (INTERLEAVE, self.interleave)] {
             limit.check_u32(v)?;

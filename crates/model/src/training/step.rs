@@ -955,7 +955,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one layout.
     pub fn summary(&mut self, par: &Parallel) -> Result<Summary> {
-        par.validate_for(self.work, self.topo.total_gpus, self.fw.flexible_interleave)?;
+        par.validate_for(self.work, self.topo.total_gpus, &self.fw)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
         Ok(self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero))
@@ -963,7 +963,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one layout into a full report.
     pub fn evaluate(&mut self, par: &Parallel) -> Result<StepReport> {
-        par.validate_for(self.work, self.topo.total_gpus, self.fw.flexible_interleave)?;
+        par.validate_for(self.work, self.topo.total_gpus, &self.fw)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
         let s = self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero);
