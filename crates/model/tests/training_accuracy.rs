@@ -295,10 +295,14 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         // Meta's stack (Llama 3 §3.3.2): FSDP sharding optimizer states and gradients,
         // parameters kept after the forward (ZeRO-2 style), FP32 accumulation with one
         // reduce-scatter per step, flexible interleaving; no activation checkpointing at 8K.
+        "Llama 3" => ("meta-llama3", Some(if w.seq > 8192 { Recompute::Selective } else { Recompute::None }), Some(2), true),
         // FSDP1 full shard, eager, SDPA FlashAttention-2 (fms-fsdp README): the eager FSDP
         // behaviour; "activation checkpointing True" does not say which blocks.
         "IBM fms-fsdp" => ("pytorch-fsdp2", if notes.contains("checkpointing False") { Some(Recompute::None) } else { None }, Some(3), false),
-        "Llama 3" => ("meta-llama3", Some(if w.seq > 8192 { Recompute::Selective } else { Recompute::None }), Some(2), true),
+        // Megatron-Bridge's Qwen3 235B H100 preset overlaps the MoE all-to-all with compute
+        // (scripts/performance/configs/qwen/qwen3_workload_base_configs.py:
+        // `moe_a2a_overlap=True`, TP 2, PP 8, VP 4, EP 32, GBS 2048 on 256 GPUs).
+        "Megatron-Bridge" if w.moe.is_some() && r.s("model").contains("235B") => ("megatron-core-a2a-overlap", None, Some(1), true),
         _ => {
             // Megatron-Core (README, NeMo, Megatron-Bridge): distributed optimizer, or
             // Megatron-FSDP where the row says FSDP=N.
@@ -326,7 +330,10 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     if recompute.is_none() {
         filled.push("rc");
     }
-    let fixed = Constraints { tp: Some(tp), pp: Some(pp), dp: Some(dp), cp: Some(cp), ep: Some(ep), expert_tp: None, micro_batch: mb, interleave, recompute, zero };
+    // Megatron-Bridge's MoE presets fold the experts with expert-TP 1 (every MoE
+    // `WorkloadBaseConfig` sets `expert_tensor_parallel_size=1`).
+    let expert_tp = if source == "Megatron-Bridge" && w.moe.is_some() { Some(1) } else { None };
+    let fixed = Constraints { tp: Some(tp), pp: Some(pp), dp: Some(dp), cp: Some(cp), ep: Some(ep), expert_tp, micro_batch: mb, interleave, recompute, zero };
     let (nic, nics) = match source {
         // Meta's RoCE fabric, 400 Gb/s per GPU.
         "Llama 3" => (NicKind::Roce400, 8),
