@@ -164,6 +164,9 @@ fn workload(r: &Row, source: &str) -> Result<Workload, String> {
         Workload { mlp: Mlp::Gelu, ..llama_like(name, 32, 4096, 32, 32, 16384, 256000) }
     } else if up.contains("NEMOTRON-22B") {
         return Err("Nemotron-22B's shape is not published (internal model)".into());
+    } else if up.contains("MIXTRAL 8X7B") {
+        // Mixtral 8x7B (Jiang et al. 2024, Table 1): the preset.
+        preset("mixtral-8x7b").ok_or("preset")?
     } else if up.contains("GPT OSS 120B") {
         // gpt-oss-120b (OpenAI 2025 model card / config.json): 36 layers, hidden 2880, 64 query
         // heads of 64, 8 KV heads, 128 experts top-4 of FFN 2880, vocab 201088. Its
@@ -225,6 +228,8 @@ fn source_of(r: &Row) -> &'static str {
         "Megatron-Bridge"
     } else if s.starts_with("BigScience") {
         "BLOOM"
+    } else if s.contains("megatron/core/transformer/moe") {
+        "Megatron-Core MoE README"
     } else if s.contains("fms-fsdp") {
         "IBM fms-fsdp"
     } else {
