@@ -630,7 +630,8 @@ README of 2020: DGX A100 and DGX-2 V100) and `validation/training-2.csv` (the Me
 H100 table, NeMo 24.07 and Megatron-Bridge DGX-H100 summaries, MegaScale on up to 12,288 A100,
 the Llama 3 405B runs, BLOOM-176B, OPT-175B) and `validation/training-3.csv` (IBM's fms-fsdp
 PyTorch FSDP runs of Llama 2 7B-70B on 128 A100; BigScience's Megatron-DeepSpeed layout
-benchmarks for BLOOM on 384 A100 of Jean Zay). The goal is a median absolute error of at most
+benchmarks for BLOOM on 384 A100 of Jean Zay; Megatron-Core's MoE README for Mixtral 8x7B on
+64 H100). The goal is a median absolute error of at most
 8% per framework family; the test asserts it.
 
 How each row is evaluated:
