@@ -241,7 +241,7 @@ impl Cluster {
                 if self.gpu.is_bridged_card() {
                     return Err(ModelError::new(
                         "scale_up",
-                        format!("{} cards have no NVSwitch baseboard: use nvlink-bridge or a pcie fabric", gpu.name),
+                        "PCIe cards (h100-pcie, h100-nvl, h200-nvl) have no NVSwitch baseboard: use nvlink-bridge or a pcie fabric",
                     ));
                 }
                 if self.gpu == GpuKind::Gb200 {
