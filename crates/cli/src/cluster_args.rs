@@ -36,7 +36,7 @@ pub struct ClusterArgs {
     pub nodes: u32,
 
     /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
-    /// h100/h200/h800 nvlink4, h100-pcie nvlink-bridge, b200 nvlink5, gb200 nvl72]
+    /// h100/h200/h800 nvlink4, h100-pcie/h100-nvl/h200-nvl nvlink-bridge, b200 nvlink5, gb200 nvl72]
     #[arg(long, value_name = "FABRIC", value_parser = scale_up_parser())]
     pub scale_up: Option<ScaleUp>,
 

@@ -440,6 +440,8 @@ fn scale_up_defaults_to_the_gpus_own_fabric() {
         ("h200", "nvlink4"),
         ("h800", "nvlink4"),
         ("h100-pcie", "nvlink-bridge"),
+        ("h100-nvl", "nvlink-bridge"),
+        ("h200-nvl", "nvlink-bridge"),
         ("b200", "nvlink5"),
         ("gb200", "nvl72"),
     ] {

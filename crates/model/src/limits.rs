@@ -159,12 +159,16 @@ pub const MOE_DENSE_LAYERS: Limit = count("moe_dense_layers", "the leading dense
 /// Experts each token goes to (at most the expert count, checked with the workload).
 pub const TOP_K: Limit = count("top_k", "top-k", 1, EXPERTS.max);
 
+/// Nodes a token's experts may span under node-limited routing (0: no limit; DeepSeek-V3
+/// uses 4, DeepSeek-V2 3): at most the expert count, since each node needs an expert.
+pub const MAX_NODES_PER_TOKEN: Limit = count("max_nodes_per_token", "the nodes per token of node-limited routing", 0, EXPERTS.max);
+
 /// Every limit, for tests and documentation.
-pub const ALL: [Limit; 38] = [
+pub const ALL: [Limit; 39] = [
     NODES, GPUS_PER_NODE, TOTAL_GPUS, NICS_PER_NODE, LEAF_SWITCHES, SPINE_SWITCHES, SWITCH_RADIX, GROUP_RANKS,
     GROUP_PER_NODE, BYTES, MIN_BYTES, MAX_BYTES, OPS, TP, PP, DP, CP, EP, INTERLEAVE, MICRO_BATCH, ZERO,
     WORKLOAD_ID, TOP, LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB, SEQ, GLOBAL_BATCH, EXPERTS,
-    EXPERT_FFN, TOP_K, EXPERT_TP, SHARED_EXPERT_FFN, MOE_DENSE_LAYERS,
+    EXPERT_FFN, TOP_K, EXPERT_TP, SHARED_EXPERT_FFN, MOE_DENSE_LAYERS, MAX_NODES_PER_TOKEN,
 ];
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ pub fn workload(id: &str) -> Result<Workload> {
             if top_k == 0 || top_k > experts {
                 return Err(ModelError::new("top_k", format!("Top-k: each token goes to 1 to {experts} experts, got {top_k}")));
             }
-            w.moe = Some(Moe { experts, top_k, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
+            w.moe = Some(Moe { experts, top_k, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 });
         }
         w.validate()?;
         return Ok(w);
