@@ -52,6 +52,10 @@ pub struct Cluster {
     pub core_oversubscription: Option<f64>,
     pub cpu: CpuVendor,
     pub nccl: NcclVersion,
+    /// Board power limit in watts (`nvidia-smi -pl`); `None` = the GPU's default (its TDP).
+    /// Lowers the sustained tensor clock ([`crate::catalog::power`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_cap_w: Option<u32>,
 }
 
 impl Default for Cluster {
@@ -74,6 +78,7 @@ impl Default for Cluster {
             core_oversubscription: None,
             cpu: CpuVendor::Intel,
             nccl: NcclVersion::V2_27_5,
+            power_cap_w: None,
         }
     }
 }
@@ -224,6 +229,13 @@ impl Cluster {
             ));
         }
         limits::NICS_PER_NODE.check_u32(self.nics_per_node)?;
+        if let Some(cap) = self.power_cap_w {
+            limits::POWER_CAP_W.check_u32(cap)?;
+            let tdp = self.gpu.spec().tdp_w;
+            if cap as f64 > tdp {
+                return Err(ModelError::new("power_cap_w", format!("{} allows a power cap of at most its {tdp} W; got {cap}", self.gpu.spec().name)));
+            }
+        }
         for (limit, v) in [(limits::LEAF_SWITCHES, self.leaf_switches), (limits::SPINE_SWITCHES, self.spine_switches), (limits::SWITCH_RADIX, self.switch_radix)] {
             if let Some(v) = v {
                 limit.check_u32(v)?;

@@ -100,6 +100,8 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 core_oversubscription,
                 cpu,
                 nccl,
+                // Not carried by links (the page has no power-cap control).
+                power_cap_w: None,
             },
         )
         .prop_filter("the model accepts the cluster", |c| c.topology().is_ok())

@@ -315,7 +315,7 @@ impl<'a> Evaluator<'a> {
             topo,
             work,
             fw,
-            gpu: Gpu::new(topo.gpu),
+            gpu: Gpu::capped(topo.gpu, topo.cluster.power_cap_w),
             comms: CommCache::default(),
             spans: FastMap::default(),
             compute: FastMap::default(),
