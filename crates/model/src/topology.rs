@@ -230,11 +230,9 @@ impl Cluster {
         }
         limits::NICS_PER_NODE.check_u32(self.nics_per_node)?;
         if let Some(cap) = self.power_cap_w {
-            limits::POWER_CAP_W.check_u32(cap)?;
-            let tdp = self.gpu.spec().tdp_w;
-            if cap as f64 > tdp {
-                return Err(ModelError::new("power_cap_w", format!("{} allows a power cap of at most its {tdp} W; got {cap}", self.gpu.spec().name)));
-            }
+            // At most the GPU's default limit (nvidia-smi refuses more).
+            let tdp = self.gpu.spec().tdp_w as u64;
+            limits::Limit { max: tdp.min(limits::POWER_CAP_W.max), ..limits::POWER_CAP_W }.check_u32(cap)?;
         }
         for (limit, v) in [(limits::LEAF_SWITCHES, self.leaf_switches), (limits::SPINE_SWITCHES, self.spine_switches), (limits::SWITCH_RADIX, self.switch_radix)] {
             if let Some(v) = v {

@@ -21,14 +21,12 @@
 
 use super::GpuSpec;
 
-/// Clock exponent of the power budget: `f ~ P^(1/3)` from `P ~ f V^2` with `V ~ f`.
-const CLOCK_PER_POWER_EXPONENT: f64 = 1.0 / 3.0;
-
 /// Sustained tensor clock at a board power cap of `cap_w` watts as a fraction of the clock at
-/// the GPU's default limit (its datasheet TDP, [`GpuSpec::tdp_w`]); 1 without a cap.
+/// the GPU's default limit (its datasheet TDP, [`GpuSpec::tdp_w`]); 1 without a cap. The cube
+/// root is the clock exponent of the power budget: `f ~ P^(1/3)` from `P ~ f V^2`, `V ~ f`.
 pub fn capped_clock(gpu: &GpuSpec, cap_w: Option<u32>) -> f64 {
     match cap_w {
-        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => (cap as f64 / gpu.tdp_w).powf(CLOCK_PER_POWER_EXPONENT),
+        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => (cap as f64 / gpu.tdp_w).powf(1.0 / 3.0),
         _ => 1.0,
     }
 }
