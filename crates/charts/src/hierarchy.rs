@@ -62,8 +62,8 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     let n = tiers.len().max(opts.rows);
     let (x_lo, _) = log10_range(tiers.iter().map(|t| t.1));
     // Start below the slowest tier so its bar has a visible length.
-    let x_lo = nice_floor(10f64.powf(x_lo) / 3.0).log10();
-    let x_max = tiers.iter().map(|t| t.1).filter(|v| v.is_finite() && *v > 0.0).fold(10f64.powf(x_lo + 1.0), f64::max).log10();
+    let x_lo = nice_floor(crate::scale::pow10(x_lo) / 3.0).log10();
+    let x_max = tiers.iter().map(|t| t.1).filter(|v| v.is_finite() && *v > 0.0).fold(crate::scale::pow10(x_lo + 1.0), f64::max).log10();
     let narrow = size.0 < 560;
     let (wf, hf0) = (size.0 as f64, size.1 as f64);
     let name_px = if narrow { 11.0 } else { 13.0 };

@@ -26,7 +26,8 @@ use super::GpuSpec;
 /// root is the clock exponent of the power budget: `f ~ P^(1/3)` from `P ~ f V^2`, `V ~ f`.
 pub fn capped_clock(gpu: &GpuSpec, cap_w: Option<u32>) -> f64 {
     match cap_w {
-        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => (cap as f64 / gpu.tdp_w).powf(1.0 / 3.0),
+        // The cube root through ln and exp (in the page already), not libm's pow.
+        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => ((cap as f64 / gpu.tdp_w).ln() / 3.0).exp(),
         _ => 1.0,
     }
 }
