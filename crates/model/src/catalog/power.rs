@@ -26,9 +26,19 @@ use super::GpuSpec;
 /// root is the clock exponent of the power budget: `f ~ P^(1/3)` from `P ~ f V^2`, `V ~ f`.
 pub fn capped_clock(gpu: &GpuSpec, cap_w: Option<u32>) -> f64 {
     match cap_w {
-        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => (cap as f64 / gpu.tdp_w).powf(1.0 / 3.0),
+        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => cube_root(cap as f64 / gpu.tdp_w),
         _ => 1.0,
     }
+}
+
+/// Cube root of `r` in (0, 1] by Newton's method from 1 (exact to f64 rounding after 8 steps
+/// for r >= 1/12, the smallest cap over the largest default); keeps libm's `pow` out of the wasm.
+fn cube_root(r: f64) -> f64 {
+    let mut x = 1.0;
+    for _ in 0..8 {
+        x = (2.0 * x + r / (x * x)) / 3.0;
+    }
+    x
 }
 
 #[cfg(test)]
@@ -46,6 +56,13 @@ mod tests {
         // A100 PCIe 80 GB (300 W) against SXM (400 W): MAMF 81.1% vs 86.9%.
         let a100 = capped_clock(GpuKind::A100.spec(), Some(300));
         assert!((a100 / (81.1 / 86.9) - 1.0).abs() < 0.03, "{a100}");
+    }
+
+    #[test]
+    fn cube_root_is_exact_over_the_cap_range() {
+        for r in [100.0 / 1200.0, 0.25, 0.5, 500.0 / 700.0, 0.999] {
+            assert!((cube_root(r) - f64::powf(r, 1.0 / 3.0)).abs() < 1e-12, "{r}");
+        }
     }
 
     #[test]
