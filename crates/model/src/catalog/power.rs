@@ -20,6 +20,17 @@
 //! there scales the same way, which credits Grace's share to the GPU (optimistic).
 
 use super::GpuSpec;
+use crate::error::Result;
+use crate::limits::{Limit, POWER_CAP_W};
+
+/// `cap_w` within [`POWER_CAP_W`] and at most the GPU's default limit, as `nvidia-smi -pl`
+/// refuses more (what the CLI holds `--power-cap-w` to).
+pub fn check_cap(gpu: &GpuSpec, cap_w: Option<u32>) -> Result<()> {
+    match cap_w {
+        Some(cap) => Limit { max: (gpu.tdp_w as u64).min(POWER_CAP_W.max), ..POWER_CAP_W }.check_u32(cap).map(|_| ()),
+        None => Ok(()),
+    }
+}
 
 /// Sustained tensor clock at a board power cap of `cap_w` watts as a fraction of the clock at
 /// the GPU's default limit (its datasheet TDP, [`GpuSpec::tdp_w`]); 1 without a cap. The cube
@@ -72,5 +83,9 @@ mod tests {
         assert_eq!(capped_clock(h100, Some(700)), 1.0);
         assert_eq!(capped_clock(h100, Some(900)), 1.0);
         assert!(capped_clock(h100, Some(500)) < capped_clock(h100, Some(600)));
+        // The CLI refuses a cap above the GPU's own limit, naming the field and the range.
+        let e = check_cap(h100, Some(800)).unwrap_err();
+        assert!(e.field == "power_cap_w" && e.message.contains("100 and 700"), "{e:?}");
+        assert!(check_cap(GpuKind::Gh200.spec(), Some(900)).is_ok() && check_cap(h100, None).is_ok());
     }
 }
