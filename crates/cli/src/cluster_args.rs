@@ -130,7 +130,9 @@ impl ClusterArgs {
 
     /// The checked cluster; an impossible one names the flag at fault.
     pub fn topology(&self) -> Result<Topology, CliError> {
-        Ok(self.cluster().topology()?)
+        let c = self.cluster();
+        fabricscope_model::catalog::power::check_cap(c.gpu.spec(), c.power_cap_w)?;
+        Ok(c.topology()?)
     }
 }
 

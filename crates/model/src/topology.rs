@@ -229,12 +229,14 @@ impl Cluster {
             ));
         }
         limits::NICS_PER_NODE.check_u32(self.nics_per_node)?;
-        if let Some(cap) = self.power_cap_w {
-            // At most the GPU's default limit (nvidia-smi refuses more).
-            let tdp = self.gpu.spec().tdp_w as u64;
-            limits::Limit { max: tdp.min(limits::POWER_CAP_W.max), ..limits::POWER_CAP_W }.check_u32(cap)?;
-        }
-        for (limit, v) in [(limits::LEAF_SWITCHES, self.leaf_switches), (limits::SPINE_SWITCHES, self.spine_switches), (limits::SWITCH_RADIX, self.switch_radix)] {
+        // The power cap's bound by the GPU's own limit is `catalog::power::check_cap`'s (the
+        // CLI's); a cap at or above the default changes nothing here.
+        for (limit, v) in [
+            (limits::LEAF_SWITCHES, self.leaf_switches),
+            (limits::SPINE_SWITCHES, self.spine_switches),
+            (limits::SWITCH_RADIX, self.switch_radix),
+            (limits::POWER_CAP_W, self.power_cap_w),
+        ] {
             if let Some(v) = v {
                 limit.check_u32(v)?;
             }

@@ -20,16 +20,36 @@
 //! there scales the same way, which credits Grace's share to the GPU (optimistic).
 
 use super::GpuSpec;
+use crate::error::Result;
+use crate::limits::{Limit, POWER_CAP_W};
+
+/// `cap_w` within [`POWER_CAP_W`] and at most the GPU's default limit, as `nvidia-smi -pl`
+/// refuses more (what the CLI holds `--power-cap-w` to).
+pub fn check_cap(gpu: &GpuSpec, cap_w: Option<u32>) -> Result<()> {
+    match cap_w {
+        Some(cap) => Limit { max: (gpu.tdp_w as u64).min(POWER_CAP_W.max), ..POWER_CAP_W }.check_u32(cap).map(|_| ()),
+        None => Ok(()),
+    }
+}
 
 /// Sustained tensor clock at a board power cap of `cap_w` watts as a fraction of the clock at
 /// the GPU's default limit (its datasheet TDP, [`GpuSpec::tdp_w`]); 1 without a cap. The cube
 /// root is the clock exponent of the power budget: `f ~ P^(1/3)` from `P ~ f V^2`, `V ~ f`.
 pub fn capped_clock(gpu: &GpuSpec, cap_w: Option<u32>) -> f64 {
     match cap_w {
-        // The cube root through ln and exp (in the page already), not libm's pow.
-        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => ((cap as f64 / gpu.tdp_w).ln() / 3.0).exp(),
+        Some(cap) if (cap as f64) < gpu.tdp_w && cap > 0 => cube_root(cap as f64 / gpu.tdp_w),
         _ => 1.0,
     }
+}
+
+/// Cube root of `r` in (0, 1] by Newton's method from 1 (exact to f64 rounding after 8 steps
+/// for r >= 1/12, the smallest cap over the largest default); keeps libm's `pow` out of the wasm.
+fn cube_root(r: f64) -> f64 {
+    let mut x = 1.0;
+    for _ in 0..8 {
+        x = (2.0 * x + r / (x * x)) / 3.0;
+    }
+    x
 }
 
 #[cfg(test)]
@@ -50,11 +70,22 @@ mod tests {
     }
 
     #[test]
+    fn cube_root_is_exact_over_the_cap_range() {
+        for r in [100.0 / 1200.0, 0.25, 0.5, 500.0 / 700.0, 0.999] {
+            assert!((cube_root(r) - f64::powf(r, 1.0 / 3.0)).abs() < 1e-12, "{r}");
+        }
+    }
+
+    #[test]
     fn no_cap_or_a_cap_above_the_default_changes_nothing() {
         let h100 = GpuKind::H100.spec();
         assert_eq!(capped_clock(h100, None), 1.0);
         assert_eq!(capped_clock(h100, Some(700)), 1.0);
         assert_eq!(capped_clock(h100, Some(900)), 1.0);
         assert!(capped_clock(h100, Some(500)) < capped_clock(h100, Some(600)));
+        // The CLI refuses a cap above the GPU's own limit, naming the field and the range.
+        let e = check_cap(h100, Some(800)).unwrap_err();
+        assert!(e.field == "power_cap_w" && e.message.contains("100 and 700"), "{e:?}");
+        assert!(check_cap(GpuKind::Gh200.spec(), Some(900)).is_ok() && check_cap(h100, None).is_ok());
     }
 }
