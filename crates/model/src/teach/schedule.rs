@@ -40,7 +40,11 @@ impl Play {
         }
     }
     pub fn from_id(id: &str) -> Option<Play> {
+        let id = id.to_ascii_lowercase().replace(['_', '-'], "");
         Self::ALL.into_iter().find(|p| p.id() == id)
+    }
+    pub fn ids() -> Vec<&'static str> {
+        Self::ALL.iter().map(|p| p.id()).collect()
     }
     /// What the counter checks for this algorithm and its formula, in words.
     pub fn formula(self) -> (&'static str, &'static str) {
