@@ -6,61 +6,63 @@ use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::{ModelError, Result};
 use crate::topology::{Cluster, Placement, Topology};
 use crate::units::{parse_size, Bytes};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value as Json;
 
 /// The lesson file format this build reads (`"version"` in the file).
 pub const LESSON_VERSION: u32 = 1;
 
 /// A number (or an algorithm's name) the model computes on a cluster.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "measure", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Measure {
     /// Per-GPU, per-direction bandwidth of tier `a` divided by tier `b` (ids: hbm, scale_up,
     /// pcie, nic, leaf, spine, core).
     TierRatio { a: String, b: String, cluster: Option<Cluster> },
     /// nccl-tests busbw in GB/s per direction.
-    Busbw { op: Collective, size: String, #[serde(default)] group: Group, #[serde(default)] algo: AlgoChoice, cluster: Option<Cluster> },
+    Busbw { op: Collective, size: String, group: Group, algo: AlgoChoice, cluster: Option<Cluster> },
     /// Time of one operation in µs, as nccl-tests would measure it.
-    Time { op: Collective, size: String, #[serde(default)] group: Group, #[serde(default)] algo: AlgoChoice, cluster: Option<Cluster> },
+    Time { op: Collective, size: String, group: Group, algo: AlgoChoice, cluster: Option<Cluster> },
     /// The smallest power-of-two size (bytes, 8 B to 16 GiB) at which NCCL picks `algo`.
-    FirstSize { op: Collective, algo: AlgoChoice, #[serde(default)] group: Group, cluster: Option<Cluster> },
+    FirstSize { op: Collective, algo: AlgoChoice, group: Group, cluster: Option<Cluster> },
     /// NCCL's algorithm at this size (text: "Ring", "NVLS", ...).
-    Algorithm { op: Collective, size: String, #[serde(default)] group: Group, cluster: Option<Cluster> },
+    Algorithm { op: Collective, size: String, group: Group, cluster: Option<Cluster> },
 }
 
 /// Which GPUs run the collective: all of them, or `ranks` with `per_domain` in each domain.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Group {
     pub ranks: Option<u32>,
     pub per_domain: Option<u32>,
 }
 
 /// What a step reveals: a measure, or the ratio of two.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reveal {
     pub value: Measure,
     pub over: Option<Measure>,
+    /// Multiplies the result (100 shows a ratio in percent).
+    pub scale: f64,
+    /// Shows log2 of the result (a size as a power of two).
+    pub log2: bool,
 }
 
 /// One option of a choice question; `value` lets the model decide which is right.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub label: String,
     /// Matches an [`Measure::Algorithm`] answer (case-insensitive), for algorithm questions.
     pub id: Option<String>,
     pub value: Option<Reveal>,
+    /// The number this option stands for: the option closest to the revealed number is right.
+    pub approx: Option<f64>,
 }
 
 /// The model's part of a lesson step.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StepSpec {
     /// The step's cluster; absent = the design on the page.
     pub cluster: Option<Cluster>,
     pub reveal: Option<Reveal>,
-    #[serde(default)]
     pub choices: Vec<Choice>,
     /// "max" or "min": which option's value is the right answer.
     pub pick: Option<String>,
@@ -149,15 +151,19 @@ impl Measure {
 
 impl Reveal {
     fn eval(&self, topo: &Topology) -> Result<Value> {
-        let v = self.value.eval(topo)?;
-        match (&self.over, v) {
-            (None, v) => Ok(v),
+        let v = match (&self.over, self.value.eval(topo)?) {
+            (None, v) => v,
             (Some(o), Value::Num(a)) => match o.eval(topo)? {
-                Value::Num(b) => Ok(Value::Num(a / b)),
-                Value::Text(_) => Err(ModelError::new("over", "a ratio needs two numbers")),
+                Value::Num(b) => Value::Num(a / b),
+                Value::Text(_) => return Err(ModelError::new("over", "a ratio needs two numbers")),
             },
-            (Some(_), Value::Text(_)) => Err(ModelError::new("over", "a ratio needs two numbers")),
-        }
+            (Some(_), Value::Text(_)) => return Err(ModelError::new("over", "a ratio needs two numbers")),
+        };
+        Ok(match v {
+            Value::Num(x) if self.log2 => Value::Num(x.log2() * self.scale),
+            Value::Num(x) => Value::Num(x * self.scale),
+            t => t,
+        })
     }
 }
 
@@ -185,7 +191,10 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
             _ => f64::NAN,
         });
     }
-    let choice = if values.iter().any(|v| v.is_finite()) {
+    let near = |c: &Choice| c.approx.map_or(f64::INFINITY, |a| (a - value).abs());
+    let choice = if value.is_finite() && step.choices.iter().any(|c| c.approx.is_some()) {
+        (0..step.choices.len()).reduce(|a, b| if near(&step.choices[b]) < near(&step.choices[a]) { b } else { a })
+    } else if values.iter().any(|v| v.is_finite()) {
         let max = step.pick.as_deref() != Some("min");
         let better = |a: f64, b: f64| if max { a > b } else { a < b };
         (0..values.len()).filter(|i| values[*i].is_finite()).reduce(|a, b| if better(values[b], values[a]) { b } else { a })
@@ -197,6 +206,87 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
 
 /// Parses a step (the JSON of one element of a lesson's `steps`) and answers it.
 pub fn answer_json(step: &str, page: &Cluster) -> Result<Answer> {
-    let spec: StepSpec = serde_json::from_str(step).map_err(|e| ModelError::new("lesson", format!("a lesson step the model cannot read: {e}")))?;
-    answer(&spec, page)
+    let v: Json = serde_json::from_str(step).map_err(|e| bad(format!("not JSON: {e}")))?;
+    answer(&StepSpec::parse(&v)?, page)
+}
+
+// Hand-written readers over serde_json's Value: the page already carries Value and the
+// Scenario deserializer, and derived deserializers for these few types would cost kilobytes.
+
+fn bad(m: String) -> ModelError {
+    ModelError::new("lesson", format!("a lesson step the model cannot read: {m}"))
+}
+
+fn text<'a>(v: &'a Json, k: &str) -> Result<&'a str> {
+    v.get(k).and_then(Json::as_str).ok_or_else(|| bad(format!("\"{k}\" must be text")))
+}
+
+fn cluster(v: &Json) -> Result<Option<Cluster>> {
+    match v.get("cluster") {
+        None | Some(Json::Null) => Ok(None),
+        Some(c) => {
+            let mut s = serde_json::Map::new();
+            s.insert("cluster".into(), c.clone());
+            serde_json::from_value::<crate::Scenario>(Json::Object(s)).map(|s| Some(s.cluster)).map_err(|e| bad(format!("cluster: {e}")))
+        }
+    }
+}
+
+impl Measure {
+    fn parse(v: &Json) -> Result<Measure> {
+        let op = || {
+            let t = text(v, "op")?;
+            Collective::from_id(t).ok_or_else(|| bad(format!("unknown op {t}; allowed: {}", Collective::ids().join(", "))))
+        };
+        let algo = || match v.get("algo").and_then(Json::as_str) {
+            None => Ok(AlgoChoice::Auto),
+            Some(t) => AlgoChoice::from_id(t).ok_or_else(|| bad(format!("unknown algo {t}; allowed: auto, ring, tree, nvls, nvlstree, collnet, pat"))),
+        };
+        let count = |k: &str| v.get("group").and_then(|g| g.get(k)).and_then(Json::as_u64).map(|x| x.min(u32::MAX as u64) as u32);
+        let group = Group { ranks: count("ranks"), per_domain: count("per_domain") };
+        let size = || text(v, "size").map(str::to_string);
+        let cluster = cluster(v)?;
+        Ok(match text(v, "measure")? {
+            "tier_ratio" => Measure::TierRatio { a: text(v, "a")?.into(), b: text(v, "b")?.into(), cluster },
+            "busbw" => Measure::Busbw { op: op()?, size: size()?, group, algo: algo()?, cluster },
+            "time" => Measure::Time { op: op()?, size: size()?, group, algo: algo()?, cluster },
+            "first_size" => Measure::FirstSize { op: op()?, algo: algo()?, group, cluster },
+            "algorithm" => Measure::Algorithm { op: op()?, size: size()?, group, cluster },
+            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm"))),
+        })
+    }
+}
+
+impl Reveal {
+    fn parse(v: &Json) -> Result<Reveal> {
+        let value = Measure::parse(v.get("value").ok_or_else(|| bad("a reveal needs a \"value\"".into()))?)?;
+        let over = v.get("over").map(Measure::parse).transpose()?;
+        let scale = v.get("scale").and_then(Json::as_f64).unwrap_or(1.0);
+        Ok(Reveal { value, over, scale, log2: v.get("log2").and_then(Json::as_bool).unwrap_or(false) })
+    }
+}
+
+impl StepSpec {
+    pub fn parse(v: &Json) -> Result<StepSpec> {
+        let choices = match v.get("choices").and_then(Json::as_array) {
+            None => Vec::new(),
+            Some(a) => a
+                .iter()
+                .map(|c| {
+                    Ok(Choice {
+                        label: text(c, "label")?.into(),
+                        id: c.get("id").and_then(Json::as_str).map(str::to_string),
+                        value: c.get("value").map(Reveal::parse).transpose()?,
+                        approx: c.get("approx").and_then(Json::as_f64),
+                    })
+                })
+                .collect::<Result<_>>()?,
+        };
+        Ok(StepSpec {
+            cluster: cluster(v)?,
+            reveal: v.get("reveal").map(Reveal::parse).transpose()?,
+            choices,
+            pick: v.get("pick").and_then(Json::as_str).map(str::to_string),
+        })
+    }
 }

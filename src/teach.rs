@@ -1,0 +1,116 @@
+//! The teaching panel's door into the model: functions the lazily loaded `teach.js` calls
+//! (through Trunk's `window.wasmBindings`) to plan a played collective, draw one of its frames
+//! and answer a lesson step. No model math here; the panel itself is plain DOM in teach.js,
+//! so the first paint carries none of it.
+
+use fabricscope_charts::teach::{link_names, teach_frame, LinkNames};
+use fabricscope_charts::Theme;
+use fabricscope_model::link::{decode, find_in_url};
+use fabricscope_model::teach::{lesson, schedule, unavailable, Instance, Play, Schedule};
+use fabricscope_model::units::{Bytes, Micros};
+use fabricscope_model::{Cluster, Topology};
+use std::cell::RefCell;
+use std::fmt::Write;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+thread_local! {
+    /// The schedule being played and its link names (one at a time).
+    static PLAYING: RefCell<Option<(Schedule, String, String)>> = const { RefCell::new(None) };
+}
+
+/// The cluster of the page's link (`?…` and `#…` as in `location`), default when none.
+fn cluster_of(query: &str, hash: &str) -> Cluster {
+    find_in_url(query, hash).map(|l| decode(l).scenario.cluster).unwrap_or_default()
+}
+
+/// A JSON string literal.
+fn js(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn plan_json(s: &Schedule, topo: &Topology) -> String {
+    let inst = Instance::of(topo);
+    let mut o = String::from("{\"plays\":[");
+    for (i, p) in Play::ALL.into_iter().enumerate() {
+        let why = unavailable(p, &inst).map_or("null".to_string(), js);
+        let _ = write!(o, "{}{{\"id\":\"{}\",\"why\":{why}}}", if i > 0 { "," } else { "" }, p.id());
+    }
+    let (what, formula) = s.play.formula();
+    let _ = write!(
+        o,
+        "],\"total\":{},\"expected\":{},\"what\":{},\"formula\":{},\"ranks\":{},\"domains\":{},\"bytes\":{},\"steps\":[",
+        s.total().0,
+        s.expected(),
+        js(what),
+        js(formula),
+        s.instance.ranks(),
+        s.instance.domains,
+        s.bytes.0
+    );
+    for i in 0..s.steps.len() {
+        let _ = write!(o, "{}{{\"start\":{},\"text\":{}}}", if i > 0 { "," } else { "" }, s.start_of(i).0, js(&s.describe(i)));
+    }
+    o.push_str("]}");
+    o
+}
+
+/// Plans `play` (ring, tree, nvls, nvlstree, alltoall) with `bytes` per GPU on a small copy of
+/// the page's cluster: JSON with the steps (start µs, transcript line), the total, the
+/// formula and its value, and which algorithms this hardware can play (and why not).
+#[wasm_bindgen]
+pub fn teach_plan(query: &str, hash: &str, play: &str, bytes: f64) -> String {
+    let topo = match cluster_of(query, hash).topology() {
+        Ok(t) => t,
+        Err(e) => return format!("{{\"error\":{}}}", js(&e.message)),
+    };
+    let play = Play::from_id(play).unwrap_or(Play::Ring);
+    match schedule(play, Instance::of(&topo), Bytes(bytes.clamp(1024.0, 1e12) as u64)) {
+        Ok(s) => {
+            let json = plan_json(&s, &topo);
+            let (up, nic) = link_names(&topo);
+            PLAYING.with(|p| *p.borrow_mut() = Some((s, up, nic)));
+            json
+        }
+        Err(e) => {
+            // Still say which algorithms can play, so the page can offer them.
+            let ring = schedule(Play::Ring, Instance::of(&topo), Bytes(1 << 20));
+            let plays = ring.map(|s| plan_json(&s, &topo)).unwrap_or_default();
+            let plays = plays.split("],\"total\"").next().unwrap_or("{\"plays\":[");
+            format!("{plays}],\"error\":{}}}", js(&e.message))
+        }
+    }
+}
+
+/// The planned schedule's frame at `t` µs, `width` px wide: the SVG and, in a comment-free
+/// prefix `measured|step|` the counter's bytes and the step under way.
+#[wasm_bindgen]
+pub fn teach_frame_at(t: f64, dark: bool, width: u32) -> String {
+    PLAYING.with(|p| match &*p.borrow() {
+        Some((s, up, nic)) => {
+            let f = s.frame(Micros(t.max(0.0)));
+            let svg = teach_frame(s, &f, &LinkNames { scale_up: up, nic }, &Theme::for_dark(dark), width);
+            format!("{}|{}|{}", s.measured(&f), f.step, svg)
+        }
+        None => String::from("0|0|"),
+    })
+}
+
+/// Answers a lesson step (its JSON) on its own cluster or the page's: JSON with `value`,
+/// `text`, `choice` (index of the right option) and `values`, or `error`.
+#[wasm_bindgen]
+pub fn teach_answer(step: &str, query: &str, hash: &str) -> String {
+    match lesson::answer_json(step, &cluster_of(query, hash)) {
+        Ok(a) => {
+            let num = |v: f64| if v.is_finite() { v.to_string() } else { "null".into() };
+            let values: Vec<String> = a.values.iter().map(|v| num(*v)).collect();
+            format!(
+                "{{\"value\":{},\"text\":{},\"choice\":{},\"values\":[{}]}}",
+                num(a.value),
+                js(&a.text),
+                a.choice.map_or("null".into(), |c| c.to_string()),
+                values.join(",")
+            )
+        }
+        Err(e) => format!("{{\"error\":{}}}", js(&e.message)),
+    }
+}
