@@ -34,12 +34,13 @@ function buildPlayer(body) {
   body.append(
     el('p', { class: 'hint', text: 'A small copy of your design (up to 4 nodes of 8 GPUs) with its own links. Each step lasts as long as its slowest transfer: chunks on the fast links arrive and wait, faded, for the slow one. Keys: Space plays or pauses, arrows step, Home and End jump.' }),
     el('div', { class: 't-row' },
-      el('label', {}, 'Algorithm ', algo), el('label', {}, 'Buffer per GPU ', size), el('label', {}, 'Speed ', speed)),
+      el('label', {}, 'Algorithm ', algo), el('button', { type: 'button', class: 'term', id: 't-algo-g', 'data-g': 'ring', text: 'What is it?' }),
+      el('label', {}, 'Buffer per GPU ', size), el('label', {}, 'Speed ', speed)),
     el('p', { id: 't-why', class: 'hint', role: 'status' }),
     el('div', { class: 't-row', role: 'group', 'aria-label': 'Playback' },
-      btn('t-back', '⏮', () => stepBy(-1), 'Previous step'),
+      btn('t-back', '‹ Step', () => stepBy(-1), 'Previous step'),
       btn('t-play', 'Play', toggle),
-      btn('t-fwd', '⏭', () => stepBy(1), 'Next step'),
+      btn('t-fwd', 'Step ›', () => stepBy(1), 'Next step'),
       el('label', { class: 't-scrub' }, 'Time ', el('input', { id: 't-scrub', type: 'range', min: 0, max: 1000, value: 0, oninput: (e) => { pause(); seek((e.target.value / 1000) * (P.plan?.total || 0)); } }))),
     el('div', { id: 't-svg', class: 't-svg' }),
     el('p', {}, el('output', { id: 't-count', 'aria-live': 'off' })),
@@ -65,6 +66,7 @@ function replan(play) {
     o.title = p?.why || '';
   }
   $('#t-algo').value = play;
+  $('#t-algo-g').dataset.g = play;
   $('#t-why').textContent = plan.error || plan.plays.filter((p) => p.why).map((p) => `${PLAYS.find((x) => x[0] === p.id)[1]}: ${p.why}.`).join(' ');
   P.plan = plan.error ? null : plan;
   $('#t-log').replaceChildren(...(plan.steps || []).map((s) => el('li', { text: s.text })));
@@ -83,6 +85,7 @@ function seek(t) {
   c.dataset.measured = measured;
   c.dataset.expected = P.plan.expected;
   c.dataset.done = done;
+  Object.assign(c.dataset, { play: P.play, n: P.plan.ranks, d: P.plan.domains, s: P.plan.bytes });
   c.textContent = `${P.plan.what}: ${mib(+measured)} · formula ${P.plan.formula} = ${mib(P.plan.expected)} (n = ${P.plan.ranks} GPUs, d = ${P.plan.domains} nodes, S = ${mib(P.plan.bytes)})`;
   $('#t-scrub').value = Math.round((P.t / P.plan.total) * 1000);
   if (+step !== P.step || done) {
@@ -97,7 +100,8 @@ function stepBy(dir) {
   pause();
   if (!P.plan) return;
   const st = P.plan.steps;
-  const i = dir > 0 ? st.findIndex((s) => s.start > P.t + 1e-9) : [...st.keys()].reverse().find((k) => st[k].start < P.t - 1e-9);
+  const eps = 1e-5 * P.plan.total;
+  const i = dir > 0 ? st.findIndex((s) => s.start > P.t + eps) : [...st.keys()].reverse().find((k) => st[k].start < P.t - eps);
   seek(dir > 0 ? (i < 0 ? P.plan.total : st[i].start - 1e-6 * P.plan.total) : (st[i ?? 0]?.start ?? 0));
 }
 
@@ -236,7 +240,7 @@ async function buildGlossary(body) {
 }
 
 const built = new Set();
-const BUILD = { 't-play': buildPlayer, 't-lessons': buildLessons, 't-gloss': buildGlossary };
+const BUILD = { 't-anim': buildPlayer, 't-lessons': buildLessons, 't-gloss': buildGlossary };
 
 /** Fills the part `id` of the section the first time it opens. */
 export async function open(id) {

@@ -473,7 +473,7 @@ pub fn App() -> Html {
             <footer class="footnote">
                 <p>
                     { "Every bandwidth is per direction unless it says bidirectional. " }
-                    { "busbw follows nccl-tests: algbw × 2(n−1)/n for AllReduce. " }
+                    <button type="button" class="term" data-g="busbw">{ "busbw" }</button>{ " follows nccl-tests: " }<button type="button" class="term" data-g="algbw">{ "algbw" }</button>{ " × 2(n−1)/n for AllReduce. " }
                     { "Sizes are powers of two (1G = 2³⁰ bytes)." }
                 </p>
             </footer>

@@ -74,7 +74,7 @@ impl Geo {
         let rows = d.div_ceil(cols);
         let h = top + rows as f64 * cell_h;
         geo.net = if wide { h + 6.0 } else { w - 24.0 };
-        (geo, h + if wide { 64.0 } else { 46.0 })
+        (geo, h + if wide { 64.0 } else { 70.0 })
     }
     fn domain(&self, s: &Schedule, r: u32) -> usize {
         s.instance.domain_of(r) as usize
@@ -196,13 +196,20 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
             doc.rect(x - 4.5, y - 4.5, 9.0, 9.0, &c, &format!(" stroke=\"{text}\" stroke-width=\"0.8\"{faded}"));
         }
     }
-    // Legend and the counter against the formula.
-    let ly = h - if geo.wide { 40.0 } else { 30.0 };
-    doc.line_dashed((8.0, ly), (24.0, ly), &up_c, 2.0, "");
-    doc.text(28.0, ly, 11.0, "start", "middle", &text, 400, &format!("{} {:.0} GB/s per GPU per direction", names.scale_up, inst.scale_up_bw.0));
-    if inst.domains > 1 {
-        doc.line_dashed((8.0, ly + 15.0), (24.0, ly + 15.0), &nic_c, 1.5, "3 3");
-        doc.text(28.0, ly + 15.0, 11.0, "start", "middle", &text, 400, &format!("{} {:.0} GB/s per GPU per direction", names.nic, inst.nic_bw.0));
+    // Legend: one line per link kind when wide, name and rate on two lines when narrow.
+    let mut ly = h - if geo.wide { 40.0 } else { 54.0 };
+    let kinds = [(names.scale_up, inst.scale_up_bw.0, &up_c, 2.0, ""), (names.nic, inst.nic_bw.0, &nic_c, 1.5, "3 3")];
+    for (name, bw, color, width, dash) in kinds.iter().take(if inst.domains > 1 { 2 } else { 1 }) {
+        let rate = format!("{bw:.0} GB/s per GPU per direction");
+        doc.line_dashed((8.0, ly), (24.0, ly), color, *width, dash);
+        if geo.wide {
+            doc.text(28.0, ly, 11.0, "start", "middle", &text, 400, &format!("{name} {rate}"));
+            ly += 15.0;
+        } else {
+            doc.text(28.0, ly, 11.0, "start", "middle", &text, 400, name);
+            doc.text(28.0, ly + 13.0, 11.0, "start", "middle", &muted, 400, &rate);
+            ly += 28.0;
+        }
     }
     let (what, formula) = s.play.formula();
     let title = format!("{}: {}; {what} {} of {formula} = {}", play_name(s.play), status, size_text(s.measured(f)), size_text(s.expected()));
