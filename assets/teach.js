@@ -138,6 +138,42 @@ function toggle() {
   P.raf = requestAnimationFrame(frame);
 }
 
+// ---------------------------------------------------------------- algorithms side by side
+const sizeName = (b) => (b >= 1 << 30 ? `${b / (1 << 30)}G` : b >= 1 << 20 ? `${b / (1 << 20)}M` : b >= 1024 ? `${b / 1024}K` : `${b}`);
+let algoRaf = 0;
+
+function buildAlgos(body) {
+  const out = el('output', { id: 't-asize-out' });
+  const size = el('input', { type: 'range', id: 't-asize', min: 3, max: 34, value: 20, oninput: () => { cancelAnimationFrame(algoRaf); algoRaf = requestAnimationFrame(drawAlgos); } });
+  const proto = el('select', { id: 't-aproto', onchange: drawAlgos }, ...['auto', 'll', 'll128', 'simple'].map((v) => el('option', { value: v, text: v === 'auto' ? 'each its best' : v.toUpperCase() })));
+  body.append(
+    el('p', { class: 'hint', text: 'The collective of the throughput chart on your whole cluster, with each algorithm forced as NCCL_ALGO would force it. Time = latency term + size ÷ bandwidth term; NCCL runs the one its own estimate says is fastest.' }),
+    el('div', { class: 't-row' }, el('label', { class: 't-scrub' }, 'Message size ', size, ' ', out), el('label', {}, 'Protocol of the forced rows ', proto)),
+    el('p', { id: 't-areason', 'aria-live': 'polite' }),
+    el('div', { class: 't-table' }, el('table', { id: 't-atable' })),
+    el('div', { id: 't-achart', class: 't-svg' }),
+  );
+  addEventListener('hashchange', () => $('#t-algos').open && drawAlgos());
+  drawAlgos();
+}
+
+function drawAlgos() {
+  const bytes = 2 ** +$('#t-asize').value;
+  $('#t-asize-out').textContent = sizeName(bytes);
+  const r = JSON.parse(W().teach_algos(...where(), bytes, $('#t-aproto').value, Math.min($('#t-achart').clientWidth || 900, 1000), media('(prefers-color-scheme: dark)')));
+  if (r.error) { $('#t-areason').textContent = r.error; return; }
+  $('#t-areason').textContent = `${r.op} of ${sizeName(bytes)}: ${r.reason}`;
+  const f = (v, d) => (+v).toFixed(d);
+  const term = (name) => { const id = name.toLowerCase().replace(/^collnet.*/, 'collnet'); return el('button', { type: 'button', class: 'term', 'data-g': id, text: name }); };
+  const cells = (x) => [el('td', {}, term(x.algorithm)), el('td', { text: x.protocol }), el('td', { text: f(x.time, 1) }), el('td', { text: f(x.busbw, 1) }), el('td', { text: f(x.lat, 1) }), el('td', { text: f(x.bw, 0) })];
+  $('#t-atable').replaceChildren(
+    el('tr', {}, ...['', 'algorithm', 'protocol', 'time µs', 'busbw GB/s', 'latency term µs', 'bandwidth term GB/s'].map((h) => el('th', { scope: 'col', text: h }))),
+    el('tr', { class: 't-auto' }, el('th', { scope: 'row', text: "NCCL's choice" }), ...cells(r.auto)),
+    ...r.rows.map((x) => el('tr', { 'data-algo': x.algo }, el('th', { scope: 'row', text: `${x.algo} forced` }), ...(x.why ? [el('td', { colspan: 6, class: 'hint', text: x.why })] : cells(x)))),
+  );
+  $('#t-achart').innerHTML = r.svg;
+}
+
 // ---------------------------------------------------------------- lessons
 const KEY = 'fabricscope-lessons';
 const progress = () => { try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; } };
@@ -240,7 +276,7 @@ async function buildGlossary(body) {
 }
 
 const built = new Set();
-const BUILD = { 't-anim': buildPlayer, 't-lessons': buildLessons, 't-gloss': buildGlossary };
+const BUILD = { 't-anim': buildPlayer, 't-algos': buildAlgos, 't-lessons': buildLessons, 't-gloss': buildGlossary };
 
 /** Fills the part `id` of the section the first time it opens. */
 export async function open(id) {

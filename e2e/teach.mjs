@@ -139,6 +139,22 @@ async function main() {
       await page.emulateMedia({ reducedMotion: 'no-preference' });
     });
 
+    await check("algorithms side by side: NCCL's choice, each forced or why not, the chart with their curves, the reason changing with size", async () => {
+      await page.click('#t-algos > summary');
+      await page.waitForSelector('#t-atable .t-auto', { timeout: 10000 });
+      const why = await page.textContent('#t-atable [data-algo=collnet]');
+      assert(/SHARP/.test(why), `CollNet without SHARP says why: ${why}`);
+      const ring = await page.locator('#t-atable [data-algo=ring] td').count();
+      assert(ring === 6, `ring forced has its numbers: ${ring} cells`);
+      const legend = await page.evaluate(() => [...document.querySelectorAll('#t-achart svg text')].map((t) => t.textContent).join('|'));
+      assert(legend.includes('ring forced') && legend.includes('whole cluster'), `curves over NCCL's: ${legend.slice(0, 300)}`);
+      const at = async (exp) => { await page.evaluate((e) => { const s = document.querySelector('#t-asize'); s.value = e; s.dispatchEvent(new Event('input')); }, exp); await page.waitForTimeout(150); return page.textContent('#t-areason'); };
+      const small = await at(10);
+      const large = await at(30);
+      assert(small.startsWith('AllReduce of 1K: NCCL picks') && large.startsWith('AllReduce of 1G: NCCL picks'), `${small} / ${large}`);
+      assert(small.split(':')[1] !== large.split(':')[1], `the choice or its reason changes with size: ${small} / ${large}`);
+    });
+
     await check('a lesson by keyboard only: open, guess with the slider, reveal (9x, the model), choose, finish', async () => {
       await page.focus('#t-lessons > summary');
       await page.keyboard.press('Enter');

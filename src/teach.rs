@@ -114,3 +114,62 @@ pub fn teach_answer(step: &str, query: &str, hash: &str) -> String {
         Err(e) => format!("{{\"error\":{}}}", js(&e.message)),
     }
 }
+
+thread_local! {
+    /// The last Report drawn by [`teach_algos`] and the link it came from.
+    static REPORT: RefCell<Option<(String, fabricscope_model::Report)>> = const { RefCell::new(None) };
+}
+
+/// Every algorithm NCCL could run for the page's collective on the whole cluster at `bytes`
+/// (forced with protocol `proto`: auto, ll, ll128, simple): JSON rows with each one's time,
+/// busbw, latency and bandwidth terms or the reason it cannot run, NCCL's choice and why;
+/// with `width` > 0 also the throughput chart with each algorithm's curve over NCCL's.
+#[wasm_bindgen]
+pub fn teach_algos(query: &str, hash: &str, bytes: f64, proto: &str, width: u32, dark: bool) -> String {
+    use fabricscope_model::teach::algos::{compare, curves, reason};
+    use fabricscope_model::{sweep_sizes, Comm, ProtoChoice, SizeRange, YAxis};
+    let link = find_in_url(query, hash).unwrap_or("");
+    let mut s = decode(link).scenario;
+    let op = s.view.selected_op;
+    let bytes = Bytes(bytes.clamp(8.0, 16e9) as u64);
+    let mut run = || -> Result<String, String> {
+        let topo = s.cluster.topology().map_err(|e| e.message)?;
+        let comm = Comm::new(&topo, topo.whole()).map_err(|e| e.message)?;
+        let (auto, rows) = compare(&comm, op, bytes, ProtoChoice::from_id(proto).unwrap_or_default()).map_err(|e| e.message)?;
+        let mut o = format!("{{\"op\":{},\"reason\":{},\"rows\":[", js(op.name()), js(&reason(&auto, &rows)));
+        let row = |t: &fabricscope_model::teach::algos::Terms| {
+            let p = &t.prediction;
+            format!("\"algorithm\":\"{}\",\"protocol\":\"{}\",\"time\":{},\"busbw\":{},\"lat\":{},\"bw\":{}", p.algorithm, p.protocol, p.time.0, p.busbw.0, t.latency.0, t.bandwidth)
+        };
+        for (i, r) in rows.iter().enumerate() {
+            let body = match &r.run {
+                Ok(t) => row(t),
+                Err(why) => format!("\"why\":{}", js(why)),
+            };
+            let _ = write!(o, "{}{{\"algo\":\"{}\",{body}}}", if i > 0 { "," } else { "" }, r.algo.id());
+        }
+        let _ = write!(o, "],\"auto\":{{{}}}", row(&auto));
+        if width > 0 {
+            s.view.sizes = SizeRange::All;
+            s.view.y_axis = YAxis::Log;
+            s.view.key_bytes = bytes;
+            s.view.ops = vec![op];
+            let sizes: Vec<Bytes> = sweep_sizes(s.view.min_bytes, s.view.max_bytes).collect();
+            let extra = curves(&comm, op, &sizes, s.view.algbw)
+                .into_iter()
+                .map(|(a, points)| fabricscope_charts::Series { label: format!("{} forced", a.id()), points, band: Vec::new() })
+                .collect();
+            let svg = REPORT.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.as_ref().is_none_or(|(l, _)| l != link) {
+                    *c = fabricscope_model::evaluate(&s).ok().map(|r| (link.to_string(), r));
+                }
+                c.as_ref().map(|(_, r)| fabricscope_charts::report::throughput_chart_with(r, &s.view, &Theme::for_dark(dark), width, 420, width < 600, extra))
+            });
+            let _ = write!(o, ",\"svg\":{}", js(&svg.unwrap_or_default()));
+        }
+        o.push('}');
+        Ok(o)
+    };
+    run().unwrap_or_else(|e| format!("{{\"error\":{}}}", js(&e)))
+}

@@ -1,6 +1,7 @@
-//! Teaching: collectives played step by step on a small copy of the cluster ([`schedule`])
-//! and the model's answers to lesson questions ([`lesson`]).
+//! Teaching: collectives played step by step on a small copy of the cluster ([`schedule`]),
+//! the model's answers to lesson questions ([`lesson`]), and every algorithm side by side ([`algos`]).
 
+pub mod algos;
 pub mod lesson;
 pub mod schedule;
 
