@@ -20,13 +20,16 @@ pub struct TeachArgs {
     /// Buffer per GPU; K, M, G are powers of two
     #[arg(long, value_name = "SIZE", value_parser = size_parser(), default_value = "16M")]
     pub bytes: Bytes,
-    /// Write the frame at this fraction of the run (0 to 1) as SVG to FILE
+    /// Write one frame of the animation (see --at) as SVG to FILE
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// With --svg: the moment of the frame, as a fraction of the whole run
     #[arg(long, default_value_t = 0.5)]
     pub at: f64,
+    /// Palette of the frame
     #[arg(long, value_enum, default_value = "light")]
     pub theme: ThemeArg,
+    /// Width of the frame in pixels (narrow frames stack the nodes)
     #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u32).range(300..=1200))]
     pub width: u32,
     #[command(flatten)]
