@@ -139,7 +139,7 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
     let g = inst.per_domain as usize;
     let n_steps = s.steps.len();
     doc.text(8.0, 14.0, 13.0, "start", "middle", &text, 600, play_name(s.play));
-    doc.text(8.0, 31.0, 12.0, "start", "middle", &muted, 400, &format!("{} per GPU · {} node{} × {} GPUs", size_text(s.bytes.as_f64()), inst.domains, if inst.domains > 1 { "s" } else { "" }, g));
+    doc.text(8.0, 31.0, 12.0, "start", "middle", &muted, 400, &format!("{} per GPU · {} {}{} × {} GPUs", size_text(s.bytes.as_f64()), inst.domains, if inst.rack { "rack" } else { "node" }, if inst.domains > 1 { "s" } else { "" }, g));
     let phase = s.steps.get(f.step).map_or("", |st| st.phase);
     let status = if f.done { format!("done in {:.1} µs ({} steps)", s.total().0, n_steps) } else { format!("step {} of {}: {} · {:.1} of {:.1} µs", f.step + 1, n_steps, phase, f.t.0, s.total().0) };
     doc.text(8.0, 48.0, 12.0, "start", "middle", &text, 400, &status);
@@ -151,7 +151,7 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
         let x_last = geo.gpu[dom * g + g - 1].0;
         let pad = geo.r + 8.0;
         doc.rect(x_first - pad, y - 26.0, x_last - x_first + 2.0 * pad, geo.bottom[dom] - y + 22.0, "none", &format!(" stroke=\"{grid}\" rx=\"6\""));
-        doc.text(x_first - pad + 4.0, y - 17.0, 10.0, "start", "middle", &muted, 400, &format!("node {}", dom + 1));
+        doc.text(x_first - pad + 4.0, y - 17.0, 10.0, "start", "middle", &muted, 400, &format!("{} {}", if inst.rack { "rack" } else { "node" }, dom + 1));
         let sy = geo.switch_y[dom];
         doc.rect(x_first - geo.r, sy - 4.0, x_last - x_first + 2.0 * geo.r, 8.0, &grid, " rx=\"3\"");
         doc.text((x_first + x_last) / 2.0, sy + 14.0, 10.0, "middle", "middle", &muted, 400, if inst.switch { "switch" } else { "PCIe / host" });

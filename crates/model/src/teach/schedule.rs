@@ -113,6 +113,8 @@ pub struct Instance {
     pub switch: bool,
     /// The domain's switch can reduce and multicast (NVLS: Hopper or later on NVSwitch).
     pub nvls: bool,
+    /// A domain spans several hosts (an NVL72 rack), not one node.
+    pub rack: bool,
     pub scale_up_bw: GBps,
     pub scale_up_latency: Micros,
     pub nic_bw: GBps,
@@ -131,6 +133,7 @@ impl Instance {
             per_domain: topo.domain_gpus.clamp(2, 8).min(topo.total_gpus.max(2)),
             switch: su.has_nvswitch(),
             nvls: su.has_nvswitch() && topo.gpu.arch.compute_capability() >= 90,
+            rack: topo.domain_gpus > topo.cluster.gpus_per_node,
             scale_up_bw: up.map_or(GBps(1.0), |t| t.bw_per_gpu),
             scale_up_latency: up.map_or(Micros::ZERO, |t| t.latency),
             nic_bw: nic.map_or(GBps(1.0), |t| t.bw_per_gpu),
@@ -205,7 +208,9 @@ pub fn schedule(play: Play, inst: Instance, bytes: Bytes) -> Result<Schedule> {
     // NVLS proper runs inside one domain (across domains it is NVLSTree or needs SHARP).
     let inst = if play == Play::Nvls { Instance { domains: 1, ..inst } } else { inst };
     let n = inst.ranks();
-    let bytes = Bytes(bytes.0.max(n as u64 * 4));
+    // A whole number of bytes in every slice of every algorithm, so counters match formulas.
+    let unit = 2 * n as u64 * inst.per_domain as u64;
+    let bytes = Bytes((bytes.0 / unit).max(1) * unit);
     let (slices, steps) = match play {
         Play::Ring => (n, ring(&inst, bytes)),
         Play::AllToAll => (n, all_to_all(&inst, bytes)),
@@ -596,10 +601,23 @@ mod tests {
                 let s = schedule(play, inst(nodes, 4), Bytes(1 << 20)).unwrap();
                 let end = s.frame(s.total());
                 let d = nodes as f64;
-                assert!((s.measured(&end) - 2.0 * (d - 1.0) / d * (1 << 20) as f64).abs() < 1e-6, "{play:?} {nodes}");
+                assert!((s.measured(&end) - 2.0 * (d - 1.0) / d * s.bytes.as_f64()).abs() < 1e-6, "{play:?} {nodes}");
                 assert!(holds_everything(&s), "{play:?} {nodes}");
             }
         }
+    }
+
+    #[test]
+    fn counters_match_formulas_on_odd_sizes_and_nvl72_racks() {
+        // 3 GPUs per node and a buffer no slice count divides: rounded to whole slices.
+        let i = Instance::of(&Cluster { nodes: 3, gpus_per_node: 3, nics_per_node: 3, ..Cluster::default() }.topology().unwrap());
+        for play in [Play::Ring, Play::AllToAll, Play::Tree, Play::Nvls, Play::NvlsTree] {
+            let s = schedule(play, i, Bytes(1_000_003)).unwrap();
+            assert_eq!(s.measured(&s.frame(s.total())), s.expected(), "{play:?}");
+        }
+        let rack = Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes: 36, nics_per_node: 4, nic: NicKind::IbXdr, ..Cluster::default() };
+        let i = Instance::of(&rack.topology().unwrap());
+        assert_eq!((i.domains, i.per_domain, i.rack, i.nvls), (2, 8, true, true));
     }
 
     #[test]
