@@ -12,20 +12,36 @@ use serde_json::Value as Json;
 /// The lesson file format this build reads (`"version"` in the file).
 pub const LESSON_VERSION: u32 = 1;
 
-/// A number (or an algorithm's name) the model computes on a cluster.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Measure {
+/// What a [`Measure`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
     /// Per-GPU, per-direction bandwidth of tier `a` divided by tier `b` (ids: hbm, scale_up,
     /// pcie, nic, leaf, spine, core).
-    TierRatio { a: String, b: String, cluster: Option<Cluster> },
+    TierRatio,
     /// nccl-tests busbw in GB/s per direction.
-    Busbw { op: Collective, size: String, group: Group, algo: AlgoChoice, cluster: Option<Cluster> },
+    Busbw,
     /// Time of one operation in µs, as nccl-tests would measure it.
-    Time { op: Collective, size: String, group: Group, algo: AlgoChoice, cluster: Option<Cluster> },
+    Time,
     /// The smallest power-of-two size (bytes, 8 B to 16 GiB) at which NCCL picks `algo`.
-    FirstSize { op: Collective, algo: AlgoChoice, group: Group, cluster: Option<Cluster> },
+    FirstSize,
     /// NCCL's algorithm at this size (text: "Ring", "NVLS", ...).
-    Algorithm { op: Collective, size: String, group: Group, cluster: Option<Cluster> },
+    Algorithm,
+}
+
+/// A number (or an algorithm's name) the model computes on a cluster. One struct for every
+/// kind (fields a kind does not read keep their defaults): less code in the page than an enum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub kind: Kind,
+    pub op: Collective,
+    pub size: Bytes,
+    pub group: Group,
+    pub algo: AlgoChoice,
+    /// Tiers of [`Kind::TierRatio`].
+    pub a: String,
+    pub b: String,
+    /// Overrides the step's cluster.
+    pub cluster: Option<Cluster>,
 }
 
 /// Which GPUs run the collective: all of them, or `ranks` with `per_domain` in each domain.
@@ -50,7 +66,7 @@ pub struct Reveal {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub label: String,
-    /// Matches an [`Measure::Algorithm`] answer (case-insensitive), for algorithm questions.
+    /// Matches a [`Kind::Algorithm`] answer (case-insensitive), for algorithm questions.
     pub id: Option<String>,
     pub value: Option<Reveal>,
     /// The number this option stands for: the option closest to the revealed number is right.
@@ -93,9 +109,6 @@ fn placement(topo: &Topology, g: Group) -> Placement {
     }
 }
 
-fn size(s: &str) -> Result<Bytes> {
-    parse_size(s).map_err(|e| ModelError::new("size", e.0))
-}
 
 enum Value {
     Num(f64),
@@ -105,47 +118,33 @@ enum Value {
 impl Measure {
     fn eval(&self, base: &Topology) -> Result<Value> {
         let own;
-        let topo = match self.cluster() {
+        let topo = match &self.cluster {
             Some(c) => {
                 own = c.topology()?;
                 &own
             }
             None => base,
         };
-        match self {
-            Measure::TierRatio { a, b, .. } => {
-                let bw = |id: &str| {
-                    topo.tiers.iter().find(|t| tier_id(t.kind) == id).map(|t| t.bw_per_gpu.0).ok_or_else(|| {
-                        ModelError::new("tier", format!("this cluster has no tier {id}; allowed: hbm, scale_up, pcie, nic, leaf, spine, core"))
-                    })
-                };
-                Ok(Value::Num(bw(a)? / bw(b)?))
-            }
-            Measure::Busbw { op, size: s, group, algo, .. } | Measure::Time { op, size: s, group, algo, .. } => {
-                let p = Comm::new(topo, placement(topo, *group))?.predict(*op, size(s)?, *algo, ProtoChoice::Auto)?;
-                Ok(Value::Num(if matches!(self, Measure::Busbw { .. }) { p.busbw.0 } else { p.time.0 }))
-            }
-            Measure::Algorithm { op, size: s, group, .. } => {
-                let p = Comm::new(topo, placement(topo, *group))?.predict(*op, size(s)?, AlgoChoice::Auto, ProtoChoice::Auto)?;
-                Ok(Value::Text(p.algorithm.to_string()))
-            }
-            Measure::FirstSize { op, algo, group, .. } => {
-                let comm = Comm::new(topo, placement(topo, *group))?;
-                let want = comm.predict(*op, Bytes(1 << 30), *algo, ProtoChoice::Auto)?.algorithm;
-                let hit = crate::collective::sweep_sizes(Bytes(8), Bytes(16 << 30))
-                    .find(|b| comm.predict(*op, *b, AlgoChoice::Auto, ProtoChoice::Auto).is_ok_and(|p| p.algorithm == want));
-                Ok(Value::Num(hit.map_or(f64::NAN, |b| b.as_f64())))
-            }
+        if self.kind == Kind::TierRatio {
+            let bw = |id: &str| {
+                topo.tiers.iter().find(|t| tier_id(t.kind) == id).map(|t| t.bw_per_gpu.0).ok_or_else(|| {
+                    ModelError::new("tier", format!("this cluster has no tier {id}; allowed: hbm, scale_up, pcie, nic, leaf, spine, core"))
+                })
+            };
+            return Ok(Value::Num(bw(&self.a)? / bw(&self.b)?));
         }
-    }
-    fn cluster(&self) -> Option<&Cluster> {
-        match self {
-            Measure::TierRatio { cluster, .. }
-            | Measure::Busbw { cluster, .. }
-            | Measure::Time { cluster, .. }
-            | Measure::FirstSize { cluster, .. }
-            | Measure::Algorithm { cluster, .. } => cluster.as_ref(),
-        }
+        let comm = Comm::new(topo, placement(topo, self.group))?;
+        let run = |b: Bytes, algo| comm.predict(self.op, b, algo, ProtoChoice::Auto);
+        Ok(match self.kind {
+            Kind::Busbw => Value::Num(run(self.size, self.algo)?.busbw.0),
+            Kind::Time => Value::Num(run(self.size, self.algo)?.time.0),
+            Kind::Algorithm => Value::Text(run(self.size, AlgoChoice::Auto)?.algorithm.to_string()),
+            _ => {
+                let want = run(Bytes(1 << 30), self.algo)?.algorithm;
+                let hit = crate::collective::sweep_sizes(Bytes(8), Bytes(16 << 30)).find(|b| run(*b, AlgoChoice::Auto).is_ok_and(|p| p.algorithm == want));
+                Value::Num(hit.map_or(f64::NAN, |b| b.as_f64()))
+            }
+        })
     }
 }
 
@@ -234,26 +233,30 @@ fn cluster(v: &Json) -> Result<Option<Cluster>> {
 
 impl Measure {
     fn parse(v: &Json) -> Result<Measure> {
-        let op = || {
-            let t = text(v, "op")?;
-            Collective::from_id(t).ok_or_else(|| bad(format!("unknown op {t}; allowed: {}", Collective::ids().join(", "))))
+        let kind = match text(v, "measure")? {
+            "tier_ratio" => Kind::TierRatio,
+            "busbw" => Kind::Busbw,
+            "time" => Kind::Time,
+            "first_size" => Kind::FirstSize,
+            "algorithm" => Kind::Algorithm,
+            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm"))),
         };
-        let algo = || match v.get("algo").and_then(Json::as_str) {
-            None => Ok(AlgoChoice::Auto),
-            Some(t) => AlgoChoice::from_id(t).ok_or_else(|| bad(format!("unknown algo {t}; allowed: auto, ring, tree, nvls, nvlstree, collnet, pat"))),
+        let word = |k: &str| v.get(k).and_then(Json::as_str).unwrap_or_default();
+        let op = match word("op") {
+            "" => Collective::AllReduce,
+            t => Collective::from_id(t).ok_or_else(|| bad(format!("unknown op {t}; allowed: {}", Collective::ids().join(", "))))?,
+        };
+        let algo = match word("algo") {
+            "" => AlgoChoice::Auto,
+            t => AlgoChoice::from_id(t).ok_or_else(|| bad(format!("unknown algo {t}; allowed: auto, ring, tree, nvls, nvlstree, collnet, pat")))?,
+        };
+        let size = match word("size") {
+            "" => Bytes(1 << 30),
+            t => parse_size(t).map_err(|e| bad(e.0))?,
         };
         let count = |k: &str| v.get("group").and_then(|g| g.get(k)).and_then(Json::as_u64).map(|x| x.min(u32::MAX as u64) as u32);
         let group = Group { ranks: count("ranks"), per_domain: count("per_domain") };
-        let size = || text(v, "size").map(str::to_string);
-        let cluster = cluster(v)?;
-        Ok(match text(v, "measure")? {
-            "tier_ratio" => Measure::TierRatio { a: text(v, "a")?.into(), b: text(v, "b")?.into(), cluster },
-            "busbw" => Measure::Busbw { op: op()?, size: size()?, group, algo: algo()?, cluster },
-            "time" => Measure::Time { op: op()?, size: size()?, group, algo: algo()?, cluster },
-            "first_size" => Measure::FirstSize { op: op()?, algo: algo()?, group, cluster },
-            "algorithm" => Measure::Algorithm { op: op()?, size: size()?, group, cluster },
-            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm"))),
-        })
+        Ok(Measure { kind, op, size, group, algo, a: word("a").into(), b: word("b").into(), cluster: cluster(v)? })
     }
 }
 
