@@ -59,6 +59,7 @@ function buildPlayer(body) {
 function replan(play) {
   pause();
   P.play = play;
+  P.link = location.search + location.hash;
   const plan = JSON.parse(W().teach_plan(...where(), play, P.bytes));
   for (const o of $('#t-algo').options) {
     const p = plan.plays?.find((x) => x.id === o.value);
@@ -98,6 +99,7 @@ function seek(t) {
 // Steps to the end of the current step (or back to the start of the previous one).
 function stepBy(dir) {
   pause();
+  fresh();
   if (!P.plan) return;
   const st = P.plan.steps;
   const eps = 1e-5 * P.plan.total;
@@ -113,8 +115,13 @@ function pause() {
   if (b) b.textContent = 'Play';
 }
 
+// The page writes the design into the link with replaceState (no hashchange): a play that
+// starts after the design changed plans again first.
+const fresh = () => P.link === location.search + location.hash || replan(P.play);
+
 function toggle() {
   if (P.playing) return pause();
+  fresh();
   if (!P.plan) return;
   if (P.t >= P.plan.total) seek(0);
   P.playing = true;
@@ -278,10 +285,13 @@ async function buildGlossary(body) {
 const built = new Set();
 const BUILD = { 't-anim': buildPlayer, 't-algos': buildAlgos, 't-lessons': buildLessons, 't-gloss': buildGlossary };
 
-/** Fills the part `id` of the section the first time it opens. */
+const REFRESH = { 't-anim': () => fresh(), 't-algos': () => drawAlgos() };
+
+/** Fills the part `id` of the section the first time it opens; later opens follow the design. */
 export async function open(id) {
   const d = document.getElementById(id);
-  if (!d || built.has(id) || !BUILD[id]) return;
+  if (built.has(id)) return REFRESH[id]?.();
+  if (!d || !BUILD[id]) return;
   built.add(id);
   await BUILD[id]($('.t-body', d));
 }

@@ -139,6 +139,22 @@ async function main() {
       await page.emulateMedia({ reducedMotion: 'no-preference' });
     });
 
+    await check('the player follows the design: 2 nodes typed on the page, the next play runs on 16 GPUs', async () => {
+      await page.fill('#nodes-number', '2');
+      await page.press('#nodes-number', 'Enter');
+      await page.waitForFunction(() => location.hash !== '#s=v1.e30' && location.hash.length > 4, null, { timeout: 5000 });
+      await page.waitForTimeout(400);
+      await page.selectOption('#t-algo', 'ring');
+      await page.click('#t-play');
+      await page.waitForFunction(() => document.querySelector('#t-count')?.dataset.done === 'true', null, { timeout: 30000 });
+      const c = await counter(page);
+      assert(c.n === '16' && c.d === '2', `16 GPUs on 2 nodes: ${JSON.stringify(c)}`);
+      assert(Math.abs(+c.measured - FORMULA.ring(16) * c.s) < 1e-6 * c.s, `ring on 16: ${c.measured}`);
+      await page.fill('#nodes-number', '4');
+      await page.press('#nodes-number', 'Enter');
+      await page.waitForTimeout(400);
+    });
+
     await check("algorithms side by side: NCCL's choice, each forced or why not, the chart with their curves, the reason changing with size", async () => {
       await page.click('#t-algos > summary');
       await page.waitForSelector('#t-atable .t-auto', { timeout: 10000 });
