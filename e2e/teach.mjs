@@ -202,6 +202,25 @@ async function main() {
       assert(prog['nvlink-vs-ib']?.done === true, JSON.stringify(prog));
     });
 
+    await check("a teacher's lesson: imported from a file, answered by the model on the page's design, shared by link", async () => {
+      const lesson = { format: 'fabricscope-lesson', version: 1, id: 'my-class', title: 'My class', steps: [{ question: 'NCCL\'s busbw for 1 GiB AllReduce here?', guess: { kind: 'slider', min: 0, max: 1000, unit: 'GB/s' }, reveal: { value: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, explain: 'Read off the chart.' }] };
+      await page.setInputFiles('#t-import', { name: 'my-class.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(lesson)) });
+      await page.waitForSelector('#t-reveal');
+      assert((await page.textContent('#t-lesson-h')).startsWith('My class'), await page.textContent('#t-lesson-h'));
+      await page.click('#t-reveal');
+      const mine = +(await page.getAttribute('.t-answer', 'data-value'));
+      const shown = +(await page.getAttribute('[data-testid=busbw-value]', 'data-value'));
+      assert(mine > 0 && Math.abs(mine - shown) < 1e-6 * shown, `the lesson's busbw ${mine} is the page's ${shown}`);
+      const link = await page.getAttribute('#t-lesson a[href*="lesson="]', 'href');
+      const p2 = await ctx.newPage();
+      await p2.goto(link, { waitUntil: 'load' });
+      await p2.waitForSelector('#t-lesson-h', { timeout: 15000 });
+      assert((await p2.textContent('#t-lesson-h')).startsWith('My class'), 'the link carries the lesson');
+      await p2.close();
+      await page.setInputFiles('#t-import', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"x"}') });
+      await page.waitForFunction(() => /Cannot use this file/.test(document.querySelector('#t-lesson-msg').textContent));
+    });
+
     await check('a glossary term on the page opens its definition, focused', async () => {
       await page.click('footer [data-g=busbw]');
       await page.waitForFunction(() => document.activeElement?.id === 'g-busbw', null, { timeout: 10000 });
