@@ -32,6 +32,7 @@ pub mod presets;
 pub mod reading;
 pub mod report;
 pub mod scenario;
+pub mod sorting;
 pub mod teach;
 pub mod topology;
 pub mod training;
