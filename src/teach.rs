@@ -23,9 +23,9 @@ fn cluster_of(query: &str, hash: &str) -> Cluster {
     find_in_url(query, hash).map(|l| decode(l).scenario.cluster).unwrap_or_default()
 }
 
-/// A JSON string literal.
+/// A JSON string literal (through Value's Display: the one JSON writer the page carries).
 fn js(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
+    serde_json::Value::String(s.into()).to_string()
 }
 
 fn plan_json(s: &Schedule, topo: &Topology) -> String {

@@ -113,12 +113,17 @@ impl Geo {
     }
 }
 
+/// Length of a segment: paths run only across and down, so |dx| + |dy| is exact.
+fn seg_len(a: (f64, f64), b: (f64, f64)) -> f64 {
+    (b.0 - a.0).abs() + (b.1 - a.1).abs()
+}
+
 /// The point a fraction `f` of the way along `pts`.
 fn along(pts: &[(f64, f64)], f: f64) -> (f64, f64) {
-    let len: f64 = pts.windows(2).map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1)).sum();
+    let len: f64 = pts.windows(2).map(|w| seg_len(w[0], w[1])).sum();
     let mut left = len * f.clamp(0.0, 1.0);
     for w in pts.windows(2) {
-        let l = (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1);
+        let l = seg_len(w[0], w[1]);
         if left <= l && l > 0.0 {
             let t = left / l;
             return (w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t);

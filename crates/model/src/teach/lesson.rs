@@ -205,7 +205,8 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
 
 /// Parses a step (the JSON of one element of a lesson's `steps`) and answers it.
 pub fn answer_json(step: &str, page: &Cluster) -> Result<Answer> {
-    let v: Json = serde_json::from_str(step).map_err(|e| bad(format!("not JSON: {e}")))?;
+    // from_slice and Value: the one JSON reader the page already carries (link.rs).
+    let v: Json = serde_json::from_slice(step.as_bytes()).map_err(|e| bad(format!("not JSON: {e}")))?;
     answer(&StepSpec::parse(&v)?, page)
 }
 
