@@ -76,22 +76,26 @@ impl Geo {
         geo.net = if wide { h + 6.0 } else { w - 24.0 };
         (geo, h + if wide { 64.0 } else { 70.0 })
     }
+    /// Centre of GPU `r` (the origin for a rank the instance does not have).
+    fn at(&self, r: u32) -> (f64, f64) {
+        self.gpu.get(r as usize).copied().unwrap_or_default()
+    }
     fn domain(&self, s: &Schedule, r: u32) -> usize {
-        s.instance.domain_of(r) as usize
+        (s.instance.domain_of(r) as usize).min(self.switch_y.len().saturating_sub(1))
     }
     /// The path a transfer's chunk follows.
     fn path(&self, s: &Schedule, from: End, to: End, link: LinkKind) -> Vec<(f64, f64)> {
         match (from, to) {
             (End::Gpu(a), End::Switch(_)) => {
-                let p = self.gpu[a as usize];
+                let p = self.at(a);
                 vec![p, (p.0, self.switch_y[self.domain(s, a)])]
             }
             (End::Switch(_), End::Gpu(b)) => {
-                let p = self.gpu[b as usize];
+                let p = self.at(b);
                 vec![(p.0, self.switch_y[self.domain(s, b)]), p]
             }
             (End::Gpu(a), End::Gpu(b)) => {
-                let (pa, pb) = (self.gpu[a as usize], self.gpu[b as usize]);
+                let (pa, pb) = (self.at(a), self.at(b));
                 let (da, db) = (self.domain(s, a), self.domain(s, b));
                 if link == LinkKind::ScaleUp {
                     let y = self.switch_y[da];
