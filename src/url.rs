@@ -39,7 +39,7 @@ fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
 pub fn leave_import_notes(notes: &[String]) {
     // Through a Value, whose serializer the link already uses. Without storage the page still
     // loads the file's scenario, only without the notes.
-    let json = serde_json::Value::from(notes.to_vec()).to_string();
+    let json = fabricscope_model::link::json_text(&serde_json::Value::from(notes.to_vec()));
     let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
 }
 
