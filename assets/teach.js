@@ -1,7 +1,8 @@
-// The "Learn" section (index.html #teach), loaded by teach-load.js only when a part of it opens
-// or a glossary term is followed. Plain DOM: every number, frame and answer comes from the
-// model through the wasm exports in src/teach.rs (teach_plan, teach_frame_at, teach_answer);
-// this file only plays frames, asks questions and keeps progress.
+// Learn (learn.html #teach, its own page and wasm), loaded by pages.js once the wasm is ready.
+// Plain DOM: every number, frame and answer comes from the model through the Learn wasm's
+// exports (src/bin/fabricscope-learn/teach.rs: teach_plan, teach_frame_at, teach_answer,
+// teach_algos) on the design of the page's link; this file only plays frames, asks questions
+// and keeps progress.
 
 const W = () => window.wasmBindings;
 const $ = (sel, root = document) => root.querySelector(sel);

@@ -1,17 +1,18 @@
-// The Learn section (issue 13), against a release build (dist/):
-// 1. nothing of it loads with the first paint; opening it fetches teach.js;
+// Learn (issue 13), its own page learn.html with its own wasm, against a release build (dist/):
+// 1. the explorer loads none of it and its wasm has no teach exports; its Learn link opens
+//    learn.html on the explorer's design, and Learn links back with it;
 // 2. every algorithm the default cluster (4 nodes of 8 H100) can play is played to the end at
 //    4x, and the bytes counter equals the textbook formula for it, computed here;
 // 3. keys drive the player; with prefers-reduced-motion, Play steps without motion;
 // 4. screenshots of a ring mid-flight: desktop and phone, light and dark (e2e/out/teach-*.png);
 // 5. a lesson is completed by keyboard only, and the answer is the model's (9x);
-// 6. a glossary term followed from the page opens its definition;
+// 6. a glossary term followed on Learn, or from the explorer, opens its definition;
 // 7. with the server stopped and the browser offline, a lesson still opens and answers.
 //
 //   node e2e/teach.mjs            (DIST=path to test another build)
 
 import { chromium } from 'playwright-core';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
@@ -29,11 +30,23 @@ const FORMULA = {
   nvlstree: (n, d) => (2 * (d - 1)) / d,
 };
 
+// Links (`fabricscope link`): {"n":4} the default 4 nodes of 8 H100, {"n":2} two of them.
+const FOUR = 'v1.eyJuIjo0fQ';
+const TWO = 'v1.eyJuIjoyfQ';
+
+/** Names of the wasm exports of the module `page` (index.html or learn.html) loads. */
+async function wasmExports(page) {
+  const html = await readFile(join(dist, page), 'utf8');
+  const boot = (await readdir(dist)).find((f) => /^boot-.*\.js$/.test(f) && html.includes(f));
+  const wasm = (await readFile(join(dist, boot), 'utf8')).match(/[\w.-]+_bg\.wasm/)[0];
+  return WebAssembly.Module.exports(new WebAssembly.Module(await readFile(join(dist, wasm)))).map((e) => e.name);
+}
+
 const counter = (page) => page.evaluate(() => ({ ...document.querySelector('#t-count').dataset, now: document.querySelector('#t-now').textContent }));
 
+// The player is open from the start on learn.html.
 async function openPlayer(page) {
-  await page.click('#t-anim > summary');
-  await page.waitForSelector('#t-svg svg', { timeout: 10000 });
+  await page.waitForSelector('#t-svg svg', { timeout: 15000 });
 }
 
 /** Presses Tab until the focused element matches `sel` (keyboard only); fails after 40. */
@@ -49,6 +62,7 @@ async function main() {
   await mkdir(out, { recursive: true });
   const server = await startServer({ root: dist });
   const base = server.origin + '/';
+  const learn = `${base}learn.html#s=${FOUR}`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
   const { check, summary } = checker();
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -58,16 +72,32 @@ async function main() {
   const asked = [];
   page.on('request', (r) => asked.push(new URL(r.url()).pathname));
   try {
-    await check('first paint loads none of the Learn section; opening it fetches teach.js and draws a frame', async () => {
-      await page.goto(base, { waitUntil: 'load' });
+    await check("the explorer loads none of Learn and its wasm has no teach exports; Learn's own wasm has them", async () => {
+      const [explorer, mine] = [await wasmExports('index.html'), await wasmExports('learn.html')];
+      const teach = ['teach_plan', 'teach_frame_at', 'teach_answer', 'teach_algos'];
+      assert(!explorer.some((e) => e.startsWith('teach_')), `explorer exports: ${explorer.filter((e) => e.startsWith('teach'))}`);
+      assert(teach.every((e) => mine.includes(e)), `Learn exports: ${mine}`);
+      await page.goto(`${base}#s=${TWO}`, { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
       await page.waitForTimeout(300);
-      const early = asked.filter((r) => /teach\.js|lessons\/|glossary/.test(r));
-      assert(early.length === 0, `fetched before opening: ${early}`);
+      const early = asked.filter((r) => /teach\.js|lessons\/|glossary|learn/.test(r));
+      assert(early.length === 0, `the explorer fetched: ${early}`);
+    });
+
+    await check("the explorer's Learn link opens learn.html on its design (2 nodes: 16 GPUs), and Learn links back with it", async () => {
+      await page.click('.masthead a[data-carry]');
+      await page.waitForURL(/learn\.html#s=/, { timeout: 10000 });
+      assert(page.url() === `${base}learn.html#s=${TWO}`, page.url());
       await openPlayer(page);
-      assert(asked.some((r) => r.endsWith('/teach.js')), 'teach.js fetched on open');
+      assert(asked.some((r) => r.endsWith('/teach.js')), 'teach.js fetched by Learn');
       const c = await counter(page);
-      assert(c.n === '32' && c.d === '4', `4 nodes x 8 GPUs: ${JSON.stringify(c)}`);
+      assert(c.n === '16' && c.d === '2', `2 nodes x 8 GPUs: ${JSON.stringify(c)}`);
+      await page.hover('.masthead a[data-carry]');
+      assert((await page.getAttribute('.masthead a[data-carry]', 'href')) === `./#s=${TWO}`, 'the Explorer link carries the design');
+      await page.goto(learn, { waitUntil: 'load' });
+      await openPlayer(page);
+      const c4 = await counter(page);
+      assert(c4.n === '32' && c4.d === '4', `4 nodes x 8 GPUs: ${JSON.stringify(c4)}`);
     });
 
     for (const play of ['ring', 'tree', 'nvls', 'nvlstree', 'alltoall']) {
@@ -111,8 +141,7 @@ async function main() {
         for (const scheme of ['light', 'dark']) {
           const c = await browser.newContext({ viewport: { width: w, height: h }, colorScheme: scheme, deviceScaleFactor: name === 'phone' ? 2 : 1 });
           const p = await c.newPage();
-          await p.goto(base, { waitUntil: 'load' });
-          await p.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+          await p.goto(learn, { waitUntil: 'load' });
           await openPlayer(p);
           // Part-way through step 20 (all-gather): NVLink chunks have landed, NIC chunks are in flight.
           await p.evaluate(() => { const s = document.querySelector('#t-scrub'); s.value = 327; s.dispatchEvent(new Event('input')); });
@@ -139,10 +168,8 @@ async function main() {
       await page.emulateMedia({ reducedMotion: 'no-preference' });
     });
 
-    await check('the player follows the design: 2 nodes typed on the page, the next play runs on 16 GPUs', async () => {
-      await page.fill('#nodes-number', '2');
-      await page.press('#nodes-number', 'Enter');
-      await page.waitForFunction(() => location.hash !== '#s=v1.e30' && location.hash.length > 4, null, { timeout: 5000 });
+    await check('the player follows the link: another design in the hash (2 nodes), the next play runs on 16 GPUs', async () => {
+      await page.evaluate((s) => { location.hash = `#s=${s}`; }, TWO);
       await page.waitForTimeout(400);
       await page.selectOption('#t-algo', 'ring');
       await page.click('#t-play');
@@ -150,8 +177,7 @@ async function main() {
       const c = await counter(page);
       assert(c.n === '16' && c.d === '2', `16 GPUs on 2 nodes: ${JSON.stringify(c)}`);
       assert(Math.abs(+c.measured - FORMULA.ring(16) * c.s) < 1e-6 * c.s, `ring on 16: ${c.measured}`);
-      await page.fill('#nodes-number', '4');
-      await page.press('#nodes-number', 'Enter');
+      await page.evaluate((s) => { location.hash = `#s=${s}`; }, FOUR);
       await page.waitForTimeout(400);
     });
 
@@ -202,17 +228,19 @@ async function main() {
       assert(prog['nvlink-vs-ib']?.done === true, JSON.stringify(prog));
     });
 
-    await check("a teacher's lesson: imported from a file, answered by the model on the page's design, shared by link", async () => {
+    await check("a teacher's lesson: imported from a file, answered by the model on the link's design as the explorer shows it, shared by link", async () => {
       const lesson = { format: 'fabricscope-lesson', version: 1, id: 'my-class', title: 'My class', steps: [{ question: 'NCCL\'s busbw for 1 GiB AllReduce here?', guess: { kind: 'slider', min: 0, max: 1000, unit: 'GB/s' }, reveal: { value: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, explain: 'Read off the chart.' }] };
       await page.setInputFiles('#t-import', { name: 'my-class.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(lesson)) });
       await page.waitForSelector('#t-reveal');
       assert((await page.textContent('#t-lesson-h')).startsWith('My class'), await page.textContent('#t-lesson-h'));
       await page.click('#t-reveal');
       const mine = +(await page.getAttribute('.t-answer', 'data-value'));
-      const shown = +(await page.getAttribute('[data-testid=busbw-value]', 'data-value'));
-      assert(mine > 0 && Math.abs(mine - shown) < 1e-6 * shown, `the lesson's busbw ${mine} is the page's ${shown}`);
-      const link = await page.getAttribute('#t-lesson a[href*="lesson="]', 'href');
       const p2 = await ctx.newPage();
+      await p2.goto(`${base}#s=${FOUR}`, { waitUntil: 'load' });
+      await p2.waitForSelector('[data-testid=busbw-value]', { timeout: 15000 });
+      const shown = +(await p2.getAttribute('[data-testid=busbw-value]', 'data-value'));
+      assert(mine > 0 && Math.abs(mine - shown) < 1e-6 * shown, `the lesson's busbw ${mine} is the explorer's ${shown}`);
+      const link = await page.getAttribute('#t-lesson a[href*="lesson="]', 'href');
       await p2.goto(link, { waitUntil: 'load' });
       await p2.waitForSelector('#t-lesson-h', { timeout: 15000 });
       assert((await p2.textContent('#t-lesson-h')).startsWith('My class'), 'the link carries the lesson');
@@ -221,10 +249,22 @@ async function main() {
       await page.waitForFunction(() => /Cannot use this file/.test(document.querySelector('#t-lesson-msg').textContent));
     });
 
-    await check('a glossary term on the page opens its definition, focused', async () => {
+    await check('a glossary term on Learn opens its definition, focused', async () => {
       await page.click('footer [data-g=busbw]');
       await page.waitForFunction(() => document.activeElement?.id === 'g-busbw', null, { timeout: 10000 });
       assert(await page.evaluate(() => document.querySelector('#t-gloss').open), 'glossary open');
+    });
+
+    await check("a glossary term in the explorer's footer opens Learn's glossary at it, on the same design", async () => {
+      const p = await ctx.newPage();
+      await p.goto(`${base}#s=${TWO}`, { waitUntil: 'load' });
+      await p.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      await p.click('footer [data-g=algbw]');
+      await p.waitForURL(/learn\.html#/, { timeout: 10000 });
+      assert(p.url() === `${base}learn.html#s=${TWO}&g=algbw`, p.url());
+      await p.waitForFunction(() => document.activeElement?.id === 'g-algbw', null, { timeout: 15000 });
+      assert(await p.evaluate(() => document.querySelector('#t-gloss').open), 'glossary open');
+      await p.close();
     });
 
     await check('offline (server stopped, browser offline): a lesson opens and the model answers it', async () => {
@@ -234,8 +274,8 @@ async function main() {
       });
       await server.stop();
       await ctx.setOffline(true);
-      await page.goto(base + '?lesson=ring-scaling', { waitUntil: 'load' });
-      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      await page.goto(`${base}learn.html?lesson=ring-scaling#s=${FOUR}`, { waitUntil: 'load' });
+      await openPlayer(page);
       await page.waitForSelector('#t-reveal', { timeout: 10000 });
       await page.click('#t-reveal');
       const v = +(await page.getAttribute('.t-answer', 'data-value'));

@@ -8,7 +8,6 @@
 //! | [`components`] | one file per control or panel |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
-//! | [`teach`] | what the lazily loaded teaching panel (assets/teach.js) asks the model |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 
@@ -17,7 +16,6 @@ pub mod components;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
-pub mod teach;
 pub mod training;
 pub mod url;
 

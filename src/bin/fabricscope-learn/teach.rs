@@ -1,7 +1,7 @@
-//! The teaching panel's door into the model: functions the lazily loaded `teach.js` calls
-//! (through Trunk's `window.wasmBindings`) to plan a played collective, draw one of its frames
-//! and answer a lesson step. No model math here; the panel itself is plain DOM in teach.js,
-//! so the first paint carries none of it.
+//! The Learn page's door into the model: functions learn.html's `teach.js` calls (through
+//! Trunk's `window.wasmBindings`) to plan a played collective, draw one of its frames, answer
+//! a lesson step and compare algorithms. No model math here; the page itself is plain DOM in
+//! teach.js. Only the Learn wasm exports these (the explorer's wasm does not carry them).
 
 use fabricscope_charts::teach::{link_names, teach_frame, LinkNames};
 use fabricscope_charts::Theme;
