@@ -3,7 +3,12 @@
 // a glossary term opens Learn's glossary at it (learn.html#s=…&g=term) and an old ?lesson=
 // link moves to Learn. On Learn, teach.js (its wasm's exports) loads once the wasm is ready
 // and fills each part as it opens; a term, the link's g= and ?lesson= open their part.
+// Both pages register dist/sw.js (scripts/post-build.mjs), relative: each sub-path gets its own
+// worker, which caches both pages. (One small script for both pages: one gzip stream less.)
 (() => {
+  if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
+    addEventListener('load', () => navigator.serviceWorker.register('sw.js').catch((e) => console.warn('Fabricscope: offline mode unavailable:', e)));
+  }
   const scenario = () => (/(?:^#|&)(s=[^&]*)/.exec(location.hash) || [])[1];
   const hash = (...kv) => { const h = [scenario(), ...kv].filter(Boolean).join('&'); return h ? `#${h}` : ''; };
   const carry = (e) => { const a = e.target.closest?.('a[data-carry]'); if (a) a.href = a.getAttribute('href').split('#')[0] + hash(); };
