@@ -12,6 +12,7 @@ mod output;
 mod render;
 mod search;
 mod sweep;
+mod teach;
 mod tiers;
 mod train;
 
@@ -44,6 +45,9 @@ enum Command {
     Train(Box<train::TrainArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
+    /// Play a collective step by step on a small copy of the cluster: transcript, bytes per GPU
+    /// against the formula, and (--svg) one frame of the explorer's animation.
+    Teach(Box<teach::TeachArgs>),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Link(a) => link::run(a),
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
+        Command::Teach(a) => teach::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),
