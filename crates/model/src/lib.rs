@@ -14,12 +14,14 @@
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
+//! | [`compare`] | up to four named designs: default names, delta table, scaling curves, link |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod catalog;
 pub mod collective;
+pub mod compare;
 pub mod error;
 pub mod export;
 pub mod limits;
