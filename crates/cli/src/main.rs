@@ -36,7 +36,7 @@ enum Command {
     Tiers(tiers::TiersArgs),
     /// Evaluate a scenario file (JSON) and print the whole Report as JSON.
     Eval(eval::EvalArgs),
-    /// Write every chart of a scenario file as SVG (busbw, hierarchy, topology).
+    /// Write every chart of a scenario file as SVG; of 2-4 files, the comparison charts.
     Render(render::RenderArgs),
     /// Print the explorer permalink of a scenario file, or (--decode) the scenario of a link.
     Link(link::LinkArgs),
