@@ -8,6 +8,7 @@
 //! | [`limits`] | the allowed range of every count and size, for files, links and flags alike |
 //! | [`fabric_tree`] | sizing a buildable fat tree: leaf, spine, core tiers; rail planes |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
+//! | [`bom`] | bill of materials: parts per tier, power, price book, cost |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
 //! | [`training`] | transformer training steps: layout, step time, MFU, memory, search |
@@ -19,6 +20,7 @@
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
+pub mod bom;
 pub mod catalog;
 pub mod collective;
 pub mod compare;

@@ -158,6 +158,8 @@ pub struct Scenario {
     pub cluster: Cluster,
     pub view: View,
     pub training: TrainingChoice,
+    /// The user's prices for the bill of materials ([`crate::bom`]); empty: nothing priced.
+    pub prices: crate::bom::PriceBook,
 }
 
 impl Default for Scenario {
@@ -173,6 +175,7 @@ impl Scenario {
             cluster,
             view: View::default(),
             training: TrainingChoice::default(),
+            prices: crate::bom::PriceBook::default(),
         }
     }
 
@@ -211,7 +214,7 @@ impl Scenario {
         if let Some(z) = t.zero {
             limits::ZERO.check(z as u64)?;
         }
-        Ok(())
+        self.prices.validate()
     }
 }
 
