@@ -11,6 +11,9 @@ use crate::presets::CLUSTER_PRESETS;
 use crate::scenario::Scenario;
 use crate::topology::Cluster;
 use crate::training::explore::{carry_over, TrainingView};
+use crate::bom::Bom;
+use crate::report::{Report, Scope};
+use crate::training::StepReport;
 use crate::units::Bytes;
 use serde_json::Value;
 
@@ -151,6 +154,29 @@ impl KeyNumbers {
     /// for its money).
     pub fn tokens_per_usd(&self) -> Option<f64> {
         Some(self.tokens_per_s? / self.cost_usd.filter(|c| *c > 0.0)?)
+    }
+}
+
+impl KeyNumbers {
+    /// The key numbers of a design: busbw of `op` at `bytes` over every GPU (one domain when
+    /// the cluster is one), the job's chosen layout, and the bill of materials' power and cost.
+    pub fn of(r: &Report, op: Collective, bytes: Bytes, step: Option<&StepReport>, bom: Option<&Bom>) -> KeyNumbers {
+        let busbw = r
+            .curves
+            .iter()
+            .filter(|c| c.op == op)
+            .max_by_key(|c| c.scope == Scope::Cluster)
+            .and_then(|c| c.points.iter().find(|p| p.bytes == bytes))
+            .map(|p| p.busbw.0);
+        let step = step.filter(|s| s.fits);
+        KeyNumbers {
+            busbw_gbps: busbw,
+            step_s: step.map(|s| s.step_time_s),
+            tokens_per_s: step.map(|s| s.tokens_per_s),
+            mfu: step.map(|s| s.mfu),
+            power_kw: bom.map(|b| b.power_kw).filter(|p| *p > 0.0),
+            cost_usd: bom.and_then(|b| b.cost_usd),
+        }
     }
 }
 
@@ -389,6 +415,18 @@ mod tests {
         let p = KeyNumbers { power_kw: Some(100.0), cost_usd: Some(2e6), ..a };
         assert_eq!(p.tokens_per_kwh(), Some(3.6e7));
         assert_eq!(p.tokens_per_usd(), Some(0.5));
+        // From a design: busbw at the size, the job's step, the BOM's power (4 DGX H100 at
+        // 10.2 kW each at least, the DGX H100 user guide); no price book, no cost.
+        let sc = Scenario::default();
+        let r = crate::evaluate(&sc).unwrap();
+        let v = crate::training::explore::explore(&sc.cluster, &sc.training).unwrap();
+        let bom = crate::bom::scenario_bom(&sc).unwrap();
+        let k = KeyNumbers::of(&r, Collective::AllReduce, Bytes(1 << 30), v.chosen.as_ref(), Some(&bom));
+        let at = r.curves.iter().rev().find(|c| c.op == Collective::AllReduce).unwrap().points.iter().find(|p| p.bytes.0 == 1 << 30).unwrap();
+        assert_eq!(k.busbw_gbps, Some(at.busbw.0));
+        assert_eq!(k.step_s, v.chosen.as_ref().map(|c| c.step_time_s));
+        assert!(k.power_kw.unwrap() >= 4.0 * 10.2, "{:?}", k.power_kw);
+        assert_eq!(k.cost_usd, None);
         // One value alone marks nothing.
         let one = delta_rows(&[a, KeyNumbers::default()]);
         assert_eq!((one[0].best, one[0].ratio), (None, None));
