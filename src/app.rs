@@ -4,7 +4,7 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
+    claims, collective_panel, ComparePanel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
     CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
@@ -80,6 +80,8 @@ pub enum Action {
     MicroBatch(u32),
     Recompute(Option<Recompute>),
     Zero(Option<u8>),
+    /// A whole scenario (a pinned design loaded back into the controls).
+    Load(Box<Scenario>),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -201,6 +203,9 @@ impl Reducible for State {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        if let Action::Load(s) = action {
+            return Rc::new(State::from_decoded(fabricscope_model::link::Decoded { scenario: *s, warnings: Vec::new() }));
+        }
         let c = &mut next.cluster;
         match action {
             Action::SetCount(k, v) => k.set(c, v),
@@ -264,7 +269,8 @@ impl Reducible for State {
             | Action::Workload(_)
             | Action::MicroBatch(_)
             | Action::Recompute(_)
-            | Action::Zero(_) => {
+            | Action::Zero(_)
+            | Action::Load(_) => {
                 let t = &mut next.training;
                 match action {
                     Action::Tp(v) => (t.tp, t.best) = (v, false),
@@ -310,7 +316,9 @@ pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    let settled = url::use_link_writer(state.scenario());
+    let designs = use_reducer(crate::designs::load);
+    let designs_link = crate::designs::link_part(&designs.list);
+    let settled = url::use_link_writer(state.scenario(), designs_link.clone());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -463,7 +471,9 @@ pub fn App() -> Html {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             { tier_table_panel(&v.cluster) }
-                            { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
+                            <ComparePanel designs={designs.clone()} scenario={state.scenario()} eval={v.clone()} training={training.clone()} {dark} {compact}
+                                on_load={let d = dispatch.clone(); Callback::from(move |s: Scenario| d.emit(Action::Load(Box::new(s))))} />
+                            { export_panel(&ExportProps { scenario: state.scenario(), designs: designs_link.clone(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         </div>
                     } else {
                         <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>

@@ -36,6 +36,8 @@ pub struct Props {
     pub scenario: Scenario,
     /// The scenario in the page's link (written once input settles): what the snippet embeds.
     pub settled: Scenario,
+    /// The pinned designs' part of the link (`&d=…`, or empty): the shared link carries them.
+    pub designs: String,
     /// The page's evaluation of `scenario`.
     pub eval: Rc<Evaluation>,
     /// The training view on the page (its charts are exported as drawn).
@@ -321,7 +323,7 @@ pub fn export_panel(props: &Props) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         input.select();
     });
-    let share_url = format!("{}#s={link}", page_base());
+    let share_url = format!("{}#s={link}{}", page_base(), props.designs);
     let copy_link = {
         let note = import_note.clone();
         let url = share_url.clone();

@@ -2,6 +2,7 @@
 
 mod claims;
 mod collective;
+mod compare;
 pub(crate) mod controls;
 mod count_field;
 mod export;
@@ -16,6 +17,7 @@ mod tier_table;
 mod training;
 
 pub use claims::{claims, Props as ClaimsProps};
+pub use compare::{ComparePanel, Props as CompareProps};
 pub use collective::{chart_view, collective_panel, collective_svg, readout, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};
 pub use export::{export_panel, Props as ExportProps};

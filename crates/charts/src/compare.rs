@@ -10,6 +10,7 @@ use crate::svg::escape;
 use crate::theme::Theme;
 use crate::training::{memory_chart, step_chart, Size, StepRow};
 use fabricscope_model::compare::{letter, ScalePoint, SCALE_NODES};
+
 use fabricscope_model::report::Scope;
 use fabricscope_model::training::explore::{layout_label, memory_parts, step_parts, TrainingView};
 use fabricscope_model::{Report, View, YAxis};
@@ -18,6 +19,8 @@ use std::fmt::Write;
 /// One design as the charts need it.
 #[derive(Clone, Copy, Debug)]
 pub struct DesignData<'a> {
+    /// Its label on the charts, "A · name" ([`design_label`]); bars of the hierarchy carry
+    /// the part before the first " · ".
     pub name: &'a str,
     pub report: &'a Report,
     /// The design's training view of the compared job (`None` while it is being searched).
@@ -59,7 +62,7 @@ pub fn compare_chart(id: &str, designs: &[DesignData], view: &View, theme: &Them
     let op = view.selected_op;
     let title = compare_title(id)?;
     let lines = |pts: &dyn Fn(&DesignData) -> Vec<(u64, f64)>| -> Vec<Series> {
-        designs.iter().enumerate().map(|(i, d)| Series { label: design_label(i, d.name), points: pts(d), band: Vec::new() }).collect()
+        designs.iter().map(|d| Series { label: d.name.to_string(), points: pts(d), band: Vec::new() }).collect()
     };
     let plot = |series: &[Series], opts: ChartOptions| collective_chart(series, &ChartOptions { width: w, height: if compact { 380 } else { 440 }, description: title.into(), ..opts }, theme);
     let size = view.headline_bytes();
@@ -118,13 +121,13 @@ pub fn compare_chart(id: &str, designs: &[DesignData], view: &View, theme: &Them
             for k in kinds {
                 for (i, d) in designs.iter().enumerate() {
                     for t in d.report.tiers.iter().filter(|t| t.kind == k) {
-                        tiers.push((format!("{} · {}", letter(i), t.name), t.bw_per_gpu.0, t.latency.0));
+                        tiers.push((format!("{} · {}", d.name.split(" · ").next().unwrap_or_default(), t.name), t.bw_per_gpu.0, t.latency.0));
                         colors.push(i);
                     }
                 }
             }
             // The bars carry letters; the axis title says whose they are.
-            let key: Vec<String> = designs.iter().enumerate().map(|(i, d)| design_label(i, d.name)).collect();
+            let key: Vec<&str> = designs.iter().map(|d| d.name).collect();
             let x_label = format!("{} — GB/s per GPU, per direction (log scale)", key.join(", "));
             let opts = HierarchyOptions { width: w, colors, description: title.into(), x_label, ..HierarchyOptions::default() };
             bandwidth_hierarchy_chart_with(&tiers, &opts, theme)
@@ -132,28 +135,27 @@ pub fn compare_chart(id: &str, designs: &[DesignData], view: &View, theme: &Them
         "compare-step" => {
             let rows: Vec<StepRow> = designs
                 .iter()
-                .enumerate()
-                .map(|(i, d)| match d.training.and_then(|v| v.chosen.as_ref()) {
+                .map(|d| match d.training.and_then(|v| v.chosen.as_ref()) {
                     Some(r) => StepRow {
-                        label: design_label(i, d.name),
+                        label: d.name.to_string(),
                         parts: step_parts(r).into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
                         note: format!("MFU {:.0}% · {}", r.mfu * 100.0, layout_label(r)),
                         highlight: false,
                     },
-                    None => StepRow { label: design_label(i, d.name), parts: Vec::new(), note: "no layout yet".into(), highlight: false },
+                    None => StepRow { label: d.name.to_string(), parts: Vec::new(), note: "no layout yet".into(), highlight: false },
                 })
                 .collect();
             let h = 70 + 34 * rows.len() as u32;
             step_chart(&rows, Size { width: w, height: h }, theme)
         }
         "compare-memory" => {
-            let panels: Vec<(String, String)> = designs
+            let panels: Vec<(usize, String, String)> = designs
                 .iter()
                 .enumerate()
                 .filter_map(|(i, d)| {
                     let (parts, cap) = memory_parts(d.training?.chosen.as_ref()?);
                     let parts: Vec<(String, f64)> = parts.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
-                    Some((design_label(i, d.name), memory_chart(&parts, cap, Size { width: w, height: 90 }, theme)))
+                    Some((i, d.name.to_string(), memory_chart(&parts, cap, Size { width: w, height: 90 }, theme)))
                 })
                 .collect();
             stack(&panels, w, title, theme)
@@ -163,17 +165,17 @@ pub fn compare_chart(id: &str, designs: &[DesignData], view: &View, theme: &Them
 }
 
 /// Charts one above the other in one SVG, each under its design's name in its colour.
-fn stack(panels: &[(String, String)], w: u32, title: &str, theme: &Theme) -> String {
+fn stack(panels: &[(usize, String, String)], w: u32, title: &str, theme: &Theme) -> String {
     let mut body = String::new();
     let mut y = 0;
-    for (i, (name, svg)) in panels.iter().enumerate() {
+    for (i, name, svg) in panels {
         let (_, h) = svg_size(svg);
         let _ = write!(
             body,
             "<text x=\"10\" y=\"{}\" font-family=\"{}\" font-size=\"13\" font-weight=\"600\" fill=\"{}\">{}</text><svg x=\"0\" y=\"{}\">{}</svg>",
             y + 16,
             theme.font,
-            theme.series_color(i).hex(),
+            theme.series_color(*i).hex(),
             escape(name),
             y + 22,
             svg.find('>').map_or("", |j| &svg[j + 1..svg.len().saturating_sub(6)])
@@ -209,7 +211,7 @@ mod tests {
             .map(|(s, v)| SCALE_NODES.iter().map(|n| scale_point(&s.cluster, *n, Collective::AllReduce, s.view.headline_bytes(), Some(v))).collect())
             .collect();
         let designs: Vec<DesignData> = (0..2)
-            .map(|i| DesignData { name: ["IB", "RoCE"][i], report: &reports[i], training: Some(&views[i]), scaling: &scaling[i] })
+            .map(|i| DesignData { name: ["A · IB", "B · RoCE"][i], report: &reports[i], training: Some(&views[i]), scaling: &scaling[i] })
             .collect();
         let theme = Theme::light();
         for id in COMPARE_CHART_IDS {

@@ -9,7 +9,7 @@ use crate::eval::{read_and_evaluate, read_training};
 use clap::{Args, ValueEnum};
 use fabricscope_charts::report::{render_chart, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
-use fabricscope_charts::compare::{compare_chart, compare_title, DesignData, COMPARE_CHART_IDS};
+use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
 use fabricscope_charts::Theme;
 use fabricscope_model::compare::{default_name, scale_point, ScalePoint, SCALE_NODES};
 use fabricscope_model::training::explore::TrainingView;
@@ -79,9 +79,11 @@ pub fn run(a: &RenderArgs) -> Result<String, CliError> {
         Ok(())
     };
     let Some((s, r, training)) = single else {
+        let labels: Vec<String> = designs.iter().enumerate().map(|(i, d)| design_label(i, &d.0)).collect();
         let data: Vec<DesignData> = designs
             .iter()
-            .map(|(name, _, r, t, sc)| DesignData { name, report: r, training: Some(t), scaling: sc })
+            .zip(&labels)
+            .map(|((_, _, r, t, sc), name)| DesignData { name, report: r, training: Some(t), scaling: sc })
             .collect();
         let view = &designs[0].1.view;
         for id in COMPARE_CHART_IDS.into_iter().filter(|id| wanted(id)) {
