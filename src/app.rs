@@ -471,7 +471,7 @@ pub fn App() -> Html {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             { tier_table_panel(&v.cluster) }
-                            <ComparePanel designs={designs.clone()} scenario={state.scenario()} eval={v.clone()} training={training.clone()} {dark} {compact}
+                            <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={training.clone()} {dark} {compact}
                                 on_load={let d = dispatch.clone(); Callback::from(move |s: Scenario| d.emit(Action::Load(Box::new(s))))} />
                             { export_panel(&ExportProps { scenario: state.scenario(), designs: designs_link.clone(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         </div>

@@ -113,9 +113,10 @@ fn slice(store: Store, tick: UseStateHandle<u32>, gen: Gen, my: u32) {
     }
 }
 
-/// Each key's answers so far, in order, and whether work is still under way.
+/// Each key's answers so far, in order, whether work is still under way, and a number that
+/// changes whenever an answer is new (for memoizing what is drawn from them).
 #[hook]
-pub fn use_compare_work(keys: Vec<Key>) -> (Vec<Outcome>, bool) {
+pub fn use_compare_work(keys: Vec<Key>) -> (Vec<Outcome>, bool, u32) {
     let store: Store = use_mut_ref(Vec::new);
     let timer = use_mut_ref(|| None::<Timeout>);
     let gen: Gen = (*use_mut_ref(|| Rc::new(std::cell::Cell::new(0u32))).borrow()).clone();
@@ -140,5 +141,5 @@ pub fn use_compare_work(keys: Vec<Key>) -> (Vec<Outcome>, bool) {
     }
     let s = store.borrow();
     let outs = keys.iter().map(|k| s.iter().find(|e| e.key == *k).map(|e| e.out.clone()).unwrap_or_default()).collect();
-    (outs, s.iter().any(|e| !e.done()))
+    (outs, s.iter().any(|e| !e.done()), *tick)
 }
