@@ -73,7 +73,8 @@ async function main() {
     });
 
     await check('each chart draws every design in its colour; the delta table marks the best', async () => {
-      // The page's design (GB200, unpinned now) joins as a fourth line.
+      // The page's design (GB200, unpinned now) joins as a fourth line once the link settles.
+      await page.waitForTimeout(400);
       await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
       for (const id of ['compare-busbw', 'compare-hierarchy', 'compare-step', 'compare-memory', 'compare-scaling-busbw', 'compare-scaling-step']) {
         await page.click(`[data-testid=${id}]`);

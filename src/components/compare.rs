@@ -21,7 +21,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct Props {
     pub designs: UseReducerHandle<Designs>,
     /// The page's design as of the link (settled 300 ms after the last input): it joins the
@@ -36,6 +36,18 @@ pub struct Props {
     pub compact: bool,
     /// Loads a pinned design into the controls.
     pub on_load: Callback<Scenario>,
+}
+
+impl PartialEq for Props {
+    /// By pointer where a value comparison would walk a whole Report on every render.
+    fn eq(&self, o: &Self) -> bool {
+        self.designs == o.designs
+            && Rc::ptr_eq(&self.eval, &o.eval)
+            && self.training.as_ref().map(Rc::as_ptr) == o.training.as_ref().map(Rc::as_ptr)
+            && self.scenario == o.scenario
+            && self.current == o.current
+            && (self.dark, self.compact) == (o.dark, o.compact)
+    }
 }
 
 /// Tab labels of [`COMPARE_CHART_IDS`].
@@ -93,6 +105,50 @@ fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outco
     format!("{at} — {}", parts.join("; "))
 }
 
+/// The chips of the pinned designs, the pin button and any notes: markup rewritten only when
+/// they change, so a re-render while a name is typed never resets the box.
+fn chips_html(names: &[String], notes: &[String]) -> String {
+    let mut o = String::from("<ul class=\"designs\">");
+    for (i, n) in names.iter().enumerate() {
+        let l = fabricscope_model::compare::letter(i);
+        let _ = write!(
+            o,
+            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Show this design in the controls\">Load</button><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
+            esc(n)
+        );
+    }
+    let full = names.len() >= MAX_DESIGNS;
+    let _ = write!(
+        o,
+        "</ul><button type=\"button\" data-act=\"pin\" data-testid=\"pin\"{}>{}</button>",
+        if full { " disabled" } else { "" },
+        if full { "Four designs pinned (remove one to pin)" } else { "Pin this design" }
+    );
+    if !notes.is_empty() {
+        o.push_str("<ul class=\"notes\" data-testid=\"design-notes\">");
+        for n in notes {
+            let _ = write!(o, "<li>{}</li>", esc(n));
+        }
+        o.push_str("</ul>");
+    }
+    if names.is_empty() {
+        o.push_str("<p class=\"muted\">Pin this design, change the cluster, and pin again: up to four designs side by side, kept in the link and in this browser.</p>");
+    }
+    o
+}
+
+/// The chart picker for tab `t`.
+fn tabs_html(t: usize) -> String {
+    let mut o = String::from("<div class=\"segmented\" role=\"radiogroup\" aria-label=\"Comparison chart\">");
+    for (i, l) in TABS.iter().enumerate() {
+        let on = if i == t { " on" } else { "" };
+        let checked = if i == t { " checked" } else { "" };
+        let _ = write!(o, "<label class=\"seg{on}\"><input type=\"radio\" name=\"compare-chart\" data-tab=\"{i}\" data-testid=\"{}\"{checked}>{l}</label>", COMPARE_CHART_IDS[i]);
+    }
+    o.push_str("</div>");
+    o
+}
+
 /// The page's design as last settled, numbered so drawings can key on it.
 #[derive(Clone)]
 struct Now {
@@ -108,19 +164,18 @@ pub fn ComparePanel(p: &Props) -> Html {
     let now_cell = use_mut_ref(|| None::<Now>);
     // The live evaluation is taken once it is of the settled scenario (and again whenever its
     // training view answers); until then the last one stands.
-    if p.eval.cluster == p.scenario.cluster && p.eval.key_bytes == p.scenario.view.headline_bytes().0 {
+    {
         let mut cell = now_cell.borrow_mut();
+        let settled = p.eval.cluster == p.scenario.cluster && p.eval.key_bytes == p.scenario.view.headline_bytes().0;
         let same = cell.as_ref().is_some_and(|n| {
             Rc::ptr_eq(&n.eval, &p.eval) && n.scenario == p.scenario && n.training.as_ref().map(Rc::as_ptr) == p.training.as_ref().map(Rc::as_ptr)
         });
-        if !same {
+        if cell.is_none() || (settled && !same) {
             let version = cell.as_ref().map_or(0, |n| n.version + 1);
             *cell = Some(Now { version, scenario: p.scenario.clone(), eval: p.eval.clone(), training: p.training.clone() });
         }
     }
-    let Some(now) = now_cell.borrow().clone() else {
-        return html! {};
-    };
+    let Some(now) = now_cell.borrow().clone() else { return Html::default() };
     let list = &p.designs.list;
     // Pinned designs run the model once each (not on a rename, not on the page's inputs).
     let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
@@ -176,76 +231,58 @@ pub fn ComparePanel(p: &Props) -> Html {
             let keys: Vec<KeyNumbers> = (0..evals.len())
                 .map(|i| KeyNumbers::of(&evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), boms[i].as_deref()))
                 .collect();
-            (AttrValue::from(svg), AttrValue::from(table(&names, &keys)))
-        }
-    });
-
-    let pin = {
-        let (d, s) = (p.designs.clone(), p.current.clone());
-        Callback::from(move |_: MouseEvent| d.dispatch(DesignAction::Pin(Box::new(s.clone()))))
-    };
-    let full = list.len() >= MAX_DESIGNS;
-    // The chips are markup rewritten only when a name or the list changes, so a re-render
-    // while a name is typed never resets the box; one listener each for changes and clicks.
-    let chip_names: Vec<String> = list.iter().map(|d| d.name.clone()).collect();
-    let chips = use_memo(chip_names, |names| {
-        let mut o = String::new();
-        for (i, n) in names.iter().enumerate() {
-            let l = fabricscope_model::compare::letter(i);
-            let _ = write!(
-                o,
-                "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Show this design in the controls\">Load</button><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
-                esc(n)
+            let rest = format!(
+                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials, cost only where every part has a price.</p>",
+                table(&names, &keys),
+                op.name(),
+                size_words(bytes.0),
+                esc(&job)
             );
+            (AttrValue::from(svg), AttrValue::from(rest))
         }
-        AttrValue::from(o)
     });
-    let target = |e: &Event| -> Option<(usize, web_sys::Element)> {
-        let el: web_sys::Element = e.target_dyn_into()?;
-        Some((el.get_attribute("data-i")?.parse().ok()?, el))
-    };
-    let on_rename = {
-        let d = p.designs.clone();
+    let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone()), |(n, notes)| AttrValue::from(chips_html(n, notes)));
+    let tabs = use_memo(t, |t| AttrValue::from(tabs_html(*t)));
+    // One listener each for the clicks and changes of the markup above.
+    let target = |e: &Event| -> Option<web_sys::Element> { e.target_dyn_into() };
+    let index = |el: &web_sys::Element, a: &str| el.get_attribute(a).and_then(|v| v.parse::<usize>().ok());
+    let on_change = {
+        let (d, tab) = (p.designs.clone(), tab.clone());
         Callback::from(move |e: Event| {
-            if let Some(input) = target(&e).and_then(|(i, el)| Some((i, el.dyn_into::<web_sys::HtmlInputElement>().ok()?))) {
-                d.dispatch(DesignAction::Rename(input.0, input.1.value()));
+            let Some(el) = target(&e) else { return };
+            if let Some(i) = index(&el, "data-tab") {
+                tab.set(i);
+            } else if let (Some(i), Some(input)) = (index(&el, "data-i"), el.dyn_ref::<web_sys::HtmlInputElement>()) {
+                d.dispatch(DesignAction::Rename(i, input.value()));
             }
         })
     };
     let on_click = {
-        let (d, load, list) = (p.designs.clone(), p.on_load.clone(), list.clone());
+        let (d, load, current) = (p.designs.clone(), p.on_load.clone(), p.current.clone());
         Callback::from(move |e: MouseEvent| {
-            let Some((i, el)) = target(&e) else { return };
-            match (el.get_attribute("data-act").as_deref(), list.get(i)) {
+            let Some(el) = target(&e) else { return };
+            let i = index(&el, "data-i");
+            match (el.get_attribute("data-act").as_deref(), i.and_then(|i| d.list.get(i))) {
+                (Some("pin"), _) => d.dispatch(DesignAction::Pin(Box::new(current.clone()))),
                 (Some("load"), Some(x)) => load.emit(x.scenario.clone()),
-                (Some("remove"), _) => d.dispatch(DesignAction::Remove(i)),
+                (Some("remove"), Some(_)) => d.dispatch(DesignAction::Remove(i.unwrap_or_default())),
                 _ => {}
             }
         })
     };
-
-    let body = if list.is_empty() {
-        html! { <p class="muted">{ "Pin this design, change the cluster, and pin again: up to four designs side by side, kept in the link and in this browser." }</p> }
-    } else {
-        let id = COMPARE_CHART_IDS[t];
-        let cursor = matches!(t, 0 | 4 | 5).then(|| {
-            let start = if t == 0 { bytes.0.ilog2() as f64 } else { SCALE_NODES[0].ilog2() as f64 };
-            cursor_handlers(start, "compare-readout", Rc::new(move |e| readout(t, &names, &evals, &outs, op, e)))
-        });
-        let tabs = TABS.iter().enumerate().map(|(i, l)| {
-            let tab = tab.clone();
-            html! {
-                <label class={classes!("seg", (i == t).then_some("on"))}>
-                    <input type="radio" name="compare-chart" checked={i == t} data-testid={COMPARE_CHART_IDS[i]} onchange={Callback::from(move |_| tab.set(i))} />
-                    { *l }
-                </label>
-            }
-        });
-        html! {
-            <>
-                <div class="segmented" role="radiogroup" aria-label="Comparison chart">{ for tabs }</div>
-                <div class="chart-svg chart-plot" data-testid="compare-chart" data-chart={id}>
-                    { Html::from_html_unchecked(drawn.0.clone()) }
+    let (svg, rest) = (*drawn).clone();
+    let cursor = (!evals.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
+        let start = if t == 0 { bytes.0.ilog2() as f64 } else { SCALE_NODES[0].ilog2() as f64 };
+        cursor_handlers(start, "compare-readout", Rc::new(move |e| readout(t, &names, &evals, &outs, op, e)))
+    });
+    html! {
+        <section class="panel table-panel wide compare" data-testid="compare" aria-labelledby="compare-h" onclick={on_click} onchange={on_change}>
+            <h3 id="compare-h">{ "8 · Compare designs" }</h3>
+            { Html::from_html_unchecked((*chips).clone()) }
+            if !list.is_empty() {
+                { Html::from_html_unchecked((*tabs).clone()) }
+                <div class="chart-svg chart-plot" data-testid="compare-chart" data-chart={COMPARE_CHART_IDS[t]}>
+                    { Html::from_html_unchecked(svg) }
                     if let Some((on_move, on_key, on_focus)) = cursor {
                         <div class="chart-cursor" tabindex="0" role="group" data-testid="compare-cursor"
                             aria-label="Chart values: move the pointer over the chart, or use the arrow keys, to read each design's exact value"
@@ -257,20 +294,8 @@ pub fn ComparePanel(p: &Props) -> Html {
                 <p id="compare-readout" class="readout" aria-live="polite" data-testid="compare-readout">
                     { if busy { "Searching each design's layouts and scaling curves…" } else { "" } }
                 </p>
-                { Html::from_html_unchecked(drawn.1.clone()) }
-                <p class="muted small">{ format!("busbw of {} at {} over every GPU; the job {job} on each design's best layout; power from the bill of materials, cost only where every part has a price.", op.name(), size_words(bytes.0)) }</p>
-            </>
-        }
-    };
-    html! {
-        <section class="panel table-panel wide compare" data-testid="compare" aria-labelledby="compare-h">
-            <h3 id="compare-h">{ "8 · Compare designs" }</h3>
-            <ul class="designs" onchange={on_rename} onclick={on_click}>{ Html::from_html_unchecked((*chips).clone()) }</ul>
-            <button type="button" onclick={pin} disabled={full} data-testid="pin">{ if full { "Four designs pinned (remove one to pin)" } else { "Pin this design" } }</button>
-            if !p.designs.notes.is_empty() {
-                <ul class="notes" data-testid="design-notes">{ for p.designs.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
+                { Html::from_html_unchecked(rest) }
             }
-            { body }
         </section>
     }
 }
