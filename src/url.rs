@@ -30,10 +30,10 @@ fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
 
 /// Keeps an import's notes (fields of the file that fell back) for the next load.
 pub fn leave_import_notes(notes: &[String]) {
-    if let Ok(json) = serde_json::to_string(notes) {
-        // Without storage the page still loads the file's scenario, only without the notes.
-        let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
-    }
+    // Through a Value, whose serializer the link already uses. Without storage the page still
+    // loads the file's scenario, only without the notes.
+    let json = serde_json::Value::from(notes.to_vec()).to_string();
+    let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
 }
 
 /// The notes an import left, once: they describe the load right after the import.
@@ -42,7 +42,12 @@ fn take_import_notes() -> Vec<String> {
     if notes.is_some() {
         let _ = session_storage("removeItem", &[IMPORT_NOTES_KEY]);
     }
-    notes.and_then(|n| serde_json::from_str(&n).ok()).unwrap_or_default()
+    // Read as a Value (whose parser the link already uses), not as a Vec<String>.
+    let value = notes.and_then(|n| serde_json::from_slice::<serde_json::Value>(n.as_bytes()).ok());
+    match value {
+        Some(serde_json::Value::Array(a)) => a.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn write(link: &str, designs: &str) {

@@ -64,6 +64,8 @@ fn gpu_short(g: GpuKind) -> &'static str {
         GpuKind::A100 => "A100",
         GpuKind::H100 => "H100",
         GpuKind::H100Pcie => "H100 PCIe",
+        GpuKind::H100Nvl => "H100 NVL",
+        GpuKind::H200Nvl => "H200 NVL",
         GpuKind::H200 => "H200",
         GpuKind::H800 => "H800",
         GpuKind::B200 => "B200",
