@@ -1,6 +1,7 @@
 //! `fabricscope`: the command-line face of the cost model. This file only parses and
 //! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
 
+mod bom;
 mod cluster_args;
 mod collective;
 mod error;
@@ -44,6 +45,8 @@ enum Command {
     Train(Box<train::TrainArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
+    /// Bill of materials: systems, NICs, switches per tier, optics and cables, power and cost.
+    Bom(bom::BomArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Link(a) => link::run(a),
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
+        Command::Bom(a) => bom::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -43,9 +43,29 @@ pub enum Group {
 }
 
 impl Group {
+    /// Name as in JSON and CSV.
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::Compute => "compute",
+            Group::Nic => "nic",
+            Group::Leaf => "leaf",
+            Group::Spine => "spine",
+            Group::Core => "core",
+        }
+    }
     /// Part of the scale-out network (the network's share of power and cost).
     pub fn is_network(self) -> bool {
         self != Group::Compute
+    }
+}
+
+impl From<SwitchLevel> for Group {
+    fn from(l: SwitchLevel) -> Group {
+        match l {
+            SwitchLevel::Leaf => Group::Leaf,
+            SwitchLevel::Spine => Group::Spine,
+            SwitchLevel::Core => Group::Core,
+        }
     }
 }
 
@@ -204,11 +224,7 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
         let twin = c.nic.spec().line_rate.0 == 400.0 && ppc == 2;
         let mut below = nics;
         for (i, t) in f.switch_tiers.iter().enumerate() {
-            let group = match t.tier {
-                SwitchLevel::Leaf => Group::Leaf,
-                SwitchLevel::Spine => Group::Spine,
-                SwitchLevel::Core => Group::Core,
-            };
+            let group = Group::from(t.tier);
             let switches = t.switches as u64;
             let up = if i + 1 < f.switch_tiers.len() { switches * t.ports_up as u64 } else { 0 };
             let used = below + up;
@@ -275,6 +291,17 @@ fn nvswitch_chips(su: ScaleUp) -> u64 {
     }
 }
 
+/// Ids in first-seen order, each once.
+fn distinct(ids: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    for id in ids {
+        if !v.contains(&id) {
+            v.push(id);
+        }
+    }
+    v
+}
+
 #[derive(Default)]
 struct Builder {
     lines: Vec<Line>,
@@ -311,10 +338,8 @@ impl Builder {
         let sum = |kind: PartKind| lines.iter().filter(|l| l.kind == kind).map(|l| l.count).sum::<u64>();
         let watts = |net: bool| lines.iter().filter(|l| !net || l.group.is_network()).map(|l| l.count as f64 * l.unit_power_w.unwrap_or(0.0)).sum::<f64>();
         let dollars = |net: bool| lines.iter().filter(|l| !net || l.group.is_network()).map(|l| l.count as f64 * l.unit_price_usd.unwrap_or(0.0)).sum::<f64>();
-        let mut unpowered: Vec<&'static str> = lines.iter().filter(|l| l.unit_power_w.is_none()).map(|l| l.item).collect();
-        unpowered.dedup();
-        let mut unpriced: Vec<&'static str> = lines.iter().filter(|l| !l.priced()).map(|l| l.item).collect();
-        unpriced.dedup();
+        let unpowered = distinct(lines.iter().filter(|l| l.unit_power_w.is_none()).map(|l| l.item));
+        let unpriced = distinct(lines.iter().filter(|l| !l.priced()).map(|l| l.item));
         let all_priced = unpriced.is_empty();
         let net_priced = lines.iter().filter(|l| l.group.is_network()).all(Line::priced);
         Bom {
