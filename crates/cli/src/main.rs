@@ -3,6 +3,7 @@
 
 mod bom;
 mod cluster_args;
+mod compare;
 mod collective;
 mod error;
 mod eval;
@@ -47,6 +48,8 @@ enum Command {
     Search(Box<search::SearchArgs>),
     /// Bill of materials: systems, NICs, switches per tier, optics and cables, power and cost.
     Bom(bom::BomArgs),
+    /// Compare two to four scenario files: busbw, step time, MFU, tokens/s, power, cost.
+    Compare(compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
         Command::Bom(a) => bom::run(a),
+        Command::Compare(a) => compare::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

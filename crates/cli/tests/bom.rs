@@ -86,3 +86,27 @@ fn bom_csv_has_a_header_and_a_row_per_item() {
     assert!(rows[0].starts_with("group,item,name,count,unit_power_w"));
     assert_eq!(rows.len(), v["items"].as_array().unwrap().len() + 1);
 }
+
+#[test]
+fn compare_lists_each_design_with_the_documented_fields() {
+    let ib = temp("ib.json", r#"{"cluster":{"nodes":16}}"#);
+    let roce = temp("roce.json", r#"{"cluster":{"nodes":16,"nic":"roce-400"}}"#);
+    let v = json(&["compare", &ib, &roce, "--json"]);
+    let d = v["designs"].as_array().unwrap();
+    assert_eq!(d.len(), 2);
+    assert!(d[0]["name"].as_str().unwrap().ends_with("ib"));
+    for x in d {
+        for k in ["name", "allreduce_busbw_GBps", "step_time_s", "mfu", "tokens_per_s", "power_kw", "cost_usd"] {
+            assert!(x.get(k).is_some(), "{k} missing in {x}");
+        }
+        assert!(x["cost_usd"].is_null());
+        // 16 DGX H100 at 10.2 kW each at least.
+        assert!(x["power_kw"].as_f64().unwrap() >= 163.2);
+    }
+    // InfiniBand's whole-cluster AllReduce is ahead of RoCE's (framing, ECMP).
+    assert!(d[0]["allreduce_busbw_GBps"].as_f64().unwrap() > d[1]["allreduce_busbw_GBps"].as_f64().unwrap());
+    let text = stdout_ok(&["compare", &ib, &roce]);
+    assert!(text.contains("AllReduce busbw") && text.contains("x)"), "{text}");
+    let o = run(&["compare", &ib]);
+    assert_eq!(o.status.code(), Some(2), "one design is not a comparison");
+}

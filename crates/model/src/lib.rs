@@ -17,11 +17,13 @@
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
+//! | [`design`] | a design's key numbers (busbw, step, MFU, power, cost) and the delta table |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod bom;
 pub mod catalog;
 pub mod collective;
+pub mod design;
 pub mod error;
 pub mod export;
 pub mod limits;
