@@ -18,7 +18,7 @@ pub struct BomArgs {
     /// Print the lines as CSV
     #[arg(long)]
     pub csv: bool,
-    /// Price book (JSON: [{"item", "usd", "source", "date"}, ...]); without it nothing is priced
+    /// Price book (JSON: [{"item", "usd", "power_w", "source", "date"}, ...]; power_w replaces the catalog's figure); without it nothing is priced
     #[arg(long, value_name = "FILE")]
     pub prices: Option<String>,
 
@@ -74,7 +74,7 @@ pub fn read_prices(path: &str) -> Result<PriceBook, CliError> {
         Some(p) => p.clone(),
         None => value,
     };
-    let book: PriceBook = serde_json::from_value(list).map_err(|e| CliError::new(flag, format!("a price book is [{{\"item\", \"usd\", \"source\", \"date\"}}, ...]: {e}")))?;
+    let book: PriceBook = serde_json::from_value(list).map_err(|e| CliError::new(flag, format!("a price book is [{{\"item\", \"usd\", \"power_w\", \"source\", \"date\"}}, ...]: {e}")))?;
     book.validate().map_err(|e| CliError::new(flag, e.message))?;
     Ok(book)
 }

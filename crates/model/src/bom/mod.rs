@@ -82,7 +82,7 @@ pub struct Line {
     pub unit_power_w: Option<f64>,
     /// Price of one unit in US dollars; `None` if the price book has none.
     pub unit_price_usd: Option<f64>,
-    /// Source of the power figure (and of the part).
+    /// Source of the power figure (and of the part); the user's book where it gave the power.
     pub source: &'static str,
     /// Inside another line's part (no power or price of its own).
     pub included: bool,
@@ -188,17 +188,17 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
     let nodes = c.nodes as u64;
     let gpus = topo.total_gpus as u64;
     let nics = nodes * c.nics_per_node as u64;
-    let dgx = match (parts::dgx_part(c.gpu, c.gpus_per_node), c.nic, c.nics_per_node) {
-        (Some(p), NicKind::IbNdr | NicKind::Roce400, 8) if matches!(c.scale_up, ScaleUp::NvSwitch { .. }) => Some(p),
-        _ => None,
-    };
+    // A DGX-class chassis whatever NICs the design gives it, so every fabric option of the
+    // same GPUs carries the same compute power; its own 8 ConnectX-7 are inside its figure.
+    let dgx = parts::dgx_part(c.gpu, c.gpus_per_node).filter(|_| matches!(c.scale_up, ScaleUp::NvSwitch { .. }));
+    let own_nics = matches!(c.nic, NicKind::IbNdr | NicKind::Roce400) && c.nics_per_node <= 8;
     let racks = (c.scale_up == ScaleUp::Nvl72).then_some(topo.domains as u64);
     // Compute.
     match (dgx, racks) {
         (Some(p), _) => {
             b.add(Group::Compute, p, nodes);
             b.add(Group::Compute, parts::NVSWITCH_CHIP, nodes * nvswitch_chips(c.scale_up));
-            b.add(Group::Nic, parts::CX7_IN_DGX, nics);
+            b.add(Group::Nic, if own_nics { parts::CX7_IN_DGX } else { parts::nic_part(c.nic) }, nics);
         }
         (None, Some(r)) => {
             b.add(Group::Compute, parts::NVL72_RACK, r);
@@ -247,8 +247,8 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
                         b.add(group, parts::DAC, below.div_ceil(ppc));
                     } else if twin {
                         let node_side = match dgx {
-                            Some(_) => (parts::TWIN_SR4, nodes * (c.nics_per_node as u64).div_ceil(2)),
-                            None => (parts::SINGLE_SR4, below),
+                            Some(_) if own_nics => (parts::TWIN_SR4, nodes * (c.nics_per_node as u64).div_ceil(2)),
+                            _ => (parts::SINGLE_SR4, below),
                         };
                         b.add(group, node_side.0, node_side.1);
                         b.add(group, parts::TWIN_SR4, below.div_ceil(2));
@@ -332,7 +332,11 @@ impl Builder {
 
     fn finish(mut self, book: &PriceBook, gpus: u64, nodes: u64, racks: Option<u64>, switch_tiers: Vec<TierBom>) -> Bom {
         for l in &mut self.lines {
-            l.unit_price_usd = book.get(l.item).map(|p| p.usd);
+            l.unit_price_usd = book.usd(l.item);
+            if let Some(w) = book.power_w(l.item) {
+                l.unit_power_w = Some(w);
+                l.source = "the user's price book";
+            }
         }
         let lines = self.lines;
         let sum = |kind: PartKind| lines.iter().filter(|l| l.kind == kind).map(|l| l.count).sum::<u64>();

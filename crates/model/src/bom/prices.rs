@@ -1,4 +1,5 @@
-//! The price book: list or street prices per part id, each with its source and date. Data the
+//! The price book: list or street prices per part id, each with its source and date, and the
+//! power of parts whose maker publishes none (a switch's draw from a vendor quote). Data the
 //! user supplies or overrides (a scenario file's `prices`, the CLI's `--prices FILE`); the
 //! built-in book is empty because no list price of these parts is published by their maker,
 //! and a figure without a source is never made up. Unpriced parts leave the cost `None`.
@@ -13,7 +14,11 @@ pub struct Price {
     /// A part id ([`super::parts::known_ids`]).
     pub item: String,
     /// US dollars per unit.
-    pub usd: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
+    /// Watts per unit, replacing the catalog's figure (or its absence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
     /// Where the price comes from (quote, list, URL).
     #[serde(default)]
     pub source: String,
@@ -35,9 +40,14 @@ impl PriceBook {
         self.0.is_empty()
     }
 
-    /// The price of a part, if the book has one.
-    pub fn get(&self, item: &str) -> Option<&Price> {
-        self.0.iter().rev().find(|p| p.item == item)
+    /// The price of a part in US dollars, if the book has one.
+    pub fn usd(&self, item: &str) -> Option<f64> {
+        self.0.iter().rev().find_map(|p| p.usd.filter(|_| p.item == item))
+    }
+
+    /// The user's power figure for a part in watts, if the book has one.
+    pub fn power_w(&self, item: &str) -> Option<f64> {
+        self.0.iter().rev().find_map(|p| p.power_w.filter(|_| p.item == item))
     }
 
     /// `self` with `other`'s prices on top.
@@ -58,8 +68,10 @@ impl PriceBook {
                     format!("unknown part '{}'; allowed: {}", crate::error::printable(&p.item, 40), known.join(", ")),
                 ));
             }
-            if !p.usd.is_finite() || p.usd < 0.0 {
-                return Err(ModelError::new("prices", format!("{}: a price is a finite amount of US dollars, 0 or more; got {}", p.item, p.usd)));
+            for (what, v) in [("usd", p.usd), ("power_w", p.power_w)] {
+                if let Some(x) = v.filter(|x| !x.is_finite() || *x < 0.0) {
+                    return Err(ModelError::new("prices", format!("{}: {what} must be a finite amount, 0 or more; got {x}", p.item)));
+                }
             }
         }
         Ok(())
