@@ -12,6 +12,7 @@ mod field_names;
 mod link;
 mod output;
 mod render;
+mod rightsize;
 mod search;
 mod sweep;
 mod tiers;
@@ -50,6 +51,8 @@ enum Command {
     Bom(bom::BomArgs),
     /// Compare two to four scenario files: busbw, step time, MFU, tokens/s, power, cost.
     Compare(compare::CompareArgs),
+    /// Right-size the fabric for a job: options' cost (or power) against step time, Pareto front.
+    Rightsize(Box<rightsize::RightsizeArgs>),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Search(a) => search::run(a),
         Command::Bom(a) => bom::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Rightsize(a) => rightsize::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -110,3 +110,24 @@ fn compare_lists_each_design_with_the_documented_fields() {
     let o = run(&["compare", &ib]);
     assert_eq!(o.status.code(), Some(2), "one design is not a comparison");
 }
+
+#[test]
+fn rightsize_ranks_options_and_picks_within_two_percent() {
+    let v = json(&["rightsize", "--nodes", "128", "--json"]);
+    let c = v["candidates"].as_array().unwrap();
+    assert!(c.len() > 20);
+    let step = |i: &Value| c[i.as_u64().unwrap() as usize]["step_time_s"].as_f64().unwrap();
+    let fastest = step(&v["fastest"]);
+    assert!(step(&v["pick"]) <= fastest * 1.02);
+    let front = v["pareto"].as_array().unwrap();
+    assert!(!front.is_empty());
+    assert_eq!(v["axis"], "power_kw", "nothing is priced");
+    // A price book with every item of every ranked option priced turns the axis to cost.
+    let items = ["dgx-h100", "qm9700", "sn5600", "mma4z00-ns", "mma4z00-ns400", "fiber-mpo-mm", "fiber-mpo-sm", "mms4x00-nm", "dac", "connectx-8-xdr", "connectx-8-800gbe", "q3400", "optic", "fiber"];
+    let book: Vec<String> = items.iter().map(|i| format!(r#"{{"item":"{i}","usd":100,"power_w":10}}"#)).collect();
+    let path = temp("rs.json", &format!("[{}]", book.join(",")));
+    let v = json(&["rightsize", "--nodes", "128", "--json", "--prices", &path]);
+    assert_eq!(v["axis"], "cost_usd");
+    let text = stdout_ok(&["rightsize", "--nodes", "16"]);
+    assert!(text.contains("Pareto front") && text.contains("cheapest within 2% of the fastest"), "{text}");
+}

@@ -18,6 +18,7 @@
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`design`] | a design's key numbers (busbw, step, MFU, power, cost) and the delta table |
+//! | [`rightsize`] | fabric options for a job: cost or power against step time, Pareto front |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod bom;
@@ -33,6 +34,7 @@ pub mod nccl;
 pub mod network;
 pub mod presets;
 pub mod reading;
+pub mod rightsize;
 pub mod report;
 pub mod scenario;
 pub mod topology;

@@ -127,6 +127,14 @@ pub fn switch_part(kind: SwitchKind) -> Part {
     part(id, kind.spec().name, PartKind::Switch, None, src)
 }
 
+/// The switch classes a scale-out fabric is built from.
+pub const SCALE_OUT_SWITCHES: [SwitchKind; 5] = [SwitchKind::QuantumHdr, SwitchKind::Quantum2, SwitchKind::QuantumX800, SwitchKind::Spectrum4, SwitchKind::Eth100];
+
+/// Whether a part id is a scale-out switch's.
+pub fn is_switch(id: &str) -> bool {
+    SCALE_OUT_SWITCHES.iter().any(|k| switch_part(*k).id == id)
+}
+
 /// Logical ports per cage of a switch at a port rate: twin-port OSFP (2 ports of 400G per
 /// 800G cage) on Quantum-2 and Spectrum-4 at 400G, and Quantum-X800 (2 XDR ports per cage).
 pub fn ports_per_cage(kind: SwitchKind, nic: NicKind) -> u32 {
@@ -170,7 +178,7 @@ pub fn known_ids() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = PARTS.iter().map(|p| p.id).collect();
     v.push(FIBER_OTHER.id);
     v.push("gpu");
-    for k in [SwitchKind::QuantumHdr, SwitchKind::Quantum2, SwitchKind::QuantumX800, SwitchKind::Spectrum4, SwitchKind::Eth100] {
+    for k in SCALE_OUT_SWITCHES {
         v.push(switch_part(k).id);
     }
     for n in NicKind::ALL {
