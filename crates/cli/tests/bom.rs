@@ -131,3 +131,13 @@ fn rightsize_ranks_options_and_picks_within_two_percent() {
     let text = stdout_ok(&["rightsize", "--nodes", "16"]);
     assert!(text.contains("Pareto front") && text.contains("cheapest within 2% of the fastest"), "{text}");
 }
+
+#[test]
+fn render_writes_the_right_sizers_chart() {
+    let s = temp("scenario.json", r#"{"cluster":{"nodes":32}}"#);
+    let out = std::env::temp_dir().join(format!("fabricscope-bom-{}-render", std::process::id()));
+    let listing = stdout_ok(&["render", &s, "--out", out.to_str().unwrap(), "--only", "pareto"]);
+    assert!(listing.contains("pareto.svg"), "{listing}");
+    let svg = std::fs::read_to_string(out.join("pareto.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("pick: "));
+}
