@@ -8,6 +8,7 @@
 //! | [`components`] | one file per control or panel |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
+//! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 
@@ -16,6 +17,7 @@ pub mod components;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod rightsize;
 pub mod training;
 pub mod url;
 

@@ -336,21 +336,21 @@ fn cost_and_time(base: &Cluster, o: &FabricOption, w: &Workload, layouts: &[Para
 pub fn summarize(candidates: Vec<Candidate>, skipped: u32, layouts: Vec<String>) -> RightSize {
     let axis = if !candidates.is_empty() && candidates.iter().all(|c| c.cost_usd.is_some()) { Axis::CostUsd } else { Axis::PowerKw };
     let mut r = RightSize { lower_bound: candidates.iter().any(|c| !c.unpowered.is_empty()), candidates, axis, skipped, layouts, ..empty() };
-    let mut order: Vec<usize> = (0..r.candidates.len()).filter(|&i| r.candidates[i].comparable(axis)).collect();
-    order.sort_by(|&a, &b| {
-        let (ca, cb) = (&r.candidates[a], &r.candidates[b]);
-        ca.step_time_s.total_cmp(&cb.step_time_s).then(r.x(ca).total_cmp(&r.x(cb)))
-    });
-    // Fastest first: an option is on the front when it is cheaper than every faster one.
-    let mut cheapest = f64::INFINITY;
-    for &i in &order {
-        let x = r.x(&r.candidates[i]);
-        if x < cheapest {
-            cheapest = x;
-            r.pareto.push(i);
+    let ranked: Vec<usize> = (0..r.candidates.len()).filter(|&i| r.candidates[i].comparable(axis)).collect();
+    // (step, x, index) order; written out rather than sorted (one sort instance less in the
+    // page's bundle).
+    let key = |i: usize| (r.candidates[i].step_time_s, r.x(&r.candidates[i]), i);
+    let before = |a: usize, b: usize| key(a).partial_cmp(&key(b)) == Some(std::cmp::Ordering::Less);
+    // On the front: no option before it (faster, or as fast and cheaper) costs as little.
+    let mut front: Vec<usize> = Vec::new();
+    for &i in &ranked {
+        if !ranked.iter().any(|&j| before(j, i) && key(j).1 <= key(i).1) {
+            let at = front.iter().position(|&k| before(i, k)).unwrap_or(front.len());
+            front.insert(at, i);
         }
     }
-    r.fastest = order.first().copied();
+    r.fastest = front.first().copied();
+    r.pareto = front;
     if let Some(f) = r.fastest {
         let limit = r.candidates[f].step_time_s * (1.0 + WITHIN);
         r.pick = r.pareto.iter().copied().filter(|&i| r.candidates[i].step_time_s <= limit).last();

@@ -8,8 +8,7 @@ use crate::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};
 
 /// One price.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Price {
     /// A part id ([`super::parts::known_ids`]).
     pub item: String,
@@ -20,17 +19,37 @@ pub struct Price {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
     /// Where the price comes from (quote, list, URL).
-    #[serde(default)]
     pub source: String,
     /// When the price was seen (ISO date).
-    #[serde(default)]
     pub date: String,
 }
 
-/// Prices by part id; later entries override earlier ones.
+/// Prices by part id; later entries override earlier ones. Read through `serde_json::Value`
+/// (whose reader the page already has) rather than a derived reader: a smaller bundle.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct PriceBook(pub Vec<Price>);
+pub struct PriceBook(#[serde(deserialize_with = "read_book")] pub Vec<Price>);
+
+/// Reads `[{"item", "usd", "power_w", "source", "date"}, ...]`; any other key is an error.
+fn read_book<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<Price>, D::Error> {
+    use serde::de::Error;
+    let v = serde_json::Value::deserialize(d)?;
+    let list = v.as_array().ok_or_else(|| D::Error::custom("prices: a list of {\"item\", \"usd\", \"power_w\", \"source\", \"date\"}"))?;
+    let mut out = Vec::with_capacity(list.len());
+    for e in list {
+        let o = e.as_object().ok_or_else(|| D::Error::custom("prices: each entry is an object"))?;
+        if let Some(k) = o.keys().find(|k| !["item", "usd", "power_w", "source", "date"].contains(&k.as_str())) {
+            return Err(D::Error::custom(format!("prices: unknown field `{}`; allowed: item, usd, power_w, source, date", crate::error::printable(k, 40))));
+        }
+        let text = |k: &str| o.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        let num = |k: &str| match o.get(k) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v.as_f64().map(Some).ok_or_else(|| D::Error::custom(format!("prices: `{k}` is a number"))),
+        };
+        out.push(Price { item: text("item"), usd: num("usd")?, power_w: num("power_w")?, source: text("source"), date: text("date") });
+    }
+    Ok(out)
+}
 
 /// Most prices a book may hold (a bill of materials has a few dozen parts).
 pub const MAX_PRICES: usize = 256;
