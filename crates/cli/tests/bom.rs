@@ -141,3 +141,16 @@ fn render_writes_the_right_sizers_chart() {
     let svg = std::fs::read_to_string(out.join("pareto.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("pick: "));
 }
+
+#[test]
+fn a_scenario_with_bad_prices_is_refused_naming_the_field() {
+    let bad = temp("badprices.json", r#"{"cluster":{"nodes":16},"prices":[{"item":"dgx-h100","usd":-1}]}"#);
+    let ok = temp("okprices.json", r#"{"cluster":{"nodes":16}}"#);
+    let o = run(&["compare", &ok, &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("prices") && err.contains("0 or more"), "{err}");
+    // The part's source travels with every item (here the DGX H100 datasheet figure).
+    let v = json(&["bom", "--nodes", "16", "--json"]);
+    assert!(item(&v, "compute", "dgx-h100")["source"].as_str().unwrap().contains("10.2 kW"));
+}

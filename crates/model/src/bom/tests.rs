@@ -134,3 +134,23 @@ fn three_tiers_use_single_mode_into_the_core() {
         assert_eq!(t.ports_used + t.ports_free, t.switches * t.radix as u64);
     }
 }
+
+#[cfg(feature = "sources")]
+#[test]
+fn every_part_with_a_figure_names_its_source() {
+    // Every published power figure cites a URL and the date it was read.
+    for p in parts::PARTS.iter().filter(|p| p.power_w.is_some_and(|w| w > 0.0)) {
+        assert!(p.source.contains("https://") && p.source.contains("2026-"), "{}: {}", p.id, p.source);
+    }
+    let b = superpod();
+    assert!(b.lines.iter().all(|l| !l.source.is_empty()), "every line names its source");
+}
+
+#[test]
+fn price_book_reads_its_json_and_refuses_unknown_keys() {
+    let ok: PriceBook = serde_json::from_str(r#"[{"item":"qm9700","usd":25000,"source":"quote","date":"2026-11-01"},{"item":"dac","power_w":0.1}]"#).unwrap();
+    assert_eq!((ok.usd("qm9700"), ok.power_w("dac"), ok.usd("dac")), (Some(25000.0), Some(0.1), None));
+    assert!(serde_json::from_str::<PriceBook>(r#"[{"item":"qm9700","price":1}]"#).unwrap_err().to_string().contains("unknown field `price`"));
+    assert!(serde_json::from_str::<PriceBook>(r#"[{"item":"qm9700","usd":"cheap"}]"#).is_err());
+    assert!(serde_json::from_str::<PriceBook>(r#"{"item":"qm9700"}"#).is_err());
+}
