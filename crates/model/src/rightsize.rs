@@ -192,8 +192,8 @@ impl RightSize {
 }
 
 enum Phase {
-    /// The layout search on the user's cluster.
-    Search(Search, EvaluatorCaches),
+    /// The layout search on the user's cluster (boxed: the largest state by far).
+    Search(Box<Search>, EvaluatorCaches),
     /// Timing and costing option `next`.
     Options { layouts: Vec<Parallel>, next: usize, out: Vec<Candidate>, skipped: u32 },
     Done(RightSize),
@@ -224,7 +224,7 @@ impl RightSizer {
         }
         let opts = options(base);
         let searched = search.progress().1;
-        Ok(RightSizer { topo, w, fixed, book, opts, searched, phase: Phase::Search(search, EvaluatorCaches::default()) })
+        Ok(RightSizer { topo, w, fixed, book, opts, searched, phase: Phase::Search(Box::new(search), EvaluatorCaches::default()) })
     }
 
     /// Work done and in all (layouts searched, then options costed).
@@ -353,7 +353,7 @@ pub fn summarize(candidates: Vec<Candidate>, skipped: u32, layouts: Vec<String>)
     r.pareto = front;
     if let Some(f) = r.fastest {
         let limit = r.candidates[f].step_time_s * (1.0 + WITHIN);
-        r.pick = r.pareto.iter().copied().filter(|&i| r.candidates[i].step_time_s <= limit).last();
+        r.pick = r.pareto.iter().copied().rfind(|&i| r.candidates[i].step_time_s <= limit);
     }
     r.steps = r
         .pareto
