@@ -65,8 +65,11 @@ fn table_html(b: &Bom) -> String {
     o
 }
 
+/// The last cluster drawn, its bill and markup.
+type Drawn = Option<(Cluster, Option<(Rc<Bom>, AttrValue)>)>;
+
 thread_local! {
-    static DRAWN: std::cell::RefCell<Option<(Cluster, Option<(Rc<Bom>, AttrValue)>)>> = const { std::cell::RefCell::new(None) };
+    static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
 }
 
 /// The panel for `cluster` (unpriced: the page holds no price book yet).

@@ -57,8 +57,11 @@ fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
     o
 }
 
+/// The last answer drawn (its number, dark, compact) and its markup.
+type Drawn = Option<((u64, bool, bool), AttrValue)>;
+
 thread_local! {
-    static DRAWN: std::cell::RefCell<Option<((u64, bool, bool), AttrValue)>> = const { std::cell::RefCell::new(None) };
+    static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
 }
 
 /// The heading and what the panel does (static markup).
