@@ -36,6 +36,7 @@ stage "e2e compare (designs, link, storage, embeds)" node e2e/compare.mjs
 stage "e2e charts (views, cursor, embeds)" node e2e/charts.mjs
 stage "e2e offline (service worker)" node e2e/offline.mjs
 stage "e2e no long task (search)" node e2e/longtask.mjs
+stage "e2e bill of materials, right-sizer (issue 12)" node e2e/bom.mjs
 
 echo
 echo "==== timings ===="

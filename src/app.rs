@@ -13,6 +13,8 @@ use crate::eval::{count_text, evaluate_at, in_racks, with_gpu, Count, Evaluation
 use crate::hooks::{use_in_view, use_media_query};
 use crate::training::{constraints, use_training, workload, DEFAULT_WORKLOAD};
 use crate::url;
+use crate::components::{bom_panel, rightsize_panel, RightsizeProps};
+use crate::rightsize::use_rightsize;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::training::{Constraints, Recompute};
 use fabricscope_model::{
@@ -348,6 +350,8 @@ pub fn App() -> Html {
         fixed,
     );
 
+    let (sized, sizing, start_sizing) = use_rightsize(state.view.as_ref().map(|v| v.cluster.clone()), state.training.workload.clone(), fixed);
+
     let dispatch = {
         let state = state.clone();
         Callback::from(move |a: Action| state.dispatch(a))
@@ -468,6 +472,8 @@ pub fn App() -> Html {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             { tier_table_panel(&v.cluster) }
+                            { bom_panel(&v.cluster) }
+                            { rightsize_panel(&RightsizeProps { sized: sized.clone(), progress: sizing, start: start_sizing.clone(), job: state.training.workload.clone(), dark, compact }) }
                             <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={training.clone()} {dark} {compact}
                                 on_load={let d = dispatch.clone(); Callback::from(move |s: Scenario| d.emit(Action::Load(Box::new(s))))} />
                             { export_panel(&ExportProps { scenario: state.scenario(), designs: designs_link.clone(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }

@@ -10,6 +10,7 @@
 //! | [`compare_work`] | each design's search and scaling curves, in slices |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
+//! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 
@@ -20,6 +21,7 @@ pub mod designs;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod rightsize;
 pub mod training;
 pub mod url;
 

@@ -74,7 +74,7 @@ fn text_blob(body: &str, mime: &str) -> Result<Blob, JsValue> {
     Blob::new_with_str_sequence_and_options(&parts, &opts)
 }
 
-fn download_text(name: &str, mime: &str, body: &str) {
+pub(crate) fn download_text(name: &str, mime: &str, body: &str) {
     // A refused download leaves nothing to recover; the console says why.
     if let Err(e) = text_blob(body, mime).and_then(|b| download_blob(name, &b)) {
         web_sys::console::warn_2(&JsValue::from_str("Fabricscope: download failed"), &e);

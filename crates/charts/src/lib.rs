@@ -11,6 +11,7 @@
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
+//! | [`pareto`] | the right-sizer's fabric options: cost or power against step time |
 //! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
@@ -24,6 +25,7 @@
 pub mod collective;
 pub mod compare;
 pub mod hierarchy;
+pub mod pareto;
 pub mod report;
 pub mod scale;
 pub mod topology;

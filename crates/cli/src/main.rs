@@ -1,7 +1,9 @@
 //! `fabricscope`: the command-line face of the cost model. This file only parses and
 //! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
 
+mod bom;
 mod cluster_args;
+mod compare;
 mod collective;
 mod error;
 mod eval;
@@ -10,6 +12,7 @@ mod field_names;
 mod link;
 mod output;
 mod render;
+mod rightsize;
 mod search;
 mod sweep;
 mod tiers;
@@ -44,6 +47,12 @@ enum Command {
     Train(Box<train::TrainArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
+    /// Bill of materials: systems, NICs, switches per tier, optics and cables, power and cost.
+    Bom(bom::BomArgs),
+    /// Compare two to four scenario files: busbw, step time, MFU, tokens/s, power, cost.
+    Compare(compare::CompareArgs),
+    /// Right-size the fabric for a job: options' cost (or power) against step time, Pareto front.
+    Rightsize(Box<rightsize::RightsizeArgs>),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +75,9 @@ fn main() -> ExitCode {
         Command::Link(a) => link::run(a),
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
+        Command::Bom(a) => bom::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Rightsize(a) => rightsize::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -1,11 +1,15 @@
 //! `fabricscope render scenario.json --out dir/`: every chart the explorer draws, as SVG files
 //! titled with the scenario, so documents can regenerate their figures in a pipeline: the
 //! collective charts of the Report and the training charts of the scenario's job. The same
-//! renderers as the web app (`fabricscope_charts::report`). Given two to four scenario files,
-//! the comparison charts of those designs instead (`fabricscope_charts::compare`).
+//! renderers as the web app (`fabricscope_charts::report`), plus the right-sizer's chart
+//! (`pareto`, `fabricscope_charts::pareto`). Given two to four scenario files, the comparison
+//! charts of those designs instead (`fabricscope_charts::compare`).
 
 use crate::error::CliError;
-use crate::eval::{read_and_evaluate, read_training};
+use crate::eval::{model_error, read_and_evaluate, read_training};
+use fabricscope_charts::pareto::pareto_chart;
+use fabricscope_model::rightsize::rightsize;
+use fabricscope_model::training::explore::{constraints, workload};
 use clap::{Args, ValueEnum};
 use fabricscope_charts::report::{render_chart, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
@@ -35,7 +39,7 @@ pub struct RenderArgs {
     /// Palette
     #[arg(long, value_enum, default_value = "light")]
     pub theme: ThemeArg,
-    /// Only these charts (comma-separated): busbw, hierarchy, topology, step, mfu, memory
+    /// Only these charts (comma-separated): busbw, hierarchy, topology, step, mfu, memory, pareto
     #[arg(long, value_delimiter = ',', value_name = "CHART")]
     pub only: Vec<String>,
     /// Width in pixels (default: each chart's own)
@@ -47,10 +51,10 @@ pub struct RenderArgs {
 pub fn run(a: &RenderArgs) -> Result<String, CliError> {
     let ids: &[&str] = if a.scenario.len() > 1 { &COMPARE_CHART_IDS } else { &CHART_IDS };
     for id in &a.only {
-        if !ids.contains(&id.as_str()) {
+        if !ids.contains(&id.as_str()) && !(id == PARETO && a.scenario.len() == 1) {
             return Err(CliError::new(
                 "--only",
-                format!("no chart \"{id}\"; allowed: {}", ids.join(", ")),
+                format!("no chart \"{id}\"; allowed: {}{}", ids.join(", "), if a.scenario.len() == 1 { ", pareto" } else { "" }),
             ));
         }
     }
@@ -98,6 +102,16 @@ pub fn run(a: &RenderArgs) -> Result<String, CliError> {
             write(id, &chart.title, &chart.svg)?;
         }
     }
+    if a.only.is_empty() || a.only.iter().any(|o| o == PARETO) {
+        let w = workload(&s.training.workload).map_err(|e| model_error(&a.scenario[0], &e))?;
+        let fixed = constraints(&s.training, s.cluster.total_gpus(), &w);
+        let r = rightsize(&s.cluster, w, fixed, s.prices.clone()).map_err(|e| model_error(&a.scenario[0], &e))?;
+        let width = if a.width == 0 { 720 } else { a.width };
+        let svg = pareto_chart(&r, width, width * 9 / 16, &theme);
+        let path = a.out.join(format!("{PARETO}.svg"));
+        std::fs::write(&path, svg.as_bytes()).map_err(|e| CliError::new("--out", format!("cannot write {}: {e}", path.display())))?;
+        listing.push_str(&format!("{}\tFabric options against step time (right-sizer)\n", path.display()));
+    }
     Ok(listing)
 }
 
@@ -123,3 +137,6 @@ fn compare(a: &RenderArgs) -> Result<Vec<Evaluated>, CliError> {
     }
     Ok(out)
 }
+
+/// The right-sizer's chart id (not an `?embed=` chart: it costs a right-sizing run).
+const PARETO: &str = "pareto";

@@ -18,12 +18,15 @@
 //! | [`compare`] | up to four named designs: default names, delta table, scaling curves, link |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
+//! | [`design`] | a design's key numbers (busbw, step, MFU, power, cost) and the delta table |
+//! | [`rightsize`] | fabric options for a job: cost or power against step time, Pareto front |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
 pub mod bom;
 pub mod catalog;
 pub mod collective;
 pub mod compare;
+pub mod design;
 pub mod error;
 pub mod export;
 pub mod limits;
@@ -33,6 +36,7 @@ pub mod nccl;
 pub mod network;
 pub mod presets;
 pub mod reading;
+pub mod rightsize;
 pub mod report;
 pub mod scenario;
 pub mod sorting;

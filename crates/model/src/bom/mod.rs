@@ -43,9 +43,29 @@ pub enum Group {
 }
 
 impl Group {
+    /// Name as in JSON and CSV.
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::Compute => "compute",
+            Group::Nic => "nic",
+            Group::Leaf => "leaf",
+            Group::Spine => "spine",
+            Group::Core => "core",
+        }
+    }
     /// Part of the scale-out network (the network's share of power and cost).
     pub fn is_network(self) -> bool {
         self != Group::Compute
+    }
+}
+
+impl From<SwitchLevel> for Group {
+    fn from(l: SwitchLevel) -> Group {
+        match l {
+            SwitchLevel::Leaf => Group::Leaf,
+            SwitchLevel::Spine => Group::Spine,
+            SwitchLevel::Core => Group::Core,
+        }
     }
 }
 
@@ -62,7 +82,7 @@ pub struct Line {
     pub unit_power_w: Option<f64>,
     /// Price of one unit in US dollars; `None` if the price book has none.
     pub unit_price_usd: Option<f64>,
-    /// Source of the power figure (and of the part).
+    /// Source of the power figure (and of the part); the user's book where it gave the power.
     pub source: &'static str,
     /// Inside another line's part (no power or price of its own).
     pub included: bool,
@@ -168,17 +188,17 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
     let nodes = c.nodes as u64;
     let gpus = topo.total_gpus as u64;
     let nics = nodes * c.nics_per_node as u64;
-    let dgx = match (parts::dgx_part(c.gpu, c.gpus_per_node), c.nic, c.nics_per_node) {
-        (Some(p), NicKind::IbNdr | NicKind::Roce400, 8) if matches!(c.scale_up, ScaleUp::NvSwitch { .. }) => Some(p),
-        _ => None,
-    };
+    // A DGX-class chassis whatever NICs the design gives it, so every fabric option of the
+    // same GPUs carries the same compute power; its own 8 ConnectX-7 are inside its figure.
+    let dgx = parts::dgx_part(c.gpu, c.gpus_per_node).filter(|_| matches!(c.scale_up, ScaleUp::NvSwitch { .. }));
+    let own_nics = matches!(c.nic, NicKind::IbNdr | NicKind::Roce400) && c.nics_per_node <= 8;
     let racks = (c.scale_up == ScaleUp::Nvl72).then_some(topo.domains as u64);
     // Compute.
     match (dgx, racks) {
         (Some(p), _) => {
             b.add(Group::Compute, p, nodes);
             b.add(Group::Compute, parts::NVSWITCH_CHIP, nodes * nvswitch_chips(c.scale_up));
-            b.add(Group::Nic, parts::CX7_IN_DGX, nics);
+            b.add(Group::Nic, if own_nics { parts::CX7_IN_DGX } else { parts::nic_part(c.nic) }, nics);
         }
         (None, Some(r)) => {
             b.add(Group::Compute, parts::NVL72_RACK, r);
@@ -204,11 +224,7 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
         let twin = c.nic.spec().line_rate.0 == 400.0 && ppc == 2;
         let mut below = nics;
         for (i, t) in f.switch_tiers.iter().enumerate() {
-            let group = match t.tier {
-                SwitchLevel::Leaf => Group::Leaf,
-                SwitchLevel::Spine => Group::Spine,
-                SwitchLevel::Core => Group::Core,
-            };
+            let group = Group::from(t.tier);
             let switches = t.switches as u64;
             let up = if i + 1 < f.switch_tiers.len() { switches * t.ports_up as u64 } else { 0 };
             let used = below + up;
@@ -231,8 +247,8 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
                         b.add(group, parts::DAC, below.div_ceil(ppc));
                     } else if twin {
                         let node_side = match dgx {
-                            Some(_) => (parts::TWIN_SR4, nodes * (c.nics_per_node as u64).div_ceil(2)),
-                            None => (parts::SINGLE_SR4, below),
+                            Some(_) if own_nics => (parts::TWIN_SR4, nodes * (c.nics_per_node as u64).div_ceil(2)),
+                            _ => (parts::SINGLE_SR4, below),
                         };
                         b.add(group, node_side.0, node_side.1);
                         b.add(group, parts::TWIN_SR4, below.div_ceil(2));
@@ -275,6 +291,17 @@ fn nvswitch_chips(su: ScaleUp) -> u64 {
     }
 }
 
+/// Ids in first-seen order, each once.
+fn distinct(ids: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    for id in ids {
+        if !v.contains(&id) {
+            v.push(id);
+        }
+    }
+    v
+}
+
 #[derive(Default)]
 struct Builder {
     lines: Vec<Line>,
@@ -305,16 +332,18 @@ impl Builder {
 
     fn finish(mut self, book: &PriceBook, gpus: u64, nodes: u64, racks: Option<u64>, switch_tiers: Vec<TierBom>) -> Bom {
         for l in &mut self.lines {
-            l.unit_price_usd = book.get(l.item).map(|p| p.usd);
+            l.unit_price_usd = book.usd(l.item);
+            if let Some(w) = book.power_w(l.item) {
+                l.unit_power_w = Some(w);
+                l.source = "the user's price book";
+            }
         }
         let lines = self.lines;
         let sum = |kind: PartKind| lines.iter().filter(|l| l.kind == kind).map(|l| l.count).sum::<u64>();
         let watts = |net: bool| lines.iter().filter(|l| !net || l.group.is_network()).map(|l| l.count as f64 * l.unit_power_w.unwrap_or(0.0)).sum::<f64>();
         let dollars = |net: bool| lines.iter().filter(|l| !net || l.group.is_network()).map(|l| l.count as f64 * l.unit_price_usd.unwrap_or(0.0)).sum::<f64>();
-        let mut unpowered: Vec<&'static str> = lines.iter().filter(|l| l.unit_power_w.is_none()).map(|l| l.item).collect();
-        unpowered.dedup();
-        let mut unpriced: Vec<&'static str> = lines.iter().filter(|l| !l.priced()).map(|l| l.item).collect();
-        unpriced.dedup();
+        let unpowered = distinct(lines.iter().filter(|l| l.unit_power_w.is_none()).map(|l| l.item));
+        let unpriced = distinct(lines.iter().filter(|l| !l.priced()).map(|l| l.item));
         let all_priced = unpriced.is_empty();
         let net_priced = lines.iter().filter(|l| l.group.is_network()).all(Line::priced);
         Bom {

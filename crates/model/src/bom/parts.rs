@@ -38,6 +38,22 @@ pub struct Part {
     pub included: bool,
 }
 
+/// A part's source: the text in builds with the `sources` feature (the CLI), empty without it
+/// (the web page, whose bundle budget has no room for a paragraph per part; its panel points to
+/// the CLI's `fabricscope bom --json`, where every item names its source).
+#[cfg(feature = "sources")]
+macro_rules! src {
+    ($s:literal) => {
+        $s
+    };
+}
+#[cfg(not(feature = "sources"))]
+macro_rules! src {
+    ($s:literal) => {
+        ""
+    };
+}
+
 const fn part(id: &'static str, name: &'static str, kind: PartKind, power_w: Option<f64>, source: &'static str) -> Part {
     Part { id, name, kind, power_w, source, included: false }
 }
@@ -50,64 +66,64 @@ const fn inside(p: Part) -> Part {
 /// 10.2 kW max system input (NVIDIA DGX H100/H200 user guide, power specifications,
 /// https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html, 2026-11-30).
 pub const DGX_H100: Part = part("dgx-h100", "NVIDIA DGX H100 (8x H100 SXM5, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
-    "NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)");
+    src!("NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)"));
 /// DGX H200: the same chassis and power supplies as DGX H100, 10.2 kW max (same user guide).
 pub const DGX_H200: Part = part("dgx-h200", "NVIDIA DGX H200 (8x H200, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
-    "NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)");
+    src!("NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)"));
 /// DGX B200: 8 B200, 2 NVLink5 switch chips, 8 ConnectX-7 behind 4 twin-port OSFP cages;
 /// 14.3 kW max (NVIDIA DGX B200 user guide, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html, 2026-11-30).
 pub const DGX_B200: Part = part("dgx-b200", "NVIDIA DGX B200 (8x B200, 8x ConnectX-7)", PartKind::System, Some(14_300.0),
-    "NVIDIA DGX B200 user guide: 14.3 kW max, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2026-11-30)");
+    src!("NVIDIA DGX B200 user guide: 14.3 kW max, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2026-11-30)"));
 /// A server of the cluster's GPUs with no published system figure: its power is left out
 /// (the GPUs are counted on their own at their TDP).
 pub const GPU_SERVER: Part = part("gpu-server", "GPU server (host power not published here)", PartKind::System, None,
-    "no published system figure for this shape; GPUs counted at TDP on their own line");
+    src!("no published system figure for this shape; GPUs counted at TDP on their own line"));
 /// GB200 NVL72 rack: 18 compute trays of 2 Grace + 4 B200, 9 NVLink switch trays (NVIDIA
 /// Mission Control, NVLink switch integration,
 /// https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink, 2026-11-30).
 /// NVIDIA publishes the power shelves' rating (8 x 33 kW), not the rack's draw: no figure.
 pub const NVL72_RACK: Part = part("gb200-nvl72-rack", "GB200 NVL72 rack (18 compute trays, 9 NVLink switch trays)", PartKind::System, None,
-    "NVIDIA GB200 NVL72: 18 compute trays + 9 NVLink switch trays per rack; rack draw not published (shelves rated 8 x 33 kW), https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)");
+    src!("NVIDIA GB200 NVL72: 18 compute trays + 9 NVLink switch trays per rack; rack draw not published (shelves rated 8 x 33 kW), https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)"));
 /// NVLink switch tray of an NVL72 rack, inside the rack's figure.
 pub const NVLINK_TRAY: Part = inside(part("nvlink-switch-tray", "NVLink switch tray (2 NVLink5 switch chips)", PartKind::ScaleUpSwitch, Some(0.0),
-    "9 per GB200 NVL72 rack, inside the rack's figure, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)"));
+    src!("9 per GB200 NVL72 rack, inside the rack's figure, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)")));
 /// NVSwitch chips on a DGX/HGX baseboard, inside the system's figure.
 pub const NVSWITCH_CHIP: Part = inside(part("nvswitch-chip", "NVSwitch chip (on the GPU baseboard)", PartKind::ScaleUpSwitch, Some(0.0),
-    "4 per DGX/HGX H100/H200, 2 per B200 (DGX user guides); inside the system's figure"));
+    src!("4 per DGX/HGX H100/H200, 2 per B200 (DGX user guides); inside the system's figure")));
 
 /// ConnectX-7 inside a DGX: counted in the DGX's figure.
 pub const CX7_IN_DGX: Part = inside(part("connectx-7-dgx", "ConnectX-7 400G (in the DGX)", PartKind::Nic, Some(0.0),
-    "DGX H100/B200 user guides: 8 ConnectX-7 behind 4 OSFP cages, inside the system's figure"));
+    src!("DGX H100/B200 user guides: 8 ConnectX-7 behind 4 OSFP cages, inside the system's figure")));
 
 /// Passive copper (DAC) of the NIC's rate: "near zero power" (NVIDIA MCP7Y00 DAC product
 /// specification, https://docs.nvidia.com/networking/display/MCP7Y00NXXX800pub, 2026-11-30; the
 /// EEPROM draws at most 0.1 W, NVIDIA MCP7H00 specifications).
 pub const DAC: Part = part("dac", "passive copper cable (DAC), in a rack", PartKind::Cable, Some(0.0),
-    "NVIDIA DAC product specifications: passive, EEPROM 0.1 W max, https://docs.nvidia.com/networking/display/MCP7Y00NXXX800pub (2026-11-30)");
+    src!("NVIDIA DAC product specifications: passive, EEPROM 0.1 W max, https://docs.nvidia.com/networking/display/MCP7Y00NXXX800pub (2026-11-30)"));
 /// A multimode MPO fiber, one per 400G link (passive).
 pub const FIBER_MM: Part = part("fiber-mpo-mm", "multimode MPO-12/APC fiber (up to 50 m)", PartKind::Cable, Some(0.0),
-    "NVIDIA twin-port transceiver docs: one 4-channel MPO fiber per 400G port, passive, https://docs.nvidia.com/networking/display/800GMMA4Z00NS/Overview (2026-11-30)");
+    src!("NVIDIA twin-port transceiver docs: one 4-channel MPO fiber per 400G port, passive, https://docs.nvidia.com/networking/display/800GMMA4Z00NS/Overview (2026-11-30)"));
 /// A single-mode MPO fiber, one per 400G link (passive).
 pub const FIBER_SM: Part = part("fiber-mpo-sm", "single-mode MPO-12/APC fiber (up to 500 m)", PartKind::Cable, Some(0.0),
-    "NVIDIA MMS4X00-NM docs: one single-mode MPO fiber per 400G port, passive, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview (2026-11-30)");
+    src!("NVIDIA MMS4X00-NM docs: one single-mode MPO fiber per 400G port, passive, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview (2026-11-30)"));
 /// Twin-port 2x400G OSFP multimode (2xSR4, 50 m): 15 W in every configuration (NVIDIA
 /// MMA4Z00-NS, https://docs.nvidia.com/networking/display/800gmma4z00nst/overview, 2026-11-30).
 pub const TWIN_SR4: Part = part("mma4z00-ns", "twin-port OSFP 2x400G multimode 2xSR4 (MMA4Z00-NS, 50 m)", PartKind::Transceiver, Some(15.0),
-    "NVIDIA MMA4Z00-NS(-T): 15 W, https://docs.nvidia.com/networking/display/800gmma4z00nst/overview (2026-11-30)");
+    src!("NVIDIA MMA4Z00-NS(-T): 15 W, https://docs.nvidia.com/networking/display/800gmma4z00nst/overview (2026-11-30)"));
 /// Twin-port 2x400G OSFP single mode (2xDR4, 500 m): 17 W in every configuration (NVIDIA
 /// MMS4X00-NM, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview, 2026-11-30).
 pub const TWIN_DR4: Part = part("mms4x00-nm", "twin-port OSFP 2x400G single-mode 2xDR4 (MMS4X00-NM, 500 m)", PartKind::Transceiver, Some(17.0),
-    "NVIDIA MMS4X00-NM: 17 W, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview (2026-11-30)");
+    src!("NVIDIA MMS4X00-NM: 17 W, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview (2026-11-30)"));
 /// Single-port 400G OSFP multimode (SR4, 50 m) for a ConnectX-7 card: 9 W max, 8 W typical
 /// (NVIDIA MMA4Z00-NS400, https://docs.nvidia.com/networking/display/MMA4Z00NS400T/Connectivity+Scenarios, 2026-11-30).
 pub const SINGLE_SR4: Part = part("mma4z00-ns400", "single-port OSFP 400G multimode SR4 (MMA4Z00-NS400, 50 m)", PartKind::Transceiver, Some(9.0),
-    "NVIDIA MMA4Z00-NS400: 9 W max, https://docs.nvidia.com/networking/display/MMA4Z00NS400T/Connectivity+Scenarios (2026-11-30)");
+    src!("NVIDIA MMA4Z00-NS400: 9 W max, https://docs.nvidia.com/networking/display/MMA4Z00NS400T/Connectivity+Scenarios (2026-11-30)"));
 /// An optical module of a rate NVIDIA's figures above do not cover (HDR 200G, 800G, 100GbE):
 /// counted, power not published here.
 pub const OPTIC_OTHER: Part = part("optic", "optical transceiver at the NIC's rate", PartKind::Transceiver, None,
-    "count only: no power figure in this catalog for this rate");
+    src!("count only: no power figure in this catalog for this rate"));
 /// An optical fiber for rates other than 400G (passive).
-pub const FIBER_OTHER: Part = part("fiber", "optical fiber", PartKind::Cable, Some(0.0), "passive");
+pub const FIBER_OTHER: Part = part("fiber", "optical fiber", PartKind::Cable, Some(0.0), src!("passive"));
 
 /// Every fixed part (switch and NIC parts come from the catalog: [`switch_part`], [`nic_part`]).
 pub const PARTS: [Part; 15] = [
@@ -118,13 +134,21 @@ pub const PARTS: [Part; 15] = [
 /// (NVIDIA's QM9700 and SN5600 manuals give port power budgets, not system draw): `None`.
 pub fn switch_part(kind: SwitchKind) -> Part {
     let (id, src) = match kind {
-        SwitchKind::QuantumHdr => ("qm8700", "NVIDIA Quantum QM8700: 40 HDR 200G QSFP56 ports"),
-        SwitchKind::Quantum2 => ("qm9700", "NVIDIA QM97XX user manual: 32 OSFP cages of 2 NDR ports, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces (2026-11-30)"),
-        SwitchKind::QuantumX800 => ("q3400", "NVIDIA Quantum-X800 Q3400: 144 XDR 800G ports"),
-        SwitchKind::Spectrum4 => ("sn5600", "NVIDIA SN5000 manual: SN5600 64x 800GbE or 128x 400GbE, https://docs.nvidia.com/networking/display/sn5000/data+interfaces (2026-11-30)"),
-        _ => ("eth-100-tor", "a 32x 100GbE top-of-rack class switch"),
+        SwitchKind::QuantumHdr => ("qm8700", src!("NVIDIA Quantum QM8700: 40 HDR 200G QSFP56 ports; no published system power")),
+        SwitchKind::Quantum2 => ("qm9700", src!("NVIDIA QM97XX user manual: 32 OSFP cages of 2 NDR ports, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces (2026-11-30); no published system power")),
+        SwitchKind::QuantumX800 => ("q3400", src!("NVIDIA Quantum-X800 Q3400: 144 XDR 800G ports; no published system power")),
+        SwitchKind::Spectrum4 => ("sn5600", src!("NVIDIA SN5000 manual: SN5600 64x 800GbE or 128x 400GbE, https://docs.nvidia.com/networking/display/sn5000/data+interfaces (2026-11-30); no published system power")),
+        _ => ("eth-100-tor", src!("a 32x 100GbE top-of-rack class switch; no published system power")),
     };
     part(id, kind.spec().name, PartKind::Switch, None, src)
+}
+
+/// The switch classes a scale-out fabric is built from.
+pub const SCALE_OUT_SWITCHES: [SwitchKind; 5] = [SwitchKind::QuantumHdr, SwitchKind::Quantum2, SwitchKind::QuantumX800, SwitchKind::Spectrum4, SwitchKind::Eth100];
+
+/// Whether a part id is a scale-out switch's.
+pub fn is_switch(id: &str) -> bool {
+    SCALE_OUT_SWITCHES.iter().any(|k| switch_part(*k).id == id)
 }
 
 /// Logical ports per cage of a switch at a port rate: twin-port OSFP (2 ports of 400G per
@@ -147,7 +171,7 @@ pub fn nic_part(nic: NicKind) -> Part {
         NicKind::Roce800 => ("connectx-8-800gbe", "ConnectX-8 SuperNIC 800GbE"),
         NicKind::Eth100Tcp => ("nic-100gbe", "100GbE NIC"),
     };
-    part(id, name, PartKind::Nic, None, "NVIDIA ConnectX product briefs (rates); no power figure in this catalog")
+    part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog"))
 }
 
 /// The system part of a DGX-shaped node (8 GPUs of a DGX generation), if there is one.
@@ -162,7 +186,7 @@ pub fn dgx_part(gpu: GpuKind, gpus_per_node: u32) -> Option<Part> {
 
 /// A GPU on its own line, at its TDP (the catalog's figure and source).
 pub fn gpu_part(gpu: GpuKind) -> Part {
-    part("gpu", gpu.spec().name, PartKind::Gpu, Some(gpu.spec().tdp_w), "GPU TDP from the GPU's datasheet (catalog::gpu); host, fans and cooling not counted")
+    part("gpu", gpu.spec().name, PartKind::Gpu, Some(gpu.spec().tdp_w), src!("GPU TDP from the GPU's datasheet (catalog::gpu); host, fans and cooling not counted"))
 }
 
 /// Every id a price book may name.
@@ -170,7 +194,7 @@ pub fn known_ids() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = PARTS.iter().map(|p| p.id).collect();
     v.push(FIBER_OTHER.id);
     v.push("gpu");
-    for k in [SwitchKind::QuantumHdr, SwitchKind::Quantum2, SwitchKind::QuantumX800, SwitchKind::Spectrum4, SwitchKind::Eth100] {
+    for k in SCALE_OUT_SWITCHES {
         v.push(switch_part(k).id);
     }
     for n in NicKind::ALL {

@@ -38,7 +38,7 @@ fn dgx_h100_superpod_is_32_leaves_and_16_spines() {
     // Switch power is not published: the total says so. Nothing is priced by default.
     assert!(b.unpowered.contains(&"qm9700"));
     assert_eq!(b.cost_usd, None);
-    assert_eq!(b.unpriced.len(), b.lines.iter().filter(|l| !l.included).count());
+    assert_eq!(b.unpriced, vec!["dgx-h100", "qm9700", "mma4z00-ns", "fiber-mpo-mm"]);
 }
 
 #[test]
@@ -48,7 +48,7 @@ fn cost_only_when_every_line_has_a_price() {
         .lines
         .iter()
         .filter(|l| !l.included)
-        .map(|l| Price { item: l.item.to_string(), usd: 1.0, source: "test".into(), date: "2026-11-30".into() })
+        .map(|l| Price { item: l.item.to_string(), usd: Some(1.0), power_w: None, source: "test".into(), date: "2026-11-30".into() })
         .collect();
     let all = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &PriceBook(book.clone()));
     // One dollar per unit: the cost is the number of priced units.
@@ -67,12 +67,31 @@ fn cost_only_when_every_line_has_a_price() {
 
 #[test]
 fn price_book_rejects_unknown_parts_and_bad_amounts() {
-    let bad = PriceBook(vec![Price { item: "unobtainium".into(), usd: 1.0, source: String::new(), date: String::new() }]);
+    let bad = PriceBook(vec![Price { item: "unobtainium".into(), usd: Some(1.0), power_w: None, source: String::new(), date: String::new() }]);
     assert_eq!(bad.validate().unwrap_err().field, "prices");
-    let neg = PriceBook(vec![Price { item: "qm9700".into(), usd: -1.0, source: String::new(), date: String::new() }]);
+    let neg = PriceBook(vec![Price { item: "qm9700".into(), usd: Some(-1.0), power_w: None, source: String::new(), date: String::new() }]);
     assert!(neg.validate().unwrap_err().message.contains("0 or more"));
-    let nan = PriceBook(vec![Price { item: "qm9700".into(), usd: f64::NAN, source: String::new(), date: String::new() }]);
+    let nan = PriceBook(vec![Price { item: "qm9700".into(), usd: None, power_w: Some(f64::NAN), source: String::new(), date: String::new() }]);
     assert!(nan.validate().is_err());
+}
+
+#[test]
+fn the_users_power_figure_completes_the_total() {
+    // A switch draw the user got from a vendor quote (a test input, not a catalog figure).
+    let book = PriceBook(vec![Price { item: "qm9700".into(), usd: None, power_w: Some(1000.0), source: "quote".into(), date: String::new() }]);
+    let b = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &book);
+    assert!(b.unpowered.is_empty());
+    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015 + 48.0)).abs() < 1e-9);
+    assert_eq!(line(&b, Group::Leaf, "qm9700").source, "the user's price book");
+}
+
+#[test]
+fn a_dgx_with_other_nics_keeps_its_figure() {
+    // 4 XDR NICs in a DGX B200-class node: the chassis' 14.3 kW stays, the NICs are extra.
+    let c = Cluster { gpu: GpuKind::B200, scale_up: crate::catalog::ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbXdr, nics_per_node: 4, nodes: 8, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    assert_eq!(line(&b, Group::Compute, "dgx-b200").unit_power_w, Some(14_300.0));
+    assert_eq!(line(&b, Group::Nic, "connectx-8-xdr").count, 32);
 }
 
 #[test]
@@ -114,4 +133,24 @@ fn three_tiers_use_single_mode_into_the_core() {
     for t in &b.switch_tiers {
         assert_eq!(t.ports_used + t.ports_free, t.switches * t.radix as u64);
     }
+}
+
+#[cfg(feature = "sources")]
+#[test]
+fn every_part_with_a_figure_names_its_source() {
+    // Every published power figure cites a URL and the date it was read.
+    for p in parts::PARTS.iter().filter(|p| p.power_w.is_some_and(|w| w > 0.0)) {
+        assert!(p.source.contains("https://") && p.source.contains("2026-"), "{}: {}", p.id, p.source);
+    }
+    let b = superpod();
+    assert!(b.lines.iter().all(|l| !l.source.is_empty()), "every line names its source");
+}
+
+#[test]
+fn price_book_reads_its_json_and_refuses_unknown_keys() {
+    let ok: PriceBook = serde_json::from_str(r#"[{"item":"qm9700","usd":25000,"source":"quote","date":"2026-11-01"},{"item":"dac","power_w":0.1}]"#).unwrap();
+    assert_eq!((ok.usd("qm9700"), ok.power_w("dac"), ok.usd("dac")), (Some(25000.0), Some(0.1), None));
+    assert!(serde_json::from_str::<PriceBook>(r#"[{"item":"qm9700","price":1}]"#).unwrap_err().to_string().contains("unknown field `price`"));
+    assert!(serde_json::from_str::<PriceBook>(r#"[{"item":"qm9700","usd":"cheap"}]"#).is_err());
+    assert!(serde_json::from_str::<PriceBook>(r#"{"item":"qm9700"}"#).is_err());
 }
