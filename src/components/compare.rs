@@ -13,7 +13,8 @@ use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_charts::Theme;
 use fabricscope_model::bom::{scenario_bom, Bom};
-use fabricscope_model::compare::{default_name, delta_rows, Better, KeyNumbers, MAX_DESIGNS, SCALE_NODES};
+use fabricscope_model::compare::{default_name, numbers, MAX_DESIGNS, SCALE_NODES};
+use fabricscope_model::design::{delta_table, Better, DesignNumbers};
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::{ModelError, Scenario};
 use std::fmt::Write;
@@ -56,29 +57,31 @@ const TABS: [&str; 6] = ["busbw", "hierarchy", "step time", "memory", "busbw vs 
 /// A pinned design evaluated once (its charts, bill of materials).
 type Pinned = Vec<(Option<Rc<Evaluation>>, Option<Rc<Bom>>)>;
 
-fn number(label: &str, v: f64) -> String {
-    match label {
-        "Step time" => seconds_label(v),
-        "MFU" => format!("{v:.1}%"),
-        "Cost" => format!("${v:.0}"),
+fn number(key: &str, v: f64) -> String {
+    match key {
+        "step_time_s" => seconds_label(v),
+        "mfu" => format!("{:.1}%", v * 100.0),
+        "cost_usd" => format!("${v:.0}"),
         // Millions of tokens read better as "8.78 M" than as eight digits.
         _ if v >= 1e5 => format!("{} M", gbps_label(v / 1e6)),
         _ => gbps_label(v),
     }
 }
 
-/// The delta table: a column per design, the best of each row marked, best ÷ worst.
-fn table(names: &[String], keys: &[KeyNumbers]) -> String {
+/// The delta table ([`delta_table`]): a column per design, the best of each row marked, best
+/// ÷ worst; the busbw row names the collective and size it is of.
+fn table(designs: &[DesignNumbers], busbw: &str) -> String {
     let mut o = String::from("<div class=\"table-scroll\"><table class=\"delta\" data-testid=\"delta\"><thead><tr><th scope=\"col\">Key number</th>");
-    for (i, n) in names.iter().enumerate() {
-        let _ = write!(o, "<th scope=\"col\" class=\"num d{i}\">{}</th>", esc(n));
+    for (i, d) in designs.iter().enumerate() {
+        let _ = write!(o, "<th scope=\"col\" class=\"num d{i}\">{}</th>", esc(&d.name));
     }
     o.push_str("<th scope=\"col\" class=\"num\">best ÷ worst</th></tr></thead><tbody>");
-    for r in delta_rows(keys) {
-        let _ = write!(o, "<tr><th scope=\"row\">{} <span class=\"muted\">{}{}</span></th>", r.label, r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
+    for r in delta_table(designs).into_iter().filter(|r| r.values.iter().any(Option::is_some)) {
+        let label = if r.key == "allreduce_busbw_GBps" { busbw } else { r.label };
+        let _ = write!(o, "<tr><th scope=\"row\">{label} <span class=\"muted\">{}{}</span></th>", r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
         for (i, v) in r.values.iter().enumerate() {
             let best = r.best == Some(i);
-            let _ = write!(o, "<td class=\"num{}\">{}{}</td>", if best { " best" } else { "" }, v.map_or("–".into(), |v| number(r.label, v)), if best { " ★" } else { "" });
+            let _ = write!(o, "<td class=\"num{}\">{}{}</td>", if best { " best" } else { "" }, v.map_or("–".into(), |v| number(r.key, v)), if best { " ★" } else { "" });
         }
         let _ = write!(o, "<td class=\"num\">{}</td></tr>", r.ratio.map_or("–".into(), |x| format!("{x:.2}×")));
     }
@@ -228,12 +231,12 @@ pub fn ComparePanel(p: &Props) -> Html {
                 .collect();
             let data: Vec<DesignData> = (0..evals.len()).map(|i| DesignData { name: &names[i], report: &evals[i].report, training: views[i], scaling: &outs[i].scaling }).collect();
             let svg = compare_chart(COMPARE_CHART_IDS[*t], &data, &view, &Theme::for_dark(*dark), 0, *compact).unwrap_or_default();
-            let keys: Vec<KeyNumbers> = (0..evals.len())
-                .map(|i| KeyNumbers::of(&evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), boms[i].as_deref()))
+            let numbers: Vec<DesignNumbers> = (0..evals.len())
+                .filter_map(|i| Some(numbers(&names[i], &evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), (*boms[i].clone()?).clone())))
                 .collect();
             let rest = format!(
                 "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials, cost only where every part has a price.</p>",
-                table(&names, &keys),
+                table(&numbers, &format!("{} busbw at {}", op.name(), size_words(bytes.0))),
                 op.name(),
                 size_words(bytes.0),
                 esc(&job)

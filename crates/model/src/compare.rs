@@ -12,6 +12,7 @@ use crate::scenario::Scenario;
 use crate::topology::Cluster;
 use crate::training::explore::{carry_over, TrainingView};
 use crate::bom::Bom;
+use crate::design::DesignNumbers;
 use crate::report::{Report, Scope};
 use crate::training::StepReport;
 use crate::units::Bytes;
@@ -131,112 +132,34 @@ pub fn default_name(s: &Scenario, others: &[&Scenario]) -> String {
     clean_name(&name)
 }
 
-/// The key numbers of one design, the rows of the delta table. `None` where the design has
-/// no such number (a single GPU has no busbw; a job that fits nowhere has no step time;
-/// power and cost come from the bill of materials).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct KeyNumbers {
-    /// busbw of the chosen collective and size over every GPU, GB/s per direction.
-    pub busbw_gbps: Option<f64>,
-    pub step_s: Option<f64>,
-    pub tokens_per_s: Option<f64>,
-    /// Model FLOPs utilisation, 0..1.
-    pub mfu: Option<f64>,
-    pub power_kw: Option<f64>,
-    pub cost_usd: Option<f64>,
-}
-
-impl KeyNumbers {
-    /// Training tokens per second per kW of the cluster's power.
-    pub fn tokens_per_kwh(&self) -> Option<f64> {
-        // tokens/s per kW = tokens per kJ; x 3600 = tokens per kWh.
-        Some(self.tokens_per_s? / self.power_kw.filter(|p| *p > 0.0)? * 3600.0)
+/// A design's numbers for the delta table ([`crate::design::delta_table`]) from what a page
+/// already holds, without a search of its own: busbw of `op` at `bytes` over every GPU (one
+/// domain when the cluster is one) from its Report, the job's chosen layout, and its bill of
+/// materials. The busbw is stored under `allreduce_busbw_gbps` whatever `op` is.
+pub fn numbers(name: &str, r: &Report, op: Collective, bytes: Bytes, step: Option<&StepReport>, bom: Bom) -> DesignNumbers {
+    let busbw = r
+        .curves
+        .iter()
+        .filter(|c| c.op == op)
+        .max_by_key(|c| c.scope == Scope::Cluster)
+        .and_then(|c| c.points.iter().find(|p| p.bytes == bytes))
+        .map_or(0.0, |p| p.busbw.0);
+    let step = step.filter(|s| s.fits);
+    let eff = step.map(|s| bom.efficiency(s.tokens_per_s));
+    DesignNumbers {
+        name: name.to_string(),
+        gpus: r.summary.total_gpus,
+        allreduce_busbw_gbps: busbw,
+        step_time_s: step.map(|s| s.step_time_s),
+        mfu: step.map(|s| s.mfu),
+        tokens_per_s: step.map(|s| s.tokens_per_s),
+        power_kw: bom.power_kw,
+        power_complete: bom.unpowered.is_empty(),
+        cost_usd: bom.cost_usd,
+        tokens_per_s_per_mw: eff.and_then(|e| e.tokens_per_s_per_mw),
+        tokens_per_s_per_musd: eff.and_then(|e| e.tokens_per_s_per_musd),
+        bom,
     }
-    /// Tokens per dollar of the cluster's price (tokens/s per $: the design that trains more
-    /// for its money).
-    pub fn tokens_per_usd(&self) -> Option<f64> {
-        Some(self.tokens_per_s? / self.cost_usd.filter(|c| *c > 0.0)?)
-    }
-}
-
-impl KeyNumbers {
-    /// The key numbers of a design: busbw of `op` at `bytes` over every GPU (one domain when
-    /// the cluster is one), the job's chosen layout, and the bill of materials' power and cost.
-    pub fn of(r: &Report, op: Collective, bytes: Bytes, step: Option<&StepReport>, bom: Option<&Bom>) -> KeyNumbers {
-        let busbw = r
-            .curves
-            .iter()
-            .filter(|c| c.op == op)
-            .max_by_key(|c| c.scope == Scope::Cluster)
-            .and_then(|c| c.points.iter().find(|p| p.bytes == bytes))
-            .map(|p| p.busbw.0);
-        let step = step.filter(|s| s.fits);
-        KeyNumbers {
-            busbw_gbps: busbw,
-            step_s: step.map(|s| s.step_time_s),
-            tokens_per_s: step.map(|s| s.tokens_per_s),
-            mfu: step.map(|s| s.mfu),
-            power_kw: bom.map(|b| b.power_kw).filter(|p| *p > 0.0),
-            cost_usd: bom.and_then(|b| b.cost_usd),
-        }
-    }
-}
-
-/// Which way a row is better.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Better {
-    Higher,
-    Lower,
-}
-
-/// One row of the delta table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DeltaRow {
-    pub label: &'static str,
-    /// The unit the values are in, for a header ("GB/s per direction", "s").
-    pub unit: &'static str,
-    pub values: Vec<Option<f64>>,
-    pub better: Better,
-    /// The design with the best value (the first of equals); `None` with fewer than two
-    /// values.
-    pub best: Option<usize>,
-    /// Best over worst (always >= 1): how far apart the designs are on this row.
-    pub ratio: Option<f64>,
-}
-
-/// The delta table of `keys` (one per design, in order): rows with no value anywhere are
-/// left out.
-pub fn delta_rows(keys: &[KeyNumbers]) -> Vec<DeltaRow> {
-    use Better::*;
-    let rows: [(&'static str, &'static str, Better, fn(&KeyNumbers) -> Option<f64>); 8] = [
-        ("busbw", "GB/s per direction", Higher, |k| k.busbw_gbps),
-        ("Step time", "s", Lower, |k| k.step_s),
-        ("Tokens/s", "tokens/s", Higher, |k| k.tokens_per_s),
-        ("MFU", "%", Higher, |k| k.mfu.map(|m| m * 100.0)),
-        ("Power", "kW", Lower, |k| k.power_kw),
-        ("Cost", "USD", Lower, |k| k.cost_usd),
-        ("Tokens per dollar", "tokens/s per USD", Higher, |k| k.tokens_per_usd()),
-        ("Tokens per kWh", "tokens per kWh", Higher, |k| k.tokens_per_kwh()),
-    ];
-    rows.into_iter()
-        .map(|(label, unit, better, get)| {
-            let values: Vec<Option<f64>> = keys.iter().map(|k| get(k).filter(|v| v.is_finite() && *v > 0.0)).collect();
-            let present: Vec<(usize, f64)> = values.iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v))).collect();
-            let pick = |want_max: bool| {
-                present.iter().copied().fold(None, |acc: Option<(usize, f64)>, (i, v)| match acc {
-                    Some((_, a)) if (want_max && v <= a) || (!want_max && v >= a) => acc,
-                    _ => Some((i, v)),
-                })
-            };
-            let (best, worst) = (pick(better == Higher), pick(better == Lower));
-            let (best, ratio) = match (best, worst) {
-                (Some((i, b)), Some((_, w))) if present.len() >= 2 => (Some(i), Some(if better == Higher { b / w } else { w / b })),
-                _ => (None, None),
-            };
-            DeltaRow { label, unit, values, better, best, ratio }
-        })
-        .filter(|r| r.values.iter().any(Option::is_some))
-        .collect()
 }
 
 /// Node counts of the scaling curves: 2 to 4096 in powers of two.
@@ -369,14 +292,14 @@ mod tests {
 
     #[test]
     fn default_names_come_from_the_preset_or_the_differences() {
-        let ndr = sc(Cluster { nodes: 32, ..Cluster::default() });
-        let roce = sc(Cluster { nodes: 32, nic: NicKind::Roce400, ..Cluster::default() });
+        let ndr = sc(Cluster { nodes: 24, ..Cluster::default() });
+        let roce = sc(Cluster { nodes: 24, nic: NicKind::Roce400, ..Cluster::default() });
         assert_eq!(default_name(&ndr, &[]), "H100 · 8x NDR IB");
         assert_eq!(default_name(&roce, &[&ndr]), "H100 · 8x 400G RoCE");
         // The same network at another size is told apart by its GPU count, SHARP by SHARP.
         let big = sc(Cluster { nodes: 128, ..Cluster::default() });
-        assert_eq!(default_name(&ndr, &[&big]), "H100 · 8x NDR IB · 256 GPUs");
-        let sharp = sc(Cluster { nodes: 32, sharp: true, ..Cluster::default() });
+        assert_eq!(default_name(&ndr, &[&big]), "H100 · 8x NDR IB · 192 GPUs");
+        let sharp = sc(Cluster { nodes: 24, sharp: true, ..Cluster::default() });
         assert_eq!(default_name(&sharp, &[&ndr, &roce]), "H100 · 8x NDR IB · SHARP");
         // A preset keeps its name, unless another design already is that preset.
         let pod = sc(cluster_preset("dgx-h100-superpod").unwrap().cluster());
@@ -404,34 +327,22 @@ mod tests {
     }
 
     #[test]
-    fn the_delta_table_marks_the_better_design_and_the_ratio() {
-        let a = KeyNumbers { busbw_gbps: Some(400.0), step_s: Some(2.0), tokens_per_s: Some(1e6), mfu: Some(0.4), ..Default::default() };
-        let b = KeyNumbers { busbw_gbps: Some(100.0), step_s: Some(2.5), tokens_per_s: Some(8e5), mfu: Some(0.32), ..Default::default() };
-        let rows = delta_rows(&[a, b]);
-        assert_eq!(rows.iter().map(|r| r.label).collect::<Vec<_>>(), ["busbw", "Step time", "Tokens/s", "MFU"], "no power or cost without a BOM");
-        assert_eq!((rows[0].best, rows[0].ratio), (Some(0), Some(4.0)));
-        assert_eq!((rows[1].best, rows[1].ratio), (Some(0), Some(1.25)), "lower step time wins; ratio worst/best");
-        assert!((rows[3].values[0].unwrap() - 40.0).abs() < 1e-9);
-        // Per kWh and per dollar once power and price are known: 1e6 tokens/s on 100 kW is
-        // 1e4 tokens per kJ, 3.6e7 per kWh.
-        let p = KeyNumbers { power_kw: Some(100.0), cost_usd: Some(2e6), ..a };
-        assert_eq!(p.tokens_per_kwh(), Some(3.6e7));
-        assert_eq!(p.tokens_per_usd(), Some(0.5));
-        // From a design: busbw at the size, the job's step, the BOM's power (4 DGX H100 at
-        // 10.2 kW each at least, the DGX H100 user guide); no price book, no cost.
+    fn a_designs_numbers_come_from_its_report_layout_and_bill_of_materials() {
+        // busbw at the size, the job's step, the BOM's power (4 DGX H100 at 10.2 kW each at
+        // least, the DGX H100 user guide); no price book, no cost.
         let sc = Scenario::default();
         let r = crate::evaluate(&sc).unwrap();
         let v = crate::training::explore::explore(&sc.cluster, &sc.training).unwrap();
         let bom = crate::bom::scenario_bom(&sc).unwrap();
-        let k = KeyNumbers::of(&r, Collective::AllReduce, Bytes(1 << 30), v.chosen.as_ref(), Some(&bom));
+        let k = numbers("A", &r, Collective::AllReduce, Bytes(1 << 30), v.chosen.as_ref(), bom);
         let at = r.curves.iter().rev().find(|c| c.op == Collective::AllReduce).unwrap().points.iter().find(|p| p.bytes.0 == 1 << 30).unwrap();
-        assert_eq!(k.busbw_gbps, Some(at.busbw.0));
-        assert_eq!(k.step_s, v.chosen.as_ref().map(|c| c.step_time_s));
-        assert!(k.power_kw.unwrap() >= 4.0 * 10.2, "{:?}", k.power_kw);
+        assert_eq!(k.allreduce_busbw_gbps, at.busbw.0);
+        assert_eq!(k.step_time_s, v.chosen.as_ref().map(|c| c.step_time_s));
+        assert!(k.power_kw >= 4.0 * 10.2, "{}", k.power_kw);
         assert_eq!(k.cost_usd, None);
-        // One value alone marks nothing.
-        let one = delta_rows(&[a, KeyNumbers::default()]);
-        assert_eq!((one[0].best, one[0].ratio), (None, None));
+        // The same numbers as the CLI's `compare` computes from the file (its own search).
+        let d = crate::design::design_numbers("A", &sc).unwrap();
+        assert_eq!((d.allreduce_busbw_gbps, d.step_time_s, d.power_kw), (k.allreduce_busbw_gbps, k.step_time_s, k.power_kw));
     }
 
     #[test]
