@@ -144,22 +144,7 @@ pub fn numbers(name: &str, r: &Report, op: Collective, bytes: Bytes, step: Optio
         .max_by_key(|c| c.scope == Scope::Cluster)
         .and_then(|c| c.points.iter().find(|p| p.bytes == bytes))
         .map_or(0.0, |p| p.busbw.0);
-    let step = step.filter(|s| s.fits);
-    let eff = step.map(|s| bom.efficiency(s.tokens_per_s));
-    DesignNumbers {
-        name: name.to_string(),
-        gpus: r.summary.total_gpus,
-        allreduce_busbw_gbps: busbw,
-        step_time_s: step.map(|s| s.step_time_s),
-        mfu: step.map(|s| s.mfu),
-        tokens_per_s: step.map(|s| s.tokens_per_s),
-        power_kw: bom.power_kw,
-        power_complete: bom.unpowered.is_empty(),
-        cost_usd: bom.cost_usd,
-        tokens_per_s_per_mw: eff.and_then(|e| e.tokens_per_s_per_mw),
-        tokens_per_s_per_musd: eff.and_then(|e| e.tokens_per_s_per_musd),
-        bom,
-    }
+    DesignNumbers::new(name, r.summary.total_gpus, busbw, step, bom)
 }
 
 /// Node counts of the scaling curves: 2 to 4096 in powers of two.

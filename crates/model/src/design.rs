@@ -7,6 +7,7 @@ use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
 use crate::scenario::Scenario;
 use crate::training::explore::{constraints, start, workload};
+use crate::training::StepReport;
 use crate::units::Bytes;
 use serde::Serialize;
 
@@ -44,24 +45,31 @@ pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
     let busbw = comm.predict(Collective::AllReduce, BUSBW_BYTES, AlgoChoice::Auto, ProtoChoice::Auto)?.busbw.0;
     let w = workload(&s.training.workload)?;
     let view = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
-    let chosen = view.chosen.filter(|c| c.fits);
     let bom = scenario_bom(s)?;
-    let tokens = chosen.as_ref().map(|c| c.tokens_per_s);
-    let eff = tokens.map(|t| bom.efficiency(t));
-    Ok(DesignNumbers {
-        name: name.to_string(),
-        gpus: topo.total_gpus,
-        allreduce_busbw_gbps: busbw,
-        step_time_s: chosen.as_ref().map(|c| c.step_time_s),
-        mfu: chosen.as_ref().map(|c| c.mfu),
-        tokens_per_s: tokens,
-        power_kw: bom.power_kw,
-        power_complete: bom.unpowered.is_empty(),
-        cost_usd: bom.cost_usd,
-        tokens_per_s_per_mw: eff.and_then(|e| e.tokens_per_s_per_mw),
-        tokens_per_s_per_musd: eff.and_then(|e| e.tokens_per_s_per_musd),
-        bom,
-    })
+    Ok(DesignNumbers::new(name, topo.total_gpus, busbw, view.chosen.as_ref(), bom))
+}
+
+impl DesignNumbers {
+    /// A design's numbers from its parts: `busbw` (GB/s per direction), the job's chosen
+    /// layout (its numbers only when it fits) and the bill of materials.
+    pub fn new(name: &str, gpus: u32, busbw: f64, chosen: Option<&StepReport>, bom: Bom) -> DesignNumbers {
+        let chosen = chosen.filter(|c| c.fits);
+        let eff = chosen.map(|c| bom.efficiency(c.tokens_per_s));
+        DesignNumbers {
+            name: name.to_string(),
+            gpus,
+            allreduce_busbw_gbps: busbw,
+            step_time_s: chosen.map(|c| c.step_time_s),
+            mfu: chosen.map(|c| c.mfu),
+            tokens_per_s: chosen.map(|c| c.tokens_per_s),
+            power_kw: bom.power_kw,
+            power_complete: bom.unpowered.is_empty(),
+            cost_usd: bom.cost_usd,
+            tokens_per_s_per_mw: eff.and_then(|e| e.tokens_per_s_per_mw),
+            tokens_per_s_per_musd: eff.and_then(|e| e.tokens_per_s_per_musd),
+            bom,
+        }
+    }
 }
 
 /// Whether more or less of a row's number is better.
