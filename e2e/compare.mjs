@@ -149,6 +149,9 @@ async function main() {
           await p.goto(`${base}${link}`, { waitUntil: 'load' });
           await p.waitForSelector('[data-testid=compare-chart] svg');
           await p.waitForFunction(() => !document.querySelector("[data-testid=compare-readout]")?.textContent.includes("Searching"), null, { timeout: 60000 }).catch(async (e) => { throw new Error(`${w} ${theme}: ${await p.textContent("[data-testid=compare-readout]")} ${e.message}`); });
+          // Off-screen panels are not rendered (content-visibility: auto): bring it on screen first.
+          await p.$eval('[data-testid=compare]', (el) => el.scrollIntoView({ block: 'start' }));
+          await p.waitForTimeout(300);
           await p.locator('[data-testid=compare]').screenshot({ path: join(out, `compare-${w}-${theme}.png`) });
           await c.close();
         }

@@ -140,6 +140,8 @@ pub fn use_compare_work(keys: Vec<Key>) -> (Vec<Outcome>, bool, u32) {
         });
     }
     let s = store.borrow();
-    let outs = keys.iter().map(|k| s.iter().find(|e| e.key == *k).map(|e| e.out.clone()).unwrap_or_default()).collect();
-    (outs, s.iter().any(|e| !e.done()), *tick)
+    let found: Vec<Option<&Entry>> = keys.iter().map(|k| s.iter().find(|e| e.key == *k)).collect();
+    // Busy until every key has an entry that is done (a new key has none before its effect).
+    let busy = found.iter().any(|e| !e.is_some_and(Entry::done));
+    (found.iter().map(|e| e.map(|e| e.out.clone()).unwrap_or_default()).collect(), busy, *tick)
 }

@@ -235,7 +235,7 @@ pub fn ComparePanel(p: &Props) -> Html {
                 .filter_map(|i| Some(numbers(&names[i], &evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), (*boms[i].clone()?).clone())))
                 .collect();
             let rest = format!(
-                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials, cost only where every part has a price.</p>",
+                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials (no ★ on power rows while a part's power is unpublished), cost only where every part has a price.</p>",
                 table(&numbers, &format!("{} busbw at {}", op.name(), size_words(bytes.0))),
                 op.name(),
                 size_words(bytes.0),
