@@ -87,6 +87,9 @@ async function main() {
       const rows = await page.$$eval('[data-testid=delta] tbody tr', (trs) => trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td.best').length, tr.lastElementChild.textContent]));
       const labels = rows.map((r) => r[0]);
       for (const want of ['AllReduce busbw at 1 GiB', 'step time', 'MFU', 'tokens/s', 'power']) assert(labels.some((l) => l.startsWith(want)), `row ${want}: ${labels}`);
+      // Every design gets its own search: a step time in every column once the work is done.
+      const steps = await page.$$eval('[data-testid=delta] tbody tr:nth-child(2) td', (t) => t.map((x) => x.textContent));
+      assert(steps.length === 5 && steps.slice(0, 4).every((x) => /s/.test(x)), `a step time per design: ${steps}`);
       // Performance rows always name a winner; power ones only where every item's power is published.
       for (const [l, best, ratio] of rows.slice(0, 4)) assert(best === 1 && /×$/.test(ratio), `${l}: one best, a ratio (${best}, ${ratio})`);
     });

@@ -85,6 +85,11 @@ impl Entry {
 }
 
 type Store = Rc<RefCell<Vec<Entry>>>;
+
+thread_local! {
+    /// Answers published so far: each gets its own number (what drawings memoize on).
+    static TICKS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
 type Gen = Rc<std::cell::Cell<u32>>;
 
 /// Runs slices until every entry is done or the keys change (`gen`), re-rendering (`tick`)
@@ -105,8 +110,11 @@ fn slice(store: Store, tick: UseStateHandle<u32>, gen: Gen, my: u32) {
         }
     }
     if shown || !left {
-        // A new value each time: the page re-renders and reads the store.
-        tick.set(my.wrapping_mul(4096).wrapping_add(start as u32));
+        // A new value each time: the page re-renders, reads the store and redraws.
+        tick.set(TICKS.with(|n| {
+            n.set(n.get().wrapping_add(1));
+            n.get()
+        }));
     }
     if left {
         Timeout::new(0, move || slice(store, tick, gen, my)).forget();
