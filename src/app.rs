@@ -319,7 +319,8 @@ pub fn App() -> Html {
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let designs = use_reducer(crate::designs::load);
-    let designs_link = crate::designs::link_part(&designs.list);
+    // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
+    let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
     let settled = url::use_link_writer(state.scenario(), designs_link.clone());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);

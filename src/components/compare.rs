@@ -192,33 +192,42 @@ pub fn ComparePanel(p: &Props) -> Html {
     let view = now.scenario.view.clone();
     let (op, bytes) = (view.selected_op, view.headline_bytes());
     let job = now.scenario.training.workload.clone();
-    let mut names: Vec<String> = Vec::new();
-    let mut evals: Vec<Rc<Evaluation>> = Vec::new();
-    let mut boms: Vec<Option<Rc<Bom>>> = Vec::new();
-    for (i, (d, (e, b))) in list.iter().zip(pinned.iter()).enumerate() {
-        if let Some(e) = e {
-            names.push(design_label(i, &d.name));
-            evals.push(e.clone());
-            boms.push(b.clone());
+    // Who is compared (labels, evaluations, bills, work keys): once per change, not per input.
+    let setup = use_memo((now.version, list.clone(), Rc::as_ptr(&pinned) as usize, Rc::as_ptr(&my_bom) as usize), {
+        let (pinned, my_bom, now, list, job) = (pinned.clone(), my_bom.clone(), now.clone(), list.clone(), job.clone());
+        move |_| {
+            let mut names: Vec<String> = Vec::new();
+            let mut evals: Vec<Rc<Evaluation>> = Vec::new();
+            let mut boms: Vec<Option<Rc<Bom>>> = Vec::new();
+            for (i, (d, (e, b))) in list.iter().zip(pinned.iter()).enumerate() {
+                if let Some(e) = e {
+                    names.push(design_label(i, &d.name));
+                    evals.push(e.clone());
+                    boms.push(b.clone());
+                }
+            }
+            if mine && !list.is_empty() {
+                let others: Vec<&Scenario> = list.iter().map(|d| &d.scenario).collect();
+                names.push(format!("now · {}", default_name(&now.scenario, &others)));
+                evals.push(now.eval.clone());
+                boms.push((*my_bom).clone());
+            }
+            let keys: Vec<Key> = if list.is_empty() {
+                Vec::new()
+            } else {
+                evals.iter().map(|e| Key { cluster: e.cluster.clone(), workload: job.clone(), op, bytes }).collect()
+            };
+            (names, evals, boms, keys)
         }
-    }
-    if mine && !list.is_empty() {
-        let others: Vec<&Scenario> = list.iter().map(|d| &d.scenario).collect();
-        names.push(format!("now · {}", default_name(&now.scenario, &others)));
-        evals.push(now.eval.clone());
-        boms.push((*my_bom).clone());
-    }
-    let keys: Vec<Key> = if list.is_empty() {
-        Vec::new()
-    } else {
-        evals.iter().map(|e| Key { cluster: e.cluster.clone(), workload: job.clone(), op, bytes }).collect()
-    };
+    });
+    let keys = setup.3.clone();
     let (outs, busy, work_version) = use_compare_work(keys);
     let t = *tab;
     // The chart and the table, drawn again only when something they show has changed.
     let drawn = use_memo((t, p.dark, p.compact, now.version, list.clone(), work_version), {
-        let (names, evals, outs, now, job) = (names.clone(), evals.clone(), outs.clone(), now.clone(), job.clone());
+        let (setup, outs, now, job) = (setup.clone(), outs.clone(), now.clone(), job.clone());
         move |(t, dark, compact, ..)| {
+            let (names, evals, boms, _) = &*setup;
             if evals.is_empty() {
                 return (AttrValue::default(), AttrValue::default());
             }
@@ -274,9 +283,10 @@ pub fn ComparePanel(p: &Props) -> Html {
         })
     };
     let (svg, rest) = (*drawn).clone();
-    let cursor = (!evals.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
+    let cursor = (!setup.1.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
+        let setup = setup.clone();
         let start = if t == 0 { bytes.0.ilog2() as f64 } else { SCALE_NODES[0].ilog2() as f64 };
-        cursor_handlers(start, "compare-readout", Rc::new(move |e| readout(t, &names, &evals, &outs, op, e)))
+        cursor_handlers(start, "compare-readout", Rc::new(move |e| readout(t, &setup.0, &setup.1, &outs, op, e)))
     });
     html! {
         <section class="panel table-panel wide compare" data-testid="compare" aria-labelledby="compare-h" onclick={on_click} onchange={on_change}>
