@@ -97,7 +97,7 @@ fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outco
         .enumerate()
         .map(|(i, n)| {
             let v = match tab {
-                0 => evals[i].report.curves.iter().filter(|c| c.op == op).last().and_then(|c| c.points.iter().find(|p| p.bytes.0 == x)).map(|p| format!("{} GB/s", gbps_label(p.busbw.0))),
+                0 => evals[i].report.curves.iter().rfind(|c| c.op == op).and_then(|c| c.points.iter().find(|p| p.bytes.0 == x)).map(|p| format!("{} GB/s", gbps_label(p.busbw.0))),
                 4 => outs[i].scaling.iter().find(|p| p.nodes as u64 == x).and_then(|p| p.busbw_gbps).map(|b| format!("{} GB/s", gbps_label(b))),
                 _ => outs[i].scaling.iter().find(|p| p.nodes as u64 == x).and_then(|p| p.step_s).map(seconds_label),
             };

@@ -51,7 +51,7 @@ pub struct RenderArgs {
 pub fn run(a: &RenderArgs) -> Result<String, CliError> {
     let ids: &[&str] = if a.scenario.len() > 1 { &COMPARE_CHART_IDS } else { &CHART_IDS };
     for id in &a.only {
-        if !ids.contains(&id.as_str()) && !(id == PARETO && a.scenario.len() == 1) {
+        if !(ids.contains(&id.as_str()) || (id == PARETO && a.scenario.len() == 1)) {
             return Err(CliError::new(
                 "--only",
                 format!("no chart \"{id}\"; allowed: {}{}", ids.join(", "), if a.scenario.len() == 1 { ", pareto" } else { "" }),
