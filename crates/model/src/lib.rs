@@ -17,8 +17,10 @@
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
+//! | [`check`] | nccl-tests output read, set against the model, diagnosed |
 
 pub mod catalog;
+pub mod check;
 pub mod collective;
 pub mod error;
 pub mod export;
