@@ -1,6 +1,7 @@
 //! The Scenario: everything a user can set, as one serde value. URL, JSON file, CLI flags and
 //! UI controls all produce one; [`crate::report::evaluate`] turns it into a Report.
 
+use crate::check::Measured;
 use crate::collective::Collective;
 use crate::error::{ModelError, Result};
 use crate::limits;
@@ -158,6 +159,9 @@ pub struct Scenario {
     pub cluster: Cluster,
     pub view: View,
     pub training: TrainingChoice,
+    /// nccl-tests runs measured on a real cluster, checked against this design
+    /// ([`crate::check`]); empty when none was loaded. Older files without it still load.
+    pub measured: Vec<Measured>,
 }
 
 impl Default for Scenario {
@@ -173,6 +177,7 @@ impl Scenario {
             cluster,
             view: View::default(),
             training: TrainingChoice::default(),
+            measured: Vec::new(),
         }
     }
 
@@ -211,6 +216,11 @@ impl Scenario {
         if let Some(z) = t.zero {
             limits::ZERO.check(z as u64)?;
         }
+        limits::MEASURED_RUNS.check(self.measured.len() as u64)?;
+        for m in &self.measured {
+            limits::MEASURED_POINTS.check(m.points.len() as u64)?;
+            limits::MEASURED_RANKS.check(m.ranks as u64)?;
+        }
         Ok(())
     }
 }
@@ -241,7 +251,7 @@ const DERIVED: &[(&str, &str)] = &[
 /// the field of that name in `cluster`, `view` or `training`, or the field that holds or
 /// derives it ([`DERIVED`]). `None` for inputs only the CLI has (`--bytes`, `--algo`, ...).
 pub fn scenario_path(field: &str) -> Option<String> {
-    if field == "version" {
+    if field == "version" || field == "measured" {
         return Some(field.to_string());
     }
     if let Some((_, path)) = DERIVED.iter().find(|(f, _)| *f == field) {
