@@ -1,6 +1,7 @@
 //! `fabricscope`: the command-line face of the cost model. This file only parses and
 //! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
 
+mod check;
 mod cluster_args;
 mod collective;
 mod error;
@@ -42,6 +43,8 @@ enum Command {
     Link(link::LinkArgs),
     /// One training step of a transformer job: step time, MFU, memory, bottleneck.
     Train(Box<train::TrainArgs>),
+    /// Check a real cluster: read nccl-tests output, set it against the model, say what is wrong.
+    Check(Box<check::CheckArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
 }
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Link(a) => link::run(a),
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
+        Command::Check(a) => check::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -46,12 +46,14 @@ pub struct Measured {
     pub gpu: Option<GpuKind>,
     /// The host of a one-host run (to name a slow node).
     pub host: Option<String>,
+    /// GPUs one process drove (nccl-tests `-g`), where the header says.
+    pub gpus_per_process: Option<u32>,
     pub points: Vec<Point>,
 }
 
 impl Default for Measured {
     fn default() -> Self {
-        Measured { op: Collective::AllReduce, ranks: 0, nodes: None, gpus_per_node: None, gpu: None, host: None, points: Vec::new() }
+        Measured { op: Collective::AllReduce, ranks: 0, nodes: None, gpus_per_node: None, gpu: None, host: None, gpus_per_process: None, points: Vec::new() }
     }
 }
 
@@ -98,6 +100,7 @@ impl Measured {
             gpus_per_node: layout.map(|l| l.1),
             gpu: r.gpu_name.as_deref().and_then(gpu_of_name),
             host: (r.hosts.len() == 1).then(|| r.hosts[0].0.clone()),
+            gpus_per_process: r.gpus_per_process,
             points: r
                 .rows
                 .iter()
@@ -158,7 +161,8 @@ pub struct Plateau {
     pub expected_busbw: f64,
     /// Median measured/expected over the plateau rows.
     pub ratio: f64,
-    /// The smallest size from which every row is below the healthy tolerance, if any.
+    /// The smallest size above the small ones from which every row is below the healthy
+    /// tolerance, if any.
     pub departs_at: Option<u64>,
     pub tolerance: f64,
     pub validated: bool,
@@ -246,7 +250,8 @@ pub fn check(runs: &[Measured], design: &Cluster) -> Result<CheckReport> {
             (Some(_), Some(per)) => Placement { ranks: m.ranks, per_domain: per },
             _ => topo.first(m.ranks),
         };
-        let comm = Comm::new(&topo, p)?;
+        let g = m.gpus_per_process.unwrap_or(1).clamp(1, crate::limits::GPUS_PER_PROCESS.max as u32);
+        let comm = Comm::new(&topo, p)?.with_gpus_per_process(g);
         let preds = m.points.iter().map(|pt| comm.predict(m.op, Bytes(pt.bytes), AlgoChoice::Auto, ProtoChoice::Auto)).collect::<Result<Vec<_>>>()?;
         evals.push(RunEval { m, comm, preds });
     }
@@ -275,7 +280,7 @@ pub fn check(runs: &[Measured], design: &Cluster) -> Result<CheckReport> {
         let tol = tolerance(lp);
         let departs_at = {
             let mut at = None;
-            for (pt, p) in e.m.points.iter().zip(&e.preds) {
+            for (pt, p) in e.m.points.iter().zip(&e.preds).filter(|(pt, _)| pt.bytes > SMALL_MAX_BYTES) {
                 let low = p.time.0 / pt.time_us < 1.0 - tol;
                 at = if low { at.or(Some(pt.bytes)) } else { None };
             }

@@ -53,6 +53,8 @@ pub struct Run {
     pub rows: Vec<Row>,
     /// The `# Avg bus bandwidth` figure, where printed.
     pub avg_busbw: Option<f64>,
+    /// GPUs each process drives (`nGpus` of the header, nccl-tests' `-g`).
+    pub gpus_per_process: Option<u32>,
 }
 
 /// A line that could not be read.
@@ -205,6 +207,10 @@ pub fn parse(text: &str) -> Result<Log> {
                     cur = Some(Run { named_op: pending_op.take(), ..Run::default() });
                 }
                 headers += 1;
+                let mut words = h.split_whitespace();
+                if let (Some(r), Some(_)) = (cur.as_mut(), words.find(|w| *w == "nGpus")) {
+                    r.gpus_per_process = words.next().and_then(|w| w.parse().ok()).filter(|g| *g >= 1);
+                }
                 if let Some(op) = op_named(h) {
                     if let Some(r) = cur.as_mut() {
                         r.named_op = Some(op);
