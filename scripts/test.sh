@@ -33,6 +33,7 @@ stage "e2e controls (issue 9)" node e2e/controls.mjs
 stage "bench (budgets)" node e2e/bench.mjs
 stage "e2e sub-path, CSP, embed" node e2e/subpath.mjs
 stage "e2e charts (views, cursor, embeds)" node e2e/charts.mjs
+stage "e2e check a real cluster (issue 14)" node e2e/check.mjs
 stage "e2e offline (service worker)" node e2e/offline.mjs
 stage "e2e no long task (search)" node e2e/longtask.mjs
 

@@ -4,9 +4,9 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
+    check_panel, claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
-    CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
+    CheckProps, CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
 };
 use crate::eval::{count_text, evaluate_at, in_racks, with_gpu, Count, Evaluation, Gauge};
@@ -45,6 +45,8 @@ pub struct State {
     pub training: TrainingChoice,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
+    /// nccl-tests runs pasted into the check panel (kept in the scenario and its link).
+    pub measured: Vec<fabricscope_model::check::Measured>,
 }
 
 /// What the user can do.
@@ -80,6 +82,8 @@ pub enum Action {
     MicroBatch(u32),
     Recompute(Option<Recompute>),
     Zero(Option<u8>),
+    /// Measured runs read from a pasted log (view-only: the design is not re-run).
+    Measured(Vec<fabricscope_model::check::Measured>),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -100,6 +104,7 @@ impl State {
             key_bytes: crate::eval::KEY_BYTES,
             training: TrainingChoice::default(),
             link_notes: Vec::new(),
+            measured: Vec::new(),
         }
         .evaluated()
     }
@@ -123,6 +128,7 @@ impl State {
             s = s.evaluated();
         }
         s.link_notes = d.warnings;
+        s.measured = sc.measured;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
         (s.y_axis, s.sizes) = (sc.view.y_axis, sc.view.sizes);
@@ -157,6 +163,7 @@ impl State {
         (s.view.y_axis, s.view.sizes) = (self.y_axis, self.sizes);
         s.view.key_bytes = fabricscope_model::units::Bytes(self.key_bytes);
         s.training = self.training.clone();
+        s.measured = self.measured.clone();
         s
     }
 
@@ -256,6 +263,10 @@ impl Reducible for State {
                 next.key_bytes = b;
                 return Rc::new(next.evaluated());
             }
+            Action::Measured(m) => {
+                next.measured = m;
+                return Rc::new(next);
+            }
             Action::Tp(_)
             | Action::Pp(_)
             | Action::Cp(_)
@@ -313,6 +324,7 @@ pub fn App() -> Html {
     let settled = url::use_link_writer(state.scenario());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
+    let check_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
     // of the choice or the GPU count, not on every input.
     let fixed = *use_memo((state.training.clone(), state.view.as_ref().map(|v| v.total_gpus)), {
@@ -463,6 +475,7 @@ pub fn App() -> Html {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                             { tier_table_panel(&v.cluster) }
+                            { check_panel(&CheckProps { measured: state.measured.clone(), cluster: v.cluster.clone(), dark, compact, note: check_note.clone(), on_action: dispatch.clone() }) }
                             { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         </div>
                     } else {

@@ -18,6 +18,14 @@ pub fn read() -> Option<Decoded> {
     let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
     let mut d = find_in_url(&query, &hash).map(decode)?;
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
+    // The link holds only the plateau of measured runs; an import left them whole.
+    if let Some(m) = take(IMPORT_MEASURED_KEY).and_then(|j| serde_json::from_str(&j).ok()) {
+        let mut s = d.scenario.clone();
+        s.measured = m;
+        if s.validate().is_ok() {
+            d.scenario = s;
+        }
+    }
     Some(d)
 }
 
@@ -35,21 +43,32 @@ fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
     f.apply(&storage, &args).ok()
 }
 
-/// Keeps an import's notes (fields of the file that fell back) for the next load.
-pub fn leave_import_notes(notes: &[String]) {
+/// Where an import leaves the file's measured runs whole (the link keeps their plateau).
+const IMPORT_MEASURED_KEY: &str = "fabricscope-import-measured";
+
+/// Keeps an import's notes (fields of the file that fell back) and its measured runs for the
+/// next load.
+pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check::Measured]) {
+    // Without storage the page still loads the file's scenario, only without the notes.
     if let Ok(json) = serde_json::to_string(notes) {
-        // Without storage the page still loads the file's scenario, only without the notes.
         let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
+    }
+    if let Ok(json) = serde_json::to_string(measured) {
+        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &json]);
     }
 }
 
-/// The notes an import left, once: they describe the load right after the import.
-fn take_import_notes() -> Vec<String> {
-    let notes = session_storage("getItem", &[IMPORT_NOTES_KEY]).and_then(|v| v.as_string());
-    if notes.is_some() {
-        let _ = session_storage("removeItem", &[IMPORT_NOTES_KEY]);
+/// What an import left under `key`, once: it describes the load right after the import.
+fn take(key: &str) -> Option<String> {
+    let v = session_storage("getItem", &[key]).and_then(|v| v.as_string());
+    if v.is_some() {
+        let _ = session_storage("removeItem", &[key]);
     }
-    notes.and_then(|n| serde_json::from_str(&n).ok()).unwrap_or_default()
+    v
+}
+
+fn take_import_notes() -> Vec<String> {
+    take(IMPORT_NOTES_KEY).and_then(|n| serde_json::from_str(&n).ok()).unwrap_or_default()
 }
 
 fn write(link: &str) {

@@ -72,7 +72,7 @@ fn text_blob(body: &str, mime: &str) -> Result<Blob, JsValue> {
     Blob::new_with_str_sequence_and_options(&parts, &opts)
 }
 
-fn download_text(name: &str, mime: &str, body: &str) {
+pub(crate) fn download_text(name: &str, mime: &str, body: &str) {
     // A refused download leaves nothing to recover; the console says why.
     if let Err(e) = text_blob(body, mime).and_then(|b| download_blob(name, &b)) {
         web_sys::console::warn_2(&JsValue::from_str("Fabricscope: download failed"), &e);
@@ -80,7 +80,7 @@ fn download_text(name: &str, mime: &str, body: &str) {
 }
 
 /// Draws `svg` (width x height px) on a canvas at [`PNG_SCALE`] and downloads it as PNG.
-fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), JsValue> {
+pub(crate) fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), JsValue> {
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;
@@ -120,7 +120,7 @@ fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), 
 }
 
 /// `width="W" height="H"` of an SVG's root element (880 x 460 when absent).
-fn svg_size(svg: &str) -> (u32, u32) {
+pub(crate) fn svg_size(svg: &str) -> (u32, u32) {
     match fabricscope_charts::report::svg_size(svg) {
         (0, _) | (_, 0) => (880, 460),
         size => size,
@@ -257,7 +257,7 @@ pub fn export_panel(props: &Props) -> Html {
                 };
                 // Same path as opening a permalink: the page reads #s= on load. The cleaned
                 // scenario's link has no notes of its own, so the file's go with the reload.
-                crate::url::leave_import_notes(&d.warnings);
+                crate::url::leave_import_notes(&d.warnings, &d.scenario.measured);
                 if let Some(w) = web_sys::window() {
                     let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
                     let _ = w.location().reload();

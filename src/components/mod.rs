@@ -1,5 +1,6 @@
 //! One file per control or panel.
 
+mod check;
 mod claims;
 mod collective;
 pub(crate) mod controls;
@@ -15,6 +16,7 @@ mod summary;
 mod tier_table;
 mod training;
 
+pub use check::{check_panel, Props as CheckProps};
 pub use claims::{claims, Props as ClaimsProps};
 pub use collective::{chart_view, collective_panel, collective_svg, readout, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};

@@ -25,7 +25,7 @@ pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
         min_bytes: lo,
         max_bytes: hi.max(lo.saturating_mul(2)),
         linear: true,
-        title: Some(format!("Measured vs expected: {} nodes x {} {}", r.cluster.nodes, r.cluster.gpus_per_node, r.cluster.gpu.spec().name)),
+        title: Some(format!("Measured vs expected: {} node{} x {} {}", r.cluster.nodes, if r.cluster.nodes == 1 { "" } else { "s" }, r.cluster.gpus_per_node, r.cluster.gpu.spec().name)),
         y_label: "busbw, GB/s per direction".into(),
         description: "measured nccl-tests busbw over the model's expected curve and its error band".into(),
         points,

@@ -81,6 +81,9 @@ fn a_healthy_node_is_judged_healthy() {
     let last = r.rows.last().unwrap();
     assert_eq!((last.bytes, last.measured_busbw), (8589934592, 357.90));
     assert!((last.ratio - 1.0).abs() < 0.05 && last.within_band == Some(true), "{last:?}");
+    let csv = fabricscope_model::check::check_csv(&r);
+    assert_eq!(csv.lines().count(), 1 + 27);
+    assert!(csv.lines().last().unwrap().starts_with("1,all_gather,8589934592,357.9,"), "{csv}");
 }
 
 #[test]

@@ -438,3 +438,16 @@ fn diagnose(c: &Cluster, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> 
     found.sort_by(|a, b| b.0.total_cmp(&a.0));
     found.into_iter().map(|f| f.1).collect()
 }
+
+/// The per-size table as CSV (busbw in GB/s per direction; `within_band` and `band_pct`
+/// empty where no measurement backs the class).
+pub fn check_csv(r: &CheckReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::from("run,op,bytes,measured_busbw_GBps,expected_busbw_GBps,ratio,within_band,band_pct\n");
+    for w in &r.rows {
+        let within = w.within_band.map(|b| b.to_string()).unwrap_or_default();
+        let band = w.band_pct.map(|b| b.to_string()).unwrap_or_default();
+        let _ = writeln!(s, "{},{},{},{},{:.3},{:.4},{within},{band}", w.run + 1, w.op.id(), w.bytes, w.measured_busbw, w.expected_busbw, w.ratio);
+    }
+    s
+}

@@ -1,0 +1,182 @@
+//! "Check a real cluster": paste or drop nccl-tests output; the page reads it (nothing is
+//! sent anywhere), says what it read and what it assumed, draws the measured points over the
+//! expected curve and band, lists each size and gives the verdict, with CSV and SVG/PNG export.
+
+use super::export::{download_png, download_text, svg_size};
+use super::{esc, raw};
+use crate::app::Action;
+use fabricscope_charts::check::check_chart;
+use fabricscope_charts::Theme;
+use fabricscope_model::check::{check, check_csv, parse, CheckReport, Measured};
+use fabricscope_model::units::{format_size, Bytes};
+use fabricscope_model::{Cluster, ModelError};
+use std::fmt::Write;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Largest log read (a verbose NCCL_DEBUG=INFO log of a multi-node sweep is a few MiB).
+const MAX_LOG_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
+
+pub struct Props {
+    pub measured: Vec<Measured>,
+    /// The design the page shows: NIC and fabric come from it.
+    pub cluster: Cluster,
+    pub dark: bool,
+    pub compact: bool,
+    /// What the last read said (not nccl-tests output; lines not read).
+    pub note: UseStateHandle<Option<String>>,
+    pub on_action: Callback<Action>,
+}
+
+type Checked = Rc<Result<CheckReport, ModelError>>;
+
+thread_local! {
+    static REPORT: std::cell::RefCell<Option<((Vec<Measured>, Cluster), Checked)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Reads pasted or dropped text into measured runs, or says why not.
+fn read(text: &str, note: &UseStateHandle<Option<String>>, on_action: &Callback<Action>) {
+    match parse(text) {
+        Ok(log) => {
+            let mut n = String::new();
+            if log.unread_count > 0 {
+                let _ = write!(n, "{} line(s) not read as nccl-tests output:", log.unread_count);
+                for u in &log.unread {
+                    let _ = write!(n, "\nline {}: {}", u.line, u.text);
+                }
+            }
+            note.set((!n.is_empty()).then_some(n));
+            on_action.emit(Action::Measured(Measured::from_log(&log)));
+        }
+        Err(e) => note.set(Some(e.message)),
+    }
+}
+
+/// Reads a chosen or dropped file as text, then [`read`].
+fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_action: Callback<Action>) {
+    if file.size() > MAX_LOG_BYTES {
+        note.set(Some("The file is larger than 16 MiB; paste the part with the results.".into()));
+        return;
+    }
+    let Ok(reader) = web_sys::FileReader::new() else { return };
+    let r2 = reader.clone();
+    let onload = Closure::once_into_js(move || {
+        let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
+        read(&text, &note, &on_action);
+    });
+    reader.set_onload(Some(onload.unchecked_ref()));
+    let _ = reader.read_as_text(&file);
+}
+
+/// The table and verdict as markup (text-heavy: written as a string, see [`raw`]).
+fn report_html(r: &CheckReport) -> String {
+    let mut s = String::from("<p class=\"check-fields\" data-testid=\"check-fields\">");
+    for f in &r.fields {
+        let _ = write!(s, "<span class=\"{}\">{}: {} ({})</span> ", if f.read { "read" } else { "assumed" }, f.name, esc(&f.value), if f.read { "read from the log" } else { "assumed from the design" });
+    }
+    s.push_str("</p><ol class=\"verdict\" data-testid=\"check-verdict\">");
+    for c in &r.verdict {
+        let _ = write!(s, "<li><b>{}</b><br>{}<br><i>Next:</i> {}</li>", esc(&c.cause), esc(&c.evidence), esc(&c.next_step));
+    }
+    s.push_str("</ol><div class=\"table-wrap\"><table class=\"check-table\" data-testid=\"check-table\"><thead><tr><th>run</th><th>op</th><th>size</th><th>measured GB/s</th><th>expected GB/s</th><th>ratio</th><th>in band</th></tr></thead><tbody>");
+    for w in &r.rows {
+        let band = match (w.within_band, w.band_pct) {
+            (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
+            _ => "no band".into(),
+        };
+        let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);
+    }
+    s.push_str("</tbody></table></div>");
+    s
+}
+
+pub fn check_panel(p: &Props) -> Html {
+    let key = (p.measured.clone(), p.cluster.clone());
+    let report: Option<Checked> = (!p.measured.is_empty()).then(|| REPORT.with(|c| super::cached(c, key, |(m, c)| Rc::new(check(m, c)))));
+    let on_check = {
+        let (note, on_action) = (p.note.clone(), p.on_action.clone());
+        Callback::from(move |_: MouseEvent| {
+            let text = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("check-log"))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+                .map(|t| t.value())
+                .unwrap_or_default();
+            read(&text, &note, &on_action);
+        })
+    };
+    let on_file = {
+        let (note, on_action) = (p.note.clone(), p.on_action.clone());
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(f) = input.files().and_then(|f| f.get(0)) {
+                input.set_value("");
+                read_file(f, note.clone(), on_action.clone());
+            }
+        })
+    };
+    let on_drop = {
+        let (note, on_action) = (p.note.clone(), p.on_action.clone());
+        Callback::from(move |e: DragEvent| {
+            if let Some(f) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+                e.prevent_default();
+                read_file(f, note.clone(), on_action.clone());
+            }
+        })
+    };
+    let on_clear = {
+        let (note, on_action) = (p.note.clone(), p.on_action.clone());
+        Callback::from(move |_: MouseEvent| {
+            note.set(None);
+            on_action.emit(Action::Measured(Vec::new()));
+        })
+    };
+    let body = match report.as_deref() {
+        Some(Ok(r)) => {
+            let svg = check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 });
+            let csv = check_csv(r);
+            let save_csv = Callback::from(move |_: MouseEvent| download_text("fabricscope-check.csv", "text/csv", &csv));
+            let s2 = svg.clone();
+            let save_svg = Callback::from(move |_: MouseEvent| download_text("fabricscope-check.svg", "image/svg+xml", &s2));
+            let s3 = svg.clone();
+            let save_png = Callback::from(move |_: MouseEvent| {
+                let (w, h) = svg_size(&s3);
+                let _ = download_png("fabricscope-check.png".into(), &s3, w, h);
+            });
+            html! {
+                <>
+                    <p class={classes!("check-status", if r.healthy { "ok" } else { "bad" })} data-testid="check-status">{ if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." } }</p>
+                    <div class="chart-svg" data-testid="check-chart">{ raw(svg) }</div>
+                    { raw(report_html(r)) }
+                    <div class="export-row">
+                        <button type="button" onclick={save_csv} data-testid="check-csv">{ "Table (CSV)" }</button>
+                        <button type="button" onclick={save_svg} data-testid="check-svg">{ "Chart (SVG)" }</button>
+                        <button type="button" onclick={save_png} data-testid="check-png">{ "Chart (PNG)" }</button>
+                        <button type="button" onclick={on_clear} data-testid="check-clear">{ "Clear" }</button>
+                    </div>
+                </>
+            }
+        }
+        Some(Err(e)) => html! { <p class="error" role="alert" data-testid="check-error">{ format!("{}: {}", e.field, e.message) }</p> },
+        None => html! {},
+    };
+    html! {
+        <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check">
+            <h2 id="check-heading">{ "Check a real cluster" }</h2>
+            <p class="hint">{ "Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. NIC and fabric come from the design above." }</p>
+            <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log"
+                placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …"
+                ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop} />
+            <div class="export-row">
+                <button type="button" onclick={on_check} data-testid="check-run">{ "Check" }</button>
+                <label class="export-import">{ "Open log…" }<input type="file" accept=".txt,.log,.out,text/plain" onchange={on_file} data-testid="check-file" /></label>
+            </div>
+            if let Some(n) = &*p.note {
+                <p class="export-note check-note" role="status" data-testid="check-note">{ n }</p>
+            }
+            { body }
+        </section>
+    }
+}
