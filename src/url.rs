@@ -19,7 +19,9 @@ pub fn read() -> Option<Decoded> {
     let mut d = find_in_url(&query, &hash).map(decode)?;
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
     // The link holds only the plateau of measured runs; an import left them whole.
-    if let Some(m) = take(IMPORT_MEASURED_KEY).and_then(|j| serde_json::from_str(&j).ok()) {
+    // Through a Value, as the link does: no second JSON reader in the bundle.
+    let value = take(IMPORT_MEASURED_KEY).and_then(|j| serde_json::from_slice::<serde_json::Value>(j.as_bytes()).ok());
+    if let Some(m) = value.and_then(|v| serde_json::from_value(v).ok()) {
         let mut s = d.scenario.clone();
         s.measured = m;
         if s.validate().is_ok() {
@@ -53,8 +55,8 @@ pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check
     if let Ok(json) = serde_json::to_string(notes) {
         let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
     }
-    if let Ok(json) = serde_json::to_string(measured) {
-        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &json]);
+    if let Ok(v) = serde_json::to_value(measured) {
+        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &v.to_string()]);
     }
 }
 

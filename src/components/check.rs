@@ -76,7 +76,21 @@ fn report_html(r: &CheckReport) -> String {
     for f in &r.fields {
         let _ = write!(s, "<span class=\"{}\">{}: {} ({})</span> ", if f.read { "read" } else { "assumed" }, f.name, esc(&f.value), if f.read { "read from the log" } else { "assumed from the design" });
     }
-    s.push_str("</p><ol class=\"verdict\" data-testid=\"check-verdict\">");
+    s.push_str("</p>");
+    for p in &r.plateaus {
+        let _ = write!(
+            s,
+            "<p data-testid=\"check-plateau\">Plateau, run {} ({}): <b>{:.2} GB/s</b> busbw at {} against {:.2} expected ({}), {:.0}%</p>",
+            p.run + 1,
+            p.op.id(),
+            p.measured_busbw,
+            format_size(Bytes(p.bytes)),
+            p.expected_busbw,
+            p.algorithm,
+            p.ratio * 100.0
+        );
+    }
+    s.push_str("<ol class=\"verdict\" data-testid=\"check-verdict\">");
     for c in &r.verdict {
         let _ = write!(s, "<li><b>{}</b><br>{}<br><i>Next:</i> {}</li>", esc(&c.cause), esc(&c.evidence), esc(&c.next_step));
     }
@@ -86,7 +100,7 @@ fn report_html(r: &CheckReport) -> String {
             (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
             _ => "no band".into(),
         };
-        let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);
+        let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);
     }
     s.push_str("</tbody></table></div>");
     s
@@ -147,7 +161,7 @@ pub fn check_panel(p: &Props) -> Html {
             });
             html! {
                 <>
-                    <p class={classes!("check-status", if r.healthy { "ok" } else { "bad" })} data-testid="check-status">{ if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." } }</p>
+                    <p class={if r.healthy { "check-status ok" } else { "check-status bad" }} data-testid="check-status">{ if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." } }</p>
                     <div class="chart-svg" data-testid="check-chart">{ raw(svg) }</div>
                     { raw(report_html(r)) }
                     <div class="export-row">

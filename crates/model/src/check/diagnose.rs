@@ -117,12 +117,22 @@ impl Measured {
     }
 }
 
-/// The smallest size of the plateau rows of `points`.
+/// The smallest size of the plateau rows of `points`: 64 MiB, or the third-largest size
+/// when fewer than three sizes reach it. (No sort: each sort instance costs the page
+/// kilobytes.)
 fn plateau_from(points: &[Point]) -> u64 {
-    let mut sizes: Vec<u64> = points.iter().map(|p| p.bytes).collect();
-    sizes.sort_unstable();
-    let third = sizes.len().saturating_sub(3);
-    sizes.get(third).copied().unwrap_or(0).min(PLATEAU_MIN_BYTES.max(sizes.first().copied().unwrap_or(0)))
+    let mut top = [0u64; 3];
+    for p in points {
+        if p.bytes > top[0] {
+            top = [p.bytes, top[0], top[1]];
+        } else if p.bytes > top[1] && p.bytes < top[0] {
+            top = [top[0], p.bytes, top[1]];
+        } else if p.bytes > top[2] && p.bytes < top[1] {
+            top[2] = p.bytes;
+        }
+    }
+    let third = if top[2] > 0 { top[2] } else if top[1] > 0 { top[1] } else { top[0] };
+    third.min(PLATEAU_MIN_BYTES)
 }
 
 /// One field of the cluster: its value and whether the log said it.
@@ -232,9 +242,11 @@ fn tolerance(p: &Prediction) -> f64 {
     p.trust.error_band_pct.map_or(HEALTHY_FLOOR, |b| (2.0 * b / 100.0).max(HEALTHY_FLOOR))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_unstable_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+/// The upper median of `v` (NaN when empty), by counting rather than sorting: the lists are
+/// a few dozen long, and a sort instance costs the page kilobytes.
+fn median(v: Vec<f64>) -> f64 {
+    let k = v.len() / 2;
+    v.iter().copied().find(|x| v.iter().filter(|y| *y < x).count() <= k && v.iter().filter(|y| *y <= x).count() > k).unwrap_or(f64::NAN)
 }
 
 /// Sets measured runs against `design` (with the log's fields read in) and diagnoses.
@@ -330,9 +342,14 @@ fn diagnose(c: &Cluster, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> 
         p.tolerance * 100.0
     );
     let low = p.ratio < 1.0 - p.tolerance;
-    let fig = match p.departs_at.filter(|_| low) {
-        Some(d) => format!("{fig}; below tolerance from {} up", crate::units::format_size(Bytes(d))),
-        None => fig,
+    // The causes after the first repeat only the gap and where it starts.
+    let short = format!("{} at {:.0}% of expected at {}", p.op.name(), p.ratio * 100.0, crate::units::format_size(Bytes(p.bytes)));
+    let (fig, short) = match p.departs_at.filter(|_| low) {
+        Some(d) => {
+            let from = format!("; below tolerance from {} up", crate::units::format_size(Bytes(d)));
+            (fig + &from, short + &from)
+        }
+        None => (fig, short),
     };
     if !p.validated {
         add(
@@ -369,28 +386,28 @@ fn diagnose(c: &Cluster, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> 
                 } else {
                     ("SHARP (CollNet) not in effect", "set NCCL_COLLNET_ENABLE=1, check sharp_am runs and the SHARP plugin loads (NCCL_DEBUG=INFO); rerun with NCCL_ALGO=CollNet")
                 };
-                add(0.88, what, format!("{fig}; the model expects {}, and its Ring figure {} matches what was measured", p.algorithm, gb(r.busbw.0)), next);
+                add(0.88, what, format!("{short}: the model expects {} at {}; its Ring figure {} matches the {} measured", p.algorithm, gb(p.expected_busbw), gb(r.busbw.0), gb(p.measured_busbw)), next);
             }
         }
         if multi {
             add(
                 0.5,
                 "GPUDirect RDMA off or PCIe bound",
-                format!("{fig}; with GPUDirect RDMA off every byte crosses host memory"),
+                format!("{short}; with GPUDirect RDMA off every byte crosses host memory"),
                 "NCCL_DEBUG=INFO should show 'via NET/IB/<n>/GDRDMA' on each channel; check nvidia-peermem is loaded, ACS is off and NCCL_NET_GDR_LEVEL; nvidia-smi topo -m for GPU-NIC affinity",
             );
             let nodes = e.comm.placement.domains();
             add(
                 if nodes > 2 { 0.55 } else { 0.3 },
                 "oversubscribed or mis-cabled fabric",
-                format!("{fig} over {nodes} nodes"),
+                format!("{short} over {nodes} nodes"),
                 "rerun on 2 nodes under one leaf switch: if that is healthy, the spine is oversubscribed or mis-cabled (ibdiagnet, check link widths and speeds)",
             );
             if matches!(p.op, Collective::AllToAll | Collective::SendRecv | Collective::AllGather) && c.rail_optimized {
                 add(
                     0.4,
                     "PXN off: traffic to another rail crosses the spine",
-                    format!("{fig}; on a rail-optimized fabric NCCL reaches other rails through NVLink (PXN)"),
+                    format!("{short}; on a rail-optimized fabric NCCL reaches other rails through NVLink (PXN)"),
                     "make sure NCCL_PXN_DISABLE is unset (or 0) and compare with NCCL_P2P_PXN_LEVEL=2",
                 );
             }
@@ -398,7 +415,7 @@ fn diagnose(c: &Cluster, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> 
             add(
                 0.6,
                 "scale-up links slower than the design: a degraded NVLink, P2P disabled or a virtualized node",
-                format!("{fig} inside one node"),
+                format!("{short} inside one node"),
                 "nvidia-smi nvlink -s and nvidia-smi topo -m on the node; unset NCCL_P2P_DISABLE; rerun all_reduce_perf -b 1G -e 8G -g 8 on that node alone",
             );
         }
@@ -435,8 +452,12 @@ fn diagnose(c: &Cluster, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> 
             );
         }
     }
-    found.sort_by(|a, b| b.0.total_cmp(&a.0));
-    found.into_iter().map(|f| f.1).collect()
+    // Highest score first (a selection, not a sort: see `median`).
+    let mut ranked = Vec::new();
+    while let Some(i) = (0..found.len()).reduce(|a, b| if found[b].0 > found[a].0 { b } else { a }) {
+        ranked.push(found.remove(i).1);
+    }
+    ranked
 }
 
 /// The per-size table as CSV (busbw in GB/s per direction; `within_band` and `band_pct`
@@ -450,4 +471,22 @@ pub fn check_csv(r: &CheckReport) -> String {
         let _ = writeln!(s, "{},{},{},{},{:.3},{:.4},{within},{band}", w.run + 1, w.op.id(), w.bytes, w.measured_busbw, w.expected_busbw, w.ratio);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_plateau_without_sorting() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 3.0);
+        assert_eq!(median(vec![1.0, 1.0, 5.0]), 1.0);
+        assert!(median(Vec::new()).is_nan());
+        let pts = |sizes: &[u64]| sizes.iter().map(|&bytes| Point { bytes, time_us: 1.0, busbw: 1.0 }).collect::<Vec<_>>();
+        assert_eq!(plateau_from(&pts(&[8, 1 << 20, 1 << 30, 8 << 30, 4 << 30])), 64 << 20);
+        assert_eq!(plateau_from(&pts(&[1 << 10, 1 << 20, 1 << 12, 1 << 14])), 1 << 12);
+        assert_eq!(plateau_from(&pts(&[1 << 10])), 1 << 10);
+        assert_eq!(plateau_from(&[]), 0);
+    }
 }
