@@ -331,12 +331,21 @@ pub fn App() -> Html {
         let state = state.clone();
         move |_| state.fixed()
     });
+    // The panels below the two charts join one task after the first render, so loading is two
+    // tasks of DOM work, not one long one (issue 9: no main-thread task over 50 ms).
+    let rest = use_state(|| false);
+    {
+        let rest = rest.clone();
+        use_effect_with((), move |_| {
+            gloo_timers::callback::Timeout::new(0, move || rest.set(true)).forget();
+        });
+    }
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
-    let mapping_in_view = use_in_view(mapping_node.clone());
+    let mapping_in_view = use_in_view(mapping_node.clone(), *rest);
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
-    let training_in_view = use_in_view(training_node.clone());
+    let training_in_view = use_in_view(training_node.clone(), *rest);
     let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
@@ -394,76 +403,64 @@ pub fn App() -> Html {
         })
     };
 
+    // The masthead and footer are static markup in index.html (shown before the wasm loads,
+    // and no bytes of it).
     html! {
-        <div class="page">
-            <header class="masthead">
-                <div class="brand">
-                    <svg class="logo" viewBox="0 0 32 32" aria-hidden="true">
-                        <circle cx="6" cy="6" r="3"/><circle cx="26" cy="6" r="3"/>
-                        <circle cx="6" cy="26" r="3"/><circle cx="26" cy="26" r="3"/>
-                        <circle cx="16" cy="16" r="4"/>
-                        <path d="M6 6 16 16 26 6M6 26 16 16 26 26" fill="none" stroke-width="2"/>
-                    </svg>
-                    <div>
-                        <h1>{ "Fabricscope" }</h1>
-                        <p class="tagline">{ "How fast can a GPU cluster talk? NCCL's own choices, timed as a real cluster measures them, in your browser." }</p>
-                    </div>
-                </div>
-            </header>
-            <main class="layout" data-requested={json(&state.cluster)} data-model={state.view.as_ref().map(|v| json(&v.cluster))}>
-                if let Some(v) = &state.view {
-                    { summary_bar(v, &training, stale) }
+        <main class="layout" data-requested={json(&state.cluster)} data-model={state.view.as_ref().map(|v| json(&v.cluster))}>
+            if let Some(v) = &state.view {
+                { summary_bar(v, &training, stale) }
+            }
+            <section class="panel controls" aria-labelledby="cluster-heading">
+                <h2 id="cluster-heading">{ "Cluster" }</h2>
+                if !state.link_notes.is_empty() {
+                    <ul class="notes" data-testid="link-notes">
+                        { for state.link_notes.iter().map(|n| html! { <li>{ n }</li> }) }
+                    </ul>
                 }
-                <section class="panel controls" aria-labelledby="cluster-heading">
-                    <h2 id="cluster-heading">{ "Cluster" }</h2>
-                    if !state.link_notes.is_empty() {
-                        <ul class="notes" data-testid="link-notes">
-                            { for state.link_notes.iter().map(|n| html! { <li>{ n }</li> }) }
-                        </ul>
+                { presets(&PresetsProps { cluster: state.cluster.clone(), on_action: dispatch.clone() }) }
+                { pickers(&PickersProps {
+                    cluster: state.cluster.clone(),
+                    gpu_error: state.error_for("gpu"),
+                    scale_up_error: state.error_for("scale_up"),
+                    nic_error: state.error_for("nic").or_else(|| state.error_for("sharp")),
+                    on_action: dispatch.clone(),
+                }) }
+                <fieldset class="group">
+                    <legend>{ "Size" }</legend>
+                    { field(Count::Nodes) }
+                    if in_racks(&state.cluster) {
+                        <p class="hint" data-testid="tray-note">{ TRAY_NOTE }</p>
                     }
-                    { presets(&PresetsProps { cluster: state.cluster.clone(), on_action: dispatch.clone() }) }
-                    { pickers(&PickersProps {
-                        cluster: state.cluster.clone(),
-                        gpu_error: state.error_for("gpu"),
-                        scale_up_error: state.error_for("scale_up"),
-                        nic_error: state.error_for("nic").or_else(|| state.error_for("sharp")),
-                        on_action: dispatch.clone(),
-                    }) }
-                    <fieldset class="group">
-                        <legend>{ "Size" }</legend>
-                        { field(Count::Nodes) }
-                        if in_racks(&state.cluster) {
-                            <p class="hint" data-testid="tray-note">{ TRAY_NOTE }</p>
+                    { field(Count::GpusPerNode) }
+                    { field(Count::NicsPerNode) }
+                </fieldset>
+                // Folded on phones (open when one of its fields is at fault), so the charts
+                // are a short scroll below the sliders.
+                <details class="group tree" open={!compact || tree_error}>
+                    <summary>{ "Fat tree" }<span class="summary-note">{ tree_note }</span></summary>
+                    { field(Count::Leaves) }
+                    { field(Count::Spines) }
+                    { field(Count::Radix) }
+                </details>
+                if let Some(e) = general_error {
+                    <p class="error" role="alert" data-testid="general-error">{ format!("{}: {}", e.field, e.message) }</p>
+                }
+            </section>
+            <section class={classes!("results", stale.then_some("stale"))} aria-labelledby="results-heading">
+                <h2 id="results-heading" class="visually-hidden">{ "Results" }</h2>
+                if let Some(v) = &state.view {
+                    <p class="stale-note" aria-live="polite" data-testid="stale-note">
+                        if stale {
+                            { format!("Showing the last valid cluster: {} nodes × {} {}. Fix the highlighted control to update.", v.cluster.nodes, v.cluster.gpus_per_node, v.report.summary.gpu) }
+                        } else {
+                            { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
                         }
-                        { field(Count::GpusPerNode) }
-                        { field(Count::NicsPerNode) }
-                    </fieldset>
-                    // Folded on phones (open when one of its fields is at fault), so the charts
-                    // are a short scroll below the sliders.
-                    <details class="group tree" open={!compact || tree_error}>
-                        <summary>{ "Fat tree" }<span class="summary-note">{ tree_note }</span></summary>
-                        { field(Count::Leaves) }
-                        { field(Count::Spines) }
-                        { field(Count::Radix) }
-                    </details>
-                    if let Some(e) = general_error {
-                        <p class="error" role="alert" data-testid="general-error">{ format!("{}: {}", e.field, e.message) }</p>
-                    }
-                </section>
-                <section class={classes!("results", stale.then_some("stale"))} aria-labelledby="results-heading">
-                    <h2 id="results-heading" class="visually-hidden">{ "Results" }</h2>
-                    if let Some(v) = &state.view {
-                        <p class="stale-note" aria-live="polite" data-testid="stale-note">
-                            if stale {
-                                { format!("Showing the last valid cluster: {} nodes × {} {}. Fix the highlighted control to update.", v.cluster.nodes, v.cluster.gpus_per_node, v.report.summary.gpu) }
-                            } else {
-                                { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
-                            }
-                        </p>
-                        { key_numbers(&KeyNumbersProps { eval: v.clone(), on_action: dispatch.clone() }) }
-                        <div class="panels">
-                            { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
-                            { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
+                    </p>
+                    { key_numbers(&KeyNumbersProps { eval: v.clone(), on_action: dispatch.clone() }) }
+                    <div class="panels">
+                        { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
+                        { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
+                        if *rest {
                             { mapping_panel(&MappingProps {
                                 eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
@@ -477,20 +474,13 @@ pub fn App() -> Html {
                             { tier_table_panel(&v.cluster) }
                             { check_panel(&CheckProps { measured: state.measured.clone(), cluster: v.cluster.clone(), dark, compact, note: check_note.clone(), on_action: dispatch.clone() }) }
                             { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
-                        </div>
-                    } else {
-                        <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>
-                    }
-                </section>
-            </main>
-            <footer class="footnote">
-                <p>
-                    { "Every bandwidth is per direction unless it says bidirectional. " }
-                    { "busbw follows nccl-tests: algbw × 2(n−1)/n for AllReduce. " }
-                    { "Sizes are powers of two (1G = 2³⁰ bytes)." }
-                </p>
-            </footer>
-        </div>
+                        }
+                    </div>
+                } else {
+                    <p class="empty">{ "Nothing to show yet: fix the cluster on the left." }</p>
+                }
+            </section>
+        </main>
     }
 }
 

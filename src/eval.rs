@@ -266,7 +266,7 @@ fn accepted(k: Count, c: &Cluster, candidates: &[u32]) -> Rc<[u32]> {
     if let Some(hit) = STEPS.with(|s| s.borrow().iter().find(|(kk, _)| *kk == (k, key.clone())).map(|(_, v)| v.clone())) {
         return hit;
     }
-    let mut v: Vec<u32> = candidates
+    let v: Vec<u32> = candidates
         .iter()
         .copied()
         .filter(|n| {
@@ -275,8 +275,7 @@ fn accepted(k: Count, c: &Cluster, candidates: &[u32]) -> Rc<[u32]> {
             t.topology().err().is_none_or(|e| e.field != k.field())
         })
         .collect();
-    v.sort_unstable();
-    v.dedup();
+    let mut v = fabricscope_model::sorting::sorted_distinct(v);
     if v.is_empty() {
         v = k_steps(k).to_vec();
     }

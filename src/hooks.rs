@@ -39,11 +39,12 @@ pub fn use_media_query(query: &'static str) -> bool {
 /// Whether the element behind `node` is on screen (or near it); re-renders when that flips.
 /// True until the observer reports, and where IntersectionObserver is missing.
 #[hook]
-pub fn use_in_view(node: NodeRef) -> bool {
+pub fn use_in_view(node: NodeRef, mounted: bool) -> bool {
     let visible = use_state_eq(|| true);
     {
         let visible = visible.clone();
-        use_effect_with(node, move |node| {
+        // Re-run once the node is in the page (`mounted`): a NodeRef compares by identity.
+        use_effect_with((node, mounted), move |(node, _)| {
             let el = node.cast::<web_sys::Element>();
             let cb = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
                 if let Some(e) = entries.iter().last().and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok()) {
@@ -66,29 +67,6 @@ pub fn use_in_view(node: NodeRef) -> bool {
         });
     }
     *visible
-}
-
-/// How long after the last slider input the page counts as no longer being dragged.
-const DRAG_SETTLE_MS: u32 = 400;
-
-thread_local! {
-    static DRAG_END: std::cell::RefCell<Option<gloo_timers::callback::Timeout>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Marks the page as being dragged (class `dragging` on `<html>`) until [`DRAG_SETTLE_MS`]
-/// after the last call. While it is set, panels off screen skip rendering (the stylesheet's
-/// `content-visibility: auto`), which keeps input-to-paint short; afterwards every panel
-/// renders again, so printing and full-page captures show the whole page.
-pub fn mark_dragging() {
-    let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else {
-        return;
-    };
-    let _ = root.class_list().add_1("dragging");
-    let timeout = gloo_timers::callback::Timeout::new(DRAG_SETTLE_MS, move || {
-        let _ = root.class_list().remove_1("dragging");
-    });
-    // Replacing the pending timeout cancels it.
-    DRAG_END.with(|t| *t.borrow_mut() = Some(timeout));
 }
 
 /// Makes every `<select>` show the option its render marked `selected`. Once the user has

@@ -21,8 +21,14 @@ pub mod url;
 
 pub use app::App;
 
-/// Mounts the app into `#app` when the page has one, else into `<body>`.
+/// Mounts the app into `#app` when the page has one, else into `<body>`, one timer tick after
+/// the wasm module is instantiated: instantiating and the first render are then two tasks,
+/// each short (issue 9: no main-thread task over 50 ms).
 pub fn mount() {
+    gloo_timers::callback::Timeout::new(0, mount_now).forget();
+}
+
+fn mount_now() {
     let root = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("app"));

@@ -51,10 +51,10 @@ const IMPORT_MEASURED_KEY: &str = "fabricscope-import-measured";
 /// Keeps an import's notes (fields of the file that fell back) and its measured runs for the
 /// next load.
 pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check::Measured]) {
-    // Without storage the page still loads the file's scenario, only without the notes.
-    if let Ok(json) = serde_json::to_string(notes) {
-        let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
-    }
+    // Through a Value, whose serializer the link already uses. Without storage the page still
+    // loads the file's scenario, only without the notes.
+    let json = serde_json::Value::from(notes.to_vec()).to_string();
+    let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
     if let Ok(v) = serde_json::to_value(measured) {
         let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &v.to_string()]);
     }
@@ -70,7 +70,12 @@ fn take(key: &str) -> Option<String> {
 }
 
 fn take_import_notes() -> Vec<String> {
-    take(IMPORT_NOTES_KEY).and_then(|n| serde_json::from_str(&n).ok()).unwrap_or_default()
+    // Read as a Value (whose parser the link already uses), not as a Vec<String>.
+    let value = take(IMPORT_NOTES_KEY).and_then(|n| serde_json::from_slice::<serde_json::Value>(n.as_bytes()).ok());
+    match value {
+        Some(serde_json::Value::Array(a)) => a.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn write(link: &str) {

@@ -23,6 +23,9 @@ async fn mount() -> Element {
     doc.body().unwrap().append_child(&host).unwrap();
     yew::Renderer::<App>::with_root(host.clone()).render();
     yew::scheduler::flush().await;
+    // The panels below the charts join one timer tick after the first render.
+    sleep(0).await;
+    yew::scheduler::flush().await;
     host
 }
 

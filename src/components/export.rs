@@ -207,7 +207,9 @@ pub fn export_panel(props: &Props) -> Html {
     let save_json = {
         let s = s.clone();
         Callback::from(move |_: MouseEvent| {
-            let json = serde_json::to_value(&s).and_then(|v| serde_json::to_string_pretty(&v)).unwrap_or_default() + "\n";
+            // `{:#}` is Value's pretty Display, already in the bundle for links (to_string_pretty
+            // would add a second pretty serializer).
+            let json = serde_json::to_value(&s).map(|v| format!("{v:#}\n")).unwrap_or_default();
             download_text("fabricscope-scenario.json", "application/json", &json);
         })
     };

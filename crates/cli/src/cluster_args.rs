@@ -36,7 +36,7 @@ pub struct ClusterArgs {
     pub nodes: u32,
 
     /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
-    /// h100/h200/h800 nvlink4, h100-pcie nvlink-bridge, b200 nvlink5, gb200 nvl72]
+    /// h100/h200/h800 nvlink4, h100-pcie/h100-nvl/h200-nvl nvlink-bridge, b200 nvlink5, gb200 nvl72]
     #[arg(long, value_name = "FABRIC", value_parser = scale_up_parser())]
     pub scale_up: Option<ScaleUp>,
 
@@ -144,6 +144,11 @@ pub struct GroupArgs {
     /// launch later [default: 1, one process per GPU as mpirun/torchrun start them]
     #[arg(long, value_name = "G", allow_negative_numbers = true, value_parser = count_parser(limits::GPUS_PER_PROCESS))]
     pub gpus_per_process: Option<u32>,
+
+    /// Queue pairs per network connection, as NCCL_IB_QPS_PER_CONNECTION: with 2 or more an
+    /// RDMA ring keeps the NICs' full goodput at any node count [default: 1, NCCL's default]
+    #[arg(long, value_name = "Q", allow_negative_numbers = true, value_parser = count_parser(limits::QPS_PER_CONNECTION))]
+    pub qps_per_connection: Option<u32>,
 }
 
 impl GroupArgs {
@@ -161,7 +166,9 @@ impl GroupArgs {
 
     /// Builds the communicator (runs NCCL's topology search); checks the group fits.
     pub fn comm(&self, topo: &Topology) -> Result<Comm, CliError> {
-        Ok(Comm::new(topo, self.placement(topo))?.with_gpus_per_process(self.gpus_per_process.unwrap_or(1)))
+        Ok(Comm::new(topo, self.placement(topo))?
+            .with_gpus_per_process(self.gpus_per_process.unwrap_or(1))
+            .with_qps_per_connection(self.qps_per_connection.unwrap_or(1)))
     }
 }
 

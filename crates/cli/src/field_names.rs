@@ -87,10 +87,10 @@ fn error_cases() -> Vec<ModelError> {
         shape(&|x| x.head_dim = 5000),
         shape(&|x| x.heads = 7),
         shape(&|x| x.kv_heads = 5),
-        shape(&|x| x.moe = Some(Moe { experts: 0, top_k: 1, expert_ffn: 1, shared_ffn: 0, dense_layers: 0 })),
-        shape(&|x| x.moe = Some(Moe { experts: 8, top_k: 1, expert_ffn: 0, shared_ffn: 0, dense_layers: 0 })),
-        shape(&|x| x.moe = Some(Moe { experts: 8, top_k: 9, expert_ffn: 64, shared_ffn: 0, dense_layers: 0 })),
-        shape(&|x| x.moe = Some(Moe { experts: 8, top_k: 2, expert_ffn: 64, shared_ffn: 0, dense_layers: 99 })),
+        shape(&|x| x.moe = Some(Moe { experts: 0, top_k: 1, expert_ffn: 1, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 })),
+        shape(&|x| x.moe = Some(Moe { experts: 8, top_k: 1, expert_ffn: 0, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 })),
+        shape(&|x| x.moe = Some(Moe { experts: 8, top_k: 9, expert_ffn: 64, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 })),
+        shape(&|x| x.moe = Some(Moe { experts: 8, top_k: 2, expert_ffn: 64, shared_ffn: 0, dense_layers: 99, max_nodes_per_token: 0 })),
     ]);
     // Layouts on the default 32 GPUs.
     let layout = |p: Parallel| p.validate(&w, 32).err();

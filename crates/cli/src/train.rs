@@ -70,6 +70,10 @@ pub struct WorkloadArgs {
     /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::MOE_DENSE_LAYERS))]
     pub moe_dense_layers: Option<u32>,
+    /// Node-limited routing: each token's experts on at most N nodes, one network copy per
+    /// node then NVLink fan-out (DeepSeek-V3: 4) [default: 0, no limit, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::MAX_NODES_PER_TOKEN))]
+    pub max_nodes_per_token: Option<u32>,
     /// Position encoding: learned (GPT) or rope [default: learned, or the preset's]
     #[arg(long, value_name = "KIND", value_parser = positions_parser())]
     pub positions: Option<Positions>,
@@ -225,14 +229,15 @@ impl WorkloadArgs {
         if let Some(v) = self.dropout {
             w.dropout = v;
         }
-        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() || self.shared_expert_ffn.is_some() || self.moe_dense_layers.is_some() {
-            let base = w.moe.unwrap_or(Moe { experts: 8, top_k: 2, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
+        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() || self.shared_expert_ffn.is_some() || self.moe_dense_layers.is_some() || self.max_nodes_per_token.is_some() {
+            let base = w.moe.unwrap_or(Moe { experts: 8, top_k: 2, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 });
             let m = Moe {
                 experts: self.experts.unwrap_or(base.experts),
                 top_k: self.top_k.unwrap_or(base.top_k),
                 expert_ffn: self.expert_ffn.unwrap_or(base.expert_ffn),
                 shared_ffn: self.shared_expert_ffn.unwrap_or(base.shared_ffn),
                 dense_layers: self.moe_dense_layers.unwrap_or(base.dense_layers),
+                max_nodes_per_token: self.max_nodes_per_token.unwrap_or(base.max_nodes_per_token),
             };
             w.moe = Some(m);
         }

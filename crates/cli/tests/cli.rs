@@ -440,6 +440,8 @@ fn scale_up_defaults_to_the_gpus_own_fabric() {
         ("h200", "nvlink4"),
         ("h800", "nvlink4"),
         ("h100-pcie", "nvlink-bridge"),
+        ("h100-nvl", "nvlink-bridge"),
+        ("h200-nvl", "nvlink-bridge"),
         ("b200", "nvlink5"),
         ("gb200", "nvl72"),
     ] {
@@ -661,6 +663,24 @@ fn oversubscription_flags_set_each_tier() {
     let t = switch_tiers(&["--nodes", "1024", "--core-oversubscription", "2"]);
     assert_eq!(t.len(), 3);
     assert!(t[1].3 >= 2 * t[1].4 && t[1].3 + t[1].4 <= 64, "{t:?}");
+}
+
+#[test]
+fn two_queue_pairs_per_connection_give_a_ring_the_nics_goodput() {
+    // The same 8-rail B200 nodes (together-nccl-tests, flapping-airplanes): 307 GB/s all_reduce
+    // ring busbw at 4 nodes with NCCL's default one QP, 384 with NCCL_IB_QPS_PER_CONNECTION=2,
+    // and 388-390 from 2 to 64 nodes with two (388.3 at 16). DGX Cloud B200 (one QP): 334.8 at
+    // 4 nodes.
+    let busbw = |nodes: &str, qps: &str| {
+        let args = ["collective", "--json", "--gpu", "b200", "--nodes", nodes, "--nvls", "false", "--op", "all_reduce", "--bytes", "16G", "--algo", "ring", "--qps-per-connection", qps];
+        num(&json(&args), "busbw_GBps")
+    };
+    let (one, two) = (busbw("4", "1"), busbw("4", "2"));
+    assert!((one - 334.8).abs() / 334.8 < 0.05, "one QP at 4 nodes: {one}");
+    assert!((two - 384.0).abs() / 384.0 < 0.05, "two QPs at 4 nodes: {two}");
+    let far = busbw("16", "2");
+    assert!((far - 388.3).abs() / 388.3 < 0.05, "two QPs at 16 nodes: {far}");
+    assert_usage_error(&["collective", "--nodes", "2", "--op", "all_reduce", "--bytes", "1G", "--qps-per-connection", "0"], "--qps-per-connection");
 }
 
 #[test]

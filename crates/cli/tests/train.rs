@@ -238,3 +238,30 @@ fn gb200_clusters_of_any_whole_number_of_trays_are_accepted() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(o.stdout.contains("76 GPUs") && o.stdout.contains("domains of 40 GPUs (2 domains, the last of 36)"), "{}", o.stdout);
 }
+
+/// `--max-nodes-per-token` (node-limited routing): DeepSeek-V3's layout on 64 nodes spends less
+/// in the EP all-to-all with each token's experts on at most 4 of the group's 8 nodes than with
+/// no limit, a value out of range names the flag, and Meta's Llama 3 schedule and DeepSpeed's
+/// 1F1B-only pipeline engine are selectable frameworks.
+#[test]
+fn node_limited_routing_and_pipeline_engines_from_the_cli() {
+    let ep = |m: &str| {
+        let v = json(&[
+            "train", "--nodes", "64", "--model", "deepseek-v3-like", "--tp", "2", "--pp", "8", "--ep", "64", "--expert-tp", "1",
+            "--max-nodes-per-token", m, "--json",
+        ]);
+        num(&v["breakdown"], "ep_us")
+    };
+    let (four, none) = (ep("4"), ep("0"));
+    assert!(four < 0.75 * none, "{four} vs {none}");
+    fails(&["train", "--model", "mixtral-8x7b", "--max-nodes-per-token", "5000"], &["--max-nodes-per-token", "0 and 4096"]);
+    fails(
+        &["train", "--nodes", "16", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--interleave", "2", "--framework", "megatron-deepspeed"],
+        &["--interleave", "1F1B"],
+    );
+    // 12 micro-batches through 8 stages: Megatron's interleaving refuses, Meta's runs.
+    let meta = ["train", "--nodes", "16", "--model", "gpt3-175b", "--global-batch", "24", "--tp", "8", "--pp", "8", "--interleave", "2"];
+    fails(&[&meta[..], &["--framework", "megatron-core"]].concat(), &["--interleave", "multiple of pp"]);
+    let v = json(&[&meta[..], &["--framework", "meta-llama3", "--json"]].concat());
+    assert_eq!(v["framework"], "meta-llama3");
+}

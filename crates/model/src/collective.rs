@@ -6,7 +6,7 @@
 //! buffer, for AllToAll the buffer each rank sends, for the rest the buffer each rank holds.
 
 use crate::catalog::fabric::pcie_nccl_bw;
-use crate::catalog::{Arch, NetFamily, ScaleUp};
+use crate::catalog::{Arch, GpuKind, NetFamily, ScaleUp};
 use crate::network::{self, NetPath};
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use crate::error::{ModelError, Result};
@@ -361,6 +361,8 @@ impl Comm {
                 routing: topo.nic.routing,
                 uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
                 family: topo.nic.family,
+                qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
+                host_staged: topo.gpu.kind == GpuKind::Gb200,
             }
         });
         let tier_class = match (&net, nvl72) {
@@ -396,6 +398,15 @@ impl Comm {
     /// the default is one process per GPU, as MPI and torchrun launch it.
     pub fn with_gpus_per_process(mut self, gpus: u32) -> Comm {
         self.gpus_per_process = gpus.max(1);
+        self
+    }
+
+    /// Times the network as run with `qps` queue pairs per connection
+    /// (NCCL_IB_QPS_PER_CONNECTION; NCCL's default is 1). NCCL's own choice does not change.
+    pub fn with_qps_per_connection(mut self, qps: u32) -> Comm {
+        if let Some(n) = self.net.as_mut() {
+            n.qps_per_connection = qps.max(1);
+        }
         self
     }
 

@@ -33,6 +33,7 @@ pub mod presets;
 pub mod reading;
 pub mod report;
 pub mod scenario;
+pub mod sorting;
 pub mod topology;
 pub mod training;
 pub mod trust;

@@ -80,6 +80,9 @@ pub const GROUP_RANKS: Limit = count("group_ranks", "GPUs in the group", 1, TOTA
 pub const GROUP_PER_NODE: Limit = count("group_per_node", "the group's GPUs per node", 1, GPUS_PER_NODE.max);
 /// GPUs one host process drives, as nccl-tests' `-g` (1 = one process per GPU, MPI-style).
 pub const GPUS_PER_PROCESS: Limit = count("gpus_per_process", "GPUs one process drives", 1, GPUS_PER_NODE.max);
+/// Queue pairs per NCCL network connection (NCCL_IB_QPS_PER_CONNECTION, at most NCCL's
+/// NCCL_IB_MAX_QPS = 128).
+pub const QPS_PER_CONNECTION: Limit = count("qps_per_connection", "queue pairs per connection", 1, 128);
 
 // Message sizes.
 
@@ -163,12 +166,16 @@ pub const MOE_DENSE_LAYERS: Limit = count("moe_dense_layers", "the leading dense
 /// Experts each token goes to (at most the expert count, checked with the workload).
 pub const TOP_K: Limit = count("top_k", "top-k", 1, EXPERTS.max);
 
+/// Nodes a token's experts may span under node-limited routing (0: no limit; DeepSeek-V3
+/// uses 4, DeepSeek-V2 3): at most the expert count, since each node needs an expert.
+pub const MAX_NODES_PER_TOKEN: Limit = count("max_nodes_per_token", "the nodes per token of node-limited routing", 0, EXPERTS.max);
+
 /// Every limit, for tests and documentation.
-pub const ALL: [Limit; 38] = [
+pub const ALL: [Limit; 39] = [
     NODES, GPUS_PER_NODE, TOTAL_GPUS, NICS_PER_NODE, LEAF_SWITCHES, SPINE_SWITCHES, SWITCH_RADIX, GROUP_RANKS,
     GROUP_PER_NODE, BYTES, MIN_BYTES, MAX_BYTES, OPS, TP, PP, DP, CP, EP, INTERLEAVE, MICRO_BATCH, ZERO,
     WORKLOAD_ID, TOP, LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, FFN, VOCAB, SEQ, GLOBAL_BATCH, EXPERTS,
-    EXPERT_FFN, TOP_K, EXPERT_TP, SHARED_EXPERT_FFN, MOE_DENSE_LAYERS,
+    EXPERT_FFN, TOP_K, EXPERT_TP, SHARED_EXPERT_FFN, MOE_DENSE_LAYERS, MAX_NODES_PER_TOKEN,
 ];
 
 #[cfg(test)]

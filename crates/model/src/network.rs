@@ -5,8 +5,9 @@
 //! Inside one scale-up domain NCCL's model is already within a few percent of measurements,
 //! so its terms are used as they are (with a measured NVLS efficiency on Blackwell). Across
 //! domains the bandwidth comes from what each domain can inject into the network (NIC goodput,
-//! capped by the GPUs' PCIe links), the bytes each algorithm sends per domain, and measured
-//! scale effects; the latency adds what the NIC family and the switch hops cost beyond the
+//! capped by the GPUs' PCIe links), the bytes the busiest domain sends per algorithm, how the
+//! transport feeds the NICs (one queue pair per connection, several, or host-staged on GB200),
+//! and measured scale effects; the latency adds what the NIC family and the switch hops cost beyond the
 //! InfiniBand figures NCCL's tables were tuned on.
 //!
 //! Every parameter below is fitted once per hardware or algorithm class on
@@ -24,29 +25,50 @@ use crate::units::Micros;
 /// 25.6 µs at 1 KiB against NCCL's 15.2 µs, 10.4 µs over 7 launches.
 pub const HOST_LAUNCH_STAGGER: Micros = Micros(1.5);
 
-/// Fraction of the injection bandwidth a ring sustains across domains before scale losses
-/// (Simple protocol: per-chunk flag synchronisation and the GPU-NIC-NIC-GPU store-and-forward).
-/// Fitted with [`RING_SCALE_LOSS`] on DGX Cloud B200 all_reduce ring busbw at 16 GiB, 2-46
-/// nodes of 8x NDR (collectives-2.csv: 344.7 at 2 nodes ... 291.4 at 46).
+/// Fraction of the injection bandwidth a ring sustains across domains before scale losses, with
+/// NCCL's default one queue pair per connection and GPUDirect reads over PCIe. Fitted with
+/// [`RING_SCALE_LOSS`] on DGX Cloud B200 all_reduce ring busbw at 16 GiB, 2-46 nodes of 8x NDR
+/// (collectives-2.csv: 344.7 at 2 nodes ... 291.4 at 46); several QPs: [`MULTI_QP_RING_EFFICIENCY`].
 pub const RING_EFFICIENCY: f64 = 0.935;
 
 /// Ring busbw falls with the number of domains as 1 / (1 + loss x ln N): each of the 2(N-1)
 /// ring steps waits for the slowest of N links, so per-link jitter grows into the step time.
-/// Fitted with [`RING_SCALE_LOSS`] (same rows). It applies to the NIC side only: the 12-NIC
-/// B200 cluster, whose GPUs' PCIe links bind before its NICs, stays flat from 2 to 64 nodes
-/// (388.4 and 389.8 GB/s busbw), which is what a NIC-side loss predicts.
+/// Fitted with [`RING_EFFICIENCY`] (same rows). It applies to the NIC side with one QP only:
+/// the 'slinky' B200 cluster, run with two QPs per connection, stays flat from 2 to 64 nodes
+/// (388.4 and 389.8 GB/s busbw).
 pub const RING_SCALE_LOSS: f64 = 0.05;
 
 /// NCCL's Tree across domains reaches about half the injection bandwidth (the chain inside each
 /// domain carries the reduce and the broadcast phases through one head GPU per channel).
-/// Fitted on DGX Cloud B200 Tree busbw: 193.2 GB/s at 46 nodes of 8 NICs and 195.9 at 64 nodes
-/// of 12 NICs (both bound by the GPUs' PCIe, so the loss is GPU-side, applied after that cap).
-pub const TREE_EFFICIENCY: f64 = 0.50;
+/// Fitted on DGX Cloud B200 Tree busbw 190.7-193.5 GB/s at 4-46 nodes of 8 NICs and on the 8-NIC
+/// 'slinky' cluster's 192.3-195.9 at 4-64 nodes (both bound by the GPUs' PCIe, so the loss is
+/// GPU-side, applied after that cap), with each domain sending what the busiest domain of the
+/// double binary tree sends ([`NetPath::traffic`]).
+pub const TREE_EFFICIENCY: f64 = 0.51;
 
-/// NVLSTree (NVLS inside the domain, a tree of domains) reaches this fraction of the injection
-/// bandwidth: 248 nodes of 8x H200 with 8 InfiniBand HCAs each, 350 GB/s busbw at 512 MiB
-/// (collectives-2.csv, NVIDIA/nccl GitHub issue).
-pub const NVLS_TREE_EFFICIENCY: f64 = 0.92;
+/// NCCL's Tree across GB200 racks, whose trays reach their NICs through Grace memory (NCCL
+/// keeps GPUDirect RDMA off on GH200/GB200 and stages over NVLink-C2C; NVIDIA/nccl issue 1579):
+/// the full injection bandwidth, not [`TREE_EFFICIENCY`]. GB200 NVL72 across 3 racks with NVLS
+/// off (NVIDIA/nccl issue 1801): algbw 127.9 GB/s on 4 NICs per rack and 253.4 on 8, i.e. the
+/// busiest rack of the 3-rack tree (1.5 buffers) moves 192 and 380 GB/s. Two rows, one source.
+pub const TREE_HOST_STAGED_EFFICIENCY: f64 = 1.0;
+
+/// NVLSTree (NVLS inside the domain, a tree of domains) at two domains: each domain sends and
+/// receives the reduced buffer once, at the full injection goodput. DGX Cloud B200 and the
+/// 'slinky' B200 cluster: 717.2 and 719.7 GB/s busbw (algbw 382-384 GB/s on 8 NDR NICs).
+pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
+
+/// NVLSTree across three domains or more, with one queue pair per connection: fraction of the
+/// injection bandwidth the busiest domain of the tree keeps. DGX Cloud B200 at 4-46 nodes,
+/// 274.3-290.7 GB/s busbw (5 rows, flat with scale as a tree's busiest domain is), and 248 nodes
+/// of 8x H200, ~350 at 512 MiB (NVIDIA/nccl-tests issue 283): median 0.74.
+pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
+
+/// NVLSTree across three domains or more when each connection is spread over several queue
+/// pairs: the 'slinky' B200 cluster (NCCL_IB_QPS_PER_CONNECTION=2), 388.4-389.9 GB/s busbw flat
+/// from 4 to 64 nodes, i.e. its busiest domains move ~400 GB/s on 8 NDR NICs: the NICs' data
+/// rate, 1.04 x the 0.955 goodput the other algorithms were fitted with.
+pub const MULTI_QP_NVLS_TREE_EFFICIENCY: f64 = 1.04;
 
 /// CollNet (SHARP: the switches reduce) reaches this fraction of the injection bandwidth:
 /// DGX Cloud B200 CollNet busbw 533.0, 543.8 and 544.8 GB/s at 2, 4 and 46 nodes of 8 NDR
@@ -77,9 +99,26 @@ pub const NVLS_LOSS_PER_DOUBLING: f64 = 0.045;
 /// the difference on every network step.
 pub const IB_REFERENCE_LATENCY: Micros = Micros(1.0);
 
-/// Flows a single NCCL connection hashes as (one queue pair per connection by default,
-/// NCCL_IB_QPS_PER_CONNECTION=1; NCCL docs, environment variables).
-pub const QPS_PER_CONNECTION: f64 = 1.0;
+/// Queue pairs NCCL opens per connection by default (NCCL_IB_QPS_PER_CONNECTION=1 in every
+/// NCCL release's net_ib.cc; NCCL docs, environment variables). Each QP is one flow to the
+/// fabric's routing.
+pub const DEFAULT_QPS_PER_CONNECTION: u32 = 1;
+
+/// Fraction of the NIC goodput a ring sustains across domains when each connection is spread
+/// over two or more queue pairs (NCCL_IB_QPS_PER_CONNECTION>=2, NCCL's "routing entropy" knob,
+/// with NCCL_IB_AR_THRESHOLD=0 so all data may take adaptive routes), and it no longer falls
+/// with the number of domains. Measured on the same B200 cluster with 8 NDR rails
+/// (together-nccl-tests, flapping-airplanes reports): all_reduce ring 307 GB/s busbw at 4 nodes
+/// without these settings, 384 with them; 388.4-390.0 GB/s flat from 2 to 64 nodes with them
+/// (2026-05-09/12, NCCL 2.28.9), against 8 x 47.75 = 382 GB/s of goodput. NVIDIA's maintainers
+/// give the same target: 46-49 GB/s per NDR NIC, "~396 GB/s with the RING protocol" on 8
+/// (NVIDIA/nccl-tests issues 290, 319). With one QP ([`RING_EFFICIENCY`] and
+/// [`RING_SCALE_LOSS`]) the ring keeps 0.86 at 2 nodes and loses more with scale. Why one QP
+/// falls short is not stated by the sources; consistent with them: a QP's outstanding RDMA reads
+/// of GPU memory over PCIe cap its rate (raising the NIC's MAX_ACC_OUT_READ restored internode
+/// busbw in NVIDIA/nccl-tests issue 152), and GB200 trays, whose NICs read Grace memory, reach
+/// line rate with one.
+pub const MULTI_QP_RING_EFFICIENCY: f64 = 1.0;
 
 /// The network as one communicator sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -117,6 +156,11 @@ pub struct NetPath {
     /// Leaf uplinks one rail's traffic can spread over (ECMP bins).
     pub uplinks: u32,
     pub family: NetFamily,
+    /// Queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): flows per connection.
+    pub qps_per_connection: u32,
+    /// NICs reached through host memory, not GPUDirect over PCIe (GB200 trays: Grace memory
+    /// over NVLink-C2C), so the NIC's reads never wait on the GPU's PCIe path.
+    pub host_staged: bool,
 }
 
 impl NetPath {
@@ -130,9 +174,14 @@ impl NetPath {
             (Algorithm::Ring | Algorithm::Pat, Func::AllReduce) => 2.0 * (n - 1.0) / n,
             (Algorithm::Ring | Algorithm::Pat, Func::AllGather | Func::ReduceScatter) => (n - 1.0) / n,
             (Algorithm::Ring | Algorithm::Pat, Func::Broadcast | Func::Reduce) => 1.0,
-            // Double binary tree: a domain is a leaf in one tree and an inner node (up to two
-            // children) in the other; 2 domains send the buffer once, many send it twice.
-            (Algorithm::Tree | Algorithm::NvlsTree, Func::AllReduce) => 2.0 * (d - 1.0) / d,
+            // Double binary tree, each tree carrying half the buffer: an inner domain with two
+            // children sends half up and two halves down, and is a leaf (one half) in the other
+            // tree: 2 buffers. Two domains send it once; three form chains (1.5).
+            (Algorithm::Tree | Algorithm::NvlsTree, Func::AllReduce) => match self.domains {
+                0..=2 => 1.0,
+                3 => 1.5,
+                _ => 2.0,
+            },
             (Algorithm::Tree | Algorithm::NvlsTree, _) => 1.0,
             // The switches reduce: each domain sends and receives the buffer once.
             (Algorithm::CollNetDirect | Algorithm::CollNetChain | Algorithm::Nvls, Func::AllReduce) => 1.0,
@@ -155,11 +204,10 @@ impl NetPath {
 
     /// Algorithm bandwidth (GB/s) across the network for NCCL's choice `a`.
     pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
-        let d = self.domains as f64;
         let (nic_eff, gpu_eff) = match a {
-            Algorithm::Ring | Algorithm::Pat => (RING_EFFICIENCY / (1.0 + RING_SCALE_LOSS * d.ln()), 1.0),
-            Algorithm::Tree => (1.0, TREE_EFFICIENCY),
-            Algorithm::NvlsTree => (1.0, NVLS_TREE_EFFICIENCY),
+            Algorithm::Ring | Algorithm::Pat => (self.ring_nic_efficiency(), 1.0),
+            Algorithm::Tree => (1.0, if self.host_staged { TREE_HOST_STAGED_EFFICIENCY } else { TREE_EFFICIENCY }),
+            Algorithm::NvlsTree => (1.0, self.nvls_tree_efficiency()),
             Algorithm::CollNetDirect | Algorithm::CollNetChain => (1.0, COLLNET_EFFICIENCY),
             Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
         };
@@ -172,6 +220,37 @@ impl NetPath {
             _ => self.intra / self.traffic(func, Algorithm::Ring),
         };
         net.min(intra_cap)
+    }
+
+    /// Fraction of the NIC side a ring keeps across `domains`: one QP per connection reading
+    /// GPU memory over PCIe pays the measured loss and its growth with scale; a full-rate
+    /// transport ([`NetPath::multi_qp`]) does not.
+    pub fn ring_nic_efficiency(&self) -> f64 {
+        if self.multi_qp() {
+            MULTI_QP_RING_EFFICIENCY
+        } else {
+            RING_EFFICIENCY / (1.0 + RING_SCALE_LOSS * (self.domains as f64).ln())
+        }
+    }
+
+    /// Fraction of the injection bandwidth NVLSTree keeps: all of it between two domains; past
+    /// that, what the busiest domain of the tree keeps with one or with several QPs.
+    fn nvls_tree_efficiency(&self) -> f64 {
+        if self.domains <= 2 {
+            NVLS_TREE_TWO_DOMAIN_EFFICIENCY
+        } else if self.multi_qp() {
+            MULTI_QP_NVLS_TREE_EFFICIENCY
+        } else {
+            NVLS_TREE_EFFICIENCY
+        }
+    }
+
+    /// Whether the transport runs at the NICs' full rate: RDMA connections spread over several
+    /// queue pairs (sockets have none), or NICs fed from host memory, where one queue pair
+    /// already does (GB200 across 3 racks: ring busbw 196.7 and 393.7 GB/s on 4 and 8 NDR NICs
+    /// per rack, 0.98 of line rate, NVIDIA/nccl issue 1801).
+    fn multi_qp(&self) -> bool {
+        self.family != NetFamily::TcpSockets && (self.qps_per_connection >= 2 || self.host_staged)
     }
 
     /// Whether the domain's side of [`NetPath::algbw`] (the NVSwitch reduction for NVLS
@@ -211,7 +290,7 @@ impl NetPath {
         let oversub = at_leaf.max(at_spine).max(1.0);
         let collisions = match self.routing {
             Routing::Adaptive => 1.0,
-            Routing::Ecmp => ecmp_efficiency(self.uplinks as f64 * QPS_PER_CONNECTION, self.uplinks as f64),
+            Routing::Ecmp => ecmp_efficiency((self.uplinks * self.qps_per_connection.max(1)) as f64, self.uplinks as f64),
         };
         collisions / oversub
     }
@@ -269,6 +348,53 @@ mod tests {
         let many = ecmp_efficiency(32.0 * 16.0, 32.0);
         assert!(many > 0.6 && many > one, "{many}");
         assert_eq!(ecmp_efficiency(1.0, 32.0), 1.0);
+    }
+
+    /// 8 NDR NICs per domain (8 x 47.75 GB/s), PCIe-capped at 8 x 48, one leaf, InfiniBand.
+    fn path(domains: u32, qps: u32, host_staged: bool) -> NetPath {
+        NetPath {
+            domains,
+            per_domain: 8,
+            ranks: 8 * domains,
+            nic_side: 382.0,
+            gpu_side: 384.0,
+            one_nic: 47.75,
+            intra: 1e9,
+            nvls_intra_algbw: f64::INFINITY,
+            step_extra: 0.0,
+            domains_per_leaf: domains,
+            oversubscription: 1.0,
+            domains_per_pod: domains,
+            core_path_oversubscription: 1.0,
+            routing: Routing::Adaptive,
+            uplinks: 1,
+            family: NetFamily::InfiniBand,
+            qps_per_connection: qps,
+            host_staged,
+        }
+    }
+
+    #[test]
+    fn a_double_binary_tree_loads_its_busiest_domain_with_two_buffers() {
+        let sent = |d| path(d, 1, false).traffic(Func::AllReduce, Algorithm::Tree);
+        assert_eq!((sent(2), sent(3), sent(4), sent(64)), (1.0, 1.5, 2.0, 2.0));
+        // So Tree busbw is flat from 4 domains, as DGX Cloud B200 measured (190.7-193.5 GB/s).
+        let busbw = |d: u32| path(d, 1, false).algbw(Func::AllReduce, Algorithm::Tree) * 2.0 * (8.0 * d as f64 - 1.0) / (8.0 * d as f64);
+        assert!((busbw(4) - 190.7).abs() < 190.7 * 0.03 && (busbw(32) - 193.5).abs() < 193.5 * 0.03, "{} {}", busbw(4), busbw(32));
+    }
+
+    #[test]
+    fn several_queue_pairs_or_host_staging_give_a_ring_the_nics_goodput() {
+        let ring = |d, q, h| path(d, q, h).algbw(Func::AllReduce, Algorithm::Ring);
+        // One QP: DGX Cloud B200, 334.8 GB/s busbw at 4 nodes (algbw x 2(31)/32).
+        assert!((ring(4, 1, false) * 62.0 / 32.0 - 334.8).abs() < 334.8 * 0.03);
+        // Two QPs, or GB200 trays fed from Grace memory: the full 382 GB/s, at 4 or 64 nodes.
+        for d in [4, 64] {
+            assert_eq!(ring(d, 2, false), ring(d, 1, true));
+            assert!(ring(d, 2, false) > ring(d, 1, false));
+            let n = 8.0 * d as f64;
+            assert!((ring(d, 2, false) * 2.0 * (n - 1.0) / n - 382.0).abs() < 0.01);
+        }
     }
 
     #[test]

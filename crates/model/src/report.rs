@@ -349,7 +349,9 @@ mod tests {
         let nv = r.claims.iter().find(|c| c.id == "nvlink-vs-network").unwrap();
         assert_eq!(nv.value, 9.0);
         let tp = r.claims.iter().find(|c| c.id == "tp-inside-scale-up").unwrap();
-        assert!(tp.value > 1.5, "{}", tp.answer);
+        // NVLSTree over two domains runs at the NICs' full goodput (network.rs), so the split
+        // group is still well over a third slower than NVLink alone.
+        assert!(tp.value > 1.3, "{}", tp.answer);
     }
 
     #[test]

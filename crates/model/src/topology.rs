@@ -238,10 +238,10 @@ impl Cluster {
         let want = nvlink_gen_of(self.gpu);
         match su {
             ScaleUp::NvSwitch { gen } => {
-                if self.gpu == GpuKind::H100Pcie {
+                if self.gpu.is_bridged_card() {
                     return Err(ModelError::new(
                         "scale_up",
-                        "H100 PCIe cards have no NVSwitch baseboard: use nvlink-bridge or a pcie fabric",
+                        "PCIe cards (h100-pcie, h100-nvl, h200-nvl) have no NVSwitch baseboard: use nvlink-bridge or a pcie fabric",
                     ));
                 }
                 if self.gpu == GpuKind::Gb200 {
@@ -255,8 +255,8 @@ impl Cluster {
                 }
             }
             ScaleUp::NvlinkBridge => {
-                if self.gpu != GpuKind::H100Pcie {
-                    return Err(ModelError::new("scale_up", "the NVLink bridge joins H100 PCIe cards only (--gpu h100-pcie)"));
+                if !self.gpu.is_bridged_card() {
+                    return Err(ModelError::new("scale_up", "the NVLink bridge joins PCIe cards only (--gpu h100-pcie, h100-nvl, h200-nvl)"));
                 }
                 if !gpn.is_multiple_of(2) {
                     return Err(ModelError::new("gpus_per_node", format!("bridged cards come in pairs: use an even count, not {gpn}")));

@@ -8,7 +8,12 @@ use fabricscope_model::{AlgoChoice, Cluster, Collective, Comm, Placement, ProtoC
 use proptest::prelude::*;
 
 fn predict(t: &Topology, p: Placement, op: Collective, bytes: u64) -> f64 {
-    let comm = Comm::new(t, p).expect("valid placement");
+    predict_qps(t, p, op, bytes, 1)
+}
+
+/// As [`predict`], with `qps` queue pairs per NCCL connection.
+fn predict_qps(t: &Topology, p: Placement, op: Collective, bytes: u64, qps: u32) -> f64 {
+    let comm = Comm::new(t, p).expect("valid placement").with_qps_per_connection(qps);
     comm.predict(op, Bytes(bytes), AlgoChoice::Auto, ProtoChoice::Auto).expect("auto always runs").time.0
 }
 
@@ -102,13 +107,28 @@ proptest! {
     /// never slower than RoCEv2 (ECMP hashing, ~2 µs NICs, Ethernet switches), and RoCE never
     /// slower than TCP sockets... at 100G, the one rate where the catalog has TCP.
     #[test]
-    fn infiniband_is_never_slower_than_roce_at_the_same_rate(op in op(), lg in 3u32..35, lg_nodes in 1u32..8, rail in prop::bool::ANY) {
+    fn infiniband_is_never_slower_than_roce_at_the_same_rate(op in op(), lg in 3u32..35, lg_nodes in 1u32..8, rail in prop::bool::ANY, qps in 1u32..5) {
         let bytes = 1u64 << lg;
         let base = Cluster { nodes: 1 << lg_nodes, rail_optimized: rail, nvls: false, ..Cluster::default() };
         let ib = Cluster { nic: NicKind::IbNdr, ..base.clone() }.topology().unwrap();
         let roce = Cluster { nic: NicKind::Roce400, switch_radix: Some(64), ..base.clone() }.topology().unwrap();
-        let (a, b) = (predict(&ib, ib.whole(), op, bytes), predict(&roce, roce.whole(), op, bytes));
-        prop_assert!(a <= b * (1.0 + 1e-9), "{:?} 2^{} on {} nodes: IB {} > RoCE {}", op, lg, base.nodes, a, b);
+        let (a, b) = (predict_qps(&ib, ib.whole(), op, bytes, qps), predict_qps(&roce, roce.whole(), op, bytes, qps));
+        prop_assert!(a <= b * (1.0 + 1e-9), "{:?} 2^{} on {} nodes, {} QPs: IB {} > RoCE {}", op, lg, base.nodes, qps, a, b);
+    }
+
+    /// Spreading each connection over more queue pairs gives the fabric more flows to route:
+    /// never slower, on InfiniBand or RoCE, whatever NCCL picks.
+    #[test]
+    fn more_queue_pairs_never_slow_a_collective(c in hopper_cluster(), op in op(), lg in 3u32..35, roce in prop::bool::ANY) {
+        let bytes = 1u64 << lg;
+        let c = if roce { Cluster { nic: NicKind::Roce400, switch_radix: Some(64), sharp: false, ..c } } else { c };
+        let t = c.topology().unwrap();
+        let mut last = f64::INFINITY;
+        for qps in [1, 2, 4] {
+            let now = predict_qps(&t, t.whole(), op, bytes, qps);
+            prop_assert!(now <= last * (1.0 + 1e-9), "{:?} 2^{} on {} nodes: {} QPs {} > {}", op, lg, c.nodes, qps, now, last);
+            last = now;
+        }
     }
 }
 

@@ -13,6 +13,8 @@
 //!   with no algorithm label in collectives.csv run with NVLS off (the slides show NVLS as a bar
 //!   of its own);
 //! - rows whose notes say one process drove all GPUs (`-g 8`) are timed that way;
+//! - rows run with NCCL's default one queue pair per connection unless their notes state
+//!   NCCL_IB_QPS_PER_CONNECTION; NVIDIA's slide bars run with two (see `qps_per_connection`);
 //! - small-size rows that print busbw 0.00 are compared through their time (busbw is 1/time);
 //! - hardware the catalog does not have (H20, RTX 2080 Ti, an NV12 A100 pair, AWS EFA, GCP
 //!   TCPXO) is listed as not expressible, not approximated.
@@ -28,6 +30,7 @@ mod common;
 use fabricscope_model::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use fabricscope_model::trust::{AlgoFamily, SizeRange, TierClass};
 use fabricscope_model::units::Bytes;
+use fabricscope_model::topology::Placement;
 use fabricscope_model::{AlgoChoice, Cluster, Collective, Comm, ProtoChoice};
 use std::collections::BTreeMap;
 
@@ -52,6 +55,7 @@ fn rows() -> Vec<Row> {
     for (file, text) in [
         ("collectives.csv", include_str!("../../../validation/collectives.csv")),
         ("collectives-2.csv", include_str!("../../../validation/collectives-2.csv")),
+        ("collectives-3.csv", include_str!("../../../validation/collectives-3.csv")),
     ] {
         let table = common::read_csv(text);
         let header = &table[0];
@@ -80,6 +84,8 @@ fn rows() -> Vec<Row> {
 
 struct Case {
     cluster: Cluster,
+    /// The measured group when it is not the whole cluster (GPUs per domain, ranks).
+    group: Option<Placement>,
     op: Collective,
     algo: AlgoChoice,
     bytes: Bytes,
@@ -148,7 +154,7 @@ fn case_for_v1(r: &Row) -> Option<Case> {
     // Size sweeps label the configuration (NVLS on), not a forced algorithm: NCCL chooses.
     let algo = if r.message_bytes.is_some() { AlgoChoice::Auto } else { algo };
     let bytes = Bytes(r.message_bytes.unwrap_or(8 << 30));
-    Some(Case { cluster: c, op, algo, bytes })
+    Some(Case { cluster: c, group: None, op, algo, bytes })
 }
 
 /// NICs per node and kind from the fabric text; one NIC for the single-NIC classes.
@@ -178,7 +184,7 @@ fn unknown_hardware(text: &str) -> bool {
     words.clone().any(|w| w == "H20" || w == "B300") || ["2080", "NV12", "EFA", "TCPXO"].iter().any(|s| text.contains(s))
 }
 
-/// A collectives-2.csv row as a scenario.
+/// A collectives-2.csv or collectives-3.csv row as a scenario.
 fn case_v2(r: &Row) -> Option<Case> {
     let text = format!("{} {}", r.hardware, r.fabric);
     if unknown_hardware(&text) {
@@ -189,6 +195,9 @@ fn case_v2(r: &Row) -> Option<Case> {
     let gpus = r.gpus?;
     let nodes = r.nodes.unwrap_or(1).max(1);
     let gpn = gpus / nodes;
+    if has("GB200") {
+        return case_gb200_racks(r, op, gpus, nodes);
+    }
     let mut c = Cluster { sharp: false, nodes, gpus_per_node: gpn, ..Cluster::default() };
     let (gpu, scale_up) = if has("H100 PCIe") {
         (GpuKind::H100Pcie, ScaleUp::NvlinkBridge)
@@ -249,7 +258,28 @@ fn case_v2(r: &Row) -> Option<Case> {
     };
     let algo = if a.contains("nvls enabled or disabled") || a.contains("nvls (default)") || a.contains("nvls enabled") { AlgoChoice::Auto } else { algo };
     let bytes = Bytes(r.message_bytes.unwrap_or(8 << 30));
-    Some(Case { cluster: c, op, algo, bytes })
+    Some(Case { cluster: c, group: None, op, algo, bytes })
+}
+
+/// A group spread over whole GB200 NVL72 racks (`nodes` = racks, `gpus / nodes` GPUs of the
+/// group in each): trays of 4 GPUs with one NDR NIC per GPU, as NVIDIA's DGX GB200 reference
+/// architecture builds them; NVLS as the row's notes set it.
+fn case_gb200_racks(r: &Row, op: Collective, gpus: u32, racks: u32) -> Option<Case> {
+    let c = Cluster {
+        gpu: GpuKind::Gb200,
+        scale_up: ScaleUp::Nvl72,
+        gpus_per_node: 4,
+        nodes: racks * 18,
+        nics_per_node: 4,
+        nic: NicKind::IbNdr,
+        sharp: false,
+        nvls: !r.notes.contains("NCCL_NVLS_ENABLE=0"),
+        ..Cluster::default()
+    };
+    let a = r.algorithm.to_ascii_lowercase();
+    let algo = if a.starts_with("tree") { AlgoChoice::Tree } else if a.starts_with("ring") { AlgoChoice::Ring } else { AlgoChoice::Auto };
+    let group = Placement { ranks: gpus, per_domain: gpus / racks };
+    Some(Case { cluster: c, group: Some(group), op, algo, bytes: Bytes(r.message_bytes.unwrap_or(8 << 30)) })
 }
 
 /// One process driving every GPU of a node (`-g 8`), as the row's notes say, or as the
@@ -262,6 +292,20 @@ fn gpus_per_process(r: &Row) -> u32 {
     } else {
         1
     }
+}
+
+/// Queue pairs per NCCL connection the row ran with: what its notes state
+/// (NCCL_IB_QPS_PER_CONNECTION=N); 2 for the 'slinky' reports (together-nccl-tests
+/// flapping-airplanes, whose Software Configuration lists NCCL_IB_QPS_PER_CONNECTION=2 and
+/// NCCL_IB_AR_THRESHOLD=0) and for NVIDIA's own slide bars; else NCCL's default 1.
+/// NVIDIA's bars are its peak per system class; its maintainers give the same per-NIC target
+/// (46-49 GB/s per NDR NIC, ~396 GB/s ring busbw on 8; NVIDIA/nccl-tests issues 290 and 319),
+/// which a measured cluster reaches only with the vendor's multi-QP settings (together-nccl-tests
+/// flapping-airplanes 2026-07-11: 307 GB/s without them, 384 with them, same 4 nodes).
+fn qps_per_connection(r: &Row) -> u32 {
+    let stated = r.notes.split("NCCL_IB_QPS_PER_CONNECTION=").nth(1).and_then(|t| t.get(..1)).and_then(|d| d.parse().ok());
+    let tuned = r.kind.starts_with("vendor-published summary") || r.source.contains("flapping-airplanes");
+    stated.unwrap_or(if tuned { 2 } else { 1 })
 }
 
 struct Outcome {
@@ -279,7 +323,8 @@ fn evaluate_row(r: &Row) -> Result<(Case, fabricscope_model::Prediction, f64), S
     }
     let case = if r.file == "collectives.csv" { case_for_v1(r) } else { case_v2(r) }.ok_or("not expressible")?;
     let topo = case.cluster.topology().map_err(|e| format!("{e}"))?;
-    let comm = Comm::new(&topo, topo.whole()).map_err(|e| format!("{e}"))?.with_gpus_per_process(gpus_per_process(r));
+    let comm = Comm::new(&topo, case.group.unwrap_or_else(|| topo.whole())).map_err(|e| format!("{e}"))?.with_gpus_per_process(gpus_per_process(r))
+        .with_qps_per_connection(qps_per_connection(r));
     let p = comm.predict(case.op, case.bytes, case.algo, ProtoChoice::Auto).map_err(|e| format!("{e}"))?;
     // Small sizes print busbw 0.00: compare times instead (busbw is bytes / time).
     let err = match (r.busbw, r.latency_us) {
@@ -376,15 +421,17 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     let overall = median(&mut all);
     let doc = format!(
         "# Collective accuracy\n\nGenerated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`.\n\
-         Measured busbw (nccl-tests conventions, GB/s per direction) from `validation/collectives.csv` and\n\
-         `validation/collectives-2.csv` against the model's **expected** busbw: NCCL's choice of algorithm and\n\
+         Measured busbw (nccl-tests conventions, GB/s per direction) from `validation/collectives.csv`,\n\
+         `validation/collectives-2.csv` and `validation/collectives-3.csv` against the model's **expected** busbw: NCCL's choice of algorithm and\n\
          protocol (NCCL {} tuning model, unchanged) timed by the tiers it crosses (`crates/model/src/network.rs`).\n\
          Rows without a size are large-message plateaus, evaluated at 8 GiB; small sizes whose busbw prints 0.00 are\n\
          compared through their time. Rows are mapped to scenarios by fixed rules (see the test's header).\n\n\
          **{} rows evaluated, median absolute error {:.1}%.**\n\n\
          ## Per tier\n\nThe last column leaves out the vendor slide summaries (GTC24/GTC25 bars, `vendor-published summary` in the\n\
-         CSV): rounded peak figures per system class, several of them exactly 0.96 x the NICs' line rate, which the measured\n\
-         multi-node rows (0.82-0.86 of line rate at 2-4 nodes) contradict.\n\n\
+         CSV): rounded peak figures per system class. Their rings run at 0.96 x the NICs' line rate where the DGX Cloud B200\n\
+         cluster's run at 0.82-0.86: the same B200 hardware measured by the same operator ('slinky') gives 307 GB/s at 4 nodes\n\
+         with NCCL's default one queue pair per connection and 384 with NCCL_IB_QPS_PER_CONNECTION=2 and\n\
+         NCCL_IB_AR_THRESHOLD=0, flat to 64 nodes. Rows run with the QPs their source states; NVIDIA's bars with two.\n\n\
          | tier | rows | median abs error | within 10% | measured rows only |\n|---|---|---|---|---|\n{}\n\n\
          ## Per class (the error bands predictions carry)\n\n| tier | algorithm family | size | rows | median abs error |\n|---|---|---|---|---|\n{}\n\n\
          ## Rows\n\n| file | hardware | op | cluster | size | algorithm (source) | measured | model | error | model picks |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\
@@ -422,11 +469,13 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     let checked_in = std::fs::read_to_string(table_path).unwrap();
     assert_eq!(checked_in, table_rs, "src/trust_table.rs is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
     assert!(outcomes.len() >= 100, "only {} rows expressible", outcomes.len());
-    // The goal: at most 5% median absolute error in every tier on the measured rows; with the
-    // vendor summaries in, at most 6%.
+    // The goal: at most 5% median absolute error in every tier, vendor summaries in or out.
+    // Across NVL72 racks the 4 rows (NVIDIA/nccl issue 1801) are also what the GB200 transport
+    // constants were fitted on (network.rs): there the median checks the fit, not a prediction.
     for (t, (m, n, mm, nm)) in &tier_medians {
         let name = TierClass::ALL[*t].name();
-        assert!(*nm == 0 || *mm <= 0.05, "{name}: median {:.1}% over {nm} measured rows", mm * 100.0);
-        assert!(*m <= 0.06, "{name}: median {:.1}% over {n} rows", m * 100.0);
+        let goal = 0.05;
+        assert!(*nm == 0 || *mm <= goal, "{name}: median {:.1}% over {nm} measured rows", mm * 100.0);
+        assert!(*m <= goal, "{name}: median {:.1}% over {n} rows", m * 100.0);
     }
 }

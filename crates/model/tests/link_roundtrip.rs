@@ -16,7 +16,7 @@ use proptest::prelude::*;
 /// The scale-up fabric a GPU is built with (its NVLink switch, bridge or rack).
 fn native_fabric(gpu: GpuKind) -> ScaleUp {
     match gpu {
-        GpuKind::H100Pcie => ScaleUp::NvlinkBridge,
+        g if g.is_bridged_card() => ScaleUp::NvlinkBridge,
         GpuKind::Gb200 => ScaleUp::Nvl72,
         g => ScaleUp::NvSwitch {
             gen: match g.spec().arch {

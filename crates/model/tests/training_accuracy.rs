@@ -1,6 +1,6 @@
-//! Accuracy of the training-step model against published throughput (validation/training.csv
-//! and validation/training-2.csv): every row the CLI's flags can express, compared like with
-//! like (tokens/s where the source gives a time or a token rate; otherwise TFLOP/s per GPU in
+//! Accuracy of the training-step model against published throughput (validation/training.csv,
+//! validation/training-2.csv and validation/training-3.csv): every row the CLI's flags can
+//! express, compared like with like (tokens/s where the source gives a time or a token rate; otherwise TFLOP/s per GPU in
 //! the source's own FLOP convention). Asserts a median absolute error of at most 8% per
 //! framework family, and that the error bands the model ships (`training/bands.csv`) are the
 //! ones this test computes.
@@ -140,7 +140,7 @@ fn workload(r: &Row, source: &str) -> Result<Workload, String> {
     let up = name.to_ascii_uppercase();
     let seq = r.u("seq_len").ok_or("no sequence length")?;
     let batch = r.u("global_batch").ok_or("global batch not stated (OPT: '2M tokens' over 992 GPUs, TP degree not given)")?;
-    let moe = |experts, top_k, expert_ffn| Some(Moe { experts, top_k, expert_ffn, shared_ffn: 0, dense_layers: 0 });
+    let moe = |experts, top_k, expert_ffn| Some(Moe { experts, top_k, expert_ffn, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 });
     let mut w = if up.contains("LLAMA3") || up.contains("LLAMA 3") {
         // Llama 3 (Meta 2024, Table 3) / Llama 3.1: the presets.
         let id = if up.contains("405") { "llama3-405b" } else if up.contains("70") { "llama3-70b" } else { "llama3-8b" };
@@ -150,6 +150,9 @@ fn workload(r: &Row, source: &str) -> Result<Workload, String> {
         match () {
             _ if up.contains("70B") => llama_like(name, 80, 8192, 64, 8, 28672, 32000),
             _ if up.contains("13B") => llama_like(name, 40, 5120, 40, 40, 13824, 32000),
+            // The 34B of the family (Code Llama 34B's config.json: 48 x 8192, 64 heads, 8 KV
+            // heads, FFN 22016), as IBM's fms-fsdp "llama2 34b" variant.
+            _ if up.contains("34B") => llama_like(name, 48, 8192, 64, 8, 22016, 32000),
             _ => llama_like(name, 32, 4096, 32, 32, 11008, 32000),
         }
     } else if up.contains("NEMOTRON-340B") {
@@ -161,6 +164,9 @@ fn workload(r: &Row, source: &str) -> Result<Workload, String> {
         Workload { mlp: Mlp::Gelu, ..llama_like(name, 32, 4096, 32, 32, 16384, 256000) }
     } else if up.contains("NEMOTRON-22B") {
         return Err("Nemotron-22B's shape is not published (internal model)".into());
+    } else if up.contains("MIXTRAL 8X7B") {
+        // Mixtral 8x7B (Jiang et al. 2024, Table 1): the preset.
+        preset("mixtral-8x7b").ok_or("preset")?
     } else if up.contains("GPT OSS 120B") {
         // gpt-oss-120b (OpenAI 2025 model card / config.json): 36 layers, hidden 2880, 64 query
         // heads of 64, 8 KV heads, 128 experts top-4 of FFN 2880, vocab 201088. Its
@@ -222,6 +228,10 @@ fn source_of(r: &Row) -> &'static str {
         "Megatron-Bridge"
     } else if s.starts_with("BigScience") {
         "BLOOM"
+    } else if s.contains("megatron/core/transformer/moe") {
+        "Megatron-Core MoE README"
+    } else if s.contains("fms-fsdp") {
+        "IBM fms-fsdp"
     } else {
         "OPT"
     }
@@ -248,6 +258,9 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         return Err("TP degree and batch not stated; 992 GPUs give no DP that divides a 2M-token batch".into());
     }
     let notes = r.s("notes");
+    if source == "IBM fms-fsdp" && notes.contains("HSDP") {
+        return Err("hybrid sharding (FSDP within a node, replicated across nodes) is not a layout the model expresses".into());
+    }
     let table = r.s("table_ref");
     let zero3 = table.contains("ZeRO-3");
     let w = workload(r, source)?;
@@ -284,9 +297,17 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         "MegaScale's Megatron-LM" => ("megatron-lm-2022", Some(Recompute::Selective), Some(1), true),
         "MegaScale" => ("megatron-core", None, Some(1), true),
         "BLOOM" => ("megatron-deepspeed", Some(Recompute::Full), Some(1), false),
-        // Meta's stack: FSDP sharding optimizer states and gradients, parameters kept after
-        // the forward (ZeRO-2 style), TP/CP/PP; no activation checkpointing at 8K.
-        "Llama 3" => ("pytorch-fsdp2-compiled", Some(if w.seq > 8192 { Recompute::Selective } else { Recompute::None }), Some(2), true),
+        // Meta's stack (Llama 3 §3.3.2): FSDP sharding optimizer states and gradients,
+        // parameters kept after the forward (ZeRO-2 style), FP32 accumulation with one
+        // reduce-scatter per step, flexible interleaving; no activation checkpointing at 8K.
+        "Llama 3" => ("meta-llama3", Some(if w.seq > 8192 { Recompute::Selective } else { Recompute::None }), Some(2), true),
+        // FSDP1 full shard, eager, SDPA FlashAttention-2 (fms-fsdp README): the eager FSDP
+        // behaviour; "activation checkpointing True" does not say which blocks.
+        "IBM fms-fsdp" => ("pytorch-fsdp2", if notes.contains("checkpointing False") { Some(Recompute::None) } else { None }, Some(3), false),
+        // Megatron-Bridge's Qwen3 235B H100 preset overlaps the MoE all-to-all with compute
+        // (scripts/performance/configs/qwen/qwen3_workload_base_configs.py:
+        // `moe_a2a_overlap=True`, TP 2, PP 8, VP 4, EP 32, GBS 2048 on 256 GPUs).
+        "Megatron-Bridge" if w.moe.is_some() && r.s("model").contains("235B") => ("megatron-core-a2a-overlap", None, Some(1), true),
         _ => {
             // Megatron-Core (README, NeMo, Megatron-Bridge): distributed optimizer, or
             // Megatron-FSDP where the row says FSDP=N.
@@ -294,7 +315,11 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
             ("megatron-core", None, Some(if fsdp { 3 } else { 1 }), true)
         }
     };
-    let fw = Framework::from_id(fw_id).unwrap_or_default();
+    let mut fw = Framework::from_id(fw_id).unwrap_or_default();
+    if notes.contains("FP16 mixed precision") {
+        // BLOOM's benchmarks before its BF16 optimizer: FP16 gradients, accumulated in 16 bits.
+        fw.fp32_grads = false;
+    }
     let interleave = number_after(notes, "chunks=")
         .or_else(|| number_after(notes, "(VP)="))
         .or_else(|| number_after(notes, "VP="))
@@ -310,7 +335,10 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     if recompute.is_none() {
         filled.push("rc");
     }
-    let fixed = Constraints { tp: Some(tp), pp: Some(pp), dp: Some(dp), cp: Some(cp), ep: Some(ep), expert_tp: None, micro_batch: mb, interleave, recompute, zero };
+    // Megatron-Bridge's MoE presets fold the experts with expert-TP 1 (every MoE
+    // `WorkloadBaseConfig` sets `expert_tensor_parallel_size=1`).
+    let expert_tp = if source == "Megatron-Bridge" && w.moe.is_some() { Some(1) } else { None };
+    let fixed = Constraints { tp: Some(tp), pp: Some(pp), dp: Some(dp), cp: Some(cp), ep: Some(ep), expert_tp, micro_batch: mb, interleave, recompute, zero };
     let (nic, nics) = match source {
         // Meta's RoCE fabric, 400 Gb/s per GPU.
         "Llama 3" => (NicKind::Roce400, 8),
@@ -328,8 +356,13 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     let mut ev = Evaluator::new(&topo, &w, fw).map_err(|e| e.to_string())?;
     // The search offers interleaving only where it splits the layers evenly; an unstated
     // interleave over an uneven split (Llama 3 405B: 126 layers on 16 stages) is searched here.
-    let vs: Vec<Option<u32>> = if interleave.is_none() && !w.layers.is_multiple_of(pp) { (1..=8).map(Some).collect() } else { vec![interleave] };
+    // A row that says "interleaved" (Llama 3) is searched over interleaved schedules only.
+    let first_v = if notes.contains("interleaved PP") { 2 } else { 1 };
+    let vs: Vec<Option<u32>> = if interleave.is_none() && !w.layers.is_multiple_of(pp) { (first_v..=8).map(Some).collect() } else { vec![interleave] };
     let mut best: Option<StepReport> = None;
+    // A run the source reports did fit: when the memory model says no candidate fits, the
+    // closest one is compared and the overshoot is shown in the row's note.
+    let mut unfit: Option<StepReport> = None;
     let mut last_err = String::new();
     for v in vs {
         let opts = SearchOptions { top: 1, fixed: Constraints { interleave: v, ..fixed }, sequence_parallel: sp, ..SearchOptions::default() };
@@ -337,12 +370,16 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
             Ok(res) => match res.best.into_iter().next() {
                 Some(b) if best.as_ref().is_none_or(|x| b.step_time_s < x.step_time_s) => best = Some(b),
                 Some(_) => {}
-                None => last_err = format!("no layout fits ({})", res.closest_unfit.map_or(String::new(), |c| c.bottleneck)),
+                None => match res.closest_unfit {
+                    Some(c) if unfit.as_ref().is_none_or(|x| c.step_time_s < x.step_time_s) => unfit = Some(c),
+                    Some(_) => {}
+                    None => last_err = "no layout fits".into(),
+                },
             },
             Err(e) => last_err = e.to_string(),
         }
     }
-    let report = best.ok_or(last_err)?;
+    let report = best.or(unfit).ok_or(last_err)?;
     // Like with like: a token rate or iteration time where the source gives one (independent
     // of FLOP conventions), else TFLOP/s in the source's convention.
     let tokens = r.f("tokens_per_s_per_gpu").map(|t| t * gpus as f64).or(r.f("tokens_per_s")).or(r.f("step_time_s").map(|s| w.tokens_per_step() as f64 / s));
@@ -364,7 +401,13 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         m => convention_flops(&w, m) / report.step_time_s / gpus as f64 / 1e12,
     };
     let class = ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
-    let note = format!("{}{}", report.mapping.recompute.id(), if report.mapping.zero > 0 { format!(", ZeRO {}", report.mapping.zero) } else { String::new() });
+    let over = report.memory.over().0 as f64 / (1u64 << 30) as f64;
+    let note = format!(
+        "{}{}{}",
+        report.mapping.recompute.id(),
+        if report.mapping.zero > 0 { format!(", ZeRO {}", report.mapping.zero) } else { String::new() },
+        if report.fits { String::new() } else { format!(", model memory {over:.1} GiB over") }
+    );
     Ok(Outcome {
         file,
         line,
@@ -445,7 +488,7 @@ fn table(outs: &[Outcome]) -> String {
 fn run_all() -> (Vec<Outcome>, Vec<(String, String, String)>) {
     let mut outs = Vec::new();
     let mut skipped = Vec::new();
-    for file in ["training.csv", "training-2.csv"] {
+    for file in ["training.csv", "training-2.csv", "training-3.csv"] {
         let path = root().join("validation").join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let rows = common::read_csv(&text);
@@ -518,20 +561,11 @@ fn training_model_matches_published_runs() {
         println!("wrote {} and bands.csv", out.display());
     }
     assert!(outs.len() >= 90, "only {} rows expressible", outs.len());
-    // The goal is 8% for every family. Megatron (86 rows) meets it; the DeepSpeed rows (the
-    // 2021 ZeRO-3 implementation and BLOOM's batch ramp-up) and the three Llama 3 rows (Meta's
-    // own schedule, which lifts Megatron's micro-batches-multiple-of-PP rule) do not yet: their
-    // bounds record where they stand so a regression fails.
+    // The goal, 8% for every framework family, is met by each (the DeepSpeed family's worst
+    // rows are the 2021 ZeRO-3 runs at their largest micro-batch and BLOOM's batch ramp-up).
     for (f, v) in &fams {
         let med = median(v.clone());
-        let bound = match *f {
-            "megatron" => 0.08,
-            "deepspeed" => 0.16,
-            // Llama 3 405B on Meta's RoCE cluster: the pipeline bubble of a schedule the model
-            // cannot express (micro-batches not a multiple of PP) and the DP rings' measured
-            // scale loss across 64-128 nodes (collective::network) put it at about -35%.
-            _ => 0.36,
-        };
+        let bound = 0.08;
         assert!(med <= bound, "family {f}: median |error| {:.1}% > {:.0}%", 100.0 * med, 100.0 * bound);
     }
 }
@@ -594,8 +628,11 @@ differs from what this data gives.
 Data: `validation/training.csv` (Narayanan et al. 2021, Korthikanti et al. 2022, the Megatron-LM
 README of 2020: DGX A100 and DGX-2 V100) and `validation/training-2.csv` (the Megatron-LM README
 H100 table, NeMo 24.07 and Megatron-Bridge DGX-H100 summaries, MegaScale on up to 12,288 A100,
-the Llama 3 405B runs, BLOOM-176B, OPT-175B). The goal is a median absolute error of at most 8%
-per framework family; the test asserts it.
+the Llama 3 405B runs, BLOOM-176B, OPT-175B) and `validation/training-3.csv` (IBM's fms-fsdp
+PyTorch FSDP runs of Llama 2 7B-70B on 128 A100; BigScience's Megatron-DeepSpeed layout
+benchmarks for BLOOM on 384 A100 of Jean Zay; Megatron-Core's MoE README for Mixtral 8x7B on
+64 H100). The goal is a median absolute error of at most
+8% per framework family; the test asserts it.
 
 How each row is evaluated:
 
@@ -606,7 +643,10 @@ How each row is evaluated:
 - **Software**: the release the source used (`--framework`): `megatron-lm-2021` (Narayanan,
   README 2020), `megatron-lm-2022` (Korthikanti; MegaScale's Megatron-LM baseline),
   `megatron-core` (README H100, NeMo, Megatron-Bridge, MegaScale), `deepspeed-2021` (ZeRO-3
-  rows), `megatron-deepspeed` (BLOOM), `pytorch-fsdp2` (Llama 3's FSDP-style sharding).
+  rows), `megatron-deepspeed` (BLOOM), `meta-llama3` (Llama 3's FSDP-style sharding and
+  flexible interleaved schedule, §3.3.2 of its paper).
+- **Memory**: a run the source reports ran is compared even when the memory model puts it
+  over HBM; the row's note gives the overshoot.
 - **Like with like**: where the source gives tokens/s or an iteration time, tokens/s are
   compared (no FLOP convention involved); otherwise TFLOP/s per GPU in the source's convention
   (Narayanan's eq. 3 with the recompute forward, or model FLOPs), computed from the model's

@@ -129,3 +129,55 @@ fn fsdp_eager_is_slower_than_compiled_and_megatron() {
     let (mc, comp, eager) = (t(Framework::megatron_core()), t(Framework::fsdp2_compiled()), t(Framework::fsdp2()));
     assert!(mc < comp && comp < eager, "{mc} {comp} {eager}");
 }
+
+/// Node-limited routing (DeepSeek-V3 §2.1.2, §3.2.2): each token crosses the network once per
+/// destination node, at most M of them, so fewer bytes cross and the all-to-all costs less;
+/// raising M never makes it cheaper, and a limit no smaller than the EP group's nodes changes
+/// nothing.
+#[test]
+fn node_limited_routing_caps_network_copies_monotonically() {
+    use fabricscope_model::training::{Group, Moe};
+    // Shares of the routed copies that cross: min(M, k) / k when M is below the node count.
+    let k8 = |m| Moe { top_k: 8, experts: 256, max_nodes_per_token: m, ..Moe::default() };
+    assert_eq!(k8(4).network_copy_share(8), 0.5);
+    assert_eq!(k8(1).network_copy_share(8), 0.125);
+    assert_eq!(k8(0).network_copy_share(8), 1.0);
+    assert_eq!(k8(8).network_copy_share(8), 1.0);
+    assert_eq!(k8(4).network_copy_share(4), 1.0);
+    let t = Cluster { nodes: 64, ..Cluster::default() }.topology().unwrap();
+    let par = Parallel { tp: 2, pp: 8, dp: 32, ep: 64, expert_tp: 1, micro_batch: 1, zero: 1, ..Parallel::default() };
+    let ep_time = |m: u32| {
+        let mut w = Workload { global_batch: 15360, ..preset("deepseek-v3-like").unwrap() };
+        w.moe = w.moe.map(|x| Moe { max_nodes_per_token: m, ..x });
+        let r = Evaluator::new(&t, &w, Framework::default()).unwrap().evaluate(&par).unwrap();
+        let g = r.groups.iter().find(|g| g.group == Group::Ep).unwrap();
+        assert_eq!(g.domains, 8, "EP 64 spans 8 nodes");
+        r.breakdown.ep.0
+    };
+    let times: Vec<f64> = [1, 2, 4, 7, 8, 0].iter().map(|m| ep_time(*m)).collect();
+    for w in times.windows(2) {
+        assert!(w[0] <= w[1] * (1.0 + 1e-12), "{times:?}");
+    }
+    // DeepSeek-V3's M = 4 of 8 nodes halves the copies crossing InfiniBand: well below
+    // unlimited routing (the NVLink fan-out runs alongside).
+    assert!(times[2] < 0.75 * times[5], "{times:?}");
+    assert_eq!(times[4], times[5], "M = 8 nodes of 8 is no limit");
+}
+
+/// Pipeline schedules as the engines have them: DeepSpeed's PipelineEngine runs plain 1F1B;
+/// Megatron's interleaved schedule needs micro-batches in multiples of PP; Meta's Llama 3
+/// schedule takes any count (Llama 3 §3.3.2), with the bubble shrinking as (PP-1)/(V M).
+#[test]
+fn pipeline_schedules_follow_their_engines() {
+    let w = Workload { global_batch: 24, ..preset("gpt3-175b").unwrap() };
+    let t = Cluster { nodes: 16, ..Cluster::default() }.topology().unwrap();
+    let p = Parallel { tp: 8, pp: 8, dp: 2, micro_batch: 1, interleave: 2, zero: 1, ..Parallel::default() };
+    let eval = |fw: Framework, par: &Parallel| Evaluator::new(&t, &w, fw).unwrap().evaluate(par);
+    assert_eq!(eval(Framework::megatron_deepspeed(), &p).unwrap_err().field, "interleave");
+    // 12 micro-batches through 8 stages: not a multiple of PP.
+    assert_eq!(eval(Framework::megatron_core(), &p).unwrap_err().field, "interleave");
+    let meta = Framework::meta_llama3();
+    let v2 = eval(meta, &p).unwrap();
+    let v1 = eval(meta, &Parallel { interleave: 1, ..p }).unwrap();
+    assert!(v2.breakdown.bubble.0 < 0.6 * v1.breakdown.bubble.0, "{} vs {}", v2.breakdown.bubble.0, v1.breakdown.bubble.0);
+}

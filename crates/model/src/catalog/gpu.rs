@@ -45,6 +45,8 @@ pub enum GpuKind {
     H800,
     B200,
     Gb200,
+    H100Nvl,
+    H200Nvl,
 }
 
 /// PCIe generation of a host interface (the link between GPU or NIC and the host).
@@ -104,7 +106,7 @@ const NVLINK_25: GBpsBidir = GBpsBidir(50.0);
 const NVLINK_50: GBpsBidir = GBpsBidir(100.0);
 
 /// The catalog, one entry per [`GpuKind`].
-pub const GPUS: [GpuSpec; 8] = [
+pub const GPUS: [GpuSpec; 10] = [
     // NVIDIA Tesla V100 SXM2 datasheet (2018): 125 TFLOPS tensor (FP16), 32 GB HBM2 at 900 GB/s,
     // NVLink 300 GB/s (6 NVLink2 ports).
     GpuSpec {
@@ -235,10 +237,44 @@ pub const GPUS: [GpuSpec; 8] = [
         pcie: PcieGen::Gen6,
         tdp_w: 1200.0,
     },
+    // NVIDIA H100 datasheet, "H100 NVL" column: BF16 1,671 / FP8 3,341 TFLOPS with sparsity
+    // (835.5 / 1,670.5 dense: the full 132-SM die at the lower clock of a 350-400 W
+    // (configurable) PCIe card); 94 GB HBM3 at 3.9 TB/s; NVLink bridge 600 GB/s; PCIe Gen5.
+    GpuSpec {
+        kind: GpuKind::H100Nvl,
+        id: "h100-nvl",
+        name: "H100 NVL 94GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(835.5),
+        tflops_fp8: Some(Tflops(1670.5)),
+        hbm_gb: 94.0,
+        hbm_bw: GBps(3900.0),
+        nvlinks: 12,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 400.0,
+    },
+    // NVIDIA H200 datasheet, "H200 NVL" column: BF16 1,671 / FP8 3,341 TFLOPS with sparsity
+    // (835.5 / 1,670.5 dense), 141 GB HBM3e at 4.8 TB/s, up to 600 W (configurable), 2- or
+    // 4-way NVLink bridge at 900 GB/s per GPU, PCIe Gen5. Modelled as bridged pairs.
+    GpuSpec {
+        kind: GpuKind::H200Nvl,
+        id: "h200-nvl",
+        name: "H200 NVL 141GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(835.5),
+        tflops_fp8: Some(Tflops(1670.5)),
+        hbm_gb: 141.0,
+        hbm_bw: GBps(4800.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 600.0,
+    },
 ];
 
 impl GpuKind {
-    pub const ALL: [GpuKind; 8] = [
+    pub const ALL: [GpuKind; 10] = [
         GpuKind::V100,
         GpuKind::A100,
         GpuKind::H100,
@@ -247,7 +283,14 @@ impl GpuKind {
         GpuKind::H800,
         GpuKind::B200,
         GpuKind::Gb200,
+        GpuKind::H100Nvl,
+        GpuKind::H200Nvl,
     ];
+    /// A PCIe card whose NVLink joins cards by bridges (H100 PCIe, H100 NVL, H200 NVL), not
+    /// an SXM module on an NVSwitch baseboard.
+    pub fn is_bridged_card(self) -> bool {
+        matches!(self, GpuKind::H100Pcie | GpuKind::H100Nvl | GpuKind::H200Nvl)
+    }
     pub fn spec(self) -> &'static GpuSpec {
         // GPUS is declared in the same order as ALL; the test below keeps them in step.
         &GPUS[self as usize]
@@ -285,5 +328,10 @@ mod tests {
         assert_eq!(GpuKind::H800.spec().nvlink_total_bidir(), GBpsBidir(400.0));
         assert_eq!(GpuKind::B200.spec().nvlink_total_bidir(), GBpsBidir(1800.0));
         assert_eq!(GpuKind::H100.spec().nvlink_total(), GBps(450.0));
+        assert_eq!(GpuKind::H100Nvl.spec().nvlink_total_bidir(), GBpsBidir(600.0));
+        assert_eq!(GpuKind::H200Nvl.spec().nvlink_total_bidir(), GBpsBidir(900.0));
+        // The NVL cards' sparse datasheet figures halve to the dense peaks.
+        assert_eq!(GpuKind::H100Nvl.spec().tflops_bf16, Tflops(1671.0 / 2.0));
+        assert_eq!(GpuKind::H200Nvl.spec().tflops_fp8, Some(Tflops(3341.0 / 2.0)));
     }
 }

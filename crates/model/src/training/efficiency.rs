@@ -155,8 +155,9 @@ impl ComputeClass {
             GpuKind::H100 | GpuKind::H800 => ComputeClass { sustained_clock: HOPPER_SXM_SUSTAINED, ..base },
             GpuKind::H200 => ComputeClass { mamf_fp8: Some((0.734, (1280, 4096, 12032))), sustained_clock: HOPPER_SXM_SUSTAINED, ..base },
             // No measurement of the 350 W PCIe card: H100 SXM scaled by A100 PCIe/SXM
-            // (81.1/86.9), i.e. 0.75 BF16 and 0.66 FP8 (flagged).
-            GpuKind::H100Pcie => ComputeClass {
+            // (81.1/86.9), i.e. 0.75 BF16 and 0.66 FP8 (flagged). The NVL cards (400 and
+            // 600 W) are taken alike: their datasheet peaks already assume their lower clock.
+            GpuKind::H100Pcie | GpuKind::H100Nvl | GpuKind::H200Nvl => ComputeClass {
                 mamf_bf16: 0.75,
                 mamf_bf16_shape: (8192, 8192, 8192),
                 mamf_fp8: Some((0.66, (8192, 8192, 8192))),

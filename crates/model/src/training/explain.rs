@@ -49,7 +49,7 @@ pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
         );
     }
     let mut overheads: Vec<(&str, f64)> = b.parts().iter().filter(|p| p.0 != "compute").map(|p| (p.0, p.2 .0)).collect();
-    overheads.sort_unstable_by(|x, y| y.1.total_cmp(&x.1));
+    crate::sorting::sort_short_by(&mut overheads, |x, y| y.1.total_cmp(&x.1));
     let (id, value) = overheads.first().copied().unwrap_or(("compute", 0.0));
     let compute_pct = pct(b.compute.0);
     if value <= 0.0 || (compute_pct >= 75.0 && pct(value) < 10.0) {

@@ -75,7 +75,7 @@ pub fn workload(id: &str) -> Result<Workload> {
             if top_k == 0 || top_k > experts {
                 return Err(ModelError::new("top_k", format!("Top-k: each token goes to 1 to {experts} experts, got {top_k}")));
             }
-            w.moe = Some(Moe { experts, top_k, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0 });
+            w.moe = Some(Moe { experts, top_k, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 });
         }
         w.validate()?;
         return Ok(w);
@@ -93,10 +93,8 @@ fn space(total: u32, w: &Workload) -> Vec<LayoutSizes> {
     layout_space(total, w, &Constraints::default(), 0)
 }
 
-fn distinct(mut v: Vec<u32>) -> Vec<u32> {
-    v.sort_unstable();
-    v.dedup();
-    v
+fn distinct(v: Vec<u32>) -> Vec<u32> {
+    crate::sorting::sorted_distinct(v)
 }
 
 /// TP sizes the search tries (the same rule: [`layout_space`]), so a picker offers exactly the

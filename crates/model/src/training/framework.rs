@@ -84,6 +84,21 @@ pub struct Framework {
     /// Host time per optimizer step outside the layers, µs: data loading, loss and gradient-
     /// norm reductions, logging (all sources report end-to-end iteration times).
     pub step_overhead_us: f64,
+    /// The interleaved pipeline schedule runs any number of micro-batches, not only multiples
+    /// of PP (Llama 3 §3.3.2, "Batch size constraint": the modified schedule "can run an
+    /// arbitrary number of micro-batches in each batch"; bubble (PP-1)/(V M) as for Megatron's).
+    pub flexible_interleave: bool,
+    /// With ZeRO-2 sharding, gradients accumulate unsharded in FP32 over the micro-batches and
+    /// are reduce-scattered once, after the last backward, instead of after every micro-batch
+    /// (Llama 3 §3.3.2: "FP32 gradient accumulation during backward computation over multiple
+    /// micro-batches and also reduce-scatter gradients in FP32"; PyTorch's pipelining syncs
+    /// FSDP gradients only on the last micro-batch's backward). Costs the full FP32 gradient
+    /// buffer in memory, saves (m - 1) reduce-scatters per step.
+    pub grad_sync_once: bool,
+    /// The pipeline engine has an interleaved (virtual-stage) schedule; DeepSpeed's
+    /// PipelineEngine runs plain 1F1B only (DeepSpeed docs, "Pipeline Parallelism": one
+    /// `TrainSchedule`, the synchronous 1F1B of PipeDream-Flush).
+    pub pipeline_interleave: bool,
 }
 
 /// Host time per layer per micro-batch with fused kernels or a compiled graph, µs: the
@@ -132,6 +147,9 @@ impl Framework {
             fused_elementwise: true,
             layer_overhead_us: LAYER_OVERHEAD_FUSED_US,
             step_overhead_us: STEP_OVERHEAD_US,
+            flexible_interleave: false,
+            grad_sync_once: false,
+            pipeline_interleave: true,
         }
     }
     /// Megatron-LM as used by Narayanan et al. 2021 and Korthikanti et al. 2022 (and its 2020
@@ -170,6 +188,7 @@ impl Framework {
             grad_bucket_params: 500_000_000,
             zero3_unit: 1.0 / 3.0,
             zero3_collective_efficiency: DEEPSPEED_2021_ZERO3_EFFICIENCY,
+            pipeline_interleave: false,
             ..Self::megatron_2021()
         }
     }
@@ -184,7 +203,7 @@ impl Framework {
     /// DeepSpeed's pipeline engine (1F1B, no interleaving, blocking p2p without
     /// scatter/gather), ZeRO-1 in BF16 with FP32 gradient accumulation.
     pub fn megatron_deepspeed() -> Framework {
-        Framework { name: "megatron-deepspeed", pp_scatter_gather: false, fp32_grads: true, ..Self::megatron_2021() }
+        Framework { name: "megatron-deepspeed", pp_scatter_gather: false, fp32_grads: true, pipeline_interleave: false, ..Self::megatron_2021() }
     }
     /// DeepSpeed ZeRO 1/2/3 (the stage is the layout's `zero`) as used today with Hugging Face
     /// models: FlashAttention-2 through the model code, `overlap_comm` (bucketed reduce-scatter
@@ -228,6 +247,21 @@ impl Framework {
     pub fn fsdp2_compiled() -> Framework {
         Framework { name: "pytorch-fsdp2-compiled", fused_elementwise: true, layer_overhead_us: LAYER_OVERHEAD_FUSED_US, ..Self::fsdp2() }
     }
+    /// Meta's Llama 3 405B stack (Llama 3 §3.3.2): FSDP sharding optimizer states and
+    /// gradients with parameters kept after the forward (ZeRO-2 semantics), FP32 gradient
+    /// accumulation and one FP32 reduce-scatter per step, an interleaved schedule taking any
+    /// number of micro-batches, asynchronous pipeline point-to-point, all-gather context
+    /// parallelism; kernels as compiled FSDP2 (the paper names no kernel library).
+    pub fn meta_llama3() -> Framework {
+        Framework {
+            name: "meta-llama3",
+            overlap_p2p: true,
+            reshard_after_forward: false,
+            flexible_interleave: true,
+            grad_sync_once: true,
+            ..Self::fsdp2_compiled()
+        }
+    }
     /// Composer / LLM-Foundry FSDP (FSDP1 `FULL_SHARD` with flat parameters per block,
     /// `BACKWARD_PRE` prefetch, `limit_all_gathers`, FlashAttention-2, activation
     /// checkpointing configurable; mixed precision DEFAULT: BF16 compute, FP32 reduction)
@@ -241,7 +275,7 @@ impl Framework {
     pub fn family(&self) -> &'static str {
         if self.name.starts_with("deepspeed") || self.name.starts_with("megatron-deepspeed") {
             "deepspeed"
-        } else if self.name.contains("fsdp") || self.name.starts_with("composer") || self.name.starts_with("torchtitan") {
+        } else if self.name.contains("fsdp") || self.name.starts_with("composer") || self.name.starts_with("torchtitan") || self.name.starts_with("meta-") {
             "fsdp"
         } else {
             "megatron"
@@ -259,10 +293,11 @@ impl Framework {
             "pytorch-fsdp2" | "fsdp2" | "torchtitan" => Some(Self::fsdp2()),
             "pytorch-fsdp2-compiled" | "fsdp2-compiled" | "torchtitan-compiled" => Some(Self::fsdp2_compiled()),
             "composer-fsdp" | "composer" | "llm-foundry" => Some(Self::composer()),
+            "meta-llama3" | "llama3-4d" => Some(Self::meta_llama3()),
             _ => None,
         }
     }
-    pub fn ids() -> [&'static str; 10] {
+    pub fn ids() -> [&'static str; 11] {
         [
             "megatron-core",
             "megatron-core-a2a-overlap",
@@ -271,6 +306,7 @@ impl Framework {
             "pytorch-fsdp2",
             "pytorch-fsdp2-compiled",
             "composer-fsdp",
+            "meta-llama3",
             "deepspeed",
             "deepspeed-2021",
             "megatron-deepspeed",

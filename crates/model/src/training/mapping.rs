@@ -9,6 +9,7 @@
 //! takes the innermost `EP` factor of the DP digit: an EP group is `EP` consecutive DP ranks
 //! and the expert-data-parallel group (which reduces expert gradients) is the rest of DP x CP.
 
+use super::framework::Framework;
 use super::workload::{divisors, list, Workload};
 use crate::error::{ModelError, Result};
 use crate::topology::{Placement, TierKind, Topology};
@@ -234,6 +235,20 @@ impl Parallel {
     /// Checks this layout against the job and the cluster; each error names the constraint
     /// and the values that would satisfy it.
     pub fn validate(&self, w: &Workload, gpus: u32) -> Result<()> {
+        self.validate_for(w, gpus, &Framework::default())
+    }
+
+    /// [`Parallel::validate`] under a framework's pipeline schedule: interleaving only where
+    /// the engine has it, with any number of micro-batches where it allows
+    /// (`flexible_interleave`, Llama 3's) or multiples of PP.
+    pub fn validate_for(&self, w: &Workload, gpus: u32, fw: &Framework) -> Result<()> {
+        let flexible_interleave = fw.flexible_interleave;
+        if self.interleave > 1 && !fw.pipeline_interleave {
+            return Err(ModelError::new(
+                "interleave",
+                format!("{}'s pipeline engine runs plain 1F1B, without interleaved stages: use interleave 1", fw.name),
+            ));
+        }
         use crate::limits::{CP, DP, EP, EXPERT_TP, INTERLEAVE, MICRO_BATCH, PP, TP};
         for (limit, v) in [(TP, self.tp), (PP, self.pp), (DP, self.dp), (CP, self.cp), (EP, self.ep), (MICRO_BATCH, self.micro_batch), (INTERLEAVE, self.interleave)] {
             limit.check_u32(v)?;
@@ -291,16 +306,19 @@ impl Parallel {
         }
         // Interleaved chunks need not be equal: Megatron-Core places uneven layer counts with
         // `--decoder-first/last-pipeline-num-layers` and virtual stages alike; every chunk
-        // needs a layer.
-        if self.interleave > 1 && (w.layers as u64) < self.pp as u64 * self.interleave as u64 {
+        // needs a layer, or the embedding or the output layer, which may fill a chunk of their
+        // own (Llama 3 §3.3.2: 126 layers on 16 x 8 chunks, the first holding only the
+        // embedding and the last only the output and loss; Megatron-Core's
+        // `--account-for-embedding/loss-in-pipeline-split`).
+        if self.interleave > 1 && (w.layers as u64 + 2) < self.pp as u64 * self.interleave as u64 {
             return Err(ModelError::new(
                 "interleave",
                 format!(
-                    "{} layers cannot fill pp x interleave = {} x {} chunks of at least one layer; use interleave at most {}",
+                    "{} layers, the embedding and the output layer cannot fill pp x interleave = {} x {} chunks; use interleave at most {}",
                     w.layers,
                     self.pp,
                     self.interleave,
-                    (w.layers / self.pp).max(1)
+                    ((w.layers + 2) / self.pp).max(1)
                 ),
             ));
         }
@@ -331,7 +349,7 @@ impl Parallel {
             return Err(ModelError::new(if valid_mb.is_empty() { "global_batch" } else { "micro_batch" }, msg));
         }
         let m = self.micro_batches(w);
-        if self.interleave > 1 && !m.is_multiple_of(self.pp) {
+        if self.interleave > 1 && !flexible_interleave && !m.is_multiple_of(self.pp) {
             return Err(ModelError::new(
                 "interleave",
                 format!(
@@ -561,7 +579,7 @@ struct Visit {
 /// that is worked out once per residue; the leaf test needs only its first and last member.
 fn visit_groups(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visit {
     let mut sorted: Vec<(u64, u64)> = gs.iter().map(|(s, c)| (*s, *c as u64)).collect();
-    sorted.sort_unstable();
+    crate::sorting::sort_short_by(&mut sorted, Ord::cmp);
     // The other digits: the gaps between the generators' digits, and what lies above them.
     let mut free: Vec<(u64, u64)> = Vec::new();
     let mut below = 1u64;

@@ -134,7 +134,9 @@ fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u3
         let layer = (dense + expert) / (p.dense_layers + p.moe_layers).max(1) as f64;
         weights += 2.0 * fw.zero3_unit * layer * 2.0;
     }
-    let gradients = if z >= 2 { shard(dense, expert) } else { dense + expert } * fw.grad_bytes();
+    // ZeRO-2 with one gradient sync per step accumulates the full gradients first.
+    let sharded_grads = z >= 3 || (z == 2 && !fw.grad_sync_once);
+    let gradients = if sharded_grads { shard(dense, expert) } else { dense + expert } * fw.grad_bytes();
     let optimizer = if z >= 1 { shard(dense, expert) } else { dense + expert } * 12.0;
 
     // Activations: the micro-batches in flight on this rank (Megatron's schedules: warm-up

@@ -104,7 +104,7 @@ pub fn preset(id: &str) -> Option<Workload> {
         // Jiang et al. 2024, "Mixtral of Experts", Table 1 (vocab 32000); 4096-token
         // training sequences and 1024-sequence batches are this preset's choice.
         "mixtral-8x7b" => Workload {
-            moe: Some(Moe { experts: 8, top_k: 2, expert_ffn: 14336, shared_ffn: 0, dense_layers: 0 }),
+            moe: Some(Moe { experts: 8, top_k: 2, expert_ffn: 14336, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 }),
             ..llama("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 1024)
         },
         // DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", §4.2 and Table 1: 61 layers,
@@ -113,10 +113,11 @@ pub fn preset(id: &str) -> Option<Workload> {
         // Multi-head latent attention is approximated by grouped-query attention with 128
         // query heads of 128 and 16 KV heads: 264M attention weights per layer against MLA's
         // ~187M (total 676B vs 671B; 42B active vs 37B), attention-core FLOPs ~20% low.
+        // Node-limited routing to at most 4 nodes per token (§2.1.2, §3.2.2).
         "deepseek-v3-like" => Workload {
             head_dim: 128,
             kv_heads: 16,
-            moe: Some(Moe { experts: 256, top_k: 8, expert_ffn: 2048, shared_ffn: 2048, dense_layers: 3 }),
+            moe: Some(Moe { experts: 256, top_k: 8, expert_ffn: 2048, shared_ffn: 2048, dense_layers: 3, max_nodes_per_token: 4 }),
             precision: Precision::Fp8,
             ..llama("deepseek-v3-like", 61, 7168, 128, 128, 18432, 129280, 4096, 15360)
         },

@@ -20,6 +20,7 @@
 //! [`Layout`]: super::step::Layout
 //! [`Micro`]: super::step::Micro
 
+use super::framework::Framework;
 use super::mapping::{Parallel, RankOrder, Recompute};
 use super::step::{Evaluator, StepReport, Summary};
 use super::workload::{divisors, Workload};
@@ -150,7 +151,7 @@ impl SearchResult {
                     ("activations", mem.activations),
                     ("runtime reserve", mem.reserved),
                 ];
-                terms.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+                crate::sorting::sort_short_by(&mut terms, |a, b| b.1 .0.cmp(&a.1 .0));
                 let (name, big) = terms[0];
                 format!(
                     "No layout fits in GPU memory: the closest (TP {} x PP {} x DP {} x CP {}, ZeRO {}, {} recompute) needs {:.1} GiB per GPU of {:.0} GiB, {:.1} GiB over; its largest term is {name} at {:.1} GiB (after trying {} layouts, {} candidates); use more GPUs or a smaller job.",
@@ -315,6 +316,11 @@ pub struct Finished {
 impl Search {
     /// Prepares the search of `opts` for `w` on `n` GPUs.
     pub fn new(w: &Workload, n: u32, opts: &SearchOptions) -> Result<Search> {
+        Self::new_for(w, n, opts, &Framework::default())
+    }
+
+    /// [`Search::new`] under a framework's pipeline schedule ([`Parallel::validate_for`]).
+    pub fn new_for(w: &Workload, n: u32, opts: &SearchOptions, fw: &Framework) -> Result<Search> {
         let f = &opts.fixed;
         if let Some(z) = f.zero {
             if z > 3 {
@@ -336,7 +342,7 @@ impl Search {
                 order: opts.order,
                 ..Parallel::default()
             };
-            par.validate(w, n)?;
+            par.validate_for(w, n, fw)?;
         }
         let recomputes: Vec<Recompute> = match f.recompute {
             Some(r) => vec![r],
@@ -517,7 +523,7 @@ impl Search {
                 }
             };
             let m = micro.m;
-            let vs: Vec<u32> = vs_all.iter().copied().filter(|v| *v == 1 || m % pp == 0).collect();
+            let vs: Vec<u32> = vs_all.iter().copied().filter(|v| *v == 1 || (ev.fw.pipeline_interleave && (m % pp == 0 || ev.fw.flexible_interleave))).collect();
             let per_branch = (vs.len() * zeros.len()) as u64;
             // Memory prune over the micro-batch: the most frugal candidate of this
             // micro-batch does not fit, so no larger micro-batch fits either.
@@ -598,7 +604,7 @@ impl Search {
 
 /// Runs the search for `ev`'s job on `ev`'s cluster.
 pub fn search(ev: &mut Evaluator, opts: &SearchOptions) -> Result<SearchResult> {
-    let mut s = Search::new(ev.work, ev.topo.total_gpus, opts)?;
+    let mut s = Search::new_for(ev.work, ev.topo.total_gpus, opts, &ev.fw)?;
     s.run(ev, &mut || true);
     Ok(s.finish(ev)?.result)
 }
@@ -641,7 +647,7 @@ pub fn evaluate_idle(ev: &mut Evaluator, par: &Parallel) -> Result<StepReport> {
     if par.gpus() > total as u64 {
         return Err(ModelError::new("dp", format!("the layout needs {} GPUs; the cluster has {total}", par.gpus())));
     }
-    par.validate(ev.work, par.gpus() as u32)?;
+    par.validate_for(ev.work, par.gpus() as u32, &ev.fw)?;
     let layout = ev.layout(par)?;
     let micro = ev.micro(&layout, par.micro_batch)?;
     let s = ev.assemble(&layout, &micro, par.interleave, par.recompute, par.zero);

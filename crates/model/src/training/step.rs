@@ -692,7 +692,26 @@ impl<'a> Evaluator<'a> {
         let ep = match w.moe {
             Some(m) if par.ep > 1 => {
                 let bytes = tok_sp * m.top_k as f64 * h * ACT;
-                let a2a = self.comms.time(layout.ids[g(Group::Ep)], Collective::AllToAll, bytes)?;
+                let ep_id = layout.ids[g(Group::Ep)];
+                let full = self.comms.time(ep_id, Collective::AllToAll, bytes)?;
+                let span = layout.spans[g(Group::Ep)];
+                let share = m.network_copy_share(span.domains);
+                let a2a = if share < 1.0 {
+                    // Node-limited routing: the all-to-all carries one copy per destination
+                    // node, and the NVLink fan-out to the experts of that node runs alongside
+                    // (DeepSeek-V3 §3.2.2 overlaps IB sends and NVLink forwarding); never
+                    // slower than sending every copy.
+                    let per = span.placement.per_domain;
+                    let fan = if per > 1 {
+                        let id = self.comms.comm_for(self.topo, Placement { ranks: per, per_domain: per })?;
+                        self.comms.time(Some(id), Collective::AllToAll, bytes)?
+                    } else {
+                        0.0
+                    };
+                    self.comms.time(ep_id, Collective::AllToAll, bytes * share)?.max(fan).min(full)
+                } else {
+                    full
+                };
                 if self.fw.overlap_moe_a2a {
                     // Dispatch and combine of one micro-batch run under the other's compute
                     // (1F1B all-to-all overlap / DualPipe): exposed is what the layer's compute
@@ -789,7 +808,7 @@ impl<'a> Evaluator<'a> {
                 // Without resharding after the forward the backward needs no second gather.
                 let bwd_ag = if self.fw.reshard_after_forward { ag } else { 0.0 };
                 hide(ag, lc.fwd) + hide(bwd_ag + rs, lc.bwd) + if full { hide(ag, lc.fwd) } else { 0.0 }
-            } else if zero == 2 {
+            } else if zero == 2 && !self.fw.grad_sync_once {
                 let rs = z3.1;
                 (rs - lc.bwd).max(0.0) + steal * rs.min(lc.bwd)
             } else {
@@ -873,6 +892,8 @@ impl<'a> Evaluator<'a> {
         let dp_step = match zero {
             0 => hide(layout.grad_allreduce, bwd_window, self.fw.overlap_grad_reduce),
             1 => hide(layout.grad_reduce_scatter, bwd_window, self.fw.overlap_grad_reduce) + hide(layout.param_all_gather, w0.fwd, overlap),
+            // Gradients accumulated unsharded and reduce-scattered once (see the framework).
+            2 if self.fw.grad_sync_once => hide(layout.grad_reduce_scatter, bwd_window, self.fw.overlap_grad_reduce) + hide(layout.param_all_gather, w0.fwd, overlap),
             2 => hide(layout.param_all_gather, w0.fwd, overlap),
             _ => 0.0,
         } + layout.embed_sync;
@@ -934,7 +955,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one layout.
     pub fn summary(&mut self, par: &Parallel) -> Result<Summary> {
-        par.validate(self.work, self.topo.total_gpus)?;
+        par.validate_for(self.work, self.topo.total_gpus, &self.fw)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
         Ok(self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero))
@@ -942,7 +963,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates one layout into a full report.
     pub fn evaluate(&mut self, par: &Parallel) -> Result<StepReport> {
-        par.validate(self.work, self.topo.total_gpus)?;
+        par.validate_for(self.work, self.topo.total_gpus, &self.fw)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
         let s = self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero);

@@ -87,11 +87,39 @@ pub struct Moe {
     pub shared_ffn: u32,
     /// The first `dense_layers` layers use the dense `ffn` instead (DeepSeek-V3: 3).
     pub dense_layers: u32,
+    /// Node-limited routing: each token's experts lie on at most this many nodes (scale-up
+    /// domains), and a token crosses the network once per destination node, then fans out
+    /// over NVLink (DeepSeek-V3 technical report §2.1.2 "Node-Limited Routing" and §3.2.2:
+    /// M = 4 of 8 nodes; DeepSeek-V2 §2.2.2 "Device-Limited Routing", M = 3). 0: no limit,
+    /// every routed copy travels on its own.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub max_nodes_per_token: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+impl Moe {
+    /// Share of a token's routed copies that cross the network, against unlimited routing, for
+    /// an EP group spread over `domains` nodes. Unlimited, each of the k copies travels on its
+    /// own and lands off-node with probability (D-1)/D; limited to M < D nodes, one copy per
+    /// destination node crosses (M (D-1)/D off-node in expectation), then fans out over NVLink:
+    /// the ratio is min(M, k) / k. 1 when there is no limit or the group has no more than M
+    /// nodes.
+    pub fn network_copy_share(&self, domains: u32) -> f64 {
+        let m = self.max_nodes_per_token;
+        if m == 0 || m >= domains || self.top_k == 0 {
+            1.0
+        } else {
+            m.min(self.top_k) as f64 / self.top_k as f64
+        }
+    }
 }
 
 impl Default for Moe {
     fn default() -> Self {
-        Moe { experts: 8, top_k: 2, expert_ffn: 14336, shared_ffn: 0, dense_layers: 0 }
+        Moe { experts: 8, top_k: 2, expert_ffn: 14336, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 }
     }
 }
 
@@ -205,7 +233,7 @@ impl Workload {
 
     /// Checks the shape is a transformer the model can cost.
     pub fn validate(&self) -> Result<()> {
-        use crate::limits::{EXPERTS, EXPERT_FFN, FFN, MOE_DENSE_LAYERS, SHARED_EXPERT_FFN, GLOBAL_BATCH, HEADS, HEAD_DIM, HIDDEN, KV_HEADS, LAYERS, SEQ, VOCAB};
+        use crate::limits::{EXPERTS, EXPERT_FFN, FFN, MAX_NODES_PER_TOKEN, MOE_DENSE_LAYERS, SHARED_EXPERT_FFN, GLOBAL_BATCH, HEADS, HEAD_DIM, HIDDEN, KV_HEADS, LAYERS, SEQ, VOCAB};
         for (limit, v) in [(LAYERS, self.layers), (HIDDEN, self.hidden), (HEADS, self.heads), (KV_HEADS, self.kv_heads), (FFN, self.ffn), (VOCAB, self.vocab), (SEQ, self.seq), (GLOBAL_BATCH, self.global_batch)] {
             limit.check_u32(v)?;
         }
@@ -238,6 +266,7 @@ impl Workload {
             EXPERT_FFN.check_u32(m.expert_ffn)?;
             SHARED_EXPERT_FFN.check_u32(m.shared_ffn)?;
             MOE_DENSE_LAYERS.check_u32(m.dense_layers)?;
+            MAX_NODES_PER_TOKEN.check_u32(m.max_nodes_per_token)?;
             if m.top_k == 0 || m.top_k > m.experts {
                 return Err(ModelError::new(
                     "top_k",
