@@ -106,25 +106,84 @@ fn report_html(r: &CheckReport) -> String {
     s
 }
 
+/// The panel's markup after the text box: buttons, note, status, chart, fields, plateaus,
+/// verdict and table (one string: far less code than the same tree built node by node).
+fn body_html(p: &Props, report: Option<&Result<CheckReport, ModelError>>) -> String {
+    let mut s = String::from("<div class=\"export-row\"><button type=\"button\" data-act=\"run\" data-testid=\"check-run\">Check</button><label class=\"export-import\">Open log…<input type=\"file\" accept=\".txt,.log,.out,text/plain\" data-testid=\"check-file\"></label></div>");
+    if let Some(n) = &*p.note {
+        let _ = write!(s, "<p class=\"export-note check-note\" role=\"status\" data-testid=\"check-note\">{}</p>", esc(n));
+    }
+    match report {
+        Some(Ok(r)) => {
+            let _ = write!(
+                s,
+                "<p class=\"check-status {}\" data-testid=\"check-status\">{}</p><div class=\"chart-svg\" data-testid=\"check-chart\">{}</div>{}",
+                if r.healthy { "ok" } else { "bad" },
+                if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." },
+                check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 }),
+                report_html(r)
+            );
+            s.push_str("<div class=\"export-row\"><button type=\"button\" data-act=\"csv\" data-testid=\"check-csv\">Table (CSV)</button><button type=\"button\" data-act=\"svg\" data-testid=\"check-svg\">Chart (SVG)</button><button type=\"button\" data-act=\"png\" data-testid=\"check-png\">Chart (PNG)</button><button type=\"button\" data-act=\"clear\" data-testid=\"check-clear\">Clear</button></div>");
+        }
+        Some(Err(e)) => {
+            let _ = write!(s, "<p class=\"error\" role=\"alert\" data-testid=\"check-error\">{}: {}</p>", e.field, esc(&e.message));
+        }
+        None => {}
+    }
+    s
+}
+
+/// The text box's content.
+fn pasted() -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("check-log"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        .map(|t| t.value())
+        .unwrap_or_default()
+}
+
 pub fn check_panel(p: &Props) -> Html {
     let key = (p.measured.clone(), p.cluster.clone());
     let report: Option<Checked> = (!p.measured.is_empty()).then(|| REPORT.with(|c| super::cached(c, key, |(m, c)| Rc::new(check(m, c)))));
-    let on_check = {
-        let (note, on_action) = (p.note.clone(), p.on_action.clone());
-        Callback::from(move |_: MouseEvent| {
-            let text = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("check-log"))
-                .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-                .map(|t| t.value())
-                .unwrap_or_default();
-            read(&text, &note, &on_action);
+    // One listener per event for the whole panel: buttons say what they do in data-act.
+    let on_click = {
+        let (note, on_action, report) = (p.note.clone(), p.on_action.clone(), report.clone());
+        let (dark, compact) = (p.dark, p.compact);
+        Callback::from(move |e: MouseEvent| {
+            let act = e.target_unchecked_into::<web_sys::Element>().get_attribute("data-act").unwrap_or_default();
+            let done = report.as_deref().and_then(|r| r.as_ref().ok());
+            let svg = || done.map(|r| check_chart(r, &Theme::for_dark(dark), if compact { 420 } else { 760 }));
+            match act.as_str() {
+                "run" => read(&pasted(), &note, &on_action),
+                "clear" => {
+                    note.set(None);
+                    on_action.emit(Action::Measured(Vec::new()));
+                }
+                "csv" => {
+                    if let Some(r) = done {
+                        download_text("fabricscope-check.csv", "text/csv", &check_csv(r));
+                    }
+                }
+                "svg" => {
+                    if let Some(svg) = svg() {
+                        download_text("fabricscope-check.svg", "image/svg+xml", &svg);
+                    }
+                }
+                "png" => {
+                    if let Some(svg) = svg() {
+                        let (w, h) = svg_size(&svg);
+                        let _ = download_png("fabricscope-check.png".into(), &svg, w, h);
+                    }
+                }
+                _ => {}
+            }
         })
     };
     let on_file = {
         let (note, on_action) = (p.note.clone(), p.on_action.clone());
         Callback::from(move |e: Event| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let Some(input) = e.target_dyn_into::<web_sys::HtmlInputElement>() else { return };
             if let Some(f) = input.files().and_then(|f| f.get(0)) {
                 input.set_value("");
                 read_file(f, note.clone(), on_action.clone());
@@ -140,57 +199,14 @@ pub fn check_panel(p: &Props) -> Html {
             }
         })
     };
-    let on_clear = {
-        let (note, on_action) = (p.note.clone(), p.on_action.clone());
-        Callback::from(move |_: MouseEvent| {
-            note.set(None);
-            on_action.emit(Action::Measured(Vec::new()));
-        })
-    };
-    let body = match report.as_deref() {
-        Some(Ok(r)) => {
-            let svg = check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 });
-            let csv = check_csv(r);
-            let save_csv = Callback::from(move |_: MouseEvent| download_text("fabricscope-check.csv", "text/csv", &csv));
-            let s2 = svg.clone();
-            let save_svg = Callback::from(move |_: MouseEvent| download_text("fabricscope-check.svg", "image/svg+xml", &s2));
-            let s3 = svg.clone();
-            let save_png = Callback::from(move |_: MouseEvent| {
-                let (w, h) = svg_size(&s3);
-                let _ = download_png("fabricscope-check.png".into(), &s3, w, h);
-            });
-            html! {
-                <>
-                    <p class={if r.healthy { "check-status ok" } else { "check-status bad" }} data-testid="check-status">{ if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." } }</p>
-                    <div class="chart-svg" data-testid="check-chart">{ raw(svg) }</div>
-                    { raw(report_html(r)) }
-                    <div class="export-row">
-                        <button type="button" onclick={save_csv} data-testid="check-csv">{ "Table (CSV)" }</button>
-                        <button type="button" onclick={save_svg} data-testid="check-svg">{ "Chart (SVG)" }</button>
-                        <button type="button" onclick={save_png} data-testid="check-png">{ "Chart (PNG)" }</button>
-                        <button type="button" onclick={on_clear} data-testid="check-clear">{ "Clear" }</button>
-                    </div>
-                </>
-            }
-        }
-        Some(Err(e)) => html! { <p class="error" role="alert" data-testid="check-error">{ format!("{}: {}", e.field, e.message) }</p> },
-        None => html! {},
-    };
     html! {
-        <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check">
-            <h2 id="check-heading">{ "Check a real cluster" }</h2>
-            <p class="hint">{ "Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. NIC and fabric come from the design above." }</p>
-            <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log"
-                placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …"
-                ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop} />
-            <div class="export-row">
-                <button type="button" onclick={on_check} data-testid="check-run">{ "Check" }</button>
-                <label class="export-import">{ "Open log…" }<input type="file" accept=".txt,.log,.out,text/plain" onchange={on_file} data-testid="check-file" /></label>
-            </div>
-            if let Some(n) = &*p.note {
-                <p class="export-note check-note" role="status" data-testid="check-note">{ n }</p>
-            }
-            { body }
+        <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check" onclick={on_click} onchange={on_file} ondrop={on_drop} ondragover={Callback::from(|e: DragEvent| e.prevent_default())}>
+            { raw(HEAD.into()) }
+            <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log" placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …" />
+            { raw(body_html(p, report.as_deref())) }
         </section>
     }
 }
+
+/// The panel's heading and what it does.
+const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. NIC and fabric come from the design above.</p>";
