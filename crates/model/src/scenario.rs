@@ -220,6 +220,10 @@ impl Scenario {
         for m in &self.measured {
             limits::MEASURED_POINTS.check(m.points.len() as u64)?;
             limits::MEASURED_RANKS.check(m.ranks as u64)?;
+            let bad = |v: f64| !v.is_finite() || v < 0.0;
+            if m.gpus_per_node == Some(0) || m.nodes == Some(0) || m.points.iter().any(|p| p.bytes == 0 || bad(p.time_us) || p.time_us == 0.0 || bad(p.busbw)) {
+                return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
+            }
         }
         Ok(())
     }
