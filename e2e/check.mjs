@@ -111,7 +111,9 @@ async function main() {
       assert(svg.startsWith('<svg') && svg.includes('AllGather measured'), svg.slice(0, 80));
       const [j] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
       const json = JSON.parse((await readFile(await j.path())).toString());
-      assert(json.measured.length === 1 && json.measured[0].points.length === 27, `file keeps 27 points: ${json.measured?.[0]?.points?.length}`);
+      // Points are one string in the file: "bytes:time_us:busbw" per size.
+      const points = json.measured?.[0]?.points?.split(' ') ?? [];
+      assert(json.measured.length === 1 && points.length === 27 && points[26] === '8589934592:21001:357.9', `file keeps 27 points: ${points.slice(-1)}`);
       // The link (written 300 ms after the change) carries the plateau: 64 MiB to 8 GiB.
       await page.waitForFunction(() => location.hash.length > 20);
       const link = await page.evaluate(() => location.href);

@@ -581,7 +581,7 @@ mod tests {
         // A file keeps them all; a run out of range falls back alone, with a note.
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(decode_file(&json).unwrap().scenario.measured[0].points.len(), 31);
-        for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"time_us\":3.0", "\"time_us\":0.0"), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0")] {
+        for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0")] {
             assert_ne!(bad, json);
             let d = decode_file(&bad).unwrap();
             assert!(d.scenario.measured.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);

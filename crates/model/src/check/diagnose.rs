@@ -48,7 +48,40 @@ pub struct Measured {
     pub host: Option<String>,
     /// GPUs one process drove (nccl-tests `-g`), where the header says.
     pub gpus_per_process: Option<u32>,
+    /// In files and links one string, `bytes:time_us:busbw` per size, separated by spaces
+    /// (see [`points_text`]).
+    #[serde(with = "points_text")]
     pub points: Vec<Point>,
+}
+
+/// Measured points as one string (`"8:135.8:0 16:123.2:0"`): the page already reads and
+/// writes strings, while a list of objects would bring its own JSON reader (3 KB of wasm).
+/// Numbers are written shortest-exact, so they read back to the same values.
+mod points_text {
+    use super::Point;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::fmt::Write;
+
+    pub fn serialize<S: Serializer>(points: &[Point], s: S) -> Result<S::Ok, S::Error> {
+        let mut t = String::new();
+        for p in points {
+            let _ = write!(t, "{}{}:{}:{}", if t.is_empty() { "" } else { " " }, p.bytes, p.time_us, p.busbw);
+        }
+        s.serialize_str(&t)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Point>, D::Error> {
+        let t = String::deserialize(d)?;
+        t.split_whitespace()
+            .map(|w| {
+                let mut f = w.split(':');
+                let p = Point { bytes: f.next()?.parse().ok()?, time_us: f.next()?.parse().ok()?, busbw: f.next()?.parse().ok()? };
+                f.next().is_none().then_some(p)
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| D::Error::custom("expected \"bytes:time_us:busbw\" per size, separated by spaces"))
+    }
 }
 
 impl Default for Measured {
