@@ -309,10 +309,14 @@ const TRAY_NOTE: &str = "A compute tray is 4 Blackwell GPUs and 2 Grace CPUs (tw
 /// with them.
 fn json(c: &Cluster) -> String {
     // Through a Value, as the link does: the same serializer code in the bundle, not a second.
-    serde_json::to_value(c).map(|v| v.to_string()).unwrap_or_default()
+    serde_json::to_value(c).map(|v| fabricscope_model::link::json_text(&v)).unwrap_or_default()
 }
 
 const DARK: &str = "(prefers-color-scheme: dark)";
+/// Panel groups added after the first render, one per frame (see `shown` in [`App`]).
+const LATE_PANELS: u8 = 4;
+/// About one frame at 60 Hz, ms: each group's layout gets its own frame.
+const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
 const NARROW: &str = "(max-width: 640px)";
 
@@ -331,21 +335,25 @@ pub fn App() -> Html {
         let state = state.clone();
         move |_| state.fixed()
     });
-    // The panels below the two charts join one task after the first render, so loading is two
-    // tasks of DOM work, not one long one (issue 9: no main-thread task over 50 ms).
-    let rest = use_state(|| false);
+    // The panels below the two charts join one per frame after the first render, so loading
+    // is a few short tasks of DOM, style and layout work, not one long one (issue 9: no
+    // main-thread task over 50 ms). `shown` counts the panels added so far.
+    let shown = use_state(|| 0u8);
     {
-        let rest = rest.clone();
-        use_effect_with((), move |_| {
-            gloo_timers::callback::Timeout::new(0, move || rest.set(true)).forget();
+        let shown = shown.clone();
+        use_effect_with(*shown, move |n| {
+            if *n < LATE_PANELS {
+                let next = *n + 1;
+                gloo_timers::callback::Timeout::new(FRAME_MS, move || shown.set(next)).forget();
+            }
         });
     }
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
-    let mapping_in_view = use_in_view(mapping_node.clone(), *rest);
+    let mapping_in_view = use_in_view(mapping_node.clone(), *shown >= 1);
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
-    let training_in_view = use_in_view(training_node.clone(), *rest);
+    let training_in_view = use_in_view(training_node.clone(), *shown >= 2);
     let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
@@ -460,17 +468,23 @@ pub fn App() -> Html {
                     <div class="panels">
                         { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
                         { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
-                        if *rest {
+                        if *shown >= 1 {
                             { mapping_panel(&MappingProps {
                                 eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
                             }) }
+                        }
+                        if *shown >= 2 {
                             { training_panel(&TrainingProps {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
+                        }
+                        if *shown >= 3 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
+                        }
+                        if *shown >= 4 {
                             { tier_table_panel(&v.cluster) }
                             { check_panel(&CheckProps { measured: state.measured.clone(), cluster: v.cluster.clone(), dark, compact, note: check_note.clone(), on_action: dispatch.clone() }) }
                             { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }

@@ -53,7 +53,7 @@ const IMPORT_MEASURED_KEY: &str = "fabricscope-import-measured";
 pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check::Measured]) {
     // Through a Value, whose serializer the link already uses. Without storage the page still
     // loads the file's scenario, only without the notes.
-    let json = serde_json::Value::from(notes.to_vec()).to_string();
+    let json = fabricscope_model::link::json_text(&serde_json::Value::from(notes.to_vec()));
     let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
     if let Ok(v) = serde_json::to_value(measured) {
         let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &v.to_string()]);

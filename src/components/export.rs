@@ -15,7 +15,7 @@ use fabricscope_model::export::{curves_csv, layouts_csv};
 use fabricscope_model::training::explore::{ranked, TrainingView};
 use fabricscope_model::ModelError;
 use std::rc::Rc;
-use fabricscope_model::link::{check_file_size, decode_file, encode};
+use fabricscope_model::link::{self, check_file_size, decode_file, encode};
 use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -207,9 +207,8 @@ pub fn export_panel(props: &Props) -> Html {
     let save_json = {
         let s = s.clone();
         Callback::from(move |_: MouseEvent| {
-            // `{:#}` is Value's pretty Display, already in the bundle for links (to_string_pretty
-            // would add a second pretty serializer).
-            let json = serde_json::to_value(&s).map(|v| format!("{v:#}\n")).unwrap_or_default();
+            // Laid out from the compact text: the bundle has one JSON serializer, not a pretty one too.
+            let json = serde_json::to_value(&s).map(|v| link::indent_json(&link::json_text(&v)) + "\n").unwrap_or_default();
             download_text("fabricscope-scenario.json", "application/json", &json);
         })
     };

@@ -114,6 +114,66 @@ impl Decoded {
     }
 }
 
+/// A value as compact JSON text. Everything in the bundle writes JSON through this one
+/// serializer (not `Value`'s Display, which carries a second, pretty one: ~1 KB of wasm).
+pub fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Compact JSON (as [`json_text`] writes it) laid out with two-space indents, one member per
+/// line, for files people read. Strings are copied as they are, escapes included.
+pub fn indent_json(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                // Empty objects and arrays stay on one line.
+                if matches!(chars.peek(), Some('}') | Some(']')) {
+                    if let Some(close) = chars.next() {
+                        out.push(close);
+                    }
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The permalink of a scenario.
 pub fn encode(s: &Scenario) -> String {
     let base = baseline();
@@ -128,7 +188,7 @@ pub fn encode(s: &Scenario) -> String {
     // (A no-op for the default BTreeMap; re-collecting into a map would pull in std's
     // stable sort, ~3 KB of wasm.)
     flat.sort_keys();
-    let json = Value::Object(flat).to_string();
+    let json = json_text(&Value::Object(flat));
     format!("v{LINK_VERSION}.{}", base64url_encode(json.as_bytes()))
 }
 
@@ -275,7 +335,7 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
                     Some(v) if v <= SCENARIO_VERSION as u64 => {}
                     _ => notes.push(format!(
                         "version: scenario version {} is not one this build reads (up to {SCENARIO_VERSION}); reading the fields it knows",
-                        short_error(&v.to_string())
+                        short_error(&json_text(&v))
                     )),
                 }
             }
@@ -316,7 +376,7 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
             Ok(_) => current = next,
             Err(e) => {
                 let default = slot_mut(&mut current, &path)
-                    .map(|v| v.to_string())
+                    .map(|v| json_text(v))
                     .unwrap_or_default();
                 warnings.push(format!(
                     "{}: {}; kept the default ({default})",
@@ -362,7 +422,7 @@ fn within_ranges(mut s: Scenario, warnings: &mut Vec<String>) -> Scenario {
         });
         match restored {
             Some((next, path, default)) => {
-                warnings.push(format!("{path}: {}; kept the default ({default})", short_error(&e.message)));
+                warnings.push(format!("{path}: {}; kept the default ({})", short_error(&e.message), json_text(&default)));
                 s = next;
             }
             None => break,
@@ -603,6 +663,15 @@ mod tests {
             let mut b = base.clone();
             assert!(slot_mut(&mut b, p).is_some(), "{p} is a scenario field");
         }
+    }
+
+    #[test]
+    fn indented_json_reads_back_as_the_same_value() {
+        let v: Value = serde_json::from_str(r#"{"a":{"b":[1,2,{"c":"x,{y}: \\\"z\\\""}],"e":[],"f":{}},"g":-1.5e3,"h":null}"#).unwrap();
+        let pretty = indent_json(&json_text(&v));
+        assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), v);
+        // Laid out as serde_json's own pretty printer lays it out.
+        assert_eq!(pretty, serde_json::to_string_pretty(&v).unwrap());
     }
 
     #[test]
