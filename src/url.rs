@@ -56,7 +56,7 @@ pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check
     let json = fabricscope_model::link::json_text(&serde_json::Value::from(notes.to_vec()));
     let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
     if let Ok(v) = serde_json::to_value(measured) {
-        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &v.to_string()]);
+        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &fabricscope_model::link::json_text(&v)]);
     }
 }
 
