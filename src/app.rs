@@ -4,9 +4,9 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    check_panel, claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
+    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
-    CheckProps, CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
+    CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
 };
 use crate::eval::{count_text, evaluate_at, in_racks, with_gpu, Count, Evaluation, Gauge};
@@ -45,7 +45,8 @@ pub struct State {
     pub training: TrainingChoice,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
-    /// nccl-tests runs pasted into the check panel (kept in the scenario and its link).
+    /// nccl-tests runs checked on check.html: carried through unchanged, so the link and the
+    /// scenario file keep them when the design changes here.
     pub measured: Vec<fabricscope_model::check::Measured>,
 }
 
@@ -82,8 +83,6 @@ pub enum Action {
     MicroBatch(u32),
     Recompute(Option<Recompute>),
     Zero(Option<u8>),
-    /// Measured runs read from a pasted log (view-only: the design is not re-run).
-    Measured(Vec<fabricscope_model::check::Measured>),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -203,6 +202,27 @@ impl Default for State {
     }
 }
 
+/// A hardware picker's choice applied to `c` (the explorer and check.html share the pickers);
+/// other actions leave it as it is.
+pub(crate) fn pick_hardware(c: &mut Cluster, action: Action) {
+    match action {
+        Action::Gpu(g) => *c = with_gpu(c, g),
+        Action::ScaleUp(s) => c.scale_up = s,
+        Action::Nic(n) => {
+            c.nic = n;
+            // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
+            // than leaving an error the user did not cause.
+            if !n.spec().sharp_capable {
+                c.sharp = false;
+            }
+        }
+        Action::Sharp(b) => c.sharp = b,
+        Action::Nvls(b) => c.nvls = b,
+        Action::RailOptimized(b) => c.rail_optimized = b,
+        _ => {}
+    }
+}
+
 impl Reducible for State {
     type Action = Action;
 
@@ -225,19 +245,7 @@ impl Reducible for State {
                     return Rc::new(next);
                 }
             },
-            Action::Gpu(g) => *c = with_gpu(c, g),
-            Action::ScaleUp(s) => c.scale_up = s,
-            Action::Nic(n) => {
-                c.nic = n;
-                // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
-                // than leaving an error the user did not cause.
-                if !n.spec().sharp_capable {
-                    c.sharp = false;
-                }
-            }
-            Action::Sharp(b) => c.sharp = b,
-            Action::Nvls(b) => c.nvls = b,
-            Action::RailOptimized(b) => c.rail_optimized = b,
+            Action::Gpu(_) | Action::ScaleUp(_) | Action::Nic(_) | Action::Sharp(_) | Action::Nvls(_) | Action::RailOptimized(_) => pick_hardware(c, action),
             Action::Preset(id) => {
                 if let Some(p) = cluster_preset(id) {
                     next.cluster = p.cluster();
@@ -262,10 +270,6 @@ impl Reducible for State {
             Action::KeyBytes(b) => {
                 next.key_bytes = b;
                 return Rc::new(next.evaluated());
-            }
-            Action::Measured(m) => {
-                next.measured = m;
-                return Rc::new(next);
             }
             Action::Tp(_)
             | Action::Pp(_)
@@ -312,13 +316,13 @@ fn json(c: &Cluster) -> String {
     serde_json::to_value(c).map(|v| fabricscope_model::link::json_text(&v)).unwrap_or_default()
 }
 
-const DARK: &str = "(prefers-color-scheme: dark)";
+pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 /// Panel groups added after the first render, one per frame (see `shown` in [`App`]).
 const LATE_PANELS: u8 = 4;
 /// About one frame at 60 Hz, ms: each group's layout gets its own frame.
 const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
-const NARROW: &str = "(max-width: 640px)";
+pub(crate) const NARROW: &str = "(max-width: 640px)";
 
 #[component]
 pub fn App() -> Html {
@@ -328,7 +332,6 @@ pub fn App() -> Html {
     let settled = url::use_link_writer(state.scenario());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
-    let check_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
     // of the choice or the GPU count, not on every input.
     let fixed = *use_memo((state.training.clone(), state.view.as_ref().map(|v| v.total_gpus)), {
@@ -486,7 +489,6 @@ pub fn App() -> Html {
                         }
                         if *shown >= 4 {
                             { tier_table_panel(&v.cluster) }
-                            { check_panel(&CheckProps { measured: state.measured.clone(), cluster: v.cluster.clone(), dark, compact, note: check_note.clone(), on_action: dispatch.clone() }) }
                             { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         }
                     </div>

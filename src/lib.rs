@@ -10,8 +10,10 @@
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
+//! | [`check_page`] | check.html's root: check a real cluster (its own wasm, src/bin/fabricscope-check) |
 
 pub mod app;
+pub mod check_page;
 pub mod components;
 pub mod embed;
 pub mod eval;

@@ -1,10 +1,10 @@
 //! "Check a real cluster": paste or drop nccl-tests output; the page reads it (nothing is
 //! sent anywhere), says what it read and what it assumed, draws the measured points over the
 //! expected curve and band, lists each size and gives the verdict, with CSV and SVG/PNG export.
+//! Shown by check.html ([`crate::check_page`]), not by the explorer.
 
-use super::export::{download_png, download_text, svg_size};
+use super::export::{chosen, download_png, download_text, read_text, svg_size};
 use super::{esc, raw};
-use crate::app::Action;
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
 use fabricscope_model::check::{check, check_csv, parse, CheckReport, Measured};
@@ -12,7 +12,6 @@ use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{Cluster, ModelError};
 use std::fmt::Write;
 use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -27,7 +26,8 @@ pub struct Props {
     pub compact: bool,
     /// What the last read said (not nccl-tests output; lines not read).
     pub note: UseStateHandle<Option<String>>,
-    pub on_action: Callback<Action>,
+    /// The runs read (empty: cleared).
+    pub on_measured: Callback<Vec<Measured>>,
 }
 
 type Checked = Rc<Result<CheckReport, ModelError>>;
@@ -37,7 +37,7 @@ thread_local! {
 }
 
 /// Reads pasted or dropped text into measured runs, or says why not.
-fn read(text: &str, note: &UseStateHandle<Option<String>>, on_action: &Callback<Action>) {
+fn read(text: &str, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
     match parse(text) {
         Ok(log) => {
             let mut n = String::new();
@@ -48,26 +48,20 @@ fn read(text: &str, note: &UseStateHandle<Option<String>>, on_action: &Callback<
                 }
             }
             note.set((!n.is_empty()).then_some(n));
-            on_action.emit(Action::Measured(Measured::from_log(&log)));
+            on_measured.emit(Measured::from_log(&log));
         }
         Err(e) => note.set(Some(e.message)),
     }
 }
 
 /// Reads a chosen or dropped file as text, then [`read`].
-fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_action: Callback<Action>) {
+fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_measured: Callback<Vec<Measured>>) {
     if file.size() > MAX_LOG_BYTES {
         note.set(Some("The file is larger than 16 MiB; paste the part with the results.".into()));
         return;
     }
-    let Ok(reader) = web_sys::FileReader::new() else { return };
-    let r2 = reader.clone();
-    let onload = Closure::once_into_js(move || {
-        let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
-        read(&text, &note, &on_action);
-    });
-    reader.set_onload(Some(onload.unchecked_ref()));
-    let _ = reader.read_as_text(&file);
+    let n = note.clone();
+    read_text(&file, note, move |text| read(&text, &n, &on_measured));
 }
 
 /// The table and verdict as markup (text-heavy: written as a string, see [`raw`]).
@@ -148,17 +142,17 @@ pub fn check_panel(p: &Props) -> Html {
     let report: Option<Checked> = (!p.measured.is_empty()).then(|| REPORT.with(|c| super::cached(c, key, |(m, c)| Rc::new(check(m, c)))));
     // One listener per event for the whole panel: buttons say what they do in data-act.
     let on_click = {
-        let (note, on_action, report) = (p.note.clone(), p.on_action.clone(), report.clone());
+        let (note, on_measured, report) = (p.note.clone(), p.on_measured.clone(), report.clone());
         let (dark, compact) = (p.dark, p.compact);
         Callback::from(move |e: MouseEvent| {
             let act = e.target_unchecked_into::<web_sys::Element>().get_attribute("data-act").unwrap_or_default();
             let done = report.as_deref().and_then(|r| r.as_ref().ok());
             let svg = || done.map(|r| check_chart(r, &Theme::for_dark(dark), if compact { 420 } else { 760 }));
             match act.as_str() {
-                "run" => read(&pasted(), &note, &on_action),
+                "run" => read(&pasted(), &note, &on_measured),
                 "clear" => {
                     note.set(None);
-                    on_action.emit(Action::Measured(Vec::new()));
+                    on_measured.emit(Vec::new());
                 }
                 "csv" => {
                     if let Some(r) = done {
@@ -181,21 +175,20 @@ pub fn check_panel(p: &Props) -> Html {
         })
     };
     let on_file = {
-        let (note, on_action) = (p.note.clone(), p.on_action.clone());
+        let (note, on_measured) = (p.note.clone(), p.on_measured.clone());
         Callback::from(move |e: Event| {
-            let Some(input) = e.target_dyn_into::<web_sys::HtmlInputElement>() else { return };
-            if let Some(f) = input.files().and_then(|f| f.get(0)) {
-                input.set_value("");
-                read_file(f, note.clone(), on_action.clone());
+            // The text box fires `change` too: only a file input has a file.
+            if let Some(f) = chosen(&e) {
+                read_file(f, note.clone(), on_measured.clone());
             }
         })
     };
     let on_drop = {
-        let (note, on_action) = (p.note.clone(), p.on_action.clone());
+        let (note, on_measured) = (p.note.clone(), p.on_measured.clone());
         Callback::from(move |e: DragEvent| {
             if let Some(f) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
                 e.prevent_default();
-                read_file(f, note.clone(), on_action.clone());
+                read_file(f, note.clone(), on_measured.clone());
             }
         })
     };
@@ -209,4 +202,4 @@ pub fn check_panel(p: &Props) -> Html {
 }
 
 /// The panel's heading and what it does.
-const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. NIC and fabric come from the design above.</p>";
+const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU and the layout where its header has them; NIC and fabric come from the design you pick.</p>";

@@ -5,7 +5,7 @@ mod claims;
 mod collective;
 pub(crate) mod controls;
 mod count_field;
-mod export;
+pub(crate) mod export;
 mod formula;
 mod hierarchy;
 mod key_numbers;
