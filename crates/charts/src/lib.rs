@@ -11,6 +11,7 @@
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
+//! | [`teach`] | one frame of a collective played step by step on a small cluster |
 //! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
@@ -28,6 +29,7 @@ pub mod report;
 pub mod scale;
 pub mod topology;
 pub mod training;
+pub mod teach;
 pub mod text;
 mod svg;
 pub mod theme;

@@ -13,6 +13,7 @@ mod output;
 mod render;
 mod search;
 mod sweep;
+mod teach;
 mod tiers;
 mod train;
 
@@ -47,6 +48,9 @@ enum Command {
     Check(Box<check::CheckArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
+    /// Play a collective step by step on a small copy of the cluster: transcript, bytes per GPU
+    /// against the formula, and (--svg) one frame of the explorer's animation.
+    Teach(Box<teach::TeachArgs>),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
         Command::Check(a) => check::run(a),
+        Command::Teach(a) => teach::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

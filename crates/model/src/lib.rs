@@ -16,6 +16,7 @@
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
+//! | [`teach`] | collectives as step schedules on a small instance; lesson answers |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 //! | [`check`] | nccl-tests output read, set against the model, diagnosed |
 
@@ -34,6 +35,7 @@ pub mod reading;
 pub mod report;
 pub mod scenario;
 pub mod sorting;
+pub mod teach;
 pub mod topology;
 pub mod training;
 pub mod trust;
