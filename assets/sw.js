@@ -3,9 +3,10 @@
 // belongs to (Trunk's hashed names) and writes the result to dist/sw.js.
 //
 // Strategy: every file of the build is fetched into one cache on install. Page loads
-// (navigations) go to the network first, so a new deploy shows at once, and fall back to the
-// cached index.html offline; everything else is served from the cache first (hashed names
-// never change content). On activate, caches of other versions of this same deployment
+// (navigations) go to the network first, so a new deploy shows at once, and fall back offline
+// to the cached page (learn.html or index.html, whatever the query), else to index.html;
+// everything else is served from the cache first (hashed names never change content).
+// On activate, caches of other versions of this same deployment
 // (same scope) are deleted, so a new deploy replaces the old cache cleanly.
 
 const VERSION = '__FABRICSCOPE_CACHE_VERSION__';
@@ -19,8 +20,8 @@ self.addEventListener('install', (event) => {
     caches
       .open(CACHE)
       // Hashed files may come from the HTTP cache (the page has just fetched them: no second
-      // download); the shell must be fresh.
-      .then((cache) => cache.addAll(FILES.map((f) => new Request(new URL(f, self.registration.scope), { cache: f === './' || f === 'index.html' ? 'reload' : 'default' }))))
+      // download); the pages must be fresh.
+      .then((cache) => cache.addAll(FILES.map((f) => new Request(new URL(f, self.registration.scope), { cache: f === './' || f.endsWith('.html') ? 'reload' : 'default' }))))
       .then(() => self.skipWaiting()),
   );
 });
@@ -39,7 +40,7 @@ self.addEventListener('fetch', (event) => {
   if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) return;
   if (req.mode === 'navigate') {
     event.respondWith(
-      fetch(req).catch(() => caches.open(CACHE).then((c) => c.match(SHELL)).then((hit) => hit || Response.error())),
+      fetch(req).catch(() => caches.open(CACHE).then((c) => c.match(req, { ignoreSearch: true }).then((hit) => hit || c.match(SHELL))).then((hit) => hit || Response.error())),
     );
     return;
   }

@@ -130,7 +130,7 @@ async function main() {
       assert((await readout(page)).gpus === 8, '1 node x 8');
     });
 
-    await check('more nodes: with the same algorithm, 1 GiB AllReduce takes longer and busbw never rises (4 to 1024 nodes)', async () => {
+    await check('more nodes: with the same algorithm, 1 GiB AllReduce takes longer and busbw rises by no more than the bus factor (4 to 1024 nodes)', async () => {
       await page.focus('#nodes-slider');
       await page.keyboard.press('Home');
       await waitForNodes(page, 1);
@@ -153,7 +153,10 @@ async function main() {
         const [a, b] = [seen[i - 1], seen[i]];
         if (a.algorithm !== b.algorithm) continue;
         assert(b.time >= a.time, `${b.n} nodes ${b.time} us < ${a.n} nodes ${a.time} us`);
-        assert(b.busbw <= a.busbw * (1 + 1e-9), `${b.n} nodes busbw ${b.busbw} > ${a.n} nodes ${a.busbw}`);
+        // busbw = algbw x 2(n-1)/n: with the per-node traffic of a tree fixed, it may rise by
+        // that factor's growth (under 1% past 32 ranks), never more.
+        const bus = (n) => (2 * (8 * n - 1)) / (8 * n);
+        assert(b.busbw <= a.busbw * (bus(b.n) / bus(a.n)) * (1 + 1e-9), `${b.n} nodes busbw ${b.busbw} > ${a.n} nodes ${a.busbw} beyond the bus factor`);
       }
       assert(new Set(seen.map((s) => s.svg)).size === seen.length, 'a different chart for every node count');
       assert(seen[seen.length - 1].hierarchy.includes('spine switch') && !seen[2].hierarchy.includes('spine switch'), 'the spine appears once one leaf is not enough');

@@ -1,23 +1,28 @@
 // Trunk post_build hook (Trunk.toml [[hooks]]): runs in Trunk's staging directory before it
-// replaces dist/. Three jobs:
+// replaces dist/. It runs for each page: Trunk builds one HTML file per run, so
+// scripts/build.sh builds learn.html (its own wasm) into target/learn-dist first and index.html
+// into dist/ next; the second run merges the first's files in (job 3) before writing sw.js.
 //
-// 1. CSP: Trunk writes the wasm loader as an inline <script type="module">, which the
+// 1. CSP: Trunk writes the wasm loader as an inline <script type="module">, which each
 //    page's Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no inline
-//    scripts) would block. Move it to boot-<hash>.js next to index.html and reference it
+//    scripts) would block. Move it to boot-<hash>.js next to the page and reference it
 //    with an integrity hash. Any other inline script (trunk serve's autoreload client) only
 //    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so,
 //    and the hook refuses to let such a build replace dist/ (the deployable folder).
 // 2. Size: minify the JS (wasm-bindgen's glue) and CSS with esbuild (e2e/node_modules), and
-//    update their integrity hashes in index.html (part of the 250 KB gzipped budget). sw.js,
-//    written next, stays readable.
-// 3. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
+//    update their integrity hashes in the page (part of its 300 KB gzipped budget). sw.js,
+//    written last, stays readable.
+// 3. Learn: in index.html's run, copy learn.html's build (FABRICSCOPE_LEARN_DIST, default
+//    target/learn-dist) into the staging directory, so dist/ deploys as one folder.
+// 4. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
 //    hashed names) and a cache version derived from their contents, so a new deploy gets a
-//    new cache and the old one is deleted.
+//    new cache and the old one is deleted. One sw.js precaches both pages' files; learn.html's
+//    own run writes none (index.html's run does, after the merge).
 //
 //   TRUNK_STAGING_DIR=dist node scripts/post-build.mjs   (also works on a finished dist/)
 
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -38,9 +43,12 @@ async function files(dir) {
   return out;
 }
 
-async function externalizeLoader() {
-  const indexPath = join(staging, 'index.html');
-  let html = await readFile(indexPath, 'utf8');
+/** The pages of this run (Trunk's output HTML: index.html or learn.html). */
+const pages = (await readdir(staging)).filter((f) => f.endsWith('.html'));
+
+async function externalizeLoader(page) {
+  const pagePath = join(staging, page);
+  let html = await readFile(pagePath, 'utf8');
   const inline = /<script type="module">([\s\S]*?)<\/script>/;
   const m = html.match(inline);
   if (m) {
@@ -62,7 +70,7 @@ async function externalizeLoader() {
     html = html.replace(/(script-src [^;"]*)/, "$1 'unsafe-inline'").replace(/(connect-src [^;"]*)/, '$1 ws: wss:');
     say("dev build with trunk's inline autoreload script: CSP relaxed ('unsafe-inline', ws:); release builds stay strict");
   }
-  await writeFile(indexPath, html);
+  await writeFile(pagePath, html);
 }
 
 async function writeServiceWorker() {
@@ -109,8 +117,6 @@ async function minifyAssets() {
     say('esbuild not installed (npm ci in e2e/): JS and CSS left as Trunk wrote them');
     return;
   }
-  const indexPath = join(staging, 'index.html');
-  let html = await readFile(indexPath, 'utf8');
   let before = 0;
   let after = 0;
   for (const f of (await files(staging)).filter((p) => /\.(js|css)$/.test(p))) {
@@ -120,12 +126,38 @@ async function minifyAssets() {
     after += out.length;
     await writeFile(f, out);
     const integrity = (c) => `sha384-${sha('sha384', c).toString('base64')}`;
-    html = html.split(integrity(code)).join(integrity(out));
+    for (const p of pages) {
+      const path = join(staging, p);
+      const html = await readFile(path, 'utf8');
+      await writeFile(path, html.split(integrity(code)).join(integrity(out)));
+    }
   }
-  await writeFile(indexPath, html);
   say(`minified JS and CSS: ${before} -> ${after} bytes`);
 }
 
-await externalizeLoader();
+/** Copies learn.html's build into this (index.html's) staging directory, its sw.js excepted. */
+async function mergeLearn() {
+  const from = resolve(root, process.env.FABRICSCOPE_LEARN_DIST ?? join('target', 'learn-dist'));
+  if (!(await stat(join(from, 'learn.html')).catch(() => null))) {
+    say(`no learn.html build in ${relative(root, from)}: dist/ has no Learn page (scripts/build.sh builds both)`);
+    return;
+  }
+  const copied = [];
+  for (const p of await files(from)) {
+    const f = relative(from, p);
+    if (f === 'sw.js') continue;
+    await mkdir(dirname(join(staging, f)), { recursive: true });
+    await copyFile(p, join(staging, f));
+    copied.push(f);
+  }
+  say(`merged learn.html's build (${copied.length} files) from ${relative(root, from)}`);
+}
+
+for (const p of pages) await externalizeLoader(p);
 await minifyAssets();
-await writeServiceWorker();
+if (pages.includes('index.html')) {
+  await mergeLearn();
+  await writeServiceWorker();
+} else {
+  say(`${pages.join(', ')}: no sw.js in this run (index.html's run writes one for both pages)`);
+}

@@ -47,6 +47,9 @@ pub struct State {
     pub training: TrainingChoice,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
+    /// nccl-tests runs checked on check.html: carried through unchanged, so the link and the
+    /// scenario file keep them when the design changes here.
+    pub measured: Vec<fabricscope_model::check::Measured>,
 }
 
 /// What the user can do.
@@ -104,6 +107,7 @@ impl State {
             key_bytes: crate::eval::KEY_BYTES,
             training: TrainingChoice::default(),
             link_notes: Vec::new(),
+            measured: Vec::new(),
         }
         .evaluated()
     }
@@ -127,6 +131,7 @@ impl State {
             s = s.evaluated();
         }
         s.link_notes = d.warnings;
+        s.measured = sc.measured;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
         (s.y_axis, s.sizes) = (sc.view.y_axis, sc.view.sizes);
@@ -161,6 +166,7 @@ impl State {
         (s.view.y_axis, s.view.sizes) = (self.y_axis, self.sizes);
         s.view.key_bytes = fabricscope_model::units::Bytes(self.key_bytes);
         s.training = self.training.clone();
+        s.measured = self.measured.clone();
         s
     }
 
@@ -200,6 +206,27 @@ impl Default for State {
     }
 }
 
+/// A hardware picker's choice applied to `c` (the explorer and check.html share the pickers);
+/// other actions leave it as it is.
+pub(crate) fn pick_hardware(c: &mut Cluster, action: Action) {
+    match action {
+        Action::Gpu(g) => *c = with_gpu(c, g),
+        Action::ScaleUp(s) => c.scale_up = s,
+        Action::Nic(n) => {
+            c.nic = n;
+            // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
+            // than leaving an error the user did not cause.
+            if !n.spec().sharp_capable {
+                c.sharp = false;
+            }
+        }
+        Action::Sharp(b) => c.sharp = b,
+        Action::Nvls(b) => c.nvls = b,
+        Action::RailOptimized(b) => c.rail_optimized = b,
+        _ => {}
+    }
+}
+
 impl Reducible for State {
     type Action = Action;
 
@@ -225,19 +252,7 @@ impl Reducible for State {
                     return Rc::new(next);
                 }
             },
-            Action::Gpu(g) => *c = with_gpu(c, g),
-            Action::ScaleUp(s) => c.scale_up = s,
-            Action::Nic(n) => {
-                c.nic = n;
-                // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
-                // than leaving an error the user did not cause.
-                if !n.spec().sharp_capable {
-                    c.sharp = false;
-                }
-            }
-            Action::Sharp(b) => c.sharp = b,
-            Action::Nvls(b) => c.nvls = b,
-            Action::RailOptimized(b) => c.rail_optimized = b,
+            Action::Gpu(_) | Action::ScaleUp(_) | Action::Nic(_) | Action::Sharp(_) | Action::Nvls(_) | Action::RailOptimized(_) => pick_hardware(c, action),
             Action::Preset(id) => {
                 if let Some(p) = cluster_preset(id) {
                     next.cluster = p.cluster();
@@ -306,12 +321,16 @@ const TRAY_NOTE: &str = "A compute tray is 4 Blackwell GPUs and 2 Grace CPUs (tw
 /// with them.
 fn json(c: &Cluster) -> String {
     // Through a Value, as the link does: the same serializer code in the bundle, not a second.
-    serde_json::to_value(c).map(|v| v.to_string()).unwrap_or_default()
+    serde_json::to_value(c).map(|v| fabricscope_model::link::json_text(&v)).unwrap_or_default()
 }
 
-const DARK: &str = "(prefers-color-scheme: dark)";
+pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
+/// Panel groups added after the first render, one per frame (see `shown` in [`App`]).
+const LATE_PANELS: u8 = 4;
+/// About one frame at 60 Hz, ms: each group's layout gets its own frame.
+const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
-const NARROW: &str = "(max-width: 640px)";
+pub(crate) const NARROW: &str = "(max-width: 640px)";
 
 #[component]
 pub fn App() -> Html {
@@ -330,21 +349,25 @@ pub fn App() -> Html {
         let state = state.clone();
         move |_| state.fixed()
     });
-    // The panels below the two charts join one task after the first render, so loading is two
-    // tasks of DOM work, not one long one (issue 9: no main-thread task over 50 ms).
-    let rest = use_state(|| false);
+    // The panels below the two charts join one per frame after the first render, so loading
+    // is a few short tasks of DOM, style and layout work, not one long one (issue 9: no
+    // main-thread task over 50 ms). `shown` counts the panels added so far.
+    let shown = use_state(|| 0u8);
     {
-        let rest = rest.clone();
-        use_effect_with((), move |_| {
-            gloo_timers::callback::Timeout::new(0, move || rest.set(true)).forget();
+        let shown = shown.clone();
+        use_effect_with(*shown, move |n| {
+            if *n < LATE_PANELS {
+                let next = *n + 1;
+                gloo_timers::callback::Timeout::new(FRAME_MS, move || shown.set(next)).forget();
+            }
         });
     }
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
-    let mapping_in_view = use_in_view(mapping_node.clone(), *rest);
+    let mapping_in_view = use_in_view(mapping_node.clone(), *shown >= 1);
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
-    let training_in_view = use_in_view(training_node.clone(), *rest);
+    let training_in_view = use_in_view(training_node.clone(), *shown >= 2);
     let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
@@ -461,17 +484,23 @@ pub fn App() -> Html {
                     <div class="panels">
                         { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
                         { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
-                        if *rest {
+                        if *shown >= 1 {
                             { mapping_panel(&MappingProps {
                                 eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
                             }) }
+                        }
+                        if *shown >= 2 {
                             { training_panel(&TrainingProps {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
+                        }
+                        if *shown >= 3 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
+                        }
+                        if *shown >= 4 {
                             { tier_table_panel(&v.cluster) }
                             { bom_panel(&v.cluster) }
                             { rightsize_panel(&RightsizeProps { sized: sized.clone(), progress: sizing, start: start_sizing.clone(), job: state.training.workload.clone(), dark, compact }) }

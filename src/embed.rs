@@ -14,7 +14,7 @@ use std::fmt::Write;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// Height of one footer line in CSS pixels (assets/embed.css: 12 px type, line-height 1.4).
+/// Height of one footer line in CSS pixels (assets/style.css, embeds: 12 px type, line-height 1.4).
 const FOOT_LINE_PX: f64 = 17.0;
 /// The footer's height for `text` in a `width`-pixel frame: the whole caption, then the link
 /// back, wrap onto as many lines as they need (never cut), and the chart gets what is left.

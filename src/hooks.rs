@@ -69,6 +69,29 @@ pub fn use_in_view(node: NodeRef, mounted: bool) -> bool {
     *visible
 }
 
+/// How long after the last slider input the page counts as no longer being dragged.
+const DRAG_SETTLE_MS: u32 = 400;
+
+thread_local! {
+    static DRAG_END: std::cell::RefCell<Option<gloo_timers::callback::Timeout>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Marks the page as being dragged (class `dragging` on `<html>`) until [`DRAG_SETTLE_MS`]
+/// after the last call. While it is set, panels off screen skip rendering (the stylesheet's
+/// `content-visibility: auto`), which keeps input-to-paint short; afterwards every panel
+/// renders again, so printing and full-page captures show the whole page.
+pub fn mark_dragging() {
+    let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else {
+        return;
+    };
+    let _ = root.class_list().add_1("dragging");
+    let timeout = gloo_timers::callback::Timeout::new(DRAG_SETTLE_MS, move || {
+        let _ = root.class_list().remove_1("dragging");
+    });
+    // Replacing the pending timeout cancels it.
+    DRAG_END.with(|t| *t.borrow_mut() = Some(timeout));
+}
+
 /// Makes every `<select>` show the option its render marked `selected`. Once the user has
 /// picked from a select, the browser keeps that choice and ignores later changes of the
 /// `selected` attribute, so a preset or a link could leave a picker showing hardware the

@@ -18,6 +18,16 @@ pub fn read() -> Option<Decoded> {
     let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
     let mut d = find_in_url(&query, &hash).map(decode)?;
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
+    // The link holds only the plateau of measured runs; an import left them whole.
+    // Through a Value, as the link does: no second JSON reader in the bundle.
+    let value = take(IMPORT_MEASURED_KEY).and_then(|j| serde_json::from_slice::<serde_json::Value>(j.as_bytes()).ok());
+    if let Some(m) = value.and_then(|v| serde_json::from_value(v).ok()) {
+        let mut s = d.scenario.clone();
+        s.measured = m;
+        if s.validate().is_ok() {
+            d.scenario = s;
+        }
+    }
     Some(d)
 }
 
@@ -28,22 +38,33 @@ fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
     crate::designs::storage("sessionStorage", method, args)
 }
 
-/// Keeps an import's notes (fields of the file that fell back) for the next load.
-pub fn leave_import_notes(notes: &[String]) {
+/// Where an import leaves the file's measured runs whole (the link keeps their plateau).
+const IMPORT_MEASURED_KEY: &str = "fabricscope-import-measured";
+
+/// Keeps an import's notes (fields of the file that fell back) and its measured runs for the
+/// next load.
+pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check::Measured]) {
     // Through a Value, whose serializer the link already uses. Without storage the page still
     // loads the file's scenario, only without the notes.
-    let json = serde_json::Value::from(notes.to_vec()).to_string();
+    let json = fabricscope_model::link::json_text(&serde_json::Value::from(notes.to_vec()));
     let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
+    if let Ok(v) = serde_json::to_value(measured) {
+        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &fabricscope_model::link::json_text(&v)]);
+    }
 }
 
-/// The notes an import left, once: they describe the load right after the import.
-fn take_import_notes() -> Vec<String> {
-    let notes = session_storage("getItem", &[IMPORT_NOTES_KEY]).and_then(|v| v.as_string());
-    if notes.is_some() {
-        let _ = session_storage("removeItem", &[IMPORT_NOTES_KEY]);
+/// What an import left under `key`, once: it describes the load right after the import.
+fn take(key: &str) -> Option<String> {
+    let v = session_storage("getItem", &[key]).and_then(|v| v.as_string());
+    if v.is_some() {
+        let _ = session_storage("removeItem", &[key]);
     }
+    v
+}
+
+fn take_import_notes() -> Vec<String> {
     // Read as a Value (whose parser the link already uses), not as a Vec<String>.
-    let value = notes.and_then(|n| serde_json::from_slice::<serde_json::Value>(n.as_bytes()).ok());
+    let value = take(IMPORT_NOTES_KEY).and_then(|n| serde_json::from_slice::<serde_json::Value>(n.as_bytes()).ok());
     match value {
         Some(serde_json::Value::Array(a)) => a.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
         _ => Vec::new(),

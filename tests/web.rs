@@ -23,9 +23,11 @@ async fn mount() -> Element {
     doc.body().unwrap().append_child(&host).unwrap();
     yew::Renderer::<App>::with_root(host.clone()).render();
     yew::scheduler::flush().await;
-    // The panels below the charts join one timer tick after the first render.
-    sleep(0).await;
-    yew::scheduler::flush().await;
+    // The panels below the charts join one per frame after the first render.
+    for _ in 0..4 {
+        sleep(20).await;
+        yew::scheduler::flush().await;
+    }
     host
 }
 

@@ -31,6 +31,7 @@ pub fn count_field(props: &Props) -> Html {
         let cb = props.on_action.clone();
         let g = g.clone();
         Callback::from(move |e: InputEvent| {
+            crate::hooks::mark_dragging();
             if let Ok(pos) = super::value_of(&e).parse::<u32>() {
                 cb.emit(Action::SetCount(k, g.at(pos)));
             }

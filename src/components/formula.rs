@@ -78,7 +78,7 @@ pub fn formula_panel(props: &Props) -> Html {
     );
     let _ = write!(
         o,
-        "<li><strong>algbw and busbw: </strong><code>algbw = bytes ÷ time = {} GB/s; busbw = algbw × 2(n−1)/n = {} × {} = {} GB/s</code><span class=\"muted\"> (n = {})</span></li>",
+        "<li><strong><button type=\"button\" class=\"term\" data-g=\"algbw\">algbw</button> and <button type=\"button\" class=\"term\" data-g=\"busbw\">busbw</button>: </strong><code>algbw = bytes ÷ time = {} GB/s; busbw = algbw × 2(n−1)/n = {} × {} = {} GB/s</code><span class=\"muted\"> (n = {})</span></li>",
         n(f.algbw.0),
         n(f.algbw.0),
         format!("{:.4}", f.busbw_factor).trim_end_matches('0'),
@@ -100,7 +100,7 @@ pub fn formula_panel(props: &Props) -> Html {
     if let Some(t) = e.report.summary.fabric.as_ref().filter(|t| t.leaves > 1) {
         let _ = write!(
             o,
-            "<li><strong>Oversubscription: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); a ring or tree with contiguous ranks crosses the spine on few links and barely notices it; all-to-all sends (N−L)/N of its bytes across and pays up to {}:1</span></li>",
+            "<li><strong><button type=\"button\" class=\"term\" data-g=\"oversubscription\">Oversubscription</button>: </strong><code>{} NIC ports ÷ {} uplinks per leaf = {}:1</code><span class=\"muted\"> ({} leaves, {} spines of {} ports); a ring or tree with contiguous ranks crosses the spine on few links and barely notices it; all-to-all sends (N−L)/N of its bytes across and pays up to {}:1</span></li>",
             t.down_per_leaf,
             t.up_per_leaf,
             n(t.oversubscription),

@@ -1,12 +1,13 @@
 //! One file per control or panel.
 
 mod bom;
+mod check;
 mod claims;
 mod collective;
 mod compare;
 pub(crate) mod controls;
 mod count_field;
-mod export;
+pub(crate) mod export;
 mod formula;
 mod hierarchy;
 mod key_numbers;
@@ -19,6 +20,7 @@ mod tier_table;
 mod training;
 
 pub use bom::bom_panel;
+pub use check::{check_panel, Props as CheckProps};
 pub use claims::{claims, Props as ClaimsProps};
 pub use compare::{ComparePanel, Props as CompareProps};
 pub use collective::{chart_view, collective_panel, collective_svg, readout, Props as CollectiveProps};

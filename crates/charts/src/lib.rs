@@ -12,6 +12,11 @@
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //! | [`pareto`] | the right-sizer's fabric options: cost or power against step time |
+//! | [`check`] | measured nccl-tests points over the expected curve and band |
+//! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
+//! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
+//! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
+//! | [`teach`] | one frame of a collective played step by step on a small cluster |
 //! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
@@ -22,6 +27,7 @@
 //! time. The page has to fit 250 KB gzipped and repaint within 16 ms of an input; these
 //! charts are boxes, lines and labels with fixed metrics, which plain SVG text does directly.
 
+pub mod check;
 pub mod collective;
 pub mod compare;
 pub mod hierarchy;
@@ -30,13 +36,14 @@ pub mod report;
 pub mod scale;
 pub mod topology;
 pub mod training;
+pub mod teach;
 pub mod text;
 mod svg;
 pub mod theme;
 
 pub use svg::{escape, polylines_in, texts};
 
-pub use collective::{collective_chart, ChartOptions, Mark, Series};
+pub use collective::{collective_chart, ChartOptions, Mark, Points, Series};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
 pub use theme::{Rgb, Theme};

@@ -278,6 +278,12 @@ pub fn scope_label(c: &Curve) -> String {
 /// or algbw, on the view's axis and sizes, NCCL's choices marked, the headline size picked
 /// out. `compact` shortens the axis titles for a phone.
 pub fn throughput_chart(r: &Report, v: &View, theme: &Theme, width: u32, height: u32, compact: bool) -> String {
+    throughput_chart_with(r, v, theme, width, height, compact, Vec::new())
+}
+
+/// [`throughput_chart`] with `extra` series drawn over it (the Learn section's curves of each
+/// algorithm forced, beside NCCL's own choice).
+pub fn throughput_chart_with(r: &Report, v: &View, theme: &Theme, width: u32, height: u32, compact: bool, extra: Vec<Series>) -> String {
     let mut series = Vec::new();
     let mut marks = Vec::new();
     let (lo, hi) = v.chart_bytes();
@@ -320,6 +326,7 @@ pub fn throughput_chart(r: &Report, v: &View, theme: &Theme, width: u32, height:
         marks,
         ..ChartOptions::default()
     };
+    series.extend(extra);
     collective_chart(&series, &opts, theme)
 }
 

@@ -264,6 +264,13 @@ pub fn algo_parser() -> FlagParser<AlgoChoice> {
         ids: Some(algo_ids),
     }
 }
+pub fn play_parser() -> FlagParser<fabricscope_model::teach::Play> {
+    use fabricscope_model::teach::Play;
+    FlagParser {
+        parse: |s| Play::from_id(s).ok_or_else(|| unknown("algorithm to play", s, &Play::ids())),
+        ids: Some(Play::ids),
+    }
+}
 pub fn proto_parser() -> FlagParser<ProtoChoice> {
     FlagParser {
         parse: |s| ProtoChoice::from_id(s).ok_or_else(|| unknown("protocol", s, &proto_ids())),

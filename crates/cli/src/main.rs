@@ -2,6 +2,7 @@
 //! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
 
 mod bom;
+mod check;
 mod cluster_args;
 mod compare;
 mod collective;
@@ -15,6 +16,7 @@ mod render;
 mod rightsize;
 mod search;
 mod sweep;
+mod teach;
 mod tiers;
 mod train;
 
@@ -45,6 +47,8 @@ enum Command {
     Link(link::LinkArgs),
     /// One training step of a transformer job: step time, MFU, memory, bottleneck.
     Train(Box<train::TrainArgs>),
+    /// Check a real cluster: read nccl-tests output, set it against the model, say what is wrong.
+    Check(Box<check::CheckArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
     /// Bill of materials: systems, NICs, switches per tier, optics and cables, power and cost.
@@ -53,6 +57,9 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Right-size the fabric for a job: options' cost (or power) against step time, Pareto front.
     Rightsize(Box<rightsize::RightsizeArgs>),
+    /// Play a collective step by step on a small copy of the cluster: transcript, bytes per GPU
+    /// against the formula, and (--svg) one frame of the explorer's animation.
+    Teach(Box<teach::TeachArgs>),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +85,8 @@ fn main() -> ExitCode {
         Command::Bom(a) => bom::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Rightsize(a) => rightsize::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Teach(a) => teach::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

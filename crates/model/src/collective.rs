@@ -69,7 +69,7 @@ impl Collective {
     pub fn ids() -> Vec<&'static str> {
         Self::ALL.iter().map(|c| c.id()).collect()
     }
-    fn func(self) -> Option<Func> {
+    pub(crate) fn func(self) -> Option<Func> {
         match self {
             Collective::AllReduce => Some(Func::AllReduce),
             Collective::AllGather => Some(Func::AllGather),

@@ -20,10 +20,13 @@
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`design`] | a design's key numbers (busbw, step, MFU, power, cost) and the delta table |
 //! | [`rightsize`] | fabric options for a job: cost or power against step time, Pareto front |
+//! | [`teach`] | collectives as step schedules on a small instance; lesson answers |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
+//! | [`check`] | nccl-tests output read, set against the model, diagnosed |
 
 pub mod bom;
 pub mod catalog;
+pub mod check;
 pub mod collective;
 pub mod compare;
 pub mod design;
@@ -40,6 +43,7 @@ pub mod rightsize;
 pub mod report;
 pub mod scenario;
 pub mod sorting;
+pub mod teach;
 pub mod topology;
 pub mod training;
 pub mod trust;

@@ -54,7 +54,7 @@ const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Scenario
 const BASELINE_V1: &str = r#"{"cluster":{"gpu":"h100","nodes":4,"gpus_per_node":8,"scale_up":"nvlink4","nics_per_node":8,"nic":"ib-ndr","sharp":false,"nvls":true,"leaf_switches":null,"spine_switches":null,"switch_radix":null,"rail_optimized":true,"cpu":"intel","nccl":"2.27.5"},"view":{"ops":["all_reduce","all_gather","reduce_scatter","all_to_all"],"min_bytes":8,"max_bytes":17179869184}}"#;
 
 /// Short keys of format 1: (short, dotted path). Only ever add rows; never change or reuse one.
-/// Short keys contain no '.', dotted paths always do, so the two never collide.
+/// Short keys contain no '.', dotted paths do (the top-level `measured` aside, whose short key is `m`).
 const SHORT_KEYS: &[(&str, &str)] = &[
     ("g", "cluster.gpu"),
     ("n", "cluster.nodes"),
@@ -93,6 +93,8 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("ya", "view.y_axis"),
     ("sz", "view.sizes"),
     ("kb", "view.key_bytes"),
+    // Added with checking a real cluster (its plateau points only; see `encode`).
+    ("m", "measured"),
 ];
 
 /// What a link decoded to, and what could not be used.
@@ -112,10 +114,73 @@ impl Decoded {
     }
 }
 
+/// A value as compact JSON text. Everything in the bundle writes JSON through this one
+/// serializer (not `Value`'s Display, which carries a second, pretty one: ~1 KB of wasm).
+pub fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Compact JSON (as [`json_text`] writes it) laid out with two-space indents, one member per
+/// line, for files people read. Strings are copied as they are, escapes included.
+pub fn indent_json(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                // Empty objects and arrays stay on one line.
+                if matches!(chars.peek(), Some('}') | Some(']')) {
+                    if let Some(close) = chars.next() {
+                        out.push(close);
+                    }
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The permalink of a scenario.
 pub fn encode(s: &Scenario) -> String {
     let base = baseline();
-    let value = serde_json::to_value(s).unwrap_or(Value::Null);
+    // Measured runs travel as their plateau points only: a whole sweep would not fit a URL.
+    let mut s = s.clone();
+    s.measured = s.measured.iter().map(|m| m.plateau_only()).collect();
+    let value = serde_json::to_value(&s).unwrap_or(Value::Null);
     let mut flat = Map::new();
     diff(&base, &value, "", &mut flat);
     // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
@@ -123,7 +188,7 @@ pub fn encode(s: &Scenario) -> String {
     // (A no-op for the default BTreeMap; re-collecting into a map would pull in std's
     // stable sort, ~3 KB of wasm.)
     flat.sort_keys();
-    let json = Value::Object(flat).to_string();
+    let json = json_text(&Value::Object(flat));
     format!("v{LINK_VERSION}.{}", base64url_encode(json.as_bytes()))
 }
 
@@ -276,7 +341,7 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
                     Some(v) if v <= SCENARIO_VERSION as u64 => {}
                     _ => notes.push(format!(
                         "version: scenario version {} is not one this build reads (up to {SCENARIO_VERSION}); reading the fields it knows",
-                        short_error(&v.to_string())
+                        short_error(&json_text(&v))
                     )),
                 }
             }
@@ -317,7 +382,7 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
             Ok(_) => current = next,
             Err(e) => {
                 let default = slot_mut(&mut current, &path)
-                    .map(|v| v.to_string())
+                    .map(|v| json_text(v))
                     .unwrap_or_default();
                 warnings.push(format!(
                     "{}: {}; kept the default ({default})",
@@ -363,7 +428,7 @@ fn within_ranges(mut s: Scenario, warnings: &mut Vec<String>) -> Scenario {
         });
         match restored {
             Some((next, path, default)) => {
-                warnings.push(format!("{path}: {}; kept the default ({default})", short_error(&e.message)));
+                warnings.push(format!("{path}: {}; kept the default ({})", short_error(&e.message), json_text(&default)));
                 s = next;
             }
             None => break,
@@ -570,10 +635,31 @@ mod tests {
     }
 
     #[test]
+    fn a_link_carries_the_plateau_points_of_measured_runs_only() {
+        use crate::check::{Measured, Point};
+        let points = (3..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: e as f64 }).collect();
+        let mut s = Scenario::default();
+        s.measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
+        let back = decode(&encode(&s));
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+        let sizes: Vec<u64> = back.scenario.measured[0].points.iter().map(|p| p.bytes).collect();
+        assert_eq!(sizes, (26..=33).map(|e| 1u64 << e).collect::<Vec<_>>(), "64 MiB and up");
+        // A file keeps them all; a run out of range falls back alone, with a note.
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(decode_file(&json).unwrap().scenario.measured[0].points.len(), 31);
+        for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0")] {
+            assert_ne!(bad, json);
+            let d = decode_file(&bad).unwrap();
+            assert!(d.scenario.measured.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);
+            assert_eq!(d.scenario.cluster, s.cluster);
+        }
+    }
+
+    #[test]
     fn short_keys_are_unique_and_real() {
         let base = baseline();
         for (i, (s, p)) in SHORT_KEYS.iter().enumerate() {
-            assert!(!s.contains('.') && p.contains('.'));
+            assert!(!s.contains('.') && (p.contains('.') || *p == "measured"));
             assert!(
                 SHORT_KEYS[i + 1..]
                     .iter()
@@ -583,6 +669,15 @@ mod tests {
             let mut b = base.clone();
             assert!(slot_mut(&mut b, p).is_some(), "{p} is a scenario field");
         }
+    }
+
+    #[test]
+    fn indented_json_reads_back_as_the_same_value() {
+        let v: Value = serde_json::from_str(r#"{"a":{"b":[1,2,{"c":"x,{y}: \\\"z\\\""}],"e":[],"f":{}},"g":-1.5e3,"h":null}"#).unwrap();
+        let pretty = indent_json(&json_text(&v));
+        assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), v);
+        // Laid out as serde_json's own pretty printer lays it out.
+        assert_eq!(pretty, serde_json::to_string_pretty(&v).unwrap());
     }
 
     #[test]

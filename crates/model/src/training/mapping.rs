@@ -676,7 +676,7 @@ fn visit_groups_by_scan(gs: &[(u64, u32)], total: u64, d: u64, dpl: u64) -> Visi
                 doms.push((base + i * s1 + j * s2) / d);
             }
         }
-        doms.sort_unstable();
+        crate::sorting::sort_u64(&mut doms);
         // Run lengths of the sorted domain list are the members per domain.
         let (mut distinct, mut run) = (0u64, 0u64);
         for k in 0..doms.len() {

@@ -1,0 +1,296 @@
+//! Lessons with predict-then-reveal: the parts of a lesson step the model reads (its cluster,
+//! what to reveal, the choices to weigh) and the answers it computes. The file format is
+//! documented in assets/lessons/README.md; the page's engine shows the rest as text.
+
+use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
+use crate::error::{ModelError, Result};
+use crate::topology::{Cluster, Placement, Topology};
+use crate::units::{parse_size, Bytes};
+use serde::Serialize;
+use serde_json::Value as Json;
+
+/// The lesson file format this build reads (`"version"` in the file).
+pub const LESSON_VERSION: u32 = 1;
+
+/// What a [`Measure`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Per-GPU, per-direction bandwidth of tier `a` divided by tier `b` (ids: hbm, scale_up,
+    /// pcie, nic, leaf, spine, core).
+    TierRatio,
+    /// nccl-tests busbw in GB/s per direction.
+    Busbw,
+    /// Time of one operation in µs, as nccl-tests would measure it.
+    Time,
+    /// The smallest power-of-two size (bytes, 8 B to 16 GiB) at which NCCL picks `algo`.
+    FirstSize,
+    /// NCCL's algorithm at this size (text: "Ring", "NVLS", ...).
+    Algorithm,
+}
+
+/// A number (or an algorithm's name) the model computes on a cluster. One struct for every
+/// kind (fields a kind does not read keep their defaults): less code in the page than an enum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub kind: Kind,
+    pub op: Collective,
+    pub size: Bytes,
+    pub group: Group,
+    pub algo: AlgoChoice,
+    /// Tiers of [`Kind::TierRatio`].
+    pub a: String,
+    pub b: String,
+    /// Overrides the step's cluster.
+    pub cluster: Option<Cluster>,
+}
+
+/// Which GPUs run the collective: all of them, or `ranks` with `per_domain` in each domain.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Group {
+    pub ranks: Option<u32>,
+    pub per_domain: Option<u32>,
+}
+
+/// What a step reveals: a measure, or the ratio of two.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reveal {
+    pub value: Measure,
+    pub over: Option<Measure>,
+    /// Multiplies the result (100 shows a ratio in percent).
+    pub scale: f64,
+    /// Shows log2 of the result (a size as a power of two).
+    pub log2: bool,
+}
+
+/// One option of a choice question; `value` lets the model decide which is right.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub label: String,
+    /// Matches a [`Kind::Algorithm`] answer (case-insensitive), for algorithm questions.
+    pub id: Option<String>,
+    pub value: Option<Reveal>,
+    /// The number this option stands for: the option closest to the revealed number is right.
+    pub approx: Option<f64>,
+}
+
+/// The model's part of a lesson step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepSpec {
+    /// The step's cluster; absent = the design on the page.
+    pub cluster: Option<Cluster>,
+    pub reveal: Option<Reveal>,
+    pub choices: Vec<Choice>,
+    /// "max" or "min": which option's value is the right answer.
+    pub pick: Option<String>,
+}
+
+/// A computed answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Answer {
+    /// The revealed number (NaN for a text answer).
+    pub value: f64,
+    /// Text answers (an algorithm) and the number as it is shown.
+    pub text: String,
+    /// Index of the right choice, if the step has choices.
+    pub choice: Option<usize>,
+    /// Each choice's value, as computed.
+    pub values: Vec<f64>,
+}
+
+fn tier_id(k: crate::topology::TierKind) -> &'static str {
+    crate::collective::Bottleneck::Tier(k).id()
+}
+
+fn placement(topo: &Topology, g: Group) -> Placement {
+    match (g.ranks, g.per_domain) {
+        (Some(r), Some(p)) => Placement { ranks: r, per_domain: p },
+        (Some(r), None) => topo.first(r),
+        _ => topo.whole(),
+    }
+}
+
+
+enum Value {
+    Num(f64),
+    Text(String),
+}
+
+impl Measure {
+    fn eval(&self, base: &Topology) -> Result<Value> {
+        let own;
+        let topo = match &self.cluster {
+            Some(c) => {
+                own = c.topology()?;
+                &own
+            }
+            None => base,
+        };
+        if self.kind == Kind::TierRatio {
+            let bw = |id: &str| {
+                topo.tiers.iter().find(|t| tier_id(t.kind) == id).map(|t| t.bw_per_gpu.0).ok_or_else(|| {
+                    ModelError::new("tier", format!("this cluster has no tier {id}; allowed: hbm, scale_up, pcie, nic, leaf, spine, core"))
+                })
+            };
+            return Ok(Value::Num(bw(&self.a)? / bw(&self.b)?));
+        }
+        let comm = Comm::new(topo, placement(topo, self.group))?;
+        let run = |b: Bytes, algo| comm.predict(self.op, b, algo, ProtoChoice::Auto);
+        Ok(match self.kind {
+            Kind::Busbw => Value::Num(run(self.size, self.algo)?.busbw.0),
+            Kind::Time => Value::Num(run(self.size, self.algo)?.time.0),
+            Kind::Algorithm => Value::Text(run(self.size, AlgoChoice::Auto)?.algorithm.to_string()),
+            _ => {
+                let want = run(Bytes(1 << 30), self.algo)?.algorithm;
+                let hit = crate::collective::sweep_sizes(Bytes(8), Bytes(16 << 30)).find(|b| run(*b, AlgoChoice::Auto).is_ok_and(|p| p.algorithm == want));
+                Value::Num(hit.map_or(f64::NAN, |b| b.as_f64()))
+            }
+        })
+    }
+}
+
+impl Reveal {
+    fn eval(&self, topo: &Topology) -> Result<Value> {
+        let v = match (&self.over, self.value.eval(topo)?) {
+            (None, v) => v,
+            (Some(o), Value::Num(a)) => match o.eval(topo)? {
+                Value::Num(b) => Value::Num(a / b),
+                Value::Text(_) => return Err(ModelError::new("over", "a ratio needs two numbers")),
+            },
+            (Some(_), Value::Text(_)) => return Err(ModelError::new("over", "a ratio needs two numbers")),
+        };
+        Ok(match v {
+            Value::Num(x) if self.log2 => Value::Num(x.log2() * self.scale),
+            Value::Num(x) => Value::Num(x * self.scale),
+            t => t,
+        })
+    }
+}
+
+/// Shows a revealed number with 3 significant figures.
+fn show(v: f64) -> String {
+    if !v.is_finite() {
+        return "none".into();
+    }
+    let digits = (2 - v.abs().max(1e-9).log10().floor() as i32).clamp(0, 3) as usize;
+    format!("{v:.digits$}")
+}
+
+/// Computes the answer of a step on its cluster (or `page`, the design on the page).
+pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
+    let topo = step.cluster.as_ref().unwrap_or(page).topology()?;
+    let (value, text) = match step.reveal.as_ref().map(|r| r.eval(&topo)).transpose()? {
+        Some(Value::Num(v)) => (v, show(v)),
+        Some(Value::Text(t)) => (f64::NAN, t),
+        None => (f64::NAN, String::new()),
+    };
+    let mut values = Vec::new();
+    for c in &step.choices {
+        values.push(match c.value.as_ref().map(|r| r.eval(&topo)).transpose()? {
+            Some(Value::Num(v)) => v,
+            _ => f64::NAN,
+        });
+    }
+    let near = |c: &Choice| c.approx.map_or(f64::INFINITY, |a| (a - value).abs());
+    let choice = if value.is_finite() && step.choices.iter().any(|c| c.approx.is_some()) {
+        (0..step.choices.len()).reduce(|a, b| if near(&step.choices[b]) < near(&step.choices[a]) { b } else { a })
+    } else if values.iter().any(|v| v.is_finite()) {
+        let max = step.pick.as_deref() != Some("min");
+        let better = |a: f64, b: f64| if max { a > b } else { a < b };
+        (0..values.len()).filter(|i| values[*i].is_finite()).reduce(|a, b| if better(values[b], values[a]) { b } else { a })
+    } else {
+        step.choices.iter().position(|c| c.id.as_deref().is_some_and(|id| id.eq_ignore_ascii_case(&text)))
+    };
+    Ok(Answer { value, text, choice, values })
+}
+
+/// Parses a step (the JSON of one element of a lesson's `steps`) and answers it.
+pub fn answer_json(step: &str, page: &Cluster) -> Result<Answer> {
+    // from_slice and Value: the one JSON reader the page already carries (link.rs).
+    let v: Json = serde_json::from_slice(step.as_bytes()).map_err(|e| bad(format!("not JSON: {e}")))?;
+    answer(&StepSpec::parse(&v)?, page)
+}
+
+// Hand-written readers over serde_json's Value: the page already carries Value and the
+// Scenario deserializer, and derived deserializers for these few types would cost kilobytes.
+
+fn bad(m: String) -> ModelError {
+    ModelError::new("lesson", format!("a lesson step the model cannot read: {m}"))
+}
+
+fn text<'a>(v: &'a Json, k: &str) -> Result<&'a str> {
+    v.get(k).and_then(Json::as_str).ok_or_else(|| bad(format!("\"{k}\" must be text")))
+}
+
+fn cluster(v: &Json) -> Result<Option<Cluster>> {
+    match v.get("cluster") {
+        None | Some(Json::Null) => Ok(None),
+        Some(c) => {
+            let mut s = serde_json::Map::new();
+            s.insert("cluster".into(), c.clone());
+            serde_json::from_value::<crate::Scenario>(Json::Object(s)).map(|s| Some(s.cluster)).map_err(|e| bad(format!("cluster: {e}")))
+        }
+    }
+}
+
+impl Measure {
+    fn parse(v: &Json) -> Result<Measure> {
+        let kind = match text(v, "measure")? {
+            "tier_ratio" => Kind::TierRatio,
+            "busbw" => Kind::Busbw,
+            "time" => Kind::Time,
+            "first_size" => Kind::FirstSize,
+            "algorithm" => Kind::Algorithm,
+            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm"))),
+        };
+        let word = |k: &str| v.get(k).and_then(Json::as_str).unwrap_or_default();
+        let op = match word("op") {
+            "" => Collective::AllReduce,
+            t => Collective::from_id(t).ok_or_else(|| bad(format!("unknown op {t}; allowed: {}", Collective::ids().join(", "))))?,
+        };
+        let algo = match word("algo") {
+            "" => AlgoChoice::Auto,
+            t => AlgoChoice::from_id(t).ok_or_else(|| bad(format!("unknown algo {t}; allowed: auto, ring, tree, nvls, nvlstree, collnet, pat")))?,
+        };
+        let size = match word("size") {
+            "" => Bytes(1 << 30),
+            t => parse_size(t).map_err(|e| bad(e.0))?,
+        };
+        let count = |k: &str| v.get("group").and_then(|g| g.get(k)).and_then(Json::as_u64).map(|x| x.min(u32::MAX as u64) as u32);
+        let group = Group { ranks: count("ranks"), per_domain: count("per_domain") };
+        Ok(Measure { kind, op, size, group, algo, a: word("a").into(), b: word("b").into(), cluster: cluster(v)? })
+    }
+}
+
+impl Reveal {
+    fn parse(v: &Json) -> Result<Reveal> {
+        let value = Measure::parse(v.get("value").ok_or_else(|| bad("a reveal needs a \"value\"".into()))?)?;
+        let over = v.get("over").map(Measure::parse).transpose()?;
+        let scale = v.get("scale").and_then(Json::as_f64).unwrap_or(1.0);
+        Ok(Reveal { value, over, scale, log2: v.get("log2").and_then(Json::as_bool).unwrap_or(false) })
+    }
+}
+
+impl StepSpec {
+    pub fn parse(v: &Json) -> Result<StepSpec> {
+        let choices = match v.get("choices").and_then(Json::as_array) {
+            None => Vec::new(),
+            Some(a) => a
+                .iter()
+                .map(|c| {
+                    Ok(Choice {
+                        label: text(c, "label")?.into(),
+                        id: c.get("id").and_then(Json::as_str).map(str::to_string),
+                        value: c.get("value").map(Reveal::parse).transpose()?,
+                        approx: c.get("approx").and_then(Json::as_f64),
+                    })
+                })
+                .collect::<Result<_>>()?,
+        };
+        Ok(StepSpec {
+            cluster: cluster(v)?,
+            reveal: v.get("reveal").map(Reveal::parse).transpose()?,
+            choices,
+            pick: v.get("pick").and_then(Json::as_str).map(str::to_string),
+        })
+    }
+}

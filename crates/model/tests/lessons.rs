@@ -1,0 +1,106 @@
+//! The lesson files under assets/lessons: each is a version-1 lesson the model can answer at
+//! every step, and the answers are the facts the lessons teach.
+
+use fabricscope_model::teach::lesson::{answer_json, Answer, LESSON_VERSION};
+use fabricscope_model::Cluster;
+use serde_json::Value;
+
+fn dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/lessons")
+}
+
+fn answers(id: &str) -> Vec<Answer> {
+    let text = std::fs::read_to_string(dir().join(format!("{id}.json"))).unwrap();
+    let l: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(l["format"], "fabricscope-lesson", "{id}");
+    assert_eq!(l["version"], LESSON_VERSION as u64, "{id}");
+    assert_eq!(l["id"], id);
+    let steps = l["steps"].as_array().unwrap();
+    steps
+        .iter()
+        .map(|s| {
+            for k in ["question", "explain", "guess"] {
+                assert!(s.get(k).is_some(), "{id}: a step without {k}");
+            }
+            let a = answer_json(&s.to_string(), &Cluster::default()).unwrap_or_else(|e| panic!("{id}: {e}"));
+            if s["guess"]["kind"] == "slider" {
+                let (lo, hi) = (s["guess"]["min"].as_f64().unwrap(), s["guess"]["max"].as_f64().unwrap());
+                assert!(a.value >= lo && a.value <= hi, "{id}: answer {} outside the slider {lo}..{hi}", a.value);
+            } else {
+                assert!(a.choice.is_some_and(|c| c < s["choices"].as_array().unwrap().len()), "{id}: no right choice");
+            }
+            a
+        })
+        .collect()
+}
+
+#[test]
+fn every_listed_lesson_exists_and_answers() {
+    let index: Value = serde_json::from_str(&std::fs::read_to_string(dir().join("index.json")).unwrap()).unwrap();
+    let ids: Vec<&str> = index.as_array().unwrap().iter().map(|x| x["id"].as_str().unwrap()).collect();
+    assert!((6..=8).contains(&ids.len()));
+    for id in ids {
+        answers(id);
+    }
+}
+
+#[test]
+fn nvlink4_is_nine_times_ndr_per_direction() {
+    // NVLink4: 900 GB/s bidirectional per H100 (NVIDIA H100 datasheet); NDR: 400 Gb/s = 50 GB/s.
+    let a = answers("nvlink-vs-ib");
+    assert_eq!(a[0].value, 9.0);
+    assert_eq!(a[1].choice, Some(2));
+}
+
+#[test]
+fn lessons_teach_what_they_say() {
+    // TP inside the node is faster; across two nodes it costs more than in one.
+    let tp = answers("tp-in-domain");
+    assert_eq!(tp[0].choice, Some(0));
+    assert!(tp[1].value > 100.0);
+    // A 3:1 spine leaves the data-parallel AllReduce whole and cuts AllToAll.
+    let o = answers("oversubscribed-spine");
+    assert!(o[0].value > 95.0, "{}", o[0].value);
+    assert!(o[1].value < 80.0, "{}", o[1].value);
+    // Host staging without P2P costs about half the bandwidth.
+    let p = answers("pcie-no-p2p");
+    assert!(p[0].value < 75.0, "{}", p[0].value);
+    assert_eq!(p[1].text, "Ring");
+    // NVLS at 1 GiB on one H100 node; the crossover is between 64 KiB and 64 MiB.
+    let n = answers("when-nvls-wins");
+    assert_eq!(n[0].text, "NVLS");
+    assert!((16.0..=26.0).contains(&n[1].value), "{}", n[1].value);
+    // Long rings lose busbw; a tree beats the ring at 64 KiB on 64 nodes.
+    let r = answers("ring-scaling");
+    assert!(r[0].value < 100.0);
+    assert_eq!(r[1].choice, Some(1));
+}
+
+#[test]
+fn the_glossary_defines_every_term_the_page_links() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let g: Value = serde_json::from_str(&std::fs::read_to_string(root.join("assets/glossary.json")).unwrap()).unwrap();
+    let terms = g["terms"].as_array().unwrap();
+    let ids: Vec<&str> = terms.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    for t in terms {
+        assert!(t["text"].as_str().is_some_and(|s| s.len() > 40), "{t}");
+        assert!(t.get("unit").is_some(), "{t}");
+    }
+    for must in ["busbw", "algbw", "nvls", "sharp", "collnet", "rail", "oversubscription", "mfu", "hfu", "zero"] {
+        assert!(ids.contains(&must), "{must}");
+    }
+    // Every data-g="…" link in the page's sources names a term that exists.
+    let mut files = vec![root.join("index.html"), root.join("assets/teach.js")];
+    for dir in ["src", "src/components"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    for f in files.iter().filter(|f| f.is_file()) {
+        let text = std::fs::read_to_string(f).unwrap();
+        for part in text.split("data-g=").skip(1) {
+            let id: String = part.trim_start_matches(['"', '\\']).chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+            assert!(ids.contains(&id.as_str()), "{}: data-g={id} is not in the glossary", f.display());
+        }
+    }
+}

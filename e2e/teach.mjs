@@ -1,0 +1,294 @@
+// Learn (issue 13), its own page learn.html with its own wasm, against a release build (dist/):
+// 1. the explorer loads none of it and its wasm has no teach exports; its Learn link opens
+//    learn.html on the explorer's design, and Learn links back with it;
+// 2. every algorithm the default cluster (4 nodes of 8 H100) can play is played to the end at
+//    4x, and the bytes counter equals the textbook formula for it, computed here;
+// 3. keys drive the player; with prefers-reduced-motion, Play steps without motion;
+// 4. screenshots of a ring mid-flight: desktop and phone, light and dark (e2e/out/teach-*.png);
+// 5. a lesson is completed by keyboard only, and the answer is the model's (9x);
+// 6. a glossary term followed on Learn, or from the explorer, opens its definition;
+// 7. with the server stopped and the browser offline, a lesson still opens and answers.
+//
+//   node e2e/teach.mjs            (DIST=path to test another build)
+
+import { chromium } from 'playwright-core';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+const out = join(here, 'out');
+
+// Bytes the counter must reach, per byte of the buffer S, for n GPUs in d nodes.
+const FORMULA = {
+  ring: (n) => (2 * (n - 1)) / n,
+  alltoall: (n) => (n - 1) / n,
+  nvls: () => 1,
+  tree: (n, d) => (2 * (d - 1)) / d,
+  nvlstree: (n, d) => (2 * (d - 1)) / d,
+};
+
+// Links (`fabricscope link`): {"n":4} the default 4 nodes of 8 H100, {"n":2} two of them.
+const FOUR = 'v1.eyJuIjo0fQ';
+const TWO = 'v1.eyJuIjoyfQ';
+
+/** Names of the wasm exports of the module `page` (index.html or learn.html) loads. */
+async function wasmExports(page) {
+  const html = await readFile(join(dist, page), 'utf8');
+  const boot = (await readdir(dist)).find((f) => /^boot-.*\.js$/.test(f) && html.includes(f));
+  const wasm = (await readFile(join(dist, boot), 'utf8')).match(/[\w.-]+_bg\.wasm/)[0];
+  return WebAssembly.Module.exports(new WebAssembly.Module(await readFile(join(dist, wasm)))).map((e) => e.name);
+}
+
+const counter = (page) => page.evaluate(() => ({ ...document.querySelector('#t-count').dataset, now: document.querySelector('#t-now').textContent }));
+
+// The player is open from the start on learn.html.
+async function openPlayer(page) {
+  await page.waitForSelector('#t-svg svg', { timeout: 15000 });
+}
+
+/** Presses Tab until the focused element matches `sel` (keyboard only); fails after 40. */
+async function tabTo(page, sel) {
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement?.matches(s), sel)) return;
+  }
+  throw new Error(`Tab never reached ${sel}`);
+}
+
+async function main() {
+  await mkdir(out, { recursive: true });
+  const server = await startServer({ root: dist });
+  const base = server.origin + '/';
+  const learn = `${base}learn.html#s=${FOUR}`;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { check, summary } = checker();
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await ctx.newPage();
+  const problems = watch(page, []);
+  // What the page itself asks for (the service worker's precache runs on its own, after load).
+  const asked = [];
+  page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+  try {
+    await check("the explorer loads none of Learn and its wasm has no teach exports; Learn's own wasm has them", async () => {
+      const [explorer, mine] = [await wasmExports('index.html'), await wasmExports('learn.html')];
+      const teach = ['teach_plan', 'teach_frame_at', 'teach_answer', 'teach_algos'];
+      assert(!explorer.some((e) => e.startsWith('teach_')), `explorer exports: ${explorer.filter((e) => e.startsWith('teach'))}`);
+      assert(teach.every((e) => mine.includes(e)), `Learn exports: ${mine}`);
+      await page.goto(`${base}#s=${TWO}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      await page.waitForTimeout(300);
+      const early = asked.filter((r) => /teach\.js|lessons\/|glossary|learn/.test(r));
+      assert(early.length === 0, `the explorer fetched: ${early}`);
+    });
+
+    await check("the explorer's Learn link opens learn.html on its design (2 nodes: 16 GPUs), and Learn links back with it", async () => {
+      await page.click('.masthead a[data-carry]');
+      await page.waitForURL(/learn\.html#s=/, { timeout: 10000 });
+      assert(page.url() === `${base}learn.html#s=${TWO}`, page.url());
+      await openPlayer(page);
+      assert(asked.some((r) => r.endsWith('/teach.js')), 'teach.js fetched by Learn');
+      const c = await counter(page);
+      assert(c.n === '16' && c.d === '2', `2 nodes x 8 GPUs: ${JSON.stringify(c)}`);
+      await page.hover('.masthead a[data-carry]');
+      assert((await page.getAttribute('.masthead a[data-carry]', 'href')) === `./#s=${TWO}`, 'the Explorer link carries the design');
+      await page.goto(learn, { waitUntil: 'load' });
+      await openPlayer(page);
+      const c4 = await counter(page);
+      assert(c4.n === '32' && c4.d === '4', `4 nodes x 8 GPUs: ${JSON.stringify(c4)}`);
+    });
+
+    for (const play of ['ring', 'tree', 'nvls', 'nvlstree', 'alltoall']) {
+      await check(`${play}: played to the end, the bytes counter equals the formula`, async () => {
+        await page.selectOption('#t-algo', play);
+        await page.selectOption('#t-speed', '4');
+        await page.click('#t-play');
+        await page.waitForFunction(() => document.querySelector('#t-count')?.dataset.done === 'true', null, { timeout: 30000 });
+        const c = await counter(page);
+        const want = FORMULA[play](+c.n, +c.d) * +c.s;
+        assert(c.play === play, `played ${c.play}`);
+        assert(Math.abs(+c.measured - want) <= 1e-6 * want, `${play}: counter ${c.measured} vs formula ${want} (n=${c.n}, d=${c.d}, S=${c.s})`);
+        assert(+c.expected === want, `the page's formula value ${c.expected} vs ${want}`);
+        assert(/^Done: \d+ steps/.test(c.now), `transcript says done: ${c.now}`);
+        const steps = await page.locator('#t-log li').count();
+        assert(c.now.startsWith(`Done: ${steps} steps`), `${steps} steps in the transcript`);
+      });
+    }
+
+    await check('keys: Home, ArrowRight steps, Space plays and pauses; the transcript line is aria-live', async () => {
+      await page.selectOption('#t-algo', 'ring');
+      await page.focus('#t-play');
+      await page.keyboard.press('Home');
+      await page.keyboard.press('ArrowRight');
+      const one = await counter(page);
+      assert(one.now.startsWith('Step 1 of 62'), one.now);
+      await page.keyboard.press('ArrowRight');
+      assert((await counter(page)).now.startsWith('Step 2 of 62'), 'second step');
+      // Two steps of a ring: each GPU has sent 2 chunks of S/n.
+      const c = await counter(page);
+      assert(Math.abs(+c.measured - (2 * c.s) / c.n) < 1e-6 * c.s, `after 2 steps: ${c.measured}`);
+      await page.keyboard.press(' ');
+      await page.waitForTimeout(300);
+      await page.keyboard.press(' ');
+      assert((await page.textContent('#t-play')) === 'Play', 'paused again');
+      assert((await page.getAttribute('#t-now', 'aria-live')) === 'polite', 'aria-live');
+    });
+
+    await check('screenshots: a ring mid-flight, desktop and phone, light and dark', async () => {
+      for (const [name, w, h] of [['desktop', 1400, 900], ['phone', 390, 844]]) {
+        for (const scheme of ['light', 'dark']) {
+          const c = await browser.newContext({ viewport: { width: w, height: h }, colorScheme: scheme, deviceScaleFactor: name === 'phone' ? 2 : 1 });
+          const p = await c.newPage();
+          await p.goto(learn, { waitUntil: 'load' });
+          await openPlayer(p);
+          // Part-way through step 20 (all-gather): NVLink chunks have landed, NIC chunks are in flight.
+          await p.evaluate(() => { const s = document.querySelector('#t-scrub'); s.value = 327; s.dispatchEvent(new Event('input')); });
+          const el = p.locator('#t-anim');
+          await el.scrollIntoViewIfNeeded();
+          await el.screenshot({ path: join(out, `teach-${name}-${scheme}.png`) });
+          const overflow = await p.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+          assert(overflow <= 0, `${name} ${scheme}: ${overflow}px sideways scroll`);
+          await c.close();
+        }
+      }
+    });
+
+    await check('prefers-reduced-motion: Play moves a whole step at a time', async () => {
+      await page.emulateMedia({ reducedMotion: 'reduce' });
+      await page.keyboard.press('Home');
+      await page.selectOption('#t-speed', '4');
+      await page.click('#t-play');
+      await page.waitForTimeout(900);
+      await page.click('#t-play');
+      const c = await counter(page);
+      const chunks = (+c.measured * c.n) / c.s;
+      assert(Math.abs(chunks - Math.round(chunks)) < 1e-6 && chunks >= 1, `whole chunks only: ${chunks}`);
+      await page.emulateMedia({ reducedMotion: 'no-preference' });
+    });
+
+    await check('the player follows the link: another design in the hash (2 nodes), the next play runs on 16 GPUs', async () => {
+      await page.evaluate((s) => { location.hash = `#s=${s}`; }, TWO);
+      await page.waitForTimeout(400);
+      await page.selectOption('#t-algo', 'ring');
+      await page.click('#t-play');
+      await page.waitForFunction(() => document.querySelector('#t-count')?.dataset.done === 'true', null, { timeout: 30000 });
+      const c = await counter(page);
+      assert(c.n === '16' && c.d === '2', `16 GPUs on 2 nodes: ${JSON.stringify(c)}`);
+      assert(Math.abs(+c.measured - FORMULA.ring(16) * c.s) < 1e-6 * c.s, `ring on 16: ${c.measured}`);
+      await page.evaluate((s) => { location.hash = `#s=${s}`; }, FOUR);
+      await page.waitForTimeout(400);
+    });
+
+    await check("algorithms side by side: NCCL's choice, each forced or why not, the chart with their curves, the reason changing with size", async () => {
+      await page.click('#t-algos > summary');
+      await page.waitForSelector('#t-atable .t-auto', { timeout: 10000 });
+      const why = await page.textContent('#t-atable [data-algo=collnet]');
+      assert(/SHARP/.test(why), `CollNet without SHARP says why: ${why}`);
+      const ring = await page.locator('#t-atable [data-algo=ring] td').count();
+      assert(ring === 6, `ring forced has its numbers: ${ring} cells`);
+      const legend = await page.evaluate(() => [...document.querySelectorAll('#t-achart svg text')].map((t) => t.textContent).join('|'));
+      assert(legend.includes('ring forced') && legend.includes('whole cluster'), `curves over NCCL's: ${legend.slice(0, 300)}`);
+      const at = async (exp) => { await page.evaluate((e) => { const s = document.querySelector('#t-asize'); s.value = e; s.dispatchEvent(new Event('input')); }, exp); await page.waitForTimeout(150); return page.textContent('#t-areason'); };
+      const small = await at(10);
+      const large = await at(30);
+      assert(small.startsWith('AllReduce of 1K: NCCL picks') && large.startsWith('AllReduce of 1G: NCCL picks'), `${small} / ${large}`);
+      assert(small.split(':')[1] !== large.split(':')[1], `the choice or its reason changes with size: ${small} / ${large}`);
+    });
+
+    await check('a lesson by keyboard only: open, guess with the slider, reveal (9x, the model), choose, finish', async () => {
+      await page.focus('#t-lessons > summary');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-lesson=nvlink-vs-ib]', { timeout: 10000 });
+      await tabTo(page, '[data-lesson=nvlink-vs-ib]');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#t-guess');
+      await tabTo(page, '#t-guess');
+      for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');
+      await tabTo(page, '#t-reveal');
+      await page.keyboard.press('Enter');
+      const v = await page.getAttribute('.t-answer', 'data-value');
+      assert(+v === 9, `NVLink4 / NDR per direction: ${v}`);
+      assert((await page.textContent('.t-answer')).includes('You guessed 9'), await page.textContent('.t-answer'));
+      await tabTo(page, '#t-next');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('input[name=t-choice]');
+      await tabTo(page, 'input[name=t-choice]');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await tabTo(page, '#t-reveal');
+      await page.keyboard.press('Enter');
+      assert((await page.getAttribute('.t-answer', 'data-choice')) === '2', 'the 450 / 50 option');
+      assert((await page.textContent('.t-answer')).includes('(yours)'), 'chosen by keyboard');
+      await tabTo(page, '#t-next');
+      await page.keyboard.press('Enter');
+      assert((await page.textContent('#t-lesson-h')).endsWith('done'), 'lesson complete');
+      const prog = await page.evaluate(() => JSON.parse(localStorage.getItem('fabricscope-lessons')));
+      assert(prog['nvlink-vs-ib']?.done === true, JSON.stringify(prog));
+    });
+
+    await check("a teacher's lesson: imported from a file, answered by the model on the link's design as the explorer shows it, shared by link", async () => {
+      const lesson = { format: 'fabricscope-lesson', version: 1, id: 'my-class', title: 'My class', steps: [{ question: 'NCCL\'s busbw for 1 GiB AllReduce here?', guess: { kind: 'slider', min: 0, max: 1000, unit: 'GB/s' }, reveal: { value: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, explain: 'Read off the chart.' }] };
+      await page.setInputFiles('#t-import', { name: 'my-class.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(lesson)) });
+      await page.waitForSelector('#t-reveal');
+      assert((await page.textContent('#t-lesson-h')).startsWith('My class'), await page.textContent('#t-lesson-h'));
+      await page.click('#t-reveal');
+      const mine = +(await page.getAttribute('.t-answer', 'data-value'));
+      const p2 = await ctx.newPage();
+      await p2.goto(`${base}#s=${FOUR}`, { waitUntil: 'load' });
+      await p2.waitForSelector('[data-testid=busbw-value]', { timeout: 15000 });
+      const shown = +(await p2.getAttribute('[data-testid=busbw-value]', 'data-value'));
+      assert(mine > 0 && Math.abs(mine - shown) < 1e-6 * shown, `the lesson's busbw ${mine} is the explorer's ${shown}`);
+      const link = await page.getAttribute('#t-lesson a[href*="lesson="]', 'href');
+      await p2.goto(link, { waitUntil: 'load' });
+      await p2.waitForSelector('#t-lesson-h', { timeout: 15000 });
+      assert((await p2.textContent('#t-lesson-h')).startsWith('My class'), 'the link carries the lesson');
+      await p2.close();
+      await page.setInputFiles('#t-import', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"x"}') });
+      await page.waitForFunction(() => /Cannot use this file/.test(document.querySelector('#t-lesson-msg').textContent));
+    });
+
+    await check('a glossary term on Learn opens its definition, focused', async () => {
+      await page.click('footer [data-g=busbw]');
+      await page.waitForFunction(() => document.activeElement?.id === 'g-busbw', null, { timeout: 10000 });
+      assert(await page.evaluate(() => document.querySelector('#t-gloss').open), 'glossary open');
+    });
+
+    await check("a glossary term in the explorer's footer opens Learn's glossary at it, on the same design", async () => {
+      const p = await ctx.newPage();
+      await p.goto(`${base}#s=${TWO}`, { waitUntil: 'load' });
+      await p.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      await p.click('footer [data-g=algbw]');
+      await p.waitForURL(/learn\.html#/, { timeout: 10000 });
+      assert(p.url() === `${base}learn.html#s=${TWO}&g=algbw`, p.url());
+      await p.waitForFunction(() => document.activeElement?.id === 'g-algbw', null, { timeout: 15000 });
+      assert(await p.evaluate(() => document.querySelector('#t-gloss').open), 'glossary open');
+      await p.close();
+    });
+
+    await check('offline (server stopped, browser offline): a lesson opens and the model answers it', async () => {
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+        if (!navigator.serviceWorker.controller) await new Promise((ok) => navigator.serviceWorker.addEventListener('controllerchange', ok, { once: true }));
+      });
+      await server.stop();
+      await ctx.setOffline(true);
+      await page.goto(`${base}learn.html?lesson=ring-scaling#s=${FOUR}`, { waitUntil: 'load' });
+      await openPlayer(page);
+      await page.waitForSelector('#t-reveal', { timeout: 10000 });
+      await page.click('#t-reveal');
+      const v = +(await page.getAttribute('.t-answer', 'data-value'));
+      assert(v > 0 && v < 100, `a share in percent: ${v}`);
+    });
+
+    const real = problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED|net::ERR_FAILED/.test(p));
+    await check('no console errors or failed requests (before going offline)', async () => assert(real.length === 0, real.join('\n')));
+  } finally {
+    await browser.close();
+    await server.stop().catch(() => {});
+  }
+  process.exit(summary('e2e teach') ? 0 : 1);
+}
+
+main();
