@@ -4,7 +4,7 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, ComparePanel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
+    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
     CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
@@ -13,8 +13,6 @@ use crate::eval::{count_text, evaluate_at, in_racks, with_gpu, Count, Evaluation
 use crate::hooks::{use_in_view, use_media_query};
 use crate::training::{constraints, use_training, workload, DEFAULT_WORKLOAD};
 use crate::url;
-use crate::components::{bom_panel, rightsize_panel, RightsizeProps};
-use crate::rightsize::use_rightsize;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::training::{Constraints, Recompute};
 use fabricscope_model::{
@@ -332,15 +330,26 @@ const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
 pub(crate) const NARROW: &str = "(max-width: 640px)";
 
+/// The slider and box of count `k` (`derived`: the fabric's size where the model chose it).
+pub(crate) fn count_control(state: &State, k: Count, derived: Option<u32>, dispatch: &Callback<Action>) -> Html {
+    let gauge = Gauge::of(k, &state.cluster);
+    count_field(&CountFieldProps {
+        value: gauge.shown(&state.cluster),
+        label: k.label(&state.cluster),
+        gauge,
+        text: state.texts[k as usize].clone(),
+        valuetext: count_text(k, &state.cluster, derived),
+        error: state.error_for(k.field()),
+        on_action: dispatch.clone(),
+    })
+}
+
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    let designs = use_reducer(crate::designs::load);
-    // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
-    let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
-    let settled = url::use_link_writer(state.scenario(), designs_link.clone());
+    let settled = url::use_link_writer(state.scenario(), String::new());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -373,8 +382,6 @@ pub fn App() -> Html {
         state.training.workload.clone(),
         fixed,
     );
-
-    let (sized, sizing, start_sizing) = use_rightsize(state.view.as_ref().map(|v| v.cluster.clone()), state.training.workload.clone(), fixed);
 
     let dispatch = {
         let state = state.clone();
@@ -414,18 +421,7 @@ pub fn App() -> Html {
         Some(f) => format!("{} leaf, {} ports", f.leaves, f.radix),
         None => "no scale-out network".to_string(),
     };
-    let field = |k: Count| {
-        let gauge = Gauge::of(k, &state.cluster);
-        count_field(&CountFieldProps {
-            value: gauge.shown(&state.cluster),
-            label: k.label(&state.cluster),
-            gauge,
-            text: state.texts[k as usize].clone(),
-            valuetext: count_text(k, &state.cluster, derived(k)),
-            error: state.error_for(k.field()),
-            on_action: dispatch.clone(),
-        })
-    };
+    let field = |k: Count| count_control(&state, k, derived(k), &dispatch);
 
     // The masthead and footer are static markup in index.html (shown before the wasm loads,
     // and no bytes of it).
@@ -502,11 +498,7 @@ pub fn App() -> Html {
                         }
                         if *shown >= 4 {
                             { tier_table_panel(&v.cluster) }
-                            { bom_panel(&v.cluster) }
-                            { rightsize_panel(&RightsizeProps { sized: sized.clone(), progress: sizing, start: start_sizing.clone(), job: state.training.workload.clone(), dark, compact }) }
-                            <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={training.clone()} {dark} {compact}
-                                on_load={let d = dispatch.clone(); Callback::from(move |s: Scenario| d.emit(Action::Load(Box::new(s))))} />
-                            { export_panel(&ExportProps { scenario: state.scenario(), designs: designs_link.clone(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
+                            { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         }
                     </div>
                 } else {

@@ -5,9 +5,7 @@
 use fabricscope_charts::report::{caption, chart_title, render_chart, throughput_title, training_caption, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::{escape as esc, Theme};
-use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
-use fabricscope_model::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
-use fabricscope_model::link::{decode, encode, find_in_url, find_param};
+use fabricscope_model::link::{decode, encode, find_in_url};
 use fabricscope_model::training::explore::{constraints, start, workload, TrainingView};
 use fabricscope_model::{evaluate, ModelError, Report, Scenario};
 use std::fmt::Write;
@@ -57,7 +55,7 @@ pub fn embed_request(query: &str, fragment: &str) -> Option<EmbedRequest> {
 }
 
 /// Splits a full URL into (query, fragment).
-fn url_parts(url: &str) -> (&str, &str) {
+pub(crate) fn url_parts(url: &str) -> (&str, &str) {
     let (rest, fragment) = url.split_once('#').unwrap_or((url, ""));
     let query = rest.split_once('?').map_or("", |(_, q)| q);
     (query, fragment)
@@ -81,8 +79,10 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     if let Some(html) = doc.document_element() {
         html.set_class_name("embed-mode");
     }
+    // Comparisons live on compare.html (its own wasm): an older explorer embed link moves there.
     if req.chart.starts_with("compare-") {
-        return mount_compare(root, &req, query, fragment, &win);
+        let _ = win.location().replace(&format!("compare.html?{query}#{fragment}"));
+        return true;
     }
     // The model runs once; redraws only re-render the chart at the new size or palette.
     let report = evaluate(&req.scenario);
@@ -108,61 +108,10 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     true
 }
 
-const DARK: &str = "(prefers-color-scheme: dark)";
-
-/// One design of a compare embed, evaluated: its label, Report, job search and scaling points.
-type Evaluated = (String, Report, Option<TrainingView>, Vec<ScalePoint>);
-
-/// The designs of the link (`d=`), each evaluated once with the link scenario's job.
-fn compare_designs(req: &EmbedRequest, query: &str, fragment: &str) -> Vec<Evaluated> {
-    let (list, _) = find_param(query, fragment, "d=").map(decode_designs).unwrap_or_default();
-    let v = &req.scenario.view;
-    list.iter()
-        .enumerate()
-        .filter_map(|(i, d)| {
-            let r = evaluate(&d.scenario).ok()?;
-            let topo = d.scenario.cluster.topology().ok()?;
-            let t = start(&topo, &req.scenario.training.workload, Default::default()).ok();
-            let sc = SCALE_NODES.iter().map(|n| scale_point(&d.scenario.cluster, *n, v.selected_op, v.headline_bytes(), t.as_ref())).collect();
-            Some((design_label(i, &d.name), r, t, sc))
-        })
-        .collect()
-}
-
-/// `?embed=compare-…`: a comparison chart of the link's designs, redrawn on resize.
-fn mount_compare(root: &web_sys::Element, req: &EmbedRequest, query: &str, fragment: &str, win: &web_sys::Window) -> bool {
-    let designs = compare_designs(req, query, fragment);
-    let back = format!("./#s={}&{}", esc(&encode(&req.scenario)), esc(&fragment_designs(query, fragment)));
-    let (chart, view) = (req.chart.clone(), req.scenario.view.clone());
-    let root = root.clone();
-    let dark = win.match_media(DARK).ok().flatten();
-    let draw = move || {
-        let (w, _) = viewport();
-        let data: Vec<DesignData> = designs.iter().map(|(n, r, t, sc)| DesignData { name: n, report: r, training: t.as_ref(), scaling: sc }).collect();
-        let theme = Theme::for_dark(dark.as_ref().is_some_and(|m| m.matches()));
-        let names: Vec<&str> = data.iter().map(|d| d.name).collect();
-        let cap = esc(&format!("{} · {}", compare_title(&chart).unwrap_or_default(), names.join(" vs ")));
-        let body = match compare_chart(&chart, &data, &view, &theme, w.saturating_sub(12), false) {
-            _ if data.is_empty() => "<p class=\"embed-note\" role=\"alert\">This link pins no designs to compare (d=).</p>".to_string(),
-            Some(svg) => format!("<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{chart}\">{svg}</div>"),
-            None => format!("<p class=\"embed-note\" role=\"alert\">No chart \"{}\"; choose one of: {}.</p>", esc(&chart), COMPARE_CHART_IDS.join(", ")),
-        };
-        root.set_inner_html(&format!("<div class=\"embed\" data-testid=\"embed\">{body}<div class=\"embed-foot\"><span class=\"embed-caption\">{cap}</span> <a href=\"{back}\" target=\"_blank\" rel=\"noopener\" data-testid=\"embed-open\">Open in Fabricscope ↗</a></div></div>"));
-    };
-    draw();
-    let cb = Closure::<dyn Fn()>::new(draw);
-    let _ = win.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
-    cb.forget();
-    true
-}
-
-/// `d=…` of a URL ("" without one).
-fn fragment_designs(query: &str, fragment: &str) -> String {
-    find_param(query, fragment, "d=").map_or(String::new(), |d| format!("d={d}"))
-}
+pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 
 /// The window's inner size in CSS pixels ((0, 0) when unknown).
-fn viewport() -> (u32, u32) {
+pub(crate) fn viewport() -> (u32, u32) {
     web_sys::window()
         .map(|w| {
             let px = |v: Result<wasm_bindgen::JsValue, _>| {

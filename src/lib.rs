@@ -13,11 +13,13 @@
 //! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
+//! | [`compare_page`] | compare.html's root: compare and price designs (its own wasm, src/bin/fabricscope-compare) |
 //! | [`check_page`] | check.html's root: check a real cluster (its own wasm, src/bin/fabricscope-check) |
 
 pub mod app;
 pub mod compare_work;
 pub mod check_page;
+pub mod compare_page;
 pub mod components;
 pub mod designs;
 pub mod embed;

@@ -17,7 +17,7 @@ fn table_html(b: &Bom) -> String {
     let tiers: Vec<String> = b.switch_tiers.iter().map(|t| format!("{} {}", t.switches, Group::from(t.tier).id())).collect();
     let _ = write!(
         o,
-        "<h3 id=\"bom-h\">8 · Bill of materials and power</h3><p class=\"muted small\" data-testid=\"bom-counts\">{} switches ({}), {} NICs, {} transceivers, {} cables</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"bom-h\"><table><thead><tr><th scope=\"col\">Item</th><th scope=\"col\" class=\"num\">Count</th><th scope=\"col\" class=\"num\">W each</th><th scope=\"col\" class=\"num\">kW</th></tr></thead><tbody>",
+        "<h3 id=\"bom-h\">2 · Bill of materials and power</h3><p class=\"muted small\" data-testid=\"bom-counts\">{} switches ({}), {} NICs, {} transceivers, {} cables</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"bom-h\"><table><thead><tr><th scope=\"col\">Item</th><th scope=\"col\" class=\"num\">Count</th><th scope=\"col\" class=\"num\">W each</th><th scope=\"col\" class=\"num\">kW</th></tr></thead><tbody>",
         b.switches_total,
         if tiers.is_empty() { "none".to_string() } else { tiers.join(" + ") },
         b.nics,

@@ -110,14 +110,15 @@ fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outco
 
 /// The chips of the pinned designs, the pin button and any notes: markup rewritten only when
 /// they change, so a re-render while a name is typed never resets the box.
-fn chips_html(names: &[String], notes: &[String]) -> String {
+fn chips_html(names: &[String], links: &[String], notes: &[String]) -> String {
     let mut o = String::from("<ul class=\"designs\">");
     for (i, n) in names.iter().enumerate() {
         let l = fabricscope_model::compare::letter(i);
         let _ = write!(
             o,
-            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Show this design in the controls\">Load</button><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
-            esc(n)
+            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" title=\"Open this design in the explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
+            esc(n),
+            links.get(i).map_or("", String::as_str)
         );
     }
     let full = names.len() >= MAX_DESIGNS;
@@ -125,7 +126,7 @@ fn chips_html(names: &[String], notes: &[String]) -> String {
         o,
         "</ul><button type=\"button\" data-act=\"pin\" data-testid=\"pin\"{}>{}</button>",
         if full { " disabled" } else { "" },
-        if full { "Four designs pinned (remove one to pin)" } else { "Pin this design" }
+        if full { "Four designs (remove one to add another)" } else { "Add the design in the controls" }
     );
     if !notes.is_empty() {
         o.push_str("<ul class=\"notes\" data-testid=\"design-notes\">");
@@ -135,7 +136,7 @@ fn chips_html(names: &[String], notes: &[String]) -> String {
         o.push_str("</ul>");
     }
     if names.is_empty() {
-        o.push_str("<p class=\"muted\">Pin this design, change the cluster, and pin again: up to four designs side by side, kept in the link and in this browser.</p>");
+        o.push_str("<p class=\"muted\">Add the design in the controls, change it, and add again: up to four designs side by side, kept in the link and in this browser.</p>");
     }
     o
 }
@@ -253,7 +254,10 @@ pub fn ComparePanel(p: &Props) -> Html {
             (AttrValue::from(svg), AttrValue::from(rest))
         }
     });
-    let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone()), |(n, notes)| AttrValue::from(chips_html(n, notes)));
+    let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone(), list.clone()), |(n, notes, l)| {
+        let links: Vec<String> = l.iter().map(|d| fabricscope_model::link::encode(&d.scenario)).collect();
+        AttrValue::from(chips_html(n, &links, notes))
+    });
     let tabs = use_memo(t, |t| AttrValue::from(tabs_html(*t)));
     // One listener each for the clicks and changes of the markup above.
     let target = |e: &Event| -> Option<web_sys::Element> { e.target_dyn_into() };
@@ -290,7 +294,7 @@ pub fn ComparePanel(p: &Props) -> Html {
     });
     html! {
         <section class="panel table-panel wide compare" data-testid="compare" aria-labelledby="compare-h" onclick={on_click} onchange={on_change}>
-            <h3 id="compare-h">{ "8 · Compare designs" }</h3>
+            <h3 id="compare-h">{ "1 · Compare designs" }</h3>
             { Html::from_html_unchecked((*chips).clone()) }
             if !list.is_empty() {
                 { Html::from_html_unchecked((*tabs).clone()) }

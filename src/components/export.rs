@@ -36,8 +36,6 @@ pub struct Props {
     pub scenario: Scenario,
     /// The scenario in the page's link (written once input settles): what the snippet embeds.
     pub settled: Scenario,
-    /// The pinned designs' part of the link (`&d=…`, or empty): the shared link carries them.
-    pub designs: String,
     /// The page's evaluation of `scenario`.
     pub eval: Rc<Evaluation>,
     /// The training view on the page (its charts are exported as drawn).
@@ -130,7 +128,7 @@ pub(crate) fn svg_size(svg: &str) -> (u32, u32) {
 }
 
 /// The explorer's own address without query or fragment (what embeds and links point to).
-fn page_base() -> String {
+pub(crate) fn page_base() -> String {
     let url = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.url().ok())
@@ -143,7 +141,7 @@ fn page_base() -> String {
 /// Puts `text` on the clipboard (navigator.clipboard); where that is missing or refused
 /// (no secure context, no permission), selects the link's text box and copies with the
 /// older execCommand, and says which happened.
-fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
+pub(crate) fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
     let fallback = {
         let note = note.clone();
         move || {
@@ -345,7 +343,7 @@ pub fn export_panel(props: &Props) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         input.select();
     });
-    let share_url = format!("{}#s={link}{}", page_base(), props.designs);
+    let share_url = format!("{}#s={link}", page_base());
     let copy_link = {
         let note = import_note.clone();
         let url = share_url.clone();

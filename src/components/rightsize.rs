@@ -65,7 +65,7 @@ thread_local! {
 }
 
 /// The heading and what the panel does (static markup).
-const HEAD: &str = "<h3 id=\"rightsize-h\">9 · Right-size the fabric</h3><p class=\"muted small\">InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
+const HEAD: &str = "<h3 id=\"rightsize-h\">3 · Right-size the fabric</h3><p class=\"muted small\">InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
 
 pub fn rightsize_panel(p: &Props) -> Html {
     let body = match (&p.sized, p.progress) {
