@@ -1,7 +1,7 @@
 // Browser benchmark of the budgets in issue 4, against a release build in dist/:
-//   size          per page (index.html the explorer, learn.html Learn): the wasm, JS and CSS
-//                 the page and its loader (boot-*.js) name, plus sw.js, gzip -9   budget 300 KB
-//                 each; a page over budget always fails the run
+//   size          per page (scripts/pages.mjs: the explorer, Learn, Check a real cluster): the
+//                 wasm, JS and CSS the page and its loader (boot-*.js) name, plus sw.js,
+//                 gzip -9   budget 300 KB each; a page over budget always fails the run
 //   first chart   navigation start -> first paint after the busbw chart's SVG is in the DOM,
 //                 median of 5 cold loads on 127.0.0.1          budget 500 ms
 //   input->paint  one `input` event on the node slider of a 1024-GPU cluster (DGX H100
@@ -23,6 +23,7 @@ import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, ARGS } from './run.mjs';
+import { PAGES } from '../scripts/pages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -173,7 +174,7 @@ async function inputToPaint(browser, base, pinned = false) {
 
 async function main() {
   const over = [];
-  for (const [page, name] of [['index.html', 'explorer'], ['learn.html', 'Learn']]) {
+  for (const { html: page, name } of PAGES) {
     const { total, rows } = await sizes(page);
     console.log(`bundle of ${page} (${name}, gzip -9):`);
     console.log(rows.join('\n'));

@@ -1,10 +1,12 @@
-// "Check a real cluster" against a release build (dist/): a real published nccl-tests log
-// (validation/logs/) pasted into the panel is read in the page with no request leaving it;
+// "Check a real cluster" (check.html, its own page and wasm) against a release build (dist/),
+// opened with a scenario link: a real published nccl-tests log (validation/logs/) pasted,
+// dropped or opened as a file is read in the page with no request leaving it;
 // the fields read and assumed, the verdict (healthy; NVLS not in effect), the per-size table
 // and the overlay chart (measured dots over the expected curve) show; text that is not
 // nccl-tests output says so; CSV and SVG exports download; the scenario JSON keeps every
-// point and imports them back; the link keeps the plateau only. Screenshots go to
-// e2e/out/check-*.png.
+// point and imports them back; the link keeps the plateau only; a NIC picked on the page is
+// the one checked against; the explorer has no check panel and links here with its design.
+// Screenshots (light, dark, phone) go to e2e/out/check-*.png.
 //
 //   node e2e/check.mjs            (DIST=path to serve another build)
 
@@ -19,9 +21,10 @@ const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
 const logs = join(here, '..', 'validation', 'logs');
 const out = join(here, 'out');
 const { check, summary } = checker();
+const NODES2 = 'v1.eyJuIjoyfQ';
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run trunk build --release --offline first`);
+  assert((await stat(join(dist, 'check.html')).catch(() => null)) !== null, `no check.html in ${dist}: run bash scripts/build.sh first`);
   await mkdir(out, { recursive: true });
   const healthy = (await readFile(join(logs, 'h100-1node-all-gather-ring.txt'))).toString();
   const nvls = (await readFile(join(logs, 'h100-1node-all-reduce-nvls.txt'))).toString();
@@ -36,9 +39,10 @@ async function main() {
     page.on('request', (r) => requests.push(r.url()));
     return { ctx, page, problems, requests };
   };
-  const open = async (page, link = 'v1.e30') => {
+  // 2 nodes of the default cluster (8 x H100, InfiniBand NDR), from `fabricscope link`.
+  const open = async (page, link = NODES2) => {
     await page.goto('about:blank');
-    await page.goto(`${base}#s=${link}`, { waitUntil: 'load' });
+    await page.goto(`${base}check.html#s=${link}`, { waitUntil: 'load' });
     await page.waitForSelector('[data-testid=check-log]', { timeout: 15000 });
   };
   const paste = async (page, text) => {
@@ -67,7 +71,7 @@ async function main() {
       const legend = await page.evaluate(() => [...document.querySelectorAll('[data-testid=check-chart] svg text')].map((t) => t.textContent));
       assert(legend.includes('AllGather measured') && legend.includes('AllGather expected'), legend.join('|'));
       assert(requests.length === before, `nothing requested while checking: ${requests.slice(before)}`);
-      await page.locator('[data-testid=check]').screenshot({ path: join(out, 'check-healthy-1400-light.png') });
+      await page.screenshot({ path: join(out, 'check-healthy-1400-light.png'), fullPage: true });
       assert(problems.length === 0, problems.join('\n'));
       await page.context().close();
     });
@@ -79,7 +83,7 @@ async function main() {
       await page.waitForFunction(() => document.querySelector('[data-testid=check-status]')?.textContent.startsWith('Not healthy'));
       const first = await page.textContent('[data-testid=check-verdict] li');
       assert(first.startsWith('NVLS (NVLink SHARP) not in effect') && first.includes('368.7 GB/s measured') && first.includes('NCCL_NVLS_ENABLE'), first);
-      await page.locator('[data-testid=check]').screenshot({ path: join(out, 'check-nvls-1400-dark.png') });
+      await page.screenshot({ path: join(out, 'check-nvls-1400-dark.png'), fullPage: true });
       assert(problems.length === 0, problems.join('\n'));
       await page.context().close();
     });
@@ -127,7 +131,7 @@ async function main() {
       await writeFile(file, JSON.stringify(json));
       const fresh = await newPage();
       await open(fresh.page);
-      await Promise.all([fresh.page.waitForEvent('load'), fresh.page.setInputFiles('[data-testid=import-json]', file)]);
+      await fresh.page.setInputFiles('[data-testid=import-json]', file);
       await fresh.page.waitForSelector('[data-testid=check-table]', { timeout: 15000 });
       assert((await rows(fresh.page)) === 27, `imported: ${await rows(fresh.page)} rows`);
       await page.click('[data-testid=check-clear]');
@@ -135,6 +139,47 @@ async function main() {
       assert(problems.length === 0 && fresh.problems.length === 0, [...problems, ...fresh.problems].join('\n'));
       await page.context().close();
       await fresh.ctx.close();
+    });
+
+    await check('a dropped file and an opened file are read like a paste; a NIC picked on the page is the one checked against', async () => {
+      const { page, problems, requests } = await newPage();
+      await open(page);
+      const before = requests.length;
+      await page.evaluate((text) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], 'all_gather.txt', { type: 'text/plain' }));
+        document.querySelector('[data-testid=check-log]').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, healthy);
+      await page.waitForSelector('[data-testid=check-status]');
+      assert((await rows(page)) === 27, `the dropped log's 27 sizes: ${await rows(page)}`);
+      await page.click('[data-testid=check-clear]');
+      const file = join(out, 'check-nvls.txt');
+      await writeFile(file, nvls);
+      await page.setInputFiles('[data-testid=check-file]', file);
+      await page.waitForFunction(() => document.querySelector('[data-testid=check-status]')?.textContent.startsWith('Not healthy'));
+      await page.selectOption('#nic-select', 'roce-400');
+      await page.waitForFunction(() => document.querySelector('[data-testid=check-fields]')?.textContent.includes('RoCE'));
+      const fields = await page.textContent('[data-testid=check-fields]');
+      assert(/nic: 8 x [^(]*RoCE[^(]*\(assumed from the design\)/.test(fields), fields);
+      assert(requests.length === before, `nothing requested: ${requests.slice(before)}`);
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('the explorer has no check panel; its Check link carries the design, and check.html links back', async () => {
+      const { page, problems } = await newPage();
+      await page.goto(`${base}#s=${NODES2}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      assert((await page.locator('[data-testid=check]').count()) === 0, 'no check panel in the explorer');
+      await page.click('[data-testid=to-check]');
+      await page.waitForSelector('[data-testid=check-log]', { timeout: 15000 });
+      assert(page.url() === `${base}check.html#s=${NODES2}`, page.url());
+      assert((await page.textContent('[data-testid=design]')).includes('2 nodes × 8 GPUs'), 'the link\'s design');
+      await page.click('[data-testid=to-explorer]');
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      assert(page.url() === `${base}#s=${NODES2}`, page.url());
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
     });
 
     await check('on a phone the panel and its chart fit the width', async () => {
@@ -148,7 +193,7 @@ async function main() {
         return s.right > p.right + 1 || document.documentElement.scrollWidth > window.innerWidth + 1;
       });
       assert(!over, 'the chart or the page overflows the phone width');
-      await page.locator('[data-testid=check]').screenshot({ path: join(out, 'check-phone-light.png') });
+      await page.screenshot({ path: join(out, 'check-phone-light.png'), fullPage: true });
       assert(problems.length === 0, problems.join('\n'));
       await page.context().close();
     });
