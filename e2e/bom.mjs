@@ -1,4 +1,4 @@
-// Bill of materials and right-sizer panels (issue 12), against a release build (dist/):
+// Bill of materials and right-sizer panels (issue 12) on compare.html, against a release build (dist/):
 // - the DGX H100 SuperPOD preset (128 nodes, 8x NDR) lists 32 leaf + 16 spine switches, as
 //   NVIDIA's SuperPOD reference architecture does, 128 DGX H100 at 10,200 W, and its CSV;
 // - the right-sizer runs on request for 1024 GPUs in slices: no main-thread task over 50 ms,
@@ -26,7 +26,7 @@ async function main() {
   const page = await ctx.newPage();
   const problems = watch(page, []);
   try {
-    await page.goto(server.origin + '/', { waitUntil: 'load' });
+    await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
     await page.waitForSelector('[data-preset=dgx-h100-superpod]', { timeout: 15000 });
     await page.click('[data-preset=dgx-h100-superpod]');
 

@@ -1,11 +1,13 @@
-// Comparing designs (issue 12), against a release build (dist/): pin the page's design, pin
-// others after choosing presets, rename one, a fifth pin refused, remove one; each chart of
-// the comparison draws every design in its colour; the cursor reads each design's value by
-// keyboard; the delta table marks a best design per row; the link carries the designs
-// (opened in a new page: same names), localStorage keeps them for a reload without a link,
-// "Load" puts a design back into the controls, and ?embed=compare-busbw / compare-step draw
-// them alone. Screenshots of the compare panel at 1400 px and a 390 px phone, light and
-// dark, go to e2e/out/compare-*.png.
+// Comparing designs (issue 12) on compare.html, against a release build (dist/): the explorer
+// links there with its design and has no compare panel; with nothing saved the link's design
+// is added by itself; add designs after choosing presets, rename one, a fifth refused, remove
+// one; each chart of the comparison draws every design in its colour; the cursor reads each
+// design's value by keyboard; the delta table marks a best design per row; the link carries
+// the designs (opened in a new page: same names), localStorage keeps them for a reload
+// without a link, "Load" puts a design into the controls, "Explorer" opens one in the
+// explorer, and ?embed=compare-busbw / compare-step draw them alone (the latter through an
+// old explorer link). Full-page screenshots at 1400 px and a 390 px phone, light and dark,
+// go to e2e/out/compare-*.png.
 //
 //   node e2e/compare.mjs            (DIST=path to serve another build)
 
@@ -46,10 +48,18 @@ async function main() {
   let link = '';
   try {
     await check('pin, pin after presets, rename, a fifth pin refused, remove', async () => {
-      await page.goto(`${base}#s=v1.e30`, { waitUntil: 'load' });
+      await page.goto(`${base}`, { waitUntil: 'load' });
       await page.evaluate(() => localStorage.clear());
+      // The explorer links to Compare with its design.
+      const href = await page.$eval('[data-testid=to-compare]', (a) => { a.dispatchEvent(new FocusEvent('focusin', { bubbles: true })); return a.href; });
+      assert(/compare\.html#s=v1\./.test(href), `the explorer's Compare link carries the design: ${href}`);
+      assert(!(await page.$('[data-testid=compare]')), 'the explorer has no compare panel');
+      await page.goto(`${base}compare.html#s=v1.e30`, { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=compare]', { timeout: 15000 });
-      assert((await designs()).length === 0, 'nothing pinned at first');
+      assert((await designs()).length === 1, 'with none saved, the link\'s design is added by itself');
+      await page.click('[data-testid=design-remove]');
+      await page.waitForTimeout(50);
+      assert((await designs()).length === 0, 'removed: nothing pinned');
       await preset('dgx-h100-superpod');
       await pin();
       await preset('h100-roce');
@@ -108,26 +118,29 @@ async function main() {
       assert(s.startsWith('4096 nodes — A · Ours: IB: ') && / s|ms/.test(s), s);
     });
 
-    await check('the link carries the designs; localStorage keeps them; Load restores one', async () => {
+    await check('the link carries the designs; localStorage keeps them; Load restores one; Explorer opens one', async () => {
       link = await settledHash();
       assert(link.includes('&d=v1.'), `designs in the link: ${link}`);
       const copied = await page.inputValue('[data-testid=share-link]');
       assert(copied.includes('&d=v1.'), `the shared link carries them: ${copied}`);
       const p2 = await ctx.newPage();
       watch(p2, problems);
-      await p2.goto(`${base}${link}`, { waitUntil: 'load' });
+      await p2.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
       await p2.waitForSelector('[data-testid=design]');
       const names = await p2.$$eval('[data-testid=design-name]', (xs) => xs.map((x) => x.value));
       assert(names.join('|') === 'Ours: IB|H100, 8x 400G RoCE|DGX A100 SuperPOD', `round trip: ${names}`);
       await p2.close();
       await page.goto('about:blank');
-      await page.goto(base, { waitUntil: 'load' });
+      await page.goto(`${base}compare.html`, { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=design]');
       assert((await designs()).length === 3, 'restored from localStorage without a link');
       await page.click('[data-testid=design-load] >> nth=1');
       await page.waitForTimeout(100);
+      assert((await page.getAttribute('[data-preset=h100-roce]', 'aria-pressed')) === 'true', 'loaded design B into the controls');
+      await page.click('[data-testid=design-open] >> nth=1');
+      await page.waitForSelector('main[data-model]', { timeout: 15000 });
       const nic = await page.$eval('main', (m) => JSON.parse(m.dataset.model).nic);
-      assert(nic === 'roce-400', `loaded design B into the controls: ${nic}`);
+      assert(nic === 'roce-400' && !page.url().includes('compare.html'), `design B opened in the explorer: ${nic} ${page.url()}`);
     });
 
     await check('?embed=compare-busbw and compare-step draw the designs alone', async () => {
@@ -135,7 +148,8 @@ async function main() {
       for (const id of ['compare-busbw', 'compare-step']) {
         const p3 = await ctx.newPage();
         watch(p3, problems);
-        await p3.goto(`${base}?embed=${id}#${frag}`, { waitUntil: 'load' });
+        // From compare.html; an older explorer link (?embed=compare-… on index.html) moves there.
+        await p3.goto(`${base}${id === 'compare-step' ? '' : 'compare.html'}?embed=${id}#${frag}`, { waitUntil: 'load' });
         await p3.waitForSelector('[data-testid=embed-chart] svg', { timeout: 20000 });
         const t = await p3.textContent('[data-testid=embed-chart]');
         assert(t.includes('A · Ours: IB') && t.includes('C · DGX A100 SuperPOD'), `${id}: ${t.slice(0, 200)}`);
@@ -143,19 +157,18 @@ async function main() {
       }
     });
 
-    await check('screenshots: compare panel at 1400 px and a phone, light and dark', async () => {
+    await check('screenshots: compare.html at 1400 px and a phone, light and dark', async () => {
       for (const theme of ['light', 'dark']) {
         for (const [w, h] of [[1400, 900], [390, 844]]) {
           const c = await browser.newContext({ viewport: { width: w, height: h }, colorScheme: theme, deviceScaleFactor: w === 390 ? 2 : 1 });
           const p = await c.newPage();
           watch(p, problems);
-          await p.goto(`${base}${link}`, { waitUntil: 'load' });
+          await p.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
           await p.waitForSelector('[data-testid=compare-chart] svg');
           await p.waitForFunction(() => !document.querySelector("[data-testid=compare-readout]")?.textContent.includes("Searching"), null, { timeout: 60000 }).catch(async (e) => { throw new Error(`${w} ${theme}: ${await p.textContent("[data-testid=compare-readout]")} ${e.message}`); });
           // Off-screen panels are not rendered (content-visibility: auto): bring it on screen first.
-          await p.$eval('[data-testid=compare]', (el) => el.scrollIntoView({ block: 'start' }));
           await p.waitForTimeout(300);
-          await p.locator('[data-testid=compare]').screenshot({ path: join(out, `compare-${w}-${theme}.png`) });
+          await p.screenshot({ path: join(out, `compare-${w}-${theme}.png`), fullPage: true });
           await c.close();
         }
       }
