@@ -44,6 +44,18 @@ async function main() {
     return { page, problems, urls };
   };
 
+  // The explorer on the B200 link at 1400 px, CSP violations collected in window.__violations.
+  const explorerWatched = async () => {
+    const r = await newPage({ viewport: { width: 1400, height: 900 } });
+    await r.page.addInitScript(() => {
+      window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await r.page.goto(`${base}#s=${B200}`, { waitUntil: 'load' });
+    await r.page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+    return r;
+  };
+
   try {
     await check(`explorer loads from a sub-path (${PREFIX}) with relative asset URLs`, async () => {
       const { page, problems, urls } = await newPage({ viewport: { width: 1400, height: 900 } });
@@ -89,13 +101,7 @@ async function main() {
     });
 
     await check(`Check (check.html, its own wasm) from the sub-path: relative URLs, the same strict CSP with no violation, the link's design; the explorer's Check link carries the design there and back`, async () => {
-      const { page, problems, urls } = await newPage({ viewport: { width: 1400, height: 900 } });
-      await page.addInitScript(() => {
-        window.__violations = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-      });
-      await page.goto(`${base}#s=${B200}`, { waitUntil: 'load' });
-      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      const { page, problems, urls } = await explorerWatched();
       assert((await page.locator('[data-testid=check]').count()) === 0, 'the explorer has no check panel');
       await page.hover('[data-testid=to-check]');
       assert((await page.getAttribute('[data-testid=to-check]', 'href')) === `check.html#s=${B200}`, 'the Check link carries the design');
@@ -123,13 +129,7 @@ async function main() {
     });
 
     await check(`Compare (compare.html, its own wasm) from the sub-path: relative URLs, the strict CSP with no violation, the explorer's link carries the design, each design opens in the explorer`, async () => {
-      const { page, problems, urls } = await newPage({ viewport: { width: 1400, height: 900 } });
-      await page.addInitScript(() => {
-        window.__violations = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-      });
-      await page.goto(`${base}#s=${B200}`, { waitUntil: 'load' });
-      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      const { page, problems, urls } = await explorerWatched();
       await page.hover('[data-testid=to-compare]');
       assert((await page.getAttribute('[data-testid=to-compare]', 'href')) === `compare.html#s=${B200}`, 'the Compare link carries the design');
       await page.click('[data-testid=to-compare]');
