@@ -48,8 +48,9 @@ async function main() {
   let link = '';
   try {
     await check('pin, pin after presets, rename, a fifth pin refused, remove', async () => {
-      await page.goto(`${base}`, { waitUntil: 'load' });
+      await page.goto(`${base}#s=v1.e30`, { waitUntil: 'load' });
       await page.evaluate(() => localStorage.clear());
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
       // The explorer links to Compare with its design.
       const href = await page.$eval('[data-testid=to-compare]', (a) => { a.dispatchEvent(new FocusEvent('focusin', { bubbles: true })); return a.href; });
       assert(/compare\.html#s=v1\./.test(href), `the explorer's Compare link carries the design: ${href}`);

@@ -83,8 +83,6 @@ pub enum Action {
     MicroBatch(u32),
     Recompute(Option<Recompute>),
     Zero(Option<u8>),
-    /// A whole scenario (a pinned design loaded back into the controls).
-    Load(Box<Scenario>),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -230,9 +228,6 @@ impl Reducible for State {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
-        if let Action::Load(s) = action {
-            return Rc::new(State::from_decoded(fabricscope_model::link::Decoded { scenario: *s, warnings: Vec::new() }));
-        }
         let c = &mut next.cluster;
         match action {
             Action::SetCount(k, v) => k.set(c, v),
@@ -284,8 +279,7 @@ impl Reducible for State {
             | Action::Workload(_)
             | Action::MicroBatch(_)
             | Action::Recompute(_)
-            | Action::Zero(_)
-            | Action::Load(_) => {
+            | Action::Zero(_) => {
                 let t = &mut next.training;
                 match action {
                     Action::Tp(v) => (t.tp, t.best) = (v, false),

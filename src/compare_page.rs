@@ -16,10 +16,11 @@ use crate::url;
 use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
 use fabricscope_charts::{escape as esc, Theme};
 use fabricscope_model::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
-use fabricscope_model::link::{encode, find_param};
+use fabricscope_model::link::{encode, find_param, Decoded};
 use fabricscope_model::training::explore::{start, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{evaluate, Report, Scenario};
+use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -75,9 +76,31 @@ fn share(link: &str, designs: &str, note: &UseStateHandle<Option<String>>) -> Ht
     }
 }
 
+/// The controls' state (the explorer's reducer) and loading a whole design into it, which only
+/// this page does (so the explorer's reducer has no such action).
+#[derive(PartialEq)]
+struct Controls(Rc<State>);
+
+enum ControlsAction {
+    Edit(Action),
+    Load(Box<Scenario>),
+}
+
+impl Reducible for Controls {
+    type Action = ControlsAction;
+
+    fn reduce(self: Rc<Self>, action: ControlsAction) -> Rc<Self> {
+        Rc::new(Controls(match action {
+            ControlsAction::Edit(a) => self.0.clone().reduce(a),
+            ControlsAction::Load(s) => Rc::new(State::from_decoded(Decoded { scenario: *s, warnings: Vec::new() })),
+        }))
+    }
+}
+
 #[component]
 fn ComparePage() -> Html {
-    let state = use_reducer(State::from_url);
+    let controls = use_reducer(|| Controls(Rc::new(State::from_url())));
+    let state = controls.0.clone();
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let designs = use_reducer(crate::designs::load);
@@ -99,8 +122,8 @@ fn ComparePage() -> Html {
     let cluster = state.view.as_ref().map(|v| v.cluster.clone());
     let (sized, sizing, start_sizing) = use_rightsize(cluster, job.clone(), Constraints::default());
     let dispatch = {
-        let state = state.clone();
-        Callback::from(move |a: Action| state.dispatch(a))
+        let controls = controls.clone();
+        Callback::from(move |a: Action| controls.dispatch(ControlsAction::Edit(a)))
     };
     let c = &state.cluster;
     html! {
@@ -128,7 +151,7 @@ fn ComparePage() -> Html {
             <div class="panels">
                 if let Some(v) = &state.view {
                     <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={None} {dark} {compact}
-                        on_load={let d = dispatch.clone(); Callback::from(move |s: Scenario| d.emit(Action::Load(Box::new(s))))} />
+                        on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} />
                     { bom_panel(&v.cluster) }
                     { rightsize_panel(&RightsizeProps { sized, progress: sizing, start: start_sizing, job, dark, compact }) }
                 }

@@ -197,7 +197,8 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
     let y_label_of = |v: f64| if opts.linear { gbps_label(v) } else { log10_label(v) };
     let tick_w = y_ticks.iter().map(|v| text_width(&y_label_of(*v), lab, false)).fold(0.0, f64::max);
     let left = pad + tick_w + 8.0;
-    let x_label_of = |e: f64| if opts.x_counts { format!("{}", 2f64.powf(e.round())) } else { exp2_label(e) };
+    // Counts as integers (1 << e): no float power in the bundle.
+    let x_label_of = |e: f64| if opts.x_counts { format!("{}", 1u64 << (e.round().clamp(0.0, 63.0) as u32)) } else { exp2_label(e) };
     let last_x = x_label_of(x_hi.floor());
     let right = wf - pad - (text_width(&last_x, lab, false) / 2.0).max(6.0);
     let widest_x = text_width("256M", lab, false) * 2.0 + 10.0;
