@@ -1,7 +1,8 @@
 // Trunk post_build hook (Trunk.toml [[hooks]]): runs in Trunk's staging directory before it
-// replaces dist/. It runs for each page: Trunk builds one HTML file per run, so
-// scripts/build.sh builds learn.html (its own wasm) into target/learn-dist first and index.html
-// into dist/ next; the second run merges the first's files in (job 3) before writing sw.js.
+// replaces dist/. It runs for each page (scripts/pages.mjs): Trunk builds one HTML file per
+// run, so scripts/build.sh builds every other page (its own wasm) into target/<page>-dist first
+// and index.html into dist/ last; that run merges the others' files in (job 3) before writing
+// sw.js.
 //
 // 1. CSP: Trunk writes the wasm loader as an inline <script type="module">, which each
 //    page's Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no inline
@@ -12,12 +13,12 @@
 // 2. Size: minify the JS (wasm-bindgen's glue) and CSS with esbuild (e2e/node_modules), and
 //    update their integrity hashes in the page (part of its 300 KB gzipped budget). sw.js,
 //    written last, is minified below its version and file list.
-// 3. Learn: in index.html's run, copy learn.html's build (FABRICSCOPE_LEARN_DIST, default
-//    target/learn-dist) into the staging directory, so dist/ deploys as one folder.
+// 3. Pages: in index.html's run, copy each other page's build (target/<page>-dist) into the
+//    staging directory, so dist/ deploys as one folder.
 // 4. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
 //    hashed names) and a cache version derived from their contents, so a new deploy gets a
-//    new cache and the old one is deleted. One sw.js precaches both pages' files; learn.html's
-//    own run writes none (index.html's run does, after the merge).
+//    new cache and the old one is deleted. One sw.js precaches every page's files; the other
+//    pages' own runs write none (index.html's run does, after the merge).
 //
 //   TRUNK_STAGING_DIR=dist node scripts/post-build.mjs   (also works on a finished dist/)
 
@@ -26,6 +27,7 @@ import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/pro
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { PAGES, pageDist } from './pages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const staging = process.env.TRUNK_STAGING_DIR ?? join(root, 'dist');
@@ -43,7 +45,7 @@ async function files(dir) {
   return out;
 }
 
-/** The pages of this run (Trunk's output HTML: index.html or learn.html). */
+/** The pages of this run (Trunk's output HTML: one of scripts/pages.mjs). */
 const pages = (await readdir(staging)).filter((f) => f.endsWith('.html'));
 
 async function externalizeLoader(page) {
@@ -141,11 +143,11 @@ async function minifyAssets() {
   say(`minified JS and CSS: ${before} -> ${after} bytes`);
 }
 
-/** Copies learn.html's build into this (index.html's) staging directory, its sw.js excepted. */
-async function mergeLearn() {
-  const from = resolve(root, process.env.FABRICSCOPE_LEARN_DIST ?? join('target', 'learn-dist'));
-  if (!(await stat(join(from, 'learn.html')).catch(() => null))) {
-    say(`no learn.html build in ${relative(root, from)}: dist/ has no Learn page (scripts/build.sh builds both)`);
+/** Copies `page`'s build into this (index.html's) staging directory, its sw.js excepted. */
+async function mergePage(page) {
+  const from = resolve(root, pageDist(page));
+  if (!(await stat(join(from, page)).catch(() => null))) {
+    say(`no ${page} build in ${relative(root, from)}: dist/ has no ${page} (scripts/build.sh builds every page)`);
     return;
   }
   const copied = [];
@@ -156,14 +158,14 @@ async function mergeLearn() {
     await copyFile(p, join(staging, f));
     copied.push(f);
   }
-  say(`merged learn.html's build (${copied.length} files) from ${relative(root, from)}`);
+  say(`merged ${page}'s build (${copied.length} files) from ${relative(root, from)}`);
 }
 
 for (const p of pages) await externalizeLoader(p);
 await minifyAssets();
 if (pages.includes('index.html')) {
-  await mergeLearn();
+  for (const p of PAGES) if (p.html !== 'index.html') await mergePage(p.html);
   await writeServiceWorker();
 } else {
-  say(`${pages.join(', ')}: no sw.js in this run (index.html's run writes one for both pages)`);
+  say(`${pages.join(', ')}: no sw.js in this run (index.html's run writes one for every page)`);
 }

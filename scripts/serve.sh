@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Serves the app at http://127.0.0.1:8080 (release build, offline), rebuilding on change;
-# Learn at /learn.html.
+# the other pages (scripts/pages.mjs) at /learn.html, /check.html.
 # PORT=8092 bash scripts/serve.sh serves on another port.
 #
 # The development server builds into target/serve-dist, never into dist/: its pages carry
@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-tools.sh
 # Trunk finds wasm-bindgen in ~/.cargo/bin and wasm-opt (binaryen 132) in e2e/node_modules/.bin.
 export PATH="$HOME/.cargo/bin:$PWD/e2e/node_modules/.bin:$PATH"
-# Learn (learn.html, its own wasm) is built once into target/learn-dist; each rebuild of the
-# explorer merges it in (scripts/post-build.mjs). Restart to pick up changes to Learn.
-trunk build learn.html --html-output learn.html --dist target/learn-dist --release --offline
+# The other pages (each its own wasm) are built once into target/<page>-dist; each rebuild of
+# the explorer merges them in (scripts/post-build.mjs). Restart to pick up changes to them.
+for page in $(node scripts/pages.mjs); do
+  trunk build "$page" --html-output "$page" --dist "target/${page%.html}-dist" --release --offline
+done
 exec trunk serve --release --offline --dist target/serve-dist --address 127.0.0.1 --port "${PORT:-8080}"

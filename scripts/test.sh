@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test, in pipeline order: native tests of all crates, wasm tests in headless Chromium
-# (wasm-pack), the release build of both pages (cargo -> wasm-bindgen -> wasm-opt via Trunk,
-# learn.html then index.html, scripts/build.sh), and the
+# (wasm-pack), the release build of every page (cargo -> wasm-bindgen -> wasm-opt via Trunk,
+# scripts/pages.mjs's pages then index.html, scripts/build.sh), and the
 # end-to-end suites against that build (explorer; sub-path hosting, CSP and embeds;
 # offline). Stops at the first failing stage.
 set -euo pipefail
@@ -25,17 +25,20 @@ stage() {
 stage "tools" bash scripts/ensure-tools.sh
 stage "native tests" cargo test --workspace
 stage "wasm tests (headless Chrome)" wasm-pack test --headless --chrome --mode no-install . --test web
-stage "release build (trunk, both pages)" bash scripts/build.sh
+stage "release build (trunk, every page)" bash scripts/build.sh
 stage "e2e (playwright-core)" node e2e/run.mjs
 stage "e2e controls (issue 9)" node e2e/controls.mjs
-# Budgets (each page's bundle, explorer and Learn, at most 300 KB gzipped; first chart,
+# Budgets (each page's bundle, explorer, Learn and Check, at most 300 KB gzipped; first chart,
 # input-to-paint, longest load task): a bundle over budget fails the run; the timings print OK/OVER and fail only with BENCH_STRICT=1
 # (a shared 2-core box is noisy).
 stage "bench (budgets)" node e2e/bench.mjs
 stage "e2e sub-path, CSP, embed" node e2e/subpath.mjs
+stage "e2e compare (designs, link, storage, embeds)" node e2e/compare.mjs
 stage "e2e charts (views, cursor, embeds)" node e2e/charts.mjs
+stage "e2e check a real cluster (issue 14)" node e2e/check.mjs
 stage "e2e offline (service worker)" node e2e/offline.mjs
 stage "e2e no long task (search)" node e2e/longtask.mjs
+stage "e2e bill of materials, right-sizer (issue 12)" node e2e/bom.mjs
 stage "e2e teach (issue 13)" node e2e/teach.mjs
 
 echo

@@ -45,6 +45,9 @@ pub struct State {
     pub training: TrainingChoice,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
+    /// nccl-tests runs checked on check.html: carried through unchanged, so the link and the
+    /// scenario file keep them when the design changes here.
+    pub measured: Vec<fabricscope_model::check::Measured>,
 }
 
 /// What the user can do.
@@ -100,6 +103,7 @@ impl State {
             key_bytes: crate::eval::KEY_BYTES,
             training: TrainingChoice::default(),
             link_notes: Vec::new(),
+            measured: Vec::new(),
         }
         .evaluated()
     }
@@ -123,6 +127,7 @@ impl State {
             s = s.evaluated();
         }
         s.link_notes = d.warnings;
+        s.measured = sc.measured;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
         (s.y_axis, s.sizes) = (sc.view.y_axis, sc.view.sizes);
@@ -157,6 +162,7 @@ impl State {
         (s.view.y_axis, s.view.sizes) = (self.y_axis, self.sizes);
         s.view.key_bytes = fabricscope_model::units::Bytes(self.key_bytes);
         s.training = self.training.clone();
+        s.measured = self.measured.clone();
         s
     }
 
@@ -196,6 +202,27 @@ impl Default for State {
     }
 }
 
+/// A hardware picker's choice applied to `c` (the explorer and check.html share the pickers);
+/// other actions leave it as it is.
+pub(crate) fn pick_hardware(c: &mut Cluster, action: Action) {
+    match action {
+        Action::Gpu(g) => *c = with_gpu(c, g),
+        Action::ScaleUp(s) => c.scale_up = s,
+        Action::Nic(n) => {
+            c.nic = n;
+            // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
+            // than leaving an error the user did not cause.
+            if !n.spec().sharp_capable {
+                c.sharp = false;
+            }
+        }
+        Action::Sharp(b) => c.sharp = b,
+        Action::Nvls(b) => c.nvls = b,
+        Action::RailOptimized(b) => c.rail_optimized = b,
+        _ => {}
+    }
+}
+
 impl Reducible for State {
     type Action = Action;
 
@@ -218,19 +245,7 @@ impl Reducible for State {
                     return Rc::new(next);
                 }
             },
-            Action::Gpu(g) => *c = with_gpu(c, g),
-            Action::ScaleUp(s) => c.scale_up = s,
-            Action::Nic(n) => {
-                c.nic = n;
-                // SHARP exists on InfiniBand only; switching to Ethernet turns it off rather
-                // than leaving an error the user did not cause.
-                if !n.spec().sharp_capable {
-                    c.sharp = false;
-                }
-            }
-            Action::Sharp(b) => c.sharp = b,
-            Action::Nvls(b) => c.nvls = b,
-            Action::RailOptimized(b) => c.rail_optimized = b,
+            Action::Gpu(_) | Action::ScaleUp(_) | Action::Nic(_) | Action::Sharp(_) | Action::Nvls(_) | Action::RailOptimized(_) => pick_hardware(c, action),
             Action::Preset(id) => {
                 if let Some(p) = cluster_preset(id) {
                     next.cluster = p.cluster();
@@ -301,20 +316,34 @@ fn json(c: &Cluster) -> String {
     serde_json::to_value(c).map(|v| fabricscope_model::link::json_text(&v)).unwrap_or_default()
 }
 
-const DARK: &str = "(prefers-color-scheme: dark)";
+pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 /// Panel groups added after the first render, one per frame (see `shown` in [`App`]).
 const LATE_PANELS: u8 = 4;
 /// About one frame at 60 Hz, ms: each group's layout gets its own frame.
 const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
-const NARROW: &str = "(max-width: 640px)";
+pub(crate) const NARROW: &str = "(max-width: 640px)";
+
+/// The slider and box of count `k` (`derived`: the fabric's size where the model chose it).
+pub(crate) fn count_control(state: &State, k: Count, derived: Option<u32>, dispatch: &Callback<Action>) -> Html {
+    let gauge = Gauge::of(k, &state.cluster);
+    count_field(&CountFieldProps {
+        value: gauge.shown(&state.cluster),
+        label: k.label(&state.cluster),
+        gauge,
+        text: state.texts[k as usize].clone(),
+        valuetext: count_text(k, &state.cluster, derived),
+        error: state.error_for(k.field()),
+        on_action: dispatch.clone(),
+    })
+}
 
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    let settled = url::use_link_writer(state.scenario());
+    let settled = url::use_link_writer(state.scenario(), String::new());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -386,18 +415,7 @@ pub fn App() -> Html {
         Some(f) => format!("{} leaf, {} ports", f.leaves, f.radix),
         None => "no scale-out network".to_string(),
     };
-    let field = |k: Count| {
-        let gauge = Gauge::of(k, &state.cluster);
-        count_field(&CountFieldProps {
-            value: gauge.shown(&state.cluster),
-            label: k.label(&state.cluster),
-            gauge,
-            text: state.texts[k as usize].clone(),
-            valuetext: count_text(k, &state.cluster, derived(k)),
-            error: state.error_for(k.field()),
-            on_action: dispatch.clone(),
-        })
-    };
+    let field = |k: Count| count_control(&state, k, derived(k), &dispatch);
 
     // The masthead and footer are static markup in index.html (shown before the wasm loads,
     // and no bytes of it).

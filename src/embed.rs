@@ -57,7 +57,7 @@ pub fn embed_request(query: &str, fragment: &str) -> Option<EmbedRequest> {
 }
 
 /// Splits a full URL into (query, fragment).
-fn url_parts(url: &str) -> (&str, &str) {
+pub(crate) fn url_parts(url: &str) -> (&str, &str) {
     let (rest, fragment) = url.split_once('#').unwrap_or((url, ""));
     let query = rest.split_once('?').map_or("", |(_, q)| q);
     (query, fragment)
@@ -80,6 +80,11 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     };
     if let Some(html) = doc.document_element() {
         html.set_class_name("embed-mode");
+    }
+    // Comparisons live on compare.html (its own wasm): an older explorer embed link moves there.
+    if req.chart.starts_with("compare-") {
+        let _ = win.location().replace(&format!("compare.html?{query}#{fragment}"));
+        return true;
     }
     // The model runs once; redraws only re-render the chart at the new size or palette. A
     // training chart waits for the search, which runs in slices.
@@ -122,10 +127,10 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     true
 }
 
-const DARK: &str = "(prefers-color-scheme: dark)";
+pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 
 /// The window's inner size in CSS pixels ((0, 0) when unknown).
-fn viewport() -> (u32, u32) {
+pub(crate) fn viewport() -> (u32, u32) {
     web_sys::window()
         .map(|w| {
             let px = |v: Result<wasm_bindgen::JsValue, _>| {

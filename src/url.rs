@@ -18,49 +18,63 @@ pub fn read() -> Option<Decoded> {
     let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
     let mut d = find_in_url(&query, &hash).map(decode)?;
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
+    // The link holds only the plateau of measured runs; an import left them whole.
+    // Through a Value, as the link does: no second JSON reader in the bundle.
+    let value = take(IMPORT_MEASURED_KEY).and_then(|j| serde_json::from_slice::<serde_json::Value>(j.as_bytes()).ok());
+    if let Some(m) = value.and_then(|v| serde_json::from_value(v).ok()) {
+        let mut s = d.scenario.clone();
+        s.measured = m;
+        if s.validate().is_ok() {
+            d.scenario = s;
+        }
+    }
     Some(d)
 }
 
 /// Where an import leaves its notes for the page it reloads into (this tab only).
 const IMPORT_NOTES_KEY: &str = "fabricscope-import-notes";
 
-/// `sessionStorage.<method>(args)`, through the JS object (no web-sys feature needed); `None`
-/// where storage is refused (sandboxed frames, privacy modes).
 fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
-    use wasm_bindgen::JsCast;
-    let window: JsValue = web_sys::window()?.into();
-    let storage = js_sys::Reflect::get(&window, &JsValue::from_str("sessionStorage")).ok()?;
-    let f: js_sys::Function = js_sys::Reflect::get(&storage, &JsValue::from_str(method)).ok()?.dyn_into().ok()?;
-    let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
-    f.apply(&storage, &args).ok()
+    crate::designs::storage("sessionStorage", method, args)
 }
 
-/// Keeps an import's notes (fields of the file that fell back) for the next load.
-pub fn leave_import_notes(notes: &[String]) {
+/// Where an import leaves the file's measured runs whole (the link keeps their plateau).
+const IMPORT_MEASURED_KEY: &str = "fabricscope-import-measured";
+
+/// Keeps an import's notes (fields of the file that fell back) and its measured runs for the
+/// next load.
+pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check::Measured]) {
     // Through a Value, whose serializer the link already uses. Without storage the page still
     // loads the file's scenario, only without the notes.
     let json = fabricscope_model::link::json_text(&serde_json::Value::from(notes.to_vec()));
     let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
+    if let Ok(v) = serde_json::to_value(measured) {
+        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &fabricscope_model::link::json_text(&v)]);
+    }
 }
 
-/// The notes an import left, once: they describe the load right after the import.
-fn take_import_notes() -> Vec<String> {
-    let notes = session_storage("getItem", &[IMPORT_NOTES_KEY]).and_then(|v| v.as_string());
-    if notes.is_some() {
-        let _ = session_storage("removeItem", &[IMPORT_NOTES_KEY]);
+/// What an import left under `key`, once: it describes the load right after the import.
+fn take(key: &str) -> Option<String> {
+    let v = session_storage("getItem", &[key]).and_then(|v| v.as_string());
+    if v.is_some() {
+        let _ = session_storage("removeItem", &[key]);
     }
+    v
+}
+
+fn take_import_notes() -> Vec<String> {
     // Read as a Value (whose parser the link already uses), not as a Vec<String>.
-    let value = notes.and_then(|n| serde_json::from_slice::<serde_json::Value>(n.as_bytes()).ok());
+    let value = take(IMPORT_NOTES_KEY).and_then(|n| serde_json::from_slice::<serde_json::Value>(n.as_bytes()).ok());
     match value {
         Some(serde_json::Value::Array(a)) => a.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
         _ => Vec::new(),
     }
 }
 
-fn write(link: &str) {
+fn write(link: &str, designs: &str) {
     let Some(w) = web_sys::window() else { return };
     let current = w.location().hash().unwrap_or_default();
-    let want = format!("#s={link}");
+    let want = format!("#s={link}{designs}");
     if current == want {
         return;
     }
@@ -73,17 +87,18 @@ fn write(link: &str) {
 /// Writes `scenario` to the URL after [`WRITE_DELAY_MS`] without a newer change, and returns
 /// the scenario as of that write (for the share/export panel, which need not follow a drag
 /// frame by frame: its link and exports are side effects, debounced like the URL).
+/// `designs` is the pinned designs' part of the link (`&d=…`, or empty).
 #[hook]
-pub fn use_link_writer(scenario: Scenario) -> Scenario {
+pub fn use_link_writer(scenario: Scenario, designs: String) -> Scenario {
     let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
     {
         let settled = settled.clone();
-        use_effect_with(scenario, move |s| {
-            let s = s.clone();
+        use_effect_with((scenario, designs), move |(s, d)| {
+            let (s, d) = (s.clone(), d.clone());
             // Replacing the timeout drops (cancels) the previous one.
             *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || {
-                write(&encode(&s));
+                write(&encode(&s), &d);
                 settled.set(s);
             }));
         });

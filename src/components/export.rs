@@ -72,7 +72,7 @@ fn text_blob(body: &str, mime: &str) -> Result<Blob, JsValue> {
     Blob::new_with_str_sequence_and_options(&parts, &opts)
 }
 
-fn download_text(name: &str, mime: &str, body: &str) {
+pub(crate) fn download_text(name: &str, mime: &str, body: &str) {
     // A refused download leaves nothing to recover; the console says why.
     if let Err(e) = text_blob(body, mime).and_then(|b| download_blob(name, &b)) {
         web_sys::console::warn_2(&JsValue::from_str("Fabricscope: download failed"), &e);
@@ -80,7 +80,7 @@ fn download_text(name: &str, mime: &str, body: &str) {
 }
 
 /// Draws `svg` (width x height px) on a canvas at [`PNG_SCALE`] and downloads it as PNG.
-fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), JsValue> {
+pub(crate) fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), JsValue> {
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;
@@ -120,7 +120,7 @@ fn download_png(name: String, svg: &str, width: u32, height: u32) -> Result<(), 
 }
 
 /// `width="W" height="H"` of an SVG's root element (880 x 460 when absent).
-fn svg_size(svg: &str) -> (u32, u32) {
+pub(crate) fn svg_size(svg: &str) -> (u32, u32) {
     match fabricscope_charts::report::svg_size(svg) {
         (0, _) | (_, 0) => (880, 460),
         size => size,
@@ -128,7 +128,7 @@ fn svg_size(svg: &str) -> (u32, u32) {
 }
 
 /// The explorer's own address without query or fragment (what embeds and links point to).
-fn page_base() -> String {
+pub(crate) fn page_base() -> String {
     let url = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.url().ok())
@@ -141,7 +141,7 @@ fn page_base() -> String {
 /// Puts `text` on the clipboard (navigator.clipboard); where that is missing or refused
 /// (no secure context, no permission), selects the link's text box and copies with the
 /// older execCommand, and says which happened.
-fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
+pub(crate) fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
     let fallback = {
         let note = note.clone();
         move || {
@@ -186,6 +186,63 @@ fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
     }
 }
 
+/// Downloads `s` as the scenario file `fabricscope eval` reads.
+pub(crate) fn save_scenario(s: &Scenario) {
+    // Laid out from the compact text: the bundle has one JSON serializer, not a pretty one too.
+    let json = serde_json::to_value(s).map(|v| link::indent_json(&link::json_text(&v)) + "\n").unwrap_or_default();
+    download_text("fabricscope-scenario.json", "application/json", &json);
+}
+
+/// The file chosen in the input of `e`; the input is cleared, so choosing the same file
+/// again fires `change` again.
+pub(crate) fn chosen(e: &Event) -> Option<web_sys::File> {
+    let input = e.target_dyn_into::<HtmlInputElement>()?;
+    let file = input.files().and_then(|f| f.get(0))?;
+    input.set_value("");
+    Some(file)
+}
+
+/// Reads `file` as text, then `done`; where it cannot be read, `note` says so.
+pub(crate) fn read_text(file: &web_sys::File, note: UseStateHandle<Option<String>>, done: impl FnOnce(String) + 'static) {
+    let Ok(reader) = web_sys::FileReader::new() else {
+        return;
+    };
+    let r2 = reader.clone();
+    let onload = Closure::once_into_js(move || done(r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default()));
+    reader.set_onload(Some(onload.unchecked_ref()));
+    if reader.read_as_text(file).is_err() {
+        note.set(Some("The file could not be read.".into()));
+    }
+}
+
+/// Imports the scenario file chosen in the input of `e` into `done`, or says in `note` why
+/// not (the design is then unchanged).
+pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, done: impl FnOnce(link::Decoded) + 'static) {
+    let Some(file) = chosen(&e) else { return };
+    let refuse = |n: &UseStateHandle<Option<String>>, m: String| n.set(Some(format!("Not imported; the design is unchanged: {m}")));
+    if let Err(m) = check_file_size(file.size() as u64) {
+        return refuse(&note, m);
+    }
+    let n = note.clone();
+    read_text(&file, note, move |text| match decode_file(&text) {
+        Ok(d) => done(d),
+        Err(m) => refuse(&n, m),
+    });
+}
+
+/// The scenario file's two buttons, download and import (the explorer and check.html).
+pub(crate) fn scenario_buttons(save: Callback<MouseEvent>, import: Callback<Event>) -> Html {
+    html! {
+        <>
+            <button type="button" onclick={save} data-testid="export-json">{ "Scenario (JSON)" }</button>
+            <label class="export-import">
+                { "Import JSON…" }
+                <input type="file" accept=".json,application/json" onchange={import} data-testid="import-json" />
+            </label>
+        </>
+    }
+}
+
 /// The iframe snippet for chart `id` of a scenario link.
 pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
     format!(
@@ -206,11 +263,7 @@ pub fn export_panel(props: &Props) -> Html {
 
     let save_json = {
         let s = s.clone();
-        Callback::from(move |_: MouseEvent| {
-            // Laid out from the compact text: the bundle has one JSON serializer, not a pretty one too.
-            let json = serde_json::to_value(&s).map(|v| link::indent_json(&link::json_text(&v)) + "\n").unwrap_or_default();
-            download_text("fabricscope-scenario.json", "application/json", &json);
-        })
+        Callback::from(move |_: MouseEvent| save_scenario(&s))
     };
     let save_csv = {
         let eval = eval.clone();
@@ -227,47 +280,15 @@ pub fn export_panel(props: &Props) -> Html {
     let on_import = {
         let note = import_note.clone();
         Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            // Choosing the same file again must fire `change` again.
-            input.set_value("");
-            if let Err(m) = check_file_size(file.size() as u64) {
-                note.set(Some(format!("Not imported; the design is unchanged: {m}")));
-                return;
-            }
-            let Ok(reader) = web_sys::FileReader::new() else {
-                return;
-            };
-            let note_err = note.clone();
-            let note = note.clone();
-            let r2 = reader.clone();
-            let onload = Closure::once_into_js(move || {
-                let text = r2
-                    .result()
-                    .ok()
-                    .and_then(|v| v.as_string())
-                    .unwrap_or_default();
-                let d = match decode_file(&text) {
-                    Ok(d) => d,
-                    Err(m) => {
-                        note.set(Some(format!("Not imported; the design is unchanged: {m}")));
-                        return;
-                    }
-                };
-                // Same path as opening a permalink: the page reads #s= on load. The cleaned
-                // scenario's link has no notes of its own, so the file's go with the reload.
-                crate::url::leave_import_notes(&d.warnings);
+            // Same path as opening a permalink: the page reads #s= on load. The cleaned
+            // scenario's link has no notes of its own, so the file's go with the reload.
+            import_scenario(e, note.clone(), |d| {
+                crate::url::leave_import_notes(&d.warnings, &d.scenario.measured);
                 if let Some(w) = web_sys::window() {
                     let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
                     let _ = w.location().reload();
                 }
-            });
-            reader.set_onload(Some(onload.unchecked_ref()));
-            if reader.read_as_text(&file).is_err() {
-                note_err.set(Some("The file could not be read.".into()));
-            }
+            })
         })
     };
 
@@ -333,11 +354,7 @@ pub fn export_panel(props: &Props) -> Html {
         <section class="panel export" aria-labelledby="export-heading" data-testid="export">
             <h2 id="export-heading">{ "Share and export" }</h2>
             <div class="export-row">
-                <button type="button" onclick={save_json} data-testid="export-json">{ "Scenario (JSON)" }</button>
-                <label class="export-import">
-                    { "Import JSON…" }
-                    <input type="file" accept=".json,application/json" onchange={on_import} data-testid="import-json" />
-                </label>
+                { scenario_buttons(save_json, on_import) }
                 <button type="button" onclick={save_csv} data-testid="export-csv">{ "Sweeps (CSV)" }</button>
                 <button type="button" onclick={save_layouts} data-testid="export-layouts" title={format!("The search's {RANKED} best layouts of the job, with step time, MFU and memory")}>{ "Layouts (CSV)" }</button>
             </div>

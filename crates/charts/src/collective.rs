@@ -32,6 +32,14 @@ pub struct Mark {
     pub label: String,
 }
 
+/// Measured points drawn as dots over the curves (nccl-tests results of a real cluster):
+/// (message size in bytes, busbw in GB/s per direction).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Points {
+    pub label: String,
+    pub points: Vec<(u64, f64)>,
+}
+
 /// Size, text and range of a collective chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChartOptions {
@@ -54,6 +62,10 @@ pub struct ChartOptions {
     pub description: String,
     /// Labelled markers on the curves (series 0's labels go above the line, others below).
     pub marks: Vec<Mark>,
+    /// The x values are counts (nodes: 2, 64, 4096), not bytes: ticks read as numbers.
+    pub x_counts: bool,
+    /// Measured points over the curves, each set in the colour after the series'.
+    pub points: Vec<Points>,
 }
 
 impl Default for ChartOptions {
@@ -70,6 +82,8 @@ impl Default for ChartOptions {
             highlight_bytes: None,
             description: "bus bandwidth against message size".into(),
             marks: Vec::new(),
+            x_counts: false,
+            points: Vec::new(),
         }
     }
 }
@@ -84,7 +98,7 @@ pub fn dash(i: usize) -> &'static str {
 /// cannot show (zero, negative, not finite, outside the size range) are left out.
 pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let (w, h) = (opts.width.clamp(200, 4000), opts.height.clamp(150, 4000));
-    if series.iter().any(|s| s.points.len() > 1_000_000) {
+    if series.iter().any(|s| s.points.len() > 1_000_000) || opts.points.iter().any(|p| p.points.len() > 1_000_000) {
         return error_svg(w, h, theme, "chart could not be drawn: too many points");
     }
     draw((w, h), series, opts, theme)
@@ -118,7 +132,12 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
                 .collect()
         })
         .collect();
-    let max_v = data.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
+    let dots: Vec<Vec<(f64, f64)>> = opts
+        .points
+        .iter()
+        .map(|s| s.points.iter().filter(|(b, g)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0).map(|(b, g)| ((*b as f64).log2(), *g)).collect())
+        .collect();
+    let max_v = data.iter().chain(&dots).flatten().map(|p| p.1).fold(0.0, f64::max);
 
     let wf = size.0 as f64;
     let narrow = size.0 < 560;
@@ -132,7 +151,10 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
     let ylab_lines = wrap(&opts.y_label, desc, false, inner);
     let coinc = coincident(&data.iter().map(|d| d.iter().map(|p| (p.0 * 20.0, p.1)).collect()).collect::<Vec<_>>());
     let leg = if narrow { lab } else { lab + 1.0 };
-    let legend_rows = legend_layout(series, &coinc, leg, inner);
+    // Point sets join the legend after the series (drawn with a dot sample).
+    let mut keyed: Vec<Series> = series.to_vec();
+    keyed.extend(opts.points.iter().map(|p| Series { label: p.label.clone(), ..Series::default() }));
+    let legend_rows = legend_layout(&keyed, &coinc, leg, inner);
     let legend_h = legend_height(&legend_rows, leg);
     let mut y = pad;
     let title_y = y;
@@ -160,7 +182,7 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         let ticks = (0..=n).map(|k| k as f64 * step).collect();
         (0.0, hi, ticks, Vec::new())
     } else {
-        let (lo, hi) = log10_range(data.iter().flatten().map(|p| p.1));
+        let (lo, hi) = log10_range(data.iter().chain(&dots).flatten().map(|p| p.1));
         let mut ticks = log10_ticks(lo, hi);
         // Keep every other tick when they would crowd a short plot.
         while ticks.len() > max_ticks.max(2) + 1 {
@@ -175,7 +197,9 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
     let y_label_of = |v: f64| if opts.linear { gbps_label(v) } else { log10_label(v) };
     let tick_w = y_ticks.iter().map(|v| text_width(&y_label_of(*v), lab, false)).fold(0.0, f64::max);
     let left = pad + tick_w + 8.0;
-    let last_x = exp2_label(x_hi.floor());
+    // Counts as integers (1 << e): no float power in the bundle.
+    let x_label_of = |e: f64| if opts.x_counts { format!("{}", 1u64 << (e.round().clamp(0.0, 63.0) as u32)) } else { exp2_label(e) };
+    let last_x = x_label_of(x_hi.floor());
     let right = wf - pad - (text_width(&last_x, lab, false) / 2.0).max(6.0);
     let widest_x = text_width("256M", lab, false) * 2.0 + 10.0;
     let x_ticks = size_ticks_fit(x_lo.ceil() as u32, x_hi.floor() as u32, ((right - left) / widest_x).floor().max(2.0) as usize);
@@ -201,7 +225,7 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         let px = x.px(*v);
         d.seg(px, top, px, bottom, &grid, 1.0);
         d.seg(px, bottom, px, bottom + 4.0, &axis, 1.0);
-        d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &exp2_label(*v));
+        d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &x_label_of(*v));
     }
     for v in y_ticks.iter().filter(|v| ya.contains(**v)) {
         let py = ya.px(*v);
@@ -309,7 +333,15 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         d.text_role(lx, ly, mark_font, "start", "hanging", &c, 400, &m.label, "in-plot");
     }
 
-    legend(&mut d, &legend_rows, series, (pad, legend_y), theme, leg);
+    for (k, pts) in dots.iter().enumerate() {
+        let c = theme.series_color(series.len() + k).hex();
+        for p in pts {
+            let (cx, cy) = to_px(p);
+            d.circle(cx, cy, 3.5, &c, &theme.background.hex(), 1.0);
+        }
+    }
+
+    legend(&mut d, &legend_rows, series.len(), (pad, legend_y), theme, leg);
     d.finish(&opts.description)
 }
 
@@ -357,16 +389,20 @@ const SWATCH: f64 = 22.0;
 
 /// The legend, in its own band above the plot: a line sample with the series' colour and
 /// dash, then its label.
-fn legend(d: &mut Doc, rows: &[Vec<Entry>], series: &[Series], (x0, y0): (f64, f64), theme: &Theme, font_px: f64) {
+fn legend(d: &mut Doc, rows: &[Vec<Entry>], n_lines: usize, (x0, y0): (f64, f64), theme: &Theme, font_px: f64) {
     let lh = legend_line(font_px);
-    let width = if series.len() == 1 { 3.0 } else { 2.0 };
+    let width = if n_lines == 1 { 3.0 } else { 2.0 };
     let mut y = y0;
     for row in rows {
         let mut x = x0;
         for (i, lines) in row {
             let c = theme.series_color(*i).hex();
             let cy = y + lh / 2.0;
-            d.line_dashed((x, cy), (x + SWATCH, cy), &c, width, dash(*i));
+            if *i < n_lines {
+                d.line_dashed((x, cy), (x + SWATCH, cy), &c, width, dash(*i));
+            } else {
+                d.circle(x + SWATCH / 2.0, cy, 3.5, &c, &theme.background.hex(), 1.0);
+            }
             for (k, l) in lines.iter().enumerate() {
                 d.text_role(x + SWATCH + 6.0, cy + k as f64 * lh, font_px, "start", "middle", &theme.text.hex(), 400, l, "legend");
             }
@@ -523,6 +559,22 @@ mod tests {
         assert_eq!(count(&svg, "<circle"), 8, "a filled dot and a ring per mark on a series");
         assert!(has_text(&svg, "Tree LL") && has_text(&svg, "Ring Simple") && has_text(&svg, "Ring LL128"));
         assert!(!has_text(&svg, "crowded") && !has_text(&svg, "no such series"));
+    }
+
+    #[test]
+    fn measured_points_are_dots_with_a_legend_entry_and_stretch_the_axis() {
+        let s = [curve("expected", 100.0)];
+        let opts = ChartOptions {
+            linear: true,
+            points: vec![Points { label: "measured".into(), points: vec![(1 << 20, 50.0), (1 << 30, 400.0), (1 << 31, 0.0)] }],
+            ..ChartOptions::default()
+        };
+        let svg = collective_chart(&s, &opts, &Theme::light());
+        let dot = Theme::light().series_color(1).hex();
+        // Two drawable points and the legend's sample; the 0 GB/s point cannot be drawn.
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert_eq!(svg.matches(&format!("fill=\"{dot}\"")).count(), 3, "{svg}");
+        assert!(has_text(&svg, "measured") && has_text(&svg, "400"), "{:?}", crate::texts(&svg));
     }
 
     #[test]

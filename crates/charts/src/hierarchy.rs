@@ -20,6 +20,8 @@ pub struct HierarchyOptions {
     /// Rows to reserve (at least the number of tiers), so the bars keep their size and place
     /// when a tier comes or goes (e.g. the spine appears once a second leaf is needed).
     pub rows: usize,
+    /// Series colour of each bar (a design's, when comparing); empty: all the first.
+    pub colors: Vec<usize>,
 }
 
 impl Default for HierarchyOptions {
@@ -32,6 +34,7 @@ impl Default for HierarchyOptions {
             description: "bandwidth per GPU at each tier of the hierarchy".into(),
             ratios: Vec::new(),
             rows: 0,
+            colors: Vec::new(),
         }
     }
 }
@@ -130,7 +133,6 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
         d.text(wf / 2.0, bottom + 28.0 + k as f64 * 17.0, 13.0, "middle", "hanging", &text, 400, l);
     }
 
-    let bar = theme.series_color(0).hex();
     let opacity = if theme.dark { 0.85 } else { 0.9 };
     for (i, (name, bw, lat)) in tiers.iter().enumerate() {
         let cy = y.px(row(i));
@@ -144,6 +146,7 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
         }
         let end = x.px(bw.log10());
         let (y0, y1) = (y.px(row(i) + 0.3), y.px(row(i) - 0.3));
+        let bar = theme.series_color(opts.colors.get(i).copied().unwrap_or(0)).hex();
         d.rect(left, y0, end - left, y1 - y0, &bar, &format!(" fill-opacity=\"{opacity}\""));
         d.text(end + 6.0, cy, val_px, "start", "middle", &muted, 400, &value(*bw, *lat));
     }

@@ -7,6 +7,12 @@
 //! | [`theme`] | light and dark palettes, shared with the page's CSS |
 //! | [`scale`] | log-axis ticks and labels (bytes in powers of two, GB/s in 1-2-5 steps) |
 //! | [`collective`] | busbw vs message size, one line per series |
+//! | [`compare`] | several designs: busbw and scaling overlaid, hierarchy, step and memory side by side |
+//! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
+//! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
+//! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
+//! | [`pareto`] | the right-sizer's fabric options: cost or power against step time |
+//! | [`check`] | measured nccl-tests points over the expected curve and band |
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
@@ -21,8 +27,11 @@
 //! time. The page has to fit 250 KB gzipped and repaint within 16 ms of an input; these
 //! charts are boxes, lines and labels with fixed metrics, which plain SVG text does directly.
 
+pub mod check;
 pub mod collective;
+pub mod compare;
 pub mod hierarchy;
+pub mod pareto;
 pub mod report;
 pub mod scale;
 pub mod topology;
@@ -34,7 +43,7 @@ pub mod theme;
 
 pub use svg::{escape, polylines_in, texts};
 
-pub use collective::{collective_chart, ChartOptions, Mark, Series};
+pub use collective::{collective_chart, ChartOptions, Mark, Points, Series};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
 pub use theme::{Rgb, Theme};

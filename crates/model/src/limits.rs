@@ -125,6 +125,13 @@ pub const MICRO_BATCH: Limit = count("micro_batch", "micro-batch", 1, PARALLEL);
 pub const ZERO: Limit = count("zero", "the ZeRO stage", 0, 3);
 /// Length of a workload id in bytes (a custom id of seven 10-digit sizes is 84).
 pub const WORKLOAD_ID: Limit = count("workload", "the workload id's length in bytes", 1, 200);
+/// Measured nccl-tests runs a scenario keeps ([`crate::check`]): a log of every collective
+/// on every node of a large cluster fits; the limit bounds what a file or link can make us do.
+pub const MEASURED_RUNS: Limit = count("measured", "the number of measured runs", 0, 256);
+/// Sizes of one measured run (nccl-tests' default sweep, 8 B to 16 GiB, is 32).
+pub const MEASURED_POINTS: Limit = count("measured", "the sizes of a measured run", 0, 256);
+/// Ranks of one measured run.
+pub const MEASURED_RANKS: Limit = count("measured", "a measured run's rank count", 1, TOTAL_GPUS.max);
 /// Layouts a search returns (CLI `--top`); each is a full report, so this bounds memory.
 pub const TOP: Limit = count("top", "the number of layouts shown", 1, 10_000);
 

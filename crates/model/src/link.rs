@@ -54,7 +54,7 @@ const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Scenario
 const BASELINE_V1: &str = r#"{"cluster":{"gpu":"h100","nodes":4,"gpus_per_node":8,"scale_up":"nvlink4","nics_per_node":8,"nic":"ib-ndr","sharp":false,"nvls":true,"leaf_switches":null,"spine_switches":null,"switch_radix":null,"rail_optimized":true,"cpu":"intel","nccl":"2.27.5"},"view":{"ops":["all_reduce","all_gather","reduce_scatter","all_to_all"],"min_bytes":8,"max_bytes":17179869184}}"#;
 
 /// Short keys of format 1: (short, dotted path). Only ever add rows; never change or reuse one.
-/// Short keys contain no '.', dotted paths always do, so the two never collide.
+/// Short keys contain no '.', dotted paths do (the top-level `measured` aside, whose short key is `m`).
 const SHORT_KEYS: &[(&str, &str)] = &[
     ("g", "cluster.gpu"),
     ("n", "cluster.nodes"),
@@ -93,6 +93,8 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("ya", "view.y_axis"),
     ("sz", "view.sizes"),
     ("kb", "view.key_bytes"),
+    // Added with checking a real cluster (its plateau points only; see `encode`).
+    ("m", "measured"),
 ];
 
 /// What a link decoded to, and what could not be used.
@@ -175,7 +177,10 @@ pub fn indent_json(compact: &str) -> String {
 /// The permalink of a scenario.
 pub fn encode(s: &Scenario) -> String {
     let base = baseline();
-    let value = serde_json::to_value(s).unwrap_or(Value::Null);
+    // Measured runs travel as their plateau points only: a whole sweep would not fit a URL.
+    let mut s = s.clone();
+    s.measured = s.measured.iter().map(|m| m.plateau_only()).collect();
+    let value = serde_json::to_value(&s).unwrap_or(Value::Null);
     let mut flat = Map::new();
     diff(&base, &value, "", &mut flat);
     // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
@@ -293,13 +298,19 @@ pub fn decode_file(text: &str) -> Result<Decoded, String> {
 /// query (`?embed=busbw&s=v1.e30`), the fragment winning. Either part may keep its leading
 /// `#` or `?`. `None` when neither has one.
 pub fn find_in_url<'a>(query: &'a str, fragment: &'a str) -> Option<&'a str> {
+    find_param(query, fragment, "s=")
+}
+
+/// The value of `key` (with its `=`, e.g. `d=`) in a page URL's fragment or query, the
+/// fragment winning; `None` when neither has a non-empty one.
+pub fn find_param<'a>(query: &'a str, fragment: &'a str, key: &str) -> Option<&'a str> {
     [
         fragment.trim_start_matches('#'),
         query.trim_start_matches('?'),
     ]
     .into_iter()
     .flat_map(|part| part.split('&'))
-    .find_map(|kv| kv.strip_prefix("s="))
+    .find_map(|kv| kv.strip_prefix(key))
     .filter(|v| !v.is_empty())
 }
 
@@ -624,10 +635,31 @@ mod tests {
     }
 
     #[test]
+    fn a_link_carries_the_plateau_points_of_measured_runs_only() {
+        use crate::check::{Measured, Point};
+        let points = (3..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: e as f64 }).collect();
+        let mut s = Scenario::default();
+        s.measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
+        let back = decode(&encode(&s));
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+        let sizes: Vec<u64> = back.scenario.measured[0].points.iter().map(|p| p.bytes).collect();
+        assert_eq!(sizes, (26..=33).map(|e| 1u64 << e).collect::<Vec<_>>(), "64 MiB and up");
+        // A file keeps them all; a run out of range falls back alone, with a note.
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(decode_file(&json).unwrap().scenario.measured[0].points.len(), 31);
+        for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0")] {
+            assert_ne!(bad, json);
+            let d = decode_file(&bad).unwrap();
+            assert!(d.scenario.measured.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);
+            assert_eq!(d.scenario.cluster, s.cluster);
+        }
+    }
+
+    #[test]
     fn short_keys_are_unique_and_real() {
         let base = baseline();
         for (i, (s, p)) in SHORT_KEYS.iter().enumerate() {
-            assert!(!s.contains('.') && p.contains('.'));
+            assert!(!s.contains('.') && (p.contains('.') || *p == "measured"));
             assert!(
                 SHORT_KEYS[i + 1..]
                     .iter()

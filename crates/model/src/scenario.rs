@@ -1,6 +1,7 @@
 //! The Scenario: everything a user can set, as one serde value. URL, JSON file, CLI flags and
 //! UI controls all produce one; [`crate::report::evaluate`] turns it into a Report.
 
+use crate::check::Measured;
 use crate::collective::Collective;
 use crate::error::{ModelError, Result};
 use crate::limits;
@@ -158,6 +159,12 @@ pub struct Scenario {
     pub cluster: Cluster,
     pub view: View,
     pub training: TrainingChoice,
+    /// The user's prices (and power figures) for the bill of materials ([`crate::bom`]);
+    /// empty: nothing priced. Checked by [`crate::bom::scenario_bom`], not by `validate`.
+    pub prices: crate::bom::PriceBook,
+    /// nccl-tests runs measured on a real cluster, checked against this design
+    /// ([`crate::check`]); empty when none was loaded. Older files without it still load.
+    pub measured: Vec<Measured>,
 }
 
 impl Default for Scenario {
@@ -173,6 +180,8 @@ impl Scenario {
             cluster,
             view: View::default(),
             training: TrainingChoice::default(),
+            prices: crate::bom::PriceBook::default(),
+            measured: Vec::new(),
         }
     }
 
@@ -211,6 +220,17 @@ impl Scenario {
         if let Some(z) = t.zero {
             limits::ZERO.check(z as u64)?;
         }
+        // `prices` is checked where it is used (`bom::scenario_bom`, the right-sizer): the page
+        // never prices anything, and its bundle has no room for the part list.
+        limits::MEASURED_RUNS.check(self.measured.len() as u64)?;
+        for m in &self.measured {
+            limits::MEASURED_POINTS.check(m.points.len() as u64)?;
+            limits::MEASURED_RANKS.check(m.ranks as u64)?;
+            let bad = |v: f64| !v.is_finite() || v < 0.0;
+            if m.gpus_per_node == Some(0) || m.nodes == Some(0) || m.points.iter().any(|p| p.bytes == 0 || bad(p.time_us) || p.time_us == 0.0 || bad(p.busbw)) {
+                return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
+            }
+        }
         Ok(())
     }
 }
@@ -241,7 +261,7 @@ const DERIVED: &[(&str, &str)] = &[
 /// the field of that name in `cluster`, `view` or `training`, or the field that holds or
 /// derives it ([`DERIVED`]). `None` for inputs only the CLI has (`--bytes`, `--algo`, ...).
 pub fn scenario_path(field: &str) -> Option<String> {
-    if field == "version" {
+    if field == "version" || field == "measured" {
         return Some(field.to_string());
     }
     if let Some((_, path)) = DERIVED.iter().find(|(f, _)| *f == field) {

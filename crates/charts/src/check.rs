@@ -1,0 +1,35 @@
+//! Measured against expected: a real cluster's nccl-tests busbw as dots over the model's
+//! curve and its error band, one curve per collective checked. Drawn by the throughput
+//! chart's renderer ([`crate::collective`]), for the page and `fabricscope check --svg`.
+
+use crate::collective::{collective_chart, ChartOptions, Points, Series};
+use crate::theme::Theme;
+use fabricscope_model::check::CheckReport;
+
+/// The overlay of `r` at `width` px (0: 880).
+pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
+    let mut series = Vec::new();
+    let mut points = Vec::new();
+    for p in &r.plateaus {
+        let rows = r.rows.iter().filter(|w| w.run == p.run);
+        let (exp, band): (Vec<(u64, f64)>, Vec<f64>) = rows.clone().map(|w| ((w.bytes, w.expected_busbw), w.band_pct.unwrap_or(0.0) / 100.0)).unzip();
+        let name = p.op.name();
+        let run = if r.plateaus.len() > 1 { format!(" (run {})", p.run + 1) } else { String::new() };
+        series.push(Series { label: format!("{name} expected{run}"), points: exp, band });
+        points.push(Points { label: format!("{name} measured{run}"), points: rows.map(|w| (w.bytes, w.measured_busbw)).collect() });
+    }
+    let lo = r.rows.iter().map(|w| w.bytes).min().unwrap_or(8);
+    let hi = r.rows.iter().map(|w| w.bytes).max().unwrap_or(16 << 30);
+    let opts = ChartOptions {
+        width: if width == 0 { 880 } else { width },
+        min_bytes: lo,
+        max_bytes: hi.max(lo.saturating_mul(2)),
+        linear: true,
+        title: Some(format!("Measured vs expected: {} node{} x {} {}", r.cluster.nodes, if r.cluster.nodes == 1 { "" } else { "s" }, r.cluster.gpus_per_node, r.cluster.gpu.spec().name)),
+        y_label: "busbw, GB/s per direction".into(),
+        description: "measured nccl-tests busbw over the model's expected curve and its error band".into(),
+        points,
+        ..ChartOptions::default()
+    };
+    collective_chart(&series, &opts, theme)
+}

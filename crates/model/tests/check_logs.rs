@@ -1,0 +1,174 @@
+//! `check` on real published nccl-tests logs (validation/logs/, sources in its README): every
+//! data line read with its exact values, the cluster inferred from the header, a healthy
+//! cluster judged healthy, and the same log with its plateau cut to one rail of eight
+//! diagnosed as missing rails. Plus: no input panics the reader.
+
+use fabricscope_model::check::{check, parse, Measured};
+use fabricscope_model::catalog::GpuKind;
+use fabricscope_model::{Cluster, Collective};
+use proptest::prelude::*;
+
+fn log(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/../../validation/logs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// Lines of `text` that look like result rows (start with a digit after spaces).
+fn data_lines(text: &str) -> Vec<usize> {
+    text.lines().enumerate().filter(|(_, l)| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).map(|(i, _)| i + 1).collect()
+}
+
+#[test]
+fn every_data_line_is_read_with_exact_values() {
+    for name in ["h100-1node-all-gather-ring.txt", "h100-1node-all-reduce-nvls.txt", "b200-2node-sendrecv-two-runs.txt", "h100-2node-a3mega-all-reduce.txt"] {
+        let text = log(name);
+        let l = parse(&text).unwrap();
+        let read: Vec<usize> = l.runs.iter().flat_map(|r| r.rows.iter().map(|w| w.line)).collect();
+        assert_eq!(read, data_lines(&text), "{name}");
+    }
+    // Spot values against the text (out-of-place and in-place).
+    let l = parse(&log("h100-2node-a3mega-all-reduce.txt")).unwrap();
+    let last = l.runs[0].rows.last().unwrap();
+    assert_eq!((last.bytes, last.count), (8589934592, 2147483648));
+    assert_eq!((last.out_of_place.time_us, last.out_of_place.algbw, last.out_of_place.busbw), (47535.0, 180.71, 338.82));
+    assert_eq!(last.in_place.unwrap().busbw, 337.35);
+    assert_eq!(l.runs[0].avg_busbw, Some(70.742));
+    // The pasted command above the header: chatter (mpirun) or unread, never silent; its
+    // `## NCCL TEST RESULT` title reads as a comment.
+    assert_eq!(l.chatter, 1);
+    assert_eq!(l.unread.iter().map(|u| u.line).collect::<Vec<_>>(), vec![4, 5, 6, 7]);
+    assert_eq!(l.unread_count, 4);
+}
+
+#[test]
+fn the_cluster_is_inferred_from_the_header() {
+    let l = parse(&log("h100-2node-a3mega-all-reduce.txt")).unwrap();
+    let r = &l.runs[0];
+    assert_eq!(r.op(), Some((Collective::AllReduce, true)), "named by the pasted command line");
+    let mut unnamed = r.clone();
+    unnamed.named_op = None;
+    assert_eq!(unnamed.op(), Some((Collective::AllReduce, false)), "else from the busbw factor 2(n-1)/n");
+    assert_eq!((r.rank_count(), r.layout()), (Some(16), Some((2, 8))));
+    let m = Measured::from_log(&l);
+    assert_eq!(m[0].gpu, Some(GpuKind::H100));
+
+    let l = parse(&log("b200-2node-sendrecv-two-runs.txt")).unwrap();
+    assert_eq!(l.runs.len(), 2, "two runs in one log");
+    for r in &l.runs {
+        assert_eq!(r.op(), Some((Collective::SendRecv, false)));
+        assert_eq!(r.layout(), Some((2, 8)));
+    }
+    assert_eq!(l.runs[0].rows.len(), 19);
+    assert_eq!(l.runs[1].rows[0].out_of_place.busbw, 41.78);
+    // Script lines are listed; "NCCL version" lines are chatter.
+    assert_eq!(l.chatter, 2);
+    assert!(l.unread.iter().any(|u| u.line == 2 && u.text == "Job ID: 79939"), "{:?}", l.unread);
+
+    let l = parse(&log("h100-1node-all-gather-ring.txt")).unwrap();
+    let m = Measured::from_log(&l);
+    assert_eq!((m[0].op, m[0].ranks, m[0].nodes, m[0].gpus_per_node, m[0].gpu), (Collective::AllGather, 8, Some(1), Some(8), Some(GpuKind::H100)));
+    assert_eq!(m[0].points.len(), 27, "the four 0-byte rows are read but have nothing to compare");
+    assert_eq!(l.unread_count, 0);
+}
+
+#[test]
+fn a_healthy_node_is_judged_healthy() {
+    let m = Measured::from_log(&parse(&log("h100-1node-all-gather-ring.txt")).unwrap());
+    let r = check(&m, &Cluster::default()).unwrap();
+    assert_eq!((r.cluster.nodes, r.cluster.gpus_per_node), (1, 8));
+    assert!(r.healthy, "{:#?}", r.plateaus);
+    assert_eq!(r.verdict[0].cause, "healthy");
+    // measured_busbw is the log's out-of-place column, as printed.
+    let last = r.rows.last().unwrap();
+    assert_eq!((last.bytes, last.measured_busbw), (8589934592, 357.90));
+    assert!((last.ratio - 1.0).abs() < 0.05 && last.within_band == Some(true), "{last:?}");
+    let csv = fabricscope_model::check::check_csv(&r);
+    assert_eq!(csv.lines().count(), 1 + 27);
+    assert!(csv.lines().last().unwrap().starts_with("1,all_gather,8589934592,357.9,"), "{csv}");
+}
+
+#[test]
+fn a_healthy_two_node_b200_sendrecv_is_healthy_and_one_rail_of_eight_is_missing_rails() {
+    let m = Measured::from_log(&parse(&log("b200-2node-sendrecv-two-runs.txt")).unwrap());
+    let design = Cluster { nic: fabricscope_model::catalog::NicKind::IbNdr, ..Cluster::default() };
+    let r = check(&m, &design).unwrap();
+    assert_eq!((r.cluster.gpu, r.cluster.nodes), (GpuKind::B200, 2));
+    assert!(r.healthy, "{:#?}", r.plateaus);
+    assert_eq!(r.verdict[0].cause, "healthy");
+
+    // The same log with every size from 4 MiB up cut to 1/8 of its bandwidth.
+    let cut: Vec<Measured> = m
+        .iter()
+        .map(|run| {
+            let mut run = run.clone();
+            for p in run.points.iter_mut().filter(|p| p.bytes >= 4 << 20) {
+                p.time_us *= 8.0;
+                p.busbw /= 8.0;
+            }
+            run
+        })
+        .collect();
+    let r = check(&cut, &design).unwrap();
+    assert!(!r.healthy);
+    assert_eq!(r.verdict[0].cause, "not all NICs (rails) in use", "{:#?}", r.verdict);
+    assert!(r.verdict[0].evidence.contains("1/8"), "{}", r.verdict[0].evidence);
+}
+
+#[test]
+fn nvls_expected_but_ring_measured_is_named() {
+    let m = Measured::from_log(&parse(&log("h100-1node-all-reduce-nvls.txt")).unwrap());
+    let r = check(&m, &Cluster::default()).unwrap();
+    assert!(!r.healthy);
+    assert_eq!(r.verdict[0].cause, "NVLS (NVLink SHARP) not in effect", "{:#?}", r.verdict);
+}
+
+#[test]
+fn per_node_runs_name_the_slow_node() {
+    // Four one-node runs of the healthy log; one node's plateau cut by a third.
+    let base = Measured::from_log(&parse(&log("h100-1node-all-gather-ring.txt")).unwrap()).remove(0);
+    let runs: Vec<Measured> = (0..4)
+        .map(|i| {
+            let mut m = base.clone();
+            m.host = Some(format!("node{i}"));
+            if i == 2 {
+                for p in m.points.iter_mut().filter(|p| p.bytes >= 64 << 20) {
+                    p.time_us *= 1.5;
+                    p.busbw /= 1.5;
+                }
+            }
+            m
+        })
+        .collect();
+    let r = check(&runs, &Cluster::default()).unwrap();
+    assert_eq!(r.verdict[0].cause, "a single slow node", "{:#?}", r.verdict);
+    assert!(r.verdict[0].evidence.starts_with("node2"));
+}
+
+#[test]
+fn an_unvalidated_class_is_said_instead_of_blaming_the_cluster() {
+    // SendRecv over RoCE: no published measurement backs that class (trust_table.rs).
+    let m = Measured::from_log(&parse(&log("b200-2node-sendrecv-two-runs.txt")).unwrap());
+    let design = Cluster { nic: fabricscope_model::catalog::NicKind::Roce400, ..Cluster::default() };
+    let r = check(&m, &design).unwrap();
+    assert!(!r.plateaus[0].validated);
+    assert!(!r.healthy);
+    assert_eq!(r.verdict.len(), 1);
+    assert_eq!(r.verdict[0].cause, "the model is not validated for this class");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn no_text_panics_the_reader(lines in proptest::collection::vec(prop_oneof![
+        ".{0,80}",
+        "[0-9 .e+-]{0,60}",
+        Just("# nThread 1 nGpus 8 minBytes 8".to_string()),
+        Just("#  Rank  0 Group  0 Pid 1 on h device  0 [0x1] NVIDIA H100".to_string()),
+        "[0-9]{1,20} +[0-9]{1,20} +float +(sum|none) +-?[0-9]{1,3}( +[0-9.NA/e+-]{1,9}){0,9}",
+    ], 0..40)) {
+        let text = lines.join("\n");
+        if let Ok(l) = parse(&text) {
+            let m = Measured::from_log(&l);
+            let _ = check(&m, &Cluster::default());
+        }
+    }
+}

@@ -1,0 +1,210 @@
+// "Check a real cluster" (check.html, its own page and wasm) against a release build (dist/),
+// opened with a scenario link: a real published nccl-tests log (validation/logs/) pasted,
+// dropped or opened as a file is read in the page with no request leaving it;
+// the fields read and assumed, the verdict (healthy; NVLS not in effect), the per-size table
+// and the overlay chart (measured dots over the expected curve) show; text that is not
+// nccl-tests output says so; CSV and SVG exports download; the scenario JSON keeps every
+// point and imports them back; the link keeps the plateau only; a NIC picked on the page is
+// the one checked against; the explorer has no check panel and links here with its design.
+// Screenshots (light, dark, phone) go to e2e/out/check-*.png.
+//
+//   node e2e/check.mjs            (DIST=path to serve another build)
+
+import { chromium } from 'playwright-core';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+const logs = join(here, '..', 'validation', 'logs');
+const out = join(here, 'out');
+const { check, summary } = checker();
+const NODES2 = 'v1.eyJuIjoyfQ';
+
+async function main() {
+  assert((await stat(join(dist, 'check.html')).catch(() => null)) !== null, `no check.html in ${dist}: run bash scripts/build.sh first`);
+  await mkdir(out, { recursive: true });
+  const healthy = (await readFile(join(logs, 'h100-1node-all-gather-ring.txt'))).toString();
+  const nvls = (await readFile(join(logs, 'h100-1node-all-reduce-nvls.txt'))).toString();
+  const server = await startServer({ root: dist });
+  const base = `${server.origin}/`;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const newPage = async (opts = {}) => {
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true, ...opts });
+    const page = await ctx.newPage();
+    const problems = watch(page, []);
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    return { ctx, page, problems, requests };
+  };
+  // 2 nodes of the default cluster (8 x H100, InfiniBand NDR), from `fabricscope link`.
+  const open = async (page, link = NODES2) => {
+    await page.goto('about:blank');
+    await page.goto(`${base}check.html#s=${link}`, { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid=check-log]', { timeout: 15000 });
+  };
+  const paste = async (page, text) => {
+    await page.fill('[data-testid=check-log]', text);
+    await page.click('[data-testid=check-run]');
+  };
+  const rows = (page) => page.locator('[data-testid=check-table] tbody tr').count();
+  try {
+    await check('a healthy node, pasted: read in the page, fields read and assumed, healthy, table and overlay', async () => {
+      const { page, problems, requests } = await newPage();
+      await open(page);
+      const before = requests.length;
+      await paste(page, healthy);
+      await page.waitForSelector('[data-testid=check-status]');
+      const status = await page.textContent('[data-testid=check-status]');
+      assert(status.startsWith('Healthy'), status);
+      const fields = await page.textContent('[data-testid=check-fields]');
+      for (const t of ['gpu: H100-SXM5 80GB (read from the log)', 'nodes: 1 (read from the log)', 'gpus_per_node: 8 (read from the log)', 'nic: 8 x InfiniBand NDR 400G (assumed from the design)']) {
+        assert(fields.includes(t), `fields say ${t}: ${fields}`);
+      }
+      const first = await page.textContent('[data-testid=check-verdict] li');
+      assert(first.startsWith('healthy') && first.includes('357.9 GB/s measured'), first);
+      assert((await rows(page)) === 27, `27 sizes with data: ${await rows(page)}`);
+      const dots = await page.locator('[data-testid=check-chart] svg circle').count();
+      assert(dots >= 27, `a dot per size and the legend's: ${dots}`);
+      const legend = await page.evaluate(() => [...document.querySelectorAll('[data-testid=check-chart] svg text')].map((t) => t.textContent));
+      assert(legend.includes('AllGather measured') && legend.includes('AllGather expected'), legend.join('|'));
+      assert(requests.length === before, `nothing requested while checking: ${requests.slice(before)}`);
+      await page.screenshot({ path: join(out, 'check-healthy-1400-light.png'), fullPage: true });
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('the NVLS log is diagnosed: NVLS not in effect first, with its numbers and next step', async () => {
+      const { page, problems } = await newPage({ colorScheme: 'dark' });
+      await open(page);
+      await paste(page, nvls);
+      await page.waitForFunction(() => document.querySelector('[data-testid=check-status]')?.textContent.startsWith('Not healthy'));
+      const first = await page.textContent('[data-testid=check-verdict] li');
+      assert(first.startsWith('NVLS (NVLink SHARP) not in effect') && first.includes('368.7 GB/s measured') && first.includes('NCCL_NVLS_ENABLE'), first);
+      await page.screenshot({ path: join(out, 'check-nvls-1400-dark.png'), fullPage: true });
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('text that is not nccl-tests output says so; unread lines are listed with their numbers', async () => {
+      const { page, problems } = await newPage();
+      await open(page);
+      await paste(page, 'hello\nthis is not a log');
+      const note = await page.textContent('[data-testid=check-note]');
+      assert(note.startsWith('not nccl-tests output'), note);
+      await paste(page, `Job ID: 42\n${healthy}`);
+      await page.waitForSelector('[data-testid=check-status]');
+      const n2 = await page.textContent('[data-testid=check-note]');
+      assert(n2.includes('1 line(s) not read') && n2.includes('line 1: Job ID: 42'), n2);
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('exports: CSV table, SVG overlay; the scenario JSON keeps every point and imports them; the link keeps the plateau', async () => {
+      const { page, problems } = await newPage();
+      await open(page);
+      await paste(page, healthy);
+      await page.waitForSelector('[data-testid=check-status]');
+      const [c] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=check-csv]')]);
+      const csv = (await readFile(await c.path())).toString().trim().split('\n');
+      assert(csv.length === 28 && csv[27].startsWith('1,all_gather,8589934592,357.9,'), csv.slice(-1));
+      const [s] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=check-svg]')]);
+      const svg = (await readFile(await s.path())).toString();
+      assert(svg.startsWith('<svg') && svg.includes('AllGather measured'), svg.slice(0, 80));
+      const [j] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-json]')]);
+      const json = JSON.parse((await readFile(await j.path())).toString());
+      // Points are one string in the file: "bytes:time_us:busbw" per size.
+      const points = json.measured?.[0]?.points?.split(' ') ?? [];
+      assert(json.measured.length === 1 && points.length === 27 && points[26] === '8589934592:21001:357.9', `file keeps 27 points: ${points.slice(-1)}`);
+      // The link (written 300 ms after the change) carries the plateau: 64 MiB to 8 GiB.
+      await page.waitForFunction(() => location.hash.length > 20);
+      const link = await page.evaluate(() => location.href);
+      const p2 = await browser.newContext({ viewport: { width: 1400, height: 900 } }).then((x) => x.newPage());
+      await p2.goto(link, { waitUntil: 'load' });
+      await p2.waitForSelector('[data-testid=check-table]', { timeout: 15000 });
+      assert((await rows(p2)) === 8, `the link holds the plateau: ${await rows(p2)} rows`);
+      await p2.context().close();
+      // Import the file into a fresh page: every point comes back.
+      const file = join(out, 'check-scenario.json');
+      await writeFile(file, JSON.stringify(json));
+      const fresh = await newPage();
+      await open(fresh.page);
+      await fresh.page.setInputFiles('[data-testid=import-json]', file);
+      await fresh.page.waitForSelector('[data-testid=check-table]', { timeout: 15000 });
+      assert((await rows(fresh.page)) === 27, `imported: ${await rows(fresh.page)} rows`);
+      await page.click('[data-testid=check-clear]');
+      assert((await page.locator('[data-testid=check-table]').count()) === 0, 'clear empties the panel');
+      assert(problems.length === 0 && fresh.problems.length === 0, [...problems, ...fresh.problems].join('\n'));
+      await page.context().close();
+      await fresh.ctx.close();
+    });
+
+    await check('a dropped file and an opened file are read like a paste; a NIC picked on the page is the one checked against', async () => {
+      const { page, problems, requests } = await newPage();
+      await open(page);
+      const before = requests.length;
+      await page.evaluate((text) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], 'all_gather.txt', { type: 'text/plain' }));
+        document.querySelector('[data-testid=check-log]').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, healthy);
+      await page.waitForSelector('[data-testid=check-status]');
+      assert((await rows(page)) === 27, `the dropped log's 27 sizes: ${await rows(page)}`);
+      await page.click('[data-testid=check-clear]');
+      const file = join(out, 'check-nvls.txt');
+      await writeFile(file, nvls);
+      await page.setInputFiles('[data-testid=check-file]', file);
+      await page.waitForFunction(() => document.querySelector('[data-testid=check-status]')?.textContent.startsWith('Not healthy'));
+      await page.selectOption('#nic-select', 'roce-400');
+      await page.waitForFunction(() => document.querySelector('[data-testid=check-fields]')?.textContent.includes('RoCE'));
+      const fields = await page.textContent('[data-testid=check-fields]');
+      assert(/nic: 8 x [^(]*RoCE[^(]*\(assumed from the design\)/.test(fields), fields);
+      assert(requests.length === before, `nothing requested: ${requests.slice(before)}`);
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('the explorer has no check panel; its Check link carries the design, and check.html links back', async () => {
+      const { page, problems } = await newPage();
+      await page.goto(`${base}#s=${NODES2}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      assert((await page.locator('[data-testid=check]').count()) === 0, 'no check panel in the explorer');
+      await page.click('[data-testid=to-check]');
+      await page.waitForSelector('[data-testid=check-log]', { timeout: 15000 });
+      assert(page.url() === `${base}check.html#s=${NODES2}`, page.url());
+      assert((await page.textContent('[data-testid=design]')).includes('2 nodes × 8 GPUs'), 'the link\'s design');
+      await page.click('[data-testid=to-explorer]');
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      assert(page.url() === `${base}#s=${NODES2}`, page.url());
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('on a phone the panel and its chart fit the width', async () => {
+      const { page, problems } = await newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+      await open(page);
+      await paste(page, nvls);
+      await page.waitForSelector('[data-testid=check-status]');
+      const over = await page.evaluate(() => {
+        const p = document.querySelector('[data-testid=check]').getBoundingClientRect();
+        const s = document.querySelector('[data-testid=check-chart] svg').getBoundingClientRect();
+        return s.right > p.right + 1 || document.documentElement.scrollWidth > window.innerWidth + 1;
+      });
+      assert(!over, 'the chart or the page overflows the phone width');
+      await page.screenshot({ path: join(out, 'check-phone-light.png'), fullPage: true });
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  if (!summary('check e2e')) process.exit(1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+// The site's pages, each its own Trunk build with its own wasm (Trunk builds one HTML file per
+// run), in build order: every page but index.html is built into target/<stem>-dist
+// (scripts/build.sh), then index.html into dist/, whose post-build hook merges the others in
+// and writes one sw.js for all (scripts/post-build.mjs). e2e/bench.mjs holds each to its own
+// 300 KB gzipped budget. A new page: its HTML at the root, a [[bin]] in Cargo.toml, one line here.
+//
+//   node scripts/pages.mjs        prints the pages built before index.html (for the shell scripts)
+
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PAGES = [
+  { html: 'learn.html', name: 'Learn' },
+  { html: 'check.html', name: 'Check a real cluster' },
+  { html: 'compare.html', name: 'Compare and price designs' },
+  { html: 'index.html', name: 'explorer' },
+];
+
+/** Where a page other than index.html is built before index.html's run merges it. */
+export const pageDist = (html) => join('target', html.replace(/\.html$/, '-dist'));
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(PAGES.filter((p) => p.html !== 'index.html').map((p) => p.html).join(' '));
+}

@@ -1,0 +1,111 @@
+//! check.html's root ("Check a real cluster", its own wasm: src/bin/fabricscope-check): the
+//! design of the link, the hardware pickers, the check panel, and the scenario file with the
+//! measured runs. Nothing is sent anywhere; the link (`#s=`) follows every change.
+
+use crate::app::{pick_hardware, Action, DARK, NARROW};
+use crate::components::export::{import_scenario, save_scenario, scenario_buttons};
+use crate::components::{check_panel, pickers, CheckProps, PickersProps};
+use crate::hooks::use_media_query;
+use crate::url;
+use fabricscope_model::Scenario;
+use yew::prelude::*;
+
+/// The page's state: the scenario of the link (its cluster is the design checked against,
+/// its measured runs what the log said) and notes on fields of the link or file that fell back.
+#[derive(Clone, Default, PartialEq)]
+struct Page {
+    scenario: Scenario,
+    notes: Vec<String>,
+}
+
+impl Page {
+    fn from_url() -> Page {
+        url::read().map(|d| Page { scenario: d.scenario, notes: d.warnings }).unwrap_or_default()
+    }
+}
+
+/// Mounts the page into `#app`, one timer tick after the wasm is instantiated (two short
+/// tasks rather than one long one, as the explorer does).
+pub fn mount() {
+    gloo_timers::callback::Timeout::new(0, || {
+        if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app")) {
+            yew::Renderer::<CheckPage>::with_root(el).render();
+        }
+    })
+    .forget();
+}
+
+#[component]
+fn CheckPage() -> Html {
+    let page = use_state(Page::from_url);
+    let dark = use_media_query(DARK);
+    let compact = use_media_query(NARROW);
+    url::use_link_writer(page.scenario.clone(), String::new());
+    use_effect(crate::hooks::sync_selects);
+    let check_note = use_state(|| None::<String>);
+    let file_note = use_state(|| None::<String>);
+    let c = &page.scenario.cluster;
+    let error = c.topology().err();
+    let error_for = |f: &str| error.as_ref().filter(|e| e.field == f).map(|e| e.message.clone());
+
+    let on_action = {
+        let page = page.clone();
+        Callback::from(move |a: Action| {
+            let mut p = (*page).clone();
+            pick_hardware(&mut p.scenario.cluster, a);
+            page.set(p);
+        })
+    };
+    let on_measured = {
+        let page = page.clone();
+        Callback::from(move |m| {
+            let mut p = (*page).clone();
+            p.scenario.measured = m;
+            page.set(p);
+        })
+    };
+    let save = {
+        let s = page.scenario.clone();
+        Callback::from(move |_: MouseEvent| save_scenario(&s))
+    };
+    let import = {
+        let (page, note, check_note) = (page.clone(), file_note.clone(), check_note.clone());
+        Callback::from(move |e: Event| {
+            let (page, n, cn) = (page.clone(), note.clone(), check_note.clone());
+            import_scenario(e, note.clone(), move |d| {
+                n.set(None);
+                cn.set(None);
+                page.set(Page { scenario: d.scenario, notes: d.warnings.into_iter().map(|w| format!("Imported file: {w}")).collect() });
+            })
+        })
+    };
+    html! {
+        <div class="layout">
+            <section class="panel controls export" aria-labelledby="design-heading">
+                <h2 id="design-heading">{ "Design" }</h2>
+                if !page.notes.is_empty() {
+                    <ul class="notes" role="status" data-testid="link-notes">
+                        { for page.notes.iter().map(|n| html! { <li>{ n }</li> }) }
+                    </ul>
+                }
+                { pickers(&PickersProps {
+                    cluster: c.clone(),
+                    gpu_error: error_for("gpu"),
+                    scale_up_error: error_for("scale_up"),
+                    nic_error: error_for("nic").or_else(|| error_for("sharp")),
+                    on_action,
+                }) }
+                <p class="hint" data-testid="design">{ format!("The link's design: {} node{} × {} GPUs. Where the log's header names the GPU and the hosts, those count instead.", c.nodes, if c.nodes == 1 { "" } else { "s" }, c.gpus_per_node) }</p>
+                <h2>{ "Keep it" }</h2>
+                <p class="hint">{ "The scenario file keeps the design and every measured point; the link, the design and the plateau." }</p>
+                <div class="export-row">{ scenario_buttons(save, import) }</div>
+                if let Some(n) = &*file_note {
+                    <p class="export-note" role="alert">{ n }</p>
+                }
+            </section>
+            <div class="panels">
+                { check_panel(&CheckProps { measured: page.scenario.measured.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,205 @@
+//! "Check a real cluster": paste or drop nccl-tests output; the page reads it (nothing is
+//! sent anywhere), says what it read and what it assumed, draws the measured points over the
+//! expected curve and band, lists each size and gives the verdict, with CSV and SVG/PNG export.
+//! Shown by check.html ([`crate::check_page`]), not by the explorer.
+
+use super::export::{chosen, download_png, download_text, read_text, svg_size};
+use super::{esc, raw};
+use fabricscope_charts::check::check_chart;
+use fabricscope_charts::Theme;
+use fabricscope_model::check::{check, check_csv, parse, CheckReport, Measured};
+use fabricscope_model::units::{format_size, Bytes};
+use fabricscope_model::{Cluster, ModelError};
+use std::fmt::Write;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Largest log read (a verbose NCCL_DEBUG=INFO log of a multi-node sweep is a few MiB).
+const MAX_LOG_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
+
+pub struct Props {
+    pub measured: Vec<Measured>,
+    /// The design the page shows: NIC and fabric come from it.
+    pub cluster: Cluster,
+    pub dark: bool,
+    pub compact: bool,
+    /// What the last read said (not nccl-tests output; lines not read).
+    pub note: UseStateHandle<Option<String>>,
+    /// The runs read (empty: cleared).
+    pub on_measured: Callback<Vec<Measured>>,
+}
+
+type Checked = Rc<Result<CheckReport, ModelError>>;
+
+thread_local! {
+    static REPORT: std::cell::RefCell<Option<((Vec<Measured>, Cluster), Checked)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Reads pasted or dropped text into measured runs, or says why not.
+fn read(text: &str, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
+    match parse(text) {
+        Ok(log) => {
+            let mut n = String::new();
+            if log.unread_count > 0 {
+                let _ = write!(n, "{} line(s) not read as nccl-tests output:", log.unread_count);
+                for u in &log.unread {
+                    let _ = write!(n, "\nline {}: {}", u.line, u.text);
+                }
+            }
+            note.set((!n.is_empty()).then_some(n));
+            on_measured.emit(Measured::from_log(&log));
+        }
+        Err(e) => note.set(Some(e.message)),
+    }
+}
+
+/// Reads a chosen or dropped file as text, then [`read`].
+fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_measured: Callback<Vec<Measured>>) {
+    if file.size() > MAX_LOG_BYTES {
+        note.set(Some("The file is larger than 16 MiB; paste the part with the results.".into()));
+        return;
+    }
+    let n = note.clone();
+    read_text(&file, note, move |text| read(&text, &n, &on_measured));
+}
+
+/// The table and verdict as markup (text-heavy: written as a string, see [`raw`]).
+fn report_html(r: &CheckReport) -> String {
+    let mut s = String::from("<p class=\"check-fields\" data-testid=\"check-fields\">");
+    for f in &r.fields {
+        let _ = write!(s, "<span class=\"{}\">{}: {} ({})</span> ", if f.read { "read" } else { "assumed" }, f.name, esc(&f.value), if f.read { "read from the log" } else { "assumed from the design" });
+    }
+    s.push_str("</p>");
+    for p in &r.plateaus {
+        let _ = write!(
+            s,
+            "<p data-testid=\"check-plateau\">Plateau, run {} ({}): <b>{:.2} GB/s</b> busbw at {} against {:.2} expected ({}), {:.0}%</p>",
+            p.run + 1,
+            p.op.id(),
+            p.measured_busbw,
+            format_size(Bytes(p.bytes)),
+            p.expected_busbw,
+            p.algorithm,
+            p.ratio * 100.0
+        );
+    }
+    s.push_str("<ol class=\"verdict\" data-testid=\"check-verdict\">");
+    for c in &r.verdict {
+        let _ = write!(s, "<li><b>{}</b><br>{}<br><i>Next:</i> {}</li>", esc(&c.cause), esc(&c.evidence), esc(&c.next_step));
+    }
+    s.push_str("</ol><div class=\"table-wrap\"><table class=\"check-table\" data-testid=\"check-table\"><thead><tr><th>run</th><th>op</th><th>size</th><th>measured GB/s</th><th>expected GB/s</th><th>ratio</th><th>in band</th></tr></thead><tbody>");
+    for w in &r.rows {
+        let band = match (w.within_band, w.band_pct) {
+            (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
+            _ => "no band".into(),
+        };
+        let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);
+    }
+    s.push_str("</tbody></table></div>");
+    s
+}
+
+/// The panel's markup after the text box: buttons, note, status, chart, fields, plateaus,
+/// verdict and table (one string: far less code than the same tree built node by node).
+fn body_html(p: &Props, report: Option<&Result<CheckReport, ModelError>>) -> String {
+    let mut s = String::from("<div class=\"export-row\"><button type=\"button\" data-act=\"run\" data-testid=\"check-run\">Check</button><label class=\"export-import\">Open log…<input type=\"file\" accept=\".txt,.log,.out,text/plain\" data-testid=\"check-file\"></label></div>");
+    if let Some(n) = &*p.note {
+        let _ = write!(s, "<p class=\"export-note check-note\" role=\"status\" data-testid=\"check-note\">{}</p>", esc(n));
+    }
+    match report {
+        Some(Ok(r)) => {
+            let _ = write!(
+                s,
+                "<p class=\"check-status {}\" data-testid=\"check-status\">{}</p><div class=\"chart-svg\" data-testid=\"check-chart\">{}</div>{}",
+                if r.healthy { "ok" } else { "bad" },
+                if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." },
+                check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 }),
+                report_html(r)
+            );
+            s.push_str("<div class=\"export-row\"><button type=\"button\" data-act=\"csv\" data-testid=\"check-csv\">Table (CSV)</button><button type=\"button\" data-act=\"svg\" data-testid=\"check-svg\">Chart (SVG)</button><button type=\"button\" data-act=\"png\" data-testid=\"check-png\">Chart (PNG)</button><button type=\"button\" data-act=\"clear\" data-testid=\"check-clear\">Clear</button></div>");
+        }
+        Some(Err(e)) => {
+            let _ = write!(s, "<p class=\"error\" role=\"alert\" data-testid=\"check-error\">{}: {}</p>", e.field, esc(&e.message));
+        }
+        None => {}
+    }
+    s
+}
+
+/// The text box's content.
+fn pasted() -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("check-log"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        .map(|t| t.value())
+        .unwrap_or_default()
+}
+
+pub fn check_panel(p: &Props) -> Html {
+    let key = (p.measured.clone(), p.cluster.clone());
+    let report: Option<Checked> = (!p.measured.is_empty()).then(|| REPORT.with(|c| super::cached(c, key, |(m, c)| Rc::new(check(m, c)))));
+    // One listener per event for the whole panel: buttons say what they do in data-act.
+    let on_click = {
+        let (note, on_measured, report) = (p.note.clone(), p.on_measured.clone(), report.clone());
+        let (dark, compact) = (p.dark, p.compact);
+        Callback::from(move |e: MouseEvent| {
+            let act = e.target_unchecked_into::<web_sys::Element>().get_attribute("data-act").unwrap_or_default();
+            let done = report.as_deref().and_then(|r| r.as_ref().ok());
+            let svg = || done.map(|r| check_chart(r, &Theme::for_dark(dark), if compact { 420 } else { 760 }));
+            match act.as_str() {
+                "run" => read(&pasted(), &note, &on_measured),
+                "clear" => {
+                    note.set(None);
+                    on_measured.emit(Vec::new());
+                }
+                "csv" => {
+                    if let Some(r) = done {
+                        download_text("fabricscope-check.csv", "text/csv", &check_csv(r));
+                    }
+                }
+                "svg" => {
+                    if let Some(svg) = svg() {
+                        download_text("fabricscope-check.svg", "image/svg+xml", &svg);
+                    }
+                }
+                "png" => {
+                    if let Some(svg) = svg() {
+                        let (w, h) = svg_size(&svg);
+                        let _ = download_png("fabricscope-check.png".into(), &svg, w, h);
+                    }
+                }
+                _ => {}
+            }
+        })
+    };
+    let on_file = {
+        let (note, on_measured) = (p.note.clone(), p.on_measured.clone());
+        Callback::from(move |e: Event| {
+            // The text box fires `change` too: only a file input has a file.
+            if let Some(f) = chosen(&e) {
+                read_file(f, note.clone(), on_measured.clone());
+            }
+        })
+    };
+    let on_drop = {
+        let (note, on_measured) = (p.note.clone(), p.on_measured.clone());
+        Callback::from(move |e: DragEvent| {
+            if let Some(f) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+                e.prevent_default();
+                read_file(f, note.clone(), on_measured.clone());
+            }
+        })
+    };
+    html! {
+        <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check" onclick={on_click} onchange={on_file} ondrop={on_drop} ondragover={Callback::from(|e: DragEvent| e.prevent_default())}>
+            { raw(HEAD.into()) }
+            <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log" placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …" />
+            { raw(body_html(p, report.as_deref())) }
+        </section>
+    }
+}
+
+/// The panel's heading and what it does.
+const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU and the layout where its header has them; NIC and fabric come from the design you pick.</p>";
