@@ -49,7 +49,3 @@ self.addEventListener('fetch', (event) => {
   );
 });
 
-// Lets a page (and the e2e suite) ask which build's cache this worker serves.
-self.addEventListener('message', (event) => {
-  if (event.data === 'version') event.source?.postMessage({ version: VERSION, cache: CACHE });
-});

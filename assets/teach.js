@@ -1,4 +1,5 @@
-// Learn (learn.html #teach, its own page and wasm), loaded by pages.js once the wasm is ready.
+// Learn (learn.html #teach, its own page and wasm): a module script of learn.html that starts
+// once the wasm is ready and fills each part of the page as it opens.
 // Plain DOM: every number, frame and answer comes from the model through the Learn wasm's
 // exports (src/bin/fabricscope-learn/teach.rs: teach_plan, teach_frame_at, teach_answer,
 // teach_algos) on the design of the page's link; this file only plays frames, asks questions
@@ -288,8 +289,8 @@ const BUILD = { 't-anim': buildPlayer, 't-algos': buildAlgos, 't-lessons': build
 
 const REFRESH = { 't-anim': () => fresh(), 't-algos': () => drawAlgos() };
 
-/** Fills the part `id` of the section the first time it opens; later opens follow the design. */
-export async function open(id) {
+/** Fills the part `id` of the page the first time it opens; later opens follow the design. */
+async function open(id) {
   const d = document.getElementById(id);
   if (built.has(id)) return REFRESH[id]?.();
   if (!d || !BUILD[id]) return;
@@ -298,7 +299,7 @@ export async function open(id) {
 }
 
 /** Opens the glossary at term `id` and moves the focus there. */
-export async function term(id) {
+async function term(id) {
   const d = document.getElementById('t-gloss');
   d.open = true;
   await open('t-gloss');
@@ -307,3 +308,19 @@ export async function term(id) {
   t?.scrollIntoView({ block: 'center' });
   t?.focus();
 }
+
+// ---------------------------------------------------------------- the page
+// A module runs once the page is parsed; the wasm loader may have finished before or not.
+// Each part fills as it opens (the player is open from the start); a glossary term, the
+// link's g=<term> and ?lesson= open theirs.
+new Promise((ok) => (W() ? ok() : addEventListener('TrunkApplicationStarted', ok, { once: true }))).then(() => {
+  const parts = $('#teach-parts');
+  const part = (d) => d.open && d.parentElement === parts && open(d.id);
+  addEventListener('toggle', (e) => part(e.target), true);
+  addEventListener('click', (e) => { const g = e.target.closest?.('[data-g]')?.dataset.g; if (g) term(g); });
+  const linked = () => { const g = /(?:^#|&)g=([\w-]+)/.exec(location.hash); if (g) term(g[1]); };
+  addEventListener('hashchange', linked);
+  if (/[?&]lesson=/.test(location.search)) $('#t-lessons').open = true;
+  for (const d of parts.children) part(d);
+  linked();
+});

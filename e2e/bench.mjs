@@ -158,7 +158,7 @@ async function main() {
     console.log(`bundle of ${page} (${name}, gzip -9):`);
     console.log(rows.join('\n'));
     const kb = total / 1024;
-    console.log(`  total ${kb.toFixed(1)} KB gz (budget ${BUDGET.kb} KB) ${kb <= BUDGET.kb ? 'OK' : 'OVER'}`);
+    console.log(`  total ${kb.toFixed(1)} KB gz, ${total} bytes (budget ${BUDGET.kb} KB = ${BUDGET.kb * 1024} bytes) ${kb <= BUDGET.kb ? 'OK' : 'OVER'}`);
     if (kb > BUDGET.kb) over.push(`${page}: bundle ${kb.toFixed(1)} KB gz is over its ${BUDGET.kb} KB budget`);
   }
 
