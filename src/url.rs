@@ -68,9 +68,13 @@ fn write(link: &str) {
     if current == want {
         return;
     }
+    // The page's own path and query first: a bare "#s=" would resolve against <base href="./">,
+    // which drops the file name (check.html would become the explorer's "./").
+    let loc = w.location();
+    let url = format!("{}{}{want}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default());
     if let Ok(h) = w.history() {
         // A refused write only loses the permalink update; the page keeps working.
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&want));
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
 }
 
