@@ -116,10 +116,11 @@ pub fn runs_of(raw: Option<serde_json::Value>, warnings: &mut Vec<String>) -> Ve
     runs
 }
 
-/// A scenario as its file holds it, measured runs included (the explorer's files leave them out).
+/// A scenario as its file holds it, measured runs included if any (the explorer's files leave
+/// them out).
 pub fn file_value(s: &Scenario) -> serde_json::Value {
     let mut v = serde_json::to_value(s).unwrap_or(serde_json::Value::Null);
-    if let (Ok(m), serde_json::Value::Object(o)) = (serde_json::to_value(&s.measured), &mut v) {
+    if let (false, Ok(m), serde_json::Value::Object(o)) = (s.measured.is_empty(), serde_json::to_value(&s.measured), &mut v) {
         o.insert("measured".into(), m);
     }
     v
