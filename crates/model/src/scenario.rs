@@ -220,8 +220,9 @@ impl Scenario {
         if let Some(z) = t.zero {
             limits::ZERO.check(z as u64)?;
         }
-        limits::MEASURED_RUNS.check(self.measured.len() as u64)?;
-        self.measured.iter().try_for_each(Measured::validate)
+        // Measured runs are held to their ranges where they are read (check::runs_of): the
+        // explorer, which validates every design, carries no code for them.
+        Ok(())
     }
 }
 
