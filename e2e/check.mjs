@@ -121,6 +121,7 @@ async function main() {
       // The link (written 300 ms after the change) carries the plateau: 64 MiB to 8 GiB.
       await page.waitForFunction(() => location.hash.length > 20);
       const link = await page.evaluate(() => location.href);
+      assert(link.startsWith(`${base}check.html#s=v1.`), `the link stays on check.html (not resolved against <base href="./">): ${link}`);
       const p2 = await browser.newContext({ viewport: { width: 1400, height: 900 } }).then((x) => x.newPage());
       await p2.goto(link, { waitUntil: 'load' });
       await p2.waitForSelector('[data-testid=check-table]', { timeout: 15000 });

@@ -45,9 +45,6 @@ pub struct State {
     pub training: TrainingChoice,
     /// Messages from reading the page's link (fields that fell back to defaults).
     pub link_notes: Vec<String>,
-    /// nccl-tests runs checked on check.html: carried through unchanged, so the link and the
-    /// scenario file keep them when the design changes here.
-    pub measured: Vec<fabricscope_model::check::Measured>,
 }
 
 /// What the user can do.
@@ -103,7 +100,6 @@ impl State {
             key_bytes: crate::eval::KEY_BYTES,
             training: TrainingChoice::default(),
             link_notes: Vec::new(),
-            measured: Vec::new(),
         }
         .evaluated()
     }
@@ -127,7 +123,6 @@ impl State {
             s = s.evaluated();
         }
         s.link_notes = d.warnings;
-        s.measured = sc.measured;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
         (s.y_axis, s.sizes) = (sc.view.y_axis, sc.view.sizes);
@@ -162,7 +157,6 @@ impl State {
         (s.view.y_axis, s.view.sizes) = (self.y_axis, self.sizes);
         s.view.key_bytes = fabricscope_model::units::Bytes(self.key_bytes);
         s.training = self.training.clone();
-        s.measured = self.measured.clone();
         s
     }
 
@@ -343,7 +337,7 @@ pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    let settled = url::use_link_writer(state.scenario(), String::new());
+    let settled = url::use_link_writer(state.scenario(), fabricscope_model::link::encode, String::new());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change

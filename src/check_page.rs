@@ -7,6 +7,8 @@ use crate::components::export::{import_scenario, save_scenario, scenario_buttons
 use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
+use fabricscope_model::check::{file_value, link_of, runs_of};
+use fabricscope_model::link::Decoded;
 use fabricscope_model::Scenario;
 use yew::prelude::*;
 
@@ -20,7 +22,13 @@ struct Page {
 
 impl Page {
     fn from_url() -> Page {
-        url::read().map(|d| Page { scenario: d.scenario, notes: d.warnings }).unwrap_or_default()
+        url::read().map(Page::of).unwrap_or_default()
+    }
+
+    /// A decoded link or file, its measured runs read.
+    fn of(mut d: Decoded) -> Page {
+        d.scenario.measured = runs_of(d.measured.take(), &mut d.warnings);
+        Page { scenario: d.scenario, notes: d.warnings }
     }
 }
 
@@ -40,7 +48,7 @@ fn CheckPage() -> Html {
     let page = use_state(Page::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    url::use_link_writer(page.scenario.clone(), String::new());
+    url::use_link_writer(page.scenario.clone(), link_of, String::new());
     use_effect(crate::hooks::sync_selects);
     let check_note = use_state(|| None::<String>);
     let file_note = use_state(|| None::<String>);
@@ -66,7 +74,7 @@ fn CheckPage() -> Html {
     };
     let save = {
         let s = page.scenario.clone();
-        Callback::from(move |_: MouseEvent| save_scenario(&s))
+        Callback::from(move |_: MouseEvent| save_scenario(&file_value(&s)))
     };
     let import = {
         let (page, note, check_note) = (page.clone(), file_note.clone(), check_note.clone());
@@ -75,7 +83,9 @@ fn CheckPage() -> Html {
             import_scenario(e, note.clone(), move |d| {
                 n.set(None);
                 cn.set(None);
-                page.set(Page { scenario: d.scenario, notes: d.warnings.into_iter().map(|w| format!("Imported file: {w}")).collect() });
+                let mut p = Page::of(d);
+                p.notes = p.notes.into_iter().map(|w| format!("Imported file: {w}")).collect();
+                page.set(p);
             })
         })
     };

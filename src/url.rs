@@ -2,7 +2,7 @@
 //! with `history.replaceState` (no history entries) 300 ms after the last change, so dragging
 //! a slider does not hammer the History API (which may throw when called too often).
 
-use fabricscope_model::link::{decode, encode, find_in_url, Decoded};
+use fabricscope_model::link::{decode, find_in_url, Decoded};
 use fabricscope_model::Scenario;
 use gloo_timers::callback::Timeout;
 use wasm_bindgen::JsValue;
@@ -18,16 +18,6 @@ pub fn read() -> Option<Decoded> {
     let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
     let mut d = find_in_url(&query, &hash).map(decode)?;
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
-    // The link holds only the plateau of measured runs; an import left them whole.
-    // Through a Value, as the link does: no second JSON reader in the bundle.
-    let value = take(IMPORT_MEASURED_KEY).and_then(|j| serde_json::from_slice::<serde_json::Value>(j.as_bytes()).ok());
-    if let Some(m) = value.and_then(|v| serde_json::from_value(v).ok()) {
-        let mut s = d.scenario.clone();
-        s.measured = m;
-        if s.validate().is_ok() {
-            d.scenario = s;
-        }
-    }
     Some(d)
 }
 
@@ -38,19 +28,12 @@ fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
     crate::designs::storage("sessionStorage", method, args)
 }
 
-/// Where an import leaves the file's measured runs whole (the link keeps their plateau).
-const IMPORT_MEASURED_KEY: &str = "fabricscope-import-measured";
-
-/// Keeps an import's notes (fields of the file that fell back) and its measured runs for the
-/// next load.
-pub fn leave_import_notes(notes: &[String], measured: &[fabricscope_model::check::Measured]) {
+/// Keeps an import's notes (fields of the file that fell back) for the next load.
+pub fn leave_import_notes(notes: &[String]) {
     // Through a Value, whose serializer the link already uses. Without storage the page still
     // loads the file's scenario, only without the notes.
     let json = fabricscope_model::link::json_text(&serde_json::Value::from(notes.to_vec()));
     let _ = session_storage("setItem", &[IMPORT_NOTES_KEY, &json]);
-    if let Ok(v) = serde_json::to_value(measured) {
-        let _ = session_storage("setItem", &[IMPORT_MEASURED_KEY, &fabricscope_model::link::json_text(&v)]);
-    }
 }
 
 /// What an import left under `key`, once: it describes the load right after the import.
@@ -78,18 +61,23 @@ fn write(link: &str, designs: &str) {
     if current == want {
         return;
     }
+    // The page's own path and query first: a bare "#s=" would resolve against <base href="./">,
+    // which drops the file name (check.html would become the explorer's "./").
+    let loc = w.location();
+    let url = format!("{}{}{want}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default());
     if let Ok(h) = w.history() {
         // A refused write only loses the permalink update; the page keeps working.
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&want));
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
 }
 
-/// Writes `scenario` to the URL after [`WRITE_DELAY_MS`] without a newer change, and returns
-/// the scenario as of that write (for the share/export panel, which need not follow a drag
-/// frame by frame: its link and exports are side effects, debounced like the URL).
-/// `designs` is the pinned designs' part of the link (`&d=…`, or empty).
+/// Writes `scenario` to the URL (as `link` makes it: `fabricscope_model::link::encode` in the
+/// explorer) after [`WRITE_DELAY_MS`] without a newer change, and returns the scenario as of
+/// that write (for the share/export panel, which need not follow a drag frame by frame: its
+/// link and exports are side effects, debounced like the URL). `designs` is the pinned
+/// designs' part of the link (`&d=…`, or empty).
 #[hook]
-pub fn use_link_writer(scenario: Scenario, designs: String) -> Scenario {
+pub fn use_link_writer(scenario: Scenario, link: fn(&Scenario) -> String, designs: String) -> Scenario {
     let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
     {
@@ -98,7 +86,7 @@ pub fn use_link_writer(scenario: Scenario, designs: String) -> Scenario {
             let (s, d) = (s.clone(), d.clone());
             // Replacing the timeout drops (cancels) the previous one.
             *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || {
-                write(&encode(&s), &d);
+                write(&link(&s), &d);
                 settled.set(s);
             }));
         });

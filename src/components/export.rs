@@ -186,10 +186,10 @@ pub(crate) fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
     }
 }
 
-/// Downloads `s` as the scenario file `fabricscope eval` reads.
-pub(crate) fn save_scenario(s: &Scenario) {
+/// Downloads `v` (a scenario as JSON) as the scenario file `fabricscope eval` reads.
+pub(crate) fn save_scenario(v: &serde_json::Value) {
     // Laid out from the compact text: the bundle has one JSON serializer, not a pretty one too.
-    let json = serde_json::to_value(s).map(|v| link::indent_json(&link::json_text(&v)) + "\n").unwrap_or_default();
+    let json = link::indent_json(&link::json_text(v)) + "\n";
     download_text("fabricscope-scenario.json", "application/json", &json);
 }
 
@@ -263,7 +263,7 @@ pub fn export_panel(props: &Props) -> Html {
 
     let save_json = {
         let s = s.clone();
-        Callback::from(move |_: MouseEvent| save_scenario(&s))
+        Callback::from(move |_: MouseEvent| save_scenario(&serde_json::to_value(&s).unwrap_or_default()))
     };
     let save_csv = {
         let eval = eval.clone();
@@ -283,7 +283,7 @@ pub fn export_panel(props: &Props) -> Html {
             // Same path as opening a permalink: the page reads #s= on load. The cleaned
             // scenario's link has no notes of its own, so the file's go with the reload.
             import_scenario(e, note.clone(), |d| {
-                crate::url::leave_import_notes(&d.warnings, &d.scenario.measured);
+                crate::url::leave_import_notes(&d.warnings);
                 if let Some(w) = web_sys::window() {
                     let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
                     let _ = w.location().reload();

@@ -2,7 +2,7 @@
 //! curve and its error band, one curve per collective checked. Drawn by the throughput
 //! chart's renderer ([`crate::collective`]), for the page and `fabricscope check --svg`.
 
-use crate::collective::{collective_chart, ChartOptions, Points, Series};
+use crate::collective::{collective_chart_with_points, ChartOptions, Points, Series};
 use crate::theme::Theme;
 use fabricscope_model::check::CheckReport;
 
@@ -31,5 +31,5 @@ pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
         points,
         ..ChartOptions::default()
     };
-    collective_chart(&series, &opts, theme)
+    collective_chart_with_points(&series, &opts, theme)
 }

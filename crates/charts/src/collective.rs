@@ -95,13 +95,25 @@ pub fn dash(i: usize) -> &'static str {
 }
 
 /// Draws `series` as busbw (GB/s per direction) against message size. Points that the axes
-/// cannot show (zero, negative, not finite, outside the size range) are left out.
+/// cannot show (zero, negative, not finite, outside the size range) are left out;
+/// `opts.points` are not drawn (see [`collective_chart_with_points`]).
 pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
+    chart::<false>(series, opts, theme)
+}
+
+/// [`collective_chart`] with `opts.points` drawn as dots with legend entries (measured
+/// against expected, [`crate::check`]). A separate instance, so pages that never draw points
+/// (the explorer) carry no code for them.
+pub fn collective_chart_with_points(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
+    chart::<true>(series, opts, theme)
+}
+
+fn chart<const DOTS: bool>(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let (w, h) = (opts.width.clamp(200, 4000), opts.height.clamp(150, 4000));
-    if series.iter().any(|s| s.points.len() > 1_000_000) || opts.points.iter().any(|p| p.points.len() > 1_000_000) {
+    if series.iter().any(|s| s.points.len() > 1_000_000) || (DOTS && opts.points.iter().any(|p| p.points.len() > 1_000_000)) {
         return error_svg(w, h, theme, "chart could not be drawn: too many points");
     }
-    draw((w, h), series, opts, theme)
+    draw::<DOTS>((w, h), series, opts, theme)
 }
 
 /// Which earlier series each series runs on top of (within 1.5 px everywhere it is drawn).
@@ -118,7 +130,7 @@ fn coincident(curves: &[Vec<(f64, f64)>]) -> Vec<Option<usize>> {
         .collect()
 }
 
-fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
+fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
     let min_b = opts.min_bytes.max(1);
     let max_b = opts.max_bytes.max(min_b.saturating_mul(2));
     let (x_lo, x_hi) = ((min_b as f64).log2(), (max_b as f64).log2());
@@ -135,6 +147,7 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
     let dots: Vec<Vec<(f64, f64)>> = opts
         .points
         .iter()
+        .filter(|_| DOTS)
         .map(|s| s.points.iter().filter(|(b, g)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0).map(|(b, g)| ((*b as f64).log2(), *g)).collect())
         .collect();
     let max_v = data.iter().chain(&dots).flatten().map(|p| p.1).fold(0.0, f64::max);
@@ -152,9 +165,18 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
     let coinc = coincident(&data.iter().map(|d| d.iter().map(|p| (p.0 * 20.0, p.1)).collect()).collect::<Vec<_>>());
     let leg = if narrow { lab } else { lab + 1.0 };
     // Point sets join the legend after the series (drawn with a dot sample).
-    let mut keyed: Vec<Series> = series.to_vec();
-    keyed.extend(opts.points.iter().map(|p| Series { label: p.label.clone(), ..Series::default() }));
-    let legend_rows = legend_layout(&keyed, &coinc, leg, inner);
+    let keyed: Vec<Series>;
+    let legend_rows = legend_layout(
+        if DOTS {
+            keyed = series.iter().cloned().chain(opts.points.iter().map(|p| Series { label: p.label.clone(), ..Series::default() })).collect();
+            &keyed
+        } else {
+            series
+        },
+        &coinc,
+        leg,
+        inner,
+    );
     let legend_h = legend_height(&legend_rows, leg);
     let mut y = pad;
     let title_y = y;
@@ -333,7 +355,7 @@ fn draw(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme)
         d.text_role(lx, ly, mark_font, "start", "hanging", &c, 400, &m.label, "in-plot");
     }
 
-    for (k, pts) in dots.iter().enumerate() {
+    for (k, pts) in dots.iter().enumerate().filter(|_| DOTS) {
         let c = theme.series_color(series.len() + k).hex();
         for p in pts {
             let (cx, cy) = to_px(p);
@@ -569,7 +591,9 @@ mod tests {
             points: vec![Points { label: "measured".into(), points: vec![(1 << 20, 50.0), (1 << 30, 400.0), (1 << 31, 0.0)] }],
             ..ChartOptions::default()
         };
-        let svg = collective_chart(&s, &opts, &Theme::light());
+        let svg = collective_chart_with_points(&s, &opts, &Theme::light());
+        // Without points, as the explorer draws: no dots, no legend entry for them.
+        assert_eq!(collective_chart(&s, &opts, &Theme::light()).matches("<circle").count(), 0);
         let dot = Theme::light().series_color(1).hex();
         // Two drawable points and the legend's sample; the 0 GB/s point cannot be drawn.
         assert_eq!(svg.matches("<circle").count(), 3);

@@ -43,7 +43,7 @@ pub mod theme;
 
 pub use svg::{escape, polylines_in, texts};
 
-pub use collective::{collective_chart, ChartOptions, Mark, Points, Series};
+pub use collective::{collective_chart, collective_chart_with_points, ChartOptions, Mark, Points, Series};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
 pub use theme::{Rgb, Theme};

@@ -79,16 +79,22 @@ pub fn read_scenario(path: &str) -> Result<Scenario, CliError> {
 
 /// Parses scenario JSON; on failure, names the field at fault (`cluster.nodes`).
 pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
-    let strict = serde_json::from_str::<Scenario>(text);
-    let err = match strict {
-        Ok(s) => return Ok(s),
+    let mut value = serde_json::from_str::<serde_json::Value>(text).map_err(|e| CliError::new(name, format!("not valid JSON: {e}")))?;
+    // Measured runs are read apart from the rest, as the page reads them (check::runs_of).
+    let measured = value.as_object_mut().and_then(|o| o.remove("measured"));
+    let err = match serde_json::from_value::<Scenario>(value) {
+        Ok(mut s) => {
+            let mut notes = Vec::new();
+            s.measured = fabricscope_model::check::runs_of(measured, &mut notes);
+            return match notes.first() {
+                Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),
+                None => Ok(s),
+            };
+        }
         Err(e) => e,
     };
-    if err.is_syntax() || err.is_eof() {
-        return Err(CliError::new(name, format!("not valid JSON: {err}")));
-    }
     // The file decoder applies fields one by one and names each that fails.
-    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new() });
+    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new(), measured: None });
     if let Some(w) = decoded.warnings.iter().find(|w| !w.starts_with("link: ")) {
         if let Some((field, msg)) = w.split_once(": ") {
             let msg = msg

@@ -27,7 +27,8 @@ pub struct LinkArgs {
 
 pub fn run(a: &LinkArgs) -> Result<String, CliError> {
     if let Some(l) = &a.decode {
-        let d = link::decode(l);
+        let mut d = link::decode(l);
+        d.scenario.measured = fabricscope_model::check::runs_of(d.measured.take(), &mut d.warnings);
         if let Some(first) = d.warnings.first() {
             let more = d.warnings.len() - 1;
             let tail = if more > 0 {
@@ -37,11 +38,12 @@ pub fn run(a: &LinkArgs) -> Result<String, CliError> {
             };
             return Err(CliError::new("--decode", format!("{first}{tail}")));
         }
-        return output::json(&d.scenario);
+        return output::json(&fabricscope_model::check::file_value(&d.scenario));
     }
     let path = a.scenario.as_deref().unwrap_or("-");
     let s = read_scenario(path)?;
-    let l = link::encode(&s);
+    // The link of check.html and the explorer alike: with the plateau of any measured runs.
+    let l = fabricscope_model::check::link_of(&s);
     let Some(base) = &a.base else {
         return Ok(format!("{l}\n"));
     };

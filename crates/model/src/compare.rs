@@ -71,6 +71,8 @@ fn gpu_short(g: GpuKind) -> &'static str {
         GpuKind::H800 => "H800",
         GpuKind::B200 => "B200",
         GpuKind::Gb200 => "GB200",
+        GpuKind::Gh200 => "GH200",
+        GpuKind::Gh200Hbm3e => "GH200 144G",
     }
 }
 

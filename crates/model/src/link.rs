@@ -103,14 +103,19 @@ pub struct Decoded {
     pub scenario: Scenario,
     /// One message per field (or the whole link) that fell back to its default, naming it.
     pub warnings: Vec<String>,
+    /// The measured runs (`measured`, `m`) as the link or file holds them, unread: only
+    /// check.html and the CLI read them ([`crate::check::runs_of`]), so the explorer's wasm
+    /// carries no code for them.
+    pub measured: Option<Value>,
 }
 
 impl Decoded {
     fn fallback(warning: String) -> Decoded {
-        Decoded {
-            scenario: Scenario::default(),
-            warnings: vec![warning],
-        }
+        Decoded::of(Scenario::default(), vec![warning])
+    }
+
+    fn of(scenario: Scenario, warnings: Vec<String>) -> Decoded {
+        Decoded { scenario, warnings, measured: None }
     }
 }
 
@@ -174,13 +179,18 @@ pub fn indent_json(compact: &str) -> String {
     out
 }
 
-/// The permalink of a scenario.
+/// The permalink of a scenario (its measured runs left out: see [`crate::check::link_of`]).
 pub fn encode(s: &Scenario) -> String {
+    encode_with(s, None)
+}
+
+/// The permalink of `s` with `measured` (runs as JSON) under its short key.
+pub fn encode_with(s: &Scenario, measured: Option<Value>) -> String {
     let base = baseline();
-    // Measured runs travel as their plateau points only: a whole sweep would not fit a URL.
-    let mut s = s.clone();
-    s.measured = s.measured.iter().map(|m| m.plateau_only()).collect();
-    let value = serde_json::to_value(&s).unwrap_or(Value::Null);
+    let mut value = serde_json::to_value(s).unwrap_or(Value::Null);
+    if let (Some(m), Value::Object(o)) = (measured, &mut value) {
+        o.insert("measured".into(), m);
+    }
     let mut flat = Map::new();
     diff(&base, &value, "", &mut flat);
     // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
@@ -233,28 +243,19 @@ pub fn decode(link: &str) -> Decoded {
     }
     let Some(bytes) = base64url_decode(payload) else {
         notes.push("link: the data after the version is damaged (not base64url); showing the default scenario".into());
-        return Decoded {
-            scenario: Scenario::default(),
-            warnings: notes,
-        };
+        return Decoded::of(Scenario::default(), notes);
     };
     let map = match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(m)) => m,
         Ok(_) => {
             notes.push("link: the data is not a JSON object; showing the default scenario".into());
-            return Decoded {
-                scenario: Scenario::default(),
-                warnings: notes,
-            };
+            return Decoded::of(Scenario::default(), notes);
         }
         Err(e) => {
             notes.push(format!(
                 "link: the data is damaged ({e}); showing the default scenario"
             ));
-            return Decoded {
-                scenario: Scenario::default(),
-                warnings: notes,
-            };
+            return Decoded::of(Scenario::default(), notes);
         }
     };
     let mut out = apply(migrate(version.min(LINK_VERSION), Entries::Flat(map)));
@@ -365,8 +366,13 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
 /// deserialises with it.
 fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decoded {
     let mut current = baseline();
+    let mut measured = None;
     for (path, value) in entries {
         if path == "version" {
+            continue;
+        }
+        if path == "measured" {
+            measured = Some(value);
             continue;
         }
         let mut next = current.clone();
@@ -402,7 +408,7 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
             Scenario::default()
         }
     };
-    Decoded { scenario, warnings }
+    Decoded { scenario, warnings, measured }
 }
 
 /// Holds a decoded scenario to the ranges files and flags are held to: each field out of
@@ -636,21 +642,27 @@ mod tests {
 
     #[test]
     fn a_link_carries_the_plateau_points_of_measured_runs_only() {
-        use crate::check::{Measured, Point};
+        use crate::check::{file_value, link_of, runs_of, Measured, Point};
         let points = (3..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: e as f64 }).collect();
         let mut s = Scenario::default();
         s.measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
-        let back = decode(&encode(&s));
+        let mut back = decode(&link_of(&s));
         assert!(back.warnings.is_empty(), "{:?}", back.warnings);
-        let sizes: Vec<u64> = back.scenario.measured[0].points.iter().map(|p| p.bytes).collect();
+        let runs = runs_of(back.measured.take(), &mut back.warnings);
+        let sizes: Vec<u64> = runs[0].points.iter().map(|p| p.bytes).collect();
         assert_eq!(sizes, (26..=33).map(|e| 1u64 << e).collect::<Vec<_>>(), "64 MiB and up");
+        // The explorer's own link and file leave them out (its wasm has no code for them).
+        assert_eq!(encode(&s), "v1.e30");
+        assert!(serde_json::to_value(&s).unwrap().get("measured").is_none());
         // A file keeps them all; a run out of range falls back alone, with a note.
-        let json = serde_json::to_string(&s).unwrap();
-        assert_eq!(decode_file(&json).unwrap().scenario.measured[0].points.len(), 31);
-        for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0")] {
+        let json = json_text(&file_value(&s));
+        let mut d = decode_file(&json).unwrap();
+        assert_eq!(runs_of(d.measured.take(), &mut d.warnings)[0].points.len(), 31);
+        for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0"), json.replace("\"8:3:3 ", "\"8:x:3 ")] {
             assert_ne!(bad, json);
-            let d = decode_file(&bad).unwrap();
-            assert!(d.scenario.measured.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);
+            let mut d = decode_file(&bad).unwrap();
+            let runs = runs_of(d.measured.take(), &mut d.warnings);
+            assert!(runs.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);
             assert_eq!(d.scenario.cluster, s.cluster);
         }
     }
@@ -666,8 +678,9 @@ mod tests {
                     .all(|(s2, p2)| s2 != s && p2 != p),
                 "{s} {p}"
             );
+            // `measured` is read apart from the rest (crate::check::runs_of).
             let mut b = base.clone();
-            assert!(slot_mut(&mut b, p).is_some(), "{p} is a scenario field");
+            assert!(*p == "measured" || slot_mut(&mut b, p).is_some(), "{p} is a scenario field");
         }
     }
 

@@ -163,7 +163,11 @@ pub struct Scenario {
     /// empty: nothing priced. Checked by [`crate::bom::scenario_bom`], not by `validate`.
     pub prices: crate::bom::PriceBook,
     /// nccl-tests runs measured on a real cluster, checked against this design
-    /// ([`crate::check`]); empty when none was loaded. Older files without it still load.
+    /// ([`crate::check`]); empty when none was loaded. Files and links hold them under
+    /// `measured`, read and written apart from the rest ([`crate::check::runs_of`],
+    /// [`crate::check::file_value`], [`crate::check::link_of`]) so that the explorer, which
+    /// does not show them, carries no code for them.
+    #[serde(skip)]
     pub measured: Vec<Measured>,
 }
 
@@ -220,17 +224,8 @@ impl Scenario {
         if let Some(z) = t.zero {
             limits::ZERO.check(z as u64)?;
         }
-        // `prices` is checked where it is used (`bom::scenario_bom`, the right-sizer): the page
-        // never prices anything, and its bundle has no room for the part list.
-        limits::MEASURED_RUNS.check(self.measured.len() as u64)?;
-        for m in &self.measured {
-            limits::MEASURED_POINTS.check(m.points.len() as u64)?;
-            limits::MEASURED_RANKS.check(m.ranks as u64)?;
-            let bad = |v: f64| !v.is_finite() || v < 0.0;
-            if m.gpus_per_node == Some(0) || m.nodes == Some(0) || m.points.iter().any(|p| p.bytes == 0 || bad(p.time_us) || p.time_us == 0.0 || bad(p.busbw)) {
-                return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
-            }
-        }
+        // Measured runs are held to their ranges where they are read (check::runs_of): the
+        // explorer, which validates every design, carries no code for them.
         Ok(())
     }
 }

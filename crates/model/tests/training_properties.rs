@@ -81,8 +81,6 @@ proptest! {
     }
 }
 
-/// The case the issue names: Llama 3 8B at 64K tokens with CP 8 reported HFU 88%, above
-/// H100's measured ceiling, because the masked half of causal attention was counted.
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -125,6 +123,8 @@ fn power_cap_is_range_checked_and_bounded_by_the_gpu() {
     assert!(Cluster { gpu: GpuKind::Gh200, power_cap_w: Some(900), ..Cluster::default() }.topology().is_ok());
 }
 
+/// The case the issue names: Llama 3 8B at 64K tokens with CP 8 reported HFU 88%, above
+/// H100's measured ceiling, because the masked half of causal attention was counted.
 #[test]
 fn long_context_hfu_is_under_the_h100_ceiling() {
     let w = Workload { seq: 65536, global_batch: 64, ..preset("llama3-8b").unwrap() };

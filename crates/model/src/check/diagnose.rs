@@ -8,6 +8,8 @@ use crate::collective::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice};
 use crate::error::{ModelError, Result};
 use crate::topology::{Cluster, Placement, TierKind};
 use crate::trust::AlgoFamily;
+use crate::limits;
+use crate::scenario::Scenario;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +92,47 @@ impl Default for Measured {
     }
 }
 
+/// The measured runs of a link or file ([`crate::link::Decoded::measured`]): each run that is
+/// not one, or out of range, is dropped alone with a note in `warnings`, as are runs past the
+/// limit.
+pub fn runs_of(raw: Option<serde_json::Value>, warnings: &mut Vec<String>) -> Vec<Measured> {
+    let items = match raw {
+        None => return Vec::new(),
+        Some(serde_json::Value::Array(a)) => a,
+        Some(_) => {
+            warnings.push("measured: not a list of runs; ignored".into());
+            return Vec::new();
+        }
+    };
+    let mut runs = Vec::new();
+    for (i, v) in items.into_iter().enumerate() {
+        let run = serde_json::from_value::<Measured>(v).map_err(|e| e.to_string()).and_then(|m| m.validate().map(|()| m).map_err(|e| e.message));
+        match run {
+            Ok(m) if limits::MEASURED_RUNS.check(runs.len() as u64 + 1).is_ok() => runs.push(m),
+            Ok(_) => warnings.push(format!("measured: run {} is past the {} runs a scenario keeps; dropped", i + 1, limits::MEASURED_RUNS.max)),
+            Err(e) => warnings.push(format!("measured: run {}: {e}; dropped", i + 1)),
+        }
+    }
+    runs
+}
+
+/// A scenario as its file holds it, measured runs included if any (the explorer's files leave
+/// them out).
+pub fn file_value(s: &Scenario) -> serde_json::Value {
+    let mut v = serde_json::to_value(s).unwrap_or(serde_json::Value::Null);
+    if let (false, Ok(m), serde_json::Value::Object(o)) = (s.measured.is_empty(), serde_json::to_value(&s.measured), &mut v) {
+        o.insert("measured".into(), m);
+    }
+    v
+}
+
+/// A scenario's link with the plateau points of its measured runs (a whole sweep would not fit
+/// a URL).
+pub fn link_of(s: &Scenario) -> String {
+    let plateau: Vec<Measured> = s.measured.iter().map(Measured::plateau_only).collect();
+    crate::link::encode_with(s, if plateau.is_empty() { None } else { serde_json::to_value(&plateau).ok() })
+}
+
 /// The catalog GPU of a name as nccl-tests prints it (`NVIDIA H100 80GB HBM3`).
 pub fn gpu_of_name(name: &str) -> Option<GpuKind> {
     let n = name.to_ascii_uppercase();
@@ -116,6 +159,17 @@ pub fn gpu_of_name(name: &str) -> Option<GpuKind> {
 }
 
 impl Measured {
+    /// Holds a run to the ranges files and links are held to.
+    pub fn validate(&self) -> Result<()> {
+        limits::MEASURED_POINTS.check(self.points.len() as u64)?;
+        limits::MEASURED_RANKS.check(self.ranks as u64)?;
+        let bad = |v: f64| !v.is_finite() || v < 0.0;
+        if self.gpus_per_node == Some(0) || self.nodes == Some(0) || self.points.iter().any(|p| p.bytes == 0 || bad(p.time_us) || p.time_us == 0.0 || bad(p.busbw)) {
+            return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
+        }
+        Ok(())
+    }
+
     /// The runs of a log whose collective and rank count are known (others are reported by
     /// [`check`] as skipped), with their points (0-byte rows left out).
     pub fn from_log(log: &Log) -> Vec<Measured> {

@@ -1084,7 +1084,7 @@ mod tests {
         let fine = Workload { moe: Some(crate::training::workload::Moe { experts: 128, top_k: 8, expert_ffn: 768, ..Default::default() }), hidden: 2048, heads: 32, ..preset("mixtral-8x7b").unwrap() };
         let coarse = preset("mixtral-8x7b").unwrap();
         for (w, floor_bound) in [(&fine, true), (&coarse, false)] {
-            let mut at = |p: Precision| {
+            let at = |p: Precision| {
                 let w = Workload { precision: p, ..w.clone() };
                 let mut ev = Evaluator::new(&t, &w, Framework::default()).unwrap();
                 ev.stage_compute(1, 1, 8 | (1 << 16), 2, false).moe
