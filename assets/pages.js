@@ -5,7 +5,14 @@
 // and fills each part as it opens; a term, the link's g= and ?lesson= open their part.
 // Every page registers dist/sw.js (scripts/post-build.mjs), relative: each sub-path gets its own
 // worker, which caches every page. (One small script for all pages: one gzip stream less.)
+// An embed link to another page (?embed=<chart>, as older snippets wrote the explorer's) moves
+// to embed.html, whose wasm is the chart renderer alone (compare-* charts to compare.html).
 (() => {
+  const em = new URLSearchParams(location.search).get('embed');
+  if (em !== null && !/\/(embed|compare)\.html$/.test(location.pathname)) {
+    location.replace(`${em.startsWith('compare-') ? 'compare' : 'embed'}.html${location.search}${location.hash}`);
+    return;
+  }
   if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
     addEventListener('load', () => navigator.serviceWorker.register('sw.js').catch((e) => console.warn('Fabricscope: no offline mode:', e)));
   }

@@ -135,7 +135,7 @@ async function main() {
       const errors = watch(page, []);
       await page.addInitScript(instrument, LONG_TASK_MS);
       const s = encodeURIComponent(JSON.stringify(CASES[0].scenario));
-      await page.goto(`${server.origin}/?embed=step#s=${s}`, { waitUntil: 'load' });
+      await page.goto(`${server.origin}/embed.html?embed=step#s=${s}`, { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=embed]', { timeout: 30000 });
       const from = await page.evaluate(() => performance.now());
       await page.waitForSelector('[data-testid=embed-chart] svg', { timeout: 120000 });

@@ -6,7 +6,8 @@
 //   back, without a panic;
 // - the Content-Security-Policy is enforced (inline script and eval are refused) and the page
 //   runs without a single violation or console error;
-// - ?embed=<chart> renders one chart filling its iframe with a link back to the explorer,
+// - embed.html?embed=<chart> (and an older ?embed= link to the explorer, which moves there)
+//   renders one chart filling its iframe with a link back to the explorer,
 //   and e2e/embed-example.html (the page docs/embed.md describes) shows two such iframes;
 // - the explorer's share/export panel downloads JSON, CSV, SVG and PNG and imports JSON.
 //
@@ -211,7 +212,7 @@ async function main() {
 
     await check('?embed=busbw renders one chart sized to its viewport, linking back to the explorer', async () => {
       const { page, problems } = await newPage({ viewport: { width: 640, height: 360 } });
-      await page.goto(`${base}?embed=busbw&s=${B200}`, { waitUntil: 'load' });
+      await page.goto(`${base}embed.html?embed=busbw&s=${B200}`, { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=embed-chart] svg', { timeout: 15000 });
       const r = await page.evaluate(() => {
         const svg = document.querySelector('[data-testid=embed-chart] svg').getBoundingClientRect();
@@ -242,8 +243,10 @@ async function main() {
 
     await check('?embed=step: a training chart of the link\'s job', async () => {
       const { page } = await newPage({ viewport: { width: 700, height: 400 } });
+      // An older snippet's link to the explorer (?embed= on index.html) moves to embed.html.
       await page.goto(`${base}?embed=step&s=${B200}`, { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=embed-chart][data-chart=step] svg', { timeout: 15000 });
+      assert(new URL(page.url()).pathname === `${PREFIX}embed.html`, `moved to embed.html: ${page.url()}`);
       const cap = await page.textContent('.embed-caption');
       assert(cap.includes('16 nodes × 8 B200') && cap.includes('llama3-8b on TP'), `caption names cluster and job: ${cap}`);
     });
@@ -311,7 +314,7 @@ async function main() {
       const png = await grab('export-hierarchy-png');
       assert(png.name === 'fabricscope-hierarchy.png' && png.body.subarray(1, 4).toString() === 'PNG' && png.body.length > 5000, `PNG: ${png.body.length} bytes`);
       const snippet = await page.inputValue('[data-testid=embed-snippet]');
-      assert(snippet.startsWith(`<iframe src="${base}?embed=busbw#s=${B200}"`), `snippet: ${snippet}`);
+      assert(snippet.startsWith(`<iframe src="${base}embed.html?embed=busbw#s=${B200}"`), `snippet: ${snippet}`);
       await page.locator('[data-testid=export]').screenshot({ path: join(out, 'export-panel.png') });
       // Import: the file's scenario becomes the page's link, as if a permalink was opened.
       await Promise.all([

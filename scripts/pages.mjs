@@ -13,6 +13,7 @@ export const PAGES = [
   { html: 'learn.html', name: 'Learn' },
   { html: 'check.html', name: 'Check a real cluster' },
   { html: 'compare.html', name: 'Compare and price designs' },
+  { html: 'embed.html', name: 'Embed (one chart for an iframe)' },
   { html: 'index.html', name: 'explorer' },
 ];
 

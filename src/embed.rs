@@ -63,6 +63,20 @@ pub(crate) fn url_parts(url: &str) -> (&str, &str) {
     (query, fragment)
 }
 
+/// embed.html: the chart its URL asks for (`?embed=<chart>`) in `#app`, or, without one, how
+/// to ask and a way to the explorer.
+pub fn mount_page() {
+    let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app")) else {
+        return;
+    };
+    if !mount_if_embed(&root) {
+        root.set_inner_html(&format!(
+            "<p class=\"embed-note\" role=\"status\">This page draws one chart of a scenario for an iframe: add <code>?embed=&lt;chart&gt;</code> (one of {}) and the scenario's link (<code>#s=…</code>). <a href=\"./\">Open the explorer</a>.</p>",
+            CHART_IDS.join(", ")
+        ));
+    }
+}
+
 /// Mounts the embed view into `root` when the page URL asks for one; `false` otherwise.
 /// The embed is static markup, so it is written straight into the DOM (no component): once,
 /// then again when the iframe is resized or the colour scheme flips.

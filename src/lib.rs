@@ -42,8 +42,9 @@ fn mount_now() {
     let root = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id("app"));
+    // Embeds (`?embed=`) are embed.html's (its own, smaller wasm); pages.js moves an older
+    // explorer embed link there before this runs.
     match root {
-        Some(el) if embed::mount_if_embed(&el) => {}
         Some(el) => {
             yew::Renderer::<App>::with_root(el).render();
         }

@@ -243,10 +243,13 @@ pub(crate) fn scenario_buttons(save: Callback<MouseEvent>, import: Callback<Even
     }
 }
 
-/// The iframe snippet for chart `id` of a scenario link.
+/// The iframe snippet for chart `id` of a scenario link: embed.html, whose wasm is the chart
+/// renderer alone (a page in a document loads less than the explorer).
 pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
+    // Comparisons are drawn by compare.html.
+    let page = if id.starts_with("compare-") { "compare" } else { "embed" };
     format!(
-        "<iframe src=\"{base}?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
+        "<iframe src=\"{base}{page}.html?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
     )
 }
 
@@ -390,7 +393,7 @@ mod tests {
     fn snippet_and_sizes() {
         assert_eq!(
             embed_snippet("https://x.org/tools/fabricscope/", "busbw", "v1.e30"),
-            "<iframe src=\"https://x.org/tools/fabricscope/?embed=busbw#s=v1.e30\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
+            "<iframe src=\"https://x.org/tools/fabricscope/embed.html?embed=busbw#s=v1.e30\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
         );
         assert_eq!(
             svg_size("<svg width=\"920\" height=\"506\" viewBox=\"0 0 920 506\">"),

@@ -74,7 +74,7 @@ pub fn read_prices(path: &str) -> Result<PriceBook, CliError> {
         Some(p) => p.clone(),
         None => value,
     };
-    let book: PriceBook = serde_json::from_value(list).map_err(|e| CliError::new(flag, format!("a price book is [{{\"item\", \"usd\", \"power_w\", \"source\", \"date\"}}, ...]: {e}")))?;
+    let book = PriceBook::from_value(&list).map_err(|e| CliError::new(flag, format!("a price book is [{{\"item\", \"usd\", \"power_w\", \"source\", \"date\"}}, ...]: {}", e.message)))?;
     book.validate().map_err(|e| CliError::new(flag, e.message))?;
     Ok(book)
 }

@@ -82,9 +82,12 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
     let mut value = serde_json::from_str::<serde_json::Value>(text).map_err(|e| CliError::new(name, format!("not valid JSON: {e}")))?;
     // Measured runs are read apart from the rest, as the page reads them (check::runs_of).
     let measured = value.as_object_mut().and_then(|o| o.remove("measured"));
+    // So are prices (kept as given; read where a bill of materials is made).
+    let prices = value.as_object_mut().and_then(|o| o.remove("prices")).unwrap_or_default();
     let err = match serde_json::from_value::<Scenario>(value) {
         Ok(mut s) => {
             let mut notes = Vec::new();
+            s.prices = prices;
             s.measured = fabricscope_model::check::runs_of(measured, &mut notes);
             return match notes.first() {
                 Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),

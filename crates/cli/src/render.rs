@@ -105,7 +105,8 @@ pub fn run(a: &RenderArgs) -> Result<String, CliError> {
     if a.only.is_empty() || a.only.iter().any(|o| o == PARETO) {
         let w = workload(&s.training.workload).map_err(|e| model_error(&a.scenario[0], &e))?;
         let fixed = constraints(&s.training, s.cluster.total_gpus(), &w);
-        let r = rightsize(&s.cluster, w, fixed, s.prices.clone()).map_err(|e| model_error(&a.scenario[0], &e))?;
+        let book = fabricscope_model::bom::PriceBook::from_value(&s.prices).map_err(|e| model_error(&a.scenario[0], &e))?;
+        let r = rightsize(&s.cluster, w, fixed, book).map_err(|e| model_error(&a.scenario[0], &e))?;
         let width = if a.width == 0 { 720 } else { a.width };
         let svg = pareto_chart(&r, width, width * 9 / 16, &theme);
         let path = a.out.join(format!("{PARETO}.svg"));

@@ -39,7 +39,8 @@ pub fn run(a: &RightsizeArgs) -> Result<String, CliError> {
             let s = read_scenario(path)?;
             let w = workload(&s.training.workload).map_err(|e| model_error(path, &e))?;
             let fixed = constraints(&s.training, s.cluster.total_gpus(), &w);
-            (s.cluster, s.training.workload, fixed, s.prices)
+            let book = PriceBook::from_value(&s.prices).map_err(|e| model_error(path, &e))?;
+            (s.cluster, s.training.workload, fixed, book)
         }
         None => {
             let book = match &a.prices {

@@ -367,12 +367,18 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
 fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decoded {
     let mut current = baseline();
     let mut measured = None;
+    let mut prices = Value::Null;
     for (path, value) in entries {
         if path == "version" {
             continue;
         }
         if path == "measured" {
             measured = Some(value);
+            continue;
+        }
+        // Kept as given; read where a bill of materials is made (Scenario::prices).
+        if path == "prices" {
+            prices = value;
             continue;
         }
         let mut next = current.clone();
@@ -401,7 +407,7 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
     let scenario = match serde_json::from_value::<Scenario>(current) {
         Ok(mut s) => {
             s.version = SCENARIO_VERSION;
-            within_ranges(s, &mut warnings)
+            Scenario { prices, ..within_ranges(s, &mut warnings) }
         }
         Err(e) => {
             warnings.push(format!("link: {}; showing the default scenario", short_error(&e.to_string())));

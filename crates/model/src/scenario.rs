@@ -159,9 +159,14 @@ pub struct Scenario {
     pub cluster: Cluster,
     pub view: View,
     pub training: TrainingChoice,
-    /// The user's prices (and power figures) for the bill of materials ([`crate::bom`]);
-    /// empty: nothing priced. Checked by [`crate::bom::scenario_bom`], not by `validate`.
-    pub prices: crate::bom::PriceBook,
+    /// The user's prices (and power figures) for the bill of materials ([`crate::bom`]), as
+    /// the file or link gave them (null: nothing priced). Read and checked where a bill of
+    /// materials is made ([`crate::bom::PriceBook::from_value`], [`crate::bom::scenario_bom`]),
+    /// not by `validate`: the explorer, which makes none, carries no code for them.
+    /// Files and links write them under `prices` and the link reader sets them apart from
+    /// the rest (`link::apply`), so no reader for them is derived here.
+    #[serde(skip_deserializing, skip_serializing_if = "serde_json::Value::is_null")]
+    pub prices: serde_json::Value,
     /// nccl-tests runs measured on a real cluster, checked against this design
     /// ([`crate::check`]); empty when none was loaded. Files and links hold them under
     /// `measured`, read and written apart from the rest ([`crate::check::runs_of`],
@@ -184,7 +189,7 @@ impl Scenario {
             cluster,
             view: View::default(),
             training: TrainingChoice::default(),
-            prices: crate::bom::PriceBook::default(),
+            prices: serde_json::Value::Null,
             measured: Vec::new(),
         }
     }

@@ -276,8 +276,9 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
 
 /// The bill of materials of a scenario's cluster, priced from the scenario's price book.
 pub fn scenario_bom(s: &crate::Scenario) -> Result<Bom> {
-    s.prices.validate()?;
-    Ok(bom(&s.cluster.topology()?, &s.prices))
+    let book = PriceBook::from_value(&s.prices)?;
+    book.validate()?;
+    Ok(bom(&s.cluster.topology()?, &book))
 }
 
 /// NVSwitch chips on an 8-GPU baseboard: 6 NVLink3 (DGX A100), 4 NVLink4 (DGX H100), 2 NVLink5

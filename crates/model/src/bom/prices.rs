@@ -5,7 +5,7 @@
 //! and a figure without a source is never made up. Unpriced parts leave the cost `None`.
 
 use crate::error::{ModelError, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One price.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -24,31 +24,37 @@ pub struct Price {
     pub date: String,
 }
 
-/// Prices by part id; later entries override earlier ones. Read through `serde_json::Value`
-/// (whose reader the page already has) rather than a derived reader: a smaller bundle.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Prices by part id; later entries override earlier ones.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct PriceBook(#[serde(deserialize_with = "read_book")] pub Vec<Price>);
+pub struct PriceBook(pub Vec<Price>);
 
-/// Reads `[{"item", "usd", "power_w", "source", "date"}, ...]`; any other key is an error.
-fn read_book<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<Price>, D::Error> {
-    use serde::de::Error;
-    let v = serde_json::Value::deserialize(d)?;
-    let list = v.as_array().ok_or_else(|| D::Error::custom("prices: a list of {\"item\", \"usd\", \"power_w\", \"source\", \"date\"}"))?;
-    let mut out = Vec::with_capacity(list.len());
-    for e in list {
-        let o = e.as_object().ok_or_else(|| D::Error::custom("prices: each entry is an object"))?;
-        if let Some(k) = o.keys().find(|k| !["item", "usd", "power_w", "source", "date"].contains(&k.as_str())) {
-            return Err(D::Error::custom(format!("prices: unknown field `{}`; allowed: item, usd, power_w, source, date", crate::error::printable(k, 40))));
+impl PriceBook {
+    /// Reads `[{"item", "usd", "power_w", "source", "date"}, ...]` (null: an empty book); any
+    /// other key is an error naming the field. A scenario keeps its prices as the JSON it was
+    /// given ([`crate::Scenario::prices`]) and they are read here, where a bill of materials
+    /// is made: the explorer, which makes none, carries no code for them.
+    pub fn from_value(v: &serde_json::Value) -> Result<PriceBook> {
+        let err = |m: String| ModelError::new("prices", m);
+        if v.is_null() {
+            return Ok(PriceBook::default());
         }
-        let text = |k: &str| o.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        let num = |k: &str| match o.get(k) {
-            None | Some(serde_json::Value::Null) => Ok(None),
-            Some(v) => v.as_f64().map(Some).ok_or_else(|| D::Error::custom(format!("prices: `{k}` is a number"))),
-        };
-        out.push(Price { item: text("item"), usd: num("usd")?, power_w: num("power_w")?, source: text("source"), date: text("date") });
+        let list = v.as_array().ok_or_else(|| err("a list of {\"item\", \"usd\", \"power_w\", \"source\", \"date\"}".into()))?;
+        let mut out = Vec::with_capacity(list.len());
+        for e in list {
+            let o = e.as_object().ok_or_else(|| err("each entry is an object".into()))?;
+            if let Some(k) = o.keys().find(|k| !["item", "usd", "power_w", "source", "date"].contains(&k.as_str())) {
+                return Err(err(format!("unknown field `{}`; allowed: item, usd, power_w, source, date", crate::error::printable(k, 40))));
+            }
+            let text = |k: &str| o.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+            let num = |k: &str| match o.get(k) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(v) => v.as_f64().map(Some).ok_or_else(|| err(format!("`{k}` is a number"))),
+            };
+            out.push(Price { item: text("item"), usd: num("usd")?, power_w: num("power_w")?, source: text("source"), date: text("date") });
+        }
+        Ok(PriceBook(out))
     }
-    Ok(out)
 }
 
 /// Most prices a book may hold (a bill of materials has a few dozen parts).
