@@ -7,7 +7,7 @@ use crate::components::export::{import_scenario, save_scenario, scenario_buttons
 use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
-use fabricscope_model::check::{file_value, link_of, runs_of};
+use fabricscope_model::check::{file_value, link_of, runs_of, Measured};
 use fabricscope_model::link::Decoded;
 use fabricscope_model::Scenario;
 use yew::prelude::*;
@@ -17,6 +17,8 @@ use yew::prelude::*;
 #[derive(Clone, Default, PartialEq)]
 struct Page {
     scenario: Scenario,
+    /// The runs read from a log, link or file.
+    runs: Vec<Measured>,
     notes: Vec<String>,
 }
 
@@ -27,8 +29,8 @@ impl Page {
 
     /// A decoded link or file, its measured runs read.
     fn of(mut d: Decoded) -> Page {
-        d.scenario.measured = runs_of(d.measured.take(), &mut d.warnings);
-        Page { scenario: d.scenario, notes: d.warnings }
+        let runs = runs_of(d.measured.take(), &mut d.warnings);
+        Page { scenario: d.scenario, runs, notes: d.warnings }
     }
 }
 
@@ -48,7 +50,7 @@ fn CheckPage() -> Html {
     let page = use_state(Page::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    url::use_link_writer(page.scenario.clone(), link_of);
+    url::use_link_writer((page.scenario.clone(), page.runs.clone()), |(s, r)| link_of(s, r));
     use_effect(crate::hooks::sync_selects);
     let check_note = use_state(|| None::<String>);
     let file_note = use_state(|| None::<String>);
@@ -68,13 +70,13 @@ fn CheckPage() -> Html {
         let page = page.clone();
         Callback::from(move |m| {
             let mut p = (*page).clone();
-            p.scenario.measured = m;
+            p.runs = m;
             page.set(p);
         })
     };
     let save = {
-        let s = page.scenario.clone();
-        Callback::from(move |_: MouseEvent| save_scenario(&file_value(&s)))
+        let (s, r) = (page.scenario.clone(), page.runs.clone());
+        Callback::from(move |_: MouseEvent| save_scenario(&file_value(&s, &r)))
     };
     let import = {
         let (page, note, check_note) = (page.clone(), file_note.clone(), check_note.clone());
@@ -114,7 +116,7 @@ fn CheckPage() -> Html {
                 }
             </section>
             <div class="panels">
-                { check_panel(&CheckProps { measured: page.scenario.measured.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
+                { check_panel(&CheckProps { measured: page.runs.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
             </div>
         </div>
     }

@@ -3,7 +3,6 @@
 //! a slider does not hammer the History API (which may throw when called too often).
 
 use fabricscope_model::link::{decode, find_in_url, Decoded};
-use fabricscope_model::Scenario;
 use gloo_timers::callback::Timeout;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -70,8 +69,8 @@ fn write(link: &str) {
     }
     // The page's own path and query first: a bare "#s=" would resolve against <base href="./">,
     // which drops the file name (check.html would become the explorer's "./").
-    let loc = w.location();
-    let url = format!("{}{}{want}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default());
+    let page = w.document().and_then(|d| d.url().ok()).unwrap_or_default();
+    let url = format!("{}{want}", page.split('#').next().unwrap_or_default());
     if let Ok(h) = w.history() {
         // A refused write only loses the permalink update; the page keeps working.
         let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&url));
@@ -83,7 +82,7 @@ fn write(link: &str) {
 /// the share/export panel, which need not follow a drag frame by frame: its link and exports
 /// are side effects, debounced like the URL).
 #[hook]
-pub fn use_link_writer(scenario: Scenario, link: fn(&Scenario) -> String) -> Scenario {
+pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, link: fn(&T) -> String) -> T {
     let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
     {

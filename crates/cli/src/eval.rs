@@ -80,12 +80,13 @@ pub fn read_scenario(path: &str) -> Result<Scenario, CliError> {
 /// Parses scenario JSON; on failure, names the field at fault (`cluster.nodes`).
 pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
     let mut value = serde_json::from_str::<serde_json::Value>(text).map_err(|e| CliError::new(name, format!("not valid JSON: {e}")))?;
-    // Measured runs are read apart from the rest, as the page reads them (check::runs_of).
+    // Measured runs are read apart from the rest, as the page reads them (check::runs_of),
+    // and held to their ranges; the commands reading scenarios do not use them.
     let measured = value.as_object_mut().and_then(|o| o.remove("measured"));
     let err = match serde_json::from_value::<Scenario>(value) {
-        Ok(mut s) => {
+        Ok(s) => {
             let mut notes = Vec::new();
-            s.measured = fabricscope_model::check::runs_of(measured, &mut notes);
+            fabricscope_model::check::runs_of(measured, &mut notes);
             return match notes.first() {
                 Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),
                 None => Ok(s),

@@ -179,18 +179,23 @@ pub fn indent_json(compact: &str) -> String {
     out
 }
 
-/// The permalink of a scenario (its measured runs left out: see [`crate::check::link_of`]).
+/// The permalink of a scenario (with measured runs: [`crate::check::link_of`]).
 pub fn encode(s: &Scenario) -> String {
-    encode_with(s, None)
+    encode_value(serde_json::to_value(s).unwrap_or(Value::Null))
 }
 
 /// The permalink of `s` with `measured` (runs as JSON) under its short key.
-pub fn encode_with(s: &Scenario, measured: Option<Value>) -> String {
-    let base = baseline();
+pub fn encode_with(s: &Scenario, measured: Value) -> String {
     let mut value = serde_json::to_value(s).unwrap_or(Value::Null);
-    if let (Some(m), Value::Object(o)) = (measured, &mut value) {
-        o.insert("measured".into(), m);
+    if let Value::Object(o) = &mut value {
+        o.insert("measured".into(), measured);
     }
+    encode_value(value)
+}
+
+/// The permalink of a scenario as JSON.
+fn encode_value(value: Value) -> String {
+    let base = baseline();
     let mut flat = Map::new();
     diff(&base, &value, "", &mut flat);
     // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
@@ -638,9 +643,9 @@ mod tests {
     fn a_link_carries_the_plateau_points_of_measured_runs_only() {
         use crate::check::{file_value, link_of, runs_of, Measured, Point};
         let points = (3..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: e as f64 }).collect();
-        let mut s = Scenario::default();
-        s.measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
-        let mut back = decode(&link_of(&s));
+        let s = Scenario::default();
+        let measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
+        let mut back = decode(&link_of(&s, &measured));
         assert!(back.warnings.is_empty(), "{:?}", back.warnings);
         let runs = runs_of(back.measured.take(), &mut back.warnings);
         let sizes: Vec<u64> = runs[0].points.iter().map(|p| p.bytes).collect();
@@ -649,7 +654,7 @@ mod tests {
         assert_eq!(encode(&s), "v1.e30");
         assert!(serde_json::to_value(&s).unwrap().get("measured").is_none());
         // A file keeps them all; a run out of range falls back alone, with a note.
-        let json = json_text(&file_value(&s));
+        let json = json_text(&file_value(&s, &measured));
         let mut d = decode_file(&json).unwrap();
         assert_eq!(runs_of(d.measured.take(), &mut d.warnings)[0].points.len(), 31);
         for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0"), json.replace("\"8:3:3 ", "\"8:x:3 ")] {
