@@ -60,29 +60,30 @@ fn take_import_notes() -> Vec<String> {
     }
 }
 
-fn write(link: &str) {
+/// Writes `#s=<link>` after `page`, the page's file name relative to `<base href="./">`:
+/// empty for the explorer, "check.html" for check.html (a bare "#s=" resolves against the
+/// base, which drops the file name).
+fn write(page: &str, link: &str) {
     let Some(w) = web_sys::window() else { return };
     let current = w.location().hash().unwrap_or_default();
     let want = format!("#s={link}");
     if current == want {
         return;
     }
-    // The page's own path and query first: a bare "#s=" would resolve against <base href="./">,
-    // which drops the file name (check.html would become the explorer's "./").
-    let page = w.document().and_then(|d| d.url().ok()).unwrap_or_default();
-    let url = format!("{}{want}", page.split('#').next().unwrap_or_default());
+    let url = format!("{page}{want}");
     if let Ok(h) = w.history() {
         // A refused write only loses the permalink update; the page keeps working.
         let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
 }
 
-/// Writes `scenario` to the URL (as `link` makes it: `fabricscope_model::link::encode` in the explorer) after
+/// Writes `scenario` to the URL of `page` (see [`write`]; as `link` makes it:
+/// `fabricscope_model::link::encode` in the explorer) after
 /// [`WRITE_DELAY_MS`] without a newer change, and returns the scenario as of that write (for
 /// the share/export panel, which need not follow a drag frame by frame: its link and exports
 /// are side effects, debounced like the URL).
 #[hook]
-pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, link: fn(&T) -> String) -> T {
+pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, page: &'static str, link: fn(&T) -> String) -> T {
     let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
     {
@@ -91,7 +92,7 @@ pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, link: fn(&T)
             let s = s.clone();
             // Replacing the timeout drops (cancels) the previous one.
             *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || {
-                write(&link(&s));
+                write(page, &link(&s));
                 settled.set(s);
             }));
         });
