@@ -8,7 +8,7 @@ use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
 use fabricscope_model::check::{file_value, link_of, runs_of, Measured};
-use fabricscope_model::link::Decoded;
+use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
 
@@ -24,12 +24,13 @@ struct Page {
 
 impl Page {
     fn from_url() -> Page {
-        url::read().map(Page::of).unwrap_or_default()
+        let measured = url::link().and_then(|l| measured_in_link(&l));
+        url::read().map(|d| Page::of(d, measured)).unwrap_or_default()
     }
 
-    /// A decoded link or file, its measured runs read.
-    fn of(mut d: Decoded) -> Page {
-        let runs = runs_of(d.measured.take(), &mut d.warnings);
+    /// A decoded link or file with its measured runs (as it holds them), read.
+    fn of(mut d: Decoded, measured: Option<serde_json::Value>) -> Page {
+        let runs = runs_of(measured, &mut d.warnings);
         Page { scenario: d.scenario, runs, notes: d.warnings }
     }
 }
@@ -82,10 +83,10 @@ fn CheckPage() -> Html {
         let (page, note, check_note) = (page.clone(), file_note.clone(), check_note.clone());
         Callback::from(move |e: Event| {
             let (page, n, cn) = (page.clone(), note.clone(), check_note.clone());
-            import_scenario(e, note.clone(), move |d| {
+            import_scenario(e, note.clone(), move |d, text| {
                 n.set(None);
                 cn.set(None);
-                let mut p = Page::of(d);
+                let mut p = Page::of(d, measured_in_file(text));
                 p.notes = p.notes.into_iter().map(|w| format!("Imported file: {w}")).collect();
                 page.set(p);
             })

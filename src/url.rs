@@ -13,11 +13,16 @@ pub const WRITE_DELAY_MS: u32 = 300;
 /// The scenario of the current URL, if it carries one, with the notes an import left for
 /// this load ([`leave_import_notes`]).
 pub fn read() -> Option<Decoded> {
-    let loc = web_sys::window()?.location();
-    let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
-    let mut d = find_in_url(&query, &hash).map(decode)?;
+    let mut d = decode(&link()?);
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
     Some(d)
+}
+
+/// The link (`s=`) in the page's URL, if any.
+pub fn link() -> Option<String> {
+    let loc = web_sys::window()?.location();
+    let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
+    find_in_url(&query, &hash).map(str::to_string)
 }
 
 /// Where an import leaves its notes for the page it reloads into (this tab only).

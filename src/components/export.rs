@@ -217,7 +217,8 @@ pub(crate) fn read_text(file: &web_sys::File, note: UseStateHandle<Option<String
 
 /// Imports the scenario file chosen in the input of `e` into `done`, or says in `note` why
 /// not (the design is then unchanged).
-pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, done: impl FnOnce(link::Decoded) + 'static) {
+/// `done` gets the file's text too (check.html reads its measured runs from it).
+pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, done: impl FnOnce(link::Decoded, &str) + 'static) {
     let Some(file) = chosen(&e) else { return };
     let refuse = |n: &UseStateHandle<Option<String>>, m: String| n.set(Some(format!("Not imported; the design is unchanged: {m}")));
     if let Err(m) = check_file_size(file.size() as u64) {
@@ -225,7 +226,7 @@ pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, do
     }
     let n = note.clone();
     read_text(&file, note, move |text| match decode_file(&text) {
-        Ok(d) => done(d),
+        Ok(d) => done(d, &text),
         Err(m) => refuse(&n, m),
     });
 }
@@ -282,7 +283,7 @@ pub fn export_panel(props: &Props) -> Html {
         Callback::from(move |e: Event| {
             // Same path as opening a permalink: the page reads #s= on load. The cleaned
             // scenario's link has no notes of its own, so the file's go with the reload.
-            import_scenario(e, note.clone(), |d| {
+            import_scenario(e, note.clone(), |d, _| {
                 crate::url::leave_import_notes(&d.warnings);
                 if let Some(w) = web_sys::window() {
                     let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));

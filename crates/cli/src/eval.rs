@@ -95,7 +95,7 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
         Err(e) => e,
     };
     // The file decoder applies fields one by one and names each that fails.
-    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new(), measured: None });
+    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new() });
     if let Some(w) = decoded.warnings.iter().find(|w| !w.starts_with("link: ")) {
         if let Some((field, msg)) = w.split_once(": ") {
             let msg = msg

@@ -28,7 +28,7 @@ pub struct LinkArgs {
 pub fn run(a: &LinkArgs) -> Result<String, CliError> {
     if let Some(l) = &a.decode {
         let mut d = link::decode(l);
-        let runs = fabricscope_model::check::runs_of(d.measured.take(), &mut d.warnings);
+        let runs = fabricscope_model::check::runs_of(link::measured_in_link(l), &mut d.warnings);
         if let Some(first) = d.warnings.first() {
             let more = d.warnings.len() - 1;
             let tail = if more > 0 {

@@ -103,10 +103,6 @@ pub struct Decoded {
     pub scenario: Scenario,
     /// One message per field (or the whole link) that fell back to its default, naming it.
     pub warnings: Vec<String>,
-    /// The measured runs (`measured`, `m`) as the link or file holds them, unread: only
-    /// check.html and the CLI read them ([`crate::check::runs_of`]), so the explorer's wasm
-    /// carries no code for them.
-    pub measured: Option<Value>,
 }
 
 impl Decoded {
@@ -115,7 +111,7 @@ impl Decoded {
     }
 
     fn of(scenario: Scenario, warnings: Vec<String>) -> Decoded {
-        Decoded { scenario, warnings, measured: None }
+        Decoded { scenario, warnings }
     }
 }
 
@@ -365,13 +361,10 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
 /// deserialises with it.
 fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decoded {
     let mut current = baseline();
-    let mut measured = None;
     for (path, value) in entries {
-        if path == "version" {
-            continue;
-        }
-        if path == "measured" {
-            measured = Some(value);
+        // Measured runs are read apart ([`measured_in_link`], [`measured_in_file`]), by
+        // check.html and the CLI only: the explorer's wasm carries no code for them.
+        if path == "version" || path == "measured" {
             continue;
         }
         let mut next = current.clone();
@@ -407,7 +400,20 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
             Scenario::default()
         }
     };
-    Decoded { scenario, warnings, measured }
+    Decoded::of(scenario, warnings)
+}
+
+/// The measured runs (`m`) a `v1.` link holds, unread ([`crate::check::runs_of`] reads them).
+pub fn measured_in_link(link: &str) -> Option<Value> {
+    let (version, payload) = split_version(link.trim())?;
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(&base64url_decode(payload)?) else { return None };
+    migrate(version.min(LINK_VERSION), Entries::Flat(map)).0.into_iter().find(|(p, _)| p == "measured").map(|(_, v)| v)
+}
+
+/// The measured runs a scenario file holds, unread ([`crate::check::runs_of`] reads them).
+pub fn measured_in_file(text: &str) -> Option<Value> {
+    let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(file_text(text.as_bytes()).ok()?.as_bytes()) else { return None };
+    map.remove("measured")
 }
 
 /// Holds a decoded scenario to the ranges files and flags are held to: each field out of
@@ -645,9 +651,10 @@ mod tests {
         let points = (3..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: e as f64 }).collect();
         let s = Scenario::default();
         let measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
-        let mut back = decode(&link_of(&s, &measured));
-        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
-        let runs = runs_of(back.measured.take(), &mut back.warnings);
+        let link = link_of(&s, &measured);
+        let mut back = decode(&link);
+        assert!(back.warnings.is_empty() && back.scenario == s, "{:?}", back.warnings);
+        let runs = runs_of(measured_in_link(&link), &mut back.warnings);
         let sizes: Vec<u64> = runs[0].points.iter().map(|p| p.bytes).collect();
         assert_eq!(sizes, (26..=33).map(|e| 1u64 << e).collect::<Vec<_>>(), "64 MiB and up");
         // The explorer's own link and file leave them out (its wasm has no code for them).
@@ -656,11 +663,11 @@ mod tests {
         // A file keeps them all; a run out of range falls back alone, with a note.
         let json = json_text(&file_value(&s, &measured));
         let mut d = decode_file(&json).unwrap();
-        assert_eq!(runs_of(d.measured.take(), &mut d.warnings)[0].points.len(), 31);
+        assert_eq!(runs_of(measured_in_file(&json), &mut d.warnings)[0].points.len(), 31);
         for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0"), json.replace("\"8:3:3 ", "\"8:x:3 ")] {
             assert_ne!(bad, json);
             let mut d = decode_file(&bad).unwrap();
-            let runs = runs_of(d.measured.take(), &mut d.warnings);
+            let runs = runs_of(measured_in_file(&bad), &mut d.warnings);
             assert!(runs.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);
             assert_eq!(d.scenario.cluster, s.cluster);
         }

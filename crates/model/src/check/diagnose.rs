@@ -92,7 +92,8 @@ impl Default for Measured {
     }
 }
 
-/// The measured runs of a link or file ([`crate::link::Decoded::measured`]): each run that is
+/// The measured runs of a link or file ([`crate::link::measured_in_link`],
+/// [`crate::link::measured_in_file`]): each run that is
 /// not one, or out of range, is dropped alone with a note in `warnings`, as are runs past the
 /// limit.
 pub fn runs_of(raw: Option<serde_json::Value>, warnings: &mut Vec<String>) -> Vec<Measured> {
