@@ -75,10 +75,9 @@ fn write(page: &str, link: &str) {
     if current == want {
         return;
     }
-    let url = format!("{page}{want}");
     if let Ok(h) = w.history() {
         // A refused write only loses the permalink update; the page keeps working.
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&(page.to_string() + &want)));
     }
 }
 
