@@ -1,8 +1,10 @@
-// Every page (index.html the explorer, learn.html, check.html): register dist/sw.js (relative:
-// each sub-path gets its own worker, which caches every page); a[data-carry] takes the scenario
-// (#s=…) of the current link when followed, so each page opens the others on the same design;
-// in the explorer a glossary term opens Learn's glossary at it (learn.html#s=…&g=term).
-// Learn's own behaviour lives in teach.js.
+// Links the pages (index.html the explorer, learn.html, check.html), all on the design of the
+// link: a[data-carry] takes the scenario (#s=…) of the current link when followed. On the explorer,
+// a glossary term opens Learn's glossary at it (learn.html#s=…&g=term) and an old ?lesson=
+// link moves to Learn. On Learn, teach.js (its wasm's exports) loads once the wasm is ready
+// and fills each part as it opens; a term, the link's g= and ?lesson= open their part.
+// Every page registers dist/sw.js (scripts/post-build.mjs), relative: each sub-path gets its own
+// worker, which caches every page. (One small script for all pages: one gzip stream less.)
 (() => {
   if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
     addEventListener('load', () => navigator.serviceWorker.register('sw.js').catch((e) => console.warn('Fabricscope: no offline mode:', e)));

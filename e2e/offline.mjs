@@ -5,7 +5,8 @@
 //    control and caches every file of the build under its version.
 // 2. Stop the server and set the browser offline; reload: the explorer renders and computes
 //    (an input changes the numbers), an embed of another scenario draws another chart, and
-//    Learn (learn.html, not opened before) plays a frame, and check.html (not opened before)
+//    Learn (learn.html, not opened before) plays a frame, compare.html (not opened before)
+//    draws its comparison and bill of materials, and check.html (not opened before)
 //    checks a pasted log: one sw.js precaches every page.
 // 3. Serve a "new deploy" (same files, sw.js with another version) on the same origin: the
 //    new worker activates and the old version's cache is gone.
@@ -75,7 +76,7 @@ async function main() {
       assert(mine.length === 1, `one cache for ${version}: ${JSON.stringify(caches)}`);
       assert(mine[0][1] === files.length, `${mine[0][1]} of ${files.length} files cached`);
       assert(files.some((f) => f.endsWith('.wasm')) && files.includes('index.html'), `the list has the wasm and the shell: ${files}`);
-      assert(files.includes('learn.html') && files.includes('teach.js') && files.includes('check.html') && files.filter((f) => f.endsWith('.wasm')).length === 3, `one sw.js for every page (Learn's and Check's pages, code and wasm too): ${files}`);
+      assert(files.includes('learn.html') && files.includes('teach.js') && files.includes('check.html') && files.includes('compare.html') && files.filter((f) => f.endsWith('.wasm')).length === 4, `one sw.js for every page (Learn's, Check's and Compare's pages, code and wasm too): ${files}`);
     });
 
     await check('offline (server stopped, browser offline): reload renders the explorer and it computes', async () => {
@@ -132,6 +133,15 @@ async function main() {
       await page.waitForSelector('[data-testid=check-status]', { timeout: 15000 });
       const status = await page.textContent('[data-testid=check-status]');
       assert(status.startsWith('Healthy'), status);
+      const offline = problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p));
+      assert(offline.length === 0, offline.join('\n'));
+    });
+
+    await check('offline: compare.html (its own wasm, never opened) compares and prices the link\'s design', async () => {
+      await page.goto(`${base}compare.html#s=${NODES64}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=compare-chart] svg', { timeout: 15000 });
+      await page.waitForSelector('[data-testid=bom-counts]', { timeout: 15000 });
+      assert((await page.$$('[data-testid=design]')).length >= 1, 'a design to compare');
       const offline = problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p));
       assert(offline.length === 0, offline.join('\n'));
     });

@@ -1,7 +1,7 @@
 // Static hosting, CSP and embedding, against a release build (dist/):
 // - dist/ served under /tools/fabricscope/ (nothing at the site root) loads, renders and
-//   requests nothing outside its own directory and origin; so do Learn (learn.html) and Check
-//   (check.html), under the same CSP, linking back to the explorer with the link's design;
+//   requests nothing outside its own directory and origin; so do Learn (learn.html), Check
+//   (check.html) and Compare (compare.html), under the same CSP, linking back to the explorer with the link's design;
 // - damaged, hostile (9 KB), future-format and plain-JSON links still draw and say what fell
 //   back, without a panic;
 // - the Content-Security-Policy is enforced (inline script and eval are refused) and the page
@@ -42,6 +42,18 @@ async function main() {
     const urls = [];
     page.on('request', (r) => urls.push(r.url()));
     return { page, problems, urls };
+  };
+
+  // The explorer on the B200 link at 1400 px, CSP violations collected in window.__violations.
+  const explorerWatched = async () => {
+    const r = await newPage({ viewport: { width: 1400, height: 900 } });
+    await r.page.addInitScript(() => {
+      window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await r.page.goto(`${base}#s=${B200}`, { waitUntil: 'load' });
+    await r.page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+    return r;
   };
 
   try {
@@ -89,13 +101,7 @@ async function main() {
     });
 
     await check(`Check (check.html, its own wasm) from the sub-path: relative URLs, the same strict CSP with no violation, the link's design; the explorer's Check link carries the design there and back`, async () => {
-      const { page, problems, urls } = await newPage({ viewport: { width: 1400, height: 900 } });
-      await page.addInitScript(() => {
-        window.__violations = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-      });
-      await page.goto(`${base}#s=${B200}`, { waitUntil: 'load' });
-      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      const { page, problems, urls } = await explorerWatched();
       assert((await page.locator('[data-testid=check]').count()) === 0, 'the explorer has no check panel');
       await page.hover('[data-testid=to-check]');
       assert((await page.getAttribute('[data-testid=to-check]', 'href')) === `check.html#s=${B200}`, 'the Check link carries the design');
@@ -117,6 +123,28 @@ async function main() {
       await page.click('[data-testid=to-explorer]');
       await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
       assert(page.url() === `${base}#s=${B200}`, `back on the explorer with the design: ${page.url()}`);
+      assert(problems.length === 0, problems.join('\n'));
+      const rootHits = server.requests.filter((p) => !p.startsWith(PREFIX));
+      assert(rootHits.length === 0, `requests outside the prefix: ${rootHits.join(', ')}`);
+    });
+
+    await check(`Compare (compare.html, its own wasm) from the sub-path: relative URLs, the strict CSP with no violation, the explorer's link carries the design, each design opens in the explorer`, async () => {
+      const { page, problems, urls } = await explorerWatched();
+      await page.hover('[data-testid=to-compare]');
+      assert((await page.getAttribute('[data-testid=to-compare]', 'href')) === `compare.html#s=${B200}`, 'the Compare link carries the design');
+      await page.click('[data-testid=to-compare]');
+      await page.waitForSelector('[data-testid=compare-chart] svg', { timeout: 15000 });
+      assert(page.url().startsWith(`${base}compare.html#s=${B200}`), `on compare.html with the design: ${page.url()}`);
+      assert((await page.evaluate(() => document.querySelector('#gpu-select').value)) === 'b200', 'the link\'s design in the controls');
+      const inline = await page.evaluate(() => [...document.scripts].filter((s) => !s.src && s.textContent.trim()).length);
+      assert(inline === 0, `${inline} inline scripts in compare.html`);
+      assert((await page.evaluate(() => window.__violations.length)) === 0, await page.evaluate(() => window.__violations.join('; ')));
+      const outside = urls.filter((u) => !u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:'));
+      assert(outside.length === 0, `requests outside ${base}:\n${outside.join('\n')}`);
+      assert(urls.some((u) => /fabricscope-compare-[^/]*_bg\.wasm$/.test(u)), `Compare's own wasm: ${urls.filter((u) => u.endsWith('.wasm'))}`);
+      await page.click('[data-testid=design-open]');
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      assert(page.url().startsWith(`${base}#s=v1.`) && (await page.evaluate(() => document.querySelector('#gpu-select').value)) === 'b200', `the design opened in the explorer: ${page.url()}`);
       assert(problems.length === 0, problems.join('\n'));
       const rootHits = server.requests.filter((p) => !p.startsWith(PREFIX));
       assert(rootHits.length === 0, `requests outside the prefix: ${rootHits.join(', ')}`);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 export const PAGES = [
   { html: 'learn.html', name: 'Learn' },
   { html: 'check.html', name: 'Check a real cluster' },
+  { html: 'compare.html', name: 'Compare and price designs' },
   { html: 'index.html', name: 'explorer' },
 ];
 

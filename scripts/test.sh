@@ -33,10 +33,12 @@ stage "e2e controls (issue 9)" node e2e/controls.mjs
 # (a shared 2-core box is noisy).
 stage "bench (budgets)" node e2e/bench.mjs
 stage "e2e sub-path, CSP, embed" node e2e/subpath.mjs
+stage "e2e compare (designs, link, storage, embeds)" node e2e/compare.mjs
 stage "e2e charts (views, cursor, embeds)" node e2e/charts.mjs
 stage "e2e check a real cluster (issue 14)" node e2e/check.mjs
 stage "e2e offline (service worker)" node e2e/offline.mjs
 stage "e2e no long task (search)" node e2e/longtask.mjs
+stage "e2e bill of materials, right-sizer (issue 12)" node e2e/bom.mjs
 stage "e2e teach (issue 13)" node e2e/teach.mjs
 
 echo

@@ -318,12 +318,26 @@ const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
 pub(crate) const NARROW: &str = "(max-width: 640px)";
 
+/// The slider and box of count `k` (`derived`: the fabric's size where the model chose it).
+pub(crate) fn count_control(state: &State, k: Count, derived: Option<u32>, dispatch: &Callback<Action>) -> Html {
+    let gauge = Gauge::of(k, &state.cluster);
+    count_field(&CountFieldProps {
+        value: gauge.shown(&state.cluster),
+        label: k.label(&state.cluster),
+        gauge,
+        text: state.texts[k as usize].clone(),
+        valuetext: count_text(k, &state.cluster, derived),
+        error: state.error_for(k.field()),
+        on_action: dispatch.clone(),
+    })
+}
+
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode);
+    let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -395,18 +409,7 @@ pub fn App() -> Html {
         Some(f) => format!("{} leaf, {} ports", f.leaves, f.radix),
         None => "no scale-out network".to_string(),
     };
-    let field = |k: Count| {
-        let gauge = Gauge::of(k, &state.cluster);
-        count_field(&CountFieldProps {
-            value: gauge.shown(&state.cluster),
-            label: k.label(&state.cluster),
-            gauge,
-            text: state.texts[k as usize].clone(),
-            valuetext: count_text(k, &state.cluster, derived(k)),
-            error: state.error_for(k.field()),
-            on_action: dispatch.clone(),
-        })
-    };
+    let field = |k: Count| count_control(&state, k, derived(k), &dispatch);
 
     // The masthead and footer are static markup in index.html (shown before the wasm loads,
     // and no bytes of it).

@@ -51,7 +51,7 @@ fn CheckPage() -> Html {
     let page = use_state(Page::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    url::use_link_writer((page.scenario.clone(), page.runs.clone()), "check.html", |(s, r)| link_of(s, r));
+    url::use_link_writer((page.scenario.clone(), page.runs.clone()), "check.html", |(s, r)| link_of(s, r), String::new());
     use_effect(crate::hooks::sync_selects);
     let check_note = use_state(|| None::<String>);
     let file_note = use_state(|| None::<String>);

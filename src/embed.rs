@@ -6,9 +6,11 @@ use fabricscope_charts::report::{caption, chart_title, render_chart, throughput_
 use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::{escape as esc, Theme};
 use fabricscope_model::link::{decode, encode, find_in_url};
-use fabricscope_model::training::explore::{constraints, start, workload, TrainingView};
-use fabricscope_model::{evaluate, ModelError, Report, Scenario};
+use fabricscope_model::training::explore::{constraints, workload, Staged, TrainingView};
+use fabricscope_model::{evaluate, ModelError, Report, Scenario, Topology};
+use std::cell::RefCell;
 use std::fmt::Write;
+use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
@@ -55,7 +57,7 @@ pub fn embed_request(query: &str, fragment: &str) -> Option<EmbedRequest> {
 }
 
 /// Splits a full URL into (query, fragment).
-fn url_parts(url: &str) -> (&str, &str) {
+pub(crate) fn url_parts(url: &str) -> (&str, &str) {
     let (rest, fragment) = url.split_once('#').unwrap_or((url, ""));
     let query = rest.split_once('?').map_or("", |(_, q)| q);
     (query, fragment)
@@ -79,22 +81,44 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     if let Some(html) = doc.document_element() {
         html.set_class_name("embed-mode");
     }
-    // The model runs once; redraws only re-render the chart at the new size or palette.
+    // Comparisons live on compare.html (its own wasm): an older explorer embed link moves there.
+    if req.chart.starts_with("compare-") {
+        let _ = win.location().replace(&format!("compare.html?{query}#{fragment}"));
+        return true;
+    }
+    // The model runs once; redraws only re-render the chart at the new size or palette. A
+    // training chart waits for the search, which runs in slices.
     let report = evaluate(&req.scenario);
-    let training = training_for(&req.chart, &req.scenario);
+    let training: Rc<RefCell<Option<Result<TrainingView, ModelError>>>> = Rc::new(RefCell::new(None));
+    let waiting = needs_training(&req.chart) && report.is_ok();
     let dark = win.match_media(DARK).ok().flatten();
+    let scenario = req.scenario.clone();
     let draw = {
         let root = root.clone();
         let dark = dark.clone();
+        let training = training.clone();
         move || {
             let is_dark = dark.as_ref().is_some_and(|m| m.matches());
-            root.set_inner_html(&embed_html(&req, &report, training.as_ref(), viewport(), is_dark));
+            let t = training.borrow();
+            let html = match t.as_ref() {
+                None if waiting => "<div class=\"embed\" data-testid=\"embed\"><p class=\"embed-note\" role=\"status\" aria-busy=\"true\">Searching the layouts of this job…</p></div>".to_string(),
+                t => embed_html(&req, &report, t, viewport(), is_dark),
+            };
+            root.set_inner_html(&html);
         }
     };
+    let draw = Rc::new(draw);
     draw();
+    if waiting {
+        let (draw, training) = (draw.clone(), training.clone());
+        search_sliced(&scenario, move |answer| {
+            *training.borrow_mut() = Some(answer);
+            draw();
+        });
+    }
     // Lives as long as the page; a failed subscription only loses live redraws (the SVG's
     // viewBox still scales).
-    let cb = Closure::<dyn Fn()>::new(draw);
+    let cb = Closure::<dyn Fn()>::new(move || draw());
     let _ = win.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
     if let Some(m) = dark {
         let _ = m.add_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
@@ -103,10 +127,10 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     true
 }
 
-const DARK: &str = "(prefers-color-scheme: dark)";
+pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 
 /// The window's inner size in CSS pixels ((0, 0) when unknown).
-fn viewport() -> (u32, u32) {
+pub(crate) fn viewport() -> (u32, u32) {
     web_sys::window()
         .map(|w| {
             let px = |v: Result<wasm_bindgen::JsValue, _>| {
@@ -117,15 +141,37 @@ fn viewport() -> (u32, u32) {
         .unwrap_or((0, 0))
 }
 
-/// The training view chart `id` needs: none for the collective charts, the search (top
-/// layouts, chosen layout and MFU grid in one pass) for the training charts.
-fn training_for(id: &str, s: &Scenario) -> Option<Result<TrainingView, ModelError>> {
-    let run = || -> Result<TrainingView, ModelError> {
+/// Whether chart `id` needs the training search (top layouts, chosen layout and MFU grid).
+fn needs_training(id: &str) -> bool {
+    matches!(id, "topology" | "step" | "mfu" | "memory")
+}
+
+/// The training search for `s`, run in slices of at most [`crate::training::SLICE_MS`], each in
+/// its own task as the explorer runs it, so an embed of the largest clusters never blocks its
+/// page (issue 9); `done` gets the answer.
+fn search_sliced(s: &Scenario, done: impl FnOnce(Result<TrainingView, ModelError>) + 'static) {
+    let begin = || -> Result<(Topology, Staged), ModelError> {
         let topo = s.cluster.topology()?;
         let w = workload(&s.training.workload)?;
-        start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))
+        let staged = Staged::new(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
+        Ok((topo, staged))
     };
-    matches!(id, "topology" | "step" | "mfu" | "memory").then(run)
+    match begin() {
+        Ok((topo, staged)) => slice(Rc::new(topo), staged, Box::new(done)),
+        Err(e) => done(Err(e)),
+    }
+}
+
+fn slice(topo: Rc<Topology>, mut staged: Staged, done: Box<dyn FnOnce(Result<TrainingView, ModelError>)>) {
+    let start = js_sys::Date::now();
+    let mut more = || js_sys::Date::now() - start < crate::training::SLICE_MS;
+    match staged.run(&topo, &mut more) {
+        Ok(false) => {
+            gloo_timers::callback::Timeout::new(0, move || slice(topo, staged, done)).forget();
+        }
+        Ok(true) => done(staged.finish(&topo)),
+        Err(e) => done(Err(e)),
+    }
 }
 
 /// The embed's markup for a `width` x `height` viewport (0 x 0: the chart's own size): any
@@ -219,6 +265,16 @@ mod tests {
         );
         assert_eq!(url_parts("http://h/p/#s=v1.e30"), ("", "s=v1.e30"));
         assert_eq!(url_parts("http://h/p/"), ("", ""));
+    }
+
+    /// The search the embed runs in slices, in one call (native tests have no timers).
+    fn training_for(id: &str, s: &Scenario) -> Option<Result<TrainingView, ModelError>> {
+        let run = || -> Result<TrainingView, ModelError> {
+            let topo = s.cluster.topology()?;
+            let w = workload(&s.training.workload)?;
+            fabricscope_model::training::explore::start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))
+        };
+        needs_training(id).then(run)
     }
 
     #[test]

@@ -6,18 +6,26 @@
 //! | [`eval`] | what the page shows, computed from the cluster (pure, testable natively) |
 //! | [`app`] | the state reducer and the root component |
 //! | [`components`] | one file per control or panel |
+//! | [`designs`] | the pinned designs (A-D): their reducer, link part and saved copy |
+//! | [`compare_work`] | each design's search and scaling curves, in slices |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
+//! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
+//! | [`compare_page`] | compare.html's root: compare and price designs (its own wasm, src/bin/fabricscope-compare) |
 //! | [`check_page`] | check.html's root: check a real cluster (its own wasm, src/bin/fabricscope-check) |
 
 pub mod app;
+pub mod compare_work;
 pub mod check_page;
+pub mod compare_page;
 pub mod components;
+pub mod designs;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod rightsize;
 pub mod training;
 pub mod url;
 

@@ -28,15 +28,8 @@ pub fn link() -> Option<String> {
 /// Where an import leaves its notes for the page it reloads into (this tab only).
 const IMPORT_NOTES_KEY: &str = "fabricscope-import-notes";
 
-/// `sessionStorage.<method>(args)`, through the JS object (no web-sys feature needed); `None`
-/// where storage is refused (sandboxed frames, privacy modes).
 fn session_storage(method: &str, args: &[&str]) -> Option<JsValue> {
-    use wasm_bindgen::JsCast;
-    let window: JsValue = web_sys::window()?.into();
-    let storage = js_sys::Reflect::get(&window, &JsValue::from_str("sessionStorage")).ok()?;
-    let f: js_sys::Function = js_sys::Reflect::get(&storage, &JsValue::from_str(method)).ok()?.dyn_into().ok()?;
-    let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
-    f.apply(&storage, &args).ok()
+    crate::designs::storage("sessionStorage", method, args)
 }
 
 /// Keeps an import's notes (fields of the file that fell back) for the next load.
@@ -68,10 +61,10 @@ fn take_import_notes() -> Vec<String> {
 /// Writes `#s=<link>` after `page`, the page's file name relative to `<base href="./">`:
 /// empty for the explorer, "check.html" for check.html (a bare "#s=" resolves against the
 /// base, which drops the file name).
-fn write(page: &str, link: &str) {
+fn write(page: &str, link: &str, designs: &str) {
     let Some(w) = web_sys::window() else { return };
     let current = w.location().hash().unwrap_or_default();
-    let want = format!("#s={link}");
+    let want = format!("#s={link}{designs}");
     if current == want {
         return;
     }
@@ -82,21 +75,21 @@ fn write(page: &str, link: &str) {
 }
 
 /// Writes `scenario` to the URL of `page` (see [`write`]; as `link` makes it:
-/// `fabricscope_model::link::encode` in the explorer) after
-/// [`WRITE_DELAY_MS`] without a newer change, and returns the scenario as of that write (for
-/// the share/export panel, which need not follow a drag frame by frame: its link and exports
-/// are side effects, debounced like the URL).
+/// `fabricscope_model::link::encode` in the explorer) after [`WRITE_DELAY_MS`] without a newer
+/// change, and returns the scenario as of that write (for the share/export panel, which need
+/// not follow a drag frame by frame: its link and exports are side effects, debounced like the
+/// URL). `designs` is the pinned designs' part of the link (`&d=…`, or empty).
 #[hook]
-pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, page: &'static str, link: fn(&T) -> String) -> T {
+pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, page: &'static str, link: fn(&T) -> String, designs: String) -> T {
     let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
     {
         let settled = settled.clone();
-        use_effect_with(scenario, move |s| {
-            let s = s.clone();
+        use_effect_with((scenario, designs), move |(s, d)| {
+            let (s, d) = (s.clone(), d.clone());
             // Replacing the timeout drops (cancels) the previous one.
             *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || {
-                write(page, &link(&s));
+                write(page, &link(&s), &d);
                 settled.set(s);
             }));
         });

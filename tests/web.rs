@@ -211,6 +211,9 @@ async fn presets_set_everything_and_press_their_button() {
     assert_eq!(num(&root, "[data-testid=gpus] .stat-value"), 288.0);
     let want = evaluate(&c).unwrap().key.unwrap().busbw.0;
     assert_eq!(num(&root, "[data-testid=busbw-value]"), want);
+    // The drawing follows the cluster once it is on screen (it waits while off screen).
+    find(&root, "[data-testid=mapping]").scroll_into_view();
+    sleep(100).await;
     assert!(svg(&root, "mapping").contains("domain 0"), "NVL72 racks drawn as domains");
 }
 

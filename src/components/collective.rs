@@ -77,9 +77,10 @@ fn svg_box(overlay: &web_sys::Element, svg: &web_sys::Element) -> (f64, f64) {
     (scale, ((overlay.client_width() as f64 - shown) / 2.0).max(0.0))
 }
 
-/// Moves the crosshair to 2^`exp` (clamped to the plot) and writes the readout. Reads the
-/// plot's place from the SVG's attributes: no layout, no model run, no redraw.
-fn cursor_to(overlay: &web_sys::Element, exp: f64, curves: &[Curve], algbw: bool) -> Option<()> {
+/// Moves the crosshair to 2^`exp` (clamped to the plot) and writes `text` of it into the
+/// element `readout_id`. Reads the plot's place from the SVG's attributes: no layout, no model
+/// run, no redraw.
+fn cursor_to(overlay: &web_sys::Element, exp: f64, readout_id: &str, text: &dyn Fn(u32) -> String) -> Option<()> {
     let wrap = overlay.parent_element()?;
     let plot = wrap.query_selector("[data-role=plot]").ok()??;
     let svg = wrap.query_selector("svg").ok()??;
@@ -98,8 +99,51 @@ fn cursor_to(overlay: &web_sys::Element, exp: f64, curves: &[Curve], algbw: bool
         }
     }
     let doc = web_sys::window()?.document()?;
-    doc.get_element_by_id("busbw-readout")?.set_text_content(Some(&readout(curves, e as u32, algbw)));
+    doc.get_element_by_id(readout_id)?.set_text_content(Some(&text(e as u32)));
     Some(())
+}
+
+/// What a chart cursor reads out at x = 2^exp.
+pub(crate) type ReadoutFn = Rc<dyn Fn(u32) -> String>;
+
+/// The pointer, key and focus handlers of a chart cursor layer over a log2 x axis: the
+/// crosshair snaps to powers of two and `text` of the one under it goes into `readout_id`;
+/// focus starts at 2^`start`.
+pub(crate) fn cursor_handlers(start: f64, readout_id: &'static str, text: ReadoutFn) -> (Callback<MouseEvent>, Callback<KeyboardEvent>, Callback<FocusEvent>) {
+    let layer = |t: Option<web_sys::EventTarget>| t.and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+    let at = move |o: &web_sys::Element| o.get_attribute("data-at").and_then(|v| v.parse::<f64>().ok()).unwrap_or(start);
+    let on_move = {
+        let text = text.clone();
+        Callback::from(move |ev: MouseEvent| {
+            let Some(o) = layer(ev.target()) else { return };
+            if let Some(x) = exp_at(&o, ev.offset_x() as f64) {
+                cursor_to(&o, x, readout_id, &*text);
+            }
+        })
+    };
+    let on_key = {
+        let text = text.clone();
+        Callback::from(move |ev: KeyboardEvent| {
+            let Some(o) = layer(ev.target()) else { return };
+            let at = at(&o);
+            let to = match ev.key().as_str() {
+                "ArrowLeft" | "ArrowDown" => at - 1.0,
+                "ArrowRight" | "ArrowUp" => at + 1.0,
+                "PageDown" => at - 5.0,
+                "PageUp" => at + 5.0,
+                "Home" => 0.0,
+                "End" => 64.0,
+                _ => return,
+            };
+            ev.prevent_default();
+            cursor_to(&o, to, readout_id, &*text);
+        })
+    };
+    let on_focus = Callback::from(move |ev: FocusEvent| {
+        let Some(o) = layer(ev.target()) else { return };
+        cursor_to(&o, at(&o), readout_id, &*text);
+    });
+    (on_move, on_key, on_focus)
 }
 
 /// The exponent under the pointer.
@@ -128,40 +172,9 @@ pub fn collective_panel(props: &Props) -> Html {
     };
     let algbw = props.algbw;
     let key_exp = (e.key_bytes as f64).log2();
-    let on_move = {
+    let (on_move, on_key, on_focus) = {
         let curves = curves.clone();
-        Callback::from(move |ev: MouseEvent| {
-            let Some(o) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-            if let Some(x) = exp_at(&o, ev.offset_x() as f64) {
-                cursor_to(&o, x, &curves, algbw);
-            }
-        })
-    };
-    let on_key = {
-        let curves = curves.clone();
-        Callback::from(move |ev: KeyboardEvent| {
-            let Some(o) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-            let at = o.get_attribute("data-at").and_then(|v| v.parse::<f64>().ok()).unwrap_or(key_exp);
-            let to = match ev.key().as_str() {
-                "ArrowLeft" | "ArrowDown" => at - 1.0,
-                "ArrowRight" | "ArrowUp" => at + 1.0,
-                "PageDown" => at - 5.0,
-                "PageUp" => at + 5.0,
-                "Home" => 0.0,
-                "End" => 64.0,
-                _ => return,
-            };
-            ev.prevent_default();
-            cursor_to(&o, to, &curves, algbw);
-        })
-    };
-    let on_focus = {
-        let curves = curves.clone();
-        Callback::from(move |ev: FocusEvent| {
-            let Some(o) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-            let at = o.get_attribute("data-at").and_then(|v| v.parse::<f64>().ok()).unwrap_or(key_exp);
-            cursor_to(&o, at, &curves, algbw);
-        })
+        cursor_handlers(key_exp, "busbw-readout", Rc::new(move |e| readout(&curves, e, algbw)))
     };
     let seg = |name: &'static str, on: bool, label: &'static str, action: Action, testid: &'static str| {
         let cb = props.on_action.clone();

@@ -128,7 +128,7 @@ pub(crate) fn svg_size(svg: &str) -> (u32, u32) {
 }
 
 /// The explorer's own address without query or fragment (what embeds and links point to).
-fn page_base() -> String {
+pub(crate) fn page_base() -> String {
     let url = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.url().ok())
@@ -141,7 +141,7 @@ fn page_base() -> String {
 /// Puts `text` on the clipboard (navigator.clipboard); where that is missing or refused
 /// (no secure context, no permission), selects the link's text box and copies with the
 /// older execCommand, and says which happened.
-fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
+pub(crate) fn copy_text(text: &str, note: &UseStateHandle<Option<String>>) {
     let fallback = {
         let note = note.clone();
         move || {

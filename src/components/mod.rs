@@ -1,8 +1,10 @@
 //! One file per control or panel.
 
+mod bom;
 mod check;
 mod claims;
 mod collective;
+mod compare;
 pub(crate) mod controls;
 mod count_field;
 pub(crate) mod export;
@@ -12,12 +14,15 @@ mod key_numbers;
 mod mapping;
 mod pickers;
 mod presets;
+mod rightsize;
 mod summary;
 mod tier_table;
 mod training;
 
+pub use bom::bom_panel;
 pub use check::{check_panel, Props as CheckProps};
 pub use claims::{claims, Props as ClaimsProps};
+pub use compare::{ComparePanel, Props as CompareProps};
 pub use collective::{chart_view, collective_panel, collective_svg, readout, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};
 pub use export::{export_panel, Props as ExportProps};
@@ -27,6 +32,7 @@ pub use key_numbers::{key_numbers, Props as KeyNumbersProps};
 pub use mapping::{mapping_panel, Props as MappingProps};
 pub use pickers::{pickers, Props as PickersProps};
 pub use presets::{presets, Props as PresetsProps};
+pub use rightsize::{rightsize_panel, Props as RightsizeProps};
 pub use summary::summary_bar;
 pub use tier_table::tier_table_panel;
 pub use training::{training_panel, Props as TrainingProps};

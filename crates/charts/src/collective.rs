@@ -62,6 +62,8 @@ pub struct ChartOptions {
     pub description: String,
     /// Labelled markers on the curves (series 0's labels go above the line, others below).
     pub marks: Vec<Mark>,
+    /// The x values are counts (nodes: 2, 64, 4096), not bytes: ticks read as numbers.
+    pub x_counts: bool,
 }
 
 impl Default for ChartOptions {
@@ -78,6 +80,7 @@ impl Default for ChartOptions {
             highlight_bytes: None,
             description: "bus bandwidth against message size".into(),
             marks: Vec::new(),
+            x_counts: false,
         }
     }
 }
@@ -212,7 +215,9 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
     let y_label_of = |v: f64| if opts.linear { gbps_label(v) } else { log10_label(v) };
     let tick_w = y_ticks.iter().map(|v| text_width(&y_label_of(*v), lab, false)).fold(0.0, f64::max);
     let left = pad + tick_w + 8.0;
-    let last_x = exp2_label(x_hi.floor());
+    // Counts as integers (1 << e): no float power in the bundle.
+    let x_label_of = |e: f64| if opts.x_counts { format!("{}", 1u64 << (e.round().clamp(0.0, 63.0) as u32)) } else { exp2_label(e) };
+    let last_x = x_label_of(x_hi.floor());
     let right = wf - pad - (text_width(&last_x, lab, false) / 2.0).max(6.0);
     let widest_x = text_width("256M", lab, false) * 2.0 + 10.0;
     let x_ticks = size_ticks_fit(x_lo.ceil() as u32, x_hi.floor() as u32, ((right - left) / widest_x).floor().max(2.0) as usize);
@@ -238,7 +243,7 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
         let px = x.px(*v);
         d.seg(px, top, px, bottom, &grid, 1.0);
         d.seg(px, bottom, px, bottom + 4.0, &axis, 1.0);
-        d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &exp2_label(*v));
+        d.text(px, bottom + 8.0, lab, "middle", "hanging", &muted, 400, &x_label_of(*v));
     }
     for v in y_ticks.iter().filter(|v| ya.contains(**v)) {
         let py = ya.px(*v);

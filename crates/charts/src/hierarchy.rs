@@ -20,6 +20,8 @@ pub struct HierarchyOptions {
     /// Rows to reserve (at least the number of tiers), so the bars keep their size and place
     /// when a tier comes or goes (e.g. the spine appears once a second leaf is needed).
     pub rows: usize,
+    /// Series colour of each bar (a design's, when comparing); empty: all the first.
+    pub colors: Vec<usize>,
 }
 
 impl Default for HierarchyOptions {
@@ -32,6 +34,7 @@ impl Default for HierarchyOptions {
             description: "bandwidth per GPU at each tier of the hierarchy".into(),
             ratios: Vec::new(),
             rows: 0,
+            colors: Vec::new(),
         }
     }
 }
@@ -62,8 +65,8 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
     let n = tiers.len().max(opts.rows);
     let (x_lo, _) = log10_range(tiers.iter().map(|t| t.1));
     // Start below the slowest tier so its bar has a visible length.
-    let x_lo = nice_floor(10f64.powf(x_lo) / 3.0).log10();
-    let x_max = tiers.iter().map(|t| t.1).filter(|v| v.is_finite() && *v > 0.0).fold(10f64.powf(x_lo + 1.0), f64::max).log10();
+    let x_lo = nice_floor(crate::scale::pow10(x_lo) / 3.0).log10();
+    let x_max = tiers.iter().map(|t| t.1).filter(|v| v.is_finite() && *v > 0.0).fold(crate::scale::pow10(x_lo + 1.0), f64::max).log10();
     let narrow = size.0 < 560;
     let (wf, hf0) = (size.0 as f64, size.1 as f64);
     let name_px = if narrow { 11.0 } else { 13.0 };
@@ -130,7 +133,6 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
         d.text(wf / 2.0, bottom + 28.0 + k as f64 * 17.0, 13.0, "middle", "hanging", &text, 400, l);
     }
 
-    let bar = theme.series_color(0).hex();
     let opacity = if theme.dark { 0.85 } else { 0.9 };
     for (i, (name, bw, lat)) in tiers.iter().enumerate() {
         let cy = y.px(row(i));
@@ -144,6 +146,7 @@ fn draw(size: (u32, u32), tiers: &[(String, f64, f64)], opts: &HierarchyOptions,
         }
         let end = x.px(bw.log10());
         let (y0, y1) = (y.px(row(i) + 0.3), y.px(row(i) - 0.3));
+        let bar = theme.series_color(opts.colors.get(i).copied().unwrap_or(0)).hex();
         d.rect(left, y0, end - left, y1 - y0, &bar, &format!(" fill-opacity=\"{opacity}\""));
         d.text(end + 6.0, cy, val_px, "start", "middle", &muted, 400, &value(*bw, *lat));
     }

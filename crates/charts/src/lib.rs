@@ -7,6 +7,11 @@
 //! | [`theme`] | light and dark palettes, shared with the page's CSS |
 //! | [`scale`] | log-axis ticks and labels (bytes in powers of two, GB/s in 1-2-5 steps) |
 //! | [`collective`] | busbw vs message size, one line per series |
+//! | [`compare`] | several designs: busbw and scaling overlaid, hierarchy, step and memory side by side |
+//! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
+//! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
+//! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
+//! | [`pareto`] | the right-sizer's fabric options: cost or power against step time |
 //! | [`check`] | measured nccl-tests points over the expected curve and band |
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
@@ -24,7 +29,9 @@
 
 pub mod check;
 pub mod collective;
+pub mod compare;
 pub mod hierarchy;
+pub mod pareto;
 pub mod report;
 pub mod scale;
 pub mod topology;

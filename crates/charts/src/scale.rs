@@ -80,10 +80,27 @@ pub fn linear_range(max: f64, max_ticks: usize) -> (f64, f64) {
     ((want / step).ceil() * step, step)
 }
 
-/// A 1-2-5 value at or below `v` (> 0).
+/// 10^x. Integer powers by multiplication; the rest as e^(x ln 10), whose exp the model links
+/// anyway: `f64::powf` would add libm's pow, ~2 KB of the page's wasm.
+pub fn pow10(x: f64) -> f64 {
+    let r = x.round();
+    if (x - r).abs() < 1e-12 {
+        10f64.powi(r as i32)
+    } else {
+        (x * std::f64::consts::LN_10).exp()
+    }
+}
+
+/// The decade of `v` (> 0): 10^floor(log10 v), robust to a value a rounding error below a
+/// power of ten.
+fn decade(v: f64) -> f64 {
+    pow10((v.log10() + 1e-9).floor())
+}
+
+/// A 1-2-5 value at or below `v` (> 0), allowing `v` a rounding error below the value.
 pub fn nice_floor(v: f64) -> f64 {
-    let d = 10f64.powf(v.log10().floor());
-    let m = v / d;
+    let d = decade(v);
+    let m = v / d * (1.0 + 1e-9);
     let k = if m >= 5.0 {
         5.0
     } else if m >= 2.0 {
@@ -96,7 +113,7 @@ pub fn nice_floor(v: f64) -> f64 {
 
 /// A 1-2-5 value at or above `v` (> 0).
 pub fn nice_ceil(v: f64) -> f64 {
-    let d = 10f64.powf(v.log10().floor());
+    let d = decade(v);
     let m = v / d;
     let k = if m <= 1.0 + 1e-9 {
         1.0
@@ -127,8 +144,8 @@ pub fn log10_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
         let mid = (a + b) / 2.0;
         a = mid - 0.5;
         b = mid + 0.5;
-        a = nice_floor(10f64.powf(a)).log10();
-        b = nice_ceil(10f64.powf(b)).log10();
+        a = nice_floor(pow10(a)).log10();
+        b = nice_ceil(pow10(b)).log10();
     }
     (a, b)
 }
@@ -181,7 +198,7 @@ pub fn gbps_label(v: f64) -> String {
 
 /// Label for the tick at log10 value `v`.
 pub fn log10_label(v: f64) -> String {
-    gbps_label(10f64.powf(v))
+    gbps_label(pow10(v))
 }
 
 #[cfg(test)]

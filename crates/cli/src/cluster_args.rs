@@ -88,6 +88,11 @@ pub struct ClusterArgs {
     /// NCCL release whose tuning constants to use
     #[arg(long, value_name = "VERSION", value_parser = nccl_parser(), default_value = "2.27.5")]
     pub nccl: NcclVersion,
+
+    /// Board power limit per GPU in watts, as nvidia-smi -pl: a lower cap lowers the sustained
+    /// tensor clock (cube root of the power) [default: the GPU's TDP]
+    #[arg(long = "power-cap-w", value_name = "W", allow_negative_numbers = true, value_parser = count_parser(limits::POWER_CAP_W))]
+    pub power_cap_w: Option<u32>,
 }
 
 impl ClusterArgs {
@@ -119,12 +124,15 @@ impl ClusterArgs {
             core_oversubscription: self.core_oversubscription,
             cpu: self.cpu,
             nccl: self.nccl,
+            power_cap_w: self.power_cap_w,
         }
     }
 
     /// The checked cluster; an impossible one names the flag at fault.
     pub fn topology(&self) -> Result<Topology, CliError> {
-        Ok(self.cluster().topology()?)
+        let c = self.cluster();
+        fabricscope_model::catalog::power::check_cap(c.gpu.spec(), c.power_cap_w)?;
+        Ok(c.topology()?)
     }
 }
 

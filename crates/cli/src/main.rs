@@ -1,8 +1,10 @@
 //! `fabricscope`: the command-line face of the cost model. This file only parses and
 //! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
 
+mod bom;
 mod check;
 mod cluster_args;
+mod compare;
 mod collective;
 mod error;
 mod eval;
@@ -11,6 +13,7 @@ mod field_names;
 mod link;
 mod output;
 mod render;
+mod rightsize;
 mod search;
 mod sweep;
 mod teach;
@@ -38,7 +41,7 @@ enum Command {
     Tiers(tiers::TiersArgs),
     /// Evaluate a scenario file (JSON) and print the whole Report as JSON.
     Eval(eval::EvalArgs),
-    /// Write every chart of a scenario file as SVG (busbw, hierarchy, topology).
+    /// Write every chart of a scenario file as SVG; of 2-4 files, the comparison charts.
     Render(render::RenderArgs),
     /// Print the explorer permalink of a scenario file, or (--decode) the scenario of a link.
     Link(link::LinkArgs),
@@ -48,6 +51,12 @@ enum Command {
     Check(Box<check::CheckArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
     Search(Box<search::SearchArgs>),
+    /// Bill of materials: systems, NICs, switches per tier, optics and cables, power and cost.
+    Bom(bom::BomArgs),
+    /// Compare two to four scenario files: busbw, step time, MFU, tokens/s, power, cost.
+    Compare(compare::CompareArgs),
+    /// Right-size the fabric for a job: options' cost (or power) against step time, Pareto front.
+    Rightsize(Box<rightsize::RightsizeArgs>),
     /// Play a collective step by step on a small copy of the cluster: transcript, bytes per GPU
     /// against the formula, and (--svg) one frame of the explorer's animation.
     Teach(Box<teach::TeachArgs>),
@@ -73,6 +82,9 @@ fn main() -> ExitCode {
         Command::Link(a) => link::run(a),
         Command::Train(a) => train::run(a),
         Command::Search(a) => search::run(a),
+        Command::Bom(a) => bom::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Rightsize(a) => rightsize::run(a),
         Command::Check(a) => check::run(a),
         Command::Teach(a) => teach::run(a),
     };

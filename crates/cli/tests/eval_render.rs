@@ -301,3 +301,28 @@ fn link_round_trips_through_the_cli() {
     assert_eq!(o.code, Some(2));
     assert_eq!(o.stderr.lines().count(), 1);
 }
+
+/// Two to four files render the comparison charts, each design named and drawn in its own
+/// colour; more than four are refused by the argument parser.
+#[test]
+fn render_compares_several_scenario_files() {
+    let d = tmp("compare");
+    let ib = d.join("ib.json");
+    std::fs::write(&ib, r#"{"cluster":{"nodes":16}}"#).unwrap();
+    let roce = d.join("roce.json");
+    std::fs::write(&roce, r#"{"cluster":{"nodes":16,"nic":"roce-400"}}"#).unwrap();
+    let out = d.join("cmp");
+    let (a, b) = (ib.to_string_lossy().into_owned(), roce.to_string_lossy().into_owned());
+    let o = run(&["render", &a, &b, "--out", &out.to_string_lossy()]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    for id in ["compare-busbw", "compare-hierarchy", "compare-step", "compare-memory", "compare-scaling-busbw", "compare-scaling-step"] {
+        let svg = std::fs::read_to_string(out.join(format!("{id}.svg"))).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(svg.contains("A · H100 · 8x NDR IB") && svg.contains("B · H100 · 8x 400G RoCE"), "{id} names both designs");
+    }
+    let o = run(&["render", &a, &b, "--only", "busbw", "--out", &out.to_string_lossy()]);
+    assert_eq!(o.code, Some(2));
+    assert!(o.stderr.contains("compare-busbw"), "{}", o.stderr);
+    let five = [a.as_str(), &b, &a, &b, &a];
+    let o = run(&[&["render"][..], &five[..], &["--out", &out.to_string_lossy()][..]].concat());
+    assert_ne!(o.code, Some(0), "five designs are refused");
+}

@@ -265,3 +265,25 @@ fn node_limited_routing_and_pipeline_engines_from_the_cli() {
     let v = json(&[&meta[..], &["--framework", "meta-llama3", "--json"]].concat());
     assert_eq!(v["framework"], "meta-llama3");
 }
+
+#[test]
+fn power_cap_slows_the_step_by_at_most_the_clock_and_is_range_checked() {
+    let step = |extra: &[&str]| {
+        let mut args = vec!["train"];
+        args.extend(GPT3);
+        args.extend(["--dp", "16", "--micro-batch", "1", "--json"]);
+        args.extend(extra);
+        num(&json(&args), "step_time_s")
+    };
+    let full = step(&[]);
+    let capped = step(&["--power-cap-w", "500"]);
+    // The tensor clock falls to (500/700)^(1/3) = 0.894: the matmuls take 1/0.894 longer,
+    // communication and memory-bound kernels do not, so the step grows by less than 11.9%.
+    assert!(capped > full * 1.03 && capped < full / 0.894, "{full} -> {capped}");
+    assert_eq!(step(&["--power-cap-w", "700"]), full);
+    fails(&["train", "--nodes", "16", "--model", "llama3-8b", "--power-cap-w", "800"], &["power", "700"]);
+    fails(&["train", "--nodes", "16", "--model", "llama3-8b", "--power-cap-w", "20"], &["--power-cap-w", "100"]);
+    // GH200 (1,000 W module) accepts caps above H100's 700 W.
+    let gh = json(&["train", "--gpu", "gh200-144g", "--nodes", "16", "--model", "llama3-8b", "--power-cap-w", "900", "--json"]);
+    assert!(num(&gh, "step_time_s") > 0.0);
+}

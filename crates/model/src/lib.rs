@@ -8,21 +8,28 @@
 //! | [`limits`] | the allowed range of every count and size, for files, links and flags alike |
 //! | [`fabric_tree`] | sizing a buildable fat tree: leaf, spine, core tiers; rail planes |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
+//! | [`bom`] | bill of materials: parts per tier, power, price book, cost |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
 //! | [`training`] | transformer training steps: layout, step time, MFU, memory, search |
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
+//! | [`compare`] | up to four named designs: default names, delta table, scaling curves, link |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
+//! | [`design`] | a design's key numbers (busbw, step, MFU, power, cost) and the delta table |
+//! | [`rightsize`] | fabric options for a job: cost or power against step time, Pareto front |
 //! | [`teach`] | collectives as step schedules on a small instance; lesson answers |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 //! | [`check`] | nccl-tests output read, set against the model, diagnosed |
 
+pub mod bom;
 pub mod catalog;
 pub mod check;
 pub mod collective;
+pub mod compare;
+pub mod design;
 pub mod error;
 pub mod export;
 pub mod limits;
@@ -32,6 +39,7 @@ pub mod nccl;
 pub mod network;
 pub mod presets;
 pub mod reading;
+pub mod rightsize;
 pub mod report;
 pub mod scenario;
 pub mod sorting;

@@ -83,6 +83,9 @@ pub const GPUS_PER_PROCESS: Limit = count("gpus_per_process", "GPUs one process 
 /// Queue pairs per NCCL network connection (NCCL_IB_QPS_PER_CONNECTION, at most NCCL's
 /// NCCL_IB_MAX_QPS = 128).
 pub const QPS_PER_CONNECTION: Limit = count("qps_per_connection", "queue pairs per connection", 1, 128);
+/// Board power cap in watts: from below any datacenter GPU's minimum limit (H100 SXM's is
+/// 200 W, `nvidia-smi -q -d POWER`) to above the largest default (GH200 module, 1,000 W).
+pub const POWER_CAP_W: Limit = count("power_cap_w", "the power cap in watts", 100, 1_200);
 
 // Message sizes.
 

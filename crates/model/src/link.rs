@@ -300,13 +300,19 @@ pub fn decode_file(text: &str) -> Result<Decoded, String> {
 /// query (`?embed=busbw&s=v1.e30`), the fragment winning. Either part may keep its leading
 /// `#` or `?`. `None` when neither has one.
 pub fn find_in_url<'a>(query: &'a str, fragment: &'a str) -> Option<&'a str> {
+    find_param(query, fragment, "s=")
+}
+
+/// The value of `key` (with its `=`, e.g. `d=`) in a page URL's fragment or query, the
+/// fragment winning; `None` when neither has a non-empty one.
+pub fn find_param<'a>(query: &'a str, fragment: &'a str, key: &str) -> Option<&'a str> {
     [
         fragment.trim_start_matches('#'),
         query.trim_start_matches('?'),
     ]
     .into_iter()
     .flat_map(|part| part.split('&'))
-    .find_map(|kv| kv.strip_prefix("s="))
+    .find_map(|kv| kv.strip_prefix(key))
     .filter(|v| !v.is_empty())
 }
 

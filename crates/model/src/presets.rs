@@ -7,6 +7,16 @@
 //! (8x 400GbE RoCE per HGX H100 node); GB200 NVL72 (18 compute trays of 4 GPUs per rack, one
 //! ConnectX-7 400G per GPU); a PCIe Gen5 server with 8 H100 PCIe cards; cloud A100 VMs with one
 //! 100GbE interface (TCP sockets).
+//!
+//! Sources of the presets added for buyers (read 2026-11-30): DGX B200 user guide (8 B200,
+//! 8 ConnectX-7 400G behind 4 OSFP cages, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html)
+//! and the DGX SuperPOD B200 reference architecture (scalable units of 32 systems on 8x NDR
+//! rails); NVIDIA's Enterprise Reference Architecture for HGX H100/H200/B200 (rail-optimized
+//! Spectrum-X Ethernet with one 400G SuperNIC per GPU,
+//! https://docs.nvidia.com/enterprise-reference-architectures/hgx-ai-factory-h100-h200-b200/latest/network-logical-architecture.html);
+//! the DGX SuperPOD GB200 reference architecture (scalable units of 8 NVL72 racks, one
+//! ConnectX-7 400G per GPU); Microsoft's ND H100 v5 size page (8 H100 on NVLink4, one 400 Gb/s
+//! Quantum-2 ConnectX-7 InfiniBand link per GPU, https://learn.microsoft.com/azure/virtual-machines/nd-h100-v5-series).
 
 use crate::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use crate::topology::Cluster;
@@ -20,6 +30,9 @@ pub struct ClusterPreset {
     pub name: &'static str,
     /// One line about what it is.
     pub about: &'static str,
+    /// A vendor's reference design (counts as published) rather than an approximation of a
+    /// shape whose fabric is not fully published (node count or rail layout chosen here).
+    pub reference: bool,
     make: fn() -> Cluster,
 }
 
@@ -94,43 +107,93 @@ fn cloud_100g() -> Cluster {
     }
 }
 
+fn dgx_b200() -> Cluster {
+    Cluster { gpu: GpuKind::B200, nodes: 128, scale_up: ScaleUp::NvSwitch { gen: 5 }, ..Cluster::default() }
+}
+
+fn hgx_h200_spectrum_x() -> Cluster {
+    Cluster { gpu: GpuKind::H200, nodes: 32, nic: NicKind::Roce400, ..Cluster::default() }
+}
+
+fn gb200_nvl72_su() -> Cluster {
+    Cluster { nodes: 144, ..gb200_nvl72() }
+}
+
+fn azure_nd_h100_v5() -> Cluster {
+    Cluster { nodes: 32, ..Cluster::default() }
+}
+
 /// Every preset, in the order a page lists them.
-pub const CLUSTER_PRESETS: [ClusterPreset; 6] = [
+pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
     ClusterPreset {
         id: "dgx-a100-superpod",
         name: "DGX A100 SuperPOD",
         about: "140 nodes x 8 A100, NVLink3, 8x InfiniBand HDR 200G per node",
+        reference: true,
         make: dgx_a100_hdr,
     },
     ClusterPreset {
         id: "dgx-h100-superpod",
         name: "DGX H100 SuperPOD",
         about: "128 nodes x 8 H100, NVLink4, 8x InfiniBand NDR 400G per node",
+        reference: true,
         make: dgx_h100_ndr,
     },
     ClusterPreset {
         id: "h100-roce",
         name: "H100, 8x 400G RoCE",
         about: "64 nodes x 8 H100, NVLink4, 8x RoCEv2 400GbE per node",
+        reference: false,
         make: h100_roce,
     },
     ClusterPreset {
         id: "gb200-nvl72",
         name: "GB200 NVL72 racks",
         about: "4 racks of 72 GB200 (trays of 4), NVLink5 rack domain, 1x NDR 400G per GPU",
+        reference: false,
         make: gb200_nvl72,
     },
     ClusterPreset {
         id: "pcie-server",
         name: "8-GPU PCIe server",
         about: "one server, 8 H100 PCIe on PCIe Gen5 with P2P, no NVLink, 2x 400GbE",
+        reference: false,
         make: pcie_server,
     },
     ClusterPreset {
         id: "cloud-100g",
         name: "Cloud VMs, 100GbE",
         about: "16 VMs x 8 A100, NVLink3 inside, one 100GbE (TCP) interface each",
+        reference: false,
         make: cloud_100g,
+    },
+    ClusterPreset {
+        id: "dgx-b200-superpod",
+        name: "DGX B200 SuperPOD",
+        about: "reference design: 128 DGX B200 (4 SUs of 32), NVLink5, 8x NDR 400G per node",
+        reference: true,
+        make: dgx_b200,
+    },
+    ClusterPreset {
+        id: "hgx-h200-spectrum-x",
+        name: "HGX H200, Spectrum-X",
+        about: "approximation of NVIDIA's Enterprise RA: 32 HGX H200, 8x 400GbE RoCE per node, rail-optimized",
+        reference: false,
+        make: hgx_h200_spectrum_x,
+    },
+    ClusterPreset {
+        id: "gb200-nvl72-su",
+        name: "GB200 NVL72 SU",
+        about: "reference design: one SuperPOD scalable unit of 8 NVL72 racks (576 GB200), 1x NDR 400G per GPU",
+        reference: true,
+        make: gb200_nvl72_su,
+    },
+    ClusterPreset {
+        id: "azure-nd-h100-v5",
+        name: "Azure ND H100 v5",
+        about: "approximation: 32 VMs of 8 H100, 8x 400G InfiniBand each; Azure does not publish its switch layout",
+        reference: false,
+        make: azure_nd_h100_v5,
     },
 ];
 
@@ -161,7 +224,7 @@ mod tests {
             assert_eq!(cluster_preset(p.id).map(|q| q.id), Some(p.id));
             assert_eq!(matching_preset(&p.cluster()), Some(p.id));
         }
-        assert_eq!(cluster_preset_ids().len(), 6);
+        assert_eq!(cluster_preset_ids().len(), 10);
     }
 
     #[test]
@@ -174,6 +237,16 @@ mod tests {
         assert_eq!((nvl.domain_gpus, nvl.domains), (72, 4));
         let a100 = cluster_preset("dgx-a100-superpod").unwrap().cluster().topology().unwrap();
         assert_eq!(a100.total_gpus, 1120);
+        // DGX B200 SuperPOD: the H100 pod's 32 leaves and 16 spines (same 8x NDR rails).
+        let b200 = cluster_preset("dgx-b200-superpod").unwrap().cluster().topology().unwrap();
+        let f = b200.fabric.unwrap();
+        assert_eq!((b200.total_gpus, f.leaves, f.spines), (1024, 32, 16));
+        // A GB200 SuperPOD scalable unit: 8 racks of 72, 576 GPUs.
+        let su = cluster_preset("gb200-nvl72-su").unwrap().cluster().topology().unwrap();
+        assert_eq!((su.total_gpus, su.domain_gpus, su.domains), (576, 72, 8));
+        // Azure ND H100 v5: 3.2 Tb/s of InfiniBand per VM.
+        let nd = cluster_preset("azure-nd-h100-v5").unwrap().cluster();
+        assert_eq!(nd.nics_per_node as f64 * nd.nic.spec().line_rate.0, 3200.0);
         let pcie = cluster_preset("pcie-server").unwrap().cluster().topology().unwrap();
         assert_eq!(pcie.domains, 1);
         assert!(!pcie.cluster.scale_up.is_nvlink());

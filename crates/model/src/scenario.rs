@@ -158,6 +158,9 @@ pub struct Scenario {
     pub cluster: Cluster,
     pub view: View,
     pub training: TrainingChoice,
+    /// The user's prices (and power figures) for the bill of materials ([`crate::bom`]);
+    /// empty: nothing priced. Checked by [`crate::bom::scenario_bom`], not by `validate`.
+    pub prices: crate::bom::PriceBook,
     // nccl-tests runs measured on a real cluster travel with a scenario in files and links
     // under `measured`, but are not part of this type: they are read and written apart
     // ([`crate::check::runs_of`], [`crate::check::file_value`], [`crate::check::link_of`]),
@@ -177,6 +180,7 @@ impl Scenario {
             cluster,
             view: View::default(),
             training: TrainingChoice::default(),
+            prices: crate::bom::PriceBook::default(),
         }
     }
 

@@ -52,6 +52,10 @@ pub struct Cluster {
     pub core_oversubscription: Option<f64>,
     pub cpu: CpuVendor,
     pub nccl: NcclVersion,
+    /// Board power limit in watts (`nvidia-smi -pl`); `None` = the GPU's default (its TDP).
+    /// Lowers the sustained tensor clock ([`crate::catalog::power`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_cap_w: Option<u32>,
 }
 
 impl Default for Cluster {
@@ -74,6 +78,7 @@ impl Default for Cluster {
             core_oversubscription: None,
             cpu: CpuVendor::Intel,
             nccl: NcclVersion::V2_27_5,
+            power_cap_w: None,
         }
     }
 }
@@ -224,7 +229,14 @@ impl Cluster {
             ));
         }
         limits::NICS_PER_NODE.check_u32(self.nics_per_node)?;
-        for (limit, v) in [(limits::LEAF_SWITCHES, self.leaf_switches), (limits::SPINE_SWITCHES, self.spine_switches), (limits::SWITCH_RADIX, self.switch_radix)] {
+        // The power cap's bound by the GPU's own limit is `catalog::power::check_cap`'s (the
+        // CLI's); a cap at or above the default changes nothing here.
+        for (limit, v) in [
+            (limits::LEAF_SWITCHES, self.leaf_switches),
+            (limits::SPINE_SWITCHES, self.spine_switches),
+            (limits::SWITCH_RADIX, self.switch_radix),
+            (limits::POWER_CAP_W, self.power_cap_w),
+        ] {
             if let Some(v) = v {
                 limit.check_u32(v)?;
             }

@@ -665,7 +665,9 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    table) was measured the model returns that measurement, and no shape exceeds it (A100
    86.9%, H100 80.3%, B200 77.6%, GB200 72.9% of BF16 peak). HFU can therefore never exceed
    the measured ceiling.
-2. **Sustained clock** under the power limit for long dense runs (see `efficiency.rs`).
+2. **Sustained clock** under the power limit for long dense runs (see `efficiency.rs`); a
+   board power cap below the default (`--power-cap-w`) lowers it with the cube root of the
+   power (`catalog/power.rs`; no validation row runs capped).
 3. **Memory-bound kernels** at 80% of HBM bandwidth plus a per-kernel launch/tail gap; per
    layer a host-side overhead of the framework (Python dispatch, hooks).
 4. **Attention**: materialised or fused (FlashAttention 2/3), causal blocks skipped and counted
@@ -673,5 +675,11 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
 5. **Communication** from the NCCL-faithful collective model on the tier each group crosses,
    hidden behind compute where the framework overlaps it (see `framework.rs`).
 6. **MoE**: router, permutation, grouped GEMMs by expert size, load imbalance, dispatch and
-   combine all-to-all (overlapped where the framework does).
+   combine all-to-all (overlapped where the framework does). Transformer Engine runs a grouped
+   GEMM as one cuBLASLt GEMM per expert over several streams, so each expert's GEMM costs at
+   least ~33 µs (TE PR #3134's measurement of that loop), twice that in FP8 where each expert's
+   slice is also cast and transposed on its own (TE issue #1499). This is what makes small
+   experts (Qwen3 30B-A3B: 16 local experts of FFN 768) slow; coarse experts never reach it.
+   Qwen3 235B-A22B (EP 32 over InfiniBand with the all-to-all overlap) stays ~39% optimistic:
+   its expert GEMMs are above the floor, and no mechanism found so far explains the rest.
 ";

@@ -81,6 +81,48 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    // A lower board power cap never makes a step faster, and a cap below the default makes
+    // a step slower (the tensor clock falls with the cube root of the power).
+    #[test]
+    fn a_lower_power_cap_is_never_faster(
+        wi in 0usize..PRESETS.len(),
+        tp in prop::sample::select(vec![1u32, 2, 4, 8]),
+        pp in prop::sample::select(vec![1u32, 2, 4]),
+        ep in prop::sample::select(vec![1u32, 2, 8]),
+        fwi in 0usize..16,
+        gi in 0usize..3,
+        hi in 300u32..=700,
+        drop in 1u32..=200,
+    ) {
+        let gpu = [GpuKind::H100, GpuKind::H200, GpuKind::Gh200][gi];
+        let w = preset(PRESETS[wi]).unwrap();
+        let ep = if w.moe.is_some() { ep } else { 1 };
+        let Some(p) = layout(&w, 64, tp, pp, 1, ep, 1, 0, 1) else { return Ok(()) };
+        let fw = framework(fwi);
+        let at = |cap: u32| eval(&Cluster { gpu, nodes: 8, power_cap_w: Some(cap), ..Cluster::default() }, &w, &p, fw);
+        let (Some(high), Some(low)) = (at(hi), at(hi - drop)) else { return Ok(()) };
+        prop_assert!(low.step_time_s >= high.step_time_s, "{p:?} {}: {} W {} s < {} W {} s", fw.name, hi - drop, low.step_time_s, hi, high.step_time_s);
+        prop_assert!(low.step_time_s > high.step_time_s, "a cap below 700 W must slow the matmuls");
+    }
+}
+
+#[test]
+fn power_cap_is_range_checked_and_bounded_by_the_gpu() {
+    // Above the GPU's own limit: refused by the CLI (catalog::power::check_cap); a scenario
+    // file's cap there changes nothing.
+    let w = preset("llama3-8b").unwrap();
+    let p = Parallel { dp: 16, ..Parallel::default() };
+    let at = |cap| eval(&Cluster { nodes: 2, power_cap_w: cap, ..Cluster::default() }, &w, &p, Framework::default()).map(|r| r.step_time_s);
+    assert_eq!(at(Some(800)), at(None));
+    assert!(at(Some(800)).is_some());
+    let tiny = Cluster { power_cap_w: Some(50), ..Cluster::default() }.topology().unwrap_err();
+    assert_eq!(tiny.field, "power_cap_w");
+    assert!(Cluster { gpu: GpuKind::Gh200, power_cap_w: Some(900), ..Cluster::default() }.topology().is_ok());
+}
+
 /// The case the issue names: Llama 3 8B at 64K tokens with CP 8 reported HFU 88%, above
 /// H100's measured ceiling, because the masked half of causal attention was counted.
 #[test]

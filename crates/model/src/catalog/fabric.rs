@@ -147,7 +147,7 @@ impl ScaleUp {
         match gpu {
             GpuKind::V100 => ScaleUp::NvSwitch { gen: 2 },
             GpuKind::A100 => ScaleUp::NvSwitch { gen: 3 },
-            GpuKind::H100 | GpuKind::H200 | GpuKind::H800 => ScaleUp::NvSwitch { gen: 4 },
+            GpuKind::H100 | GpuKind::H200 | GpuKind::H800 | GpuKind::Gh200 | GpuKind::Gh200Hbm3e => ScaleUp::NvSwitch { gen: 4 },
             GpuKind::H100Pcie | GpuKind::H100Nvl | GpuKind::H200Nvl => ScaleUp::NvlinkBridge,
             GpuKind::B200 => ScaleUp::NvSwitch { gen: 5 },
             GpuKind::Gb200 => ScaleUp::Nvl72,

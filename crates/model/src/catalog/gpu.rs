@@ -47,6 +47,8 @@ pub enum GpuKind {
     Gb200,
     H100Nvl,
     H200Nvl,
+    Gh200,
+    Gh200Hbm3e,
 }
 
 /// PCIe generation of a host interface (the link between GPU or NIC and the host).
@@ -106,7 +108,7 @@ const NVLINK_25: GBpsBidir = GBpsBidir(50.0);
 const NVLINK_50: GBpsBidir = GBpsBidir(100.0);
 
 /// The catalog, one entry per [`GpuKind`].
-pub const GPUS: [GpuSpec; 10] = [
+pub const GPUS: [GpuSpec; 12] = [
     // NVIDIA Tesla V100 SXM2 datasheet (2018): 125 TFLOPS tensor (FP16), 32 GB HBM2 at 900 GB/s,
     // NVLink 300 GB/s (6 NVLink2 ports).
     GpuSpec {
@@ -271,10 +273,43 @@ pub const GPUS: [GpuSpec; 10] = [
         pcie: PcieGen::Gen5,
         tdp_w: 600.0,
     },
+    // NVIDIA GH200 Grace Hopper Superchip datasheet: the H100 GPU with BF16 1,979 / FP8 3,958
+    // TFLOPS with sparsity (989.4 / 1,978.9 dense, as H100 SXM), 96 GB HBM3 at 4 TB/s, NVLink4
+    // 900 GB/s (18 ports, as in GH200 NVL32), NVLink-C2C 900 GB/s to Grace; module power
+    // 450-1,000 W configurable for CPU + GPU + memory together (`tdp_w` is that module figure).
+    GpuSpec {
+        kind: GpuKind::Gh200,
+        id: "gh200",
+        name: "GH200 96GB",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(989.4),
+        tflops_fp8: Some(Tflops(1978.9)),
+        hbm_gb: 96.0,
+        hbm_bw: GBps(4000.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 1000.0,
+    },
+    // Same datasheet, the HBM3e configuration: 144 GB HBM3e at 4.9 TB/s, otherwise as above.
+    GpuSpec {
+        kind: GpuKind::Gh200Hbm3e,
+        id: "gh200-144g",
+        name: "GH200 144GB HBM3e",
+        arch: Arch::Hopper,
+        tflops_bf16: Tflops(989.4),
+        tflops_fp8: Some(Tflops(1978.9)),
+        hbm_gb: 144.0,
+        hbm_bw: GBps(4900.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_25,
+        pcie: PcieGen::Gen5,
+        tdp_w: 1000.0,
+    },
 ];
 
 impl GpuKind {
-    pub const ALL: [GpuKind; 10] = [
+    pub const ALL: [GpuKind; 12] = [
         GpuKind::V100,
         GpuKind::A100,
         GpuKind::H100,
@@ -285,6 +320,8 @@ impl GpuKind {
         GpuKind::Gb200,
         GpuKind::H100Nvl,
         GpuKind::H200Nvl,
+        GpuKind::Gh200,
+        GpuKind::Gh200Hbm3e,
     ];
     /// A PCIe card whose NVLink joins cards by bridges (H100 PCIe, H100 NVL, H200 NVL), not
     /// an SXM module on an NVSwitch baseboard.
@@ -333,5 +370,19 @@ mod tests {
         // The NVL cards' sparse datasheet figures halve to the dense peaks.
         assert_eq!(GpuKind::H100Nvl.spec().tflops_bf16, Tflops(1671.0 / 2.0));
         assert_eq!(GpuKind::H200Nvl.spec().tflops_fp8, Some(Tflops(3341.0 / 2.0)));
+    }
+
+    #[test]
+    fn gh200_matches_its_datasheet() {
+        // GH200 datasheet: 1,979 BF16 / 3,958 FP8 TFLOPS with sparsity; 96 GB HBM3 at 4 TB/s
+        // or 144 GB HBM3e at 4.9 TB/s; 900 GB/s NVLink; module power up to 1,000 W.
+        for (g, gb, bw) in [(GpuKind::Gh200, 96.0, 4000.0), (GpuKind::Gh200Hbm3e, 144.0, 4900.0)] {
+            let s = g.spec();
+            assert_eq!((s.tflops_bf16.0 * 2.0).round(), 1979.0);
+            assert_eq!(s.tflops_fp8.map(|t| (t.0 * 2.0).round()), Some(3958.0));
+            assert_eq!((s.hbm_gb, s.hbm_bw), (gb, GBps(bw)));
+            assert_eq!(s.nvlink_total_bidir(), GBpsBidir(900.0));
+            assert_eq!((s.arch, s.tdp_w), (Arch::Hopper, 1000.0));
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod fabric;
 pub mod gpu;
+pub mod power;
 
 pub use fabric::{NetFamily, NicKind, NicSpec, Routing, ScaleUp, SwitchKind, SwitchSpec, TierFacts};
 pub use gpu::{Arch, GpuKind, GpuSpec, PcieGen};

@@ -83,7 +83,7 @@ const AMPERE_SXM_SUSTAINED: f64 = 0.89;
 /// the MAMF sweep that sets the shape ceiling runs each shape for a short burst. The fit
 /// also absorbs Hopper losses the model does not itemise (kernel tails grew relative to the
 /// faster matmuls); it is not a per-row factor. An H100 capped below 700 W (vendors sell
-/// 400-600 W configurations) sustains proportionally less; set it with a custom GPU.
+/// 400-600 W configurations) sustains less: see `Cluster::power_cap_w` and `catalog::power`.
 const HOPPER_SXM_SUSTAINED: f64 = 0.72;
 
 impl ComputeClass {
@@ -154,6 +154,16 @@ impl ComputeClass {
             },
             GpuKind::H100 | GpuKind::H800 => ComputeClass { sustained_clock: HOPPER_SXM_SUSTAINED, ..base },
             GpuKind::H200 => ComputeClass { mamf_fp8: Some((0.734, (1280, 4096, 12032))), sustained_clock: HOPPER_SXM_SUSTAINED, ..base },
+            // GH200's H100 has more power (a 1,000 W module budget shared with Grace) but no
+            // published sustained-clock or MAMF measurement: taken as H100 SXM at 700 W
+            // (flagged), the HBM3e variant with H200's FP8 MAMF (same HBM3e generation).
+            GpuKind::Gh200 => ComputeClass { sustained_clock: HOPPER_SXM_SUSTAINED, estimated: true, ..base },
+            GpuKind::Gh200Hbm3e => ComputeClass {
+                mamf_fp8: Some((0.734, (1280, 4096, 12032))),
+                sustained_clock: HOPPER_SXM_SUSTAINED,
+                estimated: true,
+                ..base
+            },
             // No measurement of the 350 W PCIe card: H100 SXM scaled by A100 PCIe/SXM
             // (81.1/86.9), i.e. 0.75 BF16 and 0.66 FP8 (flagged). The NVL cards (400 and
             // 600 W) are taken alike: their datasheet peaks already assume their lower clock.
@@ -234,7 +244,13 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(spec: &GpuSpec) -> Gpu {
-        let class = ComputeClass::of(spec.kind);
+        Gpu::capped(spec, None)
+    }
+
+    /// The GPU under a board power cap of `cap_w` watts (`None`: its default limit).
+    pub fn capped(spec: &GpuSpec, cap_w: Option<u32>) -> Gpu {
+        let mut class = ComputeClass::of(spec.kind);
+        class.sustained_clock *= crate::catalog::power::capped_clock(spec, cap_w);
         // Tensor throughput the kernels see: datasheet peak at the sustained clock.
         let peak_bf16 = spec.tflops_bf16.0 * 1e6 * class.sustained_clock;
         let peak_fp8 = spec.tflops_fp8.map_or(peak_bf16, |t| t.0 * 1e6 * class.sustained_clock);

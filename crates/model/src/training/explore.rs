@@ -453,7 +453,11 @@ pub fn ranked(cluster: &Cluster, workload_id: &str, n: usize) -> Result<Vec<Step
 
 /// "TP8 PP4 DP32" (+ CP, EP when used) for a layout.
 pub fn layout_label(r: &StepReport) -> String {
-    let m = &r.mapping;
+    parallel_label(&r.mapping)
+}
+
+/// [`layout_label`] of a layout not yet evaluated.
+pub fn parallel_label(m: &Parallel) -> String {
     let mut s = format!("TP{} PP{} DP{}", m.tp, m.pp, m.dp);
     if m.cp > 1 {
         s.push_str(&format!(" CP{}", m.cp));

@@ -42,6 +42,18 @@ const UNFUSED_ELEMENTWISE_FACTOR: f64 = 2.0;
 /// gather into expert order, the scatter back and the weighted sum of the top-k outputs
 /// (Megatron-Core `moe_utils.permute`/`unpermute`).
 const MOE_PERMUTE_KERNELS: f64 = 6.0;
+/// Least time of one expert's GEMM in a grouped linear layer, µs. Transformer Engine runs
+/// the grouped GEMM of an MoE layer as a loop of one cuBLASLt GEMM per expert spread over
+/// several CUDA streams (TE PR #853; TE issue #1386: cuBLAS's grouped GEMM was slower and
+/// lacked FP8); each expert's GEMM costs its launch, setup and stream synchronisation however
+/// small it is. TE PR #3134 measured that loop: 8 experts of 128 tokens (2048 x 2048) take
+/// 0.267 ms against 0.069 ms as one grouped kernel, i.e. ~33 µs per expert GEMM.
+const EXPERT_GEMM_FLOOR_US: f64 = 33.0;
+/// FP8 grouped linear layers pay that per-expert cost twice: each expert's slice is cast and
+/// transposed into its own FP8 tensors before its GEMM, with its own allocations and launches
+/// (TE issue #1499: the host cost of `torch.split` and 2 x num_gemms `torch.empty` calls under
+/// `fused_multi_cast_transpose` is what makes GroupedLinear slower than its GEMMs).
+const FP8_EXPERT_FLOOR_FACTOR: f64 = 2.0;
 
 /// Kernel times of one transformer layer, per micro-batch, per GPU, µs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -315,7 +327,7 @@ impl<'a> Evaluator<'a> {
             topo,
             work,
             fw,
-            gpu: Gpu::new(topo.gpu),
+            gpu: Gpu::capped(topo.gpu, topo.cluster.power_cap_w),
             comms: CommCache::default(),
             spans: FastMap::default(),
             compute: FastMap::default(),
@@ -427,7 +439,7 @@ impl<'a> Evaluator<'a> {
         // The host must issue every kernel; when it is slower than the GPU the GPU waits
         // (one third of the layer's host time in the forward, two thirds in the backward).
         let host = self.fw.layer_overhead_us;
-        let layer = |mlp_fw: f64, mlp_bw: f64, mlp_el: f64, mlp_k: f64, mlp_params: f64| {
+        let layer = |mlp_fw: f64, mlp_bw: f64, mlp_el: f64, mlp_k: f64, mlp_params: f64, host: f64| {
             let elem = unfused * (att_elem + mlp_el);
             let kernels = unfused * (att_kernels + mlp_k);
             let fwd = (att_f + mlp_fw + gpu.stream_us(elem, kernels)).max(host / 3.0);
@@ -436,7 +448,7 @@ impl<'a> Evaluator<'a> {
             let gemm_bwd = (att_b - core_b + mlp_bw).max(0.0);
             LayerCompute { fwd, bwd, core_fwd: core_rc, attn_fwd: core_f, attn_bwd: core_b, params: attn_params + mlp_params, gemm_fwd, gemm_bwd }
         };
-        let dense = layer(mlp_f, mlp_b, mlp_elem, mlp_kernels, w.dense_mlp_params() as f64 / t);
+        let dense = layer(mlp_f, mlp_b, mlp_elem, mlp_kernels, w.dense_mlp_params() as f64 / t, host);
 
         // ---- MoE MLP (experts sharded over EP, each split over the expert TP) ----
         let moe = match w.moe {
@@ -462,6 +474,10 @@ impl<'a> Evaluator<'a> {
                 // grouped GEMM: the tile model sees the batch of small problems).
                 let exp_f = imbalance * (lin_f(rows, h, up * fe / et, local) + lin_f(rows, fe / et, h, local));
                 let exp_b = imbalance * (lin_b(rows, h, up * fe / et, local) + lin_b(rows, fe / et, h, local));
+                // Small experts hit the per-expert floor of the GEMM loop: two GEMMs per expert
+                // forward, four backward (data and weight gradients).
+                let per = local * EXPERT_GEMM_FLOOR_US * if lin == MathPrecision::Fp8 { FP8_EXPERT_FLOOR_FACTOR } else { 1.0 };
+                let (exp_f, exp_b) = (exp_f.max(2.0 * per), exp_b.max(4.0 * per));
                 let fs = m.shared_ffn as f64;
                 let (sh_f, sh_b) = if fs > 0.0 {
                     (
@@ -484,7 +500,7 @@ impl<'a> Evaluator<'a> {
                     + (3.0 * ACT + d) * tok_sp * h
                     + fp8_cast(routed * h + routed * fe / et);
                 let params = w.moe_shared_params() as f64 / t + local * w.expert_params() as f64 / et;
-                layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 4.0 + MOE_PERMUTE_KERNELS, params)
+                layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 4.0 + MOE_PERMUTE_KERNELS, params, host)
             }
         };
 
@@ -1059,6 +1075,29 @@ mod tests {
     fn eval(c: &Cluster, w: &Workload, p: &Parallel, fw: Framework) -> StepReport {
         let t = c.topology().unwrap();
         Evaluator::new(&t, w, fw).unwrap().evaluate(p).unwrap()
+    }
+
+    #[test]
+    fn small_experts_pay_the_per_expert_gemm_floor_coarse_ones_do_not() {
+        let t = h100(2).topology().unwrap();
+        // Qwen3-30B-A3B-like: 128 experts of FFN 768, top-8; 16 local experts at EP 8.
+        let fine = Workload { moe: Some(crate::training::workload::Moe { experts: 128, top_k: 8, expert_ffn: 768, ..Default::default() }), hidden: 2048, heads: 32, ..preset("mixtral-8x7b").unwrap() };
+        let coarse = preset("mixtral-8x7b").unwrap();
+        for (w, floor_bound) in [(&fine, true), (&coarse, false)] {
+            let at = |p: Precision| {
+                let w = Workload { precision: p, ..w.clone() };
+                let mut ev = Evaluator::new(&t, &w, Framework::default()).unwrap();
+                ev.stage_compute(1, 1, 8 | (1 << 16), 2, false).moe
+            };
+            let (bf16, fp8) = (at(Precision::Bf16), at(Precision::Fp8));
+            let local = w.moe.unwrap().experts as f64 / 8.0;
+            // Forward: two GEMMs per local expert at >= 33 µs each (66 µs in FP8).
+            assert!(fp8.fwd >= local * 2.0 * 2.0 * EXPERT_GEMM_FLOOR_US && fp8.bwd >= local * 4.0 * 2.0 * EXPERT_GEMM_FLOOR_US);
+            assert!(bf16.fwd >= local * 2.0 * EXPERT_GEMM_FLOOR_US);
+            // Fine experts sit on the floor, so FP8 gains nothing; coarse experts are compute
+            // bound and FP8 makes them faster.
+            assert_eq!(fp8.fwd >= bf16.fwd, floor_bound, "{} vs {}", fp8.fwd, bf16.fwd);
+        }
     }
 
     #[test]

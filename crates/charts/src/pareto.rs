@@ -1,0 +1,140 @@
+//! The right-sizer's chart: every ranked fabric option as a point of cost (or power) against
+//! step time, the Pareto front joined fastest to cheapest, the pick (cheapest within 2% of the
+//! fastest) ringed. Each point carries its label and numbers as an SVG `<title>` (hover).
+
+use crate::scale::{nice_ceil, nice_floor};
+use crate::svg::{error_svg, escape, Axis, Doc};
+use crate::theme::Theme;
+use fabricscope_model::rightsize::{Axis as X, RightSize};
+use std::fmt::Write;
+
+/// Ticks of a linear axis over `lo..hi`: about five 1-2-5 steps, and the range widened to them.
+fn ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
+    let span = if hi > lo { hi - lo } else { lo.abs().max(1.0) * 0.1 };
+    let step = nice_ceil(nice_floor(span / 5.0).max(f64::MIN_POSITIVE));
+    let (a, b) = ((lo / step).floor() * step, (hi / step).ceil() * step);
+    let b = if b > a { b } else { a + step };
+    let n = ((b - a) / step).round() as usize;
+    (a, b, (0..=n).map(|i| a + i as f64 * step).collect())
+}
+
+/// A number for a tick: "1.32k", "450", "0.48".
+fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.3}M", v / 1e6).trim_end_matches('0').trim_end_matches('.').to_string()
+    } else if a >= 1e4 {
+        format!("{:.2}k", v / 1e3).trim_end_matches('0').trim_end_matches('.').to_string()
+    } else if a >= 10.0 || v == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// The chart, `width` x `height` pixels.
+pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> String {
+    let (w, h) = (width.clamp(320, 4000), height.clamp(200, 4000));
+    let pts: Vec<usize> = (0..r.candidates.len()).filter(|&i| r.candidates[i].comparable(r.axis)).collect();
+    if pts.is_empty() {
+        return error_svg(w, h, theme, "no fabric option could be ranked");
+    }
+    let xs = |i: usize| r.x(&r.candidates[i]);
+    let ys = |i: usize| r.candidates[i].step_time_s;
+    let fold = |f: &dyn Fn(usize) -> f64, max: bool| pts.iter().map(|&i| f(i)).fold(if max { f64::MIN } else { f64::MAX }, if max { f64::max } else { f64::min });
+    let (x0, x1, xt) = ticks(fold(&xs, false), fold(&xs, true));
+    let (y0, y1, yt) = ticks(fold(&ys, false), fold(&ys, true));
+    let (left, right, top, bottom) = (62.0, w as f64 - 16.0, 16.0, h as f64 - 46.0);
+    let (ax, ay) = (Axis::new(x0, x1, left, right), Axis::new(y0, y1, bottom, top));
+    let mut d = Doc::new(w, h, theme);
+    let (grid, muted, text) = (theme.grid.hex(), theme.muted.hex(), theme.text.hex());
+    for &v in &xt {
+        d.seg(ax.px(v), top, ax.px(v), bottom, &grid, 1.0);
+    }
+    for &v in &yt {
+        d.seg(left, ay.px(v), right, ay.px(v), &grid, 1.0);
+    }
+    d.flush();
+    for &v in &xt {
+        d.text(ax.px(v), bottom + 14.0, 11.0, "middle", "middle", &muted, 400, &tick_label(v));
+    }
+    for &v in &yt {
+        d.text(left - 6.0, ay.px(v), 11.0, "end", "middle", &muted, 400, &tick_label(v));
+    }
+    let unit = match r.axis {
+        X::CostUsd => "cost, USD",
+        X::PowerKw if r.lower_bound => "power, kW (switches not counted)",
+        X::PowerKw => "power, kW",
+    };
+    d.text((left + right) / 2.0, h as f64 - 10.0, 12.0, "middle", "middle", &text, 400, unit);
+    let _ = write!(
+        d.s,
+        "<text x=\"14\" y=\"{:.1}\" font-family=\"{}\" font-size=\"12\" text-anchor=\"middle\" fill=\"{text}\" transform=\"rotate(-90 14 {:.1})\">step time, s</text>",
+        (top + bottom) / 2.0,
+        theme.font,
+        (top + bottom) / 2.0
+    );
+    let front = theme.series[0].hex();
+    let line: Vec<(f64, f64)> = r.pareto.iter().map(|&i| (ax.px(xs(i)), ay.px(ys(i)))).collect();
+    d.polyline(&line, &front, 1.5);
+    for &i in &pts {
+        let c = &r.candidates[i];
+        let on = r.pareto.contains(&i);
+        let (fill, rad) = if on { (front.as_str(), 4.5) } else { (muted.as_str(), 3.0) };
+        let _ = write!(
+            d.s,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{rad}\" fill=\"{fill}\" fill-opacity=\"{}\"><title>{}: {} {}, {:.3} s/step, {}</title></circle>",
+            ax.px(xs(i)),
+            ay.px(ys(i)),
+            if on { "1" } else { "0.55" },
+            escape(&c.label),
+            tick_label(xs(i)),
+            if r.axis == X::CostUsd { "USD" } else { "kW" },
+            c.step_time_s,
+            escape(&c.layout)
+        );
+    }
+    if let Some(p) = r.pick {
+        let (px, py) = (ax.px(xs(p)), ay.px(ys(p)));
+        d.circle(px, py, 8.0, "none", &theme.series[2].hex(), 2.0);
+        let anchor = if px > (left + right) / 2.0 { "end" } else { "start" };
+        let dx = if anchor == "end" { -12.0 } else { 12.0 };
+        d.text_role(px + dx, py - 10.0, 11.0, anchor, "middle", &text, 600, &format!("pick: {}", r.candidates[p].label), "pick");
+    }
+    d.finish(match r.axis {
+        X::CostUsd => "Fabric options: cost against step time",
+        X::PowerKw => "Fabric options: power against step time",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::svg::texts;
+    use fabricscope_model::bom::PriceBook;
+    use fabricscope_model::rightsize::rightsize;
+    use fabricscope_model::training::{preset, Constraints};
+    use fabricscope_model::Cluster;
+
+    #[test]
+    fn draws_every_ranked_option_and_rings_the_pick() {
+        let r = rightsize(&Cluster { nodes: 32, ..Cluster::default() }, preset("llama3-8b").unwrap(), Constraints::default(), PriceBook::default()).unwrap();
+        let svg = pareto_chart(&r, 640, 360, &Theme::light());
+        let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
+        // One titled circle per ranked option, plus the ring around the pick.
+        assert_eq!(svg.matches("<circle").count(), ranked + 1);
+        let t = texts(&svg);
+        assert!(t.iter().any(|s| s == &format!("pick: {}", r.candidates[r.pick.unwrap()].label)), "{t:?}");
+        assert!(t.iter().any(|s| s.starts_with("power, kW")));
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn ticks_cover_the_range_in_1_2_5_steps() {
+        let (a, b, t) = ticks(1305.6, 1336.3);
+        assert!(a <= 1305.6 && b >= 1336.3);
+        assert_eq!(t.first(), Some(&a));
+        assert!(t.len() >= 3 && t.len() <= 8, "{t:?}");
+        assert_eq!(ticks(2.0, 2.0).2.len(), 2);
+    }
+}

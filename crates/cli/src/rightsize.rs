@@ -1,0 +1,115 @@
+//! `fabricscope rightsize`: the fabric options for a job on a cluster's GPUs, cost (or power)
+//! against step time: the Pareto front, the cheapest option within 2% of the fastest, and what
+//! each step down the front saves.
+
+use crate::bom::read_prices;
+use crate::cluster_args::ClusterArgs;
+use crate::error::CliError;
+use crate::eval::{model_error, read_scenario};
+use crate::output;
+use clap::Args;
+use fabricscope_model::bom::PriceBook;
+use fabricscope_model::rightsize::{rightsize, Axis, RightSize, WITHIN};
+use fabricscope_model::training::explore::{constraints, workload, DEFAULT_WORKLOAD};
+use fabricscope_model::training::Constraints;
+use fabricscope_model::Cluster;
+
+#[derive(Args, Clone, Debug)]
+pub struct RightsizeArgs {
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Workload preset id, or custom:<layers>:<hidden>:<heads>:<batch>[:<seq>[:<experts>:<top-k>]]
+    #[arg(long, value_name = "WORKLOAD", default_value = DEFAULT_WORKLOAD)]
+    pub model: String,
+    /// Price book (see `fabricscope bom --help`); with every item priced the axis is cost, else power
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<String>,
+    /// Take the cluster, job, pinned layout and prices from a scenario file instead of flags
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["model", "prices"])]
+    pub scenario: Option<String>,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+pub fn run(a: &RightsizeArgs) -> Result<String, CliError> {
+    let (cluster, job, fixed, book): (Cluster, String, Constraints, PriceBook) = match &a.scenario {
+        Some(path) => {
+            let s = read_scenario(path)?;
+            let w = workload(&s.training.workload).map_err(|e| model_error(path, &e))?;
+            let fixed = constraints(&s.training, s.cluster.total_gpus(), &w);
+            (s.cluster, s.training.workload, fixed, s.prices)
+        }
+        None => {
+            let book = match &a.prices {
+                Some(p) => read_prices(p)?,
+                None => PriceBook::default(),
+            };
+            (a.cluster.cluster(), a.model.clone(), Constraints::default(), book)
+        }
+    };
+    let w = workload(&job).map_err(|e| CliError::new("--model", e.message))?;
+    let r = rightsize(&cluster, w, fixed, book)?;
+    if a.json {
+        return output::json(&r);
+    }
+    Ok(text(&r, &job))
+}
+
+fn text(r: &RightSize, job: &str) -> String {
+    let (unit, scale) = match r.axis {
+        Axis::CostUsd => ("USD", 1.0),
+        Axis::PowerKw => ("kW", 1.0),
+    };
+    let mut s = format!(
+        "{job}: {} fabric options timed ({} skipped: not buildable, or the same fabric as a lower ratio); layouts timed: {}\n",
+        r.candidates.len(),
+        r.skipped,
+        r.layouts.join(", ")
+    );
+    let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
+    s.push_str(&format!(
+        "axis: {}; {ranked} options ranked{}\n\nPareto front, fastest first:\n",
+        if r.axis == Axis::CostUsd { "cost (every item priced)" } else { "power (price every item to compare cost)" },
+        if r.axis == Axis::PowerKw && r.lower_bound {
+            "; switch power is published for none of them and left out of all (give power_w per switch in the price book); options with other parts of unknown power (800G NICs and optics) are listed in --json but not ranked"
+        } else {
+            ""
+        }
+    ));
+    for (k, &i) in r.pareto.iter().enumerate() {
+        let c = &r.candidates[i];
+        let mark = if Some(i) == r.pick { "  <- cheapest within 2% of the fastest" } else { "" };
+        s.push_str(&format!(
+            "  {:<34} {:>9.3} s/step  MFU {:>5.1}%  {:>12.1} {unit}  {:>5} switches  {}{mark}\n",
+            c.label,
+            c.step_time_s,
+            100.0 * c.mfu,
+            r.x(c) * scale,
+            c.switches,
+            c.layout,
+        ));
+        if let Some(st) = r.steps.get(k) {
+            s.push_str(&format!(
+                "      step down saves {:.1} {unit} ({:.1}%) for {:.1}% longer steps\n",
+                st.saves,
+                100.0 * st.saves_frac,
+                100.0 * st.slower_frac
+            ));
+        }
+    }
+    if let (Some(f), Some(p)) = (r.fastest, r.pick) {
+        let (f, p) = (&r.candidates[f], &r.candidates[p]);
+        s.push_str(&format!(
+            "\nfastest: {} ({:.3} s); pick within {:.0}%: {} ({:.3} s, saves {:.1} {unit})\n",
+            f.label,
+            f.step_time_s,
+            100.0 * WITHIN,
+            p.label,
+            p.step_time_s,
+            r.x(f) - r.x(p)
+        ));
+    }
+    s
+}

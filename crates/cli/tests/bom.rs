@@ -1,0 +1,156 @@
+//! End-to-end tests of `fabricscope bom`, `compare` and `rightsize`: the JSON fields the issue
+//! promises, NVIDIA's SuperPOD switch counts, datasheet power, prices from a file.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("the fabricscope binary runs")
+}
+
+fn stdout_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(0), "fabricscope {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = stdout_ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+fn item<'a>(v: &'a Value, group: &str, id: &str) -> &'a Value {
+    v["items"].as_array().unwrap().iter().find(|i| i["group"] == group && i["item"] == id).unwrap_or_else(|| panic!("no {group}/{id}"))
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("fabricscope-bom-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn superpod_128_dgx_h100_is_32_leaf_and_16_spine_switches() {
+    // NVIDIA DGX SuperPOD H100 reference architecture: 4 scalable units of 32 DGX H100 with
+    // 8 NDR rails; 64-port QM9700 switches, 32 leaves and 16 spines.
+    let v = json(&["bom", "--nodes", "128", "--json"]);
+    let tiers: Vec<(String, u64)> = v["switch_tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["tier"].as_str().unwrap().to_string(), t["switches"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(tiers, vec![("leaf".to_string(), 32), ("spine".to_string(), 16)]);
+    assert_eq!(v["switches_total"], 48);
+    assert_eq!(v["nics"], 1024);
+    assert_eq!(v["transceivers"], 2048);
+    assert_eq!(v["cables"], 2048);
+    // DGX H100 datasheet: 10.2 kW max.
+    assert_eq!(item(&v, "compute", "dgx-h100")["unit_power_w"], 10200.0);
+    assert_eq!(item(&v, "compute", "dgx-h100")["count"], 128);
+    assert_eq!(item(&v, "leaf", "mma4z00-ns")["unit_power_w"], 15.0);
+    assert!(v["cost_usd"].is_null(), "nothing is priced without --prices");
+    for i in v["items"].as_array().unwrap() {
+        for k in ["item", "count", "unit_power_w", "unit_price_usd", "source"] {
+            assert!(i.get(k).is_some(), "{k} missing in {i}");
+        }
+    }
+}
+
+#[test]
+fn prices_from_a_file_give_a_cost_only_when_complete() {
+    let items = ["dgx-h100", "qm9700", "mma4z00-ns", "fiber-mpo-mm"];
+    let all: Vec<String> = items.iter().map(|i| format!(r#"{{"item":"{i}","usd":2,"source":"test","date":"2026-11-30"}}"#)).collect();
+    let path = temp("all.json", &format!("[{}]", all.join(",")));
+    let v = json(&["bom", "--nodes", "128", "--json", "--prices", &path]);
+    // 128 systems + 48 switches + 2048 modules + 2048 fibers at 2 USD.
+    assert_eq!(v["cost_usd"], 2.0 * (128 + 48 + 2048 + 2048) as f64);
+    assert_eq!(item(&v, "compute", "dgx-h100")["unit_price_usd"], 2.0);
+    let some = temp("some.json", &format!(r#"{{"prices":[{}]}}"#, all[0]));
+    let v = json(&["bom", "--nodes", "128", "--json", "--prices", &some]);
+    assert!(v["cost_usd"].is_null());
+    assert_eq!(v["priced_usd"], 256.0);
+    let bad = temp("bad.json", r#"[{"item":"dgx-h100","usd":-5}]"#);
+    let o = run(&["bom", "--prices", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--prices"));
+}
+
+#[test]
+fn bom_csv_has_a_header_and_a_row_per_item() {
+    let csv = stdout_ok(&["bom", "--nodes", "128", "--csv"]);
+    let v = json(&["bom", "--nodes", "128", "--json"]);
+    let rows: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert!(rows[0].starts_with("group,item,name,count,unit_power_w"));
+    assert_eq!(rows.len(), v["items"].as_array().unwrap().len() + 1);
+}
+
+#[test]
+fn compare_lists_each_design_with_the_documented_fields() {
+    let ib = temp("ib.json", r#"{"cluster":{"nodes":16}}"#);
+    let roce = temp("roce.json", r#"{"cluster":{"nodes":16,"nic":"roce-400"}}"#);
+    let v = json(&["compare", &ib, &roce, "--json"]);
+    let d = v["designs"].as_array().unwrap();
+    assert_eq!(d.len(), 2);
+    assert!(d[0]["name"].as_str().unwrap().ends_with("ib"));
+    for x in d {
+        for k in ["name", "allreduce_busbw_GBps", "step_time_s", "mfu", "tokens_per_s", "power_kw", "cost_usd"] {
+            assert!(x.get(k).is_some(), "{k} missing in {x}");
+        }
+        assert!(x["cost_usd"].is_null());
+        // 16 DGX H100 at 10.2 kW each at least.
+        assert!(x["power_kw"].as_f64().unwrap() >= 163.2);
+    }
+    // InfiniBand's whole-cluster AllReduce is ahead of RoCE's (framing, ECMP).
+    assert!(d[0]["allreduce_busbw_GBps"].as_f64().unwrap() > d[1]["allreduce_busbw_GBps"].as_f64().unwrap());
+    let text = stdout_ok(&["compare", &ib, &roce]);
+    assert!(text.contains("AllReduce busbw") && text.contains("x)"), "{text}");
+    let o = run(&["compare", &ib]);
+    assert_eq!(o.status.code(), Some(2), "one design is not a comparison");
+}
+
+#[test]
+fn rightsize_ranks_options_and_picks_within_two_percent() {
+    let v = json(&["rightsize", "--nodes", "128", "--json"]);
+    let c = v["candidates"].as_array().unwrap();
+    assert!(c.len() > 20);
+    let step = |i: &Value| c[i.as_u64().unwrap() as usize]["step_time_s"].as_f64().unwrap();
+    let fastest = step(&v["fastest"]);
+    assert!(step(&v["pick"]) <= fastest * 1.02);
+    let front = v["pareto"].as_array().unwrap();
+    assert!(!front.is_empty());
+    assert_eq!(v["axis"], "power_kw", "nothing is priced");
+    // A price book with every item of every ranked option priced turns the axis to cost.
+    let items = ["dgx-h100", "qm9700", "sn5600", "mma4z00-ns", "mma4z00-ns400", "fiber-mpo-mm", "fiber-mpo-sm", "mms4x00-nm", "dac", "connectx-8-xdr", "connectx-8-800gbe", "q3400", "optic", "fiber"];
+    let book: Vec<String> = items.iter().map(|i| format!(r#"{{"item":"{i}","usd":100,"power_w":10}}"#)).collect();
+    let path = temp("rs.json", &format!("[{}]", book.join(",")));
+    let v = json(&["rightsize", "--nodes", "128", "--json", "--prices", &path]);
+    assert_eq!(v["axis"], "cost_usd");
+    let text = stdout_ok(&["rightsize", "--nodes", "16"]);
+    assert!(text.contains("Pareto front") && text.contains("cheapest within 2% of the fastest"), "{text}");
+}
+
+#[test]
+fn render_writes_the_right_sizers_chart() {
+    let s = temp("scenario.json", r#"{"cluster":{"nodes":32}}"#);
+    let out = std::env::temp_dir().join(format!("fabricscope-bom-{}-render", std::process::id()));
+    let listing = stdout_ok(&["render", &s, "--out", out.to_str().unwrap(), "--only", "pareto"]);
+    assert!(listing.contains("pareto.svg"), "{listing}");
+    let svg = std::fs::read_to_string(out.join("pareto.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("pick: "));
+}
+
+#[test]
+fn a_scenario_with_bad_prices_is_refused_naming_the_field() {
+    let bad = temp("badprices.json", r#"{"cluster":{"nodes":16},"prices":[{"item":"dgx-h100","usd":-1}]}"#);
+    let ok = temp("okprices.json", r#"{"cluster":{"nodes":16}}"#);
+    let o = run(&["compare", &ok, &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("prices") && err.contains("0 or more"), "{err}");
+    // The part's source travels with every item (here the DGX H100 datasheet figure).
+    let v = json(&["bom", "--nodes", "16", "--json"]);
+    assert!(item(&v, "compute", "dgx-h100")["source"].as_str().unwrap().contains("10.2 kW"));
+}

@@ -1,0 +1,204 @@
+//! The parts a bill of materials lists, as data: id, name, power of one unit and its source.
+//!
+//! Power is the published maximum (or typical, where only that is published) of one unit, in
+//! watts. `None` where no figure is published (then the total says it is incomplete);
+//! `Some(0.0)` where the part draws nothing of its own or is inside another part's figure
+//! (a DGX's ConnectX-7 NICs are in the DGX's 10.2 kW). Sources were read on 2026-11-30.
+
+use crate::catalog::{GpuKind, NicKind, SwitchKind};
+
+/// What a part is, for grouping and for the network's share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartKind {
+    /// A server or an NVL72 rack: compute.
+    System,
+    /// A GPU counted on its own (servers with no system figure).
+    Gpu,
+    /// NVLink switch trays or chips (scale-up network).
+    ScaleUpSwitch,
+    Nic,
+    Switch,
+    Transceiver,
+    Cable,
+}
+
+/// One part.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Part {
+    /// Stable id: what a price book names.
+    pub id: &'static str,
+    pub name: &'static str,
+    pub kind: PartKind,
+    /// Power of one unit in watts (see the module doc for `None` and `0`).
+    pub power_w: Option<f64>,
+    /// Where the power figure (and the part's role) comes from: URL and date.
+    pub source: &'static str,
+    /// Inside another part (its power and price are that part's): needs no price of its own.
+    pub included: bool,
+}
+
+/// A part's source: the text in builds with the `sources` feature (the CLI), empty without it
+/// (the web page, whose bundle budget has no room for a paragraph per part; its panel points to
+/// the CLI's `fabricscope bom --json`, where every item names its source).
+#[cfg(feature = "sources")]
+macro_rules! src {
+    ($s:literal) => {
+        $s
+    };
+}
+#[cfg(not(feature = "sources"))]
+macro_rules! src {
+    ($s:literal) => {
+        ""
+    };
+}
+
+const fn part(id: &'static str, name: &'static str, kind: PartKind, power_w: Option<f64>, source: &'static str) -> Part {
+    Part { id, name, kind, power_w, source, included: false }
+}
+
+const fn inside(p: Part) -> Part {
+    Part { included: true, ..p }
+}
+
+/// DGX H100: 8 H100 SXM5, 4 NVSwitch chips, 8 ConnectX-7 behind 4 twin-port OSFP cages;
+/// 10.2 kW max system input (NVIDIA DGX H100/H200 user guide, power specifications,
+/// https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html, 2026-11-30).
+pub const DGX_H100: Part = part("dgx-h100", "NVIDIA DGX H100 (8x H100 SXM5, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
+    src!("NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)"));
+/// DGX H200: the same chassis and power supplies as DGX H100, 10.2 kW max (same user guide).
+pub const DGX_H200: Part = part("dgx-h200", "NVIDIA DGX H200 (8x H200, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
+    src!("NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)"));
+/// DGX B200: 8 B200, 2 NVLink5 switch chips, 8 ConnectX-7 behind 4 twin-port OSFP cages;
+/// 14.3 kW max (NVIDIA DGX B200 user guide, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html, 2026-11-30).
+pub const DGX_B200: Part = part("dgx-b200", "NVIDIA DGX B200 (8x B200, 8x ConnectX-7)", PartKind::System, Some(14_300.0),
+    src!("NVIDIA DGX B200 user guide: 14.3 kW max, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2026-11-30)"));
+/// A server of the cluster's GPUs with no published system figure: its power is left out
+/// (the GPUs are counted on their own at their TDP).
+pub const GPU_SERVER: Part = part("gpu-server", "GPU server (host power not published here)", PartKind::System, None,
+    src!("no published system figure for this shape; GPUs counted at TDP on their own line"));
+/// GB200 NVL72 rack: 18 compute trays of 2 Grace + 4 B200, 9 NVLink switch trays (NVIDIA
+/// Mission Control, NVLink switch integration,
+/// https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink, 2026-11-30).
+/// NVIDIA publishes the power shelves' rating (8 x 33 kW), not the rack's draw: no figure.
+pub const NVL72_RACK: Part = part("gb200-nvl72-rack", "GB200 NVL72 rack (18 compute trays, 9 NVLink switch trays)", PartKind::System, None,
+    src!("NVIDIA GB200 NVL72: 18 compute trays + 9 NVLink switch trays per rack; rack draw not published (shelves rated 8 x 33 kW), https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)"));
+/// NVLink switch tray of an NVL72 rack, inside the rack's figure.
+pub const NVLINK_TRAY: Part = inside(part("nvlink-switch-tray", "NVLink switch tray (2 NVLink5 switch chips)", PartKind::ScaleUpSwitch, Some(0.0),
+    src!("9 per GB200 NVL72 rack, inside the rack's figure, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)")));
+/// NVSwitch chips on a DGX/HGX baseboard, inside the system's figure.
+pub const NVSWITCH_CHIP: Part = inside(part("nvswitch-chip", "NVSwitch chip (on the GPU baseboard)", PartKind::ScaleUpSwitch, Some(0.0),
+    src!("4 per DGX/HGX H100/H200, 2 per B200 (DGX user guides); inside the system's figure")));
+
+/// ConnectX-7 inside a DGX: counted in the DGX's figure.
+pub const CX7_IN_DGX: Part = inside(part("connectx-7-dgx", "ConnectX-7 400G (in the DGX)", PartKind::Nic, Some(0.0),
+    src!("DGX H100/B200 user guides: 8 ConnectX-7 behind 4 OSFP cages, inside the system's figure")));
+
+/// Passive copper (DAC) of the NIC's rate: "near zero power" (NVIDIA MCP7Y00 DAC product
+/// specification, https://docs.nvidia.com/networking/display/MCP7Y00NXXX800pub, 2026-11-30; the
+/// EEPROM draws at most 0.1 W, NVIDIA MCP7H00 specifications).
+pub const DAC: Part = part("dac", "passive copper cable (DAC), in a rack", PartKind::Cable, Some(0.0),
+    src!("NVIDIA DAC product specifications: passive, EEPROM 0.1 W max, https://docs.nvidia.com/networking/display/MCP7Y00NXXX800pub (2026-11-30)"));
+/// A multimode MPO fiber, one per 400G link (passive).
+pub const FIBER_MM: Part = part("fiber-mpo-mm", "multimode MPO-12/APC fiber (up to 50 m)", PartKind::Cable, Some(0.0),
+    src!("NVIDIA twin-port transceiver docs: one 4-channel MPO fiber per 400G port, passive, https://docs.nvidia.com/networking/display/800GMMA4Z00NS/Overview (2026-11-30)"));
+/// A single-mode MPO fiber, one per 400G link (passive).
+pub const FIBER_SM: Part = part("fiber-mpo-sm", "single-mode MPO-12/APC fiber (up to 500 m)", PartKind::Cable, Some(0.0),
+    src!("NVIDIA MMS4X00-NM docs: one single-mode MPO fiber per 400G port, passive, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview (2026-11-30)"));
+/// Twin-port 2x400G OSFP multimode (2xSR4, 50 m): 15 W in every configuration (NVIDIA
+/// MMA4Z00-NS, https://docs.nvidia.com/networking/display/800gmma4z00nst/overview, 2026-11-30).
+pub const TWIN_SR4: Part = part("mma4z00-ns", "twin-port OSFP 2x400G multimode 2xSR4 (MMA4Z00-NS, 50 m)", PartKind::Transceiver, Some(15.0),
+    src!("NVIDIA MMA4Z00-NS(-T): 15 W, https://docs.nvidia.com/networking/display/800gmma4z00nst/overview (2026-11-30)"));
+/// Twin-port 2x400G OSFP single mode (2xDR4, 500 m): 17 W in every configuration (NVIDIA
+/// MMS4X00-NM, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview, 2026-11-30).
+pub const TWIN_DR4: Part = part("mms4x00-nm", "twin-port OSFP 2x400G single-mode 2xDR4 (MMS4X00-NM, 500 m)", PartKind::Transceiver, Some(17.0),
+    src!("NVIDIA MMS4X00-NM: 17 W, https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview (2026-11-30)"));
+/// Single-port 400G OSFP multimode (SR4, 50 m) for a ConnectX-7 card: 9 W max, 8 W typical
+/// (NVIDIA MMA4Z00-NS400, https://docs.nvidia.com/networking/display/MMA4Z00NS400T/Connectivity+Scenarios, 2026-11-30).
+pub const SINGLE_SR4: Part = part("mma4z00-ns400", "single-port OSFP 400G multimode SR4 (MMA4Z00-NS400, 50 m)", PartKind::Transceiver, Some(9.0),
+    src!("NVIDIA MMA4Z00-NS400: 9 W max, https://docs.nvidia.com/networking/display/MMA4Z00NS400T/Connectivity+Scenarios (2026-11-30)"));
+/// An optical module of a rate NVIDIA's figures above do not cover (HDR 200G, 800G, 100GbE):
+/// counted, power not published here.
+pub const OPTIC_OTHER: Part = part("optic", "optical transceiver at the NIC's rate", PartKind::Transceiver, None,
+    src!("count only: no power figure in this catalog for this rate"));
+/// An optical fiber for rates other than 400G (passive).
+pub const FIBER_OTHER: Part = part("fiber", "optical fiber", PartKind::Cable, Some(0.0), src!("passive"));
+
+/// Every fixed part (switch and NIC parts come from the catalog: [`switch_part`], [`nic_part`]).
+pub const PARTS: [Part; 15] = [
+    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4, SINGLE_SR4, OPTIC_OTHER,
+];
+
+/// The switch part of a switch class. No vendor power figure was found for these systems
+/// (NVIDIA's QM9700 and SN5600 manuals give port power budgets, not system draw): `None`.
+pub fn switch_part(kind: SwitchKind) -> Part {
+    let (id, src) = match kind {
+        SwitchKind::QuantumHdr => ("qm8700", src!("NVIDIA Quantum QM8700: 40 HDR 200G QSFP56 ports; no published system power")),
+        SwitchKind::Quantum2 => ("qm9700", src!("NVIDIA QM97XX user manual: 32 OSFP cages of 2 NDR ports, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces (2026-11-30); no published system power")),
+        SwitchKind::QuantumX800 => ("q3400", src!("NVIDIA Quantum-X800 Q3400: 144 XDR 800G ports; no published system power")),
+        SwitchKind::Spectrum4 => ("sn5600", src!("NVIDIA SN5000 manual: SN5600 64x 800GbE or 128x 400GbE, https://docs.nvidia.com/networking/display/sn5000/data+interfaces (2026-11-30); no published system power")),
+        _ => ("eth-100-tor", src!("a 32x 100GbE top-of-rack class switch; no published system power")),
+    };
+    part(id, kind.spec().name, PartKind::Switch, None, src)
+}
+
+/// The switch classes a scale-out fabric is built from.
+pub const SCALE_OUT_SWITCHES: [SwitchKind; 5] = [SwitchKind::QuantumHdr, SwitchKind::Quantum2, SwitchKind::QuantumX800, SwitchKind::Spectrum4, SwitchKind::Eth100];
+
+/// Whether a part id is a scale-out switch's.
+pub fn is_switch(id: &str) -> bool {
+    SCALE_OUT_SWITCHES.iter().any(|k| switch_part(*k).id == id)
+}
+
+/// Logical ports per cage of a switch at a port rate: twin-port OSFP (2 ports of 400G per
+/// 800G cage) on Quantum-2 and Spectrum-4 at 400G, and Quantum-X800 (2 XDR ports per cage).
+pub fn ports_per_cage(kind: SwitchKind, nic: NicKind) -> u32 {
+    match (kind, nic) {
+        (SwitchKind::Quantum2, _) | (SwitchKind::QuantumX800, _) => 2,
+        (SwitchKind::Spectrum4, NicKind::Roce400) => 2,
+        _ => 1,
+    }
+}
+
+/// The NIC part of a cluster's NIC when it sits in a server with no system figure.
+pub fn nic_part(nic: NicKind) -> Part {
+    let (id, name) = match nic {
+        NicKind::IbHdr => ("connectx-6-hdr", "ConnectX-6 HDR 200G"),
+        NicKind::IbNdr => ("connectx-7-ndr", "ConnectX-7 NDR 400G"),
+        NicKind::IbXdr => ("connectx-8-xdr", "ConnectX-8 SuperNIC XDR 800G"),
+        NicKind::Roce400 => ("connectx-7-400gbe", "ConnectX-7 400GbE"),
+        NicKind::Roce800 => ("connectx-8-800gbe", "ConnectX-8 SuperNIC 800GbE"),
+        NicKind::Eth100Tcp => ("nic-100gbe", "100GbE NIC"),
+    };
+    part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog"))
+}
+
+/// The system part of a DGX-shaped node (8 GPUs of a DGX generation), if there is one.
+pub fn dgx_part(gpu: GpuKind, gpus_per_node: u32) -> Option<Part> {
+    match (gpu, gpus_per_node) {
+        (GpuKind::H100, 8) => Some(DGX_H100),
+        (GpuKind::H200, 8) => Some(DGX_H200),
+        (GpuKind::B200, 8) => Some(DGX_B200),
+        _ => None,
+    }
+}
+
+/// A GPU on its own line, at its TDP (the catalog's figure and source).
+pub fn gpu_part(gpu: GpuKind) -> Part {
+    part("gpu", gpu.spec().name, PartKind::Gpu, Some(gpu.spec().tdp_w), src!("GPU TDP from the GPU's datasheet (catalog::gpu); host, fans and cooling not counted"))
+}
+
+/// Every id a price book may name.
+pub fn known_ids() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = PARTS.iter().map(|p| p.id).collect();
+    v.push(FIBER_OTHER.id);
+    v.push("gpu");
+    for k in SCALE_OUT_SWITCHES {
+        v.push(switch_part(k).id);
+    }
+    for n in NicKind::ALL {
+        v.push(nic_part(n).id);
+    }
+    v
+}

@@ -1,0 +1,156 @@
+//! Bill-of-materials tests against published counts and datasheet figures.
+
+use super::*;
+use crate::catalog::{GpuKind, NicKind};
+use crate::topology::Cluster;
+
+fn superpod() -> Bom {
+    bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &PriceBook::default())
+}
+
+fn line<'a>(b: &'a Bom, g: Group, item: &str) -> &'a Line {
+    b.lines.iter().find(|l| l.group == g && l.item == item).unwrap_or_else(|| panic!("no {item} in {g:?}"))
+}
+
+#[test]
+fn dgx_h100_superpod_is_32_leaves_and_16_spines() {
+    // NVIDIA DGX SuperPOD H100 reference architecture: 4 SUs of 32 DGX H100 on 8x NDR rails,
+    // 32 QM9700 leaves and 16 spines in the compute fabric.
+    let b = superpod();
+    let t: Vec<(SwitchLevel, u64)> = b.switch_tiers.iter().map(|t| (t.tier, t.switches)).collect();
+    assert_eq!(t, vec![(SwitchLevel::Leaf, 32), (SwitchLevel::Spine, 16)]);
+    assert_eq!(b.switches_total, 48);
+    assert_eq!(b.nics, 1024);
+    // Non-blocking: every leaf port in use (32 down, 32 up), every spine port too.
+    let leaf = &b.switch_tiers[0];
+    assert_eq!((leaf.ports_used, leaf.ports_free, leaf.links_down, leaf.links_up), (2048, 0, 1024, 1024));
+    assert_eq!((b.switch_tiers[1].ports_used, b.switch_tiers[1].ports_free), (1024, 0));
+    // Twin-port OSFP at both ends of every link: 4 per DGX (8 NICs in 4 cages), 512 at the
+    // leaves' down side, 512 + 512 between leaves and spines; one MPO fiber per 400G link.
+    assert_eq!(line(&b, Group::Leaf, "mma4z00-ns").count, 128 * 4 + 512);
+    assert_eq!(line(&b, Group::Spine, "mma4z00-ns").count, 1024);
+    assert_eq!(b.transceivers, 2048);
+    assert_eq!(b.cables, 2048);
+    // DGX H100: 10.2 kW max each; the network's optics at 15 W per twin-port module.
+    assert_eq!(line(&b, Group::Compute, "dgx-h100").unit_power_w, Some(10_200.0));
+    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015)).abs() < 1e-9, "{}", b.power_kw);
+    assert!((b.network_power_kw - 30.72).abs() < 1e-9);
+    // Switch power is not published: the total says so. Nothing is priced by default.
+    assert!(b.unpowered.contains(&"qm9700"));
+    assert_eq!(b.cost_usd, None);
+    assert_eq!(b.unpriced, vec!["dgx-h100", "qm9700", "mma4z00-ns", "fiber-mpo-mm"]);
+}
+
+#[test]
+fn cost_only_when_every_line_has_a_price() {
+    let base = superpod();
+    let mut book: Vec<Price> = base
+        .lines
+        .iter()
+        .filter(|l| !l.included)
+        .map(|l| Price { item: l.item.to_string(), usd: Some(1.0), power_w: None, source: "test".into(), date: "2026-11-30".into() })
+        .collect();
+    let all = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &PriceBook(book.clone()));
+    // One dollar per unit: the cost is the number of priced units.
+    let units: u64 = all.lines.iter().filter(|l| !l.included).map(|l| l.count).sum();
+    assert_eq!(all.cost_usd, Some(units as f64));
+    assert_eq!(all.cost_per_gpu(), Some(units as f64 / 1024.0));
+    let net: u64 = all.lines.iter().filter(|l| !l.included && l.group.is_network()).map(|l| l.count).sum();
+    assert_eq!(all.network_cost_usd, Some(net as f64));
+    book.retain(|p| p.item != "dgx-h100");
+    let partial = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &PriceBook(book));
+    assert_eq!(partial.cost_usd, None);
+    assert_eq!(partial.unpriced, vec!["dgx-h100"]);
+    assert_eq!(partial.network_cost_usd, Some(net as f64));
+    assert_eq!(partial.priced_usd, (units - 128) as f64);
+}
+
+#[test]
+fn price_book_rejects_unknown_parts_and_bad_amounts() {
+    let bad = PriceBook(vec![Price { item: "unobtainium".into(), usd: Some(1.0), power_w: None, source: String::new(), date: String::new() }]);
+    assert_eq!(bad.validate().unwrap_err().field, "prices");
+    let neg = PriceBook(vec![Price { item: "qm9700".into(), usd: Some(-1.0), power_w: None, source: String::new(), date: String::new() }]);
+    assert!(neg.validate().unwrap_err().message.contains("0 or more"));
+    let nan = PriceBook(vec![Price { item: "qm9700".into(), usd: None, power_w: Some(f64::NAN), source: String::new(), date: String::new() }]);
+    assert!(nan.validate().is_err());
+}
+
+#[test]
+fn the_users_power_figure_completes_the_total() {
+    // A switch draw the user got from a vendor quote (a test input, not a catalog figure).
+    let book = PriceBook(vec![Price { item: "qm9700".into(), usd: None, power_w: Some(1000.0), source: "quote".into(), date: String::new() }]);
+    let b = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &book);
+    assert!(b.unpowered.is_empty());
+    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015 + 48.0)).abs() < 1e-9);
+    assert_eq!(line(&b, Group::Leaf, "qm9700").source, "the user's price book");
+}
+
+#[test]
+fn a_dgx_with_other_nics_keeps_its_figure() {
+    // 4 XDR NICs in a DGX B200-class node: the chassis' 14.3 kW stays, the NICs are extra.
+    let c = Cluster { gpu: GpuKind::B200, scale_up: crate::catalog::ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbXdr, nics_per_node: 4, nodes: 8, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    assert_eq!(line(&b, Group::Compute, "dgx-b200").unit_power_w, Some(14_300.0));
+    assert_eq!(line(&b, Group::Nic, "connectx-8-xdr").count, 32);
+}
+
+#[test]
+fn nvl72_racks_count_switch_trays_and_gpus() {
+    // 4 racks of 72 GB200 in trays of 4, one NIC per GPU.
+    let c = Cluster { gpu: GpuKind::Gb200, nodes: 72, gpus_per_node: 4, scale_up: crate::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    assert_eq!(b.racks, Some(4));
+    assert_eq!(line(&b, Group::Compute, "nvlink-switch-tray").count, 36);
+    assert_eq!(line(&b, Group::Compute, "gpu").count, 288);
+    assert_eq!(b.nics, 288);
+    // Rack draw is not published: GPUs at their 1200 W TDP are what is counted.
+    assert!(b.unpowered.contains(&"gb200-nvl72-rack"));
+    // Compute trays' NICs take single-port modules; switch side twin-port.
+    assert_eq!(line(&b, Group::Leaf, "mma4z00-ns400").count, 288);
+}
+
+#[test]
+fn top_of_rack_leaves_are_copper() {
+    // Not rail-optimized, 8 NICs per node on 64-port leaves: 4 nodes (one rack) per leaf.
+    let c = Cluster { nodes: 16, rail_optimized: false, ..Cluster::default() };
+    let t = c.topology().unwrap();
+    assert_eq!(t.fabric.as_ref().unwrap().nodes_per_leaf, 4);
+    let b = bom(&t, &PriceBook::default());
+    // 128 NIC links on twin-port splitter DACs (2 links each).
+    assert_eq!(line(&b, Group::Leaf, "dac").count, 64);
+    assert!(b.lines.iter().all(|l| !(l.group == Group::Leaf && l.kind == PartKind::Transceiver)));
+}
+
+#[test]
+fn three_tiers_use_single_mode_into_the_core() {
+    let c = Cluster { nodes: 2048, nic: NicKind::IbNdr, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    assert_eq!(b.switch_tiers.len(), 3);
+    let core_links = b.switch_tiers[1].links_up;
+    assert_eq!(b.switch_tiers[2].links_down, core_links);
+    assert_eq!(line(&b, Group::Core, "mms4x00-nm").count, core_links);
+    assert_eq!(line(&b, Group::Core, "fiber-mpo-sm").count, core_links);
+    for t in &b.switch_tiers {
+        assert_eq!(t.ports_used + t.ports_free, t.switches * t.radix as u64);
+    }
+}
+
+#[cfg(feature = "sources")]
+#[test]
+fn every_part_with_a_figure_names_its_source() {
+    // Every published power figure cites a URL and the date it was read.
+    for p in parts::PARTS.iter().filter(|p| p.power_w.is_some_and(|w| w > 0.0)) {
+        assert!(p.source.contains("https://") && p.source.contains("2026-"), "{}: {}", p.id, p.source);
+    }
+    let b = superpod();
+    assert!(b.lines.iter().all(|l| !l.source.is_empty()), "every line names its source");
+}
+
+#[test]
+fn price_book_reads_its_json_and_refuses_unknown_keys() {
+    let ok: PriceBook = serde_json::from_str(r#"[{"item":"qm9700","usd":25000,"source":"quote","date":"2026-11-01"},{"item":"dac","power_w":0.1}]"#).unwrap();
+    assert_eq!((ok.usd("qm9700"), ok.power_w("dac"), ok.usd("dac")), (Some(25000.0), Some(0.1), None));
+    assert!(serde_json::from_str::<PriceBook>(r#"[{"item":"qm9700","price":1}]"#).unwrap_err().to_string().contains("unknown field `price`"));
+    assert!(serde_json::from_str::<PriceBook>(r#"[{"item":"qm9700","usd":"cheap"}]"#).is_err());
+    assert!(serde_json::from_str::<PriceBook>(r#"{"item":"qm9700"}"#).is_err());
+}

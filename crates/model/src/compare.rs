@@ -1,0 +1,380 @@
+//! Comparing designs: up to four named Scenarios (A-D), their default names from the preset
+//! or from what differs between them, the delta table of their key numbers, scaling curves
+//! against node count, and the designs in a link. Each design is evaluated by the same
+//! [`crate::evaluate`] as a single scenario; nothing here is web-specific.
+
+use crate::catalog::{GpuKind, NicKind};
+use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
+use crate::error::{ModelError, Result};
+use crate::link::{base64url_decode, base64url_encode, decode, encode, MAX_LINK_BYTES};
+use crate::presets::CLUSTER_PRESETS;
+use crate::scenario::Scenario;
+use crate::topology::Cluster;
+use crate::training::explore::{carry_over, TrainingView};
+use crate::bom::Bom;
+use crate::design::DesignNumbers;
+use crate::report::{Report, Scope};
+use crate::training::StepReport;
+use crate::units::Bytes;
+use serde_json::Value;
+
+/// Designs a comparison holds (A-D): more lines than four stop reading apart on one chart.
+pub const MAX_DESIGNS: usize = 4;
+
+/// Longest design name kept, in characters (a name is a chart legend entry, not a note).
+pub const MAX_NAME_CHARS: usize = 40;
+
+/// The letter of design `i` (A-D; later ones `?`).
+pub fn letter(i: usize) -> char {
+    ['A', 'B', 'C', 'D'].get(i).copied().unwrap_or('?')
+}
+
+/// One named design of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Design {
+    pub name: String,
+    pub scenario: Scenario,
+}
+
+/// Adds `scenario` to `list` under `name` (its [`default_name`] when `None` or blank).
+/// Refused when the list already holds [`MAX_DESIGNS`].
+pub fn pin(list: &mut Vec<Design>, scenario: Scenario, name: Option<&str>) -> Result<()> {
+    if list.len() >= MAX_DESIGNS {
+        return Err(ModelError::new("designs", format!("a comparison holds at most {MAX_DESIGNS} designs (A-D); remove one first")));
+    }
+    let name = match name.map(clean_name).filter(|n| !n.is_empty()) {
+        Some(n) => n,
+        None => {
+            let others: Vec<&Scenario> = list.iter().map(|d| &d.scenario).collect();
+            default_name(&scenario, &others)
+        }
+    };
+    list.push(Design { name, scenario });
+    Ok(())
+}
+
+/// A name as kept: trimmed, control characters dropped, at most [`MAX_NAME_CHARS`].
+pub fn clean_name(s: &str) -> String {
+    s.trim().chars().filter(|c| !c.is_control()).take(MAX_NAME_CHARS).collect()
+}
+
+/// Short GPU name for a design name: "H100", "H100 PCIe", "GB200".
+fn gpu_short(g: GpuKind) -> &'static str {
+    match g {
+        GpuKind::V100 => "V100",
+        GpuKind::A100 => "A100",
+        GpuKind::H100 => "H100",
+        GpuKind::H100Pcie => "H100 PCIe",
+        GpuKind::H100Nvl => "H100 NVL",
+        GpuKind::H200Nvl => "H200 NVL",
+        GpuKind::H200 => "H200",
+        GpuKind::H800 => "H800",
+        GpuKind::B200 => "B200",
+        GpuKind::Gb200 => "GB200",
+        GpuKind::Gh200 => "GH200",
+        GpuKind::Gh200Hbm3e => "GH200 144G",
+    }
+}
+
+/// Short NIC name for a design name: "NDR IB", "400G RoCE".
+fn nic_short(n: NicKind) -> &'static str {
+    match n {
+        NicKind::IbHdr => "HDR IB",
+        NicKind::IbNdr => "NDR IB",
+        NicKind::IbXdr => "XDR IB",
+        NicKind::Roce400 => "400G RoCE",
+        NicKind::Roce800 => "800G RoCE",
+        NicKind::Eth100Tcp => "100GbE TCP",
+    }
+}
+
+/// "H100 · 8x NDR IB": the GPU and the scale-out network of one node.
+fn base_name(c: &Cluster) -> String {
+    if c.nics_per_node == 0 {
+        format!("{} · no network", gpu_short(c.gpu))
+    } else {
+        format!("{} · {}x {}", gpu_short(c.gpu), c.nics_per_node, nic_short(c.nic))
+    }
+}
+
+/// What tells two designs apart beyond [`base_name`], in the order a name mentions them.
+fn traits(s: &Scenario) -> [String; 6] {
+    let c = &s.cluster;
+    let gpus = c.nodes.saturating_mul(c.gpus_per_node);
+    let oversub = c.oversubscription.unwrap_or(1.0);
+    [
+        format!("{gpus} GPUs"),
+        c.scale_up.name().to_string(),
+        if c.sharp { "SHARP".into() } else { "no SHARP".into() },
+        if c.rail_optimized { "rails".into() } else { "no rails".into() },
+        format!("{oversub}:1"),
+        s.training.workload.clone(),
+    ]
+}
+
+/// A default name for `s` beside the designs `others`: the preset's name when the cluster is
+/// a preset none of `others` already is; else "GPU · NICs" ("H100 · 8x NDR IB"), followed by
+/// what differs from the others that share that much ("· 1024 GPUs", "· SHARP", ...).
+pub fn default_name(s: &Scenario, others: &[&Scenario]) -> String {
+    if let Some(p) = CLUSTER_PRESETS.iter().find(|p| p.cluster() == s.cluster) {
+        if !others.iter().any(|o| o.cluster == s.cluster) {
+            return p.name.to_string();
+        }
+    }
+    let base = base_name(&s.cluster);
+    let mine = traits(s);
+    let same: Vec<[String; 6]> = others.iter().filter(|o| base_name(&o.cluster) == base).map(|o| traits(o)).collect();
+    let mut name = base;
+    for (i, t) in mine.iter().enumerate() {
+        if same.iter().any(|o| o[i] != *t) {
+            name.push_str(" · ");
+            name.push_str(t);
+        }
+    }
+    clean_name(&name)
+}
+
+/// A design's numbers for the delta table ([`crate::design::delta_table`]) from what a page
+/// already holds, without a search of its own: busbw of `op` at `bytes` over every GPU (one
+/// domain when the cluster is one) from its Report, the job's chosen layout, and its bill of
+/// materials. The busbw is stored under `allreduce_busbw_gbps` whatever `op` is.
+pub fn numbers(name: &str, r: &Report, op: Collective, bytes: Bytes, step: Option<&StepReport>, bom: Bom) -> DesignNumbers {
+    let busbw = r
+        .curves
+        .iter()
+        .filter(|c| c.op == op)
+        .max_by_key(|c| c.scope == Scope::Cluster)
+        .and_then(|c| c.points.iter().find(|p| p.bytes == bytes))
+        .map_or(0.0, |p| p.busbw.0);
+    DesignNumbers::new(name, r.summary.total_gpus, busbw, step, bom)
+}
+
+/// Node counts of the scaling curves: 2 to 4096 in powers of two.
+pub const SCALE_NODES: [u32; 12] = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+/// One point of a design's scaling curves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalePoint {
+    pub nodes: u32,
+    pub gpus: u32,
+    /// busbw over every GPU, GB/s per direction; `None` where the cluster cannot be built.
+    pub busbw_gbps: Option<f64>,
+    /// Step time of the design's job on its layout (TP, PP, CP, EP, micro-batch kept; DP
+    /// takes the GPUs); `None` where that layout does not fit.
+    pub step_s: Option<f64>,
+}
+
+/// The design's cluster at `nodes` nodes. Switch counts the user fixed are dropped (the fat
+/// tree is sized for each count, at the same radix and oversubscription): a fixed count
+/// fits one size only.
+pub fn at_nodes(c: &Cluster, nodes: u32) -> Cluster {
+    Cluster { nodes, leaf_switches: None, spine_switches: None, ..c.clone() }
+}
+
+/// One point of the scaling curves of `c`: busbw of `op` at `bytes` over every GPU, and the
+/// step time of `job`'s chosen layout carried over to that size.
+pub fn scale_point(c: &Cluster, nodes: u32, op: Collective, bytes: Bytes, job: Option<&TrainingView>) -> ScalePoint {
+    let c = at_nodes(c, nodes);
+    let mut p = ScalePoint { nodes, gpus: nodes.saturating_mul(c.gpus_per_node), busbw_gbps: None, step_s: None };
+    let Ok(topo) = c.topology() else { return p };
+    p.gpus = topo.total_gpus;
+    if topo.total_gpus >= 2 {
+        p.busbw_gbps = Comm::new(&topo, topo.whole())
+            .and_then(|comm| comm.predict(op, bytes, AlgoChoice::Auto, ProtoChoice::Auto))
+            .ok()
+            .map(|r| r.busbw.0);
+    }
+    p.step_s = job.and_then(|v| step_at(&topo, v));
+    p
+}
+
+/// The step time of `v`'s chosen layout carried over to `topo`. Where its micro-batch no
+/// longer divides the batch each data-parallel rank gets, the next smaller one that does
+/// (as a user would set it); `None` when no micro-batch fits.
+fn step_at(topo: &crate::topology::Topology, v: &TrainingView) -> Option<f64> {
+    let mut mb = v.chosen.as_ref()?.mapping.micro_batch;
+    let mut prev = v.clone();
+    prev.top.clear();
+    let mut fixed = v.fixed;
+    loop {
+        if let Some(c) = prev.chosen.as_mut() {
+            c.mapping.micro_batch = mb;
+        }
+        fixed.micro_batch = fixed.micro_batch.map(|_| mb);
+        if let Some(r) = carry_over(topo, &prev, fixed).and_then(|v| v.chosen).filter(|r| r.fits) {
+            return Some(r.step_time_s);
+        }
+        if mb <= 1 {
+            return None;
+        }
+        mb /= 2;
+    }
+}
+
+/// The node count past which a curve stops scaling: the first point whose step to the next
+/// doubling gains less than `gain` (0.1 = 10%) of what perfect scaling would give; for busbw
+/// (`lower_better` false) the first where busbw falls by more than `gain`.
+pub fn knee(points: &[(u32, f64)], lower_better: bool, gain: f64) -> Option<u32> {
+    points.windows(2).find_map(|w| {
+        let ((n0, a), (_, b)) = (w[0], w[1]);
+        let stalls = if lower_better { b > a * (1.0 - gain * 0.5) } else { b < a * (1.0 - gain) };
+        stalls.then_some(n0)
+    })
+}
+
+/// Prefix of a designs link.
+const DESIGNS_PREFIX: &str = "v1.";
+
+/// The designs as a link parameter (`d=` beside the scenario's `s=`): `v1.` and the base64url
+/// of a JSON array of `[name, scenario link]` pairs, each scenario in the format of
+/// [`encode`] (so it only ever carries what differs from the frozen baseline).
+pub fn encode_designs(list: &[Design]) -> String {
+    let pairs: Vec<Value> = list.iter().map(|d| Value::Array(vec![Value::String(d.name.clone()), Value::String(encode(&d.scenario))])).collect();
+    format!("{DESIGNS_PREFIX}{}", base64url_encode(Value::Array(pairs).to_string().as_bytes()))
+}
+
+/// Reads a designs parameter. Never panics: a damaged parameter gives no designs and a note;
+/// each design's scenario is read by [`decode`], whose notes are kept with the design's
+/// letter; designs past [`MAX_DESIGNS`] are dropped with a note.
+pub fn decode_designs(param: &str) -> (Vec<Design>, Vec<String>) {
+    let mut notes = Vec::new();
+    let damaged = |why: &str| (Vec::new(), vec![format!("designs: {why}; no designs pinned")]);
+    if param.len() > MAX_LINK_BYTES * MAX_DESIGNS {
+        return damaged("the parameter is too long");
+    }
+    let Some(payload) = param.trim().strip_prefix(DESIGNS_PREFIX) else {
+        return damaged("not a designs link (expected v1.<data>)");
+    };
+    let Some(Value::Array(items)) = base64url_decode(payload).and_then(|b| serde_json::from_slice::<Value>(&b).ok()) else {
+        return damaged("the data is damaged");
+    };
+    if items.len() > MAX_DESIGNS {
+        notes.push(format!("designs: {} in the link, keeping the first {MAX_DESIGNS}", items.len()));
+    }
+    let mut list = Vec::new();
+    for (i, item) in items.iter().take(MAX_DESIGNS).enumerate() {
+        let (name, link) = match item.as_array().map(|a| (a.first().and_then(Value::as_str), a.get(1).and_then(Value::as_str))) {
+            Some((Some(n), Some(l))) => (n, l),
+            _ => {
+                notes.push(format!("design {}: not a [name, link] pair; left out", letter(list.len())));
+                continue;
+            }
+        };
+        let d = decode(link);
+        notes.extend(d.warnings.iter().map(|w| format!("design {}: {w}", letter(i))));
+        // Named by the link; blank names get a default like a new pin.
+        let _ = pin(&mut list, d.scenario, Some(name));
+    }
+    (list, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::cluster_preset;
+
+    fn sc(c: Cluster) -> Scenario {
+        Scenario::new(c)
+    }
+
+    #[test]
+    fn default_names_come_from_the_preset_or_the_differences() {
+        let ndr = sc(Cluster { nodes: 24, ..Cluster::default() });
+        let roce = sc(Cluster { nodes: 24, nic: NicKind::Roce400, ..Cluster::default() });
+        assert_eq!(default_name(&ndr, &[]), "H100 · 8x NDR IB");
+        assert_eq!(default_name(&roce, &[&ndr]), "H100 · 8x 400G RoCE");
+        // The same network at another size is told apart by its GPU count, SHARP by SHARP.
+        let big = sc(Cluster { nodes: 128, ..Cluster::default() });
+        assert_eq!(default_name(&ndr, &[&big]), "H100 · 8x NDR IB · 192 GPUs");
+        let sharp = sc(Cluster { nodes: 24, sharp: true, ..Cluster::default() });
+        assert_eq!(default_name(&sharp, &[&ndr, &roce]), "H100 · 8x NDR IB · SHARP");
+        // A preset keeps its name, unless another design already is that preset.
+        let pod = sc(cluster_preset("dgx-h100-superpod").unwrap().cluster());
+        assert_eq!(default_name(&pod, &[&ndr]), "DGX H100 SuperPOD");
+        let mut pod_gpt = pod.clone();
+        pod_gpt.training.workload = "gpt3-175b".into();
+        assert_eq!(default_name(&pod_gpt, &[&pod]), "H100 · 8x NDR IB · gpt3-175b");
+        assert_eq!(default_name(&sc(Cluster { nics_per_node: 0, nodes: 1, ..Cluster::default() }), &[]), "H100 · no network");
+    }
+
+    #[test]
+    fn at_most_four_designs_with_clean_names() {
+        let mut list = Vec::new();
+        for i in 0..MAX_DESIGNS {
+            pin(&mut list, sc(Cluster { nodes: 2 << i, ..Cluster::default() }), None).unwrap();
+        }
+        let e = pin(&mut list, Scenario::default(), None).unwrap_err();
+        assert_eq!(e.field, "designs");
+        assert_eq!(list.len(), 4);
+        assert_eq!(clean_name("  a\u{7}b  "), "ab");
+        assert_eq!(clean_name(&"x".repeat(100)).chars().count(), MAX_NAME_CHARS);
+        let mut one = Vec::new();
+        pin(&mut one, Scenario::default(), Some("   ")).unwrap();
+        assert_eq!(one[0].name, "H100 · 8x NDR IB", "a blank name takes the default");
+    }
+
+    #[test]
+    fn a_designs_numbers_come_from_its_report_layout_and_bill_of_materials() {
+        // busbw at the size, the job's step, the BOM's power (4 DGX H100 at 10.2 kW each at
+        // least, the DGX H100 user guide); no price book, no cost.
+        let sc = Scenario::default();
+        let r = crate::evaluate(&sc).unwrap();
+        let v = crate::training::explore::explore(&sc.cluster, &sc.training).unwrap();
+        let bom = crate::bom::scenario_bom(&sc).unwrap();
+        let k = numbers("A", &r, Collective::AllReduce, Bytes(1 << 30), v.chosen.as_ref(), bom);
+        let at = r.curves.iter().rev().find(|c| c.op == Collective::AllReduce).unwrap().points.iter().find(|p| p.bytes.0 == 1 << 30).unwrap();
+        assert_eq!(k.allreduce_busbw_gbps, at.busbw.0);
+        assert_eq!(k.step_time_s, v.chosen.as_ref().map(|c| c.step_time_s));
+        assert!(k.power_kw >= 4.0 * 10.2, "{}", k.power_kw);
+        assert_eq!(k.cost_usd, None);
+        // The same numbers as the CLI's `compare` computes from the file (its own search).
+        let d = crate::design::design_numbers("A", &sc).unwrap();
+        assert_eq!((d.allreduce_busbw_gbps, d.step_time_s, d.power_kw), (k.allreduce_busbw_gbps, k.step_time_s, k.power_kw));
+    }
+
+    #[test]
+    fn designs_round_trip_through_the_link_and_damage_is_named() {
+        let mut list = Vec::new();
+        pin(&mut list, sc(Cluster { nodes: 64, ..Cluster::default() }), Some("Ours")).unwrap();
+        pin(&mut list, sc(Cluster { nodes: 64, nic: NicKind::Roce400, ..Cluster::default() }), None).unwrap();
+        let link = encode_designs(&list);
+        assert!(link.starts_with("v1."));
+        let (back, notes) = decode_designs(&link);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(back, list);
+        let (none, notes) = decode_designs("v1.!!");
+        assert!(none.is_empty() && notes[0].starts_with("designs: the data is damaged"), "{notes:?}");
+        let (none, notes) = decode_designs("x");
+        assert!(none.is_empty() && notes.len() == 1);
+        // A bad field in one design falls back with a note naming the design.
+        let bad = format!("v1.{}", base64url_encode(br#"[["B",  "v1.eyJuIjoiZm91ciJ9"]]"#));
+        let (one, notes) = decode_designs(&bad);
+        assert_eq!(one.len(), 1);
+        assert!(notes[0].starts_with("design A: "), "{notes:?}");
+    }
+
+    #[test]
+    fn scaling_points_and_where_a_curve_stops() {
+        let c = Cluster::default();
+        let small = scale_point(&c, 2, Collective::AllReduce, Bytes(1 << 30), None);
+        let big = scale_point(&c, 512, Collective::AllReduce, Bytes(1 << 30), None);
+        assert_eq!((small.gpus, big.gpus), (16, 4096));
+        // At 4096 GPUs busbw is below the 16-GPU figure: more ranks, more hops, same NICs.
+        let (b_small, b_big) = (small.busbw_gbps.unwrap(), big.busbw_gbps.unwrap());
+        assert!(b_big > 10.0 && b_big <= b_small, "{b_small} then {b_big}");
+        // The job's step at the design's own size is the design's step (same layout); twice
+        // the nodes give DP twice the GPUs, so the step is shorter, and never by more than half.
+        let v = crate::training::explore::explore(&c, &crate::TrainingChoice::default()).unwrap();
+        let own = v.chosen.as_ref().unwrap().step_time_s;
+        let at4 = scale_point(&c, 4, Collective::AllReduce, Bytes(1 << 30), Some(&v)).step_s.unwrap();
+        assert!((at4 - own).abs() <= own * 1e-9, "{at4} vs {own}");
+        let at8 = scale_point(&c, 8, Collective::AllReduce, Bytes(1 << 30), Some(&v)).step_s.unwrap();
+        assert!(at8 < own && at8 >= own / 2.0, "{at8} vs {own}");
+        // Fixed switch counts are dropped at other sizes (one leaf cannot hold 4096 nodes).
+        let fixed = Cluster { leaf_switches: Some(1), ..c };
+        assert!(scale_point(&fixed, 4096, Collective::AllReduce, Bytes(1 << 30), None).busbw_gbps.is_some());
+        assert_eq!(knee(&[(2, 1.0), (4, 0.5), (8, 0.3), (16, 0.29)], true, 0.1), Some(8));
+        assert_eq!(knee(&[(2, 100.0), (4, 95.0), (8, 60.0)], false, 0.1), Some(4));
+        assert_eq!(knee(&[(2, 1.0), (4, 0.5)], true, 0.1), None);
+    }
+}

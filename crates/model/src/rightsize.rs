@@ -1,0 +1,384 @@
+//! Right-sizes the scale-out fabric for a job: every option a buyer chooses between (InfiniBand
+//! or RoCE, 400G or 800G NICs, NICs per node, rail-optimized or not, 1:1, 2:1 or 3:1 at the
+//! leaf and, in three tiers, at the spine) costed by its bill of materials and timed on the
+//! job; the Pareto front of cost (or power) against step time, the cheapest option within 2% of
+//! the fastest, and what each step down the front saves.
+//!
+//! The job is timed on each option with the layouts the layout search ranks best on the user's
+//! own cluster (its top [`LAYOUTS`], or the layout the user pinned), each re-evaluated on the
+//! option (as the explorer carries layouts over while its search runs); a fresh search per
+//! option would cost a hundred searches. The scale-up domain is not varied: a smaller NVLink
+//! domain is a different system whose power and price the catalog cannot give honestly.
+//!
+//! [`RightSizer::run`] works until its caller says stop, so a page can run it in slices.
+
+use crate::bom::{bom, PriceBook};
+use crate::catalog::NicKind;
+use crate::error::{ModelError, Result};
+use crate::topology::{Cluster, Topology};
+use crate::training::explore::{layout_label, parallel_label, MAX_MICRO_BATCH};
+use crate::training::search::{evaluate_idle, Search};
+use crate::training::step::EvaluatorCaches;
+use crate::training::{Constraints, Evaluator, Framework, Parallel, SearchOptions, Workload};
+use serde::Serialize;
+
+/// Layouts of the user's cluster re-evaluated on every option.
+pub const LAYOUTS: usize = 8;
+
+/// "Within 2% of the fastest": the step-time slack the pick may give up, as a fraction.
+pub const WITHIN: f64 = 0.02;
+
+/// Down:up ratios offered at each tier (1:1 non-blocking, 2:1, 3:1).
+pub const RATIOS: [f64; 3] = [1.0, 2.0, 3.0];
+
+/// NICs offered: InfiniBand and RoCE at 400G and 800G.
+pub const NICS: [NicKind; 4] = [NicKind::IbNdr, NicKind::Roce400, NicKind::IbXdr, NicKind::Roce800];
+
+/// One fabric a buyer could order.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FabricOption {
+    pub nic: NicKind,
+    pub nics_per_node: u32,
+    pub rail_optimized: bool,
+    /// Down:up at the leaf.
+    pub oversubscription: f64,
+    /// Down:up at the spine of a three-tier tree.
+    pub core_oversubscription: f64,
+}
+
+impl FabricOption {
+    /// The user's cluster with this fabric (switch counts sized automatically).
+    pub fn apply(&self, base: &Cluster) -> Cluster {
+        Cluster {
+            nic: self.nic,
+            nics_per_node: self.nics_per_node,
+            rail_optimized: self.rail_optimized,
+            oversubscription: Some(self.oversubscription),
+            core_oversubscription: Some(self.core_oversubscription),
+            leaf_switches: None,
+            spine_switches: None,
+            switch_radix: None,
+            sharp: base.sharp && self.nic.spec().sharp_capable,
+            ..base.clone()
+        }
+    }
+
+    /// "8x NDR IB, rails, 2:1" (with the spine's ratio in three tiers).
+    pub fn label(&self, three_tiers: bool) -> String {
+        let nic = match self.nic {
+            NicKind::IbNdr => "NDR IB",
+            NicKind::IbXdr => "XDR IB",
+            NicKind::IbHdr => "HDR IB",
+            NicKind::Roce400 => "400G RoCE",
+            NicKind::Roce800 => "800G RoCE",
+            NicKind::Eth100Tcp => "100GbE",
+        };
+        let mut s = format!("{}x {nic}, {}, {}:1", self.nics_per_node, if self.rail_optimized { "rails" } else { "no rails" }, self.oversubscription);
+        if three_tiers {
+            s.push_str(&format!(" / {}:1", self.core_oversubscription));
+        }
+        s
+    }
+}
+
+/// Every option for the user's cluster: [`NICS`] (and the cluster's own NIC), the GPUs per
+/// node, half or a quarter as many NICs, rails or not, and [`RATIOS`] at the leaf and spine.
+pub fn options(base: &Cluster) -> Vec<FabricOption> {
+    let mut nics: Vec<NicKind> = NICS.to_vec();
+    if !nics.contains(&base.nic) {
+        nics.push(base.nic);
+    }
+    let g = base.gpus_per_node.max(1);
+    let mut counts = vec![g, g / 2, g / 4];
+    counts.retain(|c| *c >= 1);
+    counts.dedup();
+    let mut out = Vec::new();
+    for &nic in &nics {
+        for &n in &counts {
+            for rail in [true, false] {
+                for o in RATIOS {
+                    for co in RATIOS {
+                        out.push(FabricOption { nic, nics_per_node: n, rail_optimized: rail, oversubscription: o, core_oversubscription: co });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One option, costed and timed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Candidate {
+    pub label: String,
+    pub option: FabricOption,
+    pub step_time_s: f64,
+    pub tokens_per_s: f64,
+    pub mfu: f64,
+    /// The layout that ran fastest on this option ("TP8 PP1 DP128").
+    pub layout: String,
+    pub power_kw: f64,
+    /// Items without a power figure (then `power_kw` is a lower bound).
+    pub unpowered: Vec<&'static str>,
+    pub cost_usd: Option<f64>,
+    pub switches: u64,
+    pub transceivers: u64,
+}
+
+impl Candidate {
+    /// Whether the option's value on `axis` is known well enough to rank it: fully priced for
+    /// cost; for power, every item's figure published but the switches' (no switch maker
+    /// publishes one for these systems, so every option leaves its switches out alike).
+    pub fn comparable(&self, axis: Axis) -> bool {
+        match axis {
+            Axis::CostUsd => self.cost_usd.is_some(),
+            Axis::PowerKw => self.unpowered.iter().all(|id| crate::bom::parts::is_switch(id)),
+        }
+    }
+}
+
+
+/// What the x axis of the front is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Axis {
+    /// US dollars (every option fully priced).
+    CostUsd,
+    /// kW (no complete price for some option).
+    PowerKw,
+}
+
+/// One step down the Pareto front, from a faster option to the next cheaper one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StepDown {
+    pub from: usize,
+    pub to: usize,
+    /// What it saves on the axis (USD or kW) and as a fraction of `from`'s.
+    pub saves: f64,
+    pub saves_frac: f64,
+    /// How much longer the step takes, as a fraction of `from`'s.
+    pub slower_frac: f64,
+}
+
+/// The right-sizer's answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RightSize {
+    pub candidates: Vec<Candidate>,
+    pub axis: Axis,
+    /// Some option's power is a lower bound (an item without a published figure). On the power
+    /// axis the front ranks only [`Candidate::comparable`] options: switch power left out of all.
+    pub lower_bound: bool,
+    /// The Pareto front of the comparable options, fastest first (indices into `candidates`).
+    pub pareto: Vec<usize>,
+    /// The fastest of the ranked options.
+    pub fastest: Option<usize>,
+    /// The cheapest option within [`WITHIN`] of the fastest.
+    pub pick: Option<usize>,
+    pub steps: Vec<StepDown>,
+    /// Options the cluster could not be built with (or the job could not run on).
+    pub skipped: u32,
+    /// The layouts each option was timed with.
+    pub layouts: Vec<String>,
+}
+
+impl RightSize {
+    /// An option's value on the axis.
+    pub fn x(&self, c: &Candidate) -> f64 {
+        match self.axis {
+            Axis::CostUsd => c.cost_usd.unwrap_or(f64::INFINITY),
+            Axis::PowerKw => c.power_kw,
+        }
+    }
+}
+
+enum Phase {
+    /// The layout search on the user's cluster (boxed: the largest state by far).
+    Search(Box<Search>, EvaluatorCaches),
+    /// Timing and costing option `next`.
+    Options { layouts: Vec<Parallel>, next: usize, out: Vec<Candidate>, skipped: u32 },
+    Done(RightSize),
+}
+
+/// The right-sizer under way.
+pub struct RightSizer {
+    topo: Topology,
+    w: Workload,
+    fixed: Constraints,
+    book: PriceBook,
+    opts: Vec<FabricOption>,
+    /// Layouts the search has in all (for progress).
+    searched: usize,
+    phase: Phase,
+}
+
+impl RightSizer {
+    /// Starts right-sizing `base` for `w`; `fixed` pins the layout (all `None`: the search's
+    /// best layouts).
+    pub fn new(base: &Cluster, w: Workload, fixed: Constraints, book: PriceBook) -> Result<RightSizer> {
+        book.validate()?;
+        let topo = base.topology()?;
+        Evaluator::new(&topo, &w, Framework::default())?;
+        let mut search = Search::new(&w, topo.total_gpus, &SearchOptions { top: LAYOUTS, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() })?;
+        if fixed != Constraints::default() {
+            search = search.with_pinned(fixed);
+        }
+        let opts = options(base);
+        let searched = search.progress().1;
+        Ok(RightSizer { topo, w, fixed, book, opts, searched, phase: Phase::Search(Box::new(search), EvaluatorCaches::default()) })
+    }
+
+    /// Work done and in all (layouts searched, then options costed).
+    pub fn progress(&self) -> (usize, usize) {
+        let (s, n) = (self.searched, self.opts.len());
+        match &self.phase {
+            Phase::Search(search, _) => (search.progress().0, s + n),
+            Phase::Options { next, .. } => (s + next, s + n),
+            Phase::Done(_) => (s + n, s + n),
+        }
+    }
+
+    /// Works until done (true) or `more()` says stop.
+    pub fn run(&mut self, more: &mut dyn FnMut() -> bool) -> Result<bool> {
+        loop {
+            match std::mem::replace(&mut self.phase, Phase::Done(empty())) {
+                Phase::Done(r) => {
+                    self.phase = Phase::Done(r);
+                    return Ok(true);
+                }
+                Phase::Search(mut search, caches) => {
+                    let mut ev = Evaluator::new(&self.topo, &self.w, Framework::default())?.with_caches(caches);
+                    if !search.run(&mut ev, more) {
+                        self.phase = Phase::Search(search, ev.into_caches());
+                        return Ok(false);
+                    }
+                    let f = search.finish(&mut ev)?;
+                    let picked: Vec<Parallel> = match self.fixed == Constraints::default() {
+                        true => f.result.best.iter().map(|r| r.mapping).collect(),
+                        false => f.pinned.iter().filter(|r| r.fits).map(|r| r.mapping).collect(),
+                    };
+                    if picked.is_empty() {
+                        let why = f.result.why_none(self.topo.total_gpus).unwrap_or_else(|| "no layout of the job fits this cluster".to_string());
+                        return Err(ModelError::new("workload", why));
+                    }
+                    self.phase = Phase::Options { layouts: picked, next: 0, out: Vec::new(), skipped: 0 };
+                }
+                Phase::Options { layouts, mut next, mut out, mut skipped } => {
+                    while next < self.opts.len() {
+                        let o = self.opts[next];
+                        next += 1;
+                        match cost_and_time(&self.topo.cluster, &o, &self.w, &layouts, &self.book) {
+                            Some(c) => out.push(c),
+                            None => skipped += 1,
+                        }
+                        if !more() {
+                            self.phase = Phase::Options { layouts, next, out, skipped };
+                            return Ok(false);
+                        }
+                    }
+                    let mut names: Vec<String> = Vec::new();
+                    for n in layouts.iter().map(parallel_label) {
+                        if !names.contains(&n) {
+                            names.push(n);
+                        }
+                    }
+                    self.phase = Phase::Done(summarize(out, skipped, names));
+                }
+            }
+        }
+    }
+
+    /// The answer once [`RightSizer::run`] has returned true.
+    pub fn result(&self) -> Option<&RightSize> {
+        match &self.phase {
+            Phase::Done(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+fn empty() -> RightSize {
+    RightSize { candidates: Vec::new(), axis: Axis::PowerKw, lower_bound: false, pareto: Vec::new(), fastest: None, pick: None, steps: Vec::new(), skipped: 0, layouts: Vec::new() }
+}
+
+/// Times the job's layouts on one option and costs its bill; `None` when the option cannot be
+/// built, is the same fabric as an option with lower ratios, or runs no layout that fits.
+fn cost_and_time(base: &Cluster, o: &FabricOption, w: &Workload, layouts: &[Parallel], book: &PriceBook) -> Option<Candidate> {
+    let topo = o.apply(base).topology().ok()?;
+    let f = topo.fabric.as_ref()?;
+    let tiers = f.switch_tiers.len();
+    // A ratio at a tier the tree does not have builds the same fabric as 1:1 there.
+    if (tiers < 3 && o.core_oversubscription != 1.0) || (tiers < 2 && o.oversubscription != 1.0) {
+        return None;
+    }
+    let mut ev = Evaluator::new(&topo, w, Framework::default()).ok()?;
+    let best = layouts
+        .iter()
+        .filter_map(|p| evaluate_idle(&mut ev, p).ok())
+        .filter(|r| r.fits)
+        .min_by(|a, b| a.step_time_s.total_cmp(&b.step_time_s))?;
+    let b = bom(&topo, book);
+    Some(Candidate {
+        label: o.label(tiers == 3),
+        option: *o,
+        step_time_s: best.step_time_s,
+        tokens_per_s: best.tokens_per_s,
+        mfu: best.mfu,
+        layout: layout_label(&best),
+        power_kw: b.power_kw,
+        unpowered: b.unpowered.clone(),
+        cost_usd: b.cost_usd,
+        switches: b.switches_total,
+        transceivers: b.transceivers,
+    })
+}
+
+/// The front, the pick and the steps down from the options' numbers.
+pub fn summarize(candidates: Vec<Candidate>, skipped: u32, layouts: Vec<String>) -> RightSize {
+    let axis = if !candidates.is_empty() && candidates.iter().all(|c| c.cost_usd.is_some()) { Axis::CostUsd } else { Axis::PowerKw };
+    let mut r = RightSize { lower_bound: candidates.iter().any(|c| !c.unpowered.is_empty()), candidates, axis, skipped, layouts, ..empty() };
+    let ranked: Vec<usize> = (0..r.candidates.len()).filter(|&i| r.candidates[i].comparable(axis)).collect();
+    // (step, x, index) order; written out rather than sorted (one sort instance less in the
+    // page's bundle).
+    let key = |i: usize| (r.candidates[i].step_time_s, r.x(&r.candidates[i]), i);
+    let before = |a: usize, b: usize| key(a).partial_cmp(&key(b)) == Some(std::cmp::Ordering::Less);
+    // On the front: no option before it (faster, or as fast and cheaper) costs as little.
+    let mut front: Vec<usize> = Vec::new();
+    for &i in &ranked {
+        if !ranked.iter().any(|&j| before(j, i) && key(j).1 <= key(i).1) {
+            let at = front.iter().position(|&k| before(i, k)).unwrap_or(front.len());
+            front.insert(at, i);
+        }
+    }
+    r.fastest = front.first().copied();
+    r.pareto = front;
+    if let Some(f) = r.fastest {
+        let limit = r.candidates[f].step_time_s * (1.0 + WITHIN);
+        r.pick = r.pareto.iter().copied().rfind(|&i| r.candidates[i].step_time_s <= limit);
+    }
+    r.steps = r
+        .pareto
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (&r.candidates[w[0]], &r.candidates[w[1]]);
+            let (xa, xb) = (r.x(a), r.x(b));
+            StepDown {
+                from: w[0],
+                to: w[1],
+                saves: xa - xb,
+                saves_frac: if xa > 0.0 { (xa - xb) / xa } else { 0.0 },
+                slower_frac: b.step_time_s / a.step_time_s - 1.0,
+            }
+        })
+        .collect();
+    r
+}
+
+/// The whole right-sizing at once (the CLI's path).
+pub fn rightsize(base: &Cluster, w: Workload, fixed: Constraints, book: PriceBook) -> Result<RightSize> {
+    let mut s = RightSizer::new(base, w, fixed, book)?;
+    s.run(&mut || true)?;
+    s.result().cloned().ok_or_else(|| ModelError::new("workload", "the right-sizer did not finish"))
+}
+
+#[cfg(test)]
+mod tests;

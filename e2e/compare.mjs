@@ -1,0 +1,188 @@
+// Comparing designs (issue 12) on compare.html, against a release build (dist/): the explorer
+// links there with its design and has no compare panel; with nothing saved the link's design
+// is added by itself; add designs after choosing presets, rename one, a fifth refused, remove
+// one; each chart of the comparison draws every design in its colour; the cursor reads each
+// design's value by keyboard; the delta table marks a best design per row; the link carries
+// the designs (opened in a new page: same names), localStorage keeps them for a reload
+// without a link, "Load" puts a design into the controls, "Explorer" opens one in the
+// explorer, and ?embed=compare-busbw / compare-step draw them alone (the latter through an
+// old explorer link). Full-page screenshots at 1400 px and a 390 px phone, light and dark,
+// go to e2e/out/compare-*.png.
+//
+//   node e2e/compare.mjs            (DIST=path to serve another build)
+
+import { chromium } from 'playwright-core';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+const out = join(here, 'out');
+const { check, summary } = checker();
+
+async function main() {
+  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run trunk build --release --offline first`);
+  await mkdir(out, { recursive: true });
+  const server = await startServer({ root: dist, port: Number(process.env.PORT ?? 0) });
+  const base = `${server.origin}/`;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await ctx.newPage();
+  const problems = watch(page, []);
+  const designs = () => page.$$eval('[data-testid=design-name]', (xs) => xs.map((x) => x.value));
+  const pin = async () => {
+    await page.click('[data-testid=pin]');
+    await page.waitForTimeout(50);
+  };
+  const preset = async (id) => {
+    await page.click(`[data-preset=${id}]`);
+    await page.waitForTimeout(50);
+  };
+  // The link is written 300 ms after the last change.
+  const settledHash = async () => {
+    await page.waitForTimeout(450);
+    return page.evaluate(() => location.hash);
+  };
+  let link = '';
+  try {
+    await check('pin, pin after presets, rename, a fifth pin refused, remove', async () => {
+      await page.goto(`${base}#s=v1.e30`, { waitUntil: 'load' });
+      await page.evaluate(() => localStorage.clear());
+      await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
+      // The explorer links to Compare with its design.
+      const href = await page.$eval('[data-testid=to-compare]', (a) => { a.dispatchEvent(new FocusEvent('focusin', { bubbles: true })); return a.href; });
+      assert(/compare\.html#s=v1\./.test(href), `the explorer's Compare link carries the design: ${href}`);
+      assert(!(await page.$('[data-testid=compare]')), 'the explorer has no compare panel');
+      await page.goto(`${base}compare.html#s=v1.e30`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=compare]', { timeout: 15000 });
+      assert((await designs()).length === 1, 'with none saved, the link\'s design is added by itself');
+      await page.click('[data-testid=design-remove]');
+      await page.waitForTimeout(50);
+      assert((await designs()).length === 0, 'removed: nothing pinned');
+      await preset('dgx-h100-superpod');
+      await pin();
+      await preset('h100-roce');
+      await pin();
+      let names = await designs();
+      assert(names.join('|') === 'DGX H100 SuperPOD|H100, 8x 400G RoCE', `default names from the presets: ${names}`);
+      await page.fill('[data-testid=design-name] >> nth=0', 'Ours: IB');
+      await page.press('[data-testid=design-name] >> nth=0', 'Enter');
+      await page.waitForTimeout(50);
+      await preset('dgx-a100-superpod');
+      await pin();
+      await preset('gb200-nvl72');
+      await pin();
+      names = await designs();
+      assert(names.length === 4 && names[0] === 'Ours: IB', `four designs, the renamed one kept: ${names}`);
+      assert(await page.isDisabled('[data-testid=pin]'), 'a fifth pin is refused');
+      await page.click('[data-testid=design-remove] >> nth=3');
+      await page.waitForTimeout(50);
+      assert((await designs()).length === 3, 'removed');
+      assert(!(await page.isDisabled('[data-testid=pin]')), 'pinning again allowed');
+    });
+
+    await check('each chart draws every design in its colour; the delta table marks the best', async () => {
+      // The page's design (GB200, unpinned now) joins as a fourth line once the link settles.
+      await page.waitForTimeout(400);
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
+      for (const id of ['compare-busbw', 'compare-hierarchy', 'compare-step', 'compare-memory', 'compare-scaling-busbw', 'compare-scaling-step']) {
+        await page.click(`[data-testid=${id}]`);
+        await page.waitForSelector(`[data-testid=compare-chart][data-chart=${id}] svg`);
+        const t = await page.$eval('[data-testid=compare-chart] svg', (s) => s.textContent);
+        for (const want of ['A · Ours: IB', 'B · H100, 8x 400G RoCE', 'C · DGX A100 SuperPOD', 'now · GB200 NVL72 racks']) {
+          assert(t.includes(want.split(' · ')[0]) && (id === 'compare-hierarchy' || t.includes(want)), `${id} names ${want}: ${t.slice(0, 300)}`);
+        }
+      }
+      const rows = await page.$$eval('[data-testid=delta] tbody tr', (trs) => trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td.best').length, tr.lastElementChild.textContent]));
+      const labels = rows.map((r) => r[0]);
+      for (const want of ['AllReduce busbw at 1 GiB', 'step time', 'MFU', 'tokens/s', 'power']) assert(labels.some((l) => l.startsWith(want)), `row ${want}: ${labels}`);
+      // Every design gets its own search: a step time in every column once the work is done.
+      const steps = await page.$$eval('[data-testid=delta] tbody tr:nth-child(2) td', (t) => t.map((x) => x.textContent));
+      assert(steps.length === 5 && steps.slice(0, 4).every((x) => /s/.test(x)), `a step time per design: ${steps}`);
+      // Performance rows always name a winner; power ones only where every item's power is published.
+      for (const [l, best, ratio] of rows.slice(0, 4)) assert(best === 1 && /×$/.test(ratio), `${l}: one best, a ratio (${best}, ${ratio})`);
+    });
+
+    await check('the cursor reads every design by keyboard', async () => {
+      await page.click('[data-testid=compare-busbw]');
+      await page.focus('[data-testid=compare-cursor]');
+      await page.keyboard.press('ArrowLeft');
+      const r = await page.textContent('[data-testid=compare-readout]');
+      assert(r.startsWith('512 MiB — A · Ours: IB: ') && r.includes('GB/s; B · ') && r.includes('now · '), r);
+      await page.click('[data-testid=compare-scaling-step]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=compare-chart] [data-role=plot]')?.dataset.xHi === '12');
+      await page.focus('[data-testid=compare-cursor]');
+      await page.keyboard.press('End');
+      const s = await page.textContent('[data-testid=compare-readout]');
+      assert(s.startsWith('4096 nodes — A · Ours: IB: ') && / s|ms/.test(s), s);
+    });
+
+    await check('the link carries the designs; localStorage keeps them; Load restores one; Explorer opens one', async () => {
+      link = await settledHash();
+      assert(link.includes('&d=v1.'), `designs in the link: ${link}`);
+      const copied = await page.inputValue('[data-testid=share-link]');
+      assert(copied.includes('&d=v1.'), `the shared link carries them: ${copied}`);
+      const p2 = await ctx.newPage();
+      watch(p2, problems);
+      await p2.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
+      await p2.waitForSelector('[data-testid=design]');
+      const names = await p2.$$eval('[data-testid=design-name]', (xs) => xs.map((x) => x.value));
+      assert(names.join('|') === 'Ours: IB|H100, 8x 400G RoCE|DGX A100 SuperPOD', `round trip: ${names}`);
+      await p2.close();
+      await page.goto('about:blank');
+      await page.goto(`${base}compare.html`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=design]');
+      assert((await designs()).length === 3, 'restored from localStorage without a link');
+      await page.click('[data-testid=design-load] >> nth=1');
+      await page.waitForTimeout(100);
+      assert((await page.getAttribute('[data-preset=h100-roce]', 'aria-pressed')) === 'true', 'loaded design B into the controls');
+      await page.click('[data-testid=design-open] >> nth=1');
+      await page.waitForSelector('main[data-model]', { timeout: 15000 });
+      const nic = await page.$eval('main', (m) => JSON.parse(m.dataset.model).nic);
+      assert(nic === 'roce-400' && !page.url().includes('compare.html'), `design B opened in the explorer: ${nic} ${page.url()}`);
+    });
+
+    await check('?embed=compare-busbw and compare-step draw the designs alone', async () => {
+      const frag = link.slice(1);
+      for (const id of ['compare-busbw', 'compare-step']) {
+        const p3 = await ctx.newPage();
+        watch(p3, problems);
+        // From compare.html; an older explorer link (?embed=compare-… on index.html) moves there.
+        await p3.goto(`${base}${id === 'compare-step' ? '' : 'compare.html'}?embed=${id}#${frag}`, { waitUntil: 'load' });
+        await p3.waitForSelector('[data-testid=embed-chart] svg', { timeout: 20000 });
+        const t = await p3.textContent('[data-testid=embed-chart]');
+        assert(t.includes('A · Ours: IB') && t.includes('C · DGX A100 SuperPOD'), `${id}: ${t.slice(0, 200)}`);
+        await p3.close();
+      }
+    });
+
+    await check('screenshots: compare.html at 1400 px and a phone, light and dark', async () => {
+      for (const theme of ['light', 'dark']) {
+        for (const [w, h] of [[1400, 900], [390, 844]]) {
+          const c = await browser.newContext({ viewport: { width: w, height: h }, colorScheme: theme, deviceScaleFactor: w === 390 ? 2 : 1 });
+          const p = await c.newPage();
+          watch(p, problems);
+          await p.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
+          await p.waitForSelector('[data-testid=compare-chart] svg');
+          await p.waitForFunction(() => !document.querySelector("[data-testid=compare-readout]")?.textContent.includes("Searching"), null, { timeout: 60000 }).catch(async (e) => { throw new Error(`${w} ${theme}: ${await p.textContent("[data-testid=compare-readout]")} ${e.message}`); });
+          // Off-screen panels are not rendered (content-visibility: auto): bring it on screen first.
+          await p.waitForTimeout(300);
+          await p.screenshot({ path: join(out, `compare-${w}-${theme}.png`), fullPage: true });
+          await c.close();
+        }
+      }
+    });
+    assert(problems.length === 0, problems.join('\n'));
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  if (!summary('compare e2e')) process.exit(1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,214 @@
+//! compare.html's root ("Compare and price designs", its own wasm: src/bin/fabricscope-compare):
+//! the pinned designs A-D of the link (`&d=`) or of this browser's saved copy, the link's own
+//! design (`#s=`) in the controls to add (added by itself when none is saved), the comparison,
+//! the bill of materials and the right-sizer of the design in the controls, and
+//! `?embed=compare-…`. The link follows every change.
+
+use crate::app::{count_control, Action, State, DARK, NARROW};
+use crate::components::export::{copy_text, embed_snippet, page_base};
+use crate::components::{bom_panel, pickers, presets, rightsize_panel, ComparePanel, PickersProps, PresetsProps, RightsizeProps};
+use crate::designs::DesignAction;
+use crate::embed::{embed_request, url_parts, viewport};
+use crate::eval::Count;
+use crate::hooks::use_media_query;
+use crate::rightsize::use_rightsize;
+use crate::url;
+use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
+use fabricscope_charts::{escape as esc, Theme};
+use fabricscope_model::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_model::link::{encode, find_param, Decoded};
+use fabricscope_model::training::explore::{start, TrainingView};
+use fabricscope_model::training::Constraints;
+use fabricscope_model::{evaluate, Report, Scenario};
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Mounts the page (or, for `?embed=compare-…`, the one chart) into `#app`, one timer tick
+/// after the wasm is instantiated (two short tasks rather than one long one).
+pub fn mount() {
+    gloo_timers::callback::Timeout::new(0, || {
+        let Some(win) = web_sys::window() else { return };
+        let Some(doc) = win.document() else { return };
+        let Some(el) = doc.get_element_by_id("app") else { return };
+        let url = doc.url().unwrap_or_default();
+        let (query, fragment) = url_parts(&url);
+        if let Some(req) = embed_request(query, fragment) {
+            if let Some(html) = doc.document_element() {
+                html.set_class_name("embed-mode");
+            }
+            mount_embed(&el, &req.chart, &req.scenario, query, fragment, &win);
+        } else {
+            yew::Renderer::<ComparePage>::with_root(el).render();
+        }
+    })
+    .forget();
+}
+
+
+/// A copy-link button and the page's link (with the designs), and the embed snippet of a
+/// comparison chart of them.
+fn share(link: &str, designs: &str, note: &UseStateHandle<Option<String>>) -> Html {
+    let base = page_base();
+    let url = format!("{base}#s={link}{designs}");
+    let copy = {
+        let (url, note) = (url.clone(), note.clone());
+        Callback::from(move |_: MouseEvent| copy_text(&url, &note))
+    };
+    let select = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
+    html! {
+        <section class="panel export" aria-labelledby="share-h" data-testid="export">
+            <h2 id="share-h">{ "Share" }</h2>
+            <div class="export-row share-row">
+                <button type="button" onclick={copy} data-testid="copy-link">{ "Copy link" }</button>
+                <input id="share-link" type="text" readonly=true value={url} onfocus={select.clone()} aria-label="Link to this comparison" data-testid="share-link" />
+            </div>
+            if let Some(n) = &**note {
+                <p class="export-note ok" role="status">{ n }</p>
+            }
+            <label class="export-embed">
+                <span>{ "Embed" }</span>
+                <input type="text" readonly=true value={embed_snippet(&base, COMPARE_CHART_IDS[0], &format!("{link}{designs}"))} onfocus={select} aria-label="Embed snippet of the busbw comparison" data-testid="embed-snippet" />
+            </label>
+            <p class="hint">{ format!("Other charts: ?embed= {}.", COMPARE_CHART_IDS.join(", ")) }</p>
+        </section>
+    }
+}
+
+/// The controls' state (the explorer's reducer) and loading a whole design into it, which only
+/// this page does (so the explorer's reducer has no such action).
+#[derive(PartialEq)]
+struct Controls(Rc<State>);
+
+enum ControlsAction {
+    Edit(Action),
+    Load(Box<Scenario>),
+}
+
+impl Reducible for Controls {
+    type Action = ControlsAction;
+
+    fn reduce(self: Rc<Self>, action: ControlsAction) -> Rc<Self> {
+        Rc::new(Controls(match action {
+            ControlsAction::Edit(a) => self.0.clone().reduce(a),
+            ControlsAction::Load(s) => Rc::new(State::from_decoded(Decoded { scenario: *s, warnings: Vec::new() })),
+        }))
+    }
+}
+
+#[component]
+fn ComparePage() -> Html {
+    let controls = use_reducer(|| Controls(Rc::new(State::from_url())));
+    let state = controls.0.clone();
+    let dark = use_media_query(DARK);
+    let compact = use_media_query(NARROW);
+    let designs = use_reducer(crate::designs::load);
+    // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
+    let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
+    let settled = url::use_link_writer(state.scenario(), "compare.html", fabricscope_model::link::encode, designs_link.clone());
+    let note = use_state(|| None::<String>);
+    // Opened with no saved designs: the link's design is the first.
+    {
+        let (designs, s) = (designs.clone(), state.scenario());
+        use_effect_with((), move |_| {
+            if designs.list.is_empty() {
+                designs.dispatch(DesignAction::Pin(Box::new(s)));
+            }
+        });
+    }
+    use_effect(crate::hooks::sync_selects);
+    let job = state.training.workload.clone();
+    let cluster = state.view.as_ref().map(|v| v.cluster.clone());
+    let (sized, sizing, start_sizing) = use_rightsize(cluster, job.clone(), Constraints::default());
+    let dispatch = {
+        let controls = controls.clone();
+        Callback::from(move |a: Action| controls.dispatch(ControlsAction::Edit(a)))
+    };
+    let c = &state.cluster;
+    html! {
+        <div class="layout">
+            <section class="panel controls" aria-labelledby="design-h">
+                <h2 id="design-h">{ "Design to add" }</h2>
+                if !state.link_notes.is_empty() || !designs.notes.is_empty() {
+                    <ul class="notes" data-testid="link-notes">
+                        { for state.link_notes.iter().chain(&designs.notes).map(|n| html! { <li>{ n }</li> }) }
+                    </ul>
+                }
+                <p class="hint">{ "The link's design, or a preset: change it, then add it to the comparison. Load puts a design here; its bill of materials and right-sizing are below." }</p>
+                { presets(&PresetsProps { cluster: c.clone(), on_action: dispatch.clone() }) }
+                { pickers(&PickersProps {
+                    cluster: c.clone(),
+                    gpu_error: state.error_for("gpu"),
+                    scale_up_error: state.error_for("scale_up"),
+                    nic_error: state.error_for("nic").or_else(|| state.error_for("sharp")),
+                    on_action: dispatch.clone(),
+                }) }
+                { count_control(&state, Count::Nodes, None, &dispatch) }
+                { count_control(&state, Count::NicsPerNode, None, &dispatch) }
+                <p class="hint"><a href={format!("./#s={}", encode(&settled))} data-testid="open-explorer">{ "Open this design in the explorer" }</a></p>
+            </section>
+            <div class="panels">
+                if let Some(v) = &state.view {
+                    <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={None} {dark} {compact}
+                        on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} />
+                    { bom_panel(&v.cluster) }
+                    { rightsize_panel(&RightsizeProps { sized, progress: sizing, start: start_sizing, job, dark, compact }) }
+                }
+                { share(&encode(&settled), &designs_link, &note) }
+            </div>
+        </div>
+    }
+}
+
+/// One design of a compare embed, evaluated: its label, Report, job search and scaling points.
+type Evaluated = (String, Report, Option<TrainingView>, Vec<ScalePoint>);
+
+/// The designs of the link (`d=`), each evaluated once with the link scenario's job.
+fn compare_designs(scenario: &Scenario, query: &str, fragment: &str) -> Vec<Evaluated> {
+    let (list, _) = find_param(query, fragment, "d=").map(decode_designs).unwrap_or_default();
+    let v = &scenario.view;
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let r = evaluate(&d.scenario).ok()?;
+            let topo = d.scenario.cluster.topology().ok()?;
+            let t = start(&topo, &scenario.training.workload, Constraints::default()).ok();
+            let sc = SCALE_NODES.iter().map(|n| scale_point(&d.scenario.cluster, *n, v.selected_op, v.headline_bytes(), t.as_ref())).collect();
+            Some((design_label(i, &d.name), r, t, sc))
+        })
+        .collect()
+}
+
+/// `?embed=compare-…`: a comparison chart of the link's designs, redrawn on resize; its footer
+/// links back to this page with the same designs.
+fn mount_embed(root: &web_sys::Element, chart: &str, scenario: &Scenario, query: &str, fragment: &str, win: &web_sys::Window) {
+    let designs = compare_designs(scenario, query, fragment);
+    let back = format!("compare.html#s={}&{}", esc(&encode(scenario)), esc(&fragment_designs(query, fragment)));
+    let (chart, view) = (chart.to_string(), scenario.view.clone());
+    let root = root.clone();
+    let dark = win.match_media(DARK).ok().flatten();
+    let draw = move || {
+        let (w, _) = viewport();
+        let data: Vec<DesignData> = designs.iter().map(|(n, r, t, sc)| DesignData { name: n, report: r, training: t.as_ref(), scaling: sc }).collect();
+        let theme = Theme::for_dark(dark.as_ref().is_some_and(|m| m.matches()));
+        let names: Vec<&str> = data.iter().map(|d| d.name).collect();
+        let cap = esc(&format!("{} · {}", compare_title(&chart).unwrap_or_default(), names.join(" vs ")));
+        let body = match compare_chart(&chart, &data, &view, &theme, w.saturating_sub(12), false) {
+            _ if data.is_empty() => "<p class=\"embed-note\" role=\"alert\">This link pins no designs to compare (d=).</p>".to_string(),
+            Some(svg) => format!("<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{chart}\">{svg}</div>"),
+            None => format!("<p class=\"embed-note\" role=\"alert\">No chart \"{}\"; choose one of: {}.</p>", esc(&chart), COMPARE_CHART_IDS.join(", ")),
+        };
+        root.set_inner_html(&format!("<div class=\"embed\" data-testid=\"embed\">{body}<div class=\"embed-foot\"><span class=\"embed-caption\">{cap}</span> <a href=\"{back}\" target=\"_blank\" rel=\"noopener\" data-testid=\"embed-open\">Open in Fabricscope ↗</a></div></div>"));
+    };
+    draw();
+    let cb = Closure::<dyn Fn()>::new(draw);
+    let _ = win.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
+    cb.forget();
+}
+
+/// `d=…` of a URL ("" without one).
+fn fragment_designs(query: &str, fragment: &str) -> String {
+    find_param(query, fragment, "d=").map_or(String::new(), |d| format!("d={d}"))
+}
+

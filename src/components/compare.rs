@@ -1,0 +1,318 @@
+//! Panel 8: comparing designs. Pin the page's design (up to four, A-D), name them, load one
+//! back into the controls; one chart at a time of `fabricscope_charts::compare` (every design
+//! in its colour, the page's own design too while it differs from the pinned ones), a cursor
+//! reading exact values, and the delta table marking the better design per row.
+
+use super::collective::cursor_handlers;
+use super::esc;
+use crate::compare_work::{use_compare_work, Key, Outcome};
+use crate::designs::{DesignAction, Designs};
+use crate::eval::{evaluate_at, size_words, Evaluation};
+use fabricscope_charts::compare::{compare_chart, design_label, DesignData, COMPARE_CHART_IDS};
+use fabricscope_charts::scale::gbps_label;
+use fabricscope_charts::training::seconds_label;
+use fabricscope_charts::Theme;
+use fabricscope_model::bom::{scenario_bom, Bom};
+use fabricscope_model::compare::{default_name, numbers, MAX_DESIGNS, SCALE_NODES};
+use fabricscope_model::design::{delta_table, Better, DesignNumbers};
+use fabricscope_model::training::explore::TrainingView;
+use fabricscope_model::{ModelError, Scenario};
+use std::fmt::Write;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties)]
+pub struct Props {
+    pub designs: UseReducerHandle<Designs>,
+    /// The page's design as of the link (settled 300 ms after the last input): it joins the
+    /// comparison once a drag stops, so a drag costs the panel nothing.
+    pub scenario: Scenario,
+    /// The page's design as it is now: what "Pin" pins.
+    pub current: Scenario,
+    /// The page's evaluation and training view (live; used once they are of `scenario`).
+    pub eval: Rc<Evaluation>,
+    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
+    pub dark: bool,
+    pub compact: bool,
+    /// Loads a pinned design into the controls.
+    pub on_load: Callback<Scenario>,
+}
+
+impl PartialEq for Props {
+    /// By pointer where a value comparison would walk a whole Report on every render.
+    fn eq(&self, o: &Self) -> bool {
+        self.designs == o.designs
+            && Rc::ptr_eq(&self.eval, &o.eval)
+            && self.training.as_ref().map(Rc::as_ptr) == o.training.as_ref().map(Rc::as_ptr)
+            && self.scenario == o.scenario
+            && self.current == o.current
+            && (self.dark, self.compact) == (o.dark, o.compact)
+    }
+}
+
+/// Tab labels of [`COMPARE_CHART_IDS`].
+const TABS: [&str; 6] = ["busbw", "hierarchy", "step time", "memory", "busbw vs nodes", "step vs nodes"];
+
+/// A pinned design evaluated once (its charts, bill of materials).
+type Pinned = Vec<(Option<Rc<Evaluation>>, Option<Rc<Bom>>)>;
+
+fn number(key: &str, v: f64) -> String {
+    match key {
+        "step_time_s" => seconds_label(v),
+        "mfu" => format!("{:.1}%", v * 100.0),
+        "cost_usd" => format!("${v:.0}"),
+        // Millions of tokens read better as "8.78 M" than as eight digits.
+        _ if v >= 1e5 => format!("{} M", gbps_label(v / 1e6)),
+        _ => gbps_label(v),
+    }
+}
+
+/// The delta table ([`delta_table`]): a column per design, the best of each row marked, best
+/// ÷ worst; the busbw row names the collective and size it is of.
+fn table(designs: &[DesignNumbers], busbw: &str) -> String {
+    let mut o = String::from("<div class=\"table-scroll\"><table class=\"delta\" data-testid=\"delta\"><thead><tr><th scope=\"col\">Key number</th>");
+    for (i, d) in designs.iter().enumerate() {
+        let _ = write!(o, "<th scope=\"col\" class=\"num d{i}\">{}</th>", esc(&d.name));
+    }
+    o.push_str("<th scope=\"col\" class=\"num\">best ÷ worst</th></tr></thead><tbody>");
+    for r in delta_table(designs).into_iter().filter(|r| r.values.iter().any(Option::is_some)) {
+        let label = if r.key == "allreduce_busbw_GBps" { busbw } else { r.label };
+        let _ = write!(o, "<tr><th scope=\"row\">{label} <span class=\"muted\">{}{}</span></th>", r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
+        for (i, v) in r.values.iter().enumerate() {
+            let best = r.best == Some(i);
+            let _ = write!(o, "<td class=\"num{}\">{}{}</td>", if best { " best" } else { "" }, v.map_or("–".into(), |v| number(r.key, v)), if best { " ★" } else { "" });
+        }
+        let _ = write!(o, "<td class=\"num\">{}</td></tr>", r.ratio.map_or("–".into(), |x| format!("{x:.2}×")));
+    }
+    o.push_str("</tbody></table></div>");
+    o
+}
+
+/// What the cursor reads on the busbw or scaling chart at x = 2^exp.
+fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outcome], op: fabricscope_model::Collective, exp: u32) -> String {
+    let x = 1u64 << exp.min(63);
+    let parts: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let v = match tab {
+                0 => evals[i].report.curves.iter().rfind(|c| c.op == op).and_then(|c| c.points.iter().find(|p| p.bytes.0 == x)).map(|p| format!("{} GB/s", gbps_label(p.busbw.0))),
+                4 => outs[i].scaling.iter().find(|p| p.nodes as u64 == x).and_then(|p| p.busbw_gbps).map(|b| format!("{} GB/s", gbps_label(b))),
+                _ => outs[i].scaling.iter().find(|p| p.nodes as u64 == x).and_then(|p| p.step_s).map(seconds_label),
+            };
+            format!("{n}: {}", v.unwrap_or_else(|| "–".into()))
+        })
+        .collect();
+    let at = if tab == 0 { size_words(x) } else { format!("{x} nodes") };
+    format!("{at} — {}", parts.join("; "))
+}
+
+/// The chips of the pinned designs, the pin button and any notes: markup rewritten only when
+/// they change, so a re-render while a name is typed never resets the box.
+fn chips_html(names: &[String], links: &[String], notes: &[String]) -> String {
+    let mut o = String::from("<ul class=\"designs\">");
+    for (i, n) in names.iter().enumerate() {
+        let l = fabricscope_model::compare::letter(i);
+        let _ = write!(
+            o,
+            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" title=\"Open this design in the explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
+            esc(n),
+            links.get(i).map_or("", String::as_str)
+        );
+    }
+    let full = names.len() >= MAX_DESIGNS;
+    let _ = write!(
+        o,
+        "</ul><button type=\"button\" data-act=\"pin\" data-testid=\"pin\"{}>{}</button>",
+        if full { " disabled" } else { "" },
+        if full { "Four designs (remove one to add another)" } else { "Add the design in the controls" }
+    );
+    if !notes.is_empty() {
+        o.push_str("<ul class=\"notes\" data-testid=\"design-notes\">");
+        for n in notes {
+            let _ = write!(o, "<li>{}</li>", esc(n));
+        }
+        o.push_str("</ul>");
+    }
+    if names.is_empty() {
+        o.push_str("<p class=\"muted\">Add the design in the controls, change it, and add again: up to four designs side by side, kept in the link and in this browser.</p>");
+    }
+    o
+}
+
+/// The chart picker for tab `t`.
+fn tabs_html(t: usize) -> String {
+    let mut o = String::from("<div class=\"segmented\" role=\"radiogroup\" aria-label=\"Comparison chart\">");
+    for (i, l) in TABS.iter().enumerate() {
+        let on = if i == t { " on" } else { "" };
+        let checked = if i == t { " checked" } else { "" };
+        let _ = write!(o, "<label class=\"seg{on}\"><input type=\"radio\" name=\"compare-chart\" data-tab=\"{i}\" data-testid=\"{}\"{checked}>{l}</label>", COMPARE_CHART_IDS[i]);
+    }
+    o.push_str("</div>");
+    o
+}
+
+/// The page's design as last settled, numbered so drawings can key on it.
+#[derive(Clone)]
+struct Now {
+    version: u32,
+    scenario: Scenario,
+    eval: Rc<Evaluation>,
+    training: Option<Rc<Result<TrainingView, ModelError>>>,
+}
+
+#[component]
+pub fn ComparePanel(p: &Props) -> Html {
+    let tab = use_state(|| 0usize);
+    let now_cell = use_mut_ref(|| None::<Now>);
+    // The live evaluation is taken once it is of the settled scenario (and again whenever its
+    // training view answers); until then the last one stands.
+    {
+        let mut cell = now_cell.borrow_mut();
+        let settled = p.eval.cluster == p.scenario.cluster && p.eval.key_bytes == p.scenario.view.headline_bytes().0;
+        let same = cell.as_ref().is_some_and(|n| {
+            Rc::ptr_eq(&n.eval, &p.eval) && n.scenario == p.scenario && n.training.as_ref().map(Rc::as_ptr) == p.training.as_ref().map(Rc::as_ptr)
+        });
+        if cell.is_none() || (settled && !same) {
+            let version = cell.as_ref().map_or(0, |n| n.version + 1);
+            *cell = Some(Now { version, scenario: p.scenario.clone(), eval: p.eval.clone(), training: p.training.clone() });
+        }
+    }
+    let Some(now) = now_cell.borrow().clone() else { return Html::default() };
+    let list = &p.designs.list;
+    // Pinned designs run the model once each (not on a rename, not on the page's inputs).
+    let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
+    let key_bytes = now.eval.key_bytes;
+    let pinned: Rc<Pinned> = use_memo((scenarios, key_bytes), |(ss, kb)| {
+        ss.iter().map(|s| (evaluate_at(&s.cluster, *kb).ok().map(Rc::new), scenario_bom(s).ok().map(Rc::new))).collect()
+    });
+    // The page's own design joins while it differs from every pinned one.
+    let mine = !list.iter().any(|d| d.scenario.cluster == now.eval.cluster);
+    let my_bom = use_memo((now.scenario.cluster.clone(), mine), |(c, mine)| mine.then(|| scenario_bom(&Scenario::new(c.clone())).ok().map(Rc::new)).flatten());
+    let view = now.scenario.view.clone();
+    let (op, bytes) = (view.selected_op, view.headline_bytes());
+    let job = now.scenario.training.workload.clone();
+    // Who is compared (labels, evaluations, bills, work keys): once per change, not per input.
+    let setup = use_memo((now.version, list.clone(), Rc::as_ptr(&pinned) as usize, Rc::as_ptr(&my_bom) as usize), {
+        let (pinned, my_bom, now, list, job) = (pinned.clone(), my_bom.clone(), now.clone(), list.clone(), job.clone());
+        move |_| {
+            let mut names: Vec<String> = Vec::new();
+            let mut evals: Vec<Rc<Evaluation>> = Vec::new();
+            let mut boms: Vec<Option<Rc<Bom>>> = Vec::new();
+            for (i, (d, (e, b))) in list.iter().zip(pinned.iter()).enumerate() {
+                if let Some(e) = e {
+                    names.push(design_label(i, &d.name));
+                    evals.push(e.clone());
+                    boms.push(b.clone());
+                }
+            }
+            if mine && !list.is_empty() {
+                let others: Vec<&Scenario> = list.iter().map(|d| &d.scenario).collect();
+                names.push(format!("now · {}", default_name(&now.scenario, &others)));
+                evals.push(now.eval.clone());
+                boms.push((*my_bom).clone());
+            }
+            let keys: Vec<Key> = if list.is_empty() {
+                Vec::new()
+            } else {
+                evals.iter().map(|e| Key { cluster: e.cluster.clone(), workload: job.clone(), op, bytes }).collect()
+            };
+            (names, evals, boms, keys)
+        }
+    });
+    let keys = setup.3.clone();
+    let (outs, busy, work_version) = use_compare_work(keys);
+    let t = *tab;
+    // The chart and the table, drawn again only when something they show has changed.
+    let drawn = use_memo((t, p.dark, p.compact, now.version, list.clone(), work_version), {
+        let (setup, outs, now, job) = (setup.clone(), outs.clone(), now.clone(), job.clone());
+        move |(t, dark, compact, ..)| {
+            let (names, evals, boms, _) = &*setup;
+            if evals.is_empty() {
+                return (AttrValue::default(), AttrValue::default());
+            }
+            let page_view = now.training.as_ref().and_then(|t| t.as_ref().as_ref().ok());
+            // The page's design shows the page's own training view.
+            let views: Vec<Option<&TrainingView>> = outs
+                .iter()
+                .enumerate()
+                .map(|(i, o)| if mine && i + 1 == outs.len() && page_view.is_some_and(|v| v.workload == job) { page_view } else { o.training.as_deref() })
+                .collect();
+            let data: Vec<DesignData> = (0..evals.len()).map(|i| DesignData { name: &names[i], report: &evals[i].report, training: views[i], scaling: &outs[i].scaling }).collect();
+            let svg = compare_chart(COMPARE_CHART_IDS[*t], &data, &view, &Theme::for_dark(*dark), 0, *compact).unwrap_or_default();
+            let numbers: Vec<DesignNumbers> = (0..evals.len())
+                .filter_map(|i| Some(numbers(&names[i], &evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), (*boms[i].clone()?).clone())))
+                .collect();
+            let rest = format!(
+                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials (no ★ on power rows while a part's power is unpublished), cost only where every part has a price.</p>",
+                table(&numbers, &format!("{} busbw at {}", op.name(), size_words(bytes.0))),
+                op.name(),
+                size_words(bytes.0),
+                esc(&job)
+            );
+            (AttrValue::from(svg), AttrValue::from(rest))
+        }
+    });
+    let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone(), list.clone()), |(n, notes, l)| {
+        let links: Vec<String> = l.iter().map(|d| fabricscope_model::link::encode(&d.scenario)).collect();
+        AttrValue::from(chips_html(n, &links, notes))
+    });
+    let tabs = use_memo(t, |t| AttrValue::from(tabs_html(*t)));
+    // One listener each for the clicks and changes of the markup above.
+    let target = |e: &Event| -> Option<web_sys::Element> { e.target_dyn_into() };
+    let index = |el: &web_sys::Element, a: &str| el.get_attribute(a).and_then(|v| v.parse::<usize>().ok());
+    let on_change = {
+        let (d, tab) = (p.designs.clone(), tab.clone());
+        Callback::from(move |e: Event| {
+            let Some(el) = target(&e) else { return };
+            if let Some(i) = index(&el, "data-tab") {
+                tab.set(i);
+            } else if let (Some(i), Some(input)) = (index(&el, "data-i"), el.dyn_ref::<web_sys::HtmlInputElement>()) {
+                d.dispatch(DesignAction::Rename(i, input.value()));
+            }
+        })
+    };
+    let on_click = {
+        let (d, load, current) = (p.designs.clone(), p.on_load.clone(), p.current.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(el) = target(&e) else { return };
+            let i = index(&el, "data-i");
+            match (el.get_attribute("data-act").as_deref(), i.and_then(|i| d.list.get(i))) {
+                (Some("pin"), _) => d.dispatch(DesignAction::Pin(Box::new(current.clone()))),
+                (Some("load"), Some(x)) => load.emit(x.scenario.clone()),
+                (Some("remove"), Some(_)) => d.dispatch(DesignAction::Remove(i.unwrap_or_default())),
+                _ => {}
+            }
+        })
+    };
+    let (svg, rest) = (*drawn).clone();
+    let cursor = (!setup.1.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
+        let setup = setup.clone();
+        let start = if t == 0 { bytes.0.ilog2() as f64 } else { SCALE_NODES[0].ilog2() as f64 };
+        cursor_handlers(start, "compare-readout", Rc::new(move |e| readout(t, &setup.0, &setup.1, &outs, op, e)))
+    });
+    html! {
+        <section class="panel table-panel wide compare" data-testid="compare" aria-labelledby="compare-h" onclick={on_click} onchange={on_change}>
+            <h3 id="compare-h">{ "1 · Compare designs" }</h3>
+            { Html::from_html_unchecked((*chips).clone()) }
+            if !list.is_empty() {
+                { Html::from_html_unchecked((*tabs).clone()) }
+                <div class="chart-svg chart-plot" data-testid="compare-chart" data-chart={COMPARE_CHART_IDS[t]}>
+                    { Html::from_html_unchecked(svg) }
+                    if let Some((on_move, on_key, on_focus)) = cursor {
+                        <div class="chart-cursor" tabindex="0" role="group" data-testid="compare-cursor"
+                            aria-label="Chart values: move the pointer over the chart, or use the arrow keys, to read each design's exact value"
+                            aria-describedby="compare-readout" onmousemove={on_move} onkeydown={on_key} onfocus={on_focus}>
+                            <div class="crosshair" aria-hidden="true"></div>
+                        </div>
+                    }
+                </div>
+                <p id="compare-readout" class="readout" aria-live="polite" data-testid="compare-readout">
+                    { if busy { "Searching each design's layouts and scaling curves…" } else { "" } }
+                </p>
+                { Html::from_html_unchecked(rest) }
+            }
+        </section>
+    }
+}

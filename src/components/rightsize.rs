@@ -1,0 +1,87 @@
+//! Panel 9: the right-sizer. A button runs it (in slices, see `crate::rightsize`); its answer
+//! is the Pareto chart of the fabric options (`fabricscope_charts::pareto`, the CLI's renderer)
+//! and the pick in words.
+
+use super::{cached, esc};
+use crate::rightsize::Sized;
+use fabricscope_charts::pareto::pareto_chart;
+use fabricscope_charts::Theme;
+use fabricscope_model::rightsize::{Axis, RightSize};
+use std::fmt::Write;
+use std::rc::Rc;
+use yew::prelude::*;
+
+pub struct Props {
+    pub sized: Option<Rc<Sized>>,
+    pub progress: Option<(usize, usize)>,
+    pub start: Callback<()>,
+    pub job: String,
+    pub dark: bool,
+    pub compact: bool,
+}
+
+/// The chart and the pick, in words.
+fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
+    let (w, h) = if compact { (360, 260) } else { (720, 340) };
+    let mut o = pareto_chart(r, w, h, &Theme::for_dark(dark));
+    let unit = if r.axis == Axis::CostUsd { "USD" } else { "kW" };
+    let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
+    if let (Some(fi), Some(pi)) = (r.fastest, r.pick) {
+        let (f, p) = (&r.candidates[fi], &r.candidates[pi]);
+        let _ = write!(o, "<p data-testid=\"rightsize-pick\">Cheapest within 2% of the fastest: <strong>{}</strong>, {:.3} s per step ({})", esc(&p.label), p.step_time_s, esc(&p.layout));
+        if fi == pi {
+            o.push_str(", itself the fastest.</p>");
+        } else {
+            let _ = write!(o, ", {:.1} {unit} less than the fastest ({}, {:.3} s).</p>", r.x(f) - r.x(p), esc(&f.label), f.step_time_s);
+        }
+    }
+    o.push_str("<ul class=\"small\">");
+    for s in r.steps.iter().take(4) {
+        let _ = write!(
+            o,
+            "<li>{} → {}: saves {:.1} {unit} ({:.1}%) for {:.1}% longer steps</li>",
+            esc(&r.candidates[s.from].label),
+            esc(&r.candidates[s.to].label),
+            s.saves,
+            100.0 * s.saves_frac,
+            100.0 * s.slower_frac
+        );
+    }
+    let _ = write!(
+        o,
+        "</ul><p class=\"muted small\">{ranked} of {} options ranked{}. Each is timed with the layouts the search ranks best here ({}).</p>",
+        r.candidates.len(),
+        if r.axis == Axis::PowerKw && r.lower_bound { " by power, switches left out of all (no published figure); 800G options need figures for their NICs and optics" } else { "" },
+        esc(&r.layouts.join(", "))
+    );
+    o
+}
+
+/// The last answer drawn (its number, dark, compact) and its markup.
+type Drawn = Option<((u64, bool, bool), AttrValue)>;
+
+thread_local! {
+    static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
+}
+
+/// The heading and what the panel does (static markup).
+const HEAD: &str = "<h3 id=\"rightsize-h\">3 · Right-size the fabric</h3><p class=\"muted small\">InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
+
+pub fn rightsize_panel(p: &Props) -> Html {
+    let body = match (&p.sized, p.progress) {
+        (_, Some((done, total))) => AttrValue::from(format!("<p class=\"muted\" aria-live=\"polite\">Costing and timing fabric options… {done} of {total}</p>")),
+        (Some(s), None) => match &s.result {
+            Ok(r) => DRAWN.with(|c| cached(c, (s.seq, p.dark, p.compact), |_| AttrValue::from(answer_html(r, p.dark, p.compact)))),
+            Err(e) => AttrValue::from(format!("<p class=\"error\">{}</p>", esc(&e.to_string()))),
+        },
+        (None, None) => AttrValue::Static(""),
+    };
+    let start = p.start.clone();
+    html! {
+        <section class="panel wide rightsize" data-testid="rightsize" aria-labelledby="rightsize-h">
+            { Html::from_html_unchecked(AttrValue::Static(HEAD)) }
+            <button type="button" disabled={p.progress.is_some()} onclick={Callback::from(move |_| start.emit(()))} data-testid="rightsize-run">{ format!("Right-size for {}", p.job) }</button>
+            { Html::from_html_unchecked(body) }
+        </section>
+    }
+}

@@ -1,0 +1,101 @@
+//! The designs a comparison holds (A-D), as their own state and reducer beside the page's
+//! (`app::State` holds the design being edited; this holds the pinned ones). Kept in the
+//! link (`d=` beside `s=`) and in the browser's localStorage, so a reload without a link
+//! still shows the saved designs. The list logic is `fabricscope_model::compare`'s.
+
+use fabricscope_model::compare::{clean_name, decode_designs, encode_designs, pin, Design};
+use fabricscope_model::link::find_param;
+use fabricscope_model::Scenario;
+use std::rc::Rc;
+use wasm_bindgen::{JsCast, JsValue};
+use yew::prelude::*;
+
+/// The pinned designs and the notes of reading them (fields of a link that fell back).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Designs {
+    pub list: Vec<Design>,
+    pub notes: Vec<String>,
+}
+
+/// What the user does to the list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DesignAction {
+    /// Pin this scenario (the page's design) under its default name.
+    Pin(Box<Scenario>),
+    Rename(usize, String),
+    Remove(usize),
+}
+
+impl Reducible for Designs {
+    type Action = DesignAction;
+
+    fn reduce(self: Rc<Self>, action: DesignAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.notes.clear();
+        match action {
+            DesignAction::Pin(s) => {
+                if let Err(e) = pin(&mut next.list, *s, None) {
+                    next.notes.push(e.message);
+                }
+            }
+            DesignAction::Rename(i, name) => match (next.list.get_mut(i), clean_name(&name)) {
+                (Some(d), n) if !n.is_empty() => d.name = n,
+                _ => return self,
+            },
+            DesignAction::Remove(i) if i < next.list.len() => {
+                next.list.remove(i);
+            }
+            DesignAction::Remove(_) => return self,
+        }
+        save(&next.list);
+        Rc::new(next)
+    }
+}
+
+/// Where the designs are saved in the browser.
+const STORAGE_KEY: &str = "fabricscope-designs";
+
+/// `localStorage.<method>(args)` through the JS object (no web-sys feature); `None` where
+/// storage is refused (sandboxed frames, privacy modes).
+pub fn storage(which: &str, method: &str, args: &[&str]) -> Option<JsValue> {
+    let window: JsValue = web_sys::window()?.into();
+    let storage = js_sys::Reflect::get(&window, &JsValue::from_str(which)).ok()?;
+    let f: js_sys::Function = js_sys::Reflect::get(&storage, &JsValue::from_str(method)).ok()?.dyn_into().ok()?;
+    let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
+    f.apply(&storage, &args).ok()
+}
+
+/// Saves the list (an empty list removes the entry). A refused write only loses the saving.
+fn save(list: &[Design]) {
+    let _ = if list.is_empty() {
+        storage("localStorage", "removeItem", &[STORAGE_KEY])
+    } else {
+        storage("localStorage", "setItem", &[STORAGE_KEY, &encode_designs(list)])
+    };
+}
+
+/// The designs of the page's URL (`d=`) or, without one, those saved in this browser.
+pub fn load() -> Designs {
+    let from_url = web_sys::window().and_then(|w| {
+        let loc = w.location();
+        let (q, h) = (loc.search().ok()?, loc.hash().ok()?);
+        find_param(&q, &h, "d=").map(str::to_string)
+    });
+    let param = from_url.or_else(|| storage("localStorage", "getItem", &[STORAGE_KEY]).and_then(|v| v.as_string()));
+    match param {
+        Some(p) => {
+            let (list, notes) = decode_designs(&p);
+            Designs { list, notes }
+        }
+        None => Designs::default(),
+    }
+}
+
+/// The `&d=…` part of a link for these designs ("" for none).
+pub fn link_part(list: &[Design]) -> String {
+    if list.is_empty() {
+        String::new()
+    } else {
+        format!("&d={}", encode_designs(list))
+    }
+}
