@@ -337,7 +337,7 @@ pub fn App() -> Html {
     let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    let settled = url::use_link_writer(state.scenario(), fabricscope_model::link::encode, String::new());
+    let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change

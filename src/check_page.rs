@@ -7,8 +7,8 @@ use crate::components::export::{import_scenario, save_scenario, scenario_buttons
 use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
-use fabricscope_model::check::{file_value, link_of, runs_of};
-use fabricscope_model::link::Decoded;
+use fabricscope_model::check::{file_value, link_of, runs_of, Measured};
+use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
 
@@ -17,18 +17,21 @@ use yew::prelude::*;
 #[derive(Clone, Default, PartialEq)]
 struct Page {
     scenario: Scenario,
+    /// The runs read from a log, link or file.
+    runs: Vec<Measured>,
     notes: Vec<String>,
 }
 
 impl Page {
     fn from_url() -> Page {
-        url::read().map(Page::of).unwrap_or_default()
+        let measured = url::link().and_then(|l| measured_in_link(&l));
+        url::read().map(|d| Page::of(d, measured)).unwrap_or_default()
     }
 
-    /// A decoded link or file, its measured runs read.
-    fn of(mut d: Decoded) -> Page {
-        d.scenario.measured = runs_of(d.measured.take(), &mut d.warnings);
-        Page { scenario: d.scenario, notes: d.warnings }
+    /// A decoded link or file with its measured runs (as it holds them), read.
+    fn of(mut d: Decoded, measured: Option<serde_json::Value>) -> Page {
+        let runs = runs_of(measured, &mut d.warnings);
+        Page { scenario: d.scenario, runs, notes: d.warnings }
     }
 }
 
@@ -48,7 +51,7 @@ fn CheckPage() -> Html {
     let page = use_state(Page::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
-    url::use_link_writer(page.scenario.clone(), link_of, String::new());
+    url::use_link_writer((page.scenario.clone(), page.runs.clone()), "check.html", |(s, r)| link_of(s, r), String::new());
     use_effect(crate::hooks::sync_selects);
     let check_note = use_state(|| None::<String>);
     let file_note = use_state(|| None::<String>);
@@ -68,22 +71,22 @@ fn CheckPage() -> Html {
         let page = page.clone();
         Callback::from(move |m| {
             let mut p = (*page).clone();
-            p.scenario.measured = m;
+            p.runs = m;
             page.set(p);
         })
     };
     let save = {
-        let s = page.scenario.clone();
-        Callback::from(move |_: MouseEvent| save_scenario(&file_value(&s)))
+        let (s, r) = (page.scenario.clone(), page.runs.clone());
+        Callback::from(move |_: MouseEvent| save_scenario(&file_value(&s, &r)))
     };
     let import = {
         let (page, note, check_note) = (page.clone(), file_note.clone(), check_note.clone());
         Callback::from(move |e: Event| {
             let (page, n, cn) = (page.clone(), note.clone(), check_note.clone());
-            import_scenario(e, note.clone(), move |d| {
+            import_scenario(e, note.clone(), move |d, text| {
                 n.set(None);
                 cn.set(None);
-                let mut p = Page::of(d);
+                let mut p = Page::of(d, measured_in_file(text));
                 p.notes = p.notes.into_iter().map(|w| format!("Imported file: {w}")).collect();
                 page.set(p);
             })
@@ -114,7 +117,7 @@ fn CheckPage() -> Html {
                 }
             </section>
             <div class="panels">
-                { check_panel(&CheckProps { measured: page.scenario.measured.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
+                { check_panel(&CheckProps { measured: page.runs.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
             </div>
         </div>
     }

@@ -92,7 +92,7 @@ impl Reducible for Controls {
     fn reduce(self: Rc<Self>, action: ControlsAction) -> Rc<Self> {
         Rc::new(Controls(match action {
             ControlsAction::Edit(a) => self.0.clone().reduce(a),
-            ControlsAction::Load(s) => Rc::new(State::from_decoded(Decoded { scenario: *s, warnings: Vec::new(), measured: None })),
+            ControlsAction::Load(s) => Rc::new(State::from_decoded(Decoded { scenario: *s, warnings: Vec::new() })),
         }))
     }
 }
@@ -106,7 +106,7 @@ fn ComparePage() -> Html {
     let designs = use_reducer(crate::designs::load);
     // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
     let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
-    let settled = url::use_link_writer(state.scenario(), fabricscope_model::link::encode, designs_link.clone());
+    let settled = url::use_link_writer(state.scenario(), "compare.html", fabricscope_model::link::encode, designs_link.clone());
     let note = use_state(|| None::<String>);
     // Opened with no saved designs: the link's design is the first.
     {

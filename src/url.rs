@@ -3,7 +3,6 @@
 //! a slider does not hammer the History API (which may throw when called too often).
 
 use fabricscope_model::link::{decode, find_in_url, Decoded};
-use fabricscope_model::Scenario;
 use gloo_timers::callback::Timeout;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -14,11 +13,16 @@ pub const WRITE_DELAY_MS: u32 = 300;
 /// The scenario of the current URL, if it carries one, with the notes an import left for
 /// this load ([`leave_import_notes`]).
 pub fn read() -> Option<Decoded> {
-    let loc = web_sys::window()?.location();
-    let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
-    let mut d = find_in_url(&query, &hash).map(decode)?;
+    let mut d = decode(&link()?);
     d.warnings.extend(take_import_notes().into_iter().map(|n| format!("Imported file: {n}")));
     Some(d)
+}
+
+/// The link (`s=`) in the page's URL, if any.
+pub fn link() -> Option<String> {
+    let loc = web_sys::window()?.location();
+    let (query, hash) = (loc.search().ok()?, loc.hash().ok()?);
+    find_in_url(&query, &hash).map(str::to_string)
 }
 
 /// Where an import leaves its notes for the page it reloads into (this tab only).
@@ -54,30 +58,29 @@ fn take_import_notes() -> Vec<String> {
     }
 }
 
-fn write(link: &str, designs: &str) {
+/// Writes `#s=<link>` after `page`, the page's file name relative to `<base href="./">`:
+/// empty for the explorer, "check.html" for check.html (a bare "#s=" resolves against the
+/// base, which drops the file name).
+fn write(page: &str, link: &str, designs: &str) {
     let Some(w) = web_sys::window() else { return };
     let current = w.location().hash().unwrap_or_default();
     let want = format!("#s={link}{designs}");
     if current == want {
         return;
     }
-    // The page's own path and query first: a bare "#s=" would resolve against <base href="./">,
-    // which drops the file name (check.html would become the explorer's "./").
-    let loc = w.location();
-    let url = format!("{}{}{want}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default());
     if let Ok(h) = w.history() {
         // A refused write only loses the permalink update; the page keeps working.
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&(page.to_string() + &want)));
     }
 }
 
-/// Writes `scenario` to the URL (as `link` makes it: `fabricscope_model::link::encode` in the
-/// explorer) after [`WRITE_DELAY_MS`] without a newer change, and returns the scenario as of
-/// that write (for the share/export panel, which need not follow a drag frame by frame: its
-/// link and exports are side effects, debounced like the URL). `designs` is the pinned
-/// designs' part of the link (`&d=…`, or empty).
+/// Writes `scenario` to the URL of `page` (see [`write`]; as `link` makes it:
+/// `fabricscope_model::link::encode` in the explorer) after [`WRITE_DELAY_MS`] without a newer
+/// change, and returns the scenario as of that write (for the share/export panel, which need
+/// not follow a drag frame by frame: its link and exports are side effects, debounced like the
+/// URL). `designs` is the pinned designs' part of the link (`&d=…`, or empty).
 #[hook]
-pub fn use_link_writer(scenario: Scenario, link: fn(&Scenario) -> String, designs: String) -> Scenario {
+pub fn use_link_writer<T: Clone + PartialEq + 'static>(scenario: T, page: &'static str, link: fn(&T) -> String, designs: String) -> T {
     let settled = use_state_eq(|| scenario.clone());
     let pending = use_mut_ref(|| None::<Timeout>);
     {
@@ -86,7 +89,7 @@ pub fn use_link_writer(scenario: Scenario, link: fn(&Scenario) -> String, design
             let (s, d) = (s.clone(), d.clone());
             // Replacing the timeout drops (cancels) the previous one.
             *pending.borrow_mut() = Some(Timeout::new(WRITE_DELAY_MS, move || {
-                write(&link(&s), &d);
+                write(page, &link(&s), &d);
                 settled.set(s);
             }));
         });

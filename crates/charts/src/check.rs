@@ -28,8 +28,7 @@ pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
         title: Some(format!("Measured vs expected: {} node{} x {} {}", r.cluster.nodes, if r.cluster.nodes == 1 { "" } else { "s" }, r.cluster.gpus_per_node, r.cluster.gpu.spec().name)),
         y_label: "busbw, GB/s per direction".into(),
         description: "measured nccl-tests busbw over the model's expected curve and its error band".into(),
-        points,
         ..ChartOptions::default()
     };
-    collective_chart_with_points(&series, &opts, theme)
+    collective_chart_with_points(&series, &opts, &points, theme)
 }

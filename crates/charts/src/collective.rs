@@ -64,8 +64,6 @@ pub struct ChartOptions {
     pub marks: Vec<Mark>,
     /// The x values are counts (nodes: 2, 64, 4096), not bytes: ticks read as numbers.
     pub x_counts: bool,
-    /// Measured points over the curves, each set in the colour after the series'.
-    pub points: Vec<Points>,
 }
 
 impl Default for ChartOptions {
@@ -83,7 +81,6 @@ impl Default for ChartOptions {
             description: "bus bandwidth against message size".into(),
             marks: Vec::new(),
             x_counts: false,
-            points: Vec::new(),
         }
     }
 }
@@ -96,24 +93,24 @@ pub fn dash(i: usize) -> &'static str {
 
 /// Draws `series` as busbw (GB/s per direction) against message size. Points that the axes
 /// cannot show (zero, negative, not finite, outside the size range) are left out;
-/// `opts.points` are not drawn (see [`collective_chart_with_points`]).
+/// Measured points are drawn by [`collective_chart_with_points`].
 pub fn collective_chart(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
-    chart::<false>(series, opts, theme)
+    chart::<false>(series, opts, &[], theme)
 }
 
-/// [`collective_chart`] with `opts.points` drawn as dots with legend entries (measured
-/// against expected, [`crate::check`]). A separate instance, so pages that never draw points
-/// (the explorer) carry no code for them.
-pub fn collective_chart_with_points(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
-    chart::<true>(series, opts, theme)
+/// [`collective_chart`] with `points` (measured points, each set in the colour after the
+/// series') drawn as dots with legend entries ([`crate::check`]). A separate instance, so
+/// pages that never draw points (the explorer) carry no code for them.
+pub fn collective_chart_with_points(series: &[Series], opts: &ChartOptions, points: &[Points], theme: &Theme) -> String {
+    chart::<true>(series, opts, points, theme)
 }
 
-fn chart<const DOTS: bool>(series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
+fn chart<const DOTS: bool>(series: &[Series], opts: &ChartOptions, points: &[Points], theme: &Theme) -> String {
     let (w, h) = (opts.width.clamp(200, 4000), opts.height.clamp(150, 4000));
-    if series.iter().any(|s| s.points.len() > 1_000_000) || (DOTS && opts.points.iter().any(|p| p.points.len() > 1_000_000)) {
+    if series.iter().any(|s| s.points.len() > 1_000_000) || (DOTS && points.iter().any(|p| p.points.len() > 1_000_000)) {
         return error_svg(w, h, theme, "chart could not be drawn: too many points");
     }
-    draw::<DOTS>((w, h), series, opts, theme)
+    draw::<DOTS>((w, h), series, opts, points, theme)
 }
 
 /// Which earlier series each series runs on top of (within 1.5 px everywhere it is drawn).
@@ -130,7 +127,7 @@ fn coincident(curves: &[Vec<(f64, f64)>]) -> Vec<Option<usize>> {
         .collect()
 }
 
-fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptions, theme: &Theme) -> String {
+fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptions, points: &[Points], theme: &Theme) -> String {
     let min_b = opts.min_bytes.max(1);
     let max_b = opts.max_bytes.max(min_b.saturating_mul(2));
     let (x_lo, x_hi) = ((min_b as f64).log2(), (max_b as f64).log2());
@@ -144,8 +141,7 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
                 .collect()
         })
         .collect();
-    let dots: Vec<Vec<(f64, f64)>> = opts
-        .points
+    let dots: Vec<Vec<(f64, f64)>> = points
         .iter()
         .filter(|_| DOTS)
         .map(|s| s.points.iter().filter(|(b, g)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0).map(|(b, g)| ((*b as f64).log2(), *g)).collect())
@@ -168,7 +164,7 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
     let keyed: Vec<Series>;
     let legend_rows = legend_layout(
         if DOTS {
-            keyed = series.iter().cloned().chain(opts.points.iter().map(|p| Series { label: p.label.clone(), ..Series::default() })).collect();
+            keyed = series.iter().cloned().chain(points.iter().map(|p| Series { label: p.label.clone(), ..Series::default() })).collect();
             &keyed
         } else {
             series
@@ -586,12 +582,9 @@ mod tests {
     #[test]
     fn measured_points_are_dots_with_a_legend_entry_and_stretch_the_axis() {
         let s = [curve("expected", 100.0)];
-        let opts = ChartOptions {
-            linear: true,
-            points: vec![Points { label: "measured".into(), points: vec![(1 << 20, 50.0), (1 << 30, 400.0), (1 << 31, 0.0)] }],
-            ..ChartOptions::default()
-        };
-        let svg = collective_chart_with_points(&s, &opts, &Theme::light());
+        let opts = ChartOptions { linear: true, ..ChartOptions::default() };
+        let points = [Points { label: "measured".into(), points: vec![(1 << 20, 50.0), (1 << 30, 400.0), (1 << 31, 0.0)] }];
+        let svg = collective_chart_with_points(&s, &opts, &points, &Theme::light());
         // Without points, as the explorer draws: no dots, no legend entry for them.
         assert_eq!(collective_chart(&s, &opts, &Theme::light()).matches("<circle").count(), 0);
         let dot = Theme::light().series_color(1).hex();

@@ -80,7 +80,8 @@ pub fn read_scenario(path: &str) -> Result<Scenario, CliError> {
 /// Parses scenario JSON; on failure, names the field at fault (`cluster.nodes`).
 pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
     let mut value = serde_json::from_str::<serde_json::Value>(text).map_err(|e| CliError::new(name, format!("not valid JSON: {e}")))?;
-    // Measured runs are read apart from the rest, as the page reads them (check::runs_of).
+    // Measured runs are read apart from the rest, as the page reads them (check::runs_of),
+    // and held to their ranges; the commands reading scenarios do not use them.
     let measured = value.as_object_mut().and_then(|o| o.remove("measured"));
     // So are prices (kept as given; read where a bill of materials is made).
     let prices = value.as_object_mut().and_then(|o| o.remove("prices")).unwrap_or_default();
@@ -88,7 +89,7 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
         Ok(mut s) => {
             let mut notes = Vec::new();
             s.prices = prices;
-            s.measured = fabricscope_model::check::runs_of(measured, &mut notes);
+            fabricscope_model::check::runs_of(measured, &mut notes);
             return match notes.first() {
                 Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),
                 None => Ok(s),
@@ -97,7 +98,7 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
         Err(e) => e,
     };
     // The file decoder applies fields one by one and names each that fails.
-    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new(), measured: None });
+    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new() });
     if let Some(w) = decoded.warnings.iter().find(|w| !w.starts_with("link: ")) {
         if let Some((field, msg)) = w.split_once(": ") {
             let msg = msg

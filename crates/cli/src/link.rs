@@ -28,7 +28,7 @@ pub struct LinkArgs {
 pub fn run(a: &LinkArgs) -> Result<String, CliError> {
     if let Some(l) = &a.decode {
         let mut d = link::decode(l);
-        d.scenario.measured = fabricscope_model::check::runs_of(d.measured.take(), &mut d.warnings);
+        let runs = fabricscope_model::check::runs_of(link::measured_in_link(l), &mut d.warnings);
         if let Some(first) = d.warnings.first() {
             let more = d.warnings.len() - 1;
             let tail = if more > 0 {
@@ -38,12 +38,11 @@ pub fn run(a: &LinkArgs) -> Result<String, CliError> {
             };
             return Err(CliError::new("--decode", format!("{first}{tail}")));
         }
-        return output::json(&fabricscope_model::check::file_value(&d.scenario));
+        return output::json(&fabricscope_model::check::file_value(&d.scenario, &runs));
     }
     let path = a.scenario.as_deref().unwrap_or("-");
     let s = read_scenario(path)?;
-    // The link of check.html and the explorer alike: with the plateau of any measured runs.
-    let l = fabricscope_model::check::link_of(&s);
+    let l = link::encode(&s);
     let Some(base) = &a.base else {
         return Ok(format!("{l}\n"));
     };

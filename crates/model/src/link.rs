@@ -103,10 +103,6 @@ pub struct Decoded {
     pub scenario: Scenario,
     /// One message per field (or the whole link) that fell back to its default, naming it.
     pub warnings: Vec<String>,
-    /// The measured runs (`measured`, `m`) as the link or file holds them, unread: only
-    /// check.html and the CLI read them ([`crate::check::runs_of`]), so the explorer's wasm
-    /// carries no code for them.
-    pub measured: Option<Value>,
 }
 
 impl Decoded {
@@ -115,7 +111,7 @@ impl Decoded {
     }
 
     fn of(scenario: Scenario, warnings: Vec<String>) -> Decoded {
-        Decoded { scenario, warnings, measured: None }
+        Decoded { scenario, warnings }
     }
 }
 
@@ -179,18 +175,23 @@ pub fn indent_json(compact: &str) -> String {
     out
 }
 
-/// The permalink of a scenario (its measured runs left out: see [`crate::check::link_of`]).
+/// The permalink of a scenario (with measured runs: [`crate::check::link_of`]).
 pub fn encode(s: &Scenario) -> String {
-    encode_with(s, None)
+    encode_value(serde_json::to_value(s).unwrap_or(Value::Null))
 }
 
 /// The permalink of `s` with `measured` (runs as JSON) under its short key.
-pub fn encode_with(s: &Scenario, measured: Option<Value>) -> String {
-    let base = baseline();
+pub fn encode_with(s: &Scenario, measured: Value) -> String {
     let mut value = serde_json::to_value(s).unwrap_or(Value::Null);
-    if let (Some(m), Value::Object(o)) = (measured, &mut value) {
-        o.insert("measured".into(), m);
+    if let Value::Object(o) = &mut value {
+        o.insert("measured".into(), measured);
     }
+    encode_value(value)
+}
+
+/// The permalink of a scenario as JSON.
+fn encode_value(value: Value) -> String {
+    let base = baseline();
     let mut flat = Map::new();
     diff(&base, &value, "", &mut flat);
     // Sorted keys whatever serde_json's map order (its `preserve_order` feature would change
@@ -366,14 +367,11 @@ pub fn migrate(version: u32, entries: Entries) -> (Vec<(String, Value)>, Vec<Str
 /// deserialises with it.
 fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decoded {
     let mut current = baseline();
-    let mut measured = None;
     let mut prices = Value::Null;
     for (path, value) in entries {
-        if path == "version" {
-            continue;
-        }
-        if path == "measured" {
-            measured = Some(value);
+        // Measured runs are read apart ([`measured_in_link`], [`measured_in_file`]), by
+        // check.html and the CLI only: the explorer's wasm carries no code for them.
+        if path == "version" || path == "measured" {
             continue;
         }
         // Kept as given; read where a bill of materials is made (Scenario::prices).
@@ -414,7 +412,20 @@ fn apply((entries, mut warnings): (Vec<(String, Value)>, Vec<String>)) -> Decode
             Scenario::default()
         }
     };
-    Decoded { scenario, warnings, measured }
+    Decoded::of(scenario, warnings)
+}
+
+/// The measured runs (`m`) a `v1.` link holds, unread ([`crate::check::runs_of`] reads them).
+pub fn measured_in_link(link: &str) -> Option<Value> {
+    let (version, payload) = split_version(link.trim())?;
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(&base64url_decode(payload)?) else { return None };
+    migrate(version.min(LINK_VERSION), Entries::Flat(map)).0.into_iter().find(|(p, _)| p == "measured").map(|(_, v)| v)
+}
+
+/// The measured runs a scenario file holds, unread ([`crate::check::runs_of`] reads them).
+pub fn measured_in_file(text: &str) -> Option<Value> {
+    let Ok(Value::Object(mut map)) = serde_json::from_slice::<Value>(file_text(text.as_bytes()).ok()?.as_bytes()) else { return None };
+    map.remove("measured")
 }
 
 /// Holds a decoded scenario to the ranges files and flags are held to: each field out of
@@ -650,24 +661,25 @@ mod tests {
     fn a_link_carries_the_plateau_points_of_measured_runs_only() {
         use crate::check::{file_value, link_of, runs_of, Measured, Point};
         let points = (3..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: e as f64 }).collect();
-        let mut s = Scenario::default();
-        s.measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
-        let mut back = decode(&link_of(&s));
-        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
-        let runs = runs_of(back.measured.take(), &mut back.warnings);
+        let s = Scenario::default();
+        let measured = vec![Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() }];
+        let link = link_of(&s, &measured);
+        let mut back = decode(&link);
+        assert!(back.warnings.is_empty() && back.scenario == s, "{:?}", back.warnings);
+        let runs = runs_of(measured_in_link(&link), &mut back.warnings);
         let sizes: Vec<u64> = runs[0].points.iter().map(|p| p.bytes).collect();
         assert_eq!(sizes, (26..=33).map(|e| 1u64 << e).collect::<Vec<_>>(), "64 MiB and up");
         // The explorer's own link and file leave them out (its wasm has no code for them).
         assert_eq!(encode(&s), "v1.e30");
         assert!(serde_json::to_value(&s).unwrap().get("measured").is_none());
         // A file keeps them all; a run out of range falls back alone, with a note.
-        let json = json_text(&file_value(&s));
+        let json = json_text(&file_value(&s, &measured));
         let mut d = decode_file(&json).unwrap();
-        assert_eq!(runs_of(d.measured.take(), &mut d.warnings)[0].points.len(), 31);
+        assert_eq!(runs_of(measured_in_file(&json), &mut d.warnings)[0].points.len(), 31);
         for bad in [json.replace("\"ranks\":16", "\"ranks\":0"), json.replace("\"8:3:3 ", "\"8:0:3 "), json.replace("\"gpus_per_node\":8", "\"gpus_per_node\":0"), json.replace("\"8:3:3 ", "\"8:x:3 ")] {
             assert_ne!(bad, json);
             let mut d = decode_file(&bad).unwrap();
-            let runs = runs_of(d.measured.take(), &mut d.warnings);
+            let runs = runs_of(measured_in_file(&bad), &mut d.warnings);
             assert!(runs.is_empty() && d.warnings.iter().any(|w| w.starts_with("measured")), "{:?}", d.warnings);
             assert_eq!(d.scenario.cluster, s.cluster);
         }

@@ -1,7 +1,6 @@
 //! The Scenario: everything a user can set, as one serde value. URL, JSON file, CLI flags and
 //! UI controls all produce one; [`crate::report::evaluate`] turns it into a Report.
 
-use crate::check::Measured;
 use crate::collective::Collective;
 use crate::error::{ModelError, Result};
 use crate::limits;
@@ -167,13 +166,10 @@ pub struct Scenario {
     /// the rest (`link::apply`), so no reader for them is derived here.
     #[serde(skip_deserializing, skip_serializing_if = "serde_json::Value::is_null")]
     pub prices: serde_json::Value,
-    /// nccl-tests runs measured on a real cluster, checked against this design
-    /// ([`crate::check`]); empty when none was loaded. Files and links hold them under
-    /// `measured`, read and written apart from the rest ([`crate::check::runs_of`],
-    /// [`crate::check::file_value`], [`crate::check::link_of`]) so that the explorer, which
-    /// does not show them, carries no code for them.
-    #[serde(skip)]
-    pub measured: Vec<Measured>,
+    // nccl-tests runs measured on a real cluster travel with a scenario in files and links
+    // under `measured`, but are not part of this type: they are read and written apart
+    // ([`crate::check::runs_of`], [`crate::check::file_value`], [`crate::check::link_of`]),
+    // so the explorer, which does not show them, carries no code for them.
 }
 
 impl Default for Scenario {
@@ -190,7 +186,6 @@ impl Scenario {
             view: View::default(),
             training: TrainingChoice::default(),
             prices: serde_json::Value::Null,
-            measured: Vec::new(),
         }
     }
 

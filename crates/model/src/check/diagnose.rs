@@ -92,7 +92,8 @@ impl Default for Measured {
     }
 }
 
-/// The measured runs of a link or file ([`crate::link::Decoded::measured`]): each run that is
+/// The measured runs of a link or file ([`crate::link::measured_in_link`],
+/// [`crate::link::measured_in_file`]): each run that is
 /// not one, or out of range, is dropped alone with a note in `warnings`, as are runs past the
 /// limit.
 pub fn runs_of(raw: Option<serde_json::Value>, warnings: &mut Vec<String>) -> Vec<Measured> {
@@ -116,21 +117,24 @@ pub fn runs_of(raw: Option<serde_json::Value>, warnings: &mut Vec<String>) -> Ve
     runs
 }
 
-/// A scenario as its file holds it, measured runs included if any (the explorer's files leave
-/// them out).
-pub fn file_value(s: &Scenario) -> serde_json::Value {
+/// A scenario as its file holds it, with its measured `runs` if any (the explorer's files
+/// have none).
+pub fn file_value(s: &Scenario, runs: &[Measured]) -> serde_json::Value {
     let mut v = serde_json::to_value(s).unwrap_or(serde_json::Value::Null);
-    if let (false, Ok(m), serde_json::Value::Object(o)) = (s.measured.is_empty(), serde_json::to_value(&s.measured), &mut v) {
+    if let (false, Ok(m), serde_json::Value::Object(o)) = (runs.is_empty(), serde_json::to_value(runs), &mut v) {
         o.insert("measured".into(), m);
     }
     v
 }
 
-/// A scenario's link with the plateau points of its measured runs (a whole sweep would not fit
-/// a URL).
-pub fn link_of(s: &Scenario) -> String {
-    let plateau: Vec<Measured> = s.measured.iter().map(Measured::plateau_only).collect();
-    crate::link::encode_with(s, if plateau.is_empty() { None } else { serde_json::to_value(&plateau).ok() })
+/// A scenario's link with the plateau points of its measured `runs` (a whole sweep would not
+/// fit a URL).
+pub fn link_of(s: &Scenario, runs: &[Measured]) -> String {
+    let plateau: Vec<Measured> = runs.iter().map(Measured::plateau_only).collect();
+    match serde_json::to_value(&plateau) {
+        Ok(m) if !plateau.is_empty() => crate::link::encode_with(s, m),
+        _ => crate::link::encode(s),
+    }
 }
 
 /// The catalog GPU of a name as nccl-tests prints it (`NVIDIA H100 80GB HBM3`).
