@@ -312,7 +312,7 @@ fn json(c: &Cluster) -> String {
 
 pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 /// Panel groups added after the first render, one per frame (see `shown` in [`App`]).
-const LATE_PANELS: u8 = 4;
+const LATE_PANELS: u8 = 6;
 /// About one frame at 60 Hz, ms: each group's layout gets its own frame.
 const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
@@ -361,10 +361,10 @@ pub fn App() -> Html {
     }
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
-    let mapping_in_view = use_in_view(mapping_node.clone(), *shown >= 1);
+    let mapping_in_view = use_in_view(mapping_node.clone(), *shown >= 3);
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
-    let training_in_view = use_in_view(training_node.clone(), *shown >= 2);
+    let training_in_view = use_in_view(training_node.clone(), *shown >= 4);
     let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
@@ -466,25 +466,29 @@ pub fn App() -> Html {
                     </p>
                     { key_numbers(&KeyNumbersProps { eval: v.clone(), on_action: dispatch.clone() }) }
                     <div class="panels">
-                        { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }) }
-                        { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
+                        // The throughput chart first (the page's first chart), then the
+                        // hierarchy's drawing, each laid out in its own frame.
+                        { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }, *shown < 2) }
                         if *shown >= 1 {
+                            { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
+                        }
+                        if *shown >= 3 {
                             { mapping_panel(&MappingProps {
                                 eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
                             }) }
                         }
-                        if *shown >= 2 {
+                        if *shown >= 4 {
                             { training_panel(&TrainingProps {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
                         }
-                        if *shown >= 3 {
+                        if *shown >= 5 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                         }
-                        if *shown >= 4 {
+                        if *shown >= 6 {
                             { tier_table_panel(&v.cluster) }
                             { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         }

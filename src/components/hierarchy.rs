@@ -75,13 +75,15 @@ thread_local! {
 }
 
 /// Drawn as a plain function with a one-entry cache (see `super::cached`).
-pub fn hierarchy_panel(props: &Props) -> Html {
+/// With `pending`, the panel's frame at its final size and no drawing yet (while the page
+/// loads, the drawing gets its own frame: nothing moves when it arrives).
+pub fn hierarchy_panel(props: &Props, pending: bool) -> Html {
     let r = &props.eval.report;
     let ratios: Vec<f64> = r.ratios.iter().map(|x| x.ratio).collect();
     // Keyed on what is drawn, not on the tiers: a node count that changes only a tier's
     // description (nodes per leaf) does not redraw.
     let key = (bars(&r.tiers, props.compact), ratios, props.dark, props.compact);
-    let svg = DRAWN.with(|c| super::cached(c, key, |(bars, ratios, dark, compact)| AttrValue::from(hierarchy_svg(bars, ratios, *dark, *compact))));
+    let svg = if pending { AttrValue::Static("") } else { DRAWN.with(|c| super::cached(c, key, |(bars, ratios, dark, compact)| AttrValue::from(hierarchy_svg(bars, ratios, *dark, *compact)))) };
     html! {
         <figure class="panel chart" data-testid="hierarchy" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
