@@ -20,7 +20,8 @@ pub struct LinkArgs {
     /// Print a full URL: this explorer address followed by #s=<link>
     #[arg(long, value_name = "URL", conflicts_with = "decode")]
     pub base: Option<String>,
-    /// With --base: the URL of one chart for an iframe (?embed=<chart>#s=<link>)
+    /// With --base: the URL of one chart for an iframe (embed.html?embed=<chart>#s=<link>;
+    /// compare-* charts on compare.html)
     #[arg(long, value_name = "CHART", requires = "base")]
     pub embed: Option<String>,
 }
@@ -56,7 +57,10 @@ pub fn run(a: &LinkArgs) -> Result<String, CliError> {
             "--embed",
             format!("no chart \"{chart}\"; allowed: {}", CHART_IDS.join(", ")),
         )),
-        Some(chart) => Ok(format!("{base}?embed={chart}#s={l}\n")),
+        Some(chart) => {
+            let page = if chart.starts_with("compare-") { "compare" } else { "embed" };
+            Ok(format!("{base}{page}.html?embed={chart}#s={l}\n"))
+        }
         None => Ok(format!("{base}#s={l}\n")),
     }
 }

@@ -276,7 +276,7 @@ fn link_round_trips_through_the_cli() {
     ]);
     assert_eq!(
         o.stdout.trim(),
-        format!("https://example.org/tools/fabricscope/?embed=busbw#s={link}")
+        format!("https://example.org/tools/fabricscope/embed.html?embed=busbw#s={link}")
     );
     let o = run(&[
         "link",
