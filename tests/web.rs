@@ -23,8 +23,12 @@ async fn mount() -> Element {
     doc.body().unwrap().append_child(&host).unwrap();
     yew::Renderer::<App>::with_root(host.clone()).render();
     yew::scheduler::flush().await;
-    // The panels below the charts join one per frame after the first render.
-    for _ in 0..4 {
+    // The charts and panels join one group per frame after the first render (app.rs:
+    // LATE_PANELS groups, FRAME_MS apart): wait for the last (the tiers table), up to 5 s.
+    for _ in 0..250 {
+        if host.query_selector("[data-testid=tiers]").ok().flatten().is_some() {
+            break;
+        }
         sleep(20).await;
         yew::scheduler::flush().await;
     }
