@@ -146,6 +146,14 @@ async function main() {
 
     await check('?embed=compare-busbw and compare-step draw the designs alone', async () => {
       const frag = link.slice(1);
+      // compare.html's own snippet names compare.html once.
+      const ps = await ctx.newPage();
+      watch(ps, problems);
+      await ps.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
+      await ps.waitForSelector('[data-testid=embed-snippet]', { timeout: 20000 });
+      const snippet = await ps.inputValue('[data-testid=embed-snippet]');
+      await ps.close();
+      assert(snippet.startsWith(`<iframe src="${base}compare.html?embed=compare-busbw#s=`), `snippet: ${snippet.slice(0, 120)}`);
       for (const id of ['compare-busbw', 'compare-step']) {
         const p3 = await ctx.newPage();
         watch(p3, problems);

@@ -248,10 +248,11 @@ pub(crate) fn scenario_buttons(save: Callback<MouseEvent>, import: Callback<Even
 /// The iframe snippet for chart `id` of a scenario link: embed.html, whose wasm is the chart
 /// renderer alone (a page in a document loads less than the explorer).
 pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
-    // Comparisons are drawn by compare.html.
+    // Comparisons are drawn by compare.html; `base` may name a page of the site's folder.
     let page = if id.starts_with("compare-") { "compare" } else { "embed" };
+    let dir = &base[..base.rfind('/').map_or(0, |i| i + 1)];
     format!(
-        "<iframe src=\"{base}{page}.html?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
+        "<iframe src=\"{dir}{page}.html?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
     )
 }
 
@@ -432,6 +433,8 @@ mod tests {
             embed_snippet("https://x.org/tools/fabricscope/", "busbw", "v1.e30"),
             "<iframe src=\"https://x.org/tools/fabricscope/embed.html?embed=busbw#s=v1.e30\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
         );
+        // From compare.html (its own address as the base), a comparison: compare.html once.
+        assert!(embed_snippet("https://x.org/f/compare.html", "compare-busbw", "v1.e30").starts_with("<iframe src=\"https://x.org/f/compare.html?embed=compare-busbw#s=v1.e30\""));
         assert_eq!(
             svg_size("<svg width=\"920\" height=\"506\" viewBox=\"0 0 920 506\">"),
             (920, 506)
