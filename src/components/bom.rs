@@ -44,7 +44,10 @@ fn table_html(b: &Bom) -> String {
         }
         let (each, kw) = match (l.included, l.unit_power_w) {
             (true, _) => ("in system".to_string(), "–".to_string()),
-            (false, Some(w)) => (format!("{w:.0}"), format!("{:.0}", w * l.count as f64 / 1000.0)),
+            (false, Some(w)) => {
+                let kw = w * l.count as f64 / 1000.0;
+                (format!("{w:.0}"), if kw >= 100.0 { format!("{kw:.0}") } else { format!("{kw:.1}") })
+            }
             (false, None) => ("n/p".to_string(), "–".to_string()),
         };
         let _ = write!(o, "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{each}</td><td class=\"num\">{kw}</td></tr>", esc(l.name), l.count);

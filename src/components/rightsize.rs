@@ -35,6 +35,10 @@ fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
             let _ = write!(o, ", {:.1} {unit} less than the fastest ({}, {:.3} s).</p>", r.x(f) - r.x(p), esc(&f.label), f.step_time_s);
         }
     }
+    if r.pick.is_none() {
+        let missing = r.missing_power();
+        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: no published power for {} (the CLI takes them in a price book).</p>", esc(&missing.join(", ")));
+    }
     o.push_str("<ul class=\"small\">");
     for s in r.steps.iter().take(4) {
         let _ = write!(

@@ -100,6 +100,10 @@ fn text(r: &RightSize, job: &str) -> String {
             ));
         }
     }
+    if r.pareto.is_empty() {
+        let missing = r.missing_power();
+        s.push_str(&format!("  none: no published power for {} (give power_w or prices in --prices FILE)\n", missing.join(", ")));
+    }
     if let (Some(f), Some(p)) = (r.fastest, r.pick) {
         let (f, p) = (&r.candidates[f], &r.candidates[p]);
         s.push_str(&format!(

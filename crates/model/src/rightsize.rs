@@ -120,6 +120,9 @@ pub struct Candidate {
     pub power_kw: f64,
     /// Items without a power figure (then `power_kw` is a lower bound).
     pub unpowered: Vec<&'static str>,
+    /// Those of them in the scale-out network (what differs between options: the compute
+    /// side is the same GPUs in the same systems for every option).
+    pub unpowered_network: Vec<&'static str>,
     pub cost_usd: Option<f64>,
     pub switches: u64,
     pub transceivers: u64,
@@ -127,12 +130,13 @@ pub struct Candidate {
 
 impl Candidate {
     /// Whether the option's value on `axis` is known well enough to rank it: fully priced for
-    /// cost; for power, every item's figure published but the switches' (no switch maker
-    /// publishes one for these systems, so every option leaves its switches out alike).
+    /// cost; for power, every network item's figure published but the switches' (no switch
+    /// maker publishes one for these systems, so every option leaves its switches out alike;
+    /// compute items without a figure are the same in every option).
     pub fn comparable(&self, axis: Axis) -> bool {
         match axis {
             Axis::CostUsd => self.cost_usd.is_some(),
-            Axis::PowerKw => self.unpowered.iter().all(|id| crate::bom::parts::is_switch(id)),
+            Axis::PowerKw => self.unpowered_network.iter().all(|id| crate::bom::parts::is_switch(id)),
         }
     }
 }
@@ -182,6 +186,18 @@ pub struct RightSize {
 }
 
 impl RightSize {
+    /// Network items (switches aside) whose missing power keeps options off the power front,
+    /// each once: what a price book's `power_w` would have to give.
+    pub fn missing_power(&self) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = Vec::new();
+        for id in self.candidates.iter().flat_map(|c| c.unpowered_network.iter().copied()) {
+            if !crate::bom::parts::is_switch(id) && !v.contains(&id) {
+                v.push(id);
+            }
+        }
+        v
+    }
+
     /// An option's value on the axis.
     pub fn x(&self, c: &Candidate) -> f64 {
         match self.axis {
@@ -325,6 +341,7 @@ fn cost_and_time(base: &Cluster, o: &FabricOption, w: &Workload, layouts: &[Para
         mfu: best.mfu,
         layout: layout_label(&best),
         power_kw: b.power_kw,
+        unpowered_network: b.lines.iter().filter(|l| l.group.is_network() && l.unit_power_w.is_none()).map(|l| l.item).collect(),
         unpowered: b.unpowered.clone(),
         cost_usd: b.cost_usd,
         switches: b.switches_total,

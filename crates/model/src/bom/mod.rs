@@ -204,7 +204,8 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
             b.add(Group::Compute, parts::NVL72_RACK, r);
             b.add(Group::Compute, parts::NVLINK_TRAY, r * NVL72_SWITCH_TRAYS);
             b.add(Group::Compute, parts::gpu_part(c.gpu), gpus);
-            b.add(Group::Nic, parts::nic_part(c.nic), nics);
+            // The NICs sit in the compute trays: inside the rack's figure.
+            b.add(Group::Nic, parts::Part { included: true, power_w: Some(0.0), ..parts::nic_part(c.nic) }, nics);
         }
         (None, None) => {
             b.add(Group::Compute, parts::GPU_SERVER, nodes);

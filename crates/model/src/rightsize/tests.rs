@@ -13,6 +13,7 @@ fn candidate(label: &str, step: f64, x: f64) -> Candidate {
         layout: String::new(),
         power_kw: x,
         unpowered: Vec::new(),
+        unpowered_network: Vec::new(),
         cost_usd: None,
         switches: 0,
         transceivers: 0,
@@ -104,4 +105,13 @@ fn oversubscribing_never_speeds_the_job_and_the_front_is_ordered() {
 #[test]
 fn slices_give_the_same_answer() {
     assert_eq!(superpod_run(Some(7)), superpod_run(None));
+}
+
+#[test]
+fn nvl72_racks_are_ranked_though_their_draw_is_unpublished() {
+    // The rack's draw is the same in every option; the NICs sit in its trays.
+    let base = Cluster { gpu: crate::catalog::GpuKind::Gb200, nodes: 144, gpus_per_node: 4, scale_up: crate::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() };
+    let r = rightsize(&base, preset("llama3-8b").unwrap(), Constraints::default(), PriceBook::default()).unwrap();
+    assert!(!r.pareto.is_empty() && r.pick.is_some());
+    assert!(r.candidates.iter().all(|c| c.unpowered.contains(&"gb200-nvl72-rack")));
 }
