@@ -256,7 +256,7 @@ const DERIVED: &[(&str, &str)] = &[
 /// the field of that name in `cluster`, `view` or `training`, or the field that holds or
 /// derives it ([`DERIVED`]). `None` for inputs only the CLI has (`--bytes`, `--algo`, ...).
 pub fn scenario_path(field: &str) -> Option<String> {
-    if field == "version" || field == "measured" {
+    if field == "version" || field == "measured" || field == "prices" {
         return Some(field.to_string());
     }
     if let Some((_, path)) = DERIVED.iter().find(|(f, _)| *f == field) {

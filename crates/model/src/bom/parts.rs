@@ -62,17 +62,18 @@ const fn inside(p: Part) -> Part {
     Part { included: true, ..p }
 }
 
-/// DGX H100: 8 H100 SXM5, 4 NVSwitch chips, 8 ConnectX-7 behind 4 twin-port OSFP cages;
+/// DGX H100 (and, at its figure, any 8-GPU H100 SXM system: an HGX server's own draw is its
+/// vendor's): 8 H100 SXM5, 4 NVSwitch chips, 8 ConnectX-7 behind 4 twin-port OSFP cages;
 /// 10.2 kW max system input (NVIDIA DGX H100/H200 user guide, power specifications,
 /// https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html, 2026-11-30).
-pub const DGX_H100: Part = part("dgx-h100", "NVIDIA DGX H100 (8x H100 SXM5, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
+pub const DGX_H100: Part = part("dgx-h100", "DGX H100-class system (8x H100 SXM5, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
     src!("NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)"));
 /// DGX H200: the same chassis and power supplies as DGX H100, 10.2 kW max (same user guide).
-pub const DGX_H200: Part = part("dgx-h200", "NVIDIA DGX H200 (8x H200, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
+pub const DGX_H200: Part = part("dgx-h200", "DGX H200-class system (8x H200, 8x ConnectX-7)", PartKind::System, Some(10_200.0),
     src!("NVIDIA DGX H100/H200 user guide: 10.2 kW max, https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (2026-11-30)"));
 /// DGX B200: 8 B200, 2 NVLink5 switch chips, 8 ConnectX-7 behind 4 twin-port OSFP cages;
 /// 14.3 kW max (NVIDIA DGX B200 user guide, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html, 2026-11-30).
-pub const DGX_B200: Part = part("dgx-b200", "NVIDIA DGX B200 (8x B200, 8x ConnectX-7)", PartKind::System, Some(14_300.0),
+pub const DGX_B200: Part = part("dgx-b200", "DGX B200-class system (8x B200, 8x ConnectX-7)", PartKind::System, Some(14_300.0),
     src!("NVIDIA DGX B200 user guide: 14.3 kW max, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2026-11-30)"));
 /// A server of the cluster's GPUs with no published system figure: its power is left out
 /// (the GPUs are counted on their own at their TDP).
