@@ -86,6 +86,10 @@ pub struct Line {
     pub source: &'static str,
     /// Inside another line's part (no power or price of its own).
     pub included: bool,
+    /// The catalog's power figure and source, before a price book's `power_w` replaced them
+    /// (what [`Bom::repriced`] starts again from).
+    #[serde(skip)]
+    part: (Option<f64>, &'static str),
 }
 
 impl Line {
@@ -174,6 +178,15 @@ impl Bom {
             tokens_per_s_per_mw: (self.power_kw > 0.0).then(|| tokens_per_s / (self.power_kw / 1000.0)),
             tokens_per_s_per_musd: self.cost_usd.filter(|c| *c > 0.0).map(|c| tokens_per_s / (c / 1e6)),
         }
+    }
+    /// The same bill priced from another book (counts unchanged): what a page does on every
+    /// edit of its price book, and the right-sizer on its options, without building again.
+    pub fn repriced(&self, book: &PriceBook) -> Bom {
+        let mut lines = self.lines.clone();
+        for l in &mut lines {
+            (l.unit_power_w, l.source) = l.part;
+        }
+        Builder { lines }.finish(book, self.gpus, self.nodes, self.racks, self.switch_tiers.clone())
     }
     /// The lines of one group.
     pub fn group(&self, g: Group) -> impl Iterator<Item = &Line> {
@@ -329,6 +342,7 @@ impl Builder {
             unit_price_usd: None,
             source: part.source,
             included: part.included,
+            part: (part.power_w, part.source),
         });
     }
 

@@ -60,6 +60,82 @@ impl PriceBook {
 /// Most prices a book may hold (a bill of materials has a few dozen parts).
 pub const MAX_PRICES: usize = 256;
 
+/// Longest `source` or `date` text, in characters (a URL and a note fit).
+pub const MAX_TEXT: usize = 300;
+
+/// The fields of an entry a user edits ([`PriceBook::edited`]), as named in files.
+pub const FIELDS: [&str; 4] = ["usd", "power_w", "source", "date"];
+
+impl PriceBook {
+    /// The book as a scenario's `prices` (null when empty).
+    pub fn to_value(&self) -> serde_json::Value {
+        if self.is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::to_value(self).unwrap_or_default()
+        }
+    }
+
+    /// The entry the book reads for `item` (the last one naming it).
+    pub fn entry(&self, item: &str) -> Option<&Price> {
+        self.0.iter().rev().find(|p| p.item == item)
+    }
+
+    /// The book with `item`'s `field` ([`FIELDS`]) set from what the user typed: a number of
+    /// 0 or more for `usd` and `power_w` (empty clears it), text for `source` and `date`. An
+    /// entry left with nothing in it is dropped. An error names the field and what it takes;
+    /// the book is then unchanged (the caller keeps `self`).
+    pub fn edited(&self, item: &str, field: &str, text: &str) -> Result<PriceBook> {
+        let text = text.trim();
+        let err = |m: String| ModelError::new("prices", format!("{}: {m}", crate::error::printable(item, 40)));
+        let number = |unit: &str| -> Result<Option<f64>> {
+            if text.is_empty() {
+                return Ok(None);
+            }
+            match text.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                _ => Err(err(format!("{field} is {unit}, 0 or more; got '{}'", crate::error::printable(text, 40)))),
+            }
+        };
+        let mut next = self.clone();
+        // Later entries win: edit the one the book reads, or add one.
+        let at = match next.0.iter().rposition(|p| p.item == item) {
+            Some(i) => i,
+            None => {
+                next.0.push(Price { item: item.to_string(), usd: None, power_w: None, source: String::new(), date: String::new() });
+                next.0.len() - 1
+            }
+        };
+        let e = &mut next.0[at];
+        match field {
+            "usd" => e.usd = number("US dollars per unit")?,
+            "power_w" => e.power_w = number("watts per unit")?,
+            "source" | "date" if text.chars().count() > MAX_TEXT => return Err(err(format!("{field} is at most {MAX_TEXT} characters"))),
+            "source" => e.source = text.to_string(),
+            "date" => e.date = text.to_string(),
+            _ => return Err(err(format!("no field `{}`; allowed: {}", crate::error::printable(field, 40), FIELDS.join(", ")))),
+        }
+        if e.usd.is_none() && e.power_w.is_none() && e.source.is_empty() && e.date.is_empty() {
+            next.0.remove(at);
+        }
+        next.validate()?;
+        Ok(next)
+    }
+
+    /// A price-book file: a list of entries, or a scenario file whose `prices` is one;
+    /// checked ([`PriceBook::validate`]).
+    pub fn from_file_text(text: &str) -> Result<PriceBook> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| ModelError::new("prices", format!("not JSON: {}", crate::error::printable(&e.to_string(), 80))))?;
+        let list = match &v {
+            serde_json::Value::Object(o) => o.get("prices").ok_or_else(|| ModelError::new("prices", "a list of prices, or a scenario file with `prices`"))?,
+            _ => &v,
+        };
+        let book = PriceBook::from_value(list)?;
+        book.validate()?;
+        Ok(book)
+    }
+}
+
 impl PriceBook {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -92,6 +168,9 @@ impl PriceBook {
                     "prices",
                     format!("unknown part '{}'; allowed: {}", crate::error::printable(&p.item, 40), known.join(", ")),
                 ));
+            }
+            if p.source.chars().count() > MAX_TEXT || p.date.chars().count() > MAX_TEXT {
+                return Err(ModelError::new("prices", format!("{}: source and date are at most {MAX_TEXT} characters", p.item)));
             }
             for (what, v) in [("usd", p.usd), ("power_w", p.power_w)] {
                 if let Some(x) = v.filter(|x| !x.is_finite() || *x < 0.0) {

@@ -157,3 +157,48 @@ fn price_book_reads_its_json_and_refuses_unknown_keys() {
     assert!(read(r#"{"item":"qm9700"}"#).is_err());
     assert!(read("null").unwrap().is_empty(), "no prices: an empty book");
 }
+
+#[test]
+fn an_edited_book_prices_the_bill_and_a_bad_number_keeps_the_book() {
+    let b = superpod();
+    let book = PriceBook::default().edited("qm9700", "usd", "30000").unwrap().edited("qm9700", "source", "quote").unwrap();
+    assert_eq!(book.0.len(), 1);
+    assert_eq!((book.usd("qm9700"), book.0[0].source.as_str()), (Some(30000.0), "quote"));
+    // Repricing the built bill gives what building it with the book gives.
+    let topo = Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap();
+    assert_eq!(b.repriced(&book), bom(&topo, &book));
+    assert_eq!(b.repriced(&book).priced_usd, 48.0 * 30000.0);
+    // A switch's power from the book: the total counts it (48 x 1,000 W more) and names the book.
+    let powered = book.edited("qm9700", "power_w", "1000").unwrap();
+    let p = b.repriced(&powered);
+    assert!((p.power_kw - b.power_kw - 48.0).abs() < 1e-9);
+    assert_eq!(line(&p, Group::Leaf, "qm9700").source, "the user's price book");
+    // ... and back to the catalog's when the override goes.
+    assert_eq!(b.repriced(&powered.edited("qm9700", "power_w", "").unwrap()).power_kw, b.power_kw);
+    // Bad numbers name the field and leave the book as it was (the caller keeps it).
+    for bad in ["-1", "abc", "1,000", "inf", "NaN"] {
+        let e = book.edited("qm9700", "usd", bad).unwrap_err();
+        assert!(e.field == "prices" && e.message.starts_with("qm9700: usd is US dollars per unit"), "{bad}: {e}");
+    }
+    assert!(book.edited("qm9700", "power_w", "x").unwrap_err().message.contains("power_w is watts"));
+    assert!(book.edited("nope", "usd", "1").unwrap_err().message.contains("unknown part 'nope'"));
+    assert!(book.edited("qm9700", "colour", "1").is_err());
+    // An entry emptied of everything is dropped.
+    let cleared = book.edited("qm9700", "usd", "").unwrap().edited("qm9700", "source", " ").unwrap();
+    assert!(cleared.is_empty() && cleared.to_value().is_null());
+}
+
+#[test]
+fn a_price_book_file_is_a_list_or_a_scenario_with_prices() {
+    let list = r#"[{"item": "qm9700", "usd": 30000, "source": "quote", "date": "2026-11-01"}]"#;
+    let book = PriceBook::from_file_text(list).unwrap();
+    assert_eq!(book.usd("qm9700"), Some(30000.0));
+    let scenario = format!(r#"{{"version": 1, "prices": {list}}}"#);
+    assert_eq!(PriceBook::from_file_text(&scenario).unwrap(), book);
+    // Round trip through a scenario's `prices`.
+    assert_eq!(PriceBook::from_value(&book.to_value()).unwrap(), book);
+    for (bad, says) in [("{", "not JSON"), ("{}", "`prices`"), (r#"[{"item": "qm9700", "usd": -5}]"#, "usd must be"), (r#"[{"item": "qm9700", "cost": 5}]"#, "unknown field `cost`")] {
+        let e = PriceBook::from_file_text(bad).unwrap_err();
+        assert!(e.field == "prices" && e.message.contains(says), "{bad}: {e}");
+    }
+}
