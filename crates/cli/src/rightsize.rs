@@ -69,21 +69,28 @@ fn text(r: &RightSize, job: &str) -> String {
         r.skipped,
         r.layouts.join(", ")
     );
+    s.push_str(&format!("systems (scale-up domain sizes): {}\n", r.systems().join(", ")));
     let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
+    let missing = r.missing_power();
     s.push_str(&format!(
-        "axis: {}; {ranked} options ranked{}\n\nPareto front, fastest first:\n",
+        "axis: {}; {ranked} options ranked{}{}\n\nPareto front, fastest first:\n",
         if r.axis == Axis::CostUsd { "cost (every item priced)" } else { "power (price every item to compare cost)" },
-        if r.axis == Axis::PowerKw && r.lower_bound {
-            "; switch power is published for none of them and left out of all (give power_w per switch in the price book); options with other parts of unknown power (800G NICs and optics) are listed in --json but not ranked"
+        if r.axis == Axis::PowerKw && r.candidates.iter().any(|c| c.unpowered.iter().any(|id| fabricscope_model::bom::parts::is_switch(id))) {
+            "; switch power left out where not published (give power_w per switch in the price book)"
         } else {
             ""
+        },
+        if r.axis == Axis::PowerKw && !missing.is_empty() {
+            format!("; not ranked by power: no published power for {} (give power_w in --prices FILE; the others are listed in --json)", missing.join(", "))
+        } else {
+            String::new()
         }
     ));
     for (k, &i) in r.pareto.iter().enumerate() {
         let c = &r.candidates[i];
         let mark = if Some(i) == r.pick { "  <- cheapest within 2% of the fastest" } else { "" };
         s.push_str(&format!(
-            "  {:<34} {:>9.3} s/step  MFU {:>5.1}%  {:>12.1} {unit}  {:>5} switches  {}{mark}\n",
+            "  {:<54} {:>9.3} s/step  MFU {:>5.1}%  {:>12.1} {unit}  {:>5} switches  {}{mark}\n",
             c.label,
             c.step_time_s,
             100.0 * c.mfu,

@@ -133,6 +133,25 @@ fn rightsize_ranks_options_and_picks_within_two_percent() {
 }
 
 #[test]
+fn rightsize_offers_each_scale_up_domain_the_gpus_come_in() {
+    // 576 B200: 72 8-GPU NVSwitch servers or 8 GB200 NVL72 racks of 72, each option labelled.
+    let v = json(&["rightsize", "--gpu", "b200", "--nodes", "72", "--json"]);
+    let c = v["candidates"].as_array().unwrap();
+    let sizes: Vec<u64> = c.iter().map(|x| x["domain_gpus"].as_u64().unwrap()).collect();
+    assert!(sizes.contains(&8) && sizes.contains(&72), "{sizes:?}");
+    assert!(c.iter().any(|x| x["label"].as_str().unwrap().starts_with("GB200 72-GPU NVL72 · ")));
+    let text = stdout_ok(&["rightsize", "--gpu", "b200", "--nodes", "72"]);
+    assert!(text.contains("systems (scale-up domain sizes): B200 8-GPU NVSwitch, GB200 72-GPU NVL72"), "{text}");
+    // The rack's draw is not published: by power only the user's own servers are ranked, and
+    // the text says what a price book would have to give.
+    assert!(text.contains("no published power for") && text.contains("gb200-nvl72-rack"), "{text}");
+    // H100 comes on 8-GPU NVSwitch or 4-GPU NVLink baseboards.
+    let v = json(&["rightsize", "--nodes", "32", "--json"]);
+    let sizes: Vec<u64> = v["candidates"].as_array().unwrap().iter().map(|x| x["domain_gpus"].as_u64().unwrap()).collect();
+    assert!(sizes.contains(&8) && sizes.contains(&4), "{sizes:?}");
+}
+
+#[test]
 fn render_writes_the_right_sizers_chart() {
     let s = temp("scenario.json", r#"{"cluster":{"nodes":32}}"#);
     let out = std::env::temp_dir().join(format!("fabricscope-bom-{}-render", std::process::id()));

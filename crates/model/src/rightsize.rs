@@ -1,5 +1,5 @@
-//! Right-sizes the scale-out fabric for a job: every option a buyer chooses between (InfiniBand
-//! or RoCE, 400G or 800G NICs, NICs per node, rail-optimized or not, 1:1, 2:1 or 3:1 at the
+//! Right-sizes the fabric for a job: every option a buyer chooses between (the scale-up domain
+//! where the catalog builds several for the same GPUs, InfiniBand or RoCE, 400G or 800G NICs, NICs per node, rail-optimized or not, 1:1, 2:1 or 3:1 at the
 //! leaf and, in three tiers, at the spine) costed by its bill of materials and timed on the
 //! job; the Pareto front of cost (or power) against step time, the cheapest option within 2% of
 //! the fastest, and what each step down the front saves.
@@ -7,13 +7,18 @@
 //! The job is timed on each option with the layouts the layout search ranks best on the user's
 //! own cluster (its top [`LAYOUTS`], or the layout the user pinned), each re-evaluated on the
 //! option (as the explorer carries layouts over while its search runs); a fresh search per
-//! option would cost a hundred searches. The scale-up domain is not varied: a smaller NVLink
-//! domain is a different system whose power and price the catalog cannot give honestly.
+//! option would cost a hundred searches.
+//!
+//! Scale-up domains ([`domains`]): Blackwell as 8-GPU NVSwitch servers (DGX/HGX B200) or GB200
+//! NVL72 racks; Ampere and Hopper as 8-GPU NVSwitch baseboards or 4-GPU baseboards (HGX A100,
+//! H100 and H200 4-GPU: four GPUs joined directly by NVLink, no NVSwitch, so no NVLS).
+//! Systems of different domains differ in their compute as well: on the power axis they are
+//! ranked together only where every system's power is known ([`summarize`]).
 //!
 //! [`RightSizer::run`] works until its caller says stop, so a page can run it in slices.
 
-use crate::bom::{bom, PriceBook};
-use crate::catalog::NicKind;
+use crate::bom::{bom, Bom, PriceBook};
+use crate::catalog::{GpuKind, NicKind, ScaleUp};
 use crate::error::{ModelError, Result};
 use crate::topology::{Cluster, Topology};
 use crate::training::explore::{layout_label, parallel_label, MAX_MICRO_BATCH};
@@ -34,9 +39,73 @@ pub const RATIOS: [f64; 3] = [1.0, 2.0, 3.0];
 /// NICs offered: InfiniBand and RoCE at 400G and 800G.
 pub const NICS: [NicKind; 4] = [NicKind::IbNdr, NicKind::Roce400, NicKind::IbXdr, NicKind::Roce800];
 
+/// The system the GPUs come in: GPU, scale-up fabric and GPUs per node (or tray).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Domain {
+    pub gpu: GpuKind,
+    pub scale_up: ScaleUp,
+    pub gpus_per_node: u32,
+    /// NVLink SHARP where the system has NVSwitch chips (not on a 4-GPU baseboard).
+    pub nvls: bool,
+}
+
+impl Domain {
+    pub fn of(c: &Cluster) -> Domain {
+        Domain { gpu: c.gpu, scale_up: c.scale_up, gpus_per_node: c.gpus_per_node, nvls: c.nvls }
+    }
+
+    /// "B200 8-GPU NVSwitch", "GB200 72-GPU NVL72", "H100 4-GPU NVLink", with the domain's
+    /// size in GPUs as the topology made it.
+    pub fn label(&self, domain_gpus: u32) -> String {
+        let kind = match self.scale_up {
+            ScaleUp::Nvl72 => "NVL72",
+            ScaleUp::NvSwitch { .. } if self.gpus_per_node >= 8 => "NVSwitch",
+            ScaleUp::NvSwitch { .. } | ScaleUp::NvlinkBridge => "NVLink",
+            ScaleUp::Pcie { .. } => "PCIe",
+        };
+        format!("{} {domain_gpus}-GPU {kind}", self.gpu.id().to_ascii_uppercase())
+    }
+}
+
+/// GPUs per baseboard of the 4-GPU HGX boards (HGX A100 4-GPU, HGX H100 4-GPU, HGX H200
+/// 4-GPU: each GPU's NVLinks split among the three others, no NVSwitch; NVIDIA HGX platform
+/// pages, https://www.nvidia.com/en-us/data-center/hgx/, read 2026-11-30).
+pub const HGX_4GPU: u32 = 4;
+
+/// GPUs per GB200 compute tray (NVIDIA GB200 NVL72: 18 trays of 2 Grace + 4 Blackwell).
+pub const GB200_TRAY_GPUS: u32 = 4;
+
+/// The systems the same GPU count can be bought as, the user's own first: for B200 and GB200,
+/// 8-GPU NVSwitch servers and NVL72 racks; for A100, H100 and H200 on NVSwitch, 8-GPU and
+/// 4-GPU baseboards. Only those that divide the GPU count; other clusters keep their own.
+pub fn domains(base: &Cluster) -> Vec<Domain> {
+    let total = base.total_gpus();
+    let own = Domain::of(base);
+    let mut v = vec![own];
+    let mut offer = |d: Domain| {
+        if total.is_multiple_of(d.gpus_per_node) && !v.iter().any(|o| (o.gpu, o.scale_up, o.gpus_per_node) == (d.gpu, d.scale_up, d.gpus_per_node)) {
+            v.push(d);
+        }
+    };
+    match (base.gpu, base.scale_up) {
+        (GpuKind::B200 | GpuKind::Gb200, _) => {
+            offer(Domain { gpu: GpuKind::B200, scale_up: ScaleUp::NvSwitch { gen: 5 }, gpus_per_node: 8, nvls: true });
+            offer(Domain { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: GB200_TRAY_GPUS, nvls: true });
+        }
+        (GpuKind::A100 | GpuKind::H100 | GpuKind::H200, ScaleUp::NvSwitch { gen }) if matches!(base.gpus_per_node, 4 | 8) => {
+            offer(Domain { gpus_per_node: 8, nvls: true, ..own });
+            offer(Domain { gpu: base.gpu, scale_up: ScaleUp::NvSwitch { gen }, gpus_per_node: HGX_4GPU, nvls: false });
+        }
+        _ => {}
+    }
+    v
+}
+
 /// One fabric a buyer could order.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct FabricOption {
+    /// The system the GPUs come in (the scale-up domain).
+    pub domain: Domain,
     pub nic: NicKind,
     pub nics_per_node: u32,
     pub rail_optimized: bool,
@@ -49,7 +118,13 @@ pub struct FabricOption {
 impl FabricOption {
     /// The user's cluster with this fabric (switch counts sized automatically).
     pub fn apply(&self, base: &Cluster) -> Cluster {
+        let d = self.domain;
         Cluster {
+            gpu: d.gpu,
+            scale_up: d.scale_up,
+            gpus_per_node: d.gpus_per_node,
+            nodes: base.total_gpus() / d.gpus_per_node.max(1),
+            nvls: base.nvls && d.nvls,
             nic: self.nic,
             nics_per_node: self.nics_per_node,
             rail_optimized: self.rail_optimized,
@@ -81,28 +156,31 @@ impl FabricOption {
     }
 }
 
-/// Every option for the user's cluster: [`NICS`] (and the cluster's own NIC), the GPUs per
-/// node, half or a quarter as many NICs, rails or not, and [`RATIOS`] at the leaf and spine.
+/// Every option for the user's cluster: each of its [`domains`], [`NICS`] (and the cluster's
+/// own NIC), one NIC per GPU of a node, half or a quarter as many, rails or not, and [`RATIOS`]
+/// at the leaf and spine.
 pub fn options(base: &Cluster) -> Vec<FabricOption> {
     let mut nics: Vec<NicKind> = NICS.to_vec();
     if !nics.contains(&base.nic) {
         nics.push(base.nic);
     }
-    let g = base.gpus_per_node.max(1);
+    let mut out = Vec::new();
+    for domain in domains(base) {
+    let g = domain.gpus_per_node.max(1);
     let mut counts = vec![g, g / 2, g / 4];
     counts.retain(|c| *c >= 1);
     counts.dedup();
-    let mut out = Vec::new();
     for &nic in &nics {
         for &n in &counts {
             for rail in [true, false] {
                 for o in RATIOS {
                     for co in RATIOS {
-                        out.push(FabricOption { nic, nics_per_node: n, rail_optimized: rail, oversubscription: o, core_oversubscription: co });
+                        out.push(FabricOption { domain, nic, nics_per_node: n, rail_optimized: rail, oversubscription: o, core_oversubscription: co });
                     }
                 }
             }
         }
+    }
     }
     out
 }
@@ -112,6 +190,8 @@ pub fn options(base: &Cluster) -> Vec<FabricOption> {
 pub struct Candidate {
     pub label: String,
     pub option: FabricOption,
+    /// GPUs per scale-up domain as built (an NVL72 rack's share of the GPUs).
+    pub domain_gpus: u32,
     pub step_time_s: f64,
     pub tokens_per_s: f64,
     pub mfu: f64,
@@ -126,18 +206,26 @@ pub struct Candidate {
     pub cost_usd: Option<f64>,
     pub switches: u64,
     pub transceivers: u64,
+    /// Ranked on the power axis ([`summarize`] decides).
+    pub power_ranked: bool,
+    /// The option's bill of materials, for pricing it again ([`RightSize::repriced`]).
+    #[serde(skip)]
+    pub bill: Option<std::rc::Rc<Bom>>,
 }
 
 impl Candidate {
     /// Whether the option's value on `axis` is known well enough to rank it: fully priced for
-    /// cost; for power, every network item's figure published but the switches' (no switch
-    /// maker publishes one for these systems, so every option leaves its switches out alike;
-    /// compute items without a figure are the same in every option).
+    /// cost; for power, see [`summarize`].
     pub fn comparable(&self, axis: Axis) -> bool {
         match axis {
             Axis::CostUsd => self.cost_usd.is_some(),
-            Axis::PowerKw => self.unpowered_network.iter().all(|id| crate::bom::parts::is_switch(id)),
+            Axis::PowerKw => self.power_ranked,
         }
+    }
+
+    /// Compute items (systems, racks) without a power figure.
+    fn compute_unpowered(&self) -> bool {
+        self.unpowered.iter().any(|id| !self.unpowered_network.contains(id))
     }
 }
 
@@ -183,19 +271,46 @@ pub struct RightSize {
     pub skipped: u32,
     /// The layouts each option was timed with.
     pub layouts: Vec<String>,
+    /// The systems offered, the user's own first.
+    pub domains: Vec<Domain>,
 }
 
 impl RightSize {
-    /// Network items (switches aside) whose missing power keeps options off the power front,
-    /// each once: what a price book's `power_w` would have to give.
+    /// Items (switches aside) whose missing power keeps options off the power front, each
+    /// once: what a price book's `power_w` would have to give.
     pub fn missing_power(&self) -> Vec<&'static str> {
         let mut v: Vec<&'static str> = Vec::new();
-        for id in self.candidates.iter().flat_map(|c| c.unpowered_network.iter().copied()) {
+        for id in self.candidates.iter().filter(|c| !c.power_ranked).flat_map(|c| c.unpowered.iter().copied()) {
             if !crate::bom::parts::is_switch(id) && !v.contains(&id) {
                 v.push(id);
             }
         }
         v
+    }
+
+    /// Each system offered, labelled with its domain size as built ("GB200 72-GPU NVL72").
+    pub fn systems(&self) -> Vec<String> {
+        self.domains
+            .iter()
+            .map(|d| d.label(self.candidates.iter().find(|c| c.option.domain == *d).map_or(d.gpus_per_node, |c| c.domain_gpus)))
+            .collect()
+    }
+
+    /// The same options priced from another book (power overrides too): the front, pick and
+    /// steps again, without timing anything again.
+    pub fn repriced(&self, book: &PriceBook) -> RightSize {
+        let candidates = self
+            .candidates
+            .iter()
+            .map(|c| match &c.bill {
+                Some(b) => {
+                    let b = std::rc::Rc::new(b.repriced(book));
+                    Candidate { power_kw: b.power_kw, unpowered: b.unpowered.clone(), unpowered_network: network_unpowered(&b), cost_usd: b.cost_usd, bill: Some(b), ..c.clone() }
+                }
+                None => c.clone(),
+            })
+            .collect();
+        summarize(candidates, self.skipped, self.layouts.clone(), self.domains.clone())
     }
 
     /// An option's value on the axis.
@@ -222,6 +337,7 @@ pub struct RightSizer {
     fixed: Constraints,
     book: PriceBook,
     opts: Vec<FabricOption>,
+    domains: Vec<Domain>,
     /// Layouts the search has in all (for progress).
     searched: usize,
     phase: Phase,
@@ -239,8 +355,9 @@ impl RightSizer {
             search = search.with_pinned(fixed);
         }
         let opts = options(base);
+        let domains = domains(base);
         let searched = search.progress().1;
-        Ok(RightSizer { topo, w, fixed, book, opts, searched, phase: Phase::Search(Box::new(search), EvaluatorCaches::default()) })
+        Ok(RightSizer { topo, w, fixed, book, opts, domains, searched, phase: Phase::Search(Box::new(search), EvaluatorCaches::default()) })
     }
 
     /// Work done and in all (layouts searched, then options costed).
@@ -297,7 +414,7 @@ impl RightSizer {
                             names.push(n);
                         }
                     }
-                    self.phase = Phase::Done(summarize(out, skipped, names));
+                    self.phase = Phase::Done(summarize(out, skipped, names, self.domains.clone()));
                 }
             }
         }
@@ -313,7 +430,7 @@ impl RightSizer {
 }
 
 fn empty() -> RightSize {
-    RightSize { candidates: Vec::new(), axis: Axis::PowerKw, lower_bound: false, pareto: Vec::new(), fastest: None, pick: None, steps: Vec::new(), skipped: 0, layouts: Vec::new() }
+    RightSize { candidates: Vec::new(), axis: Axis::PowerKw, lower_bound: false, pareto: Vec::new(), fastest: None, pick: None, steps: Vec::new(), skipped: 0, layouts: Vec::new(), domains: Vec::new() }
 }
 
 /// Times the job's layouts on one option and costs its bill; `None` when the option cannot be
@@ -334,25 +451,49 @@ fn cost_and_time(base: &Cluster, o: &FabricOption, w: &Workload, layouts: &[Para
         .min_by(|a, b| a.step_time_s.total_cmp(&b.step_time_s))?;
     let b = bom(&topo, book);
     Some(Candidate {
-        label: o.label(tiers == 3),
+        label: format!("{} · {}", o.domain.label(topo.domain_gpus), o.label(tiers == 3)),
         option: *o,
+        domain_gpus: topo.domain_gpus,
         step_time_s: best.step_time_s,
         tokens_per_s: best.tokens_per_s,
         mfu: best.mfu,
         layout: layout_label(&best),
         power_kw: b.power_kw,
-        unpowered_network: b.lines.iter().filter(|l| l.group.is_network() && l.unit_power_w.is_none()).map(|l| l.item).collect(),
+        unpowered_network: network_unpowered(&b),
         unpowered: b.unpowered.clone(),
         cost_usd: b.cost_usd,
         switches: b.switches_total,
         transceivers: b.transceivers,
+        power_ranked: false,
+        bill: Some(std::rc::Rc::new(b)),
     })
 }
 
-/// The front, the pick and the steps down from the options' numbers.
-pub fn summarize(candidates: Vec<Candidate>, skipped: u32, layouts: Vec<String>) -> RightSize {
-    let axis = if !candidates.is_empty() && candidates.iter().all(|c| c.cost_usd.is_some()) { Axis::CostUsd } else { Axis::PowerKw };
-    let mut r = RightSize { lower_bound: candidates.iter().any(|c| !c.unpowered.is_empty()), candidates, axis, skipped, layouts, ..empty() };
+/// The scale-out network's items without a power figure.
+fn network_unpowered(b: &Bom) -> Vec<&'static str> {
+    b.lines.iter().filter(|l| l.group.is_network() && l.unit_power_w.is_none()).map(|l| l.item).collect()
+}
+
+/// The front, the pick and the steps down from the options' numbers; `domains` the systems
+/// offered, the user's own first.
+///
+/// The axis is cost when every option of the user's own system is priced (others are ranked
+/// on it where priced), else power. On the power axis an option is ranked when every network item but the switches has a
+/// figure (no switch maker publishes one for these systems, so every option leaves its
+/// switches out alike). Compute without a figure (an NVL72 rack's draw) is the same in every
+/// option of one system; options of several systems are ranked together only while every
+/// system's compute has a figure, else only those of the user's own system are.
+pub fn summarize(mut candidates: Vec<Candidate>, skipped: u32, layouts: Vec<String>, domains: Vec<Domain>) -> RightSize {
+    let own = domains.first().copied();
+    // Cost once every option of the user's own system is priced; other systems' options are
+    // ranked on it as far as they are priced.
+    let mine = |c: &&Candidate| own.is_none_or(|d| c.option.domain == d);
+    let axis = if candidates.iter().any(|c| mine(&c)) && candidates.iter().filter(mine).all(|c| c.cost_usd.is_some()) { Axis::CostUsd } else { Axis::PowerKw };
+    let mixed = candidates.iter().any(|c| Some(c.option.domain) != own) && candidates.iter().any(Candidate::compute_unpowered);
+    for c in &mut candidates {
+        c.power_ranked = c.unpowered_network.iter().all(|id| crate::bom::parts::is_switch(id)) && (!mixed || Some(c.option.domain) == own);
+    }
+    let mut r = RightSize { lower_bound: candidates.iter().any(|c| !c.unpowered.is_empty()), candidates, axis, skipped, layouts, domains, ..empty() };
     let ranked: Vec<usize> = (0..r.candidates.len()).filter(|&i| r.candidates[i].comparable(axis)).collect();
     // (step, x, index) order; written out rather than sorted (one sort instance less in the
     // page's bundle).
