@@ -4,12 +4,19 @@
 // - the right-sizer runs on request for 1024 GPUs in slices: no main-thread task over 50 ms,
 //   done within a few seconds, a Pareto chart with the pick ringed; a cluster change retires
 //   the answer;
+// - the price book editor (issue 12): a bad number shows the model's message beside its box
+//   and keeps the book; prices typed for the SuperPOD's four items price it (128 DGX H100,
+//   48 QM9700, 2048 twin-port modules and 2048 fibers at test prices: 41,990,400 USD, 41,006
+//   USD per GPU, network 8.6%); a price-book file imported turns the right-sizer's answer to
+//   cost without a new run; the book survives a reload (localStorage) and travels in the
+//   copied link (a fresh browser opening it shows the cost); Clear empties it;
 // - no console error on the way.
 //
 //   node e2e/bom.mjs            (DIST=path to test another build)
 
 import { chromium } from 'playwright-core';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
@@ -59,7 +66,83 @@ async function main() {
       console.log(`     right-sized in ${ms} ms`);
     });
 
+    // Test inputs, not prices anyone quoted.
+    const PRICES = { 'dgx-h100': 300000, qm9700: 30000, 'mma4z00-ns': 1000, 'fiber-mpo-mm': 50 };
+    const box = (item, field) => `[data-testid=prices] input[data-item="${item}"][data-f="${field}"]`;
+    const power = () => page.textContent('[data-testid=bom-power]');
+
+    await check('price editor: a bad number is refused beside its box, the book kept', async () => {
+      await page.waitForSelector(box('qm9700', 'usd'));
+      await page.fill(box('qm9700', 'usd'), 'abc');
+      await page.press(box('qm9700', 'usd'), 'Enter');
+      const err = await page.textContent('#price-qm9700-usd-e');
+      assert(err.includes('usd is US dollars per unit') && err.includes("'abc'"), `message: ${err}`);
+      assert((await page.getAttribute(box('qm9700', 'usd'), 'aria-invalid')) === 'true', 'marked invalid');
+      assert((await power()).includes('not priced'), await power());
+      assert((await page.evaluate(() => localStorage.getItem('fabricscope-prices'))) === null, 'nothing saved');
+    });
+
+    await check('price editor: prices typed for every item price the bill (cost, per GPU, network share)', async () => {
+      for (const [item, usd] of Object.entries(PRICES)) {
+        await page.fill(box(item, 'usd'), String(usd));
+        await page.press(box(item, 'usd'), 'Tab');
+      }
+      await page.fill(box('qm9700', 'source'), 'test input');
+      await page.press(box('qm9700', 'source'), 'Tab');
+      // Focus moved on with Tab: the edit did not redraw the boxes.
+      assert((await page.evaluate(() => document.activeElement?.dataset.f)) === 'date', 'focus kept on the next box');
+      assert((await page.textContent('#price-qm9700-usd-e')) === '', 'the message goes once the entry is good');
+      await page.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('USD per GPU'), null, { timeout: 5000 });
+      const p = await power();
+      assert(p.includes('41990400 USD') && p.includes('41006 USD per GPU') && p.includes('network 8.6%'), p);
+      assert((await page.textContent('[data-testid=price-status]')).startsWith('4 of 4 items priced'), 'status line');
+      const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('fabricscope-prices')));
+      assert(saved.length === 4 && saved.some((e) => e.item === 'qm9700' && e.usd === 30000 && e.source === 'test input'), JSON.stringify(saved));
+    });
+
+    await check("a price-book file imported re-ranks the right-sizer's answer by cost, without a new run", async () => {
+      // Every part an option of the user's own system (8-GPU DGX H100) may use.
+      const items = ['dgx-h100', 'qm9700', 'sn5600', 'q3400', 'mma4z00-ns', 'mma4z00-ns400', 'mms4x00-nm', 'fiber-mpo-mm', 'fiber-mpo-sm', 'dac', 'optic', 'fiber', 'connectx-8-xdr', 'connectx-8-800gbe', 'connectx-7-ndr', 'connectx-7-400gbe'];
+      const file = join(await mkdtemp(join(tmpdir(), 'fs-prices-')), 'book.json');
+      await writeFile(file, JSON.stringify(items.map((item) => ({ item, usd: PRICES[item] ?? 1000, source: 'test input', date: '2026-11-30' }))));
+      await page.click('[data-testid=rightsize-run]');
+      await page.waitForSelector('[data-testid=rightsize-pick]', { timeout: 30000 });
+      await page.setInputFiles('[data-testid=price-import]', file);
+      await page.waitForFunction(() => document.querySelector('[data-testid=rightsize-systems]')?.textContent.includes('ranked by cost'), null, { timeout: 5000 });
+      const sys = await page.textContent('[data-testid=rightsize-systems]');
+      assert(sys.includes('H100 8-GPU NVSwitch') && sys.includes('H100 4-GPU NVLink'), `systems with their domain sizes: ${sys}`);
+      assert((await page.textContent('[data-testid=price-note]')).startsWith(`Imported ${items.length} prices`), 'import note');
+      assert((await page.inputValue(box('qm9700', 'usd'))) === '30000', 'the boxes show the imported book');
+    });
+
+    await check('the book survives a reload and travels in the copied link', async () => {
+      const copied = await page.inputValue('[data-testid=share-link]');
+      await page.goto('about:blank');
+      await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
+      await page.waitForSelector(box('qm9700', 'usd'), { timeout: 15000 });
+      assert((await page.inputValue(box('qm9700', 'usd'))) === '30000', 'restored from localStorage');
+      // A fresh browser (no storage) opening the copied link gets the book from the link.
+      const fresh = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1400, height: 900 } });
+      const p2 = await fresh.newPage();
+      watch(p2, problems);
+      await p2.goto(copied, { waitUntil: 'load' });
+      await p2.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('USD per GPU'), null, { timeout: 15000 });
+      const p = await p2.textContent('[data-testid=bom-power]');
+      assert(p.includes('41990400 USD') && p.includes('41006 USD per GPU'), `priced from the link: ${p}`);
+      assert(copied.includes('#s=v1.'), copied);
+      await fresh.close();
+    });
+
+    await check('Clear empties the book', async () => {
+      await page.click('[data-testid=price-clear]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('not priced'), null, { timeout: 5000 });
+      assert((await page.inputValue(box('qm9700', 'usd'))) === '', 'boxes emptied');
+      assert((await page.evaluate(() => localStorage.getItem('fabricscope-prices'))) === null, 'saved copy removed');
+    });
+
     await check('a cluster change retires the answer', async () => {
+      await page.click('[data-testid=rightsize-run]');
+      await page.waitForSelector('[data-testid=rightsize-pick]', { timeout: 30000 });
       await page.click('[data-preset=h100-roce]');
       await page.waitForFunction(() => !document.querySelector('[data-testid=rightsize-pick]'), null, { timeout: 10000 });
     });

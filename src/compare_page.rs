@@ -1,12 +1,15 @@
 //! compare.html's root ("Compare and price designs", its own wasm: src/bin/fabricscope-compare):
 //! the pinned designs A-D of the link (`&d=`) or of this browser's saved copy, the link's own
 //! design (`#s=`) in the controls to add (added by itself when none is saved), the comparison,
-//! the bill of materials and the right-sizer of the design in the controls, and
-//! `?embed=compare-…`. The link follows every change.
+//! the bill of materials, the price book (`crate::prices`, which prices all of them) and the
+//! right-sizer of the design in the controls, and `?embed=compare-…`. The link follows every
+//! change.
 
 use crate::app::{count_control, Action, State, DARK, NARROW};
-use crate::components::export::{copy_text, embed_snippet, page_base};
-use crate::components::{bom_panel, pickers, presets, rightsize_panel, ComparePanel, PickersProps, PresetsProps, RightsizeProps};
+use crate::components::export::{copy_text, embed_snippet, page_base, save_scenario};
+use crate::components::{bom_of, bom_panel, pickers, presets, price_editor, rightsize_panel, ComparePanel, PickersProps, PresetsProps, PriceEditorProps, RightsizeProps};
+use crate::prices::Prices;
+use fabricscope_model::bom::PriceBook;
 use crate::designs::DesignAction;
 use crate::embed::{embed_request, url_parts, viewport};
 use crate::eval::Count;
@@ -47,9 +50,10 @@ pub fn mount() {
 }
 
 
-/// A copy-link button and the page's link (with the designs), and the embed snippet of a
-/// comparison chart of them.
-fn share(link: &str, designs: &str, note: &UseStateHandle<Option<String>>) -> Html {
+/// A copy-link button and the page's link (with the designs and the price book), the scenario
+/// file (with the price book), and the embed snippet of a comparison chart of them.
+fn share(settled: &Scenario, designs: &str, note: &UseStateHandle<Option<String>>) -> Html {
+    let link = &encode(settled);
     let base = page_base();
     let url = format!("{base}#s={link}{designs}");
     let copy = {
@@ -57,12 +61,15 @@ fn share(link: &str, designs: &str, note: &UseStateHandle<Option<String>>) -> Ht
         Callback::from(move |_: MouseEvent| copy_text(&url, &note))
     };
     let select = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
+    let file = serde_json::to_value(settled).unwrap_or_default();
+    let save = Callback::from(move |_: MouseEvent| save_scenario(&file));
     html! {
         <section class="panel export" aria-labelledby="share-h" data-testid="export">
             <h2 id="share-h">{ "Share" }</h2>
             <div class="export-row share-row">
                 <button type="button" onclick={copy} data-testid="copy-link">{ "Copy link" }</button>
                 <input id="share-link" type="text" readonly=true value={url} onfocus={select.clone()} aria-label="Link to this comparison" data-testid="share-link" />
+                <button type="button" onclick={save} data-testid="export-json">{ "Scenario (JSON)" }</button>
             </div>
             if let Some(n) = &**note {
                 <p class="export-note ok" role="status">{ n }</p>
@@ -106,7 +113,19 @@ fn ComparePage() -> Html {
     let designs = use_reducer(crate::designs::load);
     // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
     let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
-    let settled = url::use_link_writer(state.scenario(), "compare.html", fabricscope_model::link::encode, designs_link.clone());
+    let prices = use_state(crate::prices::load);
+    let price_note = use_state(|| None::<String>);
+    let shown = use_mut_ref(|| (prices.book.clone(), 0u32));
+    let on_book = {
+        let prices = prices.clone();
+        Callback::from(move |book: PriceBook| {
+            crate::prices::save(&book);
+            prices.set(Prices { book, notes: Vec::new() });
+        })
+    };
+    // The link and the scenario file carry the book.
+    let scenario = Scenario { prices: prices.book.to_value(), ..state.scenario() };
+    let settled = url::use_link_writer(scenario, "compare.html", fabricscope_model::link::encode, designs_link.clone());
     let note = use_state(|| None::<String>);
     // Opened with no saved designs: the link's design is the first.
     {
@@ -151,11 +170,14 @@ fn ComparePage() -> Html {
             <div class="panels">
                 if let Some(v) = &state.view {
                     <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={None} {dark} {compact}
-                        on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} />
-                    { bom_panel(&v.cluster) }
-                    { rightsize_panel(&RightsizeProps { sized, progress: sizing, start: start_sizing, job, dark, compact }) }
+                        on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} book={prices.book.clone()} />
+                    { bom_panel(&v.cluster, &prices.book) }
+                    if let Some(bill) = bom_of(&v.cluster, &prices.book) {
+                        { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown }) }
+                    }
+                    { rightsize_panel(&RightsizeProps { sized, progress: sizing, start: start_sizing, job, book: prices.book.clone(), dark, compact }) }
                 }
-                { share(&encode(&settled), &designs_link, &note) }
+                { share(&settled, &designs_link, &note) }
             </div>
         </div>
     }

@@ -11,6 +11,7 @@
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
 //! | [`rightsize`] | the right-sizer, run on request in slices |
+//! | [`prices`] | compare.html's price book: read from the link or this browser, saved |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 //! | [`compare_page`] | compare.html's root: compare and price designs (its own wasm, src/bin/fabricscope-compare) |
@@ -25,6 +26,7 @@ pub mod designs;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod prices;
 pub mod rightsize;
 pub mod training;
 pub mod url;

@@ -54,37 +54,47 @@ fn table_html(b: &Bom) -> String {
     }
     let _ = write!(
         o,
-        "</tbody></table></div><p data-testid=\"bom-power\">Power {}{:.1} kW, network {:.1} kW ({:.1}%).{} Cost: {}</p><p class=\"muted small\">Power: the published maximum per item; n/p: not published, not counted. Every item's source: <code>fabricscope bom --json</code>. Prices: a scenario file's <code>prices</code> (CLI <code>--prices</code>); none are built in.</p>",
+        "</tbody></table></div><p data-testid=\"bom-power\">Power {}{:.1} kW, network {:.1} kW ({:.1}%).{} Cost: {}</p><p class=\"muted small\">Power: the published maximum per item (switches: see docs/bom.md); n/p: not published, not counted. Every item's source: <code>fabricscope bom --json</code>. Prices: the price book below; none are built in.</p>",
         if b.unpowered.is_empty() { "" } else { "at least " },
         b.power_kw,
         b.network_power_kw,
         100.0 * b.network_power_share(),
         if b.unpowered.is_empty() { String::new() } else { format!(" No published figure: {}.", esc(&b.unpowered.join(", "))) },
         match (b.cost_usd, b.cost_per_gpu()) {
-            (Some(c), Some(g)) => format!("{c:.0} USD, {g:.0} USD per GPU."),
+            (Some(c), Some(g)) => format!("{c:.0} USD, {g:.0} USD per GPU, network {:.1}%.", 100.0 * b.network_cost_share().unwrap_or(0.0)),
+            _ if b.priced_usd > 0.0 => format!("incomplete: {:.0} USD for the priced items; no price for {}.", b.priced_usd, esc(&b.unpriced.join(", "))),
             _ => "not priced.".to_string(),
         }
     );
     o
 }
 
-/// The last cluster drawn, its bill and markup.
-type Drawn = Option<(Cluster, Option<(Rc<Bom>, AttrValue)>)>;
+/// The last cluster and prices drawn, their bill and markup.
+type Drawn = Option<((Cluster, PriceBook), Option<(Rc<Bom>, AttrValue)>)>;
 
 thread_local! {
     static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
 }
 
-/// The panel for `cluster` (unpriced: the page holds no price book yet).
-pub fn bom_panel(cluster: &Cluster) -> Html {
-    let drawn = DRAWN.with(|c| {
-        cached(c, cluster.clone(), |c| {
-            let b = Rc::new(bom(&c.topology().ok()?, &PriceBook::default()));
+/// The bill of `cluster` priced from `book`, and its markup (drawn once per change).
+fn drawn(cluster: &Cluster, book: &PriceBook) -> Option<(Rc<Bom>, AttrValue)> {
+    DRAWN.with(|c| {
+        cached(c, (cluster.clone(), book.clone()), |(c, book)| {
+            let b = Rc::new(bom(&c.topology().ok()?, book));
             let html = AttrValue::from(table_html(&b));
             Some((b, html))
         })
-    });
-    let Some((b, html)) = drawn else { return Html::default() };
+    })
+}
+
+/// The bill the panel shows (the price book lists its items).
+pub fn bom_of(cluster: &Cluster, book: &PriceBook) -> Option<Rc<Bom>> {
+    drawn(cluster, book).map(|d| d.0)
+}
+
+/// The panel for `cluster`, priced from the page's book.
+pub fn bom_panel(cluster: &Cluster, book: &PriceBook) -> Html {
+    let Some((b, html)) = drawn(cluster, book) else { return Html::default() };
     let save = Callback::from(move |_: MouseEvent| download_text("fabricscope-bom.csv", "text/csv", &bom_csv(&b)));
     html! {
         <section class="panel table-panel wide bom" data-testid="bom" aria-labelledby="bom-h">

@@ -12,7 +12,7 @@ use fabricscope_charts::compare::{compare_chart, design_label, DesignData, COMPA
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_charts::Theme;
-use fabricscope_model::bom::{scenario_bom, Bom};
+use fabricscope_model::bom::{bom, Bom, PriceBook};
 use fabricscope_model::compare::{default_name, numbers, MAX_DESIGNS, SCALE_NODES};
 use fabricscope_model::design::{delta_table, Better, DesignNumbers};
 use fabricscope_model::training::explore::TrainingView;
@@ -37,6 +37,8 @@ pub struct Props {
     pub compact: bool,
     /// Loads a pinned design into the controls.
     pub on_load: Callback<Scenario>,
+    /// The page's price book: it prices every design (on top of a design's own prices).
+    pub book: PriceBook,
 }
 
 impl PartialEq for Props {
@@ -47,6 +49,7 @@ impl PartialEq for Props {
             && self.training.as_ref().map(Rc::as_ptr) == o.training.as_ref().map(Rc::as_ptr)
             && self.scenario == o.scenario
             && self.current == o.current
+            && self.book == o.book
             && (self.dark, self.compact) == (o.dark, o.compact)
     }
 }
@@ -54,8 +57,15 @@ impl PartialEq for Props {
 /// Tab labels of [`COMPARE_CHART_IDS`].
 const TABS: [&str; 6] = ["busbw", "hierarchy", "step time", "memory", "busbw vs nodes", "step vs nodes"];
 
-/// A pinned design evaluated once (its charts, bill of materials).
-type Pinned = Vec<(Option<Rc<Evaluation>>, Option<Rc<Bom>>)>;
+/// The pinned designs evaluated once each (their charts).
+type Pinned = Vec<Option<Rc<Evaluation>>>;
+
+/// A design's bill of materials priced from its own prices with the page's book on top
+/// (`None` where it cannot be built or its own prices are refused).
+fn priced_bom(s: &Scenario, book: &PriceBook) -> Option<Rc<Bom>> {
+    let own = PriceBook::from_value(&s.prices).ok().filter(|b| b.validate().is_ok())?;
+    Some(Rc::new(bom(&s.cluster.topology().ok()?, &own.merged(book))))
+}
 
 fn number(key: &str, v: f64) -> String {
     match key {
@@ -184,23 +194,23 @@ pub fn ComparePanel(p: &Props) -> Html {
     // Pinned designs run the model once each (not on a rename, not on the page's inputs).
     let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
     let key_bytes = now.eval.key_bytes;
-    let pinned: Rc<Pinned> = use_memo((scenarios, key_bytes), |(ss, kb)| {
-        ss.iter().map(|s| (evaluate_at(&s.cluster, *kb).ok().map(Rc::new), scenario_bom(s).ok().map(Rc::new))).collect()
-    });
+    let pinned: Rc<Pinned> = use_memo((scenarios.clone(), key_bytes), |(ss, kb)| ss.iter().map(|s| evaluate_at(&s.cluster, *kb).ok().map(Rc::new)).collect());
+    // Their bills, priced again on every edit of the book (no model run).
+    let boms = use_memo((scenarios, p.book.clone()), |(ss, book)| ss.iter().map(|s| priced_bom(s, book)).collect::<Vec<_>>());
     // The page's own design joins while it differs from every pinned one.
     let mine = !list.iter().any(|d| d.scenario.cluster == now.eval.cluster);
-    let my_bom = use_memo((now.scenario.cluster.clone(), mine), |(c, mine)| mine.then(|| scenario_bom(&Scenario::new(c.clone())).ok().map(Rc::new)).flatten());
+    let my_bom = use_memo((now.scenario.cluster.clone(), mine, p.book.clone()), |(c, mine, book)| mine.then(|| priced_bom(&Scenario::new(c.clone()), book)).flatten());
     let view = now.scenario.view.clone();
     let (op, bytes) = (view.selected_op, view.headline_bytes());
     let job = now.scenario.training.workload.clone();
     // Who is compared (labels, evaluations, bills, work keys): once per change, not per input.
-    let setup = use_memo((now.version, list.clone(), Rc::as_ptr(&pinned) as usize, Rc::as_ptr(&my_bom) as usize), {
-        let (pinned, my_bom, now, list, job) = (pinned.clone(), my_bom.clone(), now.clone(), list.clone(), job.clone());
+    let setup = use_memo((now.version, list.clone(), Rc::as_ptr(&pinned) as usize, Rc::as_ptr(&boms) as usize, Rc::as_ptr(&my_bom) as usize), {
+        let (pinned, boms_in, my_bom, now, list, job) = (pinned.clone(), boms.clone(), my_bom.clone(), now.clone(), list.clone(), job.clone());
         move |_| {
             let mut names: Vec<String> = Vec::new();
             let mut evals: Vec<Rc<Evaluation>> = Vec::new();
             let mut boms: Vec<Option<Rc<Bom>>> = Vec::new();
-            for (i, (d, (e, b))) in list.iter().zip(pinned.iter()).enumerate() {
+            for (i, (d, (e, b))) in list.iter().zip(pinned.iter().zip(boms_in.iter())).enumerate() {
                 if let Some(e) = e {
                     names.push(design_label(i, &d.name));
                     evals.push(e.clone());
@@ -225,7 +235,7 @@ pub fn ComparePanel(p: &Props) -> Html {
     let (outs, busy, work_version) = use_compare_work(keys);
     let t = *tab;
     // The chart and the table, drawn again only when something they show has changed.
-    let drawn = use_memo((t, p.dark, p.compact, now.version, list.clone(), work_version), {
+    let drawn = use_memo((t, p.dark, p.compact, now.version, list.clone(), work_version, Rc::as_ptr(&setup) as usize), {
         let (setup, outs, now, job) = (setup.clone(), outs.clone(), now.clone(), job.clone());
         move |(t, dark, compact, ..)| {
             let (names, evals, boms, _) = &*setup;

@@ -1,11 +1,12 @@
-//! Panel 9: the right-sizer. A button runs it (in slices, see `crate::rightsize`); its answer
+//! Panel 4: the right-sizer. A button runs it (in slices, see `crate::rightsize`); its answer
 //! is the Pareto chart of the fabric options (`fabricscope_charts::pareto`, the CLI's renderer)
-//! and the pick in words.
+//! and the pick in words, priced again from the page's book on every edit (no new run).
 
 use super::{cached, esc};
 use crate::rightsize::Sized;
 use fabricscope_charts::pareto::pareto_chart;
 use fabricscope_charts::Theme;
+use fabricscope_model::bom::PriceBook;
 use fabricscope_model::rightsize::{Axis, RightSize};
 use std::fmt::Write;
 use std::rc::Rc;
@@ -16,6 +17,8 @@ pub struct Props {
     pub progress: Option<(usize, usize)>,
     pub start: Callback<()>,
     pub job: String,
+    /// The page's price book: the answer is priced from it.
+    pub book: PriceBook,
     pub dark: bool,
     pub compact: bool,
 }
@@ -37,7 +40,7 @@ fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
     }
     if r.pick.is_none() {
         let missing = r.missing_power();
-        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: no published power for {} (the CLI takes them in a price book).</p>", esc(&missing.join(", ")));
+        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: no published power for {} (give them a power figure or prices in the price book).</p>", esc(&missing.join(", ")));
     }
     o.push_str("<ul class=\"small\">");
     for s in r.steps.iter().take(4) {
@@ -53,29 +56,34 @@ fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
     }
     let _ = write!(
         o,
-        "</ul><p class=\"muted small\">{ranked} of {} options ranked{}. Each is timed with the layouts the search ranks best here ({}).</p>",
+        "</ul><p class=\"muted small\" data-testid=\"rightsize-systems\">{ranked} of {} options ranked by {}{}. Systems: {}. Each is timed with the layouts the search ranks best here ({}).</p>",
         r.candidates.len(),
-        if r.axis == Axis::PowerKw && r.lower_bound { " by power, switches left out of all (no published figure); 800G options need figures for their NICs and optics" } else { "" },
+        if r.axis == Axis::CostUsd { "cost" } else { "power (price every item of your system to rank by cost)" },
+        match r.missing_power() {
+            m if r.axis == Axis::PowerKw && !m.is_empty() => format!("; not ranked: no published power for {}", esc(&m.join(", "))),
+            _ => String::new(),
+        },
+        esc(&r.systems().join(", ")),
         esc(&r.layouts.join(", "))
     );
     o
 }
 
-/// The last answer drawn (its number, dark, compact) and its markup.
-type Drawn = Option<((u64, bool, bool), AttrValue)>;
+/// The last answer drawn (its number, dark, compact, book) and its markup.
+type Drawn = Option<((u64, bool, bool, PriceBook), AttrValue)>;
 
 thread_local! {
     static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
 }
 
 /// The heading and what the panel does (static markup).
-const HEAD: &str = "<h3 id=\"rightsize-h\">3 · Right-size the fabric</h3><p class=\"muted small\">InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
+const HEAD: &str = "<h3 id=\"rightsize-h\">4 · Right-size the fabric</h3><p class=\"muted small\">The scale-up domain (8-GPU servers or NVL72 racks, 8- or 4-GPU boards), InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
 
 pub fn rightsize_panel(p: &Props) -> Html {
     let body = match (&p.sized, p.progress) {
         (_, Some((done, total))) => AttrValue::from(format!("<p class=\"muted\" aria-live=\"polite\">Costing and timing fabric options… {done} of {total}</p>")),
         (Some(s), None) => match &s.result {
-            Ok(r) => DRAWN.with(|c| cached(c, (s.seq, p.dark, p.compact), |_| AttrValue::from(answer_html(r, p.dark, p.compact)))),
+            Ok(r) => DRAWN.with(|c| cached(c, (s.seq, p.dark, p.compact, p.book.clone()), |(_, _, _, book)| AttrValue::from(answer_html(&r.repriced(book), p.dark, p.compact)))),
             Err(e) => AttrValue::from(format!("<p class=\"error\">{}</p>", esc(&e.to_string()))),
         },
         (None, None) => AttrValue::Static(""),

@@ -69,11 +69,24 @@ pub const FIELDS: [&str; 4] = ["usd", "power_w", "source", "date"];
 impl PriceBook {
     /// The book as a scenario's `prices` (null when empty).
     pub fn to_value(&self) -> serde_json::Value {
+        use serde_json::Value;
         if self.is_empty() {
-            serde_json::Value::Null
-        } else {
-            serde_json::to_value(self).unwrap_or_default()
+            return Value::Null;
         }
+        // Written out: a derived serializer to a Value would be one more in the page's bundle.
+        let entry = |p: &Price| {
+            let mut o = serde_json::Map::new();
+            o.insert("item".into(), Value::from(p.item.as_str()));
+            for (k, v) in [("usd", p.usd), ("power_w", p.power_w)] {
+                if let Some(x) = v {
+                    o.insert(k.into(), Value::from(x));
+                }
+            }
+            o.insert("source".into(), Value::from(p.source.as_str()));
+            o.insert("date".into(), Value::from(p.date.as_str()));
+            Value::Object(o)
+        };
+        Value::Array(self.0.iter().map(entry).collect())
     }
 
     /// The entry the book reads for `item` (the last one naming it).
@@ -125,7 +138,8 @@ impl PriceBook {
     /// A price-book file: a list of entries, or a scenario file whose `prices` is one;
     /// checked ([`PriceBook::validate`]).
     pub fn from_file_text(text: &str) -> Result<PriceBook> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| ModelError::new("prices", format!("not JSON: {}", crate::error::printable(&e.to_string(), 80))))?;
+        // from_slice, as links are read: one JSON parser in the page's bundle.
+        let v: serde_json::Value = serde_json::from_slice(text.as_bytes()).map_err(|e| ModelError::new("prices", format!("not JSON: {}", crate::error::printable(&e.to_string(), 80))))?;
         let list = match &v {
             serde_json::Value::Object(o) => o.get("prices").ok_or_else(|| ModelError::new("prices", "a list of prices, or a scenario file with `prices`"))?,
             _ => &v,

@@ -202,3 +202,12 @@ fn a_price_book_file_is_a_list_or_a_scenario_with_prices() {
         assert!(e.field == "prices" && e.message.contains(says), "{bad}: {e}");
     }
 }
+
+#[test]
+fn a_books_value_is_what_its_serializer_writes() {
+    let book = PriceBook(vec![
+        Price { item: "qm9700".into(), usd: Some(30000.0), power_w: None, source: "quote".into(), date: "2026-11-01".into() },
+        Price { item: "dgx-h100".into(), usd: None, power_w: Some(10_000.0), source: String::new(), date: String::new() },
+    ]);
+    assert_eq!(book.to_value(), serde_json::to_value(&book).unwrap());
+}

@@ -1,0 +1,201 @@
+//! Panel 3: the price book editor. One row per item of the bill of materials of the design in
+//! the controls: unit price in US dollars and, where the user has one, a power figure that
+//! replaces the catalog's (or its absence), with the source and date of each. A typed entry the
+//! model refuses stays in its box with the model's message beside it, and the book stays as it
+//! was. Import a price-book file (a list, or a scenario file's `prices`), download the book,
+//! clear it. The page saves the book, puts it in the link and prices everything from it.
+//!
+//! The table is markup written as one string (bundle budget), rewritten only when the items
+//! change or the book changes from elsewhere (import, clear): an edit leaves the boxes, and
+//! the focus, as they are.
+
+use super::{cached, esc};
+use crate::components::export::{chosen, download_text, read_text};
+use fabricscope_model::bom::{Bom, PriceBook};
+use fabricscope_model::link::{indent_json, json_text};
+use std::fmt::Write;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+pub struct Props {
+    /// The bill of the design in the controls (its items and counts).
+    pub bill: Rc<Bom>,
+    pub book: PriceBook,
+    /// A new book the model accepted.
+    pub on_book: Callback<PriceBook>,
+    /// Notes of reading the book (a refused link or saved copy).
+    pub notes: Vec<String>,
+    /// The last import's or clear's message.
+    pub note: UseStateHandle<Option<String>>,
+    /// The book the boxes show and its number: an edit changes the book as the boxes already
+    /// show it, so they are not redrawn (nor the focus lost); a book from elsewhere (import,
+    /// clear) gets a new number and redraws them.
+    pub shown: Rc<std::cell::RefCell<(PriceBook, u32)>>,
+}
+
+/// The editable fields: file name, column heading, whether a number.
+const COLUMNS: [(&str, &str, bool); 4] = [("usd", "USD each", true), ("power_w", "W each", true), ("source", "Source", false), ("date", "Date", false)];
+
+/// One row: the item's id, name, count and catalog watts.
+type Row = (&'static str, &'static str, u64, Option<f64>);
+
+/// The bill's items that need a price of their own, each once.
+fn items(b: &Bom) -> Vec<Row> {
+    let mut v: Vec<Row> = Vec::new();
+    for l in b.lines.iter().filter(|l| !l.included) {
+        match v.iter_mut().find(|e| e.0 == l.item) {
+            Some(e) => e.2 += l.count,
+            None => v.push((l.item, l.name, l.count, l.unit_power_w)),
+        }
+    }
+    v
+}
+
+/// What the book holds for `item`'s `field`, as text.
+fn shown(book: &PriceBook, item: &str, field: &str) -> String {
+    let Some(e) = book.entry(item) else { return String::new() };
+    let num = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x}"));
+    match field {
+        "usd" => num(e.usd),
+        "power_w" => num(e.power_w),
+        "source" => esc(&e.source),
+        _ => esc(&e.date),
+    }
+}
+
+/// The table of `rows` showing `book`.
+fn table_html(rows: &[Row], book: &PriceBook) -> String {
+    let mut o = String::from("<table><thead><tr><th scope=\"col\">Item</th><th scope=\"col\" class=\"num\">Count</th>");
+    for (_, head, number) in COLUMNS {
+        let _ = write!(o, "<th scope=\"col\"{}>{head}</th>", if number { " class=\"num\"" } else { "" });
+    }
+    o.push_str("</tr></thead><tbody>");
+    for &(item, name, count, watts) in rows {
+        let _ = write!(o, "<tr data-item=\"{item}\"><th scope=\"row\">{}<br><code>{item}</code></th><td class=\"num\">{count}</td>", esc(name));
+        for (field, head, number) in COLUMNS {
+            let hint = match (field, watts) {
+                ("power_w", Some(w)) => format!("{w}"),
+                ("power_w", None) => "n/p".into(),
+                ("date", _) => "YYYY-MM-DD".into(),
+                _ => String::new(),
+            };
+            let _ = write!(
+                o,
+                "<td{}><input type=\"text\" inputmode=\"{}\" id=\"price-{item}-{field}\" data-item=\"{item}\" data-f=\"{field}\" value=\"{}\" placeholder=\"{hint}\" aria-label=\"{head} of {}\" aria-describedby=\"price-{item}-{field}-e\" data-testid=\"price-{field}\"><span class=\"error\" id=\"price-{item}-{field}-e\" role=\"alert\" data-testid=\"price-error\"></span></td>",
+                if number { " class=\"num\"" } else { "" },
+                if number { "decimal" } else { "text" },
+                shown(book, item, field),
+                esc(name)
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table>");
+    o
+}
+
+/// Shows `message` beside `input` (none: clears it).
+fn mark(input: &web_sys::HtmlInputElement, message: Option<&str>) {
+    let _ = input.set_attribute("aria-invalid", if message.is_some() { "true" } else { "false" });
+    let span = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&format!("{}-e", input.id())));
+    if let Some(s) = span {
+        s.set_text_content(message);
+    }
+}
+
+/// The table drawn last: its rows, the number of the book it shows, and its markup.
+type Drawn = Option<((Vec<Row>, u32), AttrValue)>;
+
+thread_local! {
+    static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
+}
+
+/// Imports the price-book file chosen in the input of `e`, or says why not.
+fn import(e: &Event, on_book: &Callback<PriceBook>, note: &UseStateHandle<Option<String>>) {
+    let Some(file) = chosen(e) else { return };
+    let (on_book, n) = (on_book.clone(), note.clone());
+    read_text(&file, note.clone(), move |text| match PriceBook::from_file_text(&text) {
+        Ok(b) => {
+            n.set(Some(format!("Imported {} prices.", b.0.len())));
+            on_book.emit(b);
+        }
+        Err(e) => n.set(Some(format!("Not imported; the price book is unchanged: {}: {}", e.field, e.message))),
+    });
+}
+
+/// The status line, notes and buttons under the table.
+fn rest_html(p: &Props, rows: &[Row]) -> String {
+    let priced = rows.iter().filter(|r| p.book.usd(r.0).is_some()).count();
+    let mut o = format!("<p class=\"small\" data-testid=\"price-status\">{priced} of {} items priced.", rows.len());
+    let others: Vec<&str> = p.book.0.iter().map(|e| e.item.as_str()).filter(|i| !rows.iter().any(|r| r.0 == *i)).collect();
+    if !others.is_empty() {
+        let _ = write!(o, " Also in the book (other designs): {}.", esc(&others.join(", ")));
+    }
+    let off = if p.book.is_empty() { " disabled" } else { "" };
+    let _ = write!(
+        o,
+        "</p><div class=\"price-actions\"><label class=\"export-import\">Import price book…<input type=\"file\" accept=\".json,application/json\" data-testid=\"price-import\"></label><button type=\"button\" data-act=\"save\" data-testid=\"price-save\"{off}>Price book (JSON)</button><button type=\"button\" data-act=\"clear\" data-testid=\"price-clear\"{off}>Clear</button></div>"
+    );
+    for n in p.notes.iter().chain(p.note.as_ref()) {
+        let _ = write!(o, "<p class=\"export-note\" role=\"status\" data-testid=\"price-note\">{}</p>", esc(n));
+    }
+    o
+}
+
+/// The panel (a plain function, not a component: one generic component less in the bundle;
+/// its two bits of state live in the page). One listener each for the changes and clicks of
+/// its markup.
+pub fn price_editor(p: Props) -> Html {
+    let gen = {
+        let mut t = p.shown.borrow_mut();
+        if t.0 != p.book {
+            *t = (p.book.clone(), t.1 + 1);
+        }
+        t.1
+    };
+    let rows = items(&p.bill);
+    let table = DRAWN.with(|c| cached(c, (rows.clone(), gen), |(r, _)| AttrValue::from(table_html(r, &p.book))));
+    let rest = AttrValue::from(rest_html(&p, &rows));
+    let on_change = {
+        let (book, on_book, shown, note) = (p.book.clone(), p.on_book.clone(), p.shown.clone(), p.note.clone());
+        Callback::from(move |e: Event| {
+            let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            let (Some(item), Some(field)) = (input.get_attribute("data-item"), input.get_attribute("data-f")) else {
+                return import(&e, &on_book, &note);
+            };
+            match book.edited(&item, &field, &input.value()) {
+                Ok(b) => {
+                    mark(&input, None);
+                    shown.borrow_mut().0 = b.clone();
+                    on_book.emit(b);
+                }
+                Err(e) => mark(&input, Some(&format!("{}; the price book is unchanged.", e.message))),
+            }
+        })
+    };
+    let on_click = {
+        let (book, on_book, note) = (p.book.clone(), p.on_book.clone(), p.note.clone());
+        Callback::from(move |e: MouseEvent| {
+            let act = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|el| el.get_attribute("data-act"));
+            match act.as_deref() {
+                Some("save") => download_text("fabricscope-prices.json", "application/json", &(indent_json(&json_text(&book.to_value())) + "\n")),
+                Some("clear") => {
+                    note.set(Some("Price book cleared: nothing is priced.".into()));
+                    on_book.emit(PriceBook::default());
+                }
+                _ => {}
+            }
+        })
+    };
+    html! {
+        <section class="panel wide prices" data-testid="prices" aria-labelledby="prices-h" onchange={on_change} onclick={on_click}>
+            { Html::from_html_unchecked(AttrValue::Static(HEAD)) }
+            <div class="table-scroll" tabindex="0" role="region" aria-labelledby="prices-h">{ Html::from_html_unchecked(table) }</div>
+            { Html::from_html_unchecked(rest) }
+        </section>
+    }
+}
+
+/// The heading and what the panel does (static markup).
+const HEAD: &str = "<h3 id=\"prices-h\">3 · Price book</h3><p class=\"muted small\">Your unit prices (US dollars) for the items of the design in the controls, with where and when you got them; W each replaces the catalog's power figure (or fills in an unpublished one, n/p). Kept in this browser, in the link and in the scenario file. Cost shows once every item has a price; none are built in.</p>";
