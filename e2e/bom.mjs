@@ -9,13 +9,14 @@
 //   48 QM9700, 2048 twin-port modules and 2048 fibers at test prices: 41,990,400 USD, 41,006
 //   USD per GPU, network 8.6%); a price-book file imported turns the right-sizer's answer to
 //   cost without a new run; the book survives a reload (localStorage) and travels in the
-//   copied link (a fresh browser opening it shows the cost); Clear empties it;
+//   copied link (a fresh browser opening it shows the cost); Clear empties it; screenshots of
+//   the editor with a refused entry at 1400 px and 390 px go to e2e/out/prices-*.png;
 // - no console error on the way.
 //
 //   node e2e/bom.mjs            (DIST=path to test another build)
 
 import { chromium } from 'playwright-core';
-import { readFile, stat, writeFile, mkdtemp } from 'node:fs/promises';
+import { readFile, stat, writeFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,6 +117,12 @@ async function main() {
     });
 
     await check('the book survives a reload and travels in the copied link', async () => {
+      // The link follows 300 ms after the last change: wait for the imported book in it.
+      const linked = () => {
+        const s = document.querySelector('[data-testid=share-link]').value.split('#s=v1.')[1].split('&')[0];
+        return atob(s.replace(/-/g, '+').replace(/_/g, '/')).includes('"connectx-7-ndr"');
+      };
+      await page.waitForFunction(linked, null, { timeout: 5000 });
       const copied = await page.inputValue('[data-testid=share-link]');
       await page.goto('about:blank');
       await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
@@ -131,6 +138,21 @@ async function main() {
       assert(p.includes('41990400 USD') && p.includes('41006 USD per GPU'), `priced from the link: ${p}`);
       assert(copied.includes('#s=v1.'), copied);
       await fresh.close();
+    });
+
+    await check('screenshots: the price book at 1400 px and a phone, with a refused entry', async () => {
+      const out = join(here, 'out');
+      await mkdir(out, { recursive: true });
+      for (const w of [1400, 390]) {
+        await page.setViewportSize({ width: w, height: 900 });
+        await page.fill(box('mma4z00-ns', 'power_w'), '-3');
+        await page.press(box('mma4z00-ns', 'power_w'), 'Enter');
+        assert((await page.textContent('#price-mma4z00-ns-power_w-e')).includes('power_w is watts per unit'), 'message beside the box');
+        await page.locator('[data-testid=prices]').screenshot({ path: join(out, `prices-${w}.png`) });
+        await page.fill(box('mma4z00-ns', 'power_w'), '');
+        await page.press(box('mma4z00-ns', 'power_w'), 'Enter');
+      }
+      await page.setViewportSize({ width: 1400, height: 900 });
     });
 
     await check('Clear empties the book', async () => {

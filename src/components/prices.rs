@@ -72,7 +72,7 @@ fn table_html(rows: &[Row], book: &PriceBook) -> String {
     }
     o.push_str("</tr></thead><tbody>");
     for &(item, name, count, watts) in rows {
-        let _ = write!(o, "<tr data-item=\"{item}\"><th scope=\"row\">{}<br><code>{item}</code></th><td class=\"num\">{count}</td>", esc(name));
+        let _ = write!(o, "<tr data-item=\"{item}\"><th scope=\"row\">{}<br><code>{item}</code></th><td class=\"num\" data-label=\"Count\">{count}</td>", esc(name));
         for (field, head, number) in COLUMNS {
             let hint = match (field, watts) {
                 ("power_w", Some(w)) => format!("{w}"),
@@ -82,7 +82,7 @@ fn table_html(rows: &[Row], book: &PriceBook) -> String {
             };
             let _ = write!(
                 o,
-                "<td{}><input type=\"text\" inputmode=\"{}\" id=\"price-{item}-{field}\" data-item=\"{item}\" data-f=\"{field}\" value=\"{}\" placeholder=\"{hint}\" aria-label=\"{head} of {}\" aria-describedby=\"price-{item}-{field}-e\" data-testid=\"price-{field}\"><span class=\"error\" id=\"price-{item}-{field}-e\" role=\"alert\" data-testid=\"price-error\"></span></td>",
+                "<td data-label=\"{head}\"{}><input type=\"text\" inputmode=\"{}\" id=\"price-{item}-{field}\" data-item=\"{item}\" data-f=\"{field}\" value=\"{}\" placeholder=\"{hint}\" aria-label=\"{head} of {}\" aria-describedby=\"price-{item}-{field}-e\" data-testid=\"price-{field}\"><span class=\"error\" id=\"price-{item}-{field}-e\" role=\"alert\" data-testid=\"price-error\"></span></td>",
                 if number { " class=\"num\"" } else { "" },
                 if number { "decimal" } else { "text" },
                 shown(book, item, field),
@@ -170,7 +170,8 @@ pub fn price_editor(p: Props) -> Html {
                     shown.borrow_mut().0 = b.clone();
                     on_book.emit(b);
                 }
-                Err(e) => mark(&input, Some(&format!("{}; the price book is unchanged.", e.message))),
+                // The box names the item already; the message says what the field takes.
+                Err(e) => mark(&input, Some(e.message.strip_prefix(&format!("{item}: ")).unwrap_or(&e.message))),
             }
         })
     };
