@@ -7,7 +7,8 @@
 // - the price book editor (issue 12): a bad number shows the model's message beside its box
 //   and keeps the book; prices typed for the SuperPOD's four items price it (128 DGX H100,
 //   48 QM9700, 2048 twin-port modules and 2048 fibers at test prices: 41,990,400 USD, 41,006
-//   USD per GPU, network 8.6%); a price-book file imported turns the right-sizer's answer to
+//   USD per GPU, network 8.6%), and the delta table's cost and tokens/s per million USD
+//   rows; a price-book file imported turns the right-sizer's answer to
 //   cost without a new run; the book survives a reload (localStorage) and travels in the
 //   copied link (a fresh browser opening it shows the cost); Clear empties it; screenshots of
 //   the editor with a refused entry at 1400 px and 390 px go to e2e/out/prices-*.png;
@@ -97,6 +98,10 @@ async function main() {
       const p = await power();
       assert(p.includes('41990400 USD') && p.includes('41006 USD per GPU') && p.includes('network 8.6%'), p);
       assert((await page.textContent('[data-testid=price-status]')).startsWith('4 of 4 items priced'), 'status line');
+      // The delta table prices every design from the book: cost and tokens/s per million USD.
+      const priced = (label) => [...document.querySelectorAll('[data-testid=delta] tbody tr')].some((tr) => tr.querySelector('th')?.textContent.startsWith(label) && [...tr.querySelectorAll('td')].some((td) => /\d/.test(td.textContent)));
+      await page.waitForFunction(priced, 'cost', { timeout: 15000 });
+      await page.waitForFunction(priced, 'tokens/s per million USD', { timeout: 15000 });
       const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('fabricscope-prices')));
       assert(saved.length === 4 && saved.some((e) => e.item === 'qm9700' && e.usd === 30000 && e.source === 'test input'), JSON.stringify(saved));
     });

@@ -32,6 +32,30 @@ fn tick_label(v: f64) -> String {
     }
 }
 
+/// Width of one character of the 11 px bold label, in pixels (an estimate on the wide side).
+const LABEL_CHAR_PX: f64 = 6.6;
+
+/// The pick's label, where it starts and its anchor, kept inside the plot (`left`..`right`):
+/// beside the point on whichever side it fits, else against the right edge; on a plot too
+/// narrow for all of it, without the system ("B200 8-GPU NVSwitch · ") before the fabric.
+fn pick_label(label: &str, px: f64, left: f64, right: f64) -> (String, f64, &'static str) {
+    let width = |s: &str| s.chars().count() as f64 * LABEL_CHAR_PX;
+    let mut text = format!("pick: {label}");
+    if width(&text) > right - left {
+        if let Some((_, fabric)) = label.split_once(" · ") {
+            text = format!("pick: {fabric}");
+        }
+    }
+    let w = width(&text);
+    if px + 12.0 + w <= right {
+        (text, px + 12.0, "start")
+    } else if px - 12.0 - w >= left {
+        (text, px - 12.0, "end")
+    } else {
+        (text, right, "end")
+    }
+}
+
 /// The chart, `width` x `height` pixels.
 pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> String {
     let (w, h) = (width.clamp(320, 4000), height.clamp(200, 4000));
@@ -97,9 +121,8 @@ pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> St
     if let Some(p) = r.pick {
         let (px, py) = (ax.px(xs(p)), ay.px(ys(p)));
         d.circle(px, py, 8.0, "none", &theme.series[2].hex(), 2.0);
-        let anchor = if px > (left + right) / 2.0 { "end" } else { "start" };
-        let dx = if anchor == "end" { -12.0 } else { 12.0 };
-        d.text_role(px + dx, py - 10.0, 11.0, anchor, "middle", &text, 600, &format!("pick: {}", r.candidates[p].label), "pick");
+        let (label, x, anchor) = pick_label(&r.candidates[p].label, px, left, right);
+        d.text_role(x, py - 10.0, 11.0, anchor, "middle", &text, 600, &label, "pick");
     }
     d.finish(match r.axis {
         X::CostUsd => "Fabric options: cost against step time",
@@ -127,6 +150,19 @@ mod tests {
         assert!(t.iter().any(|s| s == &format!("pick: {}", r.candidates[r.pick.unwrap()].label)), "{t:?}");
         assert!(t.iter().any(|s| s.starts_with("power, kW")));
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn the_pick_label_stays_inside_the_plot() {
+        let label = "B200 8-GPU NVSwitch · 8x NDR IB, no rails, 1:1";
+        // Room on the right: beside the point; none: to its left; a narrow plot: the fabric only.
+        assert_eq!(pick_label(label, 100.0, 62.0, 900.0), (format!("pick: {label}"), 112.0, "start"));
+        assert_eq!(pick_label(label, 800.0, 62.0, 900.0), (format!("pick: {label}"), 788.0, "end"));
+        let (t, x, anchor) = pick_label(label, 200.0, 62.0, 344.0);
+        assert_eq!(t, "pick: 8x NDR IB, no rails, 1:1");
+        let w = t.chars().count() as f64 * LABEL_CHAR_PX;
+        let (lo, hi) = if anchor == "start" { (x, x + w) } else { (x - w, x) };
+        assert!(lo >= 62.0 && hi <= 344.0, "{lo}..{hi}");
     }
 
     #[test]
