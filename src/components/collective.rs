@@ -60,7 +60,7 @@ pub fn readout(curves: &[Curve], exp: u32, algbw: bool) -> String {
     format!("{} — {}", size_words(bytes), parts.join("; "))
 }
 
-type Key = (Rc<Evaluation>, View, bool, bool);
+type Key = (super::Same<Evaluation>, View, bool, bool);
 thread_local! {
     static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
 }
@@ -164,8 +164,8 @@ pub fn collective_panel(props: &Props) -> Html {
     let view = chart_view(op, props.algbw, props.y_axis, props.sizes, e.key_bytes);
     let curves: Rc<Vec<Curve>> = Rc::new(e.report.curves.iter().filter(|c| c.op == op).cloned().collect());
     let empty = curves.is_empty();
-    let key = (e.clone(), view.clone(), props.dark, props.compact);
-    let svg = DRAWN.with(|c| super::cached(c, key, |(e, v, dark, compact)| AttrValue::from(collective_svg(e, v, *dark, *compact))));
+    let key = (super::Same(e.clone()), view.clone(), props.dark, props.compact);
+    let svg = DRAWN.with(|c| super::cached(c, key, |(e, v, dark, compact)| AttrValue::from(collective_svg(&e.0, v, *dark, *compact))));
     let on_algbw = {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| cb.emit(Action::Algbw(super::checked_of(&e))))

@@ -40,6 +40,7 @@ pub use tier_table::tier_table_panel;
 pub use training::{training_panel, Props as TrainingProps};
 
 use web_sys::HtmlInputElement;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The value of the input an event came from.
@@ -61,6 +62,19 @@ pub(crate) use fabricscope_charts::escape as esc;
 /// code than the same tree built element by element (bundle-size budget).
 pub(crate) fn raw(s: String) -> Html {
     Html::from_html_unchecked(AttrValue::from(s))
+}
+
+/// A cache key that is the same only for the same shared value. `Rc`'s own `==` compares
+/// the contents when they are not `Eq` (a report's thousands of f64s, on every render, even
+/// when nothing changed); this compares the pointers. The key holds its `Rc`, so the address
+/// cannot be reused by another value while the cache remembers it.
+#[derive(Clone)]
+pub(crate) struct Same<T>(pub Rc<T>);
+
+impl<T> PartialEq for Same<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A one-entry cache for drawings of the function panels: the value for `key` is recomputed

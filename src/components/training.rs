@@ -106,7 +106,7 @@ fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(String, String, 
     Some((chart("step")?, chart("mfu")?, chart("memory")?))
 }
 
-type Key = (Option<Rc<Result<TrainingView, ModelError>>>, bool, bool);
+type Key = (Option<super::Same<Result<TrainingView, ModelError>>>, bool, bool);
 thread_local! {
     static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
 }
@@ -123,8 +123,8 @@ pub fn training_panel(props: &Props) -> Html {
                 return drawn.clone();
             }
         }
-        super::cached(c, (props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
-            AttrValue::from(body_html(t.as_deref(), *dark, *compact))
+        super::cached(c, (props.training.clone().map(super::Same), props.dark, props.compact), |(t, dark, compact)| {
+            AttrValue::from(body_html(t.as_ref().map(|t| &*t.0), *dark, *compact))
         })
     });
     let c = &props.choice;
