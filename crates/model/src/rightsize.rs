@@ -10,8 +10,8 @@
 //! option would cost a hundred searches.
 //!
 //! Scale-up domains ([`domains`]): Blackwell as 8-GPU NVSwitch servers (DGX/HGX B200) or GB200
-//! NVL72 racks; Ampere and Hopper as 8-GPU NVSwitch baseboards or 4-GPU baseboards (HGX A100,
-//! H100 and H200 4-GPU: four GPUs joined directly by NVLink, no NVSwitch, so no NVLS).
+//! NVL72 racks; Ampere and Hopper as 8-GPU NVSwitch baseboards or 4-GPU nodes (an
+//! approximation of the 4-GPU HGX boards, see [`HGX_4GPU`]).
 //! Systems of different domains differ in their compute as well: on the power axis they are
 //! ranked together only where every system's power is known ([`summarize`]).
 //!
@@ -67,9 +67,11 @@ impl Domain {
     }
 }
 
-/// GPUs per baseboard of the 4-GPU HGX boards (HGX A100 4-GPU, HGX H100 4-GPU, HGX H200
-/// 4-GPU: each GPU's NVLinks split among the three others, no NVSwitch; NVIDIA HGX platform
-/// pages, https://www.nvidia.com/en-us/data-center/hgx/, read 2026-11-30).
+/// GPUs per node of the smaller Ampere/Hopper domain (count): 4, as on NVIDIA's 4-GPU HGX
+/// baseboards. An approximation: the catalog times it as a 4-GPU domain at the GPU's full
+/// NVLink bandwidth (its NVSwitch model), where those boards join their GPUs directly, so
+/// NVLS is off (no NVSwitch); the label says "NVLink", not "NVSwitch". The servers' own draw
+/// is not in the catalog (their GPUs count at TDP).
 pub const HGX_4GPU: u32 = 4;
 
 /// GPUs per GB200 compute tray (NVIDIA GB200 NVL72: 18 trays of 2 Grace + 4 Blackwell).
