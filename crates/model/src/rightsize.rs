@@ -74,7 +74,8 @@ impl Domain {
 /// is not in the catalog (their GPUs count at TDP).
 pub const HGX_4GPU: u32 = 4;
 
-/// GPUs per GB200 compute tray (NVIDIA GB200 NVL72: 18 trays of 2 Grace + 4 Blackwell).
+/// GPUs per GB200 compute tray (count): 4 (NVIDIA GB200 NVL72: 18 trays of 2 Grace + 4
+/// Blackwell, as `topology::NVL72_GPUS` and `bom::parts::NVL72_RACK` cite).
 pub const GB200_TRAY_GPUS: u32 = 4;
 
 /// The systems the same GPU count can be bought as, the user's own first: for B200 and GB200,

@@ -132,7 +132,9 @@ pub const PARTS: [Part; 15] = [
 ];
 
 /// The switch part of a switch class. No vendor power figure was found for these systems
-/// (NVIDIA's QM9700 and SN5600 manuals give port power budgets, not system draw): `None`.
+/// (NVIDIA's QM9700 and SN5600 manuals give port power budgets, not system draw; searched
+/// again 2026-11-30 for QM9700/QM9790, Q3400, SN5600, QM8700 and the NVL72 NVLink switch tray,
+/// what was read is listed in docs/bom.md): `None`, and power totals say "at least".
 pub fn switch_part(kind: SwitchKind) -> Part {
     let (id, src) = match kind {
         SwitchKind::QuantumHdr => ("qm8700", src!("NVIDIA Quantum QM8700: 40 HDR 200G QSFP56 ports; no published system power")),
