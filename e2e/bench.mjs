@@ -297,7 +297,7 @@ async function loadOnly() {
       const mainTid = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')?.tid;
       const main = events.filter((e) => e.tid === mainTid && e.ph === 'X');
       const t0 = Math.min(...main.map((e) => e.ts));
-      for (const t of main.filter((e) => /RunTask/.test(e.name) && e.dur > 30000)) {
+      for (const t of main.filter((e) => /RunTask/.test(e.name) && e.dur > Number(process.env.BENCH_MIN_MS ?? 30) * 1000)) {
         const kids = main.filter((e) => e !== t && e.ts >= t.ts && e.ts < t.ts + t.dur && e.dur > 2000 && !/RunTask/.test(e.name));
         const added = events.filter((e) => e.cat?.includes('blink.user_timing') && e.name.startsWith('added ') && e.ts >= t.ts && e.ts < t.ts + t.dur);
         kids.push(...added.map((e) => ({ name: e.name, dur: 0 })));
