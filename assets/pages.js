@@ -14,7 +14,9 @@
     return;
   }
   if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
-    addEventListener('load', () => navigator.serviceWorker.register('sw.js').catch((e) => console.warn('Fabricscope: no offline mode:', e)));
+    // Registered 3 s after load: installing precaches every page (about 1.5 MB), which on a
+    // 2-core machine competed with the first render's tasks for the CPU.
+    addEventListener('load', () => setTimeout(() => navigator.serviceWorker.register('sw.js').catch((e) => console.warn('Fabricscope: no offline mode:', e)), 3000));
   }
   const hash = (...kv) => { const h = [(/(?:^#|&)(s=[^&]*)/.exec(location.hash) || [])[1], ...kv].filter(Boolean).join('&'); return h ? `#${h}` : ''; };
   const carry = (e) => { const a = e.target.closest?.('a[data-carry]'); if (a) a.href = a.getAttribute('href').split('#')[0] + hash(); };
