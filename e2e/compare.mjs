@@ -83,7 +83,7 @@ async function main() {
       assert(!(await page.isDisabled('[data-testid=pin]')), 'pinning again allowed');
     });
 
-    await check('each chart draws every design in its colour; the delta table marks the best', async () => {
+    await check('each chart draws every design in its colour; the delta table marks the best, and none where the two best are within the model\'s error', async () => {
       // The page's design (GB200, unpinned now) joins as a fourth line once the link settles.
       await page.waitForTimeout(400);
       await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
@@ -103,6 +103,16 @@ async function main() {
       assert(steps.length === 5 && steps.slice(0, 4).every((x) => /s/.test(x)), `a step time per design: ${steps}`);
       // Performance rows always name a winner; power ones only where every item's power is published.
       for (const [l, best, ratio] of rows.slice(0, 4)) assert(best === 1 && /×$/.test(ratio), `${l}: one best, a ratio (${best}, ${ratio})`);
+      // With the controls on the RoCE twin of B, the two best busbw values (InfiniBand 274,
+      // RoCE 272 GB/s) are within the model's error (RoCE's class band): no design is crowned.
+      await preset('h100-roce');
+      await page.waitForTimeout(400);
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
+      const busbw = await page.$eval('[data-testid=delta] tbody tr', (tr) => [tr.querySelectorAll('td.best').length, tr.lastElementChild.dataset.testid, tr.lastElementChild.textContent]);
+      assert(busbw[0] === 0 && busbw[1] === 'within-error' && /top two within ±\d+%/.test(busbw[2]), `busbw row within the model's error: ${busbw}`);
+      await preset('gb200-nvl72');
+      await page.waitForTimeout(400);
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
     });
 
     await check('the cursor reads every design by keyboard', async () => {

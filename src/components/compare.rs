@@ -93,7 +93,11 @@ fn table(designs: &[DesignNumbers], busbw: &str) -> String {
             let best = r.best == Some(i);
             let _ = write!(o, "<td class=\"num{}\">{}{}</td>", if best { " best" } else { "" }, v.map_or("–".into(), |v| number(r.key, v)), if best { " ★" } else { "" });
         }
-        let _ = write!(o, "<td class=\"num\">{}</td></tr>", r.ratio.map_or("–".into(), |x| format!("{x:.2}×")));
+        // Closer than the model's error: the ratio, but no winner (see `delta_table`).
+        let _ = match (r.within_error_pct, r.ratio) {
+            (Some(e), Some(x)) => write!(o, "<td class=\"num\" data-testid=\"within-error\">{x:.2}× · top two within ±{e:.0}%</td></tr>"),
+            (_, x) => write!(o, "<td class=\"num\">{}</td></tr>", x.map_or("–".into(), |x| format!("{x:.2}×"))),
+        };
     }
     o.push_str("</tbody></table></div>");
     o
@@ -255,7 +259,7 @@ pub fn ComparePanel(p: &Props) -> Html {
                 .filter_map(|i| Some(numbers(&names[i], &evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), (*boms[i].clone()?).clone())))
                 .collect();
             let rest = format!(
-                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials (no ★ on power rows while a part's power is unpublished), cost only where every part has a price.</p>",
+                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials (no ★ on power rows while a part's power is unpublished), cost only where every part has a price; no ★ where the two best are within the model's error of each other.</p>",
                 table(&numbers, &format!("{} busbw at {}", op.name(), size_words(bytes.0))),
                 op.name(),
                 size_words(bytes.0),

@@ -54,8 +54,9 @@ fn text(designs: &[DesignNumbers]) -> String {
             let mark = if r.best == Some(i) { " *" } else { "" };
             line.push(v.map_or("-".to_string(), |x| format!("{}{mark}", figure(x))));
         }
-        line.push(match (r.best, r.ratio) {
-            (Some(i), Some(x)) => format!("{} ({x:.2}x)", designs[i].name),
+        line.push(match (r.best, r.ratio, r.within_error_pct) {
+            (Some(i), Some(x), _) => format!("{} ({x:.2}x)", designs[i].name),
+            (None, Some(x), Some(e)) => format!("~ ({x:.2}x, top two within +-{e:.0}%)"),
             _ => "-".to_string(),
         });
         table.push(line);
@@ -69,6 +70,9 @@ fn text(designs: &[DesignNumbers]) -> String {
         s.push('\n');
     }
     s.push_str("* the better design of the row; the ratio is its value over the worst design's (or the reverse where lower is better)\n");
+    if rows.iter().any(|r| r.within_error_pct.is_some()) {
+        s.push_str("~ the two best designs are within the model's error of each other (the median error of their class against published measurements): none is marked better\n");
+    }
     if designs.iter().any(|d| !d.power_complete) {
         s.push_str("power: a lower bound where an item has no published figure (switches); no design is marked better on it\n");
     }

@@ -22,6 +22,12 @@ pub struct DesignNumbers {
     /// AllReduce over every GPU at [`BUSBW_BYTES`], GB/s per direction.
     #[serde(rename = "allreduce_busbw_GBps")]
     pub allreduce_busbw_gbps: f64,
+    /// How far to trust that busbw: its class's median error against published measurements,
+    /// percent (`None`: the class is not validated).
+    #[serde(rename = "allreduce_busbw_error_pct")]
+    pub busbw_error_pct: Option<f64>,
+    /// The same for the job's step time, tokens/s and MFU (its framework class's band).
+    pub step_error_pct: Option<f64>,
     /// The scenario's job on its chosen layout (`None` when nothing fits).
     pub step_time_s: Option<f64>,
     pub mfu: Option<f64>,
@@ -42,23 +48,26 @@ pub struct DesignNumbers {
 pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
     let topo = s.cluster.topology()?;
     let comm = Comm::new(&topo, topo.whole())?;
-    let busbw = comm.predict(Collective::AllReduce, BUSBW_BYTES, AlgoChoice::Auto, ProtoChoice::Auto)?.busbw.0;
+    let p = comm.predict(Collective::AllReduce, BUSBW_BYTES, AlgoChoice::Auto, ProtoChoice::Auto)?;
     let w = workload(&s.training.workload)?;
     let view = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
     let bom = scenario_bom(s)?;
-    Ok(DesignNumbers::new(name, topo.total_gpus, busbw, view.chosen.as_ref(), bom))
+    Ok(DesignNumbers::new(name, topo.total_gpus, (p.busbw.0, p.trust.error_band_pct), view.chosen.as_ref(), bom))
 }
 
 impl DesignNumbers {
-    /// A design's numbers from its parts: `busbw` (GB/s per direction), the job's chosen
-    /// layout (its numbers only when it fits) and the bill of materials.
-    pub fn new(name: &str, gpus: u32, busbw: f64, chosen: Option<&StepReport>, bom: Bom) -> DesignNumbers {
+    /// A design's numbers from its parts: `busbw` (GB/s per direction, and its error band in
+    /// percent), the job's chosen layout (its numbers only when it fits) and the bill of
+    /// materials.
+    pub fn new(name: &str, gpus: u32, (busbw, busbw_error_pct): (f64, Option<f64>), chosen: Option<&StepReport>, bom: Bom) -> DesignNumbers {
         let chosen = chosen.filter(|c| c.fits);
         let eff = chosen.map(|c| bom.efficiency(c.tokens_per_s));
         DesignNumbers {
             name: name.to_string(),
             gpus,
             allreduce_busbw_gbps: busbw,
+            busbw_error_pct,
+            step_error_pct: chosen.and_then(|c| c.error_band_pct),
             step_time_s: chosen.map(|c| c.step_time_s),
             mfu: chosen.map(|c| c.mfu),
             tokens_per_s: chosen.map(|c| c.tokens_per_s),
@@ -89,46 +98,86 @@ pub struct DeltaRow {
     pub better: Better,
     /// One value per design (`None` where the design has none).
     pub values: Vec<Option<f64>>,
-    /// Index of the better design, when at least two have a value and they differ.
+    /// Index of the better design, when at least two have a value and they differ by more
+    /// than the model's error.
     pub best: Option<usize>,
+    /// The row's largest error band (percent) when the two best values lie within each
+    /// other's band: the model cannot tell them apart, so no design is marked better.
+    pub within_error_pct: Option<f64>,
     /// Best value over the worst (always >= 1), with `best`.
     pub ratio: Option<f64>,
 }
 
 /// The rows compared, in order: (key, label, unit, which is better, value, whether the value
-/// rests on the total power).
-type RowSpec = (&'static str, &'static str, &'static str, Better, fn(&DesignNumbers) -> Option<f64>, bool);
+/// rests on the total power, its error band in percent: the model's for predicted numbers,
+/// none for counted ones such as power and cost).
+type RowSpec = (&'static str, &'static str, &'static str, Better, fn(&DesignNumbers) -> Option<f64>, bool, fn(&DesignNumbers) -> Option<f64>);
+
+fn no_band(_: &DesignNumbers) -> Option<f64> {
+    None
+}
+
+fn busbw_band(d: &DesignNumbers) -> Option<f64> {
+    d.busbw_error_pct
+}
+
+fn step_band(d: &DesignNumbers) -> Option<f64> {
+    d.step_error_pct
+}
 
 const ROWS: [RowSpec; 8] = [
-    ("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), false),
-    ("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, false),
-    ("mfu", "MFU", "", Better::Higher, |d| d.mfu, false),
-    ("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, false),
-    ("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), true),
-    ("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, false),
-    ("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, true),
-    ("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, false),
+    ("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), false, busbw_band),
+    ("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, false, step_band),
+    ("mfu", "MFU", "", Better::Higher, |d| d.mfu, false, step_band),
+    ("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, false, step_band),
+    ("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), true, no_band),
+    ("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, false, no_band),
+    ("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, true, step_band),
+    ("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, false, step_band),
 ];
 
 /// The delta table of `designs`.
 pub fn delta_table(designs: &[DesignNumbers]) -> Vec<DeltaRow> {
     let power_known = designs.iter().all(|d| d.power_complete);
     ROWS.iter()
-        .map(|(key, label, unit, better, get, on_power)| {
+        .map(|(key, label, unit, better, get, on_power, band)| {
             let values: Vec<Option<f64>> = designs.iter().map(get).collect();
             let known: Vec<(usize, f64)> = values.iter().enumerate().filter_map(|(i, v)| v.filter(|x| x.is_finite()).map(|x| (i, x))).collect();
             let max = known.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
             let min = known.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1));
             let (best, worst) = if *better == Better::Higher { (max, min) } else { (min, max) };
-            let (best, ratio) = match (best, worst) {
+            let (mut best, ratio) = match (best, worst) {
                 (Some(b), Some(w)) if known.len() > 1 && b.1 != w.1 && b.1 > 0.0 && w.1 > 0.0 && (power_known || !on_power) => {
                     (Some(b.0), Some(if b.1 > w.1 { b.1 / w.1 } else { w.1 / b.1 }))
                 }
                 _ => (None, None),
             };
-            DeltaRow { key, label, unit, better: *better, values, best, ratio }
+            let within_error_pct = best.and_then(|b| tied_with_runner_up(b, &known, *better, |i| band(&designs[i])));
+            if within_error_pct.is_some() {
+                best = None;
+            }
+            DeltaRow { key, label, unit, better: *better, values, best, ratio, within_error_pct }
         })
         .collect()
+}
+
+/// When the best value (design `best`) and the runner-up lie within each other's error band
+/// (percent, per design; both must be validated), the larger of the two bands: the model
+/// cannot tell which is better. Bands are median errors, so this is a lenient test: values
+/// it separates may still be closer in reality than the model says.
+fn tied_with_runner_up(best: usize, known: &[(usize, f64)], better: Better, band: impl Fn(usize) -> Option<f64>) -> Option<f64> {
+    let b = known.iter().find(|k| k.0 == best)?.1;
+    let runner = known.iter().filter(|k| k.0 != best).copied().reduce(|a, c| match better {
+        Better::Higher if c.1 > a.1 => c,
+        Better::Lower if c.1 < a.1 => c,
+        _ => a,
+    })?;
+    let (eb, er) = (band(best)? / 100.0, band(runner.0)? / 100.0);
+    let overlap = match better {
+        Better::Higher => b * (1.0 - eb) <= runner.1 * (1.0 + er),
+        Better::Lower => b * (1.0 + eb) >= runner.1 * (1.0 - er),
+    };
+    overlap.then_some(100.0 * eb.max(er))
 }
 
 #[cfg(test)]
@@ -143,6 +192,8 @@ mod tests {
             name: name.into(),
             gpus: 8,
             allreduce_busbw_gbps: busbw,
+            busbw_error_pct: None,
+            step_error_pct: None,
             step_time_s: step,
             mfu: None,
             tokens_per_s: None,
@@ -153,6 +204,34 @@ mod tests {
             tokens_per_s_per_musd: None,
             bom,
         }
+    }
+
+    /// Two predictions closer than their error bands crown no design; the same gap with
+    /// tighter bands, or a wide gap, does. Counted rows (power) ignore bands.
+    #[test]
+    fn designs_within_the_models_error_are_not_ranked() {
+        let with = |name: &str, busbw: f64, band: Option<f64>, step: f64, step_band: Option<f64>| {
+            let mut d = numbers(name, busbw, Some(step), 100.0);
+            (d.busbw_error_pct, d.step_error_pct) = (band, step_band);
+            d
+        };
+        let row = |t: &[DeltaRow], k: &str| t.iter().find(|r| r.key == k).cloned().unwrap();
+        // 300 vs 295 GB/s at +-3%: 291 <= 303.9, a tie; step 1.00 vs 1.04 s at +-5%: a tie.
+        let t = delta_table(&[with("A", 300.0, Some(3.0), 1.0, Some(5.0)), with("B", 295.0, Some(3.0), 1.04, Some(5.0))]);
+        let busbw = row(&t, "allreduce_busbw_GBps");
+        assert_eq!((busbw.best, busbw.within_error_pct), (None, Some(3.0)));
+        assert!(busbw.ratio.is_some_and(|r| (r - 300.0 / 295.0).abs() < 1e-12), "the ratio is still shown");
+        assert_eq!(row(&t, "step_time_s").best, None);
+        // The same 1.7% gap at +-0.5% is a difference; so is 300 vs 150 at +-3%.
+        let t = delta_table(&[with("A", 300.0, Some(0.5), 1.0, Some(5.0)), with("B", 295.0, Some(0.5), 1.5, Some(5.0))]);
+        assert_eq!((row(&t, "allreduce_busbw_GBps").best, row(&t, "allreduce_busbw_GBps").within_error_pct), (Some(0), None));
+        assert_eq!(row(&t, "step_time_s").best, Some(0));
+        // A class without a validated band keeps the plain ranking (no band to compare).
+        let t = delta_table(&[with("A", 300.0, None, 1.0, None), with("B", 295.0, Some(3.0), 1.04, None)]);
+        assert_eq!(row(&t, "allreduce_busbw_GBps").best, Some(0));
+        // Three designs: the runner-up decides, not the worst.
+        let t = delta_table(&[with("A", 300.0, Some(3.0), 1.0, None), with("B", 150.0, Some(3.0), 1.0, None), with("C", 298.0, Some(3.0), 1.0, None)]);
+        assert_eq!(row(&t, "allreduce_busbw_GBps").best, None);
     }
 
     #[test]
