@@ -42,6 +42,8 @@ pub(crate) fn finish(svg: String, title: &str) -> String {
 pub(crate) struct Doc {
     pub s: String,
     pub font: &'static str,
+    /// Whether the document's own `<svg>` names the font (then labels inherit it).
+    font_on_root: bool,
     /// Straight segments waiting to be written as one `<path>` per stroke (see [`Doc::seg`]).
     segs: Vec<(String, f64, String)>,
 }
@@ -53,15 +55,16 @@ impl Doc {
         let mut s = String::with_capacity(16 * 1024);
         let _ = write!(
             s,
-            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\"><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"{}\"><rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            theme.font,
             theme.background.hex()
         );
-        Doc { s, font: theme.font, segs: Vec::new() }
+        Doc { s, font: theme.font, font_on_root: true, segs: Vec::new() }
     }
     /// An empty document for a caller that writes its own `<svg>` element, or a fragment
     /// spliced into another document.
     pub fn fragment(font: &'static str) -> Doc {
-        Doc { s: String::with_capacity(16 * 1024), font, segs: Vec::new() }
+        Doc { s: String::with_capacity(16 * 1024), font, font_on_root: false, segs: Vec::new() }
     }
     /// A straight segment, batched with others of the same stroke into one `<path>` (far
     /// fewer DOM nodes to parse, style and lay out on every redraw). Written by [`Doc::flush`].
@@ -140,12 +143,19 @@ impl Doc {
     #[allow(clippy::too_many_arguments)]
     pub fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, baseline: &str, color: &str, weight: u32, t: &str) {
         use std::fmt::Write;
-        let _ = write!(
-            self.s,
-            "<text x=\"{x:.1}\" y=\"{y:.1}\" font-family=\"{}\" font-size=\"{size}\" font-weight=\"{weight}\" text-anchor=\"{anchor}\" dominant-baseline=\"{baseline}\" fill=\"{color}\">{}</text>",
-            self.font,
-            escape(t)
-        );
+        // The font family is the <svg>'s where it has one (inherited); weight 400 and anchor "start" are SVG's
+        // defaults. Fewer bytes per label: the page parses these charts on every slider input.
+        let _ = write!(self.s, "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\"");
+        if !self.font_on_root {
+            let _ = write!(self.s, " font-family=\"{}\"", self.font);
+        }
+        if weight != 400 {
+            let _ = write!(self.s, " font-weight=\"{weight}\"");
+        }
+        if anchor != "start" {
+            let _ = write!(self.s, " text-anchor=\"{anchor}\"");
+        }
+        let _ = write!(self.s, " dominant-baseline=\"{baseline}\" fill=\"{color}\">{}</text>", escape(t));
     }
     pub fn finish(mut self, title: &str) -> String {
         self.flush();

@@ -46,7 +46,6 @@ pub fn part_color(name: &str, theme: &Theme) -> Rgb {
 
 struct W {
     s: String,
-    font: &'static str,
 }
 
 impl W {
@@ -54,23 +53,24 @@ impl W {
         let mut s = String::with_capacity(8 * 1024);
         let _ = write!(
             s,
-            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" preserveAspectRatio=\"xMidYMid meet\"><title>{}</title><rect width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"{}\" role=\"img\" preserveAspectRatio=\"xMidYMid meet\"><title>{}</title><rect width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            theme.font,
             escape(title),
             theme.background.hex()
         );
-        W { s, font: theme.font }
+        W { s }
     }
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, extra: &str) {
         let _ = write!(self.s, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{fill}\" {extra}/>", w.max(0.0));
     }
     #[allow(clippy::too_many_arguments)]
     fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, color: &str, weight: u32, t: &str) {
-        let _ = write!(
-            self.s,
-            "<text x=\"{x:.1}\" y=\"{y:.1}\" font-family=\"{}\" font-size=\"{size}\" font-weight=\"{weight}\" text-anchor=\"{anchor}\" dominant-baseline=\"middle\" fill=\"{color}\">{}</text>",
-            self.font,
-            escape(t)
-        );
+        // The <svg> names the font; weight 400 is SVG's default (fewer bytes per label).
+        let _ = write!(self.s, "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\"");
+        if weight != 400 {
+            let _ = write!(self.s, " font-weight=\"{weight}\"");
+        }
+        let _ = write!(self.s, " text-anchor=\"{anchor}\" dominant-baseline=\"middle\" fill=\"{color}\">{}</text>", escape(t));
     }
     fn close(mut self) -> String {
         self.s.push_str("</svg>");
