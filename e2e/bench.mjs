@@ -210,6 +210,12 @@ async function inputToPaint(browser, base, pinned = false) {
   }
   if (busy.length < n * 0.9) throw new Error(`only ${busy.length} of ${n} inputs had a paint in the trace`);
   const longest = tasks.reduce((m, e) => Math.max(m, (e.dur ?? 0) / 1000), 0);
+  if (process.env.BENCH_DETAIL) {
+    for (const t of tasks.filter((e) => e.dur > 30000)) {
+      const kids = main.filter((e) => e !== t && e.ts >= t.ts && e.ts < t.ts + t.dur && e.dur > 1500 && !/RunTask/.test(e.name));
+      console.log(`  task of ${(t.dur / 1000).toFixed(1)} ms at ${((t.ts - marks[0].ts) / 1000).toFixed(0)} ms after the first input: ${kids.map((e) => `${e.name}+${(e.dur / 1000).toFixed(1)}`).join(' ')}`);
+    }
+  }
   return { busy, wall, longest };
 }
 
@@ -256,7 +262,7 @@ async function main() {
 }
 
 /** BENCH_ONLY=drag: only the explorer's load tasks and input-to-paint, BENCH_RUNS times
- * (default 3), for A/B runs of a change. */
+ * (default 3), for A/B runs of a change; BENCH_PINNED=1 drags on compare.html instead. */
 async function dragOnly() {
   const [server, base] = await serve(dist);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true });
@@ -264,7 +270,8 @@ async function dragOnly() {
     for (let i = 0; i < Number(process.env.BENCH_RUNS ?? 3); i++) {
       const fc = await firstChart(browser, base);
       console.log(`first chart median ${pct(fc.ms, 50).toFixed(0)} ms; longest load task median ${pct(fc.longest, 50).toFixed(0)} ms of ${fc.longest.map((x) => x.toFixed(0)).join(', ')}`);
-      const ip = await inputToPaint(browser, base);
+      const ip = await inputToPaint(browser, base, process.env.BENCH_PINNED === '1');
+      console.log(`longest task ${ip.longest.toFixed(1)} ms`);
       console.log(`input-to-paint p50 ${pct(ip.busy, 50).toFixed(1)} ms, p95 ${pct(ip.busy, 95).toFixed(1)} ms, max ${Math.max(...ip.busy).toFixed(1)} ms`);
     }
   } finally {

@@ -104,6 +104,17 @@ async function main() {
       await page.waitForFunction(priced, 'tokens/s per million USD', { timeout: 15000 });
       const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('fabricscope-prices')));
       assert(saved.length === 4 && saved.some((e) => e.item === 'qm9700' && e.usd === 30000 && e.source === 'test input'), JSON.stringify(saved));
+      // The node slider moves the counts; the boxes (and what they hold) stay as they are.
+      const count = (item) => page.textContent(`[data-testid=prices] tr[data-item="${item}"] td[data-label=Count]`);
+      const drag = (v) => page.evaluate((v) => { const s = document.querySelector('#nodes-slider'); s.value = String(v); s.dispatchEvent(new Event('input', { bubbles: true })); }, v);
+      const before = await page.$(box('dgx-h100', 'usd'));
+      await drag(6);
+      await page.waitForFunction(() => document.querySelector('[data-testid=prices] tr[data-item="dgx-h100"] td[data-label=Count]')?.textContent === '64', null, { timeout: 5000 });
+      assert((await count('qm9700')) === '24', `64 nodes: 16 leaf + 8 spine switches, not ${await count('qm9700')}`);
+      assert(await before.evaluate((el) => el.isConnected && el.value === '300000'), 'the price boxes were not redrawn');
+      await drag(7);
+      await page.waitForFunction(() => document.querySelector('[data-testid=prices] tr[data-item="dgx-h100"] td[data-label=Count]')?.textContent === '128', null, { timeout: 5000 });
+      assert((await count('qm9700')) === '48', `128 nodes: 48 switches, not ${await count('qm9700')}`);
     });
 
     await check("a price-book file imported re-ranks the right-sizer's answer by cost, without a new run", async () => {

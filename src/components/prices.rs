@@ -95,6 +95,26 @@ fn table_html(rows: &[Row], book: &PriceBook) -> String {
     o
 }
 
+/// Writes each item's count into the drawn table (where it differs); whether every item's
+/// cell was there.
+fn write_counts(counts: &[(&str, u64)]) -> bool {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return true };
+    let mut all = true;
+    for (item, n) in counts {
+        let cell = doc.query_selector(&format!("[data-testid=prices] tr[data-item=\"{item}\"] td[data-label=Count]")).ok().flatten();
+        match cell {
+            Some(cell) => {
+                let text = n.to_string();
+                if cell.text_content().as_deref() != Some(text.as_str()) {
+                    cell.set_text_content(Some(&text));
+                }
+            }
+            None => all = false,
+        }
+    }
+    all
+}
+
 /// Shows `message` beside `input` (none: clears it).
 fn mark(input: &web_sys::HtmlInputElement, message: Option<&str>) {
     let _ = input.set_attribute("aria-invalid", if message.is_some() { "true" } else { "false" });
@@ -104,8 +124,9 @@ fn mark(input: &web_sys::HtmlInputElement, message: Option<&str>) {
     }
 }
 
-/// The table drawn last: its rows, the number of the book it shows, and its markup.
-type Drawn = Option<((Vec<Row>, u32), AttrValue)>;
+/// The table drawn last: its items (without their counts), the number of the book it shows,
+/// and its markup.
+type Drawn = Option<((Vec<(&'static str, Option<f64>)>, u32), AttrValue)>;
 
 thread_local! {
     static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
@@ -155,7 +176,20 @@ pub fn price_editor(p: Props) -> Html {
         t.1
     };
     let rows = items(&p.bill);
-    let table = DRAWN.with(|c| cached(c, (rows.clone(), gen), |(r, _)| AttrValue::from(table_html(r, &p.book))));
+    // Keyed on the items, not their counts: a dragged node slider changes every count, and
+    // rewriting two dozen text boxes on each input cost more than the rest of the page's
+    // update. The counts are written into the drawn table after the render instead.
+    let key: Vec<(&'static str, Option<f64>)> = rows.iter().map(|r| (r.0, r.3)).collect();
+    let table = DRAWN.with(|c| cached(c, (key, gen), |_| AttrValue::from(table_html(&rows, &p.book))));
+    // Written now where the table is on the page already (the markup is unchanged, so the
+    // render leaves it be); after the render where it is about to be put there.
+    let counts: Vec<(&'static str, u64)> = rows.iter().map(|r| (r.0, r.2)).collect();
+    if !write_counts(&counts) {
+        gloo_timers::callback::Timeout::new(0, move || {
+            write_counts(&counts);
+        })
+        .forget();
+    }
     let rest = AttrValue::from(rest_html(&p, &rows));
     let on_change = {
         let (book, on_book, shown, note) = (p.book.clone(), p.on_book.clone(), p.shown.clone(), p.note.clone());
