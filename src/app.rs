@@ -311,10 +311,8 @@ fn json(c: &Cluster) -> String {
 }
 
 pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
-/// Panel groups added after the first render, one per frame (see `shown` in [`App`]).
+/// Steps after the first render in which the explorer's parts join (see `shown` in [`App`]).
 const LATE_PANELS: u8 = 7;
-/// About one frame at 60 Hz, ms: each group's layout gets its own frame.
-const FRAME_MS: u32 = 16;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
 pub(crate) const NARROW: &str = "(max-width: 640px)";
 
@@ -348,24 +346,14 @@ pub fn App() -> Html {
     });
     // The page joins in steps, one per frame: the controls first, then the headline numbers
     // and the hierarchy's frame, the throughput chart, the hierarchy's drawing and the panels
-    // below, so loading is a few short tasks of DOM, style and layout work, not one long one
-    // (issue 9: no main-thread task over 50 ms). `shown` counts the steps taken so far.
-    let shown = use_state(|| 0u8);
-    {
-        let shown = shown.clone();
-        use_effect_with(*shown, move |n| {
-            if *n < LATE_PANELS {
-                let next = *n + 1;
-                gloo_timers::callback::Timeout::new(FRAME_MS, move || shown.set(next)).forget();
-            }
-        });
-    }
+    // below (see `use_steps`).
+    let shown = crate::hooks::use_steps(LATE_PANELS);
     // The topology drawing waits while off screen (see components::mapping).
     let mapping_node = use_node_ref();
-    let mapping_in_view = use_in_view(mapping_node.clone(), *shown >= 4);
+    let mapping_in_view = use_in_view(mapping_node.clone(), shown >= 4);
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
-    let training_in_view = use_in_view(training_node.clone(), *shown >= 5);
+    let training_in_view = use_in_view(training_node.clone(), shown >= 5);
     let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
@@ -416,7 +404,7 @@ pub fn App() -> Html {
     // and no bytes of it).
     html! {
         <main class="layout" data-requested={json(&state.cluster)} data-model={state.view.as_ref().map(|v| json(&v.cluster))}>
-            if let Some(v) = state.view.as_ref().filter(|_| *shown >= 1) {
+            if let Some(v) = state.view.as_ref().filter(|_| shown >= 1) {
                 { summary_bar(v, &training, stale) }
             }
             <section class="panel controls" aria-labelledby="cluster-heading">
@@ -457,7 +445,7 @@ pub fn App() -> Html {
             </section>
             <section class={classes!("results", stale.then_some("stale"))} aria-labelledby="results-heading">
                 <h2 id="results-heading" class="visually-hidden">{ "Results" }</h2>
-                if *shown == 0 {
+                if shown == 0 {
                 } else if let Some(v) = &state.view {
                     <p class="stale-note" aria-live="polite" data-testid="stale-note">
                         if stale {
@@ -470,27 +458,27 @@ pub fn App() -> Html {
                     <div class="panels">
                         // The throughput chart first (the page's first chart), then the
                         // hierarchy's drawing, each laid out in its own frame.
-                        { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }, *shown < 3) }
-                        if *shown >= 2 {
+                        { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }, shown < 3) }
+                        if shown >= 2 {
                             { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
                         }
-                        if *shown >= 4 {
+                        if shown >= 4 {
                             { mapping_panel(&MappingProps {
                                 eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
                                 node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
                             }) }
                         }
-                        if *shown >= 5 {
+                        if shown >= 5 {
                             { training_panel(&TrainingProps {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
                         }
-                        if *shown >= 6 {
+                        if shown >= 6 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                         }
-                        if *shown >= 7 {
+                        if shown >= 7 {
                             { tier_table_panel(&v.cluster) }
                             { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
                         }

@@ -144,6 +144,9 @@ fn ComparePage() -> Html {
         let controls = controls.clone();
         Callback::from(move |a: Action| controls.dispatch(ControlsAction::Edit(a)))
     };
+    // The page joins in steps, one per frame (see `use_steps`): the controls, the comparison,
+    // the bill of materials, the price book, then the right-sizer and sharing.
+    let step = crate::hooks::use_steps(4);
     let c = &state.cluster;
     html! {
         <div class="layout">
@@ -168,16 +171,24 @@ fn ComparePage() -> Html {
                 <p class="hint"><a href={format!("./#s={}", encode(&settled))} data-testid="open-explorer">{ "Open this design in the explorer" }</a></p>
             </section>
             <div class="panels">
-                if let Some(v) = &state.view {
+                if let Some(v) = state.view.as_ref().filter(|_| step >= 1) {
                     <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={None} {dark} {compact}
                         on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} book={prices.book.clone()} />
-                    { bom_panel(&v.cluster, &prices.book) }
-                    if let Some(bill) = bom_of(&v.cluster, &prices.book) {
-                        { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown }) }
+                    if step >= 2 {
+                        { bom_panel(&v.cluster, &prices.book) }
                     }
-                    { rightsize_panel(&RightsizeProps { sized, progress: sizing, start: start_sizing, job, book: prices.book.clone(), dark, compact }) }
+                    if step >= 3 {
+                        if let Some(bill) = bom_of(&v.cluster, &prices.book) {
+                            { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown }) }
+                        }
+                    }
+                    if step >= 4 {
+                        { rightsize_panel(&RightsizeProps { sized, progress: sizing, start: start_sizing, job, book: prices.book.clone(), dark, compact }) }
+                    }
                 }
-                { share(&settled, &designs_link, &note) }
+                if step >= 4 {
+                    { share(&settled, &designs_link, &note) }
+                }
             </div>
         </div>
     }

@@ -69,6 +69,27 @@ pub fn use_in_view(node: NodeRef, mounted: bool) -> bool {
     *visible
 }
 
+/// About one frame at 60 Hz, ms: each step of [`use_steps`] gets its own frame.
+const FRAME_MS: u32 = 16;
+
+/// How many of a page's `total` loading steps have been taken: 0 on the first render, then
+/// one more per frame. A page shows its parts in steps, so loading is a few short tasks of
+/// DOM, style and layout work, not one long one (issue 9: no main-thread task over 50 ms).
+#[hook]
+pub fn use_steps(total: u8) -> u8 {
+    let taken = use_state(|| 0u8);
+    {
+        let taken = taken.clone();
+        use_effect_with(*taken, move |n| {
+            if *n < total {
+                let next = *n + 1;
+                gloo_timers::callback::Timeout::new(FRAME_MS, move || taken.set(next)).forget();
+            }
+        });
+    }
+    *taken
+}
+
 /// How long after the last slider input the page counts as no longer being dragged.
 const DRAG_SETTLE_MS: u32 = 400;
 
