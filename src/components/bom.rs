@@ -54,11 +54,10 @@ fn table_html(b: &Bom) -> String {
     }
     let _ = write!(
         o,
-        "</tbody></table></div><p data-testid=\"bom-power\">Power {}{:.1} kW, network {:.1} kW ({:.1}%).{} Cost: {}</p><p class=\"muted small\">Power: the published maximum per item (switches: see docs/bom.md); n/p: not published, not counted. Every item's source: <code>fabricscope bom --json</code>. Prices: the price book below; none are built in.</p>",
+        "</tbody></table></div><p data-testid=\"bom-power\">Power {}{:.1} kW, {}.{} Cost: {}</p><p class=\"muted small\">Power: the published maximum per item (switches: see docs/bom.md); n/p: not published, not counted. Every item's source: <code>fabricscope bom --json</code>. Prices: the price book below; none are built in.</p>",
         if b.unpowered.is_empty() { "" } else { "at least " },
         b.power_kw,
-        b.network_power_kw,
-        100.0 * b.network_power_share(),
+        b.network_power_text(),
         if b.unpowered.is_empty() { String::new() } else { format!(" No published figure: {}.", esc(&b.unpowered.join(", "))) },
         match (b.cost_usd, b.cost_per_gpu()) {
             (Some(c), Some(g)) => format!("{c:.0} USD, {g:.0} USD per GPU, network {:.1}%.", 100.0 * b.network_cost_share().unwrap_or(0.0)),

@@ -162,11 +162,10 @@ fn text(b: &Bom) -> String {
         b.switches_total, b.nics, b.transceivers, b.cables
     ));
     s.push_str(&format!(
-        "power: {:.1} kW{}, network {:.1} kW ({:.1}%)\n",
+        "power: {:.1} kW{}, {}\n",
         b.power_kw,
         if b.unpowered.is_empty() { String::new() } else { format!(" at least (no published figure: {})", b.unpowered.join(", ")) },
-        b.network_power_kw,
-        100.0 * b.network_power_share()
+        b.network_power_text()
     ));
     match (b.cost_usd, b.cost_per_gpu()) {
         (Some(c), Some(g)) => s.push_str(&format!(

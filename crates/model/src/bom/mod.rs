@@ -160,9 +160,22 @@ impl Bom {
     pub fn cost_per_gpu(&self) -> Option<f64> {
         self.cost_usd.map(|c| c / self.gpus.max(1) as f64)
     }
-    /// The network's share of the power (0-1).
-    pub fn network_power_share(&self) -> f64 {
-        if self.power_kw > 0.0 { self.network_power_kw / self.power_kw } else { 0.0 }
+    /// Whether every network item has a power figure (otherwise `network_power_kw` is a
+    /// lower bound).
+    pub fn network_power_complete(&self) -> bool {
+        self.lines.iter().all(|l| !l.group.is_network() || l.included || l.unit_power_w.is_some())
+    }
+    /// The network's share of the power (0-1), when every network item's figure is known.
+    pub fn network_power_share(&self) -> Option<f64> {
+        (self.network_power_complete() && self.power_kw > 0.0).then(|| self.network_power_kw / self.power_kw)
+    }
+    /// "network 30.7 kW (4.0%)", or "network at least 0.0 kW" when a network item has no
+    /// published figure (the share is then unknown). kW, per the bill's total.
+    pub fn network_power_text(&self) -> String {
+        match self.network_power_share() {
+            Some(x) => format!("network {:.1} kW ({:.1}%)", self.network_power_kw, 100.0 * x),
+            None => format!("network at least {:.1} kW", self.network_power_kw),
+        }
     }
     /// The network's share of the cost (0-1), when both are known.
     pub fn network_cost_share(&self) -> Option<f64> {

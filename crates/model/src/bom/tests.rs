@@ -211,3 +211,19 @@ fn a_books_value_is_what_its_serializer_writes() {
     ]);
     assert_eq!(book.to_value(), serde_json::to_value(&book).unwrap());
 }
+
+/// With a switch's power unpublished the network's figure is a lower bound and its share is
+/// not given; a book that supplies the switch's watts makes both known.
+#[test]
+fn the_networks_share_needs_every_network_items_power() {
+    let b = superpod();
+    assert_eq!(b.network_power_share(), None);
+    assert_eq!(b.network_power_text(), "network at least 30.7 kW");
+    let book = PriceBook::from_file_text(r#"[{"item":"qm9700","power_w":1000,"source":"test","date":"2026-11-30"}]"#).unwrap();
+    let b = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &book);
+    // 48 switches at 1 kW (test figure) + 2048 twin-port modules at 15 W.
+    assert!((b.network_power_kw - 78.72).abs() < 1e-9, "{}", b.network_power_kw);
+    let share = b.network_power_share().unwrap();
+    assert!((share - 78.72 / b.power_kw).abs() < 1e-12);
+    assert!(b.network_power_text().starts_with("network 78.7 kW ("), "{}", b.network_power_text());
+}
