@@ -113,27 +113,15 @@ pub struct DeltaRow {
 /// none for counted ones such as power and cost).
 type RowSpec = (&'static str, &'static str, &'static str, Better, fn(&DesignNumbers) -> Option<f64>, bool, fn(&DesignNumbers) -> Option<f64>);
 
-fn no_band(_: &DesignNumbers) -> Option<f64> {
-    None
-}
-
-fn busbw_band(d: &DesignNumbers) -> Option<f64> {
-    d.busbw_error_pct
-}
-
-fn step_band(d: &DesignNumbers) -> Option<f64> {
-    d.step_error_pct
-}
-
 const ROWS: [RowSpec; 8] = [
-    ("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), false, busbw_band),
-    ("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, false, step_band),
-    ("mfu", "MFU", "", Better::Higher, |d| d.mfu, false, step_band),
-    ("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, false, step_band),
-    ("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), true, no_band),
-    ("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, false, no_band),
-    ("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, true, step_band),
-    ("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, false, step_band),
+    ("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), false, |d| d.busbw_error_pct),
+    ("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, false, |d| d.step_error_pct),
+    ("mfu", "MFU", "", Better::Higher, |d| d.mfu, false, |d| d.step_error_pct),
+    ("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, false, |d| d.step_error_pct),
+    ("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), true, |_| None),
+    ("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, false, |_| None),
+    ("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, true, |d| d.step_error_pct),
+    ("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, false, |d| d.step_error_pct),
 ];
 
 /// The delta table of `designs`.
