@@ -95,24 +95,23 @@ fn table_html(rows: &[Row], book: &PriceBook) -> String {
     o
 }
 
-/// Writes each item's count into the drawn table (where it differs); whether every item's
-/// cell was there.
-fn write_counts(counts: &[(&str, u64)]) -> bool {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return true };
-    let mut all = true;
-    for (item, n) in counts {
-        let cell = doc.query_selector(&format!("[data-testid=prices] tr[data-item=\"{item}\"] td[data-label=Count]")).ok().flatten();
-        match cell {
-            Some(cell) => {
-                let text = n.to_string();
-                if cell.text_content().as_deref() != Some(text.as_str()) {
-                    cell.set_text_content(Some(&text));
-                }
+/// Writes the items' counts into the drawn table's Count cells, in row order (where they
+/// differ); whether the table had a row for each.
+fn write_counts(counts: &[u64]) -> bool {
+    let cells = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector_all("[data-testid=prices] td[data-label=Count]").ok());
+    let Some(cells) = cells else { return true };
+    if cells.length() as usize != counts.len() {
+        return false;
+    }
+    for (i, n) in counts.iter().enumerate() {
+        if let Some(cell) = cells.item(i as u32) {
+            let text = n.to_string();
+            if cell.text_content().as_deref() != Some(text.as_str()) {
+                cell.set_text_content(Some(&text));
             }
-            None => all = false,
         }
     }
-    all
+    true
 }
 
 /// Shows `message` beside `input` (none: clears it).
@@ -183,7 +182,7 @@ pub fn price_editor(p: Props) -> Html {
     let table = DRAWN.with(|c| cached(c, (key, gen), |_| AttrValue::from(table_html(&rows, &p.book))));
     // Written now where the table is on the page already (the markup is unchanged, so the
     // render leaves it be); after the render where it is about to be put there.
-    let counts: Vec<(&'static str, u64)> = rows.iter().map(|r| (r.0, r.2)).collect();
+    let counts: Vec<u64> = rows.iter().map(|r| r.2).collect();
     if !write_counts(&counts) {
         gloo_timers::callback::Timeout::new(0, move || {
             write_counts(&counts);
@@ -233,4 +232,4 @@ pub fn price_editor(p: Props) -> Html {
 }
 
 /// The heading and what the panel does (static markup).
-const HEAD: &str = "<h3 id=\"prices-h\">3 · Price book</h3><p class=\"muted small\">Your unit prices (US dollars) for the items of the design in the controls, with where and when you got them; W each replaces the catalog's power figure (or fills in an unpublished one, n/p). Kept in this browser, in the link and in the scenario file. Cost shows once every item has a price; none are built in.</p>";
+const HEAD: &str = "<h3 id=\"prices-h\">3 · Price book</h3><p class=\"muted small\">Your unit prices (US dollars) for the items of the design in the controls, with source and date; W each replaces the catalog's power figure (or an unpublished one, n/p). Kept in this browser, the link and the scenario file. Cost shows once every item is priced; none are built in.</p>";
