@@ -1,7 +1,8 @@
 // Browser benchmark of the budgets in issue 4, against a release build in dist/:
 //   size          per page (scripts/pages.mjs: the explorer, Learn, Check, Compare): the
 //                 wasm, JS and CSS the page and its loader (boot-*.js) name, plus sw.js,
-//                 gzip -9   budget 300 KB each; a page over budget always fails the run
+//                 gzip -9   budget 350 KB for the explorer (index.html), 400 KB for each
+//                 other page (DEVELOPERS.md); a page over budget always fails the run
 //   first chart   navigation start -> first paint after the busbw chart's SVG is in the DOM,
 //                 median of 5 cold loads on 127.0.0.1          budget 500 ms
 //   input->paint  one `input` event on the node slider of a 1024-GPU cluster (DGX H100
@@ -29,7 +30,9 @@ import { PAGES } from '../scripts/pages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
-const BUDGET = { kb: 300, firstChartMs: 500, p95Ms: 16, longTaskMs: 50 };
+/** Bundle budgets in KB gzipped: the explorer 350, every other page 400 (DEVELOPERS.md). */
+const budgetKb = (page) => (page === 'index.html' ? 350 : 400);
+const BUDGET = { firstChartMs: 500, p95Ms: 16, longTaskMs: 50 };
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -226,8 +229,9 @@ async function main() {
     console.log(`bundle of ${page} (${name}, gzip -9):`);
     console.log(rows.join('\n'));
     const kb = total / 1024;
-    console.log(`  total ${kb.toFixed(1)} KB gz, ${total} bytes (budget ${BUDGET.kb} KB = ${BUDGET.kb * 1024} bytes) ${kb <= BUDGET.kb ? 'OK' : 'OVER'}`);
-    if (kb > BUDGET.kb) over.push(`${page}: bundle ${kb.toFixed(1)} KB gz is over its ${BUDGET.kb} KB budget`);
+    const limit = budgetKb(page);
+    console.log(`  total ${kb.toFixed(1)} KB gz, ${total} bytes (budget ${limit} KB = ${limit * 1024} bytes) ${kb <= limit ? 'OK' : 'OVER'}`);
+    if (kb > limit) over.push(`${page}: bundle ${kb.toFixed(1)} KB gz is over its ${limit} KB budget`);
   }
 
   const [server, base] = await serve(dist);

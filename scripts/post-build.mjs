@@ -11,7 +11,7 @@
 //    exists in dev builds: for those the CSP gets 'unsafe-inline' and ws: and a note says so,
 //    and the hook refuses to let such a build replace dist/ (the deployable folder).
 // 2. Size: minify the JS (wasm-bindgen's glue) and CSS with esbuild (e2e/node_modules), and
-//    update their integrity hashes in the page (part of its 300 KB gzipped budget). sw.js,
+//    update their integrity hashes in the page (part of its gzipped budget). sw.js,
 //    written last, is minified below its version and file list.
 // 3. Pages: in index.html's run, copy each other page's build (target/<page>-dist) into the
 //    staging directory, so dist/ deploys as one folder.
