@@ -2,7 +2,10 @@
 // links there with its design and has no compare panel; with nothing saved the link's design
 // is added by itself; add designs after choosing presets, rename one, a fifth refused, remove
 // one; each chart of the comparison draws every design in its colour; the cursor reads each
-// design's value by keyboard; the delta table marks a best design per row; the link carries
+// design's value by keyboard; the delta table marks a best design per row only where it can
+// (issue 19: a GPU-count row, per-GPU rows, the size warning, no star on totals across sizes
+// or without error bands, "scale every design to the largest"; prices typed as "$380,000" and
+// "1,000,000"); the link carries
 // the designs (opened in a new page: same names), localStorage keeps them for a reload
 // without a link, "Load" puts a design into the controls, "Explorer" opens one in the
 // explorer, and ?embed=compare-busbw / compare-step draw them alone (the latter through an
@@ -95,21 +98,71 @@ async function main() {
           assert(t.includes(want.split(' · ')[0]) && (id === 'compare-hierarchy' || t.includes(want)), `${id} names ${want}: ${t.slice(0, 300)}`);
         }
       }
-      const rows = await page.$$eval('[data-testid=delta] tbody tr', (trs) => trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td.best').length, tr.lastElementChild.textContent]));
-      const labels = rows.map((r) => r[0]);
-      for (const want of ['AllReduce busbw at 1 GiB', 'step time', 'MFU', 'tokens/s', 'power']) assert(labels.some((l) => l.startsWith(want)), `row ${want}: ${labels}`);
+      const rows = await page.$$eval('[data-testid=delta] tbody tr', (trs) => trs.map((tr) => [tr.dataset.row, tr.querySelector('th').textContent, tr.querySelectorAll('td.best').length, tr.lastElementChild.textContent]));
+      const labels = rows.map((r) => r[1]);
+      for (const want of ['GPUs', 'AllReduce busbw at 1 GiB', 'step time', 'MFU', 'tokens/s', 'tokens/s per GPU', 'power', 'power per 1,000 GPUs']) assert(labels.some((l) => l.startsWith(want)), `row ${want}: ${labels}`);
+      const cells = (key) => page.$$eval(`[data-testid=delta] tr[data-row=${key}] td`, (t) => t.map((x) => x.textContent));
       // Every design gets its own search: a step time in every column once the work is done.
-      const steps = await page.$$eval('[data-testid=delta] tbody tr:nth-child(2) td', (t) => t.map((x) => x.textContent));
+      const steps = await cells('step_time_s');
       assert(steps.length === 5 && steps.slice(0, 4).every((x) => /s/.test(x)), `a step time per design: ${steps}`);
-      // Performance rows always name a winner; power ones only where every item's power is published.
-      for (const [l, best, ratio] of rows.slice(0, 4)) assert(best === 1 && /×$/.test(ratio), `${l}: one best, a ratio (${best}, ${ratio})`);
+      // Issue 19: 1,024, 512, 1,120 and 288 GPUs. The size is flagged, counted with separators,
+      // and no total is crowned because a design is smaller; per-GPU rows carry the figures.
+      const warning = await page.textContent('[data-testid=size-warning]');
+      assert(warning.includes('designs differ in GPU count: 1,024 vs 512 vs 1,120 vs 288'), `size warning: ${warning}`);
+      const gpus = await cells('gpus');
+      assert(gpus.slice(0, 4).join('|') === '1,024|512|1,120|288' && gpus[4] === '–', `GPU counts: ${gpus}`);
+      for (const [key, , best, verdict] of rows.filter((r) => ['step_time_s', 'tokens_per_s', 'power_kw', 'cost_usd'].includes(r[0]))) {
+        assert(best === 0 && (verdict === '–' || verdict.includes('not ranked')), `${key}: no star across sizes (${best}, ${verdict})`);
+      }
+      const perGpu = await cells('tokens_per_s_per_gpu');
+      assert(perGpu.slice(0, 4).every((x) => /\d/.test(x)), `tokens/s per GPU for each design: ${perGpu}`);
+      const power = await cells('power_kw_per_1000_gpus');
+      assert(power.slice(0, 4).every((x) => /\d/.test(x)), `power per 1,000 GPUs for each design: ${power}`);
+      // A star only where every design has an error band (GB200's training has none here).
+      for (const [key, , best, verdict] of rows) if (best > 0) assert(/×$/.test(verdict), `${key}: a star comes with its ratio (${verdict})`);
+      const mfu = rows.find((r) => r[0] === 'mfu');
+      assert(mfu[2] === 0 && mfu[3].includes('no error band'), `MFU not ranked without GB200's band: ${mfu}`);
+      // Scaled to the largest design's GPU count (1,120): every design re-sized, no size warning.
+      await page.check('[data-testid=same-gpus]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=size-warning]')?.textContent.includes('scaled to 1,120 GPUs'), null, { timeout: 15000 });
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 60000 });
+      const same = await cells('gpus');
+      assert(same.slice(0, 4).every((x) => x === '1,120'), `every design at 1,120 GPUs: ${same}`);
+      assert(!(await page.textContent('[data-testid=size-warning]')).includes('differ in GPU count'), 'no size warning once scaled');
+      await page.uncheck('[data-testid=same-gpus]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=size-warning]')?.textContent.includes('differ in GPU count'), null, { timeout: 15000 });
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 60000 });
       // With the controls on the RoCE twin of B, the two best busbw values (InfiniBand 274,
       // RoCE 272 GB/s) are within the model's error (RoCE's class band): no design is crowned.
       await preset('h100-roce');
       await page.waitForTimeout(400);
       await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
-      const busbw = await page.$eval('[data-testid=delta] tbody tr', (tr) => [tr.querySelectorAll('td.best').length, tr.lastElementChild.dataset.testid, tr.lastElementChild.textContent]);
+      const busbw = await page.$eval('[data-testid=delta] tr[data-row=allreduce_busbw_GBps]', (tr) => [tr.querySelectorAll('td.best').length, tr.lastElementChild.dataset.testid, tr.lastElementChild.textContent]);
       assert(busbw[0] === 0 && busbw[1] === 'within-error' && /top two within ±\d+%/.test(busbw[2]), `busbw row within the model's error: ${busbw}`);
+      await preset('gb200-nvl72');
+      await page.waitForTimeout(400);
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });
+    });
+
+    await check('prices as people write them: "$380,000" and "1,000,000" accepted, garbage refused naming the forms', async () => {
+      await preset('dgx-h100-superpod');
+      const box = (item, field) => `[data-testid=prices] input[data-item="${item}"][data-f="${field}"]`;
+      await page.waitForSelector(box('dgx-h100', 'usd'), { timeout: 15000 });
+      await page.fill(box('dgx-h100', 'usd'), '$380,000');
+      await page.press(box('dgx-h100', 'usd'), 'Tab');
+      await page.fill(box('qm9700', 'usd'), '1,000,000');
+      await page.press(box('qm9700', 'usd'), 'Tab');
+      await page.waitForTimeout(100);
+      assert((await page.textContent('#price-dgx-h100-usd-e')) === '' && (await page.textContent('#price-qm9700-usd-e')) === '', 'no message for amounts with separators and a dollar sign');
+      const saved = JSON.parse(await page.evaluate(() => localStorage.getItem('fabricscope-prices')));
+      const usd = (item) => saved.find((p) => p.item === item)?.usd;
+      assert(usd('dgx-h100') === 380000 && usd('qm9700') === 1000000, `saved as numbers: ${JSON.stringify(saved)}`);
+      await page.fill(box('qm9700', 'usd'), '1,00');
+      await page.press(box('qm9700', 'usd'), 'Tab');
+      const err = await page.textContent('#price-qm9700-usd-e');
+      assert(err.includes('US dollars per unit') && err.includes('$380,000') && err.includes("got '1,00'"), `refused, naming the forms: ${err}`);
+      await page.click('[data-testid=price-clear]');
+      await page.waitForTimeout(100);
       await preset('gb200-nvl72');
       await page.waitForTimeout(400);
       await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 30000 });

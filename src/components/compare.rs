@@ -13,8 +13,9 @@ use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_charts::Theme;
 use fabricscope_model::bom::{bom, Bom, PriceBook};
-use fabricscope_model::compare::{default_name, numbers, MAX_DESIGNS, SCALE_NODES};
-use fabricscope_model::design::{delta_table, Better, DesignNumbers};
+use fabricscope_model::compare::{at_gpus, default_name, numbers, MAX_DESIGNS, SCALE_NODES};
+use fabricscope_model::design::{delta_table, warnings, Better, DeltaRow, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
+use fabricscope_model::figures::{thousands, usd};
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::{ModelError, Scenario};
 use std::fmt::Write;
@@ -71,36 +72,73 @@ fn number(key: &str, v: f64) -> String {
     match key {
         "step_time_s" => seconds_label(v),
         "mfu" => format!("{:.1}%", v * 100.0),
-        "cost_usd" => format!("${v:.0}"),
+        "cost_usd" | "cost_usd_per_gpu" => usd(v),
+        "gpus" => thousands(v),
         // Millions of tokens read better as "8.78 M" than as eight digits.
         _ if v >= 1e5 => format!("{} M", gbps_label(v / 1e6)),
+        _ if v >= 1e3 => thousands(v),
         _ => gbps_label(v),
     }
 }
 
-/// The delta table ([`delta_table`]): a column per design, the best of each row marked, best
-/// ÷ worst; the busbw row names the collective and size it is of.
-fn table(designs: &[DesignNumbers], busbw: &str) -> String {
-    let mut o = String::from("<div class=\"table-scroll\"><table class=\"delta\" data-testid=\"delta\"><thead><tr><th scope=\"col\">Key number</th>");
-    for (i, d) in designs.iter().enumerate() {
-        let _ = write!(o, "<th scope=\"col\" class=\"num d{i}\">{}</th>", esc(&d.name));
+/// The short words of a row's "not ranked" (the whole reason is its tooltip and the note).
+fn unranked_words(why: &str) -> &'static str {
+    match why {
+        UNRANKED_SIZE => "not ranked: sizes differ",
+        UNRANKED_POWER => "not ranked: power a lower bound",
+        UNRANKED_BAND => "not ranked: no error band",
+        _ => "not ranked",
     }
-    o.push_str("<th scope=\"col\" class=\"num\">best ÷ worst</th></tr></thead><tbody>");
-    for r in delta_table(designs).into_iter().filter(|r| r.values.iter().any(Option::is_some)) {
-        let label = if r.key == "allreduce_busbw_GBps" { busbw } else { r.label };
-        let _ = write!(o, "<tr><th scope=\"row\">{label} <span class=\"muted\">{}{}</span></th>", r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
-        for (i, v) in r.values.iter().enumerate() {
-            let best = r.best == Some(i);
-            let _ = write!(o, "<td class=\"num{}\">{}{}</td>", if best { " best" } else { "" }, v.map_or("–".into(), |v| number(r.key, v)), if best { " ★" } else { "" });
-        }
+}
+
+/// The last cell of a row: best ÷ worst, or why the row crowns no design.
+fn verdict(r: &DeltaRow) -> Html {
+    match (r.best, r.ratio, r.within_error_pct, r.unranked) {
         // Closer than the model's error: the ratio, but no winner (see `delta_table`).
-        let _ = match (r.within_error_pct, r.ratio) {
-            (Some(e), Some(x)) => write!(o, "<td class=\"num\" data-testid=\"within-error\">{x:.2}× · top two within ±{e:.0}%</td></tr>"),
-            (_, x) => write!(o, "<td class=\"num\">{}</td></tr>", x.map_or("–".into(), |x| format!("{x:.2}×"))),
-        };
+        (None, Some(x), Some(e), _) => html! { <td class="num" data-testid="within-error">{ format!("{x:.2}× · top two within ±{e:.0}%") }</td> },
+        (None, x, None, Some(why)) => html! {
+            <td class="num unranked" data-testid="unranked" title={why}>
+                { x.map_or(String::new(), |x| format!("{x:.2}× · ")) }{ unranked_words(why) }
+            </td>
+        },
+        (_, x, _, _) => html! { <td class="num">{ x.map_or("–".into(), |x| format!("{x:.2}×")) }</td> },
     }
-    o.push_str("</tbody></table></div>");
-    o
+}
+
+/// One row of the delta table: a value per design, ★ on the better one.
+fn row_view(r: &DeltaRow, busbw: &str) -> Html {
+    let label = if r.key == "allreduce_busbw_GBps" { busbw } else { r.label };
+    let unit = format!("{}{}", r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
+    html! {
+        <tr data-row={r.key}>
+            <th scope="row">{ label }{ " " }<span class="muted">{ unit }</span></th>
+            { for r.values.iter().enumerate().map(|(i, v)| {
+                let best = r.best == Some(i);
+                html! { <td class={classes!("num", best.then_some("best"))}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
+            }) }
+            { verdict(r) }
+        </tr>
+    }
+}
+
+/// The delta table ([`delta_table`]): a column per design, the best of each row marked, best
+/// ÷ worst or why no design is marked; the busbw row names the collective and size it is of.
+fn table(designs: &[DesignNumbers], busbw: &str) -> Html {
+    let rows: Vec<DeltaRow> = delta_table(designs).into_iter().filter(|r| r.values.iter().any(Option::is_some)).collect();
+    html! {
+        <div class="table-scroll">
+            <table class="delta" data-testid="delta">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Key number" }</th>
+                        { for designs.iter().enumerate().map(|(i, d)| html! { <th scope="col" class={format!("num d{i}")}>{ &d.name }</th> }) }
+                        <th scope="col" class="num">{ "best ÷ worst" }</th>
+                    </tr>
+                </thead>
+                <tbody>{ for rows.iter().map(|r| row_view(r, busbw)) }</tbody>
+            </table>
+        </div>
+    }
 }
 
 /// What the cursor reads on the busbw or scaling chart at x = 2^exp.
@@ -195,21 +233,53 @@ pub fn ComparePanel(p: &Props) -> Html {
     }
     let Some(now) = now_cell.borrow().clone() else { return Html::default() };
     let list = &p.designs.list;
-    // Pinned designs run the model once each (not on a rename, not on the page's inputs).
-    let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
-    let key_bytes = now.eval.key_bytes;
-    let pinned: Rc<Pinned> = use_memo((scenarios.clone(), key_bytes), |(ss, kb)| ss.iter().map(|s| evaluate_at(&s.cluster, *kb).ok().map(Rc::new)).collect());
-    // Their bills, priced again on every edit of the book (no model run).
-    let boms = use_memo((scenarios, p.book.clone()), |(ss, book)| ss.iter().map(|s| priced_bom(s, book)).collect::<Vec<_>>());
     // The page's own design joins while it differs from every pinned one.
     let mine = !list.iter().any(|d| d.scenario.cluster == now.eval.cluster);
-    let my_bom = use_memo((now.scenario.cluster.clone(), mine, p.book.clone()), |(c, mine, book)| mine.then(|| priced_bom(&Scenario::new(c.clone()), book)).flatten());
+    // Compared at the largest design's GPU count, on request: each design re-sized in whole
+    // nodes with its fat tree (compare::at_gpus); what rounding changed is noted.
+    let same = use_state(|| false);
+    let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
+    let scaled = use_memo((scenarios, now.scenario.clone(), mine, *same), |(ss, me, mine, same)| {
+        let gpus = |s: &Scenario| s.cluster.nodes.saturating_mul(s.cluster.gpus_per_node);
+        let target = ss.iter().chain(mine.then_some(me)).map(gpus).max().unwrap_or(0);
+        let mut notes = Vec::new();
+        let mut at = |s: &Scenario, name: &str| -> Scenario {
+            if !*same || gpus(s) == target {
+                return s.clone();
+            }
+            match at_gpus(s, target) {
+                Ok((x, note)) => {
+                    notes.extend(note.map(|n| format!("{name}: {n}")));
+                    x
+                }
+                Err(e) => {
+                    notes.push(format!("{name} kept at {} GPUs: {}", thousands(gpus(s) as f64), e.message));
+                    s.clone()
+                }
+            }
+        };
+        let list: Vec<Scenario> = ss.iter().enumerate().map(|(i, s)| at(s, &fabricscope_model::compare::letter(i).to_string())).collect();
+        let me = mine.then(|| at(me, "now"));
+        if *same {
+            notes.insert(0, format!("each design scaled to {} GPUs (nodes added or removed, fat tree re-sized, the same job)", thousands(target as f64)));
+        }
+        (list, me, notes)
+    });
+    // Pinned designs run the model once each (not on a rename, not on the page's inputs).
+    let key_bytes = now.eval.key_bytes;
+    let pinned: Rc<Pinned> = use_memo((scaled.0.clone(), key_bytes), |(ss, kb)| ss.iter().map(|s| evaluate_at(&s.cluster, *kb).ok().map(Rc::new)).collect());
+    // Their bills, priced again on every edit of the book (no model run).
+    let boms = use_memo((scaled.0.clone(), p.book.clone()), |(ss, book)| ss.iter().map(|s| priced_bom(s, book)).collect::<Vec<_>>());
+    // The page's design re-sized is evaluated here; as it is, it is the page's evaluation.
+    let my_cluster = scaled.1.as_ref().map(|s| s.cluster.clone());
+    let my_eval = use_memo((my_cluster.clone().filter(|c| *c != now.eval.cluster), key_bytes), |(c, kb)| c.as_ref().and_then(|c| evaluate_at(c, *kb).ok()).map(Rc::new));
+    let my_bom = use_memo((my_cluster, p.book.clone()), |(c, book)| c.as_ref().and_then(|c| priced_bom(&Scenario::new(c.clone()), book)));
     let view = now.scenario.view.clone();
     let (op, bytes) = (view.selected_op, view.headline_bytes());
     let job = now.scenario.training.workload.clone();
     // Who is compared (labels, evaluations, bills, work keys): once per change, not per input.
-    let setup = use_memo((now.version, list.clone(), Rc::as_ptr(&pinned) as usize, Rc::as_ptr(&boms) as usize, Rc::as_ptr(&my_bom) as usize), {
-        let (pinned, boms_in, my_bom, now, list, job) = (pinned.clone(), boms.clone(), my_bom.clone(), now.clone(), list.clone(), job.clone());
+    let setup = use_memo((now.version, list.clone(), Rc::as_ptr(&pinned) as usize, Rc::as_ptr(&boms) as usize, Rc::as_ptr(&my_bom) as usize, Rc::as_ptr(&my_eval) as usize), {
+        let (pinned, boms_in, my_bom, my_eval, now, list, job) = (pinned.clone(), boms.clone(), my_bom.clone(), my_eval.clone(), now.clone(), list.clone(), job.clone());
         move |_| {
             let mut names: Vec<String> = Vec::new();
             let mut evals: Vec<Rc<Evaluation>> = Vec::new();
@@ -223,9 +293,11 @@ pub fn ComparePanel(p: &Props) -> Html {
             }
             if mine && !list.is_empty() {
                 let others: Vec<&Scenario> = list.iter().map(|d| &d.scenario).collect();
-                names.push(format!("now · {}", default_name(&now.scenario, &others)));
-                evals.push(now.eval.clone());
-                boms.push((*my_bom).clone());
+                if let Some(e) = (*my_eval).clone().or_else(|| Some(now.eval.clone())) {
+                    names.push(format!("now · {}", default_name(&now.scenario, &others)));
+                    evals.push(e);
+                    boms.push((*my_bom).clone());
+                }
             }
             let keys: Vec<Key> = if list.is_empty() {
                 Vec::new()
@@ -239,12 +311,12 @@ pub fn ComparePanel(p: &Props) -> Html {
     let (outs, busy, work_version) = use_compare_work(keys);
     let t = *tab;
     // The chart and the table, drawn again only when something they show has changed.
-    let drawn = use_memo((t, p.dark, p.compact, now.version, list.clone(), work_version, Rc::as_ptr(&setup) as usize), {
-        let (setup, outs, now, job) = (setup.clone(), outs.clone(), now.clone(), job.clone());
+    let drawn = use_memo((t, p.dark, p.compact, now.version, list.clone(), work_version, Rc::as_ptr(&setup) as usize, Rc::as_ptr(&scaled) as usize), {
+        let (setup, outs, now, job, scaled) = (setup.clone(), outs.clone(), now.clone(), job.clone(), scaled.clone());
         move |(t, dark, compact, ..)| {
             let (names, evals, boms, _) = &*setup;
             if evals.is_empty() {
-                return (AttrValue::default(), AttrValue::default());
+                return (AttrValue::default(), Html::default());
             }
             let page_view = now.training.as_ref().and_then(|t| t.as_ref().as_ref().ok());
             // The page's design shows the page's own training view.
@@ -258,14 +330,24 @@ pub fn ComparePanel(p: &Props) -> Html {
             let numbers: Vec<DesignNumbers> = (0..evals.len())
                 .filter_map(|i| Some(numbers(&names[i], &evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), (*boms[i].clone()?).clone())))
                 .collect();
-            let rest = format!(
-                "{}<p class=\"muted small\">busbw of {} at {} over every GPU; the job {} on each design's best layout; power from the bill of materials (no ★ on power rows while a part's power is unpublished), cost only where every part has a price; no ★ where the two best are within the model's error of each other.</p>",
-                table(&numbers, &format!("{} busbw at {}", op.name(), size_words(bytes.0))),
-                op.name(),
-                size_words(bytes.0),
-                esc(&job)
-            );
-            (AttrValue::from(svg), AttrValue::from(rest))
+            // What to know before reading the rows: sizes that differ, or how they were scaled.
+            let notes: Vec<String> = scaled.2.iter().cloned().chain(warnings(&numbers)).collect();
+            let busbw = format!("{} busbw at {}", op.name(), size_words(bytes.0));
+            let rest = html! {
+                <>
+                    if !notes.is_empty() {
+                        <ul class="warning size-warning" role="status" data-testid="size-warning">
+                            { for notes.iter().map(|n| html! { <li>{ n }</li> }) }
+                        </ul>
+                    }
+                    { table(&numbers, &busbw) }
+                    <p class="muted small">
+                        { format!("{busbw} over every GPU; the job {job} on each design's best layout; power from the bill of materials, cost only where every part has a price. ") }
+                        { "★ marks the better design only where every design's number can be ranked: no ★ on totals (step time, tokens/s, power, cost) of designs of different GPU counts (their per-GPU rows are ranked), on a prediction without an error band, on power that is a lower bound, or where the two best are within the model's error of each other." }
+                    </p>
+                </>
+            };
+            (AttrValue::from(svg), rest)
         }
     });
     let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone(), list.clone()), |(n, notes, l)| {
@@ -301,6 +383,14 @@ pub fn ComparePanel(p: &Props) -> Html {
         })
     };
     let (svg, rest) = (*drawn).clone();
+    let same_toggle = {
+        let same = same.clone();
+        Callback::from(move |e: Event| {
+            // The section's own change listener reads only tabs and names.
+            e.stop_propagation();
+            same.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked());
+        })
+    };
     let cursor = (!setup.1.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
         let setup = setup.clone();
         let start = if t == 0 { bytes.0.ilog2() as f64 } else { SCALE_NODES[0].ilog2() as f64 };
@@ -311,6 +401,10 @@ pub fn ComparePanel(p: &Props) -> Html {
             <h3 id="compare-h">{ "1 · Compare designs" }</h3>
             { Html::from_html_unchecked((*chips).clone()) }
             if !list.is_empty() {
+                <label class="check same-gpus">
+                    <input type="checkbox" checked={*same} onchange={same_toggle} data-testid="same-gpus" />
+                    { "Scale every design to the largest one's GPU count" }
+                </label>
                 { Html::from_html_unchecked((*tabs).clone()) }
                 <div class="chart-svg chart-plot" data-testid="compare-chart" data-chart={COMPARE_CHART_IDS[t]}>
                     { Html::from_html_unchecked(svg) }
@@ -325,7 +419,7 @@ pub fn ComparePanel(p: &Props) -> Html {
                 <p id="compare-readout" class="readout" aria-live="polite" data-testid="compare-readout">
                     { if busy { "Searching each design's layouts and scaling curves…" } else { "" } }
                 </p>
-                { Html::from_html_unchecked(rest) }
+                { rest }
             }
         </section>
     }

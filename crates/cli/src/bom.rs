@@ -7,6 +7,7 @@ use crate::output;
 use clap::Args;
 use fabricscope_model::bom::{bom, Bom, Group, PriceBook, TierBom};
 use fabricscope_model::export::bom_csv;
+use fabricscope_model::figures::usd;
 use serde::Serialize;
 use std::io::Read;
 
@@ -147,7 +148,7 @@ fn text(b: &Bom) -> String {
         }
         s.push('\n');
     }
-    let opt = |v: Option<f64>, unit: &str| v.map_or("-".to_string(), |x| format!("{x:.0} {unit}"));
+    let opt = |v: Option<f64>, unit: &str| v.map_or("-".to_string(), |x| if unit == "USD" { usd(x) } else { format!("{x:.0} {unit}") });
     let mut group = None;
     for l in &b.lines {
         if group != Some(l.group) {
@@ -169,13 +170,15 @@ fn text(b: &Bom) -> String {
     ));
     match (b.cost_usd, b.cost_per_gpu()) {
         (Some(c), Some(g)) => s.push_str(&format!(
-            "cost: {c:.0} USD, {g:.0} USD per GPU{}\n",
+            "cost: {}, {} per GPU{}\n",
+            usd(c),
+            usd(g),
             b.network_cost_share().map_or(String::new(), |x| format!(", network {:.1}%", 100.0 * x))
         )),
         _ => s.push_str(&format!(
             "cost: not shown ({} without a price{}); give prices with --prices FILE\n",
             b.unpriced.join(", "),
-            if b.priced_usd > 0.0 { format!("; {:.0} USD for the priced items", b.priced_usd) } else { String::new() }
+            if b.priced_usd > 0.0 { format!("; {} for the priced items", usd(b.priced_usd)) } else { String::new() }
         )),
     }
     s

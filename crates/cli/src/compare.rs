@@ -1,12 +1,16 @@
 //! `fabricscope compare A.json B.json [...]`: the delta table of two to four scenario files
-//! (busbw, step time, MFU, tokens/s, power, cost, efficiency), the better design marked per row
-//! with its ratio over the worse.
+//! (GPUs, busbw, step time, MFU, tokens/s, power, cost, per GPU and per 1,000 GPUs,
+//! efficiency), the better design marked per row with its ratio over the worse, where the
+//! model can tell; a warning when the designs differ in size, and `--same-gpus` to scale them
+//! to one GPU count.
 
 use crate::error::CliError;
 use crate::eval::{model_error, read_scenario};
 use crate::output;
 use clap::Args;
-use fabricscope_model::design::{delta_table, design_numbers, DesignNumbers};
+use fabricscope_model::compare::{scale_designs, SameGpus};
+use fabricscope_model::design::{delta_table, design_numbers, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
+use fabricscope_model::figures::thousands;
 use serde::Serialize;
 
 #[derive(Args, Clone, Debug)]
@@ -17,10 +21,17 @@ pub struct CompareArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
+    /// Scale every design to one GPU count before comparing: `largest` (the largest design's)
+    /// or a count such as 1024 (whole nodes; the fat tree re-sized, the same job)
+    #[arg(long, value_name = "N|largest")]
+    pub same_gpus: Option<String>,
 }
 
 #[derive(Serialize)]
 struct CompareJson<'a> {
+    /// What a reader must know before reading the rows: designs of different GPU counts
+    /// ("designs differ in GPU count: 1,024 vs 288"), or how they were scaled.
+    warnings: &'a [String],
     designs: &'a [DesignNumbers],
 }
 
@@ -31,18 +42,28 @@ fn name_of(path: &str) -> String {
 }
 
 pub fn run(a: &CompareArgs) -> Result<String, CliError> {
-    let mut designs = Vec::new();
+    let mut list = Vec::new();
     for path in &a.scenarios {
-        let s = read_scenario(path)?;
-        designs.push(design_numbers(&name_of(path), &s).map_err(|e| model_error(path, &e))?);
+        list.push((name_of(path), read_scenario(path)?));
     }
+    let mut notes = Vec::new();
+    if let Some(same) = &a.same_gpus {
+        let same = SameGpus::parse(same).map_err(|e| CliError::new("--same-gpus", e.message))?;
+        let (scaled, n) = scale_designs(&list, same).map_err(|e| CliError::new("--same-gpus", e.message))?;
+        (list, notes) = (scaled, n);
+    }
+    let mut designs = Vec::new();
+    for (i, (name, s)) in list.iter().enumerate() {
+        designs.push(design_numbers(name, s).map_err(|e| model_error(&a.scenarios[i], &e))?);
+    }
+    notes.extend(warnings(&designs));
     if a.json {
-        return output::json(&CompareJson { designs: &designs });
+        return output::json(&CompareJson { warnings: &notes, designs: &designs });
     }
-    Ok(text(&designs))
+    Ok(text(&designs, &notes))
 }
 
-fn text(designs: &[DesignNumbers]) -> String {
+fn text(designs: &[DesignNumbers], notes: &[String]) -> String {
     let rows = delta_table(designs);
     let mut head = vec!["".to_string()];
     head.extend(designs.iter().map(|d| d.name.clone()));
@@ -54,9 +75,10 @@ fn text(designs: &[DesignNumbers]) -> String {
             let mark = if r.best == Some(i) { " *" } else { "" };
             line.push(v.map_or("-".to_string(), |x| format!("{}{mark}", figure(x))));
         }
-        line.push(match (r.best, r.ratio, r.within_error_pct) {
-            (Some(i), Some(x), _) => format!("{} ({x:.2}x)", designs[i].name),
-            (None, Some(x), Some(e)) => format!("~ ({x:.2}x, top two within +-{e:.0}%)"),
+        line.push(match (r.best, r.ratio, r.within_error_pct, r.unranked) {
+            (Some(i), Some(x), _, _) => format!("{} ({x:.2}x)", designs[i].name),
+            (None, Some(x), Some(e), _) => format!("~ ({x:.2}x, top two within +-{e:.0}%)"),
+            (None, x, None, Some(why)) => format!("not ranked{}: {}", x.map_or(String::new(), |x| format!(" ({x:.2}x)")), short(why)),
             _ => "-".to_string(),
         });
         table.push(line);
@@ -64,17 +86,22 @@ fn text(designs: &[DesignNumbers]) -> String {
     let cols = table[0].len();
     let width: Vec<usize> = (0..cols).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     let mut s = String::new();
+    for n in notes {
+        s.push_str(&format!("warning: {n}\n"));
+    }
     for r in &table {
         let cells: Vec<String> = r.iter().enumerate().map(|(c, x)| if c == 0 { format!("{x:<w$}", w = width[c]) } else { format!("{x:>w$}", w = width[c]) }).collect();
         s.push_str(cells.join("  ").trim_end());
         s.push('\n');
     }
-    s.push_str("* the better design of the row; the ratio is its value over the worst design's (or the reverse where lower is better)\n");
+    s.push_str("* the better design of the row, only where every design's number can be ranked and the gap exceeds the model's error; the ratio is its value over the worst design's (or the reverse where lower is better)\n");
+    for why in [UNRANKED_SIZE, UNRANKED_POWER, UNRANKED_BAND] {
+        if rows.iter().any(|r| r.unranked == Some(why)) {
+            s.push_str(&format!("not ranked, {}: {why}\n", short(why)));
+        }
+    }
     if rows.iter().any(|r| r.within_error_pct.is_some()) {
         s.push_str("~ the two best designs are within the model's error of each other (the median error of their class against published measurements): none is marked better\n");
-    }
-    if designs.iter().any(|d| !d.power_complete) {
-        s.push_str("power: a lower bound where an item has no published figure (switches); no design is marked better on it\n");
     }
     if designs.iter().any(|d| d.cost_usd.is_none()) {
         s.push_str("cost: shown only for designs whose every item has a price (scenario field `prices`)\n");
@@ -82,10 +109,22 @@ fn text(designs: &[DesignNumbers]) -> String {
     s
 }
 
-/// Three significant figures, without exponent notation for the sizes seen here.
+/// The short reason of a row's "not ranked" (the full one is under the table).
+fn short(why: &str) -> &'static str {
+    match why {
+        UNRANKED_SIZE => "sizes differ",
+        UNRANKED_POWER => "power a lower bound",
+        _ => "no error band",
+    }
+}
+
+/// Three significant figures, without exponent notation for the sizes seen here; thousands
+/// separated ("1,024", "53,493,760").
 fn figure(x: f64) -> String {
     let a = x.abs();
-    if a >= 100.0 {
+    if a >= 1000.0 {
+        thousands(x)
+    } else if a >= 100.0 {
         format!("{x:.0}")
     } else if a >= 10.0 {
         format!("{x:.1}")

@@ -112,11 +112,12 @@ fn compare_lists_each_design_with_the_documented_fields() {
     let text = stdout_ok(&["compare", &ib, &roce]);
     let busbw = text.lines().find(|l| l.starts_with("AllReduce busbw")).unwrap();
     assert!(busbw.contains("top two within") && !busbw.contains(" *"), "{text}");
-    // One more node takes the job off its 16-node layout: step time is far outside the band.
+    // One more node: designs of different sizes, whose step times are not ranked (issue 19;
+    // tests/compare.rs has the rest).
     let more = temp("more.json", r#"{"cluster":{"nodes":17}}"#);
     let text = stdout_ok(&["compare", &ib, &more]);
     let step = text.lines().find(|l| l.starts_with("step time")).unwrap();
-    assert!(step.contains(" *") && step.contains("x)"), "{text}");
+    assert!(!step.contains(" *") && step.contains("sizes differ"), "{text}");
     let o = run(&["compare", &ib]);
     assert_eq!(o.status.code(), Some(2), "one design is not a comparison");
 }

@@ -171,6 +171,77 @@ pub fn at_nodes(c: &Cluster, nodes: u32) -> Cluster {
     Cluster { nodes, leaf_switches: None, spine_switches: None, ..c.clone() }
 }
 
+/// GPU count every design is scaled to, for comparing like with like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SameGpus {
+    /// The largest design's GPU count.
+    Largest,
+    /// A given count.
+    Count(u32),
+}
+
+impl SameGpus {
+    /// Reads "largest" or a GPU count ("1024", "1,024"); the error names the field and what
+    /// it takes.
+    pub fn parse(text: &str) -> Result<SameGpus> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("largest") {
+            return Ok(SameGpus::Largest);
+        }
+        match t.replace(',', "").parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(SameGpus::Count(n)),
+            _ => Err(ModelError::new("same_gpus", format!("'largest' or a GPU count of 1 or more; got '{}'", crate::error::printable(t, 40)))),
+        }
+    }
+
+    /// The count for designs of `gpus` GPUs each.
+    pub fn target(self, gpus: &[u32]) -> u32 {
+        match self {
+            SameGpus::Largest => gpus.iter().copied().max().unwrap_or(0),
+            SameGpus::Count(n) => n,
+        }
+    }
+}
+
+/// `s` scaled to `gpus` GPUs, as one would build it: whole nodes (for NVL72, whole 4-GPU
+/// trays in racks filled as evenly as trays allow), the fat tree re-sized at the same radix,
+/// rails and oversubscription ([`at_nodes`]: switch counts set by hand fit one size only and
+/// are dropped), the same job (its global batch, so data parallelism takes the GPUs). A count
+/// that is not a whole number of nodes is rounded up, and the note says so. An error when the
+/// model cannot build the design at that size (the field and the allowed range).
+pub fn at_gpus(s: &Scenario, gpus: u32) -> Result<(Scenario, Option<String>)> {
+    let per = s.cluster.gpus_per_node.max(1);
+    let nodes = gpus.div_ceil(per).max(1);
+    let cluster = at_nodes(&s.cluster, nodes);
+    cluster.topology()?;
+    let built = nodes.saturating_mul(per);
+    let note = (built != gpus).then(|| {
+        let t = crate::figures::thousands;
+        format!("{} GPUs is not a whole number of {per}-GPU nodes: {} nodes, {} GPUs", t(gpus as f64), t(nodes as f64), t(built as f64))
+    });
+    Ok((Scenario { cluster, ..s.clone() }, note))
+}
+
+/// Every design of `list` (name, scenario) at the same GPU count `same`, with the warnings
+/// to show beside the comparison: the count and, per design, what rounding changed.
+pub fn scale_designs(list: &[(String, Scenario)], same: SameGpus) -> Result<(Vec<(String, Scenario)>, Vec<String>)> {
+    let counts: Vec<u32> = list.iter().map(|(_, s)| s.cluster.nodes.saturating_mul(s.cluster.gpus_per_node)).collect();
+    let target = same.target(&counts);
+    let mut out = Vec::with_capacity(list.len());
+    let mut notes = vec![format!(
+        "each design scaled to {} GPUs (nodes added or removed, fat tree re-sized, the same job)",
+        crate::figures::thousands(target as f64)
+    )];
+    for (name, s) in list {
+        let (scaled, note) = at_gpus(s, target).map_err(|e| ModelError::new("same_gpus", format!("{name} at {} GPUs: {}", crate::figures::thousands(target as f64), e.message)))?;
+        if let Some(n) = note {
+            notes.push(format!("{name}: {n}"));
+        }
+        out.push((name.clone(), scaled));
+    }
+    Ok((out, notes))
+}
+
 /// One point of the scaling curves of `c`: busbw of `op` at `bytes` over every GPU, and the
 /// step time of `job`'s chosen layout carried over to that size.
 pub fn scale_point(c: &Cluster, nodes: u32, op: Collective, bytes: Bytes, job: Option<&TrainingView>) -> ScalePoint {
@@ -376,5 +447,68 @@ mod tests {
         assert_eq!(knee(&[(2, 1.0), (4, 0.5), (8, 0.3), (16, 0.29)], true, 0.1), Some(8));
         assert_eq!(knee(&[(2, 100.0), (4, 95.0), (8, 60.0)], false, 0.1), Some(4));
         assert_eq!(knee(&[(2, 1.0), (4, 0.5)], true, 0.1), None);
+    }
+
+    #[test]
+    fn designs_scale_to_the_same_gpu_count_in_whole_nodes() {
+        let pod = sc(cluster_preset("dgx-h100-superpod").unwrap().cluster());
+        let nvl = sc(cluster_preset("gb200-nvl72").unwrap().cluster());
+        assert_eq!((pod.cluster.nodes * pod.cluster.gpus_per_node, nvl.cluster.nodes * nvl.cluster.gpus_per_node), (1024, 288));
+        let list = vec![("pod".to_string(), pod.clone()), ("nvl".to_string(), nvl.clone())];
+        let (scaled, notes) = scale_designs(&list, SameGpus::Largest).unwrap();
+        // 1,024 GB200 are 256 trays: racks re-sized, the tree at the same radix.
+        assert_eq!(scaled[1].1.cluster.nodes, 256);
+        assert_eq!(scaled[0].1, pod, "the largest design is kept as it is");
+        assert!(notes[0].contains("1,024 GPUs"), "{notes:?}");
+        let topo = scaled[1].1.cluster.topology().unwrap();
+        assert_eq!(topo.total_gpus, 1024);
+        // 1,000 GPUs are not whole 8-GPU nodes: 125 nodes.
+        let (s, note) = at_gpus(&pod, 1000).unwrap();
+        assert_eq!((s.cluster.nodes, note.is_none()), (125, true));
+        let (s, note) = at_gpus(&pod, 1001).unwrap();
+        assert_eq!(s.cluster.nodes, 126);
+        assert!(note.unwrap().contains("126 nodes, 1,008 GPUs"));
+        // Switch counts set by hand are dropped (one leaf cannot hold 256 nodes).
+        let fixed = sc(Cluster { leaf_switches: Some(2), spine_switches: Some(1), ..pod.cluster.clone() });
+        assert!(at_gpus(&fixed, 2048).is_ok());
+        assert_eq!(SameGpus::parse(" 1,024 ").unwrap(), SameGpus::Count(1024));
+        assert_eq!(SameGpus::parse("LARGEST").unwrap(), SameGpus::Largest);
+        assert_eq!(SameGpus::parse("0").unwrap_err().field, "same_gpus");
+    }
+
+    /// Issue 19: 1,024 H100 (DGX SuperPOD) against 288 GB200 (four NVL72 racks), both fully
+    /// priced with the example book. The size is flagged, per-GPU figures are given, and no
+    /// total is crowned because one design is 3.6x smaller.
+    #[test]
+    fn a_superpod_against_four_nvl72_racks_is_flagged_and_ranked_per_gpu() {
+        use crate::design::{delta_table, design_numbers, warnings, UNRANKED_SIZE};
+        let book = crate::bom::PriceBook::from_file_text(include_str!("../../../examples/price-book.example.json")).unwrap();
+        let priced = |id: &str| Scenario { prices: book.to_value(), ..sc(cluster_preset(id).unwrap().cluster()) };
+        let (a, b) = (design_numbers("pod", &priced("dgx-h100-superpod")).unwrap(), design_numbers("nvl", &priced("gb200-nvl72")).unwrap());
+        assert_eq!((a.gpus, b.gpus), (1024, 288));
+        assert_eq!(warnings(&[a.clone(), b.clone()]), vec!["designs differ in GPU count: 1,024 vs 288".to_string()]);
+        // Per GPU: tokens/s over GPUs, power per 1,000 GPUs, cost per GPU.
+        let tpg = a.tokens_per_s_per_gpu.unwrap();
+        assert!((tpg - a.tokens_per_s.unwrap() / 1024.0).abs() < 1e-9);
+        assert!((a.power_kw_per_1000_gpus.unwrap() - a.power_kw * 1000.0 / 1024.0).abs() < 1e-9);
+        let t = delta_table(&[a.clone(), b.clone()]);
+        let row = |k: &str| t.iter().find(|r| r.key == k).unwrap_or_else(|| panic!("no row {k}"));
+        for k in ["cost_usd", "power_kw", "tokens_per_s", "step_time_s"] {
+            let r = row(k);
+            assert_eq!(r.best, None, "{k} is crowned across 1,024 and 288 GPUs");
+            if r.values.iter().all(Option::is_some) && r.values[0] != r.values[1] {
+                assert_eq!(r.unranked, Some(UNRANKED_SIZE), "{k}");
+            }
+        }
+        assert!(a.cost_usd.is_some() && b.cost_usd.is_some(), "the example book prices both bills: {:?} {:?}", a.bom.unpriced, b.bom.unpriced);
+        let per = row("cost_usd_per_gpu");
+        assert!(per.values.iter().all(Option::is_some) && per.ratio.is_some());
+        assert_eq!(row("gpus").best, None, "the GPU count is shown, not ranked");
+        // The same designs at the same GPU count: no size warning.
+        let list = vec![("pod".to_string(), priced("dgx-h100-superpod")), ("nvl".to_string(), priced("gb200-nvl72"))];
+        let (scaled, _) = scale_designs(&list, SameGpus::Largest).unwrap();
+        let same: Vec<_> = scaled.iter().map(|(n, s)| design_numbers(n, s).unwrap()).collect();
+        assert!(warnings(&same).is_empty());
+        assert_eq!(same[1].gpus, 1024);
     }
 }

@@ -40,6 +40,12 @@ pub struct DesignNumbers {
     pub cost_usd: Option<f64>,
     pub tokens_per_s_per_mw: Option<f64>,
     pub tokens_per_s_per_musd: Option<f64>,
+    /// Size-free figures, to compare designs of different GPU counts: tokens/s per GPU, the
+    /// power of every 1,000 GPUs (kW, the whole system as the bill counts it) and the cost of
+    /// one GPU's share of the system (US dollars).
+    pub tokens_per_s_per_gpu: Option<f64>,
+    pub power_kw_per_1000_gpus: Option<f64>,
+    pub cost_usd_per_gpu: Option<f64>,
     #[serde(skip)]
     pub bom: Bom,
 }
@@ -62,6 +68,7 @@ impl DesignNumbers {
     pub fn new(name: &str, gpus: u32, (busbw, busbw_error_pct): (f64, Option<f64>), chosen: Option<&StepReport>, bom: Bom) -> DesignNumbers {
         let chosen = chosen.filter(|c| c.fits);
         let eff = chosen.map(|c| bom.efficiency(c.tokens_per_s));
+        let per_gpu = |x: f64| (gpus > 0).then(|| x / gpus as f64);
         DesignNumbers {
             name: name.to_string(),
             gpus,
@@ -76,6 +83,9 @@ impl DesignNumbers {
             cost_usd: bom.cost_usd,
             tokens_per_s_per_mw: eff.and_then(|e| e.tokens_per_s_per_mw),
             tokens_per_s_per_musd: eff.and_then(|e| e.tokens_per_s_per_musd),
+            tokens_per_s_per_gpu: chosen.and_then(|c| per_gpu(c.tokens_per_s)),
+            power_kw_per_1000_gpus: per_gpu(bom.power_kw * 1000.0),
+            cost_usd_per_gpu: bom.cost_usd.and_then(per_gpu),
             bom,
         }
     }
@@ -98,55 +108,143 @@ pub struct DeltaRow {
     pub better: Better,
     /// One value per design (`None` where the design has none).
     pub values: Vec<Option<f64>>,
-    /// Index of the better design, when at least two have a value and they differ by more
-    /// than the model's error.
+    /// Index of the better design, when at least two have a value, every design's value can
+    /// be ranked (see `unranked`), and they differ by more than the model's error.
     pub best: Option<usize>,
     /// The row's largest error band (percent) when the two best values lie within each
     /// other's band: the model cannot tell them apart, so no design is marked better.
     pub within_error_pct: Option<f64>,
     /// Best value over the worst (always >= 1), with `best`.
     pub ratio: Option<f64>,
+    /// Why no design is marked better although the values differ (`UNRANKED_*`): the row is
+    /// a total over designs of different sizes, rests on a lower bound of power, or a design
+    /// has no error band.
+    pub unranked: Option<&'static str>,
 }
 
-/// The rows compared, in order: (key, label, unit, which is better, value, whether the value
-/// rests on the total power, its error band in percent: the model's for predicted numbers,
-/// none for counted ones such as power and cost).
-type RowSpec = (&'static str, &'static str, &'static str, Better, fn(&DesignNumbers) -> Option<f64>, bool, fn(&DesignNumbers) -> Option<f64>);
+/// What a row's number is, which decides when a design may be marked better on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Predicted by the model: ranked only where every design has an error band.
+    Predicted,
+    /// Counted from the bill of materials (power, cost): exact given the bill.
+    Counted,
+    /// Described, not ranked (the GPU count).
+    Shown,
+}
 
-const ROWS: [RowSpec; 8] = [
-    ("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), false, |d| d.busbw_error_pct),
-    ("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, false, |d| d.step_error_pct),
-    ("mfu", "MFU", "", Better::Higher, |d| d.mfu, false, |d| d.step_error_pct),
-    ("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, false, |d| d.step_error_pct),
-    ("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), true, |_| None),
-    ("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, false, |_| None),
-    ("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, true, |d| d.step_error_pct),
-    ("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, false, |d| d.step_error_pct),
+/// One row of the table as specified.
+struct RowSpec {
+    key: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    better: Better,
+    value: fn(&DesignNumbers) -> Option<f64>,
+    kind: Kind,
+    /// Error band of the value, percent (predicted rows).
+    band: fn(&DesignNumbers) -> Option<f64>,
+    /// The value rests on the total power (not ranked while a design's power is a lower bound).
+    on_power: bool,
+    /// A total that grows with the cluster (or, for step time, shrinks with it for the same
+    /// job): not ranked across designs of different GPU counts; its per-GPU row is.
+    sized: bool,
+}
+
+const fn row(key: &'static str, label: &'static str, unit: &'static str, better: Better, value: fn(&DesignNumbers) -> Option<f64>, kind: Kind) -> RowSpec {
+    RowSpec { key, label, unit, better, value, kind, band: |_| None, on_power: false, sized: false }
+}
+
+const fn banded(r: RowSpec, band: fn(&DesignNumbers) -> Option<f64>) -> RowSpec {
+    RowSpec { band, ..r }
+}
+
+const fn powered(r: RowSpec) -> RowSpec {
+    RowSpec { on_power: true, ..r }
+}
+
+const fn sized(r: RowSpec) -> RowSpec {
+    RowSpec { sized: true, ..r }
+}
+
+/// The rows compared, in order.
+const ROWS: [RowSpec; 12] = [
+    row("gpus", "GPUs", "", Better::Higher, |d| Some(d.gpus as f64), Kind::Shown),
+    banded(row("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), Kind::Predicted), |d| d.busbw_error_pct),
+    sized(banded(row("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, Kind::Predicted), |d| d.step_error_pct)),
+    banded(row("mfu", "MFU", "", Better::Higher, |d| d.mfu, Kind::Predicted), |d| d.step_error_pct),
+    sized(banded(row("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, Kind::Predicted), |d| d.step_error_pct)),
+    banded(row("tokens_per_s_per_gpu", "tokens/s per GPU", "tok/s", Better::Higher, |d| d.tokens_per_s_per_gpu, Kind::Predicted), |d| d.step_error_pct),
+    sized(powered(row("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), Kind::Counted))),
+    powered(row("power_kw_per_1000_gpus", "power per 1,000 GPUs", "kW", Better::Lower, |d| d.power_kw_per_1000_gpus, Kind::Counted)),
+    sized(row("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, Kind::Counted)),
+    row("cost_usd_per_gpu", "cost per GPU", "USD", Better::Lower, |d| d.cost_usd_per_gpu, Kind::Counted),
+    powered(banded(row("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, Kind::Predicted), |d| d.step_error_pct)),
+    banded(row("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, Kind::Predicted), |d| d.step_error_pct),
 ];
+
+/// Why no design of a row is marked better although their values differ.
+pub const UNRANKED_SIZE: &str = "a total of designs of different GPU counts: see its per-GPU row";
+pub const UNRANKED_POWER: &str = "a design's power is a lower bound (a part has no published figure)";
+pub const UNRANKED_BAND: &str = "a design's prediction has no error band (its class is not validated)";
 
 /// The delta table of `designs`.
 pub fn delta_table(designs: &[DesignNumbers]) -> Vec<DeltaRow> {
     let power_known = designs.iter().all(|d| d.power_complete);
+    let same_size = designs.windows(2).all(|w| w[0].gpus == w[1].gpus);
     ROWS.iter()
-        .map(|(key, label, unit, better, get, on_power, band)| {
-            let values: Vec<Option<f64>> = designs.iter().map(get).collect();
+        .map(|r| {
+            let values: Vec<Option<f64>> = designs.iter().map(r.value).collect();
             let known: Vec<(usize, f64)> = values.iter().enumerate().filter_map(|(i, v)| v.filter(|x| x.is_finite()).map(|x| (i, x))).collect();
             let max = known.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
             let min = known.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1));
-            let (best, worst) = if *better == Better::Higher { (max, min) } else { (min, max) };
+            let (best, worst) = if r.better == Better::Higher { (max, min) } else { (min, max) };
             let (mut best, ratio) = match (best, worst) {
-                (Some(b), Some(w)) if known.len() > 1 && b.1 != w.1 && b.1 > 0.0 && w.1 > 0.0 && (power_known || !on_power) => {
+                (Some(b), Some(w)) if known.len() > 1 && b.1 != w.1 && b.1 > 0.0 && w.1 > 0.0 && r.kind != Kind::Shown => {
                     (Some(b.0), Some(if b.1 > w.1 { b.1 / w.1 } else { w.1 / b.1 }))
                 }
                 _ => (None, None),
             };
-            let within_error_pct = best.and_then(|b| tied_with_runner_up(b, &known, *better, |i| band(&designs[i])));
+            // What keeps the row from a winner, in the order a reader would look for it.
+            let unranked = if best.is_none() {
+                None
+            } else if r.sized && !same_size {
+                Some(UNRANKED_SIZE)
+            } else if r.on_power && !power_known {
+                Some(UNRANKED_POWER)
+            } else if r.kind == Kind::Predicted && known.iter().any(|(i, _)| (r.band)(&designs[*i]).is_none()) {
+                Some(UNRANKED_BAND)
+            } else {
+                None
+            };
+            if unranked.is_some() {
+                best = None;
+            }
+            // A ratio of totals of different sizes is mostly the ratio of the sizes.
+            let ratio = if unranked == Some(UNRANKED_SIZE) { None } else { ratio };
+            let within_error_pct = best.and_then(|b| tied_with_runner_up(b, &known, r.better, |i| (r.band)(&designs[i])));
             if within_error_pct.is_some() {
                 best = None;
             }
-            DeltaRow { key, label, unit, better: *better, values, best, ratio, within_error_pct }
+            DeltaRow { key: r.key, label: r.label, unit: r.unit, better: r.better, values, best, ratio, within_error_pct, unranked }
         })
         .collect()
+}
+
+/// Warnings about the comparison as a whole: "designs differ in GPU count: 1,024 vs 288"
+/// (totals of different sizes are then not ranked; per-GPU figures are).
+pub fn warnings(designs: &[DesignNumbers]) -> Vec<String> {
+    let mut counts: Vec<u32> = Vec::new();
+    for d in designs {
+        if !counts.contains(&d.gpus) {
+            counts.push(d.gpus);
+        }
+    }
+    let mut w = Vec::new();
+    if counts.len() > 1 {
+        let list: Vec<String> = counts.iter().map(|&g| crate::figures::thousands(g as f64)).collect();
+        w.push(format!("designs differ in GPU count: {}", list.join(" vs ")));
+    }
+    w
 }
 
 /// When the best value (design `best`) and the runner-up lie within each other's error band
@@ -190,6 +288,9 @@ mod tests {
             cost_usd: None,
             tokens_per_s_per_mw: None,
             tokens_per_s_per_musd: None,
+            tokens_per_s_per_gpu: None,
+            power_kw_per_1000_gpus: Some(kw * 1000.0 / 8.0),
+            cost_usd_per_gpu: None,
             bom,
         }
     }
@@ -214,27 +315,37 @@ mod tests {
         let t = delta_table(&[with("A", 300.0, Some(0.5), 1.0, Some(5.0)), with("B", 295.0, Some(0.5), 1.5, Some(5.0))]);
         assert_eq!((row(&t, "allreduce_busbw_GBps").best, row(&t, "allreduce_busbw_GBps").within_error_pct), (Some(0), None));
         assert_eq!(row(&t, "step_time_s").best, Some(0));
-        // A class without a validated band keeps the plain ranking (no band to compare).
-        let t = delta_table(&[with("A", 300.0, None, 1.0, None), with("B", 295.0, Some(3.0), 1.04, None)]);
-        assert_eq!(row(&t, "allreduce_busbw_GBps").best, Some(0));
+        // A design without a validated band is not ranked, however wide the gap: the model
+        // cannot say how far to trust its number (issue 19: a step-time winner was crowned
+        // where one design had no band).
+        let t = delta_table(&[with("A", 300.0, None, 1.0, None), with("B", 150.0, Some(3.0), 2.0, Some(5.0))]);
+        assert_eq!((row(&t, "allreduce_busbw_GBps").best, row(&t, "allreduce_busbw_GBps").unranked), (None, Some(UNRANKED_BAND)));
+        assert_eq!((row(&t, "step_time_s").best, row(&t, "step_time_s").unranked), (None, Some(UNRANKED_BAND)));
+        assert_eq!(row(&t, "allreduce_busbw_GBps").ratio, Some(2.0), "the ratio is still shown");
         // Three designs: the runner-up decides, not the worst.
-        let t = delta_table(&[with("A", 300.0, Some(3.0), 1.0, None), with("B", 150.0, Some(3.0), 1.0, None), with("C", 298.0, Some(3.0), 1.0, None)]);
+        let t = delta_table(&[with("A", 300.0, Some(3.0), 1.0, Some(5.0)), with("B", 150.0, Some(3.0), 1.0, Some(5.0)), with("C", 298.0, Some(3.0), 1.0, Some(5.0))]);
         assert_eq!(row(&t, "allreduce_busbw_GBps").best, None);
+    }
+
+    /// `numbers` with error bands of 3% (busbw) and 5% (step).
+    fn banded(name: &str, busbw: f64, step: Option<f64>, kw: f64) -> DesignNumbers {
+        DesignNumbers { busbw_error_pct: Some(3.0), step_error_pct: Some(5.0), ..numbers(name, busbw, step, kw) }
     }
 
     #[test]
     fn delta_marks_the_better_design_and_the_ratio() {
-        let t = delta_table(&[numbers("A", 300.0, Some(2.0), 100.0), numbers("B", 150.0, Some(1.0), 100.0)]);
+        let t = delta_table(&[banded("A", 300.0, Some(2.0), 100.0), banded("B", 150.0, Some(1.0), 100.0)]);
         let row = |k: &str| t.iter().find(|r| r.key == k).unwrap();
         assert_eq!((row("allreduce_busbw_GBps").best, row("allreduce_busbw_GBps").ratio), (Some(0), Some(2.0)));
         assert_eq!((row("step_time_s").best, row("step_time_s").ratio), (Some(1), Some(2.0)));
         // Equal values or missing ones: no winner.
         assert_eq!(row("power_kw").best, None);
         // Power that is only a lower bound crowns no design.
-        let mut lower = numbers("C", 300.0, Some(2.0), 90.0);
+        let mut lower = banded("C", 300.0, Some(2.0), 90.0);
         lower.power_complete = false;
-        let t = delta_table(&[numbers("A", 300.0, Some(2.0), 100.0), lower]);
-        assert_eq!(t.iter().find(|r| r.key == "power_kw").unwrap().best, None);
+        let t = delta_table(&[banded("A", 300.0, Some(2.0), 100.0), lower]);
+        let power = t.iter().find(|r| r.key == "power_kw").unwrap();
+        assert_eq!((power.best, power.unranked), (None, Some(UNRANKED_POWER)));
         assert_eq!(row("cost_usd").best, None);
     }
 

@@ -7,6 +7,7 @@
 //! | [`catalog`] | GPUs, scale-up fabrics, NICs, switches, with sources |
 //! | [`limits`] | the allowed range of every count and size, for files, links and flags alike |
 //! | [`fabric_tree`] | sizing a buildable fat tree: leaf, spine, core tiers; rail planes |
+//! | [`figures`] | thousands separators and dollar amounts, as page and CLI print them |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
 //! | [`bom`] | bill of materials: parts per tier, power, price book, cost |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
@@ -34,6 +35,7 @@ pub mod error;
 pub mod export;
 pub mod limits;
 pub mod fabric_tree;
+pub mod figures;
 pub mod link;
 pub mod nccl;
 pub mod network;

@@ -277,6 +277,15 @@ impl NetPath {
 
     /// Fraction of its fair share an all-to-all keeps when its cross-leaf bytes meet the
     /// oversubscribed uplinks and, on Ethernet, ECMP's hash collisions.
+    ///
+    /// Each NIC under a full leaf sends one connection (of `qps_per_connection` flows) to its
+    /// rail peer in every domain outside the leaf, so a leaf hashes leaf x (d - leaf) x qps
+    /// flows onto its uplinks. The uplinks' mean load, relative to their capacity, is the
+    /// oversubscription times the share of bytes that leave the leaf, (d - leaf) / d; the
+    /// fullest uplink carries that over [`ecmp_efficiency`]. The all-to-all slows down only
+    /// where the fullest uplink is over capacity, so it varies smoothly with the node count
+    /// (a model of one flow per uplink, from the 65th node on, dropped busbw five-fold at
+    /// once; ECMP's flow-level spread is for the flow model to give).
     pub fn all_to_all_net_efficiency(&self) -> f64 {
         let d = self.domains as f64;
         if self.domains <= self.domains_per_leaf {
@@ -287,41 +296,85 @@ impl NetPath {
         let pod = self.domains_per_pod.min(self.domains) as f64;
         let at_leaf = self.oversubscription * (d - leaf) / d;
         let at_spine = self.core_path_oversubscription * (d - pod) / d;
-        let oversub = at_leaf.max(at_spine).max(1.0);
-        let collisions = match self.routing {
+        let qps = self.qps_per_connection.max(1) as f64;
+        let uplinks = self.uplinks.max(1) as f64;
+        // The spread a leaf's hash gives the flows that leave it (those leaving the pod too).
+        let spread = |flows: f64| match self.routing {
             Routing::Adaptive => 1.0,
-            Routing::Ecmp => ecmp_efficiency((self.uplinks * self.qps_per_connection.max(1)) as f64, self.uplinks as f64),
+            Routing::Ecmp => ecmp_efficiency(flows, uplinks),
         };
-        collisions / oversub
+        let leaf_load = at_leaf / spread(leaf * (d - leaf) * qps);
+        let spine_load = if pod < d { at_spine / spread(leaf * (d - pod) * qps) } else { 0.0 };
+        1.0 / leaf_load.max(spine_load).max(1.0)
     }
 }
 
 /// Throughput of the slowest of `flows` equal flows hashed at random onto `links` equal links,
-/// against a perfect spread: the expected fullest link holds the smallest k with
-/// links x P(Poisson(flows/links) >= k) <= 1 flows (balls into bins), and a collective runs at
-/// the speed of its slowest flow.
+/// against a perfect spread: the expected fullest link holds k flows, where
+/// links x P(Poisson(flows/links) >= k) = 1 (balls into bins), and a collective runs at the
+/// speed of its slowest flow. k is interpolated between whole flows (on the logarithm of that
+/// expected count), so the figure is continuous in `flows`; many flows per link average out
+/// (efficiency towards 1), one per link leaves the fullest with several.
 pub fn ecmp_efficiency(flows: f64, links: f64) -> f64 {
-    if flows <= 1.0 || links <= 1.0 {
+    if !(flows > 1.0 && links > 1.0 && flows.is_finite() && links.is_finite()) {
         return 1.0;
     }
     let lambda = flows / links;
-    // P(X >= k) for X ~ Poisson(lambda), summed from the top of a short series.
-    let mut k = lambda.ceil().max(1.0);
-    loop {
-        let mut term = (-lambda).exp();
-        let mut below = 0.0;
-        for i in 0..(k as u32) {
-            if i > 0 {
-                term *= lambda / i as f64;
-            }
-            below += term;
-        }
-        if links * (1.0 - below) <= 1.0 || k > 64.0 {
-            break;
-        }
-        k += 1.0;
+    // links x P(X >= k): the expected number of links holding k flows or more.
+    let over = |k: u64| links * poisson_tail(lambda, k);
+    // The smallest whole k with over(k) <= 1, by bisection (over falls with k).
+    let mut lo = (lambda.floor() as u64).max(1);
+    if over(lo) <= 1.0 {
+        lo = 1;
     }
-    lambda.max(1.0) / k
+    let mut hi = lo + 1;
+    while over(hi) > 1.0 {
+        lo = hi;
+        hi = lo + 1 + (10.0 * lambda.sqrt()) as u64;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if over(mid) > 1.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    // Between lo (over > 1) and hi (over <= 1): where the logarithm of the count crosses 0.
+    let (a, b) = (over(lo).ln(), over(hi).max(f64::MIN_POSITIVE).ln());
+    let k = if a > b { lo as f64 + a / (a - b) } else { hi as f64 };
+    (lambda.max(1.0) / k).min(1.0)
+}
+
+/// P(X >= k) for X ~ Poisson(lambda), summed upwards from k in log space (no underflow at
+/// thousands of flows per link).
+fn poisson_tail(lambda: f64, k: u64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    let kf = k as f64;
+    let mut term = (-lambda + kf * lambda.ln() - ln_factorial(k)).exp();
+    let mut sum = 0.0;
+    let mut i = kf;
+    while term > sum * 1e-17 && term > 0.0 {
+        sum += term;
+        i += 1.0;
+        term *= lambda / i;
+    }
+    if sum == 0.0 && kf < lambda {
+        // Terms below the mode that underflow: the tail is essentially all of the mass.
+        return 1.0;
+    }
+    sum.min(1.0)
+}
+
+/// ln(k!): exact below 30, Stirling's series (error below 1e-12) above.
+fn ln_factorial(k: u64) -> f64 {
+    if k < 30 {
+        return (2..=k).map(|i| (i as f64).ln()).sum();
+    }
+    let x = k as f64;
+    x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x * x)
 }
 
 /// NVLS efficiency inside a domain of `gpus` on `arch` (Blackwell only; see the constants).
@@ -348,6 +401,25 @@ mod tests {
         let many = ecmp_efficiency(32.0 * 16.0, 32.0);
         assert!(many > 0.6 && many > one, "{many}");
         assert_eq!(ecmp_efficiency(1.0, 32.0), 1.0);
+    }
+
+    #[test]
+    fn ecmp_efficiency_is_continuous_and_tends_to_one_with_many_flows() {
+        // No step larger than 2% between neighbouring flow counts, from one flow per link to
+        // hundreds (the previous search stopped at 64 flows on a link: a 7% jump there).
+        let mut last = ecmp_efficiency(64.0, 64.0);
+        for f in 65..=64 * 200 {
+            let e = ecmp_efficiency(f as f64, 64.0);
+            assert!((e - last).abs() < 0.02, "{f} flows: {last} then {e}");
+            assert!(e > 0.0 && e <= 1.0);
+            last = e;
+        }
+        // Balls into bins: the fullest of 64 links holds about lambda + 3 sqrt(lambda) flows at
+        // lambda = 1024 (P(Z > 2.4) x 64 = 0.5), so about 0.9; at 10^6 flows per link, 0.997.
+        let e = ecmp_efficiency(64.0 * 1024.0, 64.0);
+        assert!(e > 0.88 && e < 0.95, "{e}");
+        let e = ecmp_efficiency(64.0 * 1e6, 64.0);
+        assert!(e > 0.995 && e < 1.0, "{e}");
     }
 
     /// 8 NDR NICs per domain (8 x 47.75 GB/s), PCIe-capped at 8 x 48, one leaf, InfiniBand.

@@ -47,13 +47,54 @@ impl PriceBook {
                 return Err(err(format!("unknown field `{}`; allowed: item, usd, power_w, source, date", crate::error::printable(k, 40))));
             }
             let text = |k: &str| o.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+            // A number, or text as people write amounts ("$380,000"): parse_amount.
             let num = |k: &str| match o.get(k) {
                 None | Some(serde_json::Value::Null) => Ok(None),
-                Some(v) => v.as_f64().map(Some).ok_or_else(|| err(format!("`{k}` is a number"))),
+                Some(serde_json::Value::String(t)) => parse_amount(k, t).map_err(|e| err(e.message)),
+                Some(v) => v.as_f64().map(Some).ok_or_else(|| err(format!("`{k}` is a number (or text such as \"$380,000\")"))),
             };
             out.push(Price { item: text("item"), usd: num("usd")?, power_w: num("power_w")?, source: text("source"), date: text("date") });
         }
         Ok(PriceBook(out))
+    }
+}
+
+/// Largest price or power figure a book takes (10^12, in dollars or watts): a part costing a
+/// trillion dollars, or drawing a terawatt, is a typing slip.
+pub const MAX_AMOUNT: f64 = 1e12;
+
+/// A number as people write prices and power: "1,000,000", "$380,000", "USD 1,200.50",
+/// "380,000 USD", "1,200 W", " 42 " (commas grouping thousands, an optional dollar sign or
+/// USD, or W for `power_w`). Empty gives `None`. Refused, with a message naming `field` and
+/// what it takes: anything else, negative amounts, NaN, infinities and more than
+/// [`MAX_AMOUNT`].
+pub fn parse_amount(field: &str, text: &str) -> Result<Option<f64>> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    let (field, unit, what) = if field == "power_w" { ("power_w", "W", "watts per unit") } else { ("usd", "USD", "US dollars per unit") };
+    let refuse = || {
+        let eg = if field == "power_w" { "1200, 1,200 or 1,200 W" } else { "380000, 380,000, $380,000 or USD 1,200.50" };
+        ModelError::new(field, format!("{field} is {what}, from 0 to {}, written like {eg}; got '{}'", crate::figures::thousands(MAX_AMOUNT), crate::error::printable(t, 40)))
+    };
+    let mut n = t;
+    if field != "power_w" {
+        n = n.strip_prefix('$').or_else(|| n.strip_prefix(unit)).unwrap_or(n).trim_start();
+    }
+    n = n.strip_suffix(unit).unwrap_or(n).trim_end();
+    // Digits, commas grouping whole thousands, one optional decimal part.
+    let (whole, frac) = n.split_once('.').unwrap_or((n, ""));
+    let groups: Vec<&str> = whole.split(',').collect();
+    let digits = |g: &str| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit());
+    let grouped = groups.len() == 1 || (groups[0].len() <= 3 && groups[1..].iter().all(|g| g.len() == 3));
+    if !groups.iter().all(|g| digits(g)) || !grouped || !(frac.is_empty() || digits(frac)) || n.ends_with('.') {
+        return Err(refuse());
+    }
+    let plain = if frac.is_empty() { groups.concat() } else { format!("{}.{frac}", groups.concat()) };
+    match plain.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=MAX_AMOUNT).contains(&x) => Ok(Some(x)),
+        _ => Err(refuse()),
     }
 }
 
@@ -94,22 +135,14 @@ impl PriceBook {
         self.0.iter().rev().find(|p| p.item == item)
     }
 
-    /// The book with `item`'s `field` ([`FIELDS`]) set from what the user typed: a number of
-    /// 0 or more for `usd` and `power_w` (empty clears it), text for `source` and `date`. An
+    /// The book with `item`'s `field` ([`FIELDS`]) set from what the user typed: an amount as
+    /// [`parse_amount`] reads it for `usd` and `power_w` (empty clears it), text for `source` and `date`. An
     /// entry left with nothing in it is dropped. An error names the field and what it takes;
     /// the book is then unchanged (the caller keeps `self`).
     pub fn edited(&self, item: &str, field: &str, text: &str) -> Result<PriceBook> {
         let text = text.trim();
         let err = |m: String| ModelError::new("prices", format!("{}: {m}", crate::error::printable(item, 40)));
-        let number = |unit: &str| -> Result<Option<f64>> {
-            if text.is_empty() {
-                return Ok(None);
-            }
-            match text.parse::<f64>() {
-                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-                _ => Err(err(format!("{field} is {unit}, 0 or more; got '{}'", crate::error::printable(text, 40)))),
-            }
-        };
+        let number = || parse_amount(field, text).map_err(|e| err(e.message));
         let mut next = self.clone();
         // Later entries win: edit the one the book reads, or add one.
         let at = match next.0.iter().rposition(|p| p.item == item) {
@@ -121,8 +154,8 @@ impl PriceBook {
         };
         let e = &mut next.0[at];
         match field {
-            "usd" => e.usd = number("US dollars per unit")?,
-            "power_w" => e.power_w = number("watts per unit")?,
+            "usd" => e.usd = number()?,
+            "power_w" => e.power_w = number()?,
             "source" | "date" if text.chars().count() > MAX_TEXT => return Err(err(format!("{field} is at most {MAX_TEXT} characters"))),
             "source" => e.source = text.to_string(),
             "date" => e.date = text.to_string(),
@@ -187,11 +220,68 @@ impl PriceBook {
                 return Err(ModelError::new("prices", format!("{}: source and date are at most {MAX_TEXT} characters", p.item)));
             }
             for (what, v) in [("usd", p.usd), ("power_w", p.power_w)] {
-                if let Some(x) = v.filter(|x| !x.is_finite() || *x < 0.0) {
-                    return Err(ModelError::new("prices", format!("{}: {what} must be a finite amount, 0 or more; got {x}", p.item)));
+                if let Some(x) = v.filter(|x| !x.is_finite() || *x < 0.0 || *x > MAX_AMOUNT) {
+                    let max = crate::figures::thousands(MAX_AMOUNT);
+                    return Err(ModelError::new("prices", format!("{}: {what} must be a finite amount, 0 or more and at most {max}; got {x}", p.item)));
                 }
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_are_read_as_people_write_them() {
+        let ok = |f: &str, t: &str| parse_amount(f, t).unwrap();
+        assert_eq!(ok("usd", "1,000,000"), Some(1e6));
+        assert_eq!(ok("usd", "$380,000"), Some(380_000.0));
+        assert_eq!(ok("usd", "USD 1,200.50"), Some(1200.5));
+        assert_eq!(ok("usd", "380,000 USD"), Some(380_000.0));
+        assert_eq!(ok("usd", " 42 "), Some(42.0));
+        assert_eq!(ok("usd", "0"), Some(0.0));
+        assert_eq!(ok("usd", "   "), None);
+        assert_eq!(ok("power_w", "1,200 W"), Some(1200.0));
+        assert_eq!(ok("usd", "1000000000000"), Some(MAX_AMOUNT));
+        for bad in ["abc", "-5", "$-5", "NaN", "inf", "1e3", "1,00", "12,3456", ",100", "1..2", "1.", "$", "1000000000001", "$ 1 000", "4.2.1", "€100"] {
+            let e = parse_amount("usd", bad).unwrap_err();
+            assert_eq!(e.field, "usd", "{bad}");
+            assert!(e.message.contains("US dollars per unit") && e.message.contains("$380,000") && e.message.contains("1,000,000,000,000"), "{bad}: {}", e.message);
+        }
+        // Dollar signs are for prices, not watts.
+        assert!(parse_amount("power_w", "$1,200").unwrap_err().message.contains("watts per unit"));
+    }
+
+    #[test]
+    fn typed_and_filed_amounts_reach_the_book_and_slips_leave_it_unchanged() {
+        let book = PriceBook::default().edited("dgx-h100", "usd", "$380,000").unwrap();
+        assert_eq!(book.usd("dgx-h100"), Some(380_000.0));
+        let book = book.edited("dgx-h100", "usd", "1,000,000").unwrap();
+        assert_eq!(book.usd("dgx-h100"), Some(1e6));
+        let e = book.edited("dgx-h100", "usd", "lots").unwrap_err();
+        assert!(e.message.starts_with("dgx-h100: usd is US dollars per unit"), "{}", e.message);
+        let e = book.edited("dgx-h100", "power_w", "-3").unwrap_err();
+        assert!(e.message.contains("power_w is watts per unit"), "{}", e.message);
+        // A file may write amounts as text; absurd numbers are refused whichever way written.
+        let v = serde_json::json!([{"item": "dgx-h100", "usd": "$380,000", "source": "example", "date": ""}]);
+        assert_eq!(PriceBook::from_value(&v).unwrap().usd("dgx-h100"), Some(380_000.0));
+        let v = serde_json::json!([{"item": "dgx-h100", "usd": 5e12}]);
+        let e = PriceBook::from_value(&v).unwrap().validate().unwrap_err();
+        assert!(e.message.contains("0 or more and at most 1,000,000,000,000"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_example_price_book_loads_and_is_marked_as_an_example() {
+        let text = include_str!("../../../../examples/price-book.example.json");
+        let book = PriceBook::from_file_text(text).unwrap();
+        assert!(book.0.len() >= 5);
+        // Made-up round numbers, each saying so where a source would be.
+        for p in &book.0 {
+            assert!(p.source.to_ascii_lowercase().contains("example"), "{}: {}", p.item, p.source);
+            assert!(p.usd.is_some_and(|x| x > 0.0 && x % 100.0 == 0.0), "{}: {:?}", p.item, p.usd);
+        }
     }
 }

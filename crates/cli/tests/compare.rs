@@ -1,0 +1,109 @@
+//! End-to-end tests of `fabricscope compare` comparing like with like (issue 19): a DGX H100
+//! SuperPOD (1,024 GPUs) against four GB200 NVL72 racks (288), both priced with the example
+//! price book: the size warning, per-GPU figures, no winner from size or without error bands,
+//! and `--same-gpus`.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
+const EXAMPLE_BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/price-book.example.json");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("the fabricscope binary runs")
+}
+
+fn stdout_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(0), "fabricscope {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = stdout_ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// A scenario file of `cluster` (JSON) priced with the example book.
+fn priced(name: &str, cluster: &str) -> String {
+    let book: Value = serde_json::from_str(&std::fs::read_to_string(EXAMPLE_BOOK).unwrap()).unwrap();
+    let text = format!(r#"{{"cluster":{cluster},"prices":{}}}"#, book["prices"]);
+    let p = std::env::temp_dir().join(format!("fabricscope-compare-{}-{name}.json", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn pod() -> String {
+    priced("pod", r#"{"nodes":128}"#)
+}
+
+fn nvl() -> String {
+    priced("nvl", r#"{"gpu":"gb200","nodes":72,"gpus_per_node":4,"scale_up":"nvl72","nics_per_node":4,"nic":"ib-ndr"}"#)
+}
+
+/// The text table's line starting with `label` (followed by two spaces or " (").
+fn line<'a>(text: &'a str, label: &str) -> &'a str {
+    text.lines().find(|l| l.starts_with(&format!("{label} (")) || l.starts_with(&format!("{label}  "))).unwrap_or_else(|| panic!("no row {label}:\n{text}"))
+}
+
+#[test]
+fn designs_of_different_sizes_are_flagged_and_compared_per_gpu() {
+    let (a, b) = (pod(), nvl());
+    let v = json(&["compare", &a, &b, "--json"]);
+    assert_eq!(v["warnings"], serde_json::json!(["designs differ in GPU count: 1,024 vs 288"]));
+    let d = v["designs"].as_array().unwrap();
+    assert_eq!((d[0]["gpus"].as_u64(), d[1]["gpus"].as_u64()), (Some(1024), Some(288)));
+    for x in d {
+        // tokens/s per GPU is tokens/s over the GPU count; power per 1,000 GPUs likewise.
+        let gpus = x["gpus"].as_f64().unwrap();
+        let tpg = x["tokens_per_s_per_gpu"].as_f64().unwrap();
+        assert!((tpg * gpus / x["tokens_per_s"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{x}");
+        assert!((x["power_kw_per_1000_gpus"].as_f64().unwrap() * gpus / 1000.0 / x["power_kw"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+        assert!(x["cost_usd"].as_f64().is_some(), "the example book prices every part: {x}");
+        // No band: null, not a number or a missing key.
+        assert!(x.get("step_error_pct").is_some_and(|e| e.is_null() || e.as_f64().is_some()));
+    }
+    // GB200 NVL72 training has no validated band here: null in JSON, so no step-time winner.
+    assert!(d[1]["step_error_pct"].is_null(), "{}", d[1]);
+    let text = stdout_ok(&["compare", &a, &b]);
+    assert!(text.starts_with("warning: designs differ in GPU count: 1,024 vs 288\n"), "{text}");
+    assert!(line(&text, "GPUs").contains("1,024"));
+    // Totals are not crowned across 1,024 and 288 GPUs (GB200 was 3.1x 'cheaper' by being
+    // 3.6x smaller); the per-GPU cost is, since counted figures need no band.
+    for total in ["cost", "power", "tokens/s", "step time"] {
+        let l = line(&text, total);
+        assert!(!l.contains(" *") && l.contains("sizes differ"), "{l}");
+    }
+    let per = line(&text, "cost per GPU");
+    assert!(per.contains(" *") && per.contains("pod ("), "{per}");
+    // Rows with a design without a band: no star, however wide the gap.
+    for banded in ["step time", "tokens/s per GPU", "MFU"] {
+        assert!(!line(&text, banded).contains(" *"), "{text}");
+    }
+    assert!(line(&text, "tokens/s per GPU").contains("no error band"), "{text}");
+    // Totals print with thousands separators: every figure of the cost row is grouped.
+    let cost = v["designs"][0]["cost_usd"].as_f64().unwrap();
+    assert!(cost > 1e6 && line(&text, "cost").contains(&fabricscope_model::figures::thousands(cost)), "{text}");
+}
+
+#[test]
+fn same_gpus_scales_every_design_to_one_count() {
+    let (a, b) = (pod(), nvl());
+    let v = json(&["compare", &a, &b, "--json", "--same-gpus", "largest"]);
+    let d = v["designs"].as_array().unwrap();
+    assert_eq!((d[0]["gpus"].as_u64(), d[1]["gpus"].as_u64()), (Some(1024), Some(1024)));
+    let w: Vec<&str> = v["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(w.iter().any(|x| x.contains("scaled to 1,024 GPUs")) && !w.iter().any(|x| x.contains("differ in GPU count")), "{w:?}");
+    // At the same size the totals may be ranked again: cost is counted, so it is.
+    let text = stdout_ok(&["compare", &a, &b, "--same-gpus", "1,024"]);
+    assert!(line(&text, "cost").contains(" *"), "{text}");
+    // 1,000 H100 are not whole nodes: rounded up, and said.
+    let v = json(&["compare", &a, &b, "--json", "--same-gpus", "1001"]);
+    assert_eq!(v["designs"][0]["gpus"].as_u64(), Some(1008));
+    assert!(v["warnings"].to_string().contains("not a whole number of 8-GPU nodes"), "{}", v["warnings"]);
+    for bad in ["0", "many", "-5"] {
+        let o = run(&["compare", &a, &b, &format!("--same-gpus={bad}")]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--same-gpus"), "{bad}");
+    }
+}
