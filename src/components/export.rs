@@ -2,10 +2,10 @@
 //! import, the sweeps as CSV, every chart as SVG or PNG titled with the scenario (the same
 //! renderers and captions as `fabricscope render`), and a copy-paste iframe snippet.
 //!
-//! Import reads the file with the model's file decoder: a file that is not a scenario leaves
-//! the design as it is and says why; otherwise the file's scenario goes into the page's link
-//! (`#s=`) and the page reloads, as when a permalink is opened, showing a note for each field
-//! of the file that fell back to its default.
+//! Import reads the file with the model's strict file reader, the CLI's (`link::read_file`): a
+//! file the CLI refuses (an unknown GPU, a negative node count) leaves the design as it is and
+//! shows the CLI's message naming the field; otherwise the file's scenario goes into the page's
+//! link (`#s=`) and the page reloads, as when a permalink is opened.
 
 use crate::eval::Evaluation;
 use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
@@ -15,7 +15,7 @@ use fabricscope_model::export::{curves_csv, layouts_csv};
 use fabricscope_model::training::explore::{ranked, TrainingView};
 use fabricscope_model::ModelError;
 use std::rc::Rc;
-use fabricscope_model::link::{self, check_file_size, decode_file, encode};
+use fabricscope_model::link::{self, check_file_size, encode};
 use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -225,9 +225,10 @@ pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, do
         return refuse(&note, m);
     }
     let n = note.clone();
-    read_text(&file, note, move |text| match decode_file(&text) {
-        Ok(d) => done(d, &text),
-        Err(m) => refuse(&n, m),
+    // Strict, as the CLI reads files: a file it refuses leaves the design as it was.
+    read_text(&file, note, move |text| match link::read_file(&text) {
+        Ok((scenario, _)) => done(link::Decoded { scenario, warnings: Vec::new() }, &text),
+        Err(m) => refuse(&n, m.to_string()),
     });
 }
 
@@ -306,18 +307,18 @@ pub fn export_panel(props: &Props) -> Html {
             // explorer's bundle a few bytes more.
             let onload = Closure::once_into_js(move || {
                 let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
-                let d = match decode_file(&text) {
-                    Ok(d) => d,
+                // Strict, as the CLI reads files (one reader): a file the CLI refuses leaves
+                // the design as it was and shows the CLI's message.
+                let scenario = match link::read_file(&text) {
+                    Ok((s, _)) => s,
                     Err(m) => {
                         note.set(Some(format!("Not imported; the design is unchanged: {m}")));
                         return;
                     }
                 };
-                // Same path as opening a permalink: the page reads #s= on load. The cleaned
-                // scenario's link has no notes of its own, so the file's go with the reload.
-                crate::url::leave_import_notes(&d.warnings);
+                // Same path as opening a permalink: the page reads #s= on load.
                 if let Some(w) = web_sys::window() {
-                    let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
+                    let _ = w.location().set_hash(&format!("s={}", encode(&scenario)));
                     let _ = w.location().reload();
                 }
             });
