@@ -186,6 +186,9 @@ async function main() {
     await check('on a phone the panel and its chart fit the width', async () => {
       const { page, problems } = await newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
       await open(page);
+      // Issue 20: the paste box comes first on a phone, the design below it.
+      const order = await page.evaluate(() => [document.querySelector('[data-testid=check-log]').getBoundingClientRect().top, document.getElementById('design-heading').getBoundingClientRect().top]);
+      assert(order[0] < order[1], `the paste box (top ${order[0]}) above the design (top ${order[1]})`);
       await paste(page, nvls);
       await page.waitForSelector('[data-testid=check-status]');
       const over = await page.evaluate(() => {

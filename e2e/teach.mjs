@@ -85,7 +85,7 @@ async function main() {
     });
 
     await check("the explorer's Learn link opens learn.html on its design (2 nodes: 16 GPUs), and Learn links back with it", async () => {
-      await page.click('.masthead a[data-carry]');
+      await page.click('[data-testid=to-learn]');
       await page.waitForURL(/learn\.html#s=/, { timeout: 10000 });
       assert(page.url() === `${base}learn.html#s=${TWO}`, page.url());
       await openPlayer(page);
