@@ -105,6 +105,19 @@ async function main() {
       await waitForTraining(page);
     });
 
+    await check('the headline follows the chosen collective (issue 20: it stayed "AllReduce" after choosing AllGather)', async () => {
+      const label = () => page.textContent('[data-testid=busbw] .stat-label');
+      assert((await label()).startsWith('AllReduce busbw'), await label());
+      await page.check('input[name=op][value=all_gather]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=busbw] .stat-label')?.textContent.startsWith('AllGather busbw'), null, { timeout: 5000 });
+      const ag = await readout(page);
+      assert(finite(ag.busbw) && ag.busbw !== start.busbw, `AllGather's busbw ${ag.busbw} is its own, not AllReduce's ${start.busbw}`);
+      assert((await page.textContent('[data-testid=gpus] .stat-label')) === 'GPUs in the AllGather', 'the GPUs stat names the collective');
+      await page.check('input[name=op][value=all_reduce]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=busbw] .stat-label')?.textContent.startsWith('AllReduce busbw'), null, { timeout: 5000 });
+      assert((await readout(page)).busbw === start.busbw, 'back to AllReduce: its headline again');
+    });
+
     await check('every control is labelled; sliders carry aria-valuetext; keyboard operates them', async () => {
       const unlabelled = await page.evaluate(() =>
         [...document.querySelectorAll('input, select, button')].filter((el) => {

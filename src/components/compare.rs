@@ -91,12 +91,13 @@ fn table(designs: &[DesignNumbers], busbw: &str) -> String {
         let _ = write!(o, "<tr><th scope=\"row\">{label} <span class=\"muted\">{}{}</span></th>", r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
         for (i, v) in r.values.iter().enumerate() {
             let best = r.best == Some(i);
-            let _ = write!(o, "<td class=\"num{}\">{}{}</td>", if best { " best" } else { "" }, v.map_or("–".into(), |v| number(r.key, v)), if best { " ★" } else { "" });
+            // data-label: on a phone each row is a card and each value names its design (compare.css).
+            let _ = write!(o, "<td class=\"num{}\" data-label=\"{}\">{}{}</td>", if best { " best" } else { "" }, esc(&designs[i].name), v.map_or("–".into(), |v| number(r.key, v)), if best { " ★" } else { "" });
         }
         // Closer than the model's error: the ratio, but no winner (see `delta_table`).
         let _ = match (r.within_error_pct, r.ratio) {
-            (Some(e), Some(x)) => write!(o, "<td class=\"num\" data-testid=\"within-error\">{x:.2}× · top two within ±{e:.0}%</td></tr>"),
-            (_, x) => write!(o, "<td class=\"num\">{}</td></tr>", x.map_or("–".into(), |x| format!("{x:.2}×"))),
+            (Some(e), Some(x)) => write!(o, "<td class=\"num\" data-label=\"best ÷ worst\" data-testid=\"within-error\">{x:.2}× · top two within ±{e:.0}%</td></tr>"),
+            (_, x) => write!(o, "<td class=\"num\" data-label=\"best ÷ worst\">{}</td></tr>", x.map_or("–".into(), |x| format!("{x:.2}×"))),
         };
     }
     o.push_str("</tbody></table></div>");

@@ -108,7 +108,7 @@ pub fn mapping_panel(props: &Props) -> Html {
     html! {
         <figure ref={node} class="panel chart wide" data-testid="mapping" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
-                <span class="chart-title">{ "3 · Parallel mapping on the topology" }</span>
+                <h3 class="chart-title">{ "3 · Parallel mapping on the topology" }</h3>
                 <span class="chart-sub">{ "Megatron rank order (TP fastest, then DP, then PP) · large clusters drawn in aggregate" }</span>
             </figcaption>
             <div class="toolbar">

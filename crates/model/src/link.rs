@@ -47,7 +47,7 @@ pub const MAX_LINK_BYTES: usize = 8 * 1024;
 pub const MAX_FILE_BYTES: usize = 1 << 20;
 
 /// What a file must be, for messages.
-const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Scenario (JSON)\" button saves";
+const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Download scenario (JSON)\" button saves";
 
 /// The default scenario as it was when link format 1 was defined. Never edit: links omit
 /// fields equal to these values, so changing one would change what old links mean.
@@ -732,6 +732,22 @@ mod tests {
         let (s, _) = read_file(r#"{"cluster":{"nodes":2}}"#).expect("a valid file");
         assert_eq!(s.cluster.nodes, 2);
         assert_eq!(encode(&s), "v1.eyJuIjoyfQ");
+    }
+
+    /// Issue 20: a busbw of 1e300 in a link drew a negative-width bar. Decoded, it is brought
+    /// down to its bound with a note; the CLI's strict reader refuses the file.
+    #[test]
+    fn absurd_measured_numbers_are_clamped_with_a_note_where_decoded() {
+        use crate::check::{link_of, runs_of, Measured, Point, MAX_BUSBW_GBPS};
+        let points = (26..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: 1e300 }).collect();
+        let m = Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() };
+        assert!(m.validate().is_err(), "a typed or pasted 1e300 is refused");
+        let link = link_of(&Scenario::default(), &[m]);
+        let mut notes = Vec::new();
+        let runs = runs_of(measured_in_link(&link), &mut notes);
+        assert_eq!(runs.len(), 1);
+        assert!(runs[0].points.iter().all(|p| p.busbw == MAX_BUSBW_GBPS), "{:?}", runs[0].points);
+        assert!(!notes.is_empty() && notes[0].starts_with("measured: run 1: busbw 1e300 GB/s at "), "{notes:?}");
     }
 
     #[test]

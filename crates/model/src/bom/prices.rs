@@ -63,6 +63,15 @@ pub const MAX_PRICES: usize = 256;
 /// Longest `source` or `date` text, in characters (a URL and a note fit).
 pub const MAX_TEXT: usize = 300;
 
+/// Largest price of one part, US dollars: a billion, well above any part of a cluster (a
+/// switch or a GPU costs tens of thousands) and small enough that a bill of thousands of
+/// parts stays a finite, printable sum (1e308 per part printed "inf").
+pub const MAX_USD: f64 = 1e9;
+
+/// Largest power of one part, watts: a megawatt, well above any part (an NVL72 rack draws
+/// about 120 kW) and small enough that totals stay finite.
+pub const MAX_POWER_W: f64 = 1e6;
+
 /// The fields of an entry a user edits ([`PriceBook::edited`]), as named in files.
 pub const FIELDS: [&str; 4] = ["usd", "power_w", "source", "date"];
 
@@ -101,13 +110,13 @@ impl PriceBook {
     pub fn edited(&self, item: &str, field: &str, text: &str) -> Result<PriceBook> {
         let text = text.trim();
         let err = |m: String| ModelError::new("prices", format!("{}: {m}", crate::error::printable(item, 40)));
-        let number = |unit: &str| -> Result<Option<f64>> {
+        let number = |unit: &str, max: f64| -> Result<Option<f64>> {
             if text.is_empty() {
                 return Ok(None);
             }
             match text.parse::<f64>() {
-                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-                _ => Err(err(format!("{field} is {unit}, 0 or more; got '{}'", crate::error::printable(text, 40)))),
+                Ok(x) if x.is_finite() && (0.0..=max).contains(&x) => Ok(Some(x)),
+                _ => Err(err(format!("{field} is {unit}, 0 or more and at most {max:e}; got '{}'", crate::error::printable(text, 40)))),
             }
         };
         let mut next = self.clone();
@@ -121,8 +130,8 @@ impl PriceBook {
         };
         let e = &mut next.0[at];
         match field {
-            "usd" => e.usd = number("US dollars per unit")?,
-            "power_w" => e.power_w = number("watts per unit")?,
+            "usd" => e.usd = number("US dollars per unit", MAX_USD)?,
+            "power_w" => e.power_w = number("watts per unit", MAX_POWER_W)?,
             "source" | "date" if text.chars().count() > MAX_TEXT => return Err(err(format!("{field} is at most {MAX_TEXT} characters"))),
             "source" => e.source = text.to_string(),
             "date" => e.date = text.to_string(),
@@ -186,12 +195,28 @@ impl PriceBook {
             if p.source.chars().count() > MAX_TEXT || p.date.chars().count() > MAX_TEXT {
                 return Err(ModelError::new("prices", format!("{}: source and date are at most {MAX_TEXT} characters", p.item)));
             }
-            for (what, v) in [("usd", p.usd), ("power_w", p.power_w)] {
-                if let Some(x) = v.filter(|x| !x.is_finite() || *x < 0.0) {
-                    return Err(ModelError::new("prices", format!("{}: {what} must be a finite amount, 0 or more; got {x}", p.item)));
+            for (what, v, max) in [("usd", p.usd, MAX_USD), ("power_w", p.power_w, MAX_POWER_W)] {
+                if let Some(x) = v.filter(|x| !x.is_finite() || !(0.0..=max).contains(x)) {
+                    return Err(ModelError::new("prices", format!("{}: {what} must be a finite amount, 0 or more and at most {max:e}; got {x}", p.item)));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The book with every amount above its bound ([`MAX_USD`], [`MAX_POWER_W`]) brought down
+    /// to it, and a note for each: what a page does with a decoded book (a link's or saved
+    /// one), where a typed amount is refused instead ([`PriceBook::edited`]).
+    pub fn clamped(mut self) -> (PriceBook, Vec<String>) {
+        let mut notes = Vec::new();
+        for p in &mut self.0 {
+            for (what, v, max) in [("usd", &mut p.usd, MAX_USD), ("power_w", &mut p.power_w, MAX_POWER_W)] {
+                if let Some(x) = v.filter(|x| *x > max) {
+                    notes.push(format!("{}: {what} {x:e} is above the {max:e} allowed; using {max:e}", crate::error::printable(&p.item, 40)));
+                    *v = Some(max);
+                }
+            }
+        }
+        (self, notes)
     }
 }
