@@ -118,6 +118,11 @@ async function main() {
       assert((await readout(page)).busbw === start.busbw, 'back to AllReduce: its headline again');
     });
 
+    await check('the step chart tells layouts apart in words (micro-batch, ZeRO stage, recompute), not "mb1 z1"', async () => {
+      const t = await page.textContent('[data-testid=step-chart] svg');
+      assert(/micro-batch \d+ · ZeRO \d · (no|selective|full) recompute/.test(t) && !/mb\d+ z\d/.test(t), t.slice(0, 300));
+    });
+
     await check('every control is labelled; sliders carry aria-valuetext; keyboard operates them', async () => {
       const unlabelled = await page.evaluate(() =>
         [...document.querySelectorAll('input, select, button')].filter((el) => {
