@@ -344,7 +344,6 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
     let parts = |r: &StepReport| step_parts(r).into_iter().map(|(n, s)| (n.to_string(), s)).collect();
     match id {
         "step" => {
-            let m = &chosen.mapping;
             let mut rows = vec![StepRow {
                 label: format!("▶ {}", layout_label(chosen)),
                 parts: parts(chosen),
