@@ -213,7 +213,6 @@ async function main() {
         assert(!(await page.textContent('#t-reduced')), `${play} on 4 nodes of 8: played as it is`);
       }
       await page.selectOption('#t-algo', 'ring');
-      await page.keyboard.press('End');
       await page.focus('#t-play');
       await page.keyboard.press('End');
       const now = await page.textContent('#t-now');

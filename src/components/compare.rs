@@ -131,7 +131,7 @@ fn chips_html(names: &[String], links: &[String], notes: &[String]) -> String {
         let l = fabricscope_model::compare::letter(i);
         let _ = write!(
             o,
-            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" title=\"Open this design in the explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
+            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" aria-label=\"Load design {l} into the controls\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" aria-label=\"Open design {l} in the Explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
             esc(n),
             links.get(i).map_or("", String::as_str)
         );
