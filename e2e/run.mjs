@@ -291,6 +291,21 @@ async function main() {
       pages.pop();
     });
 
+    await check("pinning only PP keeps the TP the search was using (issue 20: the TP picker showed 8)", async () => {
+      await page.click('[data-preset=dgx-h100-superpod]');
+      await page.selectOption('#workload-select', 'llama3-8b');
+      await page.selectOption('#tp-select', 'best');
+      await waitForTraining(page);
+      const tp = await page.getAttribute('[data-testid=layout]', 'data-tp');
+      const pp = await page.getAttribute('[data-testid=layout]', 'data-pp');
+      const other = (await page.$$eval('#pp-select option', (os) => os.map((o) => o.value))).find((v) => v !== pp);
+      await page.selectOption('#pp-select', other);
+      await page.waitForFunction((v) => document.querySelector('[data-testid=layout]')?.dataset.pp === v, other, { timeout: 20000 });
+      assert((await page.inputValue('#tp-select')) === tp, `TP stays the search's ${tp}: the picker shows ${await page.inputValue('#tp-select')}`);
+      await page.selectOption('#tp-select', 'best');
+      await waitForTraining(page);
+    });
+
     await check('mapping: TP 16 on 8-GPU nodes is drawn crossing the network, with a warning', async () => {
       await page.click('[data-preset=dgx-h100-superpod]');
       await page.selectOption('#workload-select', 'gpt-7.5b');
