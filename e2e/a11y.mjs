@@ -4,17 +4,19 @@
 // with colours composited through alpha and opacity; every page but the embed has at least three
 // real headings (the page's and its main sections'); no button or link is named only by a file
 // format ("SVG", "PNG") or has no name; every page shows the same navigation in the same place.
+// Full-page screenshots of each (every disclosure open) go to e2e/out/a11y-<page>-<width>-<theme>.png.
 //
 //   node e2e/a11y.mjs            (DIST=path to serve another build)
 
 import { chromium } from 'playwright-core';
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+const out = join(here, 'out');
 const { check, summary } = checker();
 
 /** Two nodes of DGX H100 (the link format of src/url.rs, as the other suites use). */
@@ -148,6 +150,7 @@ function structure() {
 
 async function main() {
   assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run bash scripts/build.sh first`);
+  await mkdir(out, { recursive: true });
   const server = await startServer({ root: dist, port: Number(process.env.PORT ?? 0) });
   const base = `${server.origin}/`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
@@ -167,6 +170,7 @@ async function main() {
               // Open every disclosure so the text inside is measured too.
               await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
               await page.waitForTimeout(400);
+              await page.screenshot({ path: join(out, `a11y-${p.name}-${w}-${scheme}.png`), fullPage: true });
               const bad = await page.evaluate(lowContrast);
               const s = await page.evaluate(structure);
               assert(bad.length === 0, `${bad.length} text elements below AA:\n       ${bad.slice(0, 25).join('\n       ')}`);
