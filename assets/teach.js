@@ -39,6 +39,8 @@ function buildPlayer(body) {
       el('label', {}, 'Algorithm ', algo), el('button', { type: 'button', class: 'term', id: 't-algo-g', 'data-g': 'ring', text: 'What is it?' }),
       el('label', {}, 'Buffer per GPU ', size), el('label', {}, 'Speed ', speed)),
     el('p', { id: 't-why', class: 'hint', role: 'status' }),
+    el('p', { id: 't-channels', class: 't-channels', 'data-testid': 'teach-channels' }),
+    el('p', { id: 't-reduced', class: 'hint', 'data-testid': 'teach-reduced' }),
     el('div', { class: 't-row', role: 'group', 'aria-label': 'Playback' },
       btn('t-back', '‹ Step', () => stepBy(-1), 'Previous step'),
       btn('t-play', 'Play', toggle),
@@ -72,9 +74,25 @@ function replan(play) {
   $('#t-algo-g').dataset.g = play;
   $('#t-why').textContent = plan.error || plan.plays.filter((p) => p.why).map((p) => `${PLAYS.find((x) => x[0] === p.id)[1]}: ${p.why}.`).join(' ');
   P.plan = plan.error ? null : plan;
+  tellChannels();
   $('#t-log').replaceChildren(...(plan.steps || []).map((s) => el('li', { text: s.text })));
   P.step = -1;
   seek(0);
+}
+
+// The animation is one channel, steps not pipelined; NCCL runs N channels at once, pipelined.
+// Both times are said, and why the played design is smaller than the user's (plan.reduced).
+const us = (t) => `${(+t).toFixed(1)} µs`;
+function tellChannels() {
+  const p = P.plan;
+  const c = $('#t-channels');
+  $('#t-reduced').textContent = p?.reduced || '';
+  if (!p) { c.textContent = ''; return; }
+  const n = p.nccl;
+  Object.assign(c.dataset, { played: p.total, channels: n?.channels ?? '', nccl: n?.time ?? '' });
+  c.textContent = n
+    ? `This plays one channel of NCCL's ${n.channels}, one step after another: here it takes ${us(p.total)} for ${mib(p.bytes)}. NCCL runs ${n.channels} channels at once, each with its share of the buffer, and pipelines the steps: ${n.algorithm} ${n.protocol} (forced) takes ${us(n.time)} on your ${n.ranks} GPUs, the time the Algorithms table gives.`
+    : `This plays the exchange one step after another (${us(p.total)} for ${mib(p.bytes)}); NCCL pipelines it over several channels at once, so a real run is faster.`;
 }
 
 function seek(t) {
@@ -93,7 +111,9 @@ function seek(t) {
   $('#t-scrub').value = Math.round((P.t / P.plan.total) * 1000);
   if (+step !== P.step || done) {
     P.step = +step;
-    $('#t-now').textContent = done ? `Done: ${P.plan.steps.length} steps in ${P.plan.total.toFixed(1)} µs. ${c.textContent}.` : P.plan.steps[P.step].text;
+    const n = P.plan.nccl;
+    const nccl = n ? ` (one channel; NCCL with ${n.channels} channels at once: ${us(n.time)})` : ' (one channel)';
+    $('#t-now').textContent = done ? `Done: ${P.plan.steps.length} steps in ${P.plan.total.toFixed(1)} µs${nccl}. ${c.textContent}.` : P.plan.steps[P.step].text;
   }
   return svg;
 }
@@ -185,9 +205,31 @@ function drawAlgos() {
 
 // ---------------------------------------------------------------- lessons
 const KEY = 'fabricscope-lessons';
-const progress = () => { try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; } };
+// Stored progress is validated entry by entry: {step: whole number >= 0, done?: boolean}. A
+// corrupt store or entry is reset (that lesson only, where the rest reads) with a note.
+const okEntry = (v) => v && typeof v === 'object' && !Array.isArray(v) && Number.isInteger(v.step) && v.step >= 0 && v.step < 1000 && (v.done === undefined || typeof v.done === 'boolean');
+const resetNotes = [];
+const progress = () => {
+  let all;
+  try { all = JSON.parse(localStorage.getItem(KEY) ?? '{}'); } catch { all = null; }
+  if (!all || typeof all !== 'object' || Array.isArray(all)) {
+    resetNotes.push('Your saved lesson progress could not be read and was reset.');
+    try { localStorage.removeItem(KEY); } catch { /* private mode */ }
+    return {};
+  }
+  const bad = Object.keys(all).filter((id) => !okEntry(all[id]));
+  if (bad.length) {
+    for (const id of bad) delete all[id];
+    resetNotes.push(`Saved progress for ${bad.map((id) => `“${id}”`).join(', ')} could not be read; ${bad.length > 1 ? 'those lessons start' : 'that lesson starts'} again from step 1.`);
+    try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { /* private mode */ }
+  }
+  return all;
+};
 const save = (id, v) => { try { localStorage.setItem(KEY, JSON.stringify({ ...progress(), [id]: v })); } catch { /* private mode: progress is not kept */ } };
-const b64 = { enc: (s) => btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+const noteResets = () => { if (resetNotes.length) $('#t-lesson-msg').textContent = resetNotes.splice(0).join(' '); };
+// Bytes to a binary string in slices: spreading 200 KB into one call overflows the stack.
+const binary = (bytes) => { let out = ''; for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192)); return out; };
+const b64 = { enc: (s) => btoa(binary(new TextEncoder().encode(s))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
   dec: (s) => new TextDecoder().decode(Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))) };
 
 function checkLesson(l) {
@@ -206,6 +248,7 @@ async function buildLessons(body) {
   } });
   body.append(
     el('p', { class: 'hint', text: 'Each lesson asks you to predict a number or a choice first; then the model computes the answer on the cluster of the question and explains it. Progress stays in this browser.' }),
+    el('p', { id: 't-lesson-sum', 'data-testid': 'lesson-summary' }),
     list,
     el('p', {}, el('label', {}, 'Import a lesson file ', file), ' ', el('a', { href: 'lessons/README.md', text: 'How to write one' })),
     el('p', { id: 't-lesson-msg', role: 'status' }),
@@ -213,13 +256,29 @@ async function buildLessons(body) {
   );
   let index = [];
   try { index = await (await fetch('lessons/index.json')).json(); } catch { $('#t-lesson-msg').textContent = 'The lessons could not be loaded (offline before the first visit?).'; }
-  const prog = progress();
-  list.replaceChildren(...index.map((x) => el('li', {}, el('button', { type: 'button', class: 'link', 'data-lesson': x.id, text: x.title, onclick: () => openLesson(x.id) }),
-    el('span', { class: 'hint', text: prog[x.id]?.done ? ' · done' : prog[x.id] ? ` · step ${prog[x.id].step + 1}` : '' }))));
+  LESSONS = index;
+  markLessons();
+  noteResets();
   const q = new URLSearchParams(location.search).get('lesson');
   if (q) {
     try { if (/^[a-z0-9-]+$/.test(q)) await openLesson(q); else playLesson(checkLesson(JSON.parse(b64.dec(q))), true); } catch (err) { $('#t-lesson-msg').textContent = `The lesson in this link cannot be used: ${err.message}`; }
   }
+}
+
+let LESSONS = [];
+// Each listed lesson with its mark (✓ done, step k of n, not started) and a count of those done.
+function markLessons() {
+  const prog = progress();
+  const list = $('#t-lesson-list');
+  if (!list) return;
+  list.replaceChildren(...LESSONS.map((x) => {
+    const p = prog[x.id];
+    const mark = p?.done ? '✓ done' : p ? `in progress, step ${p.step + 1}` : 'not started';
+    return el('li', { 'data-state': p?.done ? 'done' : p ? 'started' : 'new' }, el('button', { type: 'button', class: 'link', 'data-lesson': x.id, text: x.title, onclick: () => openLesson(x.id) }),
+      el('span', { class: 't-mark', 'data-testid': `lesson-mark-${x.id}`, text: ` · ${mark}` }));
+  }));
+  const done = LESSONS.filter((x) => prog[x.id]?.done).length;
+  $('#t-lesson-sum').textContent = LESSONS.length ? `${done} of ${LESSONS.length} lessons done.` : '';
 }
 
 async function openLesson(id) {
@@ -230,16 +289,23 @@ function playLesson(l, imported) {
   const box = $('#t-lesson');
   const share = new URL(location.href);
   share.searchParams.set('lesson', imported ? b64.enc(JSON.stringify(l)) : l.id);
-  let i = Math.min(progress()[l.id]?.done ? 0 : progress()[l.id]?.step || 0, l.steps.length - 1);
+  const had = progress()[l.id];
+  noteResets();
+  let i = Math.min(had?.done ? 0 : had?.step || 0, l.steps.length - 1);
+  // What was guessed and answered at each step of this run (the completion summary).
+  const record = [];
+  const size = (k) => (k >= 30 ? `${2 ** (k - 30)} GiB` : k >= 20 ? `${2 ** (k - 20)} MiB` : k >= 10 ? `${2 ** (k - 10)} KiB` : `${2 ** k} bytes`);
   const show = () => {
     const s = l.steps[i];
     const g = s.guess || {};
-    const unit = g.unit ? ` ${g.unit}` : '';
+    const unit = g.unit && !g.pow2 ? ` ${g.unit}` : '';
+    // A power-of-two guess reads as a size: 21 -> "2 MiB = 2^21 bytes".
+    const shown = (v) => (g.pow2 ? `${size(+v)} = 2^${v} bytes` : `${v}${unit}`);
     let guess;
     let control;
     if (g.kind === 'slider') {
-      const out = el('output', { text: `${g.min}${unit}` });
-      control = el('label', { class: 't-guess' }, 'Your guess ', el('input', { type: 'range', id: 't-guess', min: g.min, max: g.max, step: g.step || 1, value: g.min, oninput: (e) => { out.textContent = `${e.target.value}${unit}`; } }), ' ', out);
+      const out = el('output', { text: shown(g.min) });
+      control = el('label', { class: 't-guess' }, 'Your guess ', el('input', { type: 'range', id: 't-guess', min: g.min, max: g.max, step: g.step || 1, value: g.min, oninput: (e) => { out.textContent = shown(e.target.value); } }), ' ', out);
       guess = () => +$('#t-guess').value;
     } else {
       control = el('fieldset', { class: 't-guess' }, el('legend', { text: 'Your guess' }),
@@ -248,14 +314,27 @@ function playLesson(l, imported) {
     }
     const result = el('div', { id: 't-result', tabindex: '-1', 'aria-live': 'polite' });
     const next = el('button', { type: 'button', id: 't-next', hidden: true, text: i + 1 < l.steps.length ? 'Next step' : 'Finish', onclick: () => {
-      if (i + 1 < l.steps.length) { i += 1; save(l.id, { step: i }); show(); } else { save(l.id, { step: 0, done: true }); box.replaceChildren(el('h3', { tabindex: '-1', id: 't-lesson-h', text: `${l.title}: done` }), el('p', { text: 'Lesson complete. Pick another above, or import your own.' })); $('#t-lesson-h').focus(); }
+      if (i + 1 < l.steps.length) { i += 1; save(l.id, { step: i }); markLessons(); show(); return; }
+      save(l.id, { step: 0, done: true });
+      markLessons();
+      const rec = record.filter(Boolean);
+      const right = rec.filter((r) => r.right).length;
+      box.replaceChildren(
+        el('h3', { tabindex: '-1', id: 't-lesson-h', 'data-done': 'true', text: 'Lesson complete' }),
+        el('p', { 'data-testid': 'lesson-done', text: `✓ “${l.title}”: all ${l.steps.length} steps done${rec.length ? `; ${right} of ${rec.length} guesses close to the model's answer (a choice right, or a number within 20%)` : ''}.` }),
+        el('ol', { class: 't-recap', 'data-testid': 'lesson-recap' }, ...rec.map((r) => el('li', { text: `${r.question} You: ${r.mine}. The model: ${r.model}.` }))),
+        el('p', { text: 'Pick another lesson above, or import your own.' }));
+      $('#t-lesson-h').focus();
     } });
     const reveal = el('button', { type: 'button', id: 't-reveal', text: 'Reveal the answer', onclick: () => {
       const a = JSON.parse(W().teach_answer(JSON.stringify(s), ...where()));
       if (a.error) { result.textContent = `The model cannot answer this step: ${a.error}`; return; }
       const mine = guess();
-      const said = g.kind === 'slider' ? `You guessed ${mine}${unit}.` : `You chose “${s.choices[mine]?.label}”.`;
+      const said = g.kind === 'slider' ? `You guessed ${shown(mine)}.` : `You chose “${s.choices[mine]?.label}”.`;
       const right = g.kind === 'slider' ? `The model says ${a.text}${unit}.` : `The model's answer: “${s.choices[a.choice]?.label ?? a.text}”${a.choice === mine ? ' (yours)' : ''}.`;
+      record[i] = g.kind === 'slider'
+        ? { question: s.question, mine: shown(mine), model: `${a.text}${unit}`, right: Math.abs(mine - a.value) <= 0.2 * Math.max(Math.abs(a.value), 1e-9) }
+        : { question: s.question, mine: s.choices[mine]?.label ?? '', model: s.choices[a.choice]?.label ?? a.text, right: a.choice === mine };
       result.replaceChildren(el('p', { class: 't-answer', 'data-value': a.value ?? '', 'data-choice': a.choice ?? '', text: `${said} ${right}` }), el('p', { text: s.explain || '' }));
       reveal.disabled = true;
       next.hidden = false;
@@ -271,6 +350,7 @@ function playLesson(l, imported) {
     $('#t-lesson-h').focus();
   };
   save(l.id, { step: i });
+  markLessons();
   show();
 }
 
@@ -311,13 +391,13 @@ async function term(id) {
 
 // ---------------------------------------------------------------- the page
 // A module runs once the page is parsed; the wasm loader may have finished before or not.
-// Each part fills as it opens (the player is open from the start); a glossary term, the
-// link's g=<term> and ?lesson= open theirs.
+// Each part fills as it opens (the player is open from the start); the link's g=<term> and
+// ?lesson= open theirs.
 new Promise((ok) => (W() ? ok() : addEventListener('TrunkApplicationStarted', ok, { once: true }))).then(() => {
   const parts = $('#teach-parts');
   const part = (d) => d.open && d.parentElement === parts && open(d.id);
   addEventListener('toggle', (e) => part(e.target), true);
-  addEventListener('click', (e) => { const g = e.target.closest?.('[data-g]')?.dataset.g; if (g) term(g); });
+  // A term clicked shows its definition in place (pages.js); the link's g= opens the glossary.
   const linked = () => { const g = /(?:^#|&)g=([\w-]+)/.exec(location.hash); if (g) term(g[1]); };
   addEventListener('hashchange', linked);
   if (/[?&]lesson=/.test(location.search)) $('#t-lessons').open = true;

@@ -82,6 +82,27 @@ async function main() {
       assert((await page.getAttribute(box('qm9700', 'usd'), 'aria-invalid')) === 'true', 'marked invalid');
       assert((await power()).includes('not priced'), await power());
       assert((await page.evaluate(() => localStorage.getItem('fabricscope-prices'))) === null, 'nothing saved');
+      // Issue 20: an absurd amount (1e308 printed "inf") is refused where typed, naming the bound.
+      await page.fill(box('qm9700', 'usd'), '1e308');
+      await page.press(box('qm9700', 'usd'), 'Enter');
+      const huge = await page.textContent('#price-qm9700-usd-e');
+      assert(huge.includes('from 0 to 1,000,000,000') && huge.includes("'1e308'"), `message: ${huge}`);
+      assert(!(await power()).includes('inf'), await power());
+      await page.fill(box('qm9700', 'usd'), '');
+      await page.press(box('qm9700', 'usd'), 'Enter');
+    });
+
+    await check('a link with a price of 1e308 is brought down to the bound with a note (no "inf")', async () => {
+      const c = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      const p = await c.newPage();
+      const json = JSON.stringify({ prices: [{ item: 'qm9700', usd: 1e308, source: 'absurd', date: '' }] });
+      const link = 'v1.' + Buffer.from(json).toString('base64url');
+      await p.goto(`${server.origin}/compare.html#s=${link}`, { waitUntil: 'load' });
+      await p.waitForSelector('[data-testid=prices]', { timeout: 20000 });
+      const text = await p.textContent('body');
+      assert(text.includes('usd 1e308 is over the bound of 1,000,000,000; 1,000,000,000 used'), 'the note names the clamp');
+      assert(!/\binf\b/i.test(await p.textContent('[data-testid=bom-power]')), await p.textContent('[data-testid=bom-power]'));
+      await c.close();
     });
 
     await check('price editor: prices typed for every item price the bill (cost, per GPU, network share)', async () => {

@@ -183,9 +183,26 @@ async function main() {
       await page.context().close();
     });
 
+    await check('issue 20: a busbw of 1e300 in a link is brought down to its bound with a note; no negative-width bar', async () => {
+      const { page, problems } = await newPage();
+      const json = JSON.stringify({ n: 2, m: [{ op: 'all_reduce', ranks: 16, nodes: 2, gpus_per_node: 8, points: '67108864:500:1e300 134217728:900:1e300 268435456:1800:1e300' }] });
+      await open(page, 'v1.' + Buffer.from(json).toString('base64url'));
+      await page.waitForSelector('[data-testid=link-notes]', { timeout: 15000 });
+      const notes = await page.textContent('[data-testid=link-notes]');
+      assert(/busbw 1e300 GB\/s at \d+ bytes is above the 1e5 GB\/s allowed; using 1e5/.test(notes), `note: ${notes}`);
+      const widths = await page.evaluate(() => [...document.querySelectorAll('svg rect')].map((r) => r.getAttribute('width') ?? ''));
+      const bad = widths.filter((w) => /^-|inf|nan/i.test(w));
+      assert(widths.length > 0 && bad.length === 0, `no negative, infinite or NaN widths: ${bad}`);
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
     await check('on a phone the panel and its chart fit the width', async () => {
       const { page, problems } = await newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
       await open(page);
+      // Issue 20: the paste box comes first on a phone, the design below it.
+      const order = await page.evaluate(() => [document.querySelector('[data-testid=check-log]').getBoundingClientRect().top, document.getElementById('design-heading').getBoundingClientRect().top]);
+      assert(order[0] < order[1], `the paste box (top ${order[0]}) above the design (top ${order[1]})`);
       await paste(page, nvls);
       await page.waitForSelector('[data-testid=check-status]');
       const over = await page.evaluate(() => {

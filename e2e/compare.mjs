@@ -229,6 +229,35 @@ async function main() {
       }
     });
 
+    await check('issue 20: the delta table fits at 1400 px (nothing cut) and is cards on a phone; the controls set GPUs per node and the workload', async () => {
+      for (const [w, h] of [[1400, 900], [390, 844]]) {
+        const c = await browser.newContext({ viewport: { width: w, height: h } });
+        const p = await c.newPage();
+        watch(p, problems);
+        await p.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
+        await p.waitForSelector('[data-testid=delta]', { timeout: 20000 });
+        await p.locator('[data-testid=delta]').scrollIntoViewIfNeeded();
+        const fit = await p.evaluate(() => {
+          const t = document.querySelector('[data-testid=delta]');
+          const box = t.closest('.table-scroll');
+          const cells = [...t.querySelectorAll('td, th')].filter((x) => x.offsetParent && (x.scrollWidth > x.clientWidth + 1));
+          return { table: t.scrollWidth, box: box.clientWidth, page: document.documentElement.scrollWidth, view: innerWidth, cut: cells.map((x) => x.textContent).slice(0, 5), display: getComputedStyle(t.querySelector('tbody tr')).display, label: getComputedStyle(t.querySelector('td'), '::before').content };
+        });
+        assert(fit.table <= fit.box + 1 && fit.page <= fit.view + 1, `${w} px: the table (${fit.table} px) fits its box (${fit.box} px) and the page (${fit.page} px) the window`);
+        assert(fit.cut.length === 0, `${w} px: cells cut: ${fit.cut}`);
+        if (w === 390) assert(fit.display === 'block' && fit.label.length > 4, `a phone reads the rows as cards, each value labelled: ${fit.display} ${fit.label}`);
+        await c.close();
+      }
+      await page.goto(`${base}compare.html#s=v1.e30`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=compare]', { timeout: 15000 });
+      assert(await page.$('#gpn-number'), 'GPUs per node in the controls');
+      await page.selectOption('#compare-workload', 'llama3-70b');
+      await page.waitForFunction(() => !location.hash.startsWith('#s=v1.e30'), null, { timeout: 5000 });
+      const job = await page.evaluate(() => JSON.parse(atob(location.hash.match(/s=v1\.([^&]+)/)[1].replace(/-/g, '+').replace(/_/g, '/'))));
+      assert(Object.values(job).includes('llama3-70b'), `the link carries the workload: ${JSON.stringify(job)}`);
+      assert((await page.inputValue('#compare-workload')) === 'llama3-70b', 'the workload picker shows the job');
+    });
+
     await check('screenshots: compare.html at 1400 px and a phone, light and dark', async () => {
       for (const theme of ['light', 'dark']) {
         for (const [w, h] of [[1400, 900], [390, 844]]) {

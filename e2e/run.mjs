@@ -105,6 +105,24 @@ async function main() {
       await waitForTraining(page);
     });
 
+    await check('the headline follows the chosen collective (issue 20: it stayed "AllReduce" after choosing AllGather)', async () => {
+      const label = () => page.textContent('[data-testid=busbw] .stat-label');
+      assert((await label()).startsWith('AllReduce busbw'), await label());
+      await page.check('input[name=op][value=all_gather]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=busbw] .stat-label')?.textContent.startsWith('AllGather busbw'), null, { timeout: 5000 });
+      const ag = await readout(page);
+      assert(finite(ag.busbw) && ag.busbw !== start.busbw, `AllGather's busbw ${ag.busbw} is its own, not AllReduce's ${start.busbw}`);
+      assert((await page.textContent('[data-testid=gpus] .stat-label')) === 'GPUs in the AllGather', 'the GPUs stat names the collective');
+      await page.check('input[name=op][value=all_reduce]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=busbw] .stat-label')?.textContent.startsWith('AllReduce busbw'), null, { timeout: 5000 });
+      assert((await readout(page)).busbw === start.busbw, 'back to AllReduce: its headline again');
+    });
+
+    await check('the step chart tells layouts apart in words (micro-batch, ZeRO stage, recompute), not "mb1 z1"', async () => {
+      const t = await page.textContent('[data-testid=step-chart] svg');
+      assert(/micro-batch \d+ · ZeRO \d · (no|selective|full) recompute/.test(t) && !/mb\d+ z\d/.test(t), t.slice(0, 300));
+    });
+
     await check('every control is labelled; sliders carry aria-valuetext; keyboard operates them', async () => {
       const unlabelled = await page.evaluate(() =>
         [...document.querySelectorAll('input, select, button')].filter((el) => {
@@ -271,6 +289,21 @@ async function main() {
       assert(/cluster\.nodes/.test(msg) && /between 1 and/.test(msg), `note naming the nodes field: ${msg}`);
       await bad.ctx.close();
       pages.pop();
+    });
+
+    await check("pinning only PP keeps the TP the search was using (issue 20: the TP picker showed 8)", async () => {
+      await page.click('[data-preset=dgx-h100-superpod]');
+      await page.selectOption('#workload-select', 'llama3-8b');
+      await page.selectOption('#tp-select', 'best');
+      await waitForTraining(page);
+      const tp = await page.getAttribute('[data-testid=layout]', 'data-tp');
+      const pp = await page.getAttribute('[data-testid=layout]', 'data-pp');
+      const other = (await page.$$eval('#pp-select option', (os) => os.map((o) => o.value))).find((v) => v !== pp);
+      await page.selectOption('#pp-select', other);
+      await page.waitForFunction((v) => document.querySelector('[data-testid=layout]')?.dataset.pp === v, other, { timeout: 20000 });
+      assert((await page.inputValue('#tp-select')) === tp, `TP stays the search's ${tp}: the picker shows ${await page.inputValue('#tp-select')}`);
+      await page.selectOption('#tp-select', 'best');
+      await waitForTraining(page);
     });
 
     await check('mapping: TP 16 on 8-GPU nodes is drawn crossing the network, with a warning', async () => {

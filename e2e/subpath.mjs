@@ -329,15 +329,21 @@ async function main() {
       const refused = await page.textContent('.export-note', { timeout: 5000 });
       assert(refused.includes('the design is unchanged: not a scenario file (expected JSON'), `refused import: ${refused}`);
       assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjoyfQ', 'the link is unchanged');
-      // A partly valid file loads; each field that fell back is listed.
-      await Promise.all([
-        page.waitForEvent('load', { timeout: 10000 }),
-        page.setInputFiles('[data-testid=import-json]', { name: 'partly.json', mimeType: 'application/json', buffer: Buffer.from('{"cluster":{"nodes":8,"gpu":"h900"},"view":{"max_bytes":18446744073709551615},"zz":1}') }),
-      ]);
-      await page.waitForSelector('[data-testid=link-notes]', { timeout: 15000 });
-      const notes = await page.textContent('[data-testid=link-notes]');
-      for (const f of ['Imported file: cluster.gpu:', 'Imported file: view.max_bytes:', 'Imported file: zz:']) assert(notes.includes(f), `note for ${f}: ${notes}`);
-      assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjo4fQ', 'the valid field (8 nodes) is kept');
+      // A file the CLI refuses (issue 20: an unknown GPU, a negative node count, an unknown
+      // field) keeps the design as it was and shows the CLI's message naming the field.
+      for (const [name, body, field] of [
+        ['gpu.json', '{"cluster":{"nodes":8,"gpu":"h900"}}', 'cluster.gpu: unknown variant'],
+        ['negative.json', '{"cluster":{"nodes":-4}}', 'cluster.nodes: invalid value: integer `-4`'],
+        ['zz.json', '{"cluster":{"nodes":8},"zz":1}', 'unknown field `zz`'],
+        ['range.json', '{"cluster":{"nodes":100000}}', 'cluster.nodes:'],
+      ]) {
+        await page.setInputFiles('[data-testid=import-json]', { name, mimeType: 'application/json', buffer: Buffer.from(body) });
+        await page.waitForFunction((f) => document.querySelector('.export-note')?.textContent.includes(f), field, { timeout: 5000 }).catch(() => {});
+        const note = await page.textContent('.export-note');
+        assert(note.includes('Not imported; the design is unchanged: ') && note.includes(field), `${name} refused with the CLI's message (${field}): ${note}`);
+        assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjoyfQ', `${name}: the link (the design) is unchanged`);
+        assert(!(await page.$('[data-testid=link-notes]')), `${name}: no notes, nothing loaded`);
+      }
       // A valid pretty-printed file over the 8 KiB link limit is a scenario file like any other.
       const padded = JSON.stringify({ cluster: { nodes: 2 } }, null, 2).replace(/\n/g, '\n' + ' '.repeat(5000));
       await Promise.all([

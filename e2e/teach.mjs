@@ -85,7 +85,7 @@ async function main() {
     });
 
     await check("the explorer's Learn link opens learn.html on its design (2 nodes: 16 GPUs), and Learn links back with it", async () => {
-      await page.click('.masthead a[data-carry]');
+      await page.click('[data-testid=to-learn]');
       await page.waitForURL(/learn\.html#s=/, { timeout: 10000 });
       assert(page.url() === `${base}learn.html#s=${TWO}`, page.url());
       await openPlayer(page);
@@ -197,6 +197,32 @@ async function main() {
       assert(small.split(':')[1] !== large.split(':')[1], `the choice or its reason changes with size: ${small} / ${large}`);
     });
 
+    await check("issue 20: the player says it plays one channel of NCCL's N and gives both times; the Algorithms table's time is NCCL's", async () => {
+      await page.evaluate(() => { const s = document.querySelector('#t-asize'); s.value = 24; s.dispatchEvent(new Event('input')); });
+      await page.selectOption('#t-aproto', 'auto');
+      await page.waitForTimeout(200);
+      for (const play of ['ring', 'tree', 'nvlstree']) {
+        await page.selectOption('#t-algo', play);
+        await page.selectOption('#t-size', String(1 << 24));
+        const c = await page.evaluate(() => ({ ...document.querySelector('#t-channels').dataset, text: document.querySelector('#t-channels').textContent }));
+        assert(+c.channels > 1 && c.text.startsWith(`This plays one channel of NCCL's ${c.channels}`), `${play}: ${c.text}`);
+        assert(+c.nccl < +c.played, `${play}: NCCL's ${c.nccl} µs below the played ${c.played} µs`);
+        const table = await page.textContent(`#t-atable [data-algo=${play}] td:nth-child(4)`);
+        assert((+c.nccl).toFixed(1) === table.trim(), `${play}: the player's NCCL time ${(+c.nccl).toFixed(1)} µs is the table's ${table}`);
+        assert(c.text.includes(`${(+c.nccl).toFixed(1)} µs`) && c.text.includes(`${(+c.played).toFixed(1)} µs`), `both times said: ${c.text}`);
+        assert(!(await page.textContent('#t-reduced')), `${play} on 4 nodes of 8: played as it is`);
+      }
+      await page.selectOption('#t-algo', 'ring');
+      await page.focus('#t-play');
+      await page.keyboard.press('End');
+      const now = await page.textContent('#t-now');
+      assert(/^Done: \d+ steps in [\d.]+ µs \(one channel; NCCL with \d+ channels at once: [\d.]+ µs\)/.test(now), now);
+      await page.selectOption('#t-algo', 'nvls');
+      const red = await page.textContent('#t-reduced');
+      assert(red.startsWith('Your design is 4 nodes × 8 GPUs; the animation plays 1 node × 8 GPUs: NVLS reduces inside one NVSwitch domain'), red);
+      await page.selectOption('#t-algo', 'ring');
+    });
+
     await check('a lesson by keyboard only: open, guess with the slider, reveal (9x, the model), choose, finish', async () => {
       await page.focus('#t-lessons > summary');
       await page.keyboard.press('Enter');
@@ -223,9 +249,64 @@ async function main() {
       assert((await page.textContent('.t-answer')).includes('(yours)'), 'chosen by keyboard');
       await tabTo(page, '#t-next');
       await page.keyboard.press('Enter');
-      assert((await page.textContent('#t-lesson-h')).endsWith('done'), 'lesson complete');
+      // Issue 20: a heading of its own (it read "...win?: done"), a summary of the run, marks.
+      assert((await page.textContent('#t-lesson-h')) === 'Lesson complete', await page.textContent('#t-lesson-h'));
+      const done = await page.textContent('[data-testid=lesson-done]');
+      assert(/^✓ “.+”: all 2 steps done; [12] of 2 guesses close to the model's answer/.test(done), done);
+      assert((await page.locator('[data-testid=lesson-recap] li').count()) === 2, 'one recap line per step');
       const prog = await page.evaluate(() => JSON.parse(localStorage.getItem('fabricscope-lessons')));
       assert(prog['nvlink-vs-ib']?.done === true, JSON.stringify(prog));
+      assert((await page.textContent('[data-testid=lesson-mark-nvlink-vs-ib]')).includes('✓ done'), 'the list marks it done');
+      const total = await page.locator('#t-lesson-list li').count();
+      assert((await page.textContent('[data-testid=lesson-summary]')) === `1 of ${total} lessons done.`, await page.textContent('[data-testid=lesson-summary]'));
+    });
+
+    await check('issue 20: a size answer reads "2 MiB = 2^21 bytes", guesses too', async () => {
+      await page.click('[data-lesson=when-nvls-wins]');
+      await page.waitForSelector('#t-reveal');
+      await page.click('#t-reveal');
+      await page.click('#t-next');
+      await page.waitForSelector('#t-guess');
+      const guess = await page.textContent('.t-guess output');
+      assert(/^1 KiB = 2\^10 bytes$/.test(guess), `the slider shows a size: ${guess}`);
+      await page.click('#t-reveal');
+      const a = await page.textContent('.t-answer');
+      assert(/You guessed 1 KiB = 2\^10 bytes\. The model says \d+ (KiB|MiB) = 2\^\d+ bytes\./.test(a) && !a.includes('2^x'), a);
+    });
+
+    await check('issue 20: stored progress that cannot be read is reset for that lesson only, with a note', async () => {
+      const p = await ctx.newPage();
+      const errs = watch(p, []);
+      await p.goto(`${base}learn.html#s=${FOUR}`, { waitUntil: 'load' });
+      await p.evaluate(() => localStorage.setItem('fabricscope-lessons', JSON.stringify({ 'ring-scaling': { step: 'x' }, 'nvlink-vs-ib': { step: 0, done: true } })));
+      await p.goto(`${base}learn.html?lesson=ring-scaling#s=${FOUR}`, { waitUntil: 'load' });
+      await p.waitForSelector('#t-lesson-h', { timeout: 15000 });
+      assert((await p.textContent('#t-lesson-h')).includes('step 1 of'), await p.textContent('#t-lesson-h'));
+      const msg = await p.textContent('#t-lesson-msg');
+      assert(msg.includes('“ring-scaling” could not be read') && msg.includes('again from step 1'), msg);
+      assert((await p.textContent('[data-testid=lesson-mark-nvlink-vs-ib]')).includes('✓ done'), 'the other lesson keeps its progress');
+      const kept = await p.evaluate(() => JSON.parse(localStorage.getItem('fabricscope-lessons')));
+      assert(kept['nvlink-vs-ib']?.done === true && Number.isInteger(kept['ring-scaling']?.step), JSON.stringify(kept));
+      await p.evaluate(() => localStorage.setItem('fabricscope-lessons', '[[['));
+      await p.reload({ waitUntil: 'load' });
+      await p.waitForSelector('#t-lesson-h', { timeout: 15000 });
+      assert((await p.textContent('#t-lesson-msg')).includes('could not be read and was reset'), await p.textContent('#t-lesson-msg'));
+      assert(errs.length === 0, errs.join('\n'));
+      await p.close();
+    });
+
+    await check('issue 20: a 200 KB lesson file (under the 256 KiB limit) imports and its share link is written', async () => {
+      const pad = 'x'.repeat(200 * 1024);
+      const lesson = { format: 'fabricscope-lesson', version: 1, id: 'big', title: 'A big lesson', steps: [{ question: 'How many GPUs here?', guess: { kind: 'slider', min: 0, max: 64 }, reveal: { value: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, explain: pad }] };
+      const body = Buffer.from(JSON.stringify(lesson));
+      assert(body.length > 200 * 1024 && body.length < 262144, `${body.length} bytes`);
+      const before = problems.length;
+      await page.setInputFiles('#t-import', { name: 'big.json', mimeType: 'application/json', buffer: body });
+      await page.waitForFunction(() => document.querySelector('#t-lesson-h')?.textContent.startsWith('A big lesson'), null, { timeout: 10000 });
+      const href = await page.getAttribute('#t-lesson a[href*="lesson="]', 'href');
+      assert(href.length > 200 * 1024, `the link holds the lesson: ${href.length} characters`);
+      assert(!/Cannot use this file/.test(await page.textContent('#t-lesson-msg')), await page.textContent('#t-lesson-msg'));
+      assert(problems.length === before, problems.slice(before).join('\n'));
     });
 
     await check("a teacher's lesson: imported from a file, answered by the model on the link's design as the explorer shows it, shared by link", async () => {
@@ -249,17 +330,28 @@ async function main() {
       await page.waitForFunction(() => /Cannot use this file/.test(document.querySelector('#t-lesson-msg').textContent));
     });
 
-    await check('a glossary term on Learn opens its definition, focused', async () => {
+    await check('a glossary term on Learn shows its definition in place, focused; Escape returns to the term', async () => {
+      const url = page.url();
       await page.click('footer [data-g=busbw]');
-      await page.waitForFunction(() => document.activeElement?.id === 'g-busbw', null, { timeout: 10000 });
-      assert(await page.evaluate(() => document.querySelector('#t-gloss').open), 'glossary open');
+      await page.waitForFunction(() => document.activeElement?.id === 'gp-busbw', null, { timeout: 10000 });
+      const text = await page.textContent('#gp-busbw');
+      assert(text.startsWith('busbw (bus bandwidth)') && text.includes('Unit: GB/s per direction'), text);
+      assert(page.url() === url, 'still the same page, same place');
+      await page.keyboard.press('Escape');
+      assert(!(await page.$('#gp-busbw')), 'closed');
+      assert(await page.evaluate(() => document.activeElement?.dataset.g === 'busbw'), 'focus back on the term');
     });
 
-    await check("a glossary term in the explorer's footer opens Learn's glossary at it, on the same design", async () => {
+    await check("a glossary term in the explorer's footer shows its definition there (no page change); its link opens Learn's glossary at it, on the same design", async () => {
       const p = await ctx.newPage();
       await p.goto(`${base}#s=${TWO}`, { waitUntil: 'load' });
       await p.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
       await p.click('footer [data-g=algbw]');
+      await p.waitForSelector('#gp-algbw', { timeout: 10000 });
+      assert(p.url() === `${base}#s=${TWO}`, `the explorer stays: ${p.url()}`);
+      assert((await p.textContent('#gp-algbw')).startsWith('algbw (algorithm bandwidth)'), await p.textContent('#gp-algbw'));
+      assert((await p.getAttribute('footer [data-g=algbw]', 'aria-expanded')) === 'true', 'the term says it is open');
+      await p.click('#gp-algbw a');
       await p.waitForURL(/learn\.html#/, { timeout: 10000 });
       assert(p.url() === `${base}learn.html#s=${TWO}&g=algbw`, p.url());
       await p.waitForFunction(() => document.activeElement?.id === 'g-algbw', null, { timeout: 15000 });

@@ -40,6 +40,7 @@ stage "e2e offline (service worker)" node e2e/offline.mjs
 stage "e2e no long task (search)" node e2e/longtask.mjs
 stage "e2e bill of materials, right-sizer (issue 12)" node e2e/bom.mjs
 stage "e2e teach (issue 13)" node e2e/teach.mjs
+stage "e2e accessibility (issue 20: contrast, headings, names)" node e2e/a11y.mjs
 
 echo
 echo "==== timings ===="

@@ -405,7 +405,7 @@ pub fn App() -> Html {
     html! {
         <main class="layout" data-requested={json(&state.cluster)} data-model={state.view.as_ref().map(|v| json(&v.cluster))}>
             if let Some(v) = state.view.as_ref().filter(|_| shown >= 1) {
-                { summary_bar(v, &training, stale) }
+                { summary_bar(v, state.op, &training, stale) }
             }
             <section class="panel controls" aria-labelledby="cluster-heading">
                 <h2 id="cluster-heading">{ "Cluster" }</h2>
@@ -454,7 +454,7 @@ pub fn App() -> Html {
                             { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
                         }
                     </p>
-                    { key_numbers(&KeyNumbersProps { eval: v.clone(), on_action: dispatch.clone() }) }
+                    { key_numbers(&KeyNumbersProps { eval: v.clone(), op: state.op, on_action: dispatch.clone() }) }
                     <div class="panels">
                         // The throughput chart first (the page's first chart), then the
                         // hierarchy's drawing, each laid out in its own frame.

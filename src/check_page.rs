@@ -93,7 +93,8 @@ fn CheckPage() -> Html {
         })
     };
     html! {
-        <div class="layout">
+        // On a phone the log's box comes first (check.css: `.check-layout`), the design under it.
+        <div class="layout check-layout">
             <section class="panel controls export" aria-labelledby="design-heading">
                 <h2 id="design-heading">{ "Design" }</h2>
                 if !page.notes.is_empty() {

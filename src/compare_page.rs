@@ -21,6 +21,7 @@ use fabricscope_charts::{escape as esc, Theme};
 use fabricscope_model::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
 use fabricscope_model::link::{encode, find_param, Decoded};
 use fabricscope_model::training::explore::{start, TrainingView};
+use fabricscope_model::training::presets::PRESETS;
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{evaluate, Report, Scenario};
 use std::rc::Rc;
@@ -69,7 +70,7 @@ fn share(settled: &Scenario, designs: &str, note: &UseStateHandle<Option<String>
             <div class="export-row share-row">
                 <button type="button" onclick={copy} data-testid="copy-link">{ "Copy link" }</button>
                 <input id="share-link" type="text" readonly=true value={url} onfocus={select.clone()} aria-label="Link to this comparison" data-testid="share-link" />
-                <button type="button" onclick={save} data-testid="export-json">{ "Scenario (JSON)" }</button>
+                <button type="button" onclick={save} data-testid="export-json">{ "Download scenario (JSON)" }</button>
             </div>
             if let Some(n) = &**note {
                 <p class="export-note ok" role="status">{ n }</p>
@@ -80,6 +81,27 @@ fn share(settled: &Scenario, designs: &str, note: &UseStateHandle<Option<String>
             </label>
             <p class="hint">{ format!("Other charts: ?embed= {}.", COMPARE_CHART_IDS.join(", ")) }</p>
         </section>
+    }
+}
+
+/// The job every design is timed on (step time, MFU, the right-sizer): a preset, or the link's
+/// custom sizes kept as they are (the explorer edits those).
+fn workload_picker(current: &str, dispatch: &Callback<Action>) -> Html {
+    let on_change = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| dispatch.emit(Action::Workload(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())))
+    };
+    let known = PRESETS.iter().any(|(id, _)| *id == current);
+    html! {
+        <div class="pick" data-testid="compare-workload">
+            <label for="compare-workload">{ "Workload (the job each design is timed on)" }</label>
+            <select id="compare-workload" onchange={on_change}>
+                if !known {
+                    <option value={current.to_string()} selected=true>{ "custom sizes (edit in the explorer)" }</option>
+                }
+                { for PRESETS.iter().map(|(id, about)| html! { <option value={*id} title={*about} selected={*id == current}>{ *id }</option> }) }
+            </select>
+        </div>
     }
 }
 
@@ -167,7 +189,9 @@ fn ComparePage() -> Html {
                     on_action: dispatch.clone(),
                 }) }
                 { count_control(&state, Count::Nodes, None, &dispatch) }
+                { count_control(&state, Count::GpusPerNode, None, &dispatch) }
                 { count_control(&state, Count::NicsPerNode, None, &dispatch) }
+                { workload_picker(&state.training.workload, &dispatch) }
                 <p class="hint"><a href={format!("./#s={}", encode(&settled))} data-testid="open-explorer">{ "Open this design in the explorer" }</a></p>
             </section>
             <div class="panels">

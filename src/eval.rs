@@ -129,6 +129,19 @@ pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, Mode
     })
 }
 
+impl Evaluation {
+    /// The headline of `op` (the collective the page has chosen) at the headline size over every
+    /// GPU: AllReduce's is [`Evaluation::key`]; the others are read off the report's curves.
+    pub fn key_of(&self, op: Collective) -> Option<Prediction> {
+        if op == Collective::AllReduce {
+            return self.key;
+        }
+        curve(&self.report, op, Scope::Cluster)
+            .or_else(|| curve(&self.report, op, Scope::Domain))
+            .and_then(|c| c.points.iter().find(|p| p.bytes.0 == self.key_bytes).copied())
+    }
+}
+
 /// The report's curve for `op` on `scope`.
 pub fn curve(r: &Report, op: Collective, scope: Scope) -> Option<&Curve> {
     r.curves.iter().find(|c| c.op == op && c.scope == scope)

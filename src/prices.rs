@@ -19,8 +19,10 @@ pub struct Prices {
 
 /// A book read from JSON, checked; a refused one is empty with a note saying why.
 fn read(v: &serde_json::Value, whence: &str) -> Prices {
-    match PriceBook::from_value(v).and_then(|b| b.validate().map(|_| b)) {
-        Ok(book) => Prices { book, notes: Vec::new() },
+    // An absurd amount (1e308) is brought down to its bound, with a note, rather than refused.
+    let read = PriceBook::from_value(v).map(PriceBook::clamped).and_then(|(b, n)| b.validate().map(|_| (b, n)));
+    match read {
+        Ok((book, notes)) => Prices { book, notes: notes.into_iter().map(|n| format!("{whence} price book: {n}")).collect() },
         Err(e) => Prices { book: PriceBook::default(), notes: vec![format!("{whence} price book ({}): {}; nothing priced", e.field, e.message)] },
     }
 }

@@ -98,7 +98,7 @@ pub fn bom_panel(cluster: &Cluster, book: &PriceBook) -> Html {
     html! {
         <section class="panel table-panel wide bom" data-testid="bom" aria-labelledby="bom-h">
             { Html::from_html_unchecked(html) }
-            <button type="button" onclick={save} data-testid="bom-csv">{ "Bill of materials (CSV)" }</button>
+            <button type="button" onclick={save} data-testid="bom-csv">{ "Download bill of materials (CSV)" }</button>
         </section>
     }
 }

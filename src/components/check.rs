@@ -117,7 +117,7 @@ fn body_html(p: &Props, report: Option<&Result<CheckReport, ModelError>>) -> Str
                 check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 }),
                 report_html(r)
             );
-            s.push_str("<div class=\"export-row\"><button type=\"button\" data-act=\"csv\" data-testid=\"check-csv\">Table (CSV)</button><button type=\"button\" data-act=\"svg\" data-testid=\"check-svg\">Chart (SVG)</button><button type=\"button\" data-act=\"png\" data-testid=\"check-png\">Chart (PNG)</button><button type=\"button\" data-act=\"clear\" data-testid=\"check-clear\">Clear</button></div>");
+            s.push_str("<div class=\"export-row\"><button type=\"button\" data-act=\"csv\" data-testid=\"check-csv\">Download table (CSV)</button><button type=\"button\" data-act=\"svg\" data-testid=\"check-svg\">Download chart (SVG)</button><button type=\"button\" data-act=\"png\" data-testid=\"check-png\">Download chart (PNG)</button><button type=\"button\" data-act=\"clear\" data-testid=\"check-clear\">Clear the log and results</button></div>");
         }
         Some(Err(e)) => {
             let _ = write!(s, "<p class=\"error\" role=\"alert\" data-testid=\"check-error\">{}: {}</p>", e.field, esc(&e.message));

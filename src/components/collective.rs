@@ -191,7 +191,7 @@ pub fn collective_panel(props: &Props) -> Html {
     html! {
         <figure class="panel chart" data-testid="chart" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
-                <span class="chart-title">{ format!("2 · {} throughput vs message size", op.name()) }</span>
+                <h3 class="chart-title">{ format!("2 · {} throughput vs message size", op.name()) }</h3>
                 <span class="chart-sub">{ format!("NCCL 2.27.5 tuning model · hollow dots: NCCL's algorithm and protocol change · filled dot: {}", size_words(e.key_bytes)) }</span>
             </figcaption>
             <div class="toolbar">

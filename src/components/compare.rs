@@ -95,18 +95,19 @@ fn unranked_words(why: &str) -> &'static str {
 fn verdict(r: &DeltaRow) -> Html {
     match (r.best, r.ratio, r.within_error_pct, r.unranked) {
         // Closer than the model's error: the ratio, but no winner (see `delta_table`).
-        (None, Some(x), Some(e), _) => html! { <td class="num" data-testid="within-error">{ format!("{x:.2}× · top two within ±{e:.0}%") }</td> },
+        (None, Some(x), Some(e), _) => html! { <td class="num" data-label="best ÷ worst" data-testid="within-error">{ format!("{x:.2}× · top two within ±{e:.0}%") }</td> },
         (None, x, None, Some(why)) => html! {
-            <td class="num unranked" data-testid="unranked" title={why}>
+            <td class="num unranked" data-label="best ÷ worst" data-testid="unranked" title={why}>
                 { x.map_or(String::new(), |x| format!("{x:.2}× · ")) }{ unranked_words(why) }
             </td>
         },
-        (_, x, _, _) => html! { <td class="num">{ x.map_or("–".into(), |x| format!("{x:.2}×")) }</td> },
+        (_, x, _, _) => html! { <td class="num" data-label="best ÷ worst">{ x.map_or("–".into(), |x| format!("{x:.2}×")) }</td> },
     }
 }
 
-/// One row of the delta table: a value per design, ★ on the better one.
-fn row_view(r: &DeltaRow, busbw: &str) -> Html {
+/// One row of the delta table: a value per design, ★ on the better one. On a phone each row is
+/// a card and each value names its design (`data-label`, compare.css).
+fn row_view(r: &DeltaRow, busbw: &str, names: &[AttrValue]) -> Html {
     let label = if r.key == "allreduce_busbw_GBps" { busbw } else { r.label };
     let unit = format!("{}{}", r.unit, if r.better == Better::Lower { ", lower is better" } else { "" });
     html! {
@@ -114,7 +115,7 @@ fn row_view(r: &DeltaRow, busbw: &str) -> Html {
             <th scope="row">{ label }{ " " }<span class="muted">{ unit }</span></th>
             { for r.values.iter().enumerate().map(|(i, v)| {
                 let best = r.best == Some(i);
-                html! { <td class={classes!("num", best.then_some("best"))}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
+                html! { <td class={classes!("num", best.then_some("best"))} data-label={names.get(i).cloned()}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
             }) }
             { verdict(r) }
         </tr>
@@ -125,6 +126,7 @@ fn row_view(r: &DeltaRow, busbw: &str) -> Html {
 /// ÷ worst or why no design is marked; the busbw row names the collective and size it is of.
 fn table(designs: &[DesignNumbers], busbw: &str) -> Html {
     let rows: Vec<DeltaRow> = delta_table(designs).into_iter().filter(|r| r.values.iter().any(Option::is_some)).collect();
+    let names: Vec<AttrValue> = designs.iter().map(|d| AttrValue::from(d.name.clone())).collect();
     html! {
         <div class="table-scroll">
             <table class="delta" data-testid="delta">
@@ -135,7 +137,7 @@ fn table(designs: &[DesignNumbers], busbw: &str) -> Html {
                         <th scope="col" class="num">{ "best ÷ worst" }</th>
                     </tr>
                 </thead>
-                <tbody>{ for rows.iter().map(|r| row_view(r, busbw)) }</tbody>
+                <tbody>{ for rows.iter().map(|r| row_view(r, busbw, &names)) }</tbody>
             </table>
         </div>
     }
@@ -168,7 +170,7 @@ fn chips_html(names: &[String], links: &[String], notes: &[String]) -> String {
         let l = fabricscope_model::compare::letter(i);
         let _ = write!(
             o,
-            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" title=\"Open this design in the explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
+            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" aria-label=\"Load design {l} into the controls\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" aria-label=\"Open design {l} in the Explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
             esc(n),
             links.get(i).map_or("", String::as_str)
         );

@@ -2,10 +2,10 @@
 //! import, the sweeps as CSV, every chart as SVG or PNG titled with the scenario (the same
 //! renderers and captions as `fabricscope render`), and a copy-paste iframe snippet.
 //!
-//! Import reads the file with the model's file decoder: a file that is not a scenario leaves
-//! the design as it is and says why; otherwise the file's scenario goes into the page's link
-//! (`#s=`) and the page reloads, as when a permalink is opened, showing a note for each field
-//! of the file that fell back to its default.
+//! Import reads the file with the model's strict file reader, the CLI's (`link::read_file`): a
+//! file the CLI refuses (an unknown GPU, a negative node count) leaves the design as it is and
+//! shows the CLI's message naming the field; otherwise the file's scenario goes into the page's
+//! link (`#s=`) and the page reloads, as when a permalink is opened.
 
 use crate::eval::Evaluation;
 use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
@@ -15,7 +15,7 @@ use fabricscope_model::export::{curves_csv, layouts_csv};
 use fabricscope_model::training::explore::{ranked, TrainingView};
 use fabricscope_model::ModelError;
 use std::rc::Rc;
-use fabricscope_model::link::{self, check_file_size, decode_file, encode};
+use fabricscope_model::link::{self, check_file_size, encode};
 use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -225,9 +225,10 @@ pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, do
         return refuse(&note, m);
     }
     let n = note.clone();
-    read_text(&file, note, move |text| match decode_file(&text) {
-        Ok(d) => done(d, &text),
-        Err(m) => refuse(&n, m),
+    // Strict, as the CLI reads files: a file it refuses leaves the design as it was.
+    read_text(&file, note, move |text| match link::read_file(&text) {
+        Ok((scenario, _)) => done(link::Decoded { scenario, warnings: Vec::new() }, &text),
+        Err(m) => refuse(&n, m.to_string()),
     });
 }
 
@@ -236,9 +237,9 @@ pub(crate) fn import_scenario(e: Event, note: UseStateHandle<Option<String>>, do
 pub(crate) fn scenario_buttons(save: Callback<MouseEvent>, import: Callback<Event>) -> Html {
     html! {
         <>
-            <button type="button" onclick={save} data-testid="export-json">{ "Scenario (JSON)" }</button>
+            <button type="button" onclick={save} data-testid="export-json">{ "Download scenario (JSON)" }</button>
             <label class="export-import">
-                { "Import JSON…" }
+                { "Import scenario (JSON)…" }
                 <input type="file" accept=".json,application/json" onchange={import} data-testid="import-json" />
             </label>
         </>
@@ -254,6 +255,16 @@ pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
     format!(
         "<iframe src=\"{dir}{page}.html?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
     )
+}
+
+/// A chart's name in words, for its download buttons' names.
+fn chart_name(id: &str) -> &str {
+    match id {
+        "busbw" => "bus bandwidth",
+        "step" => "training step time",
+        "mfu" => "MFU",
+        other => other,
+    }
 }
 
 /// Drawn as a plain function (not a component): one generic component less in the bundle;
@@ -306,18 +317,18 @@ pub fn export_panel(props: &Props) -> Html {
             // explorer's bundle a few bytes more.
             let onload = Closure::once_into_js(move || {
                 let text = r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default();
-                let d = match decode_file(&text) {
-                    Ok(d) => d,
+                // Strict, as the CLI reads files (one reader): a file the CLI refuses leaves
+                // the design as it was and shows the CLI's message.
+                let scenario = match link::read_file(&text) {
+                    Ok((s, _)) => s,
                     Err(m) => {
                         note.set(Some(format!("Not imported; the design is unchanged: {m}")));
                         return;
                     }
                 };
-                // Same path as opening a permalink: the page reads #s= on load. The cleaned
-                // scenario's link has no notes of its own, so the file's go with the reload.
-                crate::url::leave_import_notes(&d.warnings);
+                // Same path as opening a permalink: the page reads #s= on load.
                 if let Some(w) = web_sys::window() {
-                    let _ = w.location().set_hash(&format!("s={}", encode(&d.scenario)));
+                    let _ = w.location().set_hash(&format!("s={}", encode(&scenario)));
                     let _ = w.location().reload();
                 }
             });
@@ -362,8 +373,9 @@ pub fn export_panel(props: &Props) -> Html {
         html! {
             <li>
                 <span class="export-chart" title={chart_title(id)}>{ id }</span>
-                <button type="button" onclick={save_svg} disabled={!ready} data-testid={format!("export-{id}-svg")}>{ "SVG" }</button>
-                <button type="button" onclick={save_png} disabled={!ready} data-testid={format!("export-{id}-png")}>{ "PNG" }</button>
+                // Named by what they do (a screen reader lists six "SVG" buttons otherwise).
+                <button type="button" onclick={save_svg} disabled={!ready} aria-label={format!("Download the {} chart as SVG", chart_name(id))} data-testid={format!("export-{id}-svg")}>{ "SVG" }</button>
+                <button type="button" onclick={save_png} disabled={!ready} aria-label={format!("Download the {} chart as PNG", chart_name(id))} data-testid={format!("export-{id}-png")}>{ "PNG" }</button>
             </li>
         }
     });
@@ -391,13 +403,13 @@ pub fn export_panel(props: &Props) -> Html {
             <h2 id="export-heading">{ "Share and export" }</h2>
             <div class="export-row">
                 // Written out (check.html calls scenario_buttons): 22 bytes less here.
-                <button type="button" onclick={save_json} data-testid="export-json">{ "Scenario (JSON)" }</button>
+                <button type="button" onclick={save_json} data-testid="export-json">{ "Download scenario (JSON)" }</button>
                 <label class="export-import">
-                    { "Import JSON…" }
+                    { "Import scenario (JSON)…" }
                     <input type="file" accept=".json,application/json" onchange={on_import} data-testid="import-json" />
                 </label>
-                <button type="button" onclick={save_csv} data-testid="export-csv">{ "Sweeps (CSV)" }</button>
-                <button type="button" onclick={save_layouts} data-testid="export-layouts" title={format!("The search's {RANKED} best layouts of the job, with step time, MFU and memory")}>{ "Layouts (CSV)" }</button>
+                <button type="button" onclick={save_csv} data-testid="export-csv">{ "Download sweeps (CSV)" }</button>
+                <button type="button" onclick={save_layouts} data-testid="export-layouts" title={format!("The search's {RANKED} best layouts of the job, with step time, MFU and memory")}>{ "Download layouts (CSV)" }</button>
             </div>
             if let Some(n) = &*import_note {
                 // The copy-link messages are news, not errors.

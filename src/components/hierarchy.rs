@@ -87,7 +87,7 @@ pub fn hierarchy_panel(props: &Props, pending: bool) -> Html {
     html! {
         <figure class="panel chart" data-testid="hierarchy" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
-                <span class="chart-title">{ "1 · Bandwidth hierarchy" }</span>
+                <h3 class="chart-title">{ "1 · Bandwidth hierarchy" }</h3>
                 <span class="chart-sub">{ "per GPU, per direction · latency of a small transfer · ÷ = step to the next tier" }</span>
             </figcaption>
             <div class="chart-svg">{ Html::from_html_unchecked(svg) }</div>

@@ -2,6 +2,7 @@
 //! time, which algorithm and protocol NCCL picks, and what limits it.
 
 use crate::app::Action;
+use fabricscope_model::Collective;
 use crate::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
 use fabricscope_charts::scale::gbps_label;
 use super::{esc, raw};
@@ -11,6 +12,8 @@ use yew::prelude::*;
 
 pub struct Props {
     pub eval: Rc<Evaluation>,
+    /// The collective chosen in the throughput panel: the headline follows it.
+    pub op: Collective,
     pub on_action: Callback<Action>,
 }
 
@@ -51,12 +54,15 @@ pub fn key_numbers(props: &Props) -> Html {
     );
     let mut o = String::with_capacity(2048);
     o.push_str("<div class=\"stats\" data-testid=\"stats\">");
-    match &e.key {
+    let op = props.op.name();
+    // AllReduce's limit is read in words (the reading); another collective's names its bottleneck.
+    let reading = e.reading.as_ref().filter(|_| props.op == Collective::AllReduce);
+    match &e.key_of(props.op) {
         None => o.push_str("<div class=\"stat\" data-testid=\"gpus\"><span class=\"stat-label\">GPUs</span><span class=\"stat-value\" data-value=\"1\">1</span><span class=\"stat-sub\">a single GPU has nobody to talk to</span></div>"),
         Some(k) => {
             let _ = write!(
                 o,
-                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">AllReduce busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU · <span data-testid=\"trust\">{}</span></span></div>",
+                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">{op} busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU · <span data-testid=\"trust\">{}</span></span></div>",
                 k.busbw.0,
                 gbps_label(k.busbw.0),
                 esc(&k.trust.describe())
@@ -73,11 +79,11 @@ pub fn key_numbers(props: &Props) -> Html {
                 "<div class=\"stat\" data-testid=\"choice\"><span class=\"stat-label\">NCCL's choice at {size}</span><span class=\"stat-value\" data-testid=\"algorithm\">{}</span><span class=\"stat-sub\"><span data-testid=\"protocol\">{}</span> protocol · limited by {}</span></div>",
                 esc(k.algorithm),
                 esc(k.protocol),
-                esc(&e.reading.as_ref().map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone()))
+                esc(&reading.map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone()))
             );
             let _ = write!(
                 o,
-                "<div class=\"stat\" data-testid=\"gpus\"><span class=\"stat-label\">GPUs in the AllReduce</span><span class=\"stat-value\" data-value=\"{}\">{}</span><span class=\"stat-sub\">{}</span></div>",
+                "<div class=\"stat\" data-testid=\"gpus\"><span class=\"stat-label\">GPUs in the {op}</span><span class=\"stat-value\" data-value=\"{}\">{}</span><span class=\"stat-sub\">{}</span></div>",
                 e.total_gpus,
                 e.total_gpus,
                 esc(&gpus_sub)

@@ -105,10 +105,23 @@ pub fn mapping_panel(props: &Props) -> Html {
     });
     let best = props.fixed.tp.is_none();
     let domain = e.report.summary.domain_gpus;
+    // Pinning PP pins TP too (the search then runs the rest): from the search's best, TP keeps
+    // the size the model was using (the drawn layout's), not the state's stale default of 8.
+    let pp_change = {
+        let (cb, tp_now) = (props.on_action.clone(), layout.tp);
+        Callback::from(move |v: String| {
+            if let Ok(pp) = v.parse() {
+                if best {
+                    cb.emit(Action::Tp(tp_now));
+                }
+                cb.emit(Action::Pp(pp));
+            }
+        })
+    };
     html! {
         <figure ref={node} class="panel chart wide" data-testid="mapping" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
-                <span class="chart-title">{ "3 · Parallel mapping on the topology" }</span>
+                <h3 class="chart-title">{ "3 · Parallel mapping on the topology" }</h3>
                 <span class="chart-sub">{ "Megatron rank order (TP fastest, then DP, then PP) · large clusters drawn in aggregate" }</span>
             </figcaption>
             <div class="toolbar">
@@ -123,7 +136,7 @@ pub fn mapping_panel(props: &Props) -> Html {
                 <label class="inline">{ "PP " }
                     { select("pp-select", numbers(pps, layout.pp),
                         SelectAttrs { aria_label: Some("Pipeline-parallel size"), ..SelectAttrs::default() },
-                        parsed(&props.on_action, |v| v.parse().ok().map(Action::Pp))) }
+                        pp_change) }
                 </label>
                 <label class="inline">{ "CP " }
                     { select("cp-select", numbers(cps, cur_cp),

@@ -155,7 +155,7 @@ fn rest_html(p: &Props, rows: &[Row]) -> String {
     let off = if p.book.is_empty() { " disabled" } else { "" };
     let _ = write!(
         o,
-        "</p><div class=\"price-actions\"><label class=\"export-import\">Import price book…<input type=\"file\" accept=\".json,application/json\" data-testid=\"price-import\"></label><button type=\"button\" data-act=\"save\" data-testid=\"price-save\"{off}>Price book (JSON)</button><button type=\"button\" data-act=\"clear\" data-testid=\"price-clear\"{off}>Clear</button></div>"
+        "</p><div class=\"price-actions\"><label class=\"export-import\">Import price book…<input type=\"file\" accept=\".json,application/json\" data-testid=\"price-import\"></label><button type=\"button\" data-act=\"save\" data-testid=\"price-save\"{off}>Download price book (JSON)</button><button type=\"button\" data-act=\"clear\" data-testid=\"price-clear\"{off}>Clear all prices</button></div>"
     );
     for n in p.notes.iter().chain(p.note.as_ref()) {
         let _ = write!(o, "<p class=\"export-note\" role=\"status\" data-testid=\"price-note\">{}</p>", esc(n));

@@ -1,5 +1,5 @@
 //! The headline numbers in one line that stays on screen (sticky) while the controls scroll on
-//! a phone, where the results sit below about 900 px of controls: AllReduce busbw at the
+//! a phone, where the results sit below about 900 px of controls: the chosen collective's busbw at the
 //! headline size, the tier that limits it, and the training step time and MFU once searched.
 
 use crate::eval::{bottleneck_text, size_words, Evaluation};
@@ -13,14 +13,15 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// Drawn as a plain function, as one HTML string (a line of text, redrawn with the numbers).
-pub fn summary_bar(eval: &Evaluation, training: &Option<Rc<Result<TrainingView, ModelError>>>, stale: bool) -> Html {
+pub fn summary_bar(eval: &Evaluation, op: fabricscope_model::Collective, training: &Option<Rc<Result<TrainingView, ModelError>>>, stale: bool) -> Html {
     let mut o = String::with_capacity(512);
     o.push_str("<div class=\"summary-bar\" data-testid=\"summary-bar\" aria-hidden=\"true\">");
-    match &eval.key {
+    match &eval.key_of(op) {
         Some(k) => {
             let _ = write!(
                 o,
-                "<span>AllReduce {} <b data-value=\"{}\">{} GB/s</b> busbw</span><span>limited by {}</span>",
+                "<span>{} {} <b data-value=\"{}\">{} GB/s</b> busbw</span><span>limited by {}</span>",
+                op.name(),
                 size_words(eval.key_bytes),
                 k.busbw.0,
                 gbps_label(k.busbw.0),

@@ -317,6 +317,19 @@ pub fn memory_chart(parts: &[(String, f64)], capacity_gib: f64, size: Size, them
 /// The training charts a view offers, by the id used in file names and `?embed=`.
 pub const TRAINING_CHART_IDS: [&str; 3] = ["step", "mfu", "memory"];
 
+/// What tells apart layouts of the same TP/PP/DP, in words (issue 20: three rows read "TP16 PP1
+/// DP64", told apart by a tiny "mb1 z1"): "micro-batch 1 · ZeRO 1 · selective recompute".
+fn choices_words(r: &StepReport) -> String {
+    use fabricscope_model::training::mapping::Recompute;
+    let m = &r.mapping;
+    let recompute = match m.recompute {
+        Recompute::None => "no recompute",
+        Recompute::Selective => "selective recompute",
+        Recompute::Full => "full recompute",
+    };
+    format!("micro-batch {} · ZeRO {} · {recompute}", m.micro_batch, m.zero)
+}
+
 /// Chart `id` (one of [`TRAINING_CHART_IDS`]) of a training view: its SVG, width and height.
 /// `width` 0 takes the explorer's size (narrower when `compact`, for phones). `None` for an
 /// unknown id or a view with no layout to show.
@@ -331,14 +344,13 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
     let parts = |r: &StepReport| step_parts(r).into_iter().map(|(n, s)| (n.to_string(), s)).collect();
     match id {
         "step" => {
-            let m = &chosen.mapping;
             let mut rows = vec![StepRow {
                 label: format!("▶ {}", layout_label(chosen)),
                 parts: parts(chosen),
                 note: if compact {
                     format!("MFU {:.0}%", mfu_pct(chosen))
                 } else {
-                    format!("MFU {:.0}% · mb{} z{}{}", mfu_pct(chosen), m.micro_batch, m.zero, if chosen.fits { "" } else { " · no fit" })
+                    format!("MFU {:.0}% · {}{}", mfu_pct(chosen), choices_words(chosen), if chosen.fits { "" } else { " · no fit" })
                 },
                 highlight: true,
             }];
@@ -349,7 +361,7 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
                     note: if compact {
                         format!("MFU {:.0}%", mfu_pct(r))
                     } else {
-                        format!("MFU {:.0}% · mb{} z{}", mfu_pct(r), r.mapping.micro_batch, r.mapping.zero)
+                        format!("MFU {:.0}% · {}", mfu_pct(r), choices_words(r))
                     },
                     highlight: false,
                 });

@@ -72,49 +72,24 @@ pub fn read_scenario(path: &str) -> Result<Scenario, CliError> {
     };
     read.map_err(|e| CliError::new(name, format!("cannot read the scenario file: {e}")))?;
     let text = link::file_text(&bytes).map_err(|m| CliError::new(name, m))?;
-    let s = parse_scenario(name, text)?;
-    s.validate().map_err(|e| model_error(path, &e))?;
-    Ok(s)
+    parse_scenario(name, text)
 }
 
-/// Parses scenario JSON; on failure, names the field at fault (`cluster.nodes`).
+/// Parses and validates scenario JSON with the model's strict reader ([`link::read_file`], the
+/// explorer's import too); on failure, names the field at fault (`cluster.nodes`).
 pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
-    let mut value = serde_json::from_str::<serde_json::Value>(text).map_err(|e| CliError::new(name, format!("not valid JSON: {e}")))?;
-    // Measured runs are read apart from the rest, as the page reads them (check::runs_of),
-    // and held to their ranges; the commands reading scenarios do not use them.
-    let measured = value.as_object_mut().and_then(|o| o.remove("measured"));
-    // So are prices (kept as given; read where a bill of materials is made).
-    let prices = value.as_object_mut().and_then(|o| o.remove("prices")).unwrap_or_default();
-    let err = match serde_json::from_value::<Scenario>(value) {
-        Ok(mut s) => {
-            let mut notes = Vec::new();
-            s.prices = prices;
-            fabricscope_model::check::runs_of(measured, &mut notes);
-            return match notes.first() {
-                Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),
-                None => Ok(s),
-            };
-        }
-        Err(e) => e,
-    };
-    // The file decoder applies fields one by one and names each that fails.
-    let decoded = link::decode_file(text).unwrap_or_else(|_| link::Decoded { scenario: Scenario::default(), warnings: Vec::new() });
-    if let Some(w) = decoded.warnings.iter().find(|w| !w.starts_with("link: ")) {
-        if let Some((field, msg)) = w.split_once(": ") {
-            let msg = msg
-                .split_once("; kept the default")
-                .map_or(msg, |(m, _)| m)
-                .replace("not a field this build knows; ignored", "unknown field");
-            let msg = if msg == "unknown field" {
-                // serde's message lists the allowed names.
-                strip_position(&err.to_string())
-            } else {
-                msg
-            };
-            return Err(CliError::new(format!("{name}: {field}"), msg));
-        }
+    let (s, measured) = link::read_file(text).map_err(|e| match e.field.as_str() {
+        "" => CliError::new(name, e.message),
+        field => CliError::new(format!("{name}: {field}"), e.message),
+    })?;
+    // Measured runs are held to their ranges, as the page reads them (check::runs_of); the
+    // commands reading scenarios do not use them.
+    let mut notes = Vec::new();
+    fabricscope_model::check::runs_of(measured, &mut notes);
+    match notes.first() {
+        Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),
+        None => Ok(s),
     }
-    Err(CliError::new(name, strip_position(&err.to_string())))
 }
 
 /// A model error in a file names the scenario field (`cluster.nodes`, `training.tp`), not a
@@ -125,9 +100,3 @@ pub fn model_error(name: &str, e: &ModelError) -> CliError {
     CliError::new(format!("{name}: {field}"), e.message.clone())
 }
 
-fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
-}

@@ -414,6 +414,16 @@ impl Comm {
         &self.tuning
     }
 
+    /// The channels NCCL runs `algorithm` (its name, as [`Prediction::algorithm`]) on at once:
+    /// the NVLS graph's for NVLS and NVLSTree, the communicator's `nChannels` for the rest
+    /// (Learn plays one of them and says so).
+    pub fn channels(&self, algorithm: &str) -> u32 {
+        match (algorithm, self.graphs.nvls) {
+            ("NVLS" | "NVLSTree", Some(g)) => g.n_channels.max(1),
+            _ => self.tuning.comm_channels().max(1),
+        }
+    }
+
     /// Predicts one collective of `bytes` on this group.
     pub fn predict(&self, op: Collective, bytes: Bytes, algo: AlgoChoice, proto: ProtoChoice) -> Result<Prediction> {
         let n = self.placement.ranks;

@@ -47,7 +47,7 @@ pub const MAX_LINK_BYTES: usize = 8 * 1024;
 pub const MAX_FILE_BYTES: usize = 1 << 20;
 
 /// What a file must be, for messages.
-const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Scenario (JSON)\" button saves";
+const FILE_EXPECTED: &str = "expected JSON, the object the explorer's \"Download scenario (JSON)\" button saves";
 
 /// The default scenario as it was when link format 1 was defined. Never edit: links omit
 /// fields equal to these values, so changing one would change what old links mean.
@@ -293,6 +293,67 @@ pub fn decode_file(text: &str) -> Result<Decoded, String> {
         Ok(Value::Object(m)) => Ok(apply(migrate(0, Entries::Nested(m)))),
         Ok(_) => Err(format!("not a scenario file ({FILE_EXPECTED}; this JSON is not an object)")),
         Err(e) => Err(format!("not a scenario file ({FILE_EXPECTED}; {})", printable(&e.to_string(), MAX_QUOTED_CHARS))),
+    }
+}
+
+/// A scenario file refused by [`read_file`]: the field at fault (`cluster.nodes`; empty when
+/// the file as a whole is not a scenario) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileError {
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.field.as_str() {
+            "" => f.write_str(&self.message),
+            field => write!(f, "{field}: {}", self.message),
+        }
+    }
+}
+
+/// Reads a scenario file strictly, as `fabricscope eval` does and the explorer's import does
+/// (one reader, so the page refuses exactly what the CLI refuses): any field this build does
+/// not know, of the wrong type or out of range is an error naming the field, never a fallback
+/// to the default. Returns the scenario (with its prices, kept as given) and its measured
+/// runs, unread (the CLI and check.html read them with [`crate::check::runs_of`]).
+pub fn read_file(text: &str) -> Result<(Scenario, Option<Value>), FileError> {
+    let whole = |message: String| FileError { field: String::new(), message };
+    let text = file_text(text.as_bytes()).map_err(whole)?;
+    let mut value = match serde_json::from_slice::<Value>(text.as_bytes()) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => return Err(whole(format!("not a scenario file ({FILE_EXPECTED}; this JSON is not an object)"))),
+        Err(e) => return Err(whole(format!("not valid JSON: {}", strip_position(&e.to_string())))),
+    };
+    let measured = value.as_object_mut().and_then(|o| o.remove("measured"));
+    let prices = value.as_object_mut().and_then(|o| o.remove("prices")).unwrap_or_default();
+    let err = match serde_json::from_value::<Scenario>(value) {
+        Ok(mut s) => {
+            s.prices = prices;
+            return match s.validate() {
+                Ok(()) => Ok((s, measured)),
+                Err(e) => Err(FileError { field: scenario_path(e.field).unwrap_or_else(|| e.field.to_string()), message: e.message }),
+            };
+        }
+        Err(e) => e,
+    };
+    // The forgiving decoder applies fields one by one and names the first that fails.
+    let decoded = decode_file(text).unwrap_or_else(|_| Decoded::of(Scenario::default(), Vec::new()));
+    if let Some((field, msg)) = decoded.warnings.iter().filter(|w| !w.starts_with("link: ")).find_map(|w| w.split_once(": ")) {
+        let msg = msg.split_once("; kept the default").map_or(msg, |(m, _)| m);
+        // serde's own message lists the allowed names of an unknown field.
+        let message = if msg == "not a field this build knows; ignored" { strip_position(&err.to_string()) } else { msg.to_string() };
+        return Err(FileError { field: field.to_string(), message });
+    }
+    Err(whole(strip_position(&err.to_string())))
+}
+
+/// serde_json's message without its " at line L column C" (a file is short; the field is named).
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
     }
 }
 
@@ -655,6 +716,38 @@ mod tests {
         let v1: Scenario = serde_json::from_str(BASELINE_V1).expect("baseline parses");
         assert_eq!(v1, Scenario::default());
         assert_eq!(encode(&Scenario::default()), "v1.e30");
+    }
+
+    /// The explorer's import and the CLI read files with one strict reader: what either refuses,
+    /// both refuse, naming the field (issue 20: a refused file used to load the default).
+    #[test]
+    fn the_strict_file_reader_refuses_and_names_the_field() {
+        let err = |t: &str| read_file(t).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err(r#"{"cluster":{"nodes":8,"gpu":"h900"}}"#).starts_with("cluster.gpu: unknown variant `h900`"), "{}", err(r#"{"cluster":{"gpu":"h900"}}"#));
+        assert!(err(r#"{"cluster":{"nodes":-4}}"#).starts_with("cluster.nodes: invalid value: integer `-4`"));
+        assert!(err(r#"{"cluster":{"nodes":8},"zz":1}"#).contains("unknown field `zz`"));
+        assert!(err(r#"{"cluster":{"nodes":100000}}"#).starts_with("cluster.nodes: "), "{}", err(r#"{"cluster":{"nodes":100000}}"#));
+        assert!(err("[1]").starts_with("not a scenario file"));
+        assert!(err("nodes: 4").starts_with("not valid JSON"));
+        let (s, _) = read_file(r#"{"cluster":{"nodes":2}}"#).expect("a valid file");
+        assert_eq!(s.cluster.nodes, 2);
+        assert_eq!(encode(&s), "v1.eyJuIjoyfQ");
+    }
+
+    /// Issue 20: a busbw of 1e300 in a link drew a negative-width bar. Decoded, it is brought
+    /// down to its bound with a note; the CLI's strict reader refuses the file.
+    #[test]
+    fn absurd_measured_numbers_are_clamped_with_a_note_where_decoded() {
+        use crate::check::{link_of, runs_of, Measured, Point, MAX_BUSBW_GBPS};
+        let points = (26..=33).map(|e| Point { bytes: 1 << e, time_us: e as f64, busbw: 1e300 }).collect();
+        let m = Measured { ranks: 16, nodes: Some(2), gpus_per_node: Some(8), points, ..Measured::default() };
+        assert!(m.validate().is_err(), "a typed or pasted 1e300 is refused");
+        let link = link_of(&Scenario::default(), &[m]);
+        let mut notes = Vec::new();
+        let runs = runs_of(measured_in_link(&link), &mut notes);
+        assert_eq!(runs.len(), 1);
+        assert!(runs[0].points.iter().all(|p| p.busbw == MAX_BUSBW_GBPS), "{:?}", runs[0].points);
+        assert!(!notes.is_empty() && notes[0].starts_with("measured: run 1: busbw 1e300 GB/s at "), "{notes:?}");
     }
 
     #[test]

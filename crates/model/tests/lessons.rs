@@ -70,6 +70,10 @@ fn lessons_teach_what_they_say() {
     let n = answers("when-nvls-wins");
     assert_eq!(n[0].text, "NVLS");
     assert!((16.0..=26.0).contains(&n[1].value), "{}", n[1].value);
+    // A power of two reads as a size (issue 20: it read "21.0 (2^x bytes)").
+    let k = n[1].value as u32;
+    let size = if k >= 20 { format!("{} MiB", 1u64 << (k - 20)) } else { format!("{} KiB", 1u64 << (k - 10)) };
+    assert_eq!(n[1].text, format!("{size} = 2^{k} bytes"));
     // Long rings lose busbw; a tree beats the ring at 64 KiB on 64 nodes.
     let r = answers("ring-scaling");
     assert!(r[0].value < 100.0);

@@ -28,7 +28,26 @@ fn js(s: &str) -> String {
     serde_json::Value::String(s.into()).to_string()
 }
 
-fn plan_json(s: &Schedule, topo: &Topology) -> String {
+/// What NCCL runs for `play` on the whole design (`topo`) with `bytes`: the forced algorithm's
+/// time (the Algorithms table's) and its channels, as JSON, or `null` (AllToAll, or NCCL cannot
+/// run it on this design).
+fn nccl_json(play: Play, topo: &Topology, bytes: Bytes) -> String {
+    use fabricscope_model::{AlgoChoice, Collective, Comm, ProtoChoice};
+    let algo = match play {
+        Play::Ring => AlgoChoice::Ring,
+        Play::Tree => AlgoChoice::Tree,
+        Play::Nvls => AlgoChoice::Nvls,
+        Play::NvlsTree => AlgoChoice::NvlsTree,
+        Play::AllToAll => return "null".into(),
+    };
+    let run = Comm::new(topo, topo.whole()).and_then(|c| c.predict(Collective::AllReduce, bytes, algo, ProtoChoice::Auto).map(|p| (c.channels(p.algorithm), p)));
+    match run {
+        Ok((channels, p)) => format!("{{\"algorithm\":\"{}\",\"protocol\":\"{}\",\"channels\":{channels},\"time\":{},\"ranks\":{}}}", p.algorithm, p.protocol, p.time.0, p.ranks),
+        Err(_) => "null".into(),
+    }
+}
+
+fn plan_json(s: &Schedule, topo: &Topology, asked: Bytes) -> String {
     let inst = Instance::of(topo);
     let mut o = String::from("{\"plays\":[");
     for (i, p) in Play::ALL.into_iter().enumerate() {
@@ -38,7 +57,9 @@ fn plan_json(s: &Schedule, topo: &Topology) -> String {
     let (what, formula) = s.play.formula();
     let _ = write!(
         o,
-        "],\"total\":{},\"expected\":{},\"what\":{},\"formula\":{},\"ranks\":{},\"domains\":{},\"bytes\":{},\"steps\":[",
+        "],\"reduced\":{},\"nccl\":{},\"total\":{},\"expected\":{},\"what\":{},\"formula\":{},\"ranks\":{},\"domains\":{},\"bytes\":{},\"steps\":[",
+        schedule::reduction(topo, s).map_or("null".to_string(), |r| js(&r)),
+        nccl_json(s.play, topo, asked),
         s.total().0,
         s.expected(),
         js(what),
@@ -64,9 +85,10 @@ pub fn teach_plan(query: &str, hash: &str, play: &str, bytes: f64) -> String {
         Err(e) => return format!("{{\"error\":{}}}", js(&e.message)),
     };
     let play = Play::from_id(play).unwrap_or(Play::Ring);
-    match schedule(play, Instance::of(&topo), Bytes(bytes.clamp(1024.0, 1e12) as u64)) {
+    let asked = Bytes(bytes.clamp(1024.0, 1e12) as u64);
+    match schedule(play, Instance::of(&topo), asked) {
         Ok(s) => {
-            let json = plan_json(&s, &topo);
+            let json = plan_json(&s, &topo, asked);
             let (up, nic) = link_names(&topo);
             PLAYING.with(|p| *p.borrow_mut() = Some((s, up, nic)));
             json
@@ -74,7 +96,7 @@ pub fn teach_plan(query: &str, hash: &str, play: &str, bytes: f64) -> String {
         Err(e) => {
             // Still say which algorithms can play, so the page can offer them.
             let ring = schedule(Play::Ring, Instance::of(&topo), Bytes(1 << 20));
-            let plays = ring.map(|s| plan_json(&s, &topo)).unwrap_or_default();
+            let plays = ring.map(|s| plan_json(&s, &topo, asked)).unwrap_or_default();
             let plays = plays.split("],\"total\"").next().unwrap_or("{\"plays\":[");
             format!("{plays}],\"error\":{}}}", js(&e.message))
         }

@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::fabric_tree::SwitchLevel;
 use crate::topology::Topology;
 use parts::{Part, PartKind};
-pub use prices::{Price, PriceBook};
+pub use prices::{Price, PriceBook, MAX_POWER_W, MAX_USD};
 use serde::Serialize;
 
 /// Nodes of 8 GPUs in one rack: 4 (NVIDIA DGX SuperPOD data-center design for DGX H100, 4 DGX

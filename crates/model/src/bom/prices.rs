@@ -59,24 +59,20 @@ impl PriceBook {
     }
 }
 
-/// Largest price or power figure a book takes (10^12, in dollars or watts): a part costing a
-/// trillion dollars, or drawing a terawatt, is a typing slip.
-pub const MAX_AMOUNT: f64 = 1e12;
-
 /// A number as people write prices and power: "1,000,000", "$380,000", "USD 1,200.50",
 /// "380,000 USD", "1,200 W", " 42 " (commas grouping thousands, an optional dollar sign or
 /// USD, or W for `power_w`). Empty gives `None`. Refused, with a message naming `field` and
 /// what it takes: anything else, negative amounts, NaN, infinities and more than
-/// [`MAX_AMOUNT`].
+/// [`MAX_USD`] or [`MAX_POWER_W`].
 pub fn parse_amount(field: &str, text: &str) -> Result<Option<f64>> {
     let t = text.trim();
     if t.is_empty() {
         return Ok(None);
     }
-    let (field, unit, what) = if field == "power_w" { ("power_w", "W", "watts per unit") } else { ("usd", "USD", "US dollars per unit") };
+    let (field, unit, what, max) = if field == "power_w" { ("power_w", "W", "watts per unit", MAX_POWER_W) } else { ("usd", "USD", "US dollars per unit", MAX_USD) };
     let refuse = || {
         let eg = if field == "power_w" { "1200, 1,200 or 1,200 W" } else { "380000, 380,000, $380,000 or USD 1,200.50" };
-        ModelError::new(field, format!("{field} is {what}, from 0 to {}, written like {eg}; got '{}'", crate::figures::thousands(MAX_AMOUNT), crate::error::printable(t, 40)))
+        ModelError::new(field, format!("{field} is {what}, from 0 to {}, written like {eg}; got '{}'", crate::figures::thousands(max), crate::error::printable(t, 40)))
     };
     let mut n = t;
     if field != "power_w" {
@@ -93,7 +89,7 @@ pub fn parse_amount(field: &str, text: &str) -> Result<Option<f64>> {
     }
     let plain = if frac.is_empty() { groups.concat() } else { format!("{}.{frac}", groups.concat()) };
     match plain.parse::<f64>() {
-        Ok(x) if x.is_finite() && (0.0..=MAX_AMOUNT).contains(&x) => Ok(Some(x)),
+        Ok(x) if x.is_finite() && (0.0..=max).contains(&x) => Ok(Some(x)),
         _ => Err(refuse()),
     }
 }
@@ -103,6 +99,15 @@ pub const MAX_PRICES: usize = 256;
 
 /// Longest `source` or `date` text, in characters (a URL and a note fit).
 pub const MAX_TEXT: usize = 300;
+
+/// Largest price of one part, US dollars: a billion, well above any part of a cluster (a
+/// switch or a GPU costs tens of thousands) and small enough that a bill of thousands of
+/// parts stays a finite, printable sum (1e308 per part printed "inf").
+pub const MAX_USD: f64 = 1e9;
+
+/// Largest power of one part, watts: a megawatt, well above any part (an NVL72 rack draws
+/// about 120 kW) and small enough that totals stay finite.
+pub const MAX_POWER_W: f64 = 1e6;
 
 /// The fields of an entry a user edits ([`PriceBook::edited`]), as named in files.
 pub const FIELDS: [&str; 4] = ["usd", "power_w", "source", "date"];
@@ -219,14 +224,30 @@ impl PriceBook {
             if p.source.chars().count() > MAX_TEXT || p.date.chars().count() > MAX_TEXT {
                 return Err(ModelError::new("prices", format!("{}: source and date are at most {MAX_TEXT} characters", p.item)));
             }
-            for (what, v) in [("usd", p.usd), ("power_w", p.power_w)] {
-                if let Some(x) = v.filter(|x| !x.is_finite() || *x < 0.0 || *x > MAX_AMOUNT) {
-                    let max = crate::figures::thousands(MAX_AMOUNT);
+            for (what, v, max) in [("usd", p.usd, MAX_USD), ("power_w", p.power_w, MAX_POWER_W)] {
+                if let Some(x) = v.filter(|x| !x.is_finite() || !(0.0..=max).contains(x)) {
+                    let max = crate::figures::thousands(max);
                     return Err(ModelError::new("prices", format!("{}: {what} must be a finite amount, 0 or more and at most {max}; got {x}", p.item)));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The book with every amount above its bound ([`MAX_USD`], [`MAX_POWER_W`]) brought down
+    /// to it, and a note for each: what a page does with a decoded book (a link's or saved
+    /// one), where a typed amount is refused instead ([`PriceBook::edited`]).
+    pub fn clamped(mut self) -> (PriceBook, Vec<String>) {
+        let mut notes = Vec::new();
+        for p in &mut self.0 {
+            for (what, v, max) in [("usd", &mut p.usd, MAX_USD), ("power_w", &mut p.power_w, MAX_POWER_W)] {
+                if let Some(x) = v.filter(|x| *x > max) {
+                    notes.push(format!("{}: {what} {x:e} is over the bound of {max}; {max} used", crate::error::printable(&p.item, 40), max = crate::figures::thousands(max)));
+                    *v = Some(max);
+                }
+            }
+        }
+        (self, notes)
     }
 }
 
@@ -245,11 +266,13 @@ mod tests {
         assert_eq!(ok("usd", "0"), Some(0.0));
         assert_eq!(ok("usd", "   "), None);
         assert_eq!(ok("power_w", "1,200 W"), Some(1200.0));
-        assert_eq!(ok("usd", "1000000000000"), Some(MAX_AMOUNT));
-        for bad in ["abc", "-5", "$-5", "NaN", "inf", "1e3", "1,00", "12,3456", ",100", "1..2", "1.", "$", "1000000000001", "$ 1 000", "4.2.1", "€100"] {
+        assert_eq!(ok("usd", "1000000000"), Some(MAX_USD));
+        assert_eq!(ok("power_w", "1,000,000 W"), Some(MAX_POWER_W));
+        assert!(parse_amount("power_w", "1,000,001").is_err());
+        for bad in ["abc", "-5", "$-5", "NaN", "inf", "1e3", "1e308", "1,00", "12,3456", ",100", "1..2", "1.", "$", "1000000001", "$ 1 000", "4.2.1", "€100"] {
             let e = parse_amount("usd", bad).unwrap_err();
             assert_eq!(e.field, "usd", "{bad}");
-            assert!(e.message.contains("US dollars per unit") && e.message.contains("$380,000") && e.message.contains("1,000,000,000,000"), "{bad}: {}", e.message);
+            assert!(e.message.contains("US dollars per unit") && e.message.contains("$380,000") && e.message.contains("1,000,000,000"), "{bad}: {}", e.message);
         }
         // Dollar signs are for prices, not watts.
         assert!(parse_amount("power_w", "$1,200").unwrap_err().message.contains("watts per unit"));
@@ -270,7 +293,7 @@ mod tests {
         assert_eq!(PriceBook::from_value(&v).unwrap().usd("dgx-h100"), Some(380_000.0));
         let v = serde_json::json!([{"item": "dgx-h100", "usd": 5e12}]);
         let e = PriceBook::from_value(&v).unwrap().validate().unwrap_err();
-        assert!(e.message.contains("0 or more and at most 1,000,000,000,000"), "{}", e.message);
+        assert!(e.message.contains("0 or more and at most 1,000,000,000"), "{}", e.message);
     }
 
     #[test]

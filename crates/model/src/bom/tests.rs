@@ -73,6 +73,16 @@ fn price_book_rejects_unknown_parts_and_bad_amounts() {
     assert!(neg.validate().unwrap_err().message.contains("0 or more"));
     let nan = PriceBook(vec![Price { item: "qm9700".into(), usd: None, power_w: Some(f64::NAN), source: String::new(), date: String::new() }]);
     assert!(nan.validate().is_err());
+    // Issue 20: 1e308 per part summed to "inf". Refused in a file, brought down with a note
+    // where a page decodes a link; a typed one is refused (the edited test).
+    let huge = PriceBook(vec![Price { item: "qm9700".into(), usd: Some(1e308), power_w: Some(1e300), source: String::new(), date: String::new() }]);
+    assert!(huge.validate().unwrap_err().message.contains("at most 1,000,000,000"));
+    let (clamped, notes) = huge.clamped();
+    assert_eq!((clamped.usd("qm9700"), clamped.power_w("qm9700")), (Some(MAX_USD), Some(MAX_POWER_W)));
+    assert_eq!(notes.len(), 2);
+    assert!(notes[0].starts_with("qm9700: usd 1e308 is over the bound of 1,000,000,000"), "{notes:?}");
+    let b = bom(&Cluster { nodes: 4096, ..Cluster::default() }.topology().unwrap(), &clamped);
+    assert!(b.priced_usd.is_finite() && b.power_kw.is_finite());
 }
 
 #[test]
@@ -176,7 +186,7 @@ fn an_edited_book_prices_the_bill_and_a_bad_number_keeps_the_book() {
     // ... and back to the catalog's when the override goes.
     assert_eq!(b.repriced(&powered.edited("qm9700", "power_w", "").unwrap()).power_kw, b.power_kw);
     // Bad numbers name the field and leave the book as it was (the caller keeps it).
-    for bad in ["-1", "abc", "1,0000", "inf", "NaN"] {
+    for bad in ["-1", "abc", "1,0000", "inf", "NaN", "1e308", "2,000,000,000"] {
         let e = book.edited("qm9700", "usd", bad).unwrap_err();
         assert!(e.field == "prices" && e.message.starts_with("qm9700: usd is US dollars per unit"), "{bad}: {e}");
     }

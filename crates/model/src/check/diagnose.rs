@@ -107,7 +107,9 @@ pub fn runs_of(raw: Option<serde_json::Value>, warnings: &mut Vec<String>) -> Ve
     };
     let mut runs = Vec::new();
     for (i, v) in items.into_iter().enumerate() {
-        let run = serde_json::from_value::<Measured>(v).map_err(|e| e.to_string()).and_then(|m| m.validate().map(|()| m).map_err(|e| e.message));
+        // Absurd numbers (a busbw of 1e300 drew a negative-width bar) are brought down to
+        // their bound with a note; what is still out of range drops the run.
+        let run = serde_json::from_value::<Measured>(v).map_err(|e| e.to_string()).map(|m| m.clamped(i, warnings)).and_then(|m| m.validate().map(|()| m).map_err(|e| e.message));
         match run {
             Ok(m) if limits::MEASURED_RUNS.check(runs.len() as u64 + 1).is_ok() => runs.push(m),
             Ok(_) => warnings.push(format!("measured: run {} is past the {} runs a scenario keeps; dropped", i + 1, limits::MEASURED_RUNS.max)),
@@ -162,12 +164,37 @@ pub fn gpu_of_name(name: &str) -> Option<GpuKind> {
     })
 }
 
+/// Largest measured busbw a run may hold, GB/s per direction: 100 TB/s, over 100 times NVLink
+/// 5's 900 GB/s per GPU per direction (B200 datasheet); above it a number is not a measurement.
+pub const MAX_BUSBW_GBPS: f64 = 1e5;
+
+/// Longest measured time a run may hold, µs (about 11.6 days for one collective).
+pub const MAX_TIME_US: f64 = 1e12;
+
 impl Measured {
+    /// The run with every busbw above [`MAX_BUSBW_GBPS`] and time above [`MAX_TIME_US`] brought
+    /// down to the bound, each with a note naming run `i` (0-based) and the size: what a decoded
+    /// link or file gets (typed or pasted numbers are refused by [`Measured::validate`]).
+    pub fn clamped(mut self, i: usize, notes: &mut Vec<String>) -> Measured {
+        for p in &mut self.points {
+            for (what, v, max, unit) in [("busbw", &mut p.busbw, MAX_BUSBW_GBPS, "GB/s"), ("time", &mut p.time_us, MAX_TIME_US, "µs")] {
+                if *v > max {
+                    notes.push(format!("measured: run {}: {what} {:e} {unit} at {} bytes is above the {max:e} {unit} allowed; using {max:e}", i + 1, *v, p.bytes));
+                    *v = max;
+                }
+            }
+        }
+        self
+    }
+
     /// Holds a run to the ranges files and links are held to.
     pub fn validate(&self) -> Result<()> {
         limits::MEASURED_POINTS.check(self.points.len() as u64)?;
         limits::MEASURED_RANKS.check(self.ranks as u64)?;
         let bad = |v: f64| !v.is_finite() || v < 0.0;
+        if self.points.iter().any(|p| p.busbw > MAX_BUSBW_GBPS || p.time_us > MAX_TIME_US) {
+            return Err(ModelError::new("measured", format!("a measured busbw is at most {MAX_BUSBW_GBPS:e} GB/s and a time at most {MAX_TIME_US:e} µs")));
+        }
         if self.gpus_per_node == Some(0) || self.nodes == Some(0) || self.points.iter().any(|p| p.bytes == 0 || bad(p.time_us) || p.time_us == 0.0 || bad(p.busbw)) {
             return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
         }

@@ -125,6 +125,11 @@ fn log2i(n: u64) -> i32 {
 }
 
 impl Tuning {
+    /// NCCL's `comm->nChannels`: the channels a ring or tree collective runs on at once.
+    pub fn comm_channels(&self) -> u32 {
+        self.comm_channels
+    }
+
     /// `ncclTopoTuneModel` plus the algorithm/protocol enable rules.
     pub fn new(k: &'static NcclConstants, f: &CommFacts, g: &Graphs) -> Tuning {
         let n_ranks = f.n_ranks.max(1);

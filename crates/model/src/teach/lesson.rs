@@ -175,10 +175,28 @@ fn show(v: f64) -> String {
     format!("{v:.digits$}")
 }
 
+/// A size given as its power of two, in words: 21 -> "2 MiB = 2^21 bytes" (a lesson's `log2`
+/// reveal; a bare "21.0" reads as nothing). Not a whole power: the number alone.
+fn show_pow2(k: f64) -> String {
+    if !(0.0..=62.0).contains(&k) || k.fract() != 0.0 {
+        return show(k);
+    }
+    let k = k as u32;
+    let (n, unit) = match k {
+        40.. => (1u64 << (k - 40), "TiB"),
+        30.. => (1 << (k - 30), "GiB"),
+        20.. => (1 << (k - 20), "MiB"),
+        10.. => (1 << (k - 10), "KiB"),
+        _ => (1 << k, "bytes"),
+    };
+    format!("{n} {unit} = 2^{k} bytes")
+}
+
 /// Computes the answer of a step on its cluster (or `page`, the design on the page).
 pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
     let topo = step.cluster.as_ref().unwrap_or(page).topology()?;
     let (value, text) = match step.reveal.as_ref().map(|r| r.eval(&topo)).transpose()? {
+        Some(Value::Num(v)) if step.reveal.as_ref().is_some_and(|r| r.log2 && r.scale == 1.0) => (v, show_pow2(v)),
         Some(Value::Num(v)) => (v, show(v)),
         Some(Value::Text(t)) => (f64::NAN, t),
         None => (f64::NAN, String::new()),

@@ -129,8 +129,8 @@ impl Instance {
         let nic = tier(TierKind::Nic).or(up);
         let su = topo.cluster.scale_up;
         Instance {
-            domains: topo.domains.clamp(1, 4),
-            per_domain: topo.domain_gpus.clamp(2, 8).min(topo.total_gpus.max(2)),
+            domains: topo.domains.clamp(1, MAX_PLAYED_DOMAINS),
+            per_domain: topo.domain_gpus.clamp(2, MAX_PLAYED_GPUS).min(topo.total_gpus.max(2)),
             switch: su.has_nvswitch(),
             nvls: su.has_nvswitch() && topo.gpu.arch.compute_capability() >= 90,
             rack: topo.domain_gpus > topo.cluster.gpus_per_node,
@@ -418,6 +418,50 @@ fn nvls_tree(inst: &Instance, bytes: Bytes) -> Vec<Step> {
     out
 }
 
+/// Most domains the animation draws (more would hide the chunks; the NIC tier looks the same).
+pub const MAX_PLAYED_DOMAINS: u32 = 4;
+/// Most GPUs of one domain the animation draws.
+pub const MAX_PLAYED_GPUS: u32 = 8;
+
+/// Why the played instance is smaller than the user's design (`topo`), in words, or `None`
+/// when it plays the design as it is. Learn shows it beside the animation.
+pub fn reduction(topo: &Topology, s: &Schedule) -> Option<String> {
+    let inst = &s.instance;
+    let unit = if inst.rack { "rack" } else { "node" };
+    let units = |n: u32| if n == 1 { unit.to_string() } else { format!("{unit}s") };
+    let mut why = Vec::new();
+    if s.play == Play::Nvls && topo.domains > 1 {
+        why.push(format!(
+            "NVLS reduces inside one NVSwitch domain (across {}s NCCL runs NVLSTree, or needs SHARP), so it plays on one {unit}",
+            unit
+        ));
+    } else if topo.domains > inst.domains {
+        why.push(format!(
+            "it draws at most {MAX_PLAYED_DOMAINS} {} so every chunk stays visible (each further {unit} adds the same NIC hops)",
+            units(MAX_PLAYED_DOMAINS)
+        ));
+    }
+    if topo.domain_gpus > inst.per_domain {
+        why.push(format!(
+            "each {unit} of {} GPUs plays as {} of them on the same links (the per-GPU bandwidth is the {unit}'s own)",
+            topo.domain_gpus, inst.per_domain
+        ));
+    }
+    if why.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Your design is {} {} × {} GPUs; the animation plays {} {} × {} GPUs: {}.",
+        topo.domains,
+        units(topo.domains),
+        topo.domain_gpus,
+        inst.domains,
+        units(inst.domains),
+        inst.per_domain,
+        why.join("; ")
+    ))
+}
+
 /// The state of a schedule at time `t` (µs from its start): the step under way, how far each
 /// of its transfers has come (0..1), and what every GPU has sent so far, per link kind.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -634,5 +678,39 @@ mod tests {
         assert!(e.message.contains("NVSwitch"), "{}", e.message);
         assert!(schedule(Play::Tree, inst(1, 8), Bytes(1 << 20)).is_err());
         assert!(schedule(Play::Ring, i, Bytes(1 << 20)).is_ok());
+    }
+
+    /// Learn says why it plays less than the design (issue 20: NVLS on 1 node, a GB200 rack as
+    /// 8 GPUs), and plays the design as it is when it fits.
+    #[test]
+    fn a_reduced_design_is_explained() {
+        let four = Cluster { nodes: 4, ..Cluster::default() }.topology().unwrap();
+        let ring = schedule(Play::Ring, Instance::of(&four), Bytes(1 << 24)).unwrap();
+        assert_eq!(reduction(&four, &ring), None);
+        let nvls = schedule(Play::Nvls, Instance::of(&four), Bytes(1 << 24)).unwrap();
+        let why = reduction(&four, &nvls).unwrap();
+        assert!(why.starts_with("Your design is 4 nodes × 8 GPUs; the animation plays 1 node × 8 GPUs: NVLS reduces inside one NVSwitch domain"), "{why}");
+        let big = Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap();
+        let why = reduction(&big, &schedule(Play::Ring, Instance::of(&big), Bytes(1 << 24)).unwrap()).unwrap();
+        assert!(why.contains("128 nodes × 8 GPUs; the animation plays 4 nodes × 8 GPUs: it draws at most 4 nodes"), "{why}");
+        let rack = Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes: 72, nics_per_node: 4, nic: NicKind::IbXdr, ..Cluster::default() }.topology().unwrap();
+        let why = reduction(&rack, &schedule(Play::Ring, Instance::of(&rack), Bytes(1 << 24)).unwrap()).unwrap();
+        assert!(why.contains("4 racks × 72 GPUs; the animation plays 4 racks × 8 GPUs") && why.contains("each rack of 72 GPUs plays as 8 of them"), "{why}");
+    }
+
+    /// The animation plays one channel, not pipelined; NCCL runs several at once. On 4 DGX H100
+    /// nodes (32 GPUs) with 16 MiB, the model's forced-Ring time is below the played one and NCCL
+    /// runs more than one channel, which Learn states with both times.
+    #[test]
+    fn one_channel_of_several_is_slower_than_nccl() {
+        use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
+        let t = Cluster { nodes: 4, ..Cluster::default() }.topology().unwrap();
+        let comm = Comm::new(&t, t.whole()).unwrap();
+        for (play, algo) in [(Play::Ring, AlgoChoice::Ring), (Play::Tree, AlgoChoice::Tree), (Play::NvlsTree, AlgoChoice::NvlsTree)] {
+            let s = schedule(play, Instance::of(&t), Bytes(1 << 24)).unwrap();
+            let p = comm.predict(Collective::AllReduce, Bytes(1 << 24), algo, ProtoChoice::Auto).unwrap();
+            assert!(p.time.0 < s.total().0, "{play:?}: model {} µs vs played {} µs", p.time.0, s.total().0);
+            assert!(comm.channels(p.algorithm) > 1, "{play:?}: {} channels", comm.channels(p.algorithm));
+        }
     }
 }
