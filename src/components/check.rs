@@ -7,7 +7,7 @@ use super::export::{chosen, download_png, download_text, read_text, svg_size};
 use super::{esc, raw};
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
-use fabricscope_model::check::{check, check_csv, parse, CheckReport, Measured};
+use fabricscope_model::check::{check, check_csv, parse, CheckReport, Measured, Source};
 use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{Cluster, ModelError};
 use std::fmt::Write;
@@ -64,11 +64,22 @@ fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_measu
     read_text(&file, note, move |text| read(&text, &n, &on_measured));
 }
 
+/// Where a field came from, as the page says it (the page has no flags: a given value is
+/// the design's).
+fn source_text(s: Source) -> &'static str {
+    match s {
+        Source::Log => "read from the log",
+        Source::Inferred => "inferred from the log's numbers",
+        Source::Flag => "given",
+        Source::Assumed => "assumed from the design",
+    }
+}
+
 /// The table and verdict as markup (text-heavy: written as a string, see [`raw`]).
 fn report_html(r: &CheckReport) -> String {
     let mut s = String::from("<p class=\"check-fields\" data-testid=\"check-fields\">");
     for f in &r.fields {
-        let _ = write!(s, "<span class=\"{}\">{}: {} ({})</span> ", if f.read { "read" } else { "assumed" }, f.name, esc(&f.value), if f.read { "read from the log" } else { "assumed from the design" });
+        let _ = write!(s, "<span class=\"{}\" data-source=\"{}\">{}: {} ({})</span> ", f.source.id(), f.source.id(), f.name, esc(&f.value), source_text(f.source));
     }
     s.push_str("</p>");
     for p in &r.plateaus {
@@ -112,8 +123,16 @@ fn body_html(p: &Props, report: Option<&Result<CheckReport, ModelError>>) -> Str
             let _ = write!(
                 s,
                 "<p class=\"check-status {}\" data-testid=\"check-status\">{}</p><div class=\"chart-svg\" data-testid=\"check-chart\">{}</div>{}",
-                if r.healthy { "ok" } else { "bad" },
-                if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." },
+                match r.healthy {
+                    Some(true) => "ok",
+                    Some(false) => "bad",
+                    None => "unknown",
+                },
+                match r.healthy {
+                    Some(true) => "Healthy: the plateau matches the model.",
+                    Some(false) => "Not healthy, or not what the design expects: see the causes below.",
+                    None => "Cannot judge: see the first cause below.",
+                },
                 check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 }),
                 report_html(r)
             );

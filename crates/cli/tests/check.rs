@@ -23,7 +23,13 @@ fn json_rows_carry_the_logs_out_of_place_busbw_exactly() {
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-    assert_eq!(keys, ["rows", "unread_lines", "verdict"]);
+    assert_eq!(keys, ["cluster", "healthy", "not_modelled", "rows", "skipped_runs", "unread_lines", "unread_rows", "verdict"]);
+    // Each field with its source: the GPU and layout read, the NIC assumed (no NET/ line).
+    assert_eq!(v["cluster"]["gpu"]["source"], "log");
+    assert_eq!(v["cluster"]["nodes"]["value"], "2");
+    assert_eq!(v["cluster"]["nodes"]["source"], "log");
+    assert_eq!(v["cluster"]["nic"]["source"], "assumed");
+    assert_eq!(v["healthy"], Value::Null, "60% of an assumed 8x NDR: cannot judge");
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 31);
     let mut fields: Vec<&str> = rows[0].as_object().unwrap().keys().map(|k| k.as_str()).collect();
@@ -58,14 +64,15 @@ fn text_report_says_what_was_read_and_the_verdict_and_writes_the_overlay() {
     let svg_s = svg.to_string_lossy().to_string();
     let (code, out, err) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--svg", &svg_s]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("Read from the log: gpu H100-SXM5 80GB, nodes 1, gpus_per_node 8"), "{out}");
+    assert!(out.contains("Read from the log: gpu H100-SXM5 80GB, ranks 8, nodes 1, gpus_per_node 8, host gpu-dp-2jvzl-pqq7p, library NCCL 2.26.2"), "{out}");
     assert!(out.contains("Verdict (healthy):\n1. healthy"), "{out}");
     let chart = std::fs::read_to_string(&svg).unwrap();
     let _ = std::fs::remove_file(&svg);
     assert!(chart.starts_with("<svg") && chart.contains("AllGather measured") && chart.contains("AllGather expected"));
     // Flags win over the log where given: 4 GPUs per node makes the 8 ranks two nodes.
     let (_, out, _) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--gpus-per-node", "4", "--nics-per-node", "4"]);
-    assert!(out.contains("Assumed (flags or defaults): nodes 2, gpus_per_node 4, "), "{out}");
+    assert!(out.contains("Inferred from the log's numbers: nodes 2, "), "{out}");
+    assert!(out.contains("Given (flags): gpus_per_node 4, nic 4 x "), "{out}");
 }
 
 #[test]
