@@ -129,7 +129,21 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
     }
     let inf = infer(runs, design, given);
     let cluster = inf.cluster.clone();
-    let topo = cluster.topology()?;
+    let topo = cluster.topology().map_err(|e| {
+        // A field the user did not give came from the log (or the design): say so.
+        let given_field = match e.field {
+            "nodes" => given.nodes,
+            "gpus_per_node" => given.gpus_per_node,
+            "gpu" => given.gpu,
+            "nic" | "nics_per_node" => given.nic,
+            _ => true,
+        };
+        if given_field {
+            e
+        } else {
+            ModelError::new("log", format!("the cluster the log describes ({} nodes x {} GPUs) is outside what the model covers: {}", cluster.nodes, cluster.gpus_per_node, e.message))
+        }
+    })?;
     let own_layout = !given.nodes && !given.gpus_per_node;
     let mut evals = Vec::new();
     for m in runs.iter().filter(|m| !m.points.is_empty()) {

@@ -132,6 +132,7 @@ fn strip_prefix(line: &str) -> &str {
         if let Some(inner_end) = s.strip_prefix('[').and_then(|r| r.bytes().position(|b| !(b.is_ascii_digit() || b == b','))) {
             if s.as_bytes().get(inner_end + 1) == Some(&b']') {
                 s = s[inner_end + 2..].trim_start_matches("<stdout>:").trim_start_matches("<stderr>:").trim_start();
+                continue;
             }
         }
         let head = &s.as_bytes()[..s.len().min(PREFIX_HEAD_CHARS + 2)];
@@ -164,7 +165,7 @@ struct RankLine {
 
 /// `#  Rank  0 Group  0 Pid 1234 on host device  0 [0x..] NVIDIA H100 80GB HBM3` (older
 /// versions have no `Group`): the rank, host, device index and GPU name.
-fn rank_line(s: &str) -> Option<RankLine> {
+fn rank_line(s: &str, want_name: bool) -> Option<RankLine> {
     let t: Vec<&str> = s.split_whitespace().collect();
     let on = t.iter().position(|w| *w == "on")?;
     let host = t.get(on + 1)?.to_string();
@@ -175,7 +176,8 @@ fn rank_line(s: &str) -> Option<RankLine> {
         Some(w) if w.starts_with('[') => &rest[1..],
         _ => rest,
     };
-    let name = rest.join(" ");
+    // Joined only while the run has no name yet: a 100,000-rank header joins once.
+    let name = if want_name { rest.join(" ") } else { String::new() };
     Some(RankLine {
         rank: t.get(1).and_then(|w| w.parse().ok()),
         host,
@@ -290,7 +292,9 @@ impl Parser {
             return;
         }
         let digit = s.starts_with(|c: char| c.is_ascii_digit());
-        if !digit {
+        // Rank lines name no library or network (and a large run has one per GPU).
+        let rank = s.strip_prefix('#').is_some_and(|h| h.trim_start().starts_with("Rank"));
+        if !digit && !rank {
             self.log.facts.note(s);
         }
         if let Some(h) = s.strip_prefix('#') {
@@ -351,7 +355,8 @@ impl Parser {
                 run.named_op = Some(op);
             }
         } else if h.starts_with("Rank") {
-            match rank_line(h) {
+            let want_name = self.cur.as_ref().is_none_or(|r| r.gpu_name.is_none());
+            match rank_line(h, want_name) {
                 Some(l) => {
                     let run = self.run();
                     run.ranks = run.ranks.saturating_add(1);
