@@ -117,16 +117,19 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     if let Some(m) = big {
         fields.push(field("ranks", m.ranks.to_string(), if m.ranks_inferred { Source::Inferred } else { Source::Log }));
         let layout = m.nodes.zip(m.gpus_per_node);
+        let nodes = c.nodes.max(1);
+        // A --nodes the log's hosts do not match wins: the ranks are spread over it.
+        let layout = layout.filter(|(n, _)| !given.nodes || *n == nodes);
         let per_source = if given.gpus_per_node {
             Source::Flag
         } else if let Some((_, per)) = layout {
             c.gpus_per_node = per;
             Source::Log
+        } else if given.nodes && m.ranks % nodes == 0 {
+            c.gpus_per_node = m.ranks / nodes;
+            Source::Inferred
         } else if let Some(per) = m.device_per_node.filter(|_| !given.nodes) {
             c.gpus_per_node = per;
-            Source::Inferred
-        } else if given.nodes && m.ranks % c.nodes.max(1) == 0 {
-            c.gpus_per_node = m.ranks / c.nodes.max(1);
             Source::Inferred
         } else {
             Source::Assumed
