@@ -164,7 +164,6 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
             not_modelled.push(format!("network {}", n.name()));
         }
     }
-    let multi = c.nodes > 1;
     let nic_source = if given.nic {
         Source::Flag
     } else if net == Some(NetPlugin::Socket) && c.nic == NicKind::Eth100Tcp {
@@ -172,9 +171,8 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     } else {
         Source::Assumed
     };
-    if multi || given.nic {
-        fields.push(field("nic", format!("{} x {}", c.nics_per_node, c.nic.spec().name), nic_source));
-    }
+    // Shown on one node too (where it does not matter), so the design's NIC is always said.
+    fields.push(field("nic", format!("{} x {}", c.nics_per_node, c.nic.spec().name), nic_source));
 
     // Library and forced settings.
     let lib = runs.iter().find_map(|m| m.library);
