@@ -171,6 +171,16 @@ fn visible(text: &str) -> String {
         .collect()
 }
 
+/// An expected busbw with two decimals, or three significant digits under 1 GB/s, so the
+/// ratio beside it follows from the printed figures.
+fn busbw_text(v: f64) -> String {
+    if !(v > 0.0 && v < 1.0) {
+        return format!("{v:.2}");
+    }
+    let decimals = (2.0 - v.log10().floor()).clamp(2.0, 9.0) as usize;
+    format!("{v:.decimals$}")
+}
+
 fn text_report(r: &CheckReport, log: &Log, skipped: &[String]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -196,7 +206,7 @@ fn text_report(r: &CheckReport, log: &Log, skipped: &[String]) -> String {
                 (Some(false), Some(b)) => format!("no ±{b:.0}%"),
                 _ => "no band".into(),
             };
-            let _ = writeln!(s, "{:>14} {:>7} {:>16.2} {:>16.2} {:>7.2} {:>10}", w.bytes, format_size(fabricscope_model::units::Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio, band);
+            let _ = writeln!(s, "{:>14} {:>7} {:>16} {:>16} {:>7.2} {:>10}", w.bytes, format_size(fabricscope_model::units::Bytes(w.bytes)), w.measured_busbw, busbw_text(w.expected_busbw), w.ratio, band);
         }
         let _ = writeln!(
             s,
