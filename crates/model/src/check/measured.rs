@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 /// Plateau rows: sizes from 64 MiB (where nccl-tests' busbw has flattened on every published
 /// sweep in validation/), else the largest three of the run.
 pub(crate) const PLATEAU_MIN_BYTES: u64 = 64 << 20;
+/// Longest text field of a measured run read from a link or file (characters): a host name
+/// is at most 253, the rest much shorter; 256 keeps any real one.
+const MAX_TEXT_CHARS: usize = 256;
 
 /// One measured point: a size and what nccl-tests printed out-of-place.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -228,6 +231,10 @@ impl Measured {
         if self.gpus_per_node == Some(0) || self.nodes == Some(0) || self.points.iter().any(|p| p.bytes == 0 || bad(p.time_us) || p.time_us == 0.0 || bad(p.busbw)) {
             return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
         }
+        let texts = [&self.host, &self.gpu_name, &self.library_version, &self.algo, &self.proto];
+        if self.device_per_node == Some(0) || texts.iter().any(|t| t.as_ref().is_some_and(|t| t.chars().count() > MAX_TEXT_CHARS)) {
+            return Err(ModelError::new("measured", format!("a measured run's host, GPU name, library version and settings are at most {MAX_TEXT_CHARS} characters, and device_per_node at least 1")));
+        }
         Ok(())
     }
 
@@ -272,7 +279,7 @@ impl Measured {
             gpus_per_process: r.gpus_per_process,
             gpu_name: r.gpu_name.as_deref().map(|n| printable(n, 80)),
             ranks_inferred,
-            device_per_node: (!r.all_ranks_listed()).then_some(r.max_rank_device).flatten().map(|d| d.saturating_add(1)).filter(|&p| p >= 1 && ranks % p == 0),
+            device_per_node: (!r.all_ranks_listed()).then_some(r.max_rank_device).flatten().map(|d| d.saturating_add(1)).filter(|&p| p >= 1 && ranks.is_multiple_of(p)),
             library: f.library,
             library_version: f.library_version.clone(),
             net: f.net,

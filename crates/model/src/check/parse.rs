@@ -549,4 +549,27 @@ something odd
             assert!(e.message.starts_with("not nccl-tests output"), "{}", e.message);
         }
     }
+
+    #[test]
+    fn rank_lines_give_the_highest_rank_its_device_and_hosts() {
+        let l = rank_line("Rank 1439 Group  0 Pid 77 on rack19-tray17 device  3 [0000:1b:00] NVIDIA GB200", true).unwrap();
+        assert_eq!((l.rank, l.host.as_str(), l.device, l.gpu.as_deref()), (Some(1439), "rack19-tray17", Some(3), Some("NVIDIA GB200")));
+        // Older nccl-tests: no Group column.
+        let l = rank_line("Rank  9 Pid 1018129 on pinoak0004 device  1 [0000:c6:00.0] AMD Instinct MI250X", true).unwrap();
+        assert_eq!((l.rank, l.device, l.gpu.as_deref()), (Some(9), Some(1), Some("AMD Instinct MI250X")));
+        let text = "# nThread 1 nGpus 1\n#  Rank  0 Group 0 Pid 1 on a device 0 [0] X\n#  Rank  1 Group 0 Pid 2 on b device 0 [0] X\n#  Rank  2 Group 0 Pid 3 on a device 1 [0] X\n#  Rank  3 Group 0 Pid 4 on b device 1 [0] X\n8 2 float none -1 10.0 0.00 0.00 0\n";
+        let r = &parse(text).unwrap().runs[0];
+        assert_eq!(r.hosts, vec![("a".to_string(), 2), ("b".to_string(), 2)]);
+        assert_eq!((r.header_ranks(), r.layout()), (Some(4), Some((2, 2))));
+    }
+
+    #[test]
+    fn many_prefixes_are_stripped_one_pass_each() {
+        assert_eq!(strip_prefix(&("[0]".repeat(1000) + "[1,0]<stdout>: 8 2")), "8 2");
+        assert_eq!(strip_prefix("node-1: [3] 0: 16 4"), "16 4");
+        // Not a prefix: a bracket of letters, a colon past the head.
+        assert_eq!(strip_prefix("[abc] 8"), "[abc] 8");
+        let far = format!("{}: x", "a".repeat(PREFIX_HEAD_CHARS + 5));
+        assert_eq!(strip_prefix(&far), far);
+    }
 }

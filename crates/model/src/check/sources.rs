@@ -125,7 +125,7 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
         } else if let Some((_, per)) = layout {
             c.gpus_per_node = per;
             Source::Log
-        } else if given.nodes && m.ranks % nodes == 0 {
+        } else if given.nodes && m.ranks.is_multiple_of(nodes) {
             c.gpus_per_node = m.ranks / nodes;
             Source::Inferred
         } else if let Some(per) = m.device_per_node.filter(|_| !given.nodes) {
