@@ -177,6 +177,8 @@ fn report_html(r: &CheckReport) -> String {
     for w in r.rows.iter().take(TABLE_ROWS) {
         let band = match (w.within_band, w.band_pct) {
             (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
+            // Too few printed digits to place the row inside or outside the band.
+            (None, Some(_)) => "< 0.1 GB/s".into(),
             _ => "no band".into(),
         };
         let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);

@@ -204,6 +204,7 @@ fn text_report(r: &CheckReport, log: &Log, skipped: &[String]) -> String {
             let band = match (w.within_band, w.band_pct) {
                 (Some(true), Some(b)) => format!("yes ±{b:.0}%"),
                 (Some(false), Some(b)) => format!("no ±{b:.0}%"),
+                (None, Some(_)) => "< 0.1 GB/s".into(),
                 _ => "no band".into(),
             };
             let _ = writeln!(s, "{:>14} {:>7} {:>16} {:>16} {:>7.2} {:>10}", w.bytes, format_size(fabricscope_model::units::Bytes(w.bytes)), w.measured_busbw, busbw_text(w.expected_busbw), w.ratio, band);
