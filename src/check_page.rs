@@ -7,7 +7,7 @@ use crate::components::export::{import_scenario, save_scenario, scenario_buttons
 use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
-use fabricscope_model::check::{file_value, link_of, runs_of, Measured};
+use fabricscope_model::check::{file_value, link_of, link_of_noted, runs_of, Measured};
 use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
@@ -53,6 +53,8 @@ fn CheckPage() -> Html {
     let compact = use_media_query(NARROW);
     url::use_link_writer((page.scenario.clone(), page.runs.clone()), "check.html", |(s, r)| link_of(s, r), String::new());
     use_effect(crate::hooks::sync_selects);
+    // What the link leaves out to stay under the length a link may have.
+    let link_note = use_memo((page.scenario.clone(), page.runs.clone()), |(s, r)| link_of_noted(s, r).1);
     let check_note = use_state(|| None::<String>);
     let file_note = use_state(|| None::<String>);
     let c = &page.scenario.cluster;
@@ -113,6 +115,9 @@ fn CheckPage() -> Html {
                 <h2>{ "Keep it" }</h2>
                 <p class="hint">{ "The scenario file keeps the design and every measured point; the link, the design and the plateau." }</p>
                 <div class="export-row">{ scenario_buttons(save, import) }</div>
+                if let Some(n) = &*link_note {
+                    <p class="hint" role="status" data-testid="link-note">{ n }</p>
+                }
                 if let Some(n) = &*file_note {
                     <p class="export-note" role="alert">{ n }</p>
                 }

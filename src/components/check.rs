@@ -7,13 +7,16 @@ use super::export::{chosen, download_png, download_text, read_text, svg_size};
 use super::{esc, raw};
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
-use fabricscope_model::check::{check, check_csv, parse, CheckReport, Measured};
+use fabricscope_model::check::{check, check_csv, CheckReport, Log, Measured, Parser, Source};
 use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{Cluster, ModelError};
 use std::fmt::Write;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// Rows of the per-size table shown (a sweep has about 40 per run; the CSV has them all).
+const TABLE_ROWS: usize = 400;
 
 /// Largest log read (a verbose NCCL_DEBUG=INFO log of a multi-node sweep is a few MiB).
 const MAX_LOG_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
@@ -36,10 +39,60 @@ thread_local! {
     static REPORT: std::cell::RefCell<Option<((Vec<Measured>, Cluster), Checked)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Reads pasted or dropped text into measured runs, or says why not.
-fn read(text: &str, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
-    match parse(text) {
+/// Longest slice of reading in one task, ms: well under the 50 ms of a long task, as the
+/// training search slices its work (src/training.rs).
+const SLICE_MS: f64 = 8.0;
+/// Lines read between looks at the clock.
+const LINES_PER_LOOK: usize = 64;
+
+thread_local! {
+    /// Numbers each reading: a newer paste stops an older reading's slices.
+    static READING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A log being read, line by line, in slices of at most [`SLICE_MS`] (a 1 MB log is read
+/// without a long task, with its progress in the note).
+struct Reading {
+    text: String,
+    at: usize,
+    parser: Parser,
+    gen: u32,
+    note: UseStateHandle<Option<String>>,
+    on_measured: Callback<Vec<Measured>>,
+}
+
+impl Reading {
+    fn slice(mut self) {
+        if READING.with(|g| g.get()) != self.gen {
+            return;
+        }
+        let start = js_sys::Date::now();
+        let mut lines = 0;
+        while self.at < self.text.len() {
+            let rest = &self.text[self.at..];
+            let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+            let line = rest[..end].trim_end_matches('\n');
+            self.parser.line(line.strip_suffix('\r').unwrap_or(line));
+            self.at += end;
+            lines += 1;
+            if lines % LINES_PER_LOOK == 0 && js_sys::Date::now() - start > SLICE_MS && self.at < self.text.len() {
+                let pct = self.at * 100 / self.text.len().max(1);
+                self.note.set(Some(format!("Reading the log: {pct}% ({} lines)…", self.parser.lines())));
+                gloo_timers::callback::Timeout::new(0, move || self.slice()).forget();
+                return;
+            }
+        }
+        let Reading { parser, note, on_measured, .. } = self;
+        finish(parser.finish(), &note, &on_measured);
+    }
+}
+
+/// What a finished reading says: its runs, or why not (a bad paste clears the old verdict:
+/// the runs it was about are no longer what the box holds).
+fn finish(read: Result<Log, ModelError>, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
+    match read {
         Ok(log) => {
+            let (runs, skipped) = Measured::from_log_noted(&log);
             let mut n = String::new();
             if log.unread_count > 0 {
                 let _ = write!(n, "{} line(s) not read as nccl-tests output:", log.unread_count);
@@ -47,11 +100,32 @@ fn read(text: &str, note: &UseStateHandle<Option<String>>, on_measured: &Callbac
                     let _ = write!(n, "\nline {}: {}", u.line, u.text);
                 }
             }
+            if log.rejected_count > 0 {
+                let _ = write!(n, "{}{} result row(s) not read as measurements:", if n.is_empty() { "" } else { "\n" }, log.rejected_count);
+                for u in &log.rejected {
+                    let _ = write!(n, "\nline {}: {}", u.line, u.text);
+                }
+            }
+            for k in &skipped {
+                let _ = write!(n, "{}Skipped {k}.", if n.is_empty() { "" } else { "\n" });
+            }
             note.set((!n.is_empty()).then_some(n));
-            on_measured.emit(Measured::from_log(&log));
+            on_measured.emit(runs);
         }
-        Err(e) => note.set(Some(e.message)),
+        Err(e) => {
+            note.set(Some(e.message));
+            on_measured.emit(Vec::new());
+        }
     }
+}
+
+/// Reads pasted or dropped text into measured runs, or says why not.
+fn read(text: String, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
+    let gen = READING.with(|g| {
+        g.set(g.get().wrapping_add(1));
+        g.get()
+    });
+    Reading { text, at: 0, parser: Parser::default(), gen, note: note.clone(), on_measured: on_measured.clone() }.slice();
 }
 
 /// Reads a chosen or dropped file as text, then [`read`].
@@ -61,14 +135,25 @@ fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_measu
         return;
     }
     let n = note.clone();
-    read_text(&file, note, move |text| read(&text, &n, &on_measured));
+    read_text(&file, note, move |text| read(text, &n, &on_measured));
+}
+
+/// Where a field came from, as the page says it (the page has no flags: a given value is
+/// the design's).
+fn source_text(s: Source) -> &'static str {
+    match s {
+        Source::Log => "read from the log",
+        Source::Inferred => "inferred from the log's numbers",
+        Source::Flag => "given",
+        Source::Assumed => "assumed from the design",
+    }
 }
 
 /// The table and verdict as markup (text-heavy: written as a string, see [`raw`]).
 fn report_html(r: &CheckReport) -> String {
     let mut s = String::from("<p class=\"check-fields\" data-testid=\"check-fields\">");
     for f in &r.fields {
-        let _ = write!(s, "<span class=\"{}\">{}: {} ({})</span> ", if f.read { "read" } else { "assumed" }, f.name, esc(&f.value), if f.read { "read from the log" } else { "assumed from the design" });
+        let _ = write!(s, "<span class=\"{}\" data-source=\"{}\">{}: {} ({})</span> ", f.source.id(), f.source.id(), f.name, esc(&f.value), source_text(f.source));
     }
     s.push_str("</p>");
     for p in &r.plateaus {
@@ -89,9 +174,11 @@ fn report_html(r: &CheckReport) -> String {
         let _ = write!(s, "<li><b>{}</b><br>{}<br><i>Next:</i> {}</li>", esc(&c.cause), esc(&c.evidence), esc(&c.next_step));
     }
     s.push_str("</ol><div class=\"table-wrap\"><table class=\"check-table\" data-testid=\"check-table\"><thead><tr><th>run</th><th>op</th><th>size</th><th>measured GB/s</th><th>expected GB/s</th><th>ratio</th><th>in band</th></tr></thead><tbody>");
-    for w in &r.rows {
+    for w in r.rows.iter().take(TABLE_ROWS) {
         let band = match (w.within_band, w.band_pct) {
             (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
+            // Too few printed digits to place the row inside or outside the band.
+            (None, Some(_)) => "< 0.1 GB/s".into(),
             _ => "no band".into(),
         };
         let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);
@@ -112,8 +199,16 @@ fn body_html(p: &Props, report: Option<&Result<CheckReport, ModelError>>) -> Str
             let _ = write!(
                 s,
                 "<p class=\"check-status {}\" data-testid=\"check-status\">{}</p><div class=\"chart-svg\" data-testid=\"check-chart\">{}</div>{}",
-                if r.healthy { "ok" } else { "bad" },
-                if r.healthy { "Healthy: the plateau matches the model." } else { "Not healthy, or not what the design expects: see the causes below." },
+                match r.healthy {
+                    Some(true) => "ok",
+                    Some(false) => "bad",
+                    None => "unknown",
+                },
+                match r.healthy {
+                    Some(true) => "Healthy: the plateau matches the model.",
+                    Some(false) => "Not healthy, or not what the design expects: see the causes below.",
+                    None => "Cannot judge: see the first cause below.",
+                },
                 check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 }),
                 report_html(r)
             );
@@ -149,8 +244,10 @@ pub fn check_panel(p: &Props) -> Html {
             let done = report.as_deref().and_then(|r| r.as_ref().ok());
             let svg = || done.map(|r| check_chart(r, &Theme::for_dark(dark), if compact { 420 } else { 760 }));
             match act.as_str() {
-                "run" => read(&pasted(), &note, &on_measured),
+                "run" => read(pasted(), &note, &on_measured),
                 "clear" => {
+                    // A reading still in slices stops too.
+                    READING.with(|g| g.set(g.get().wrapping_add(1)));
                     note.set(None);
                     on_measured.emit(Vec::new());
                 }
@@ -197,6 +294,9 @@ pub fn check_panel(p: &Props) -> Html {
             { raw(HEAD.into()) }
             <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log" placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …" />
             { raw(body_html(p, report.as_deref())) }
+            if let Some(more) = report.as_deref().and_then(|r| r.as_ref().ok()).map(|r| r.rows.len()).filter(|n| *n > TABLE_ROWS) {
+                <p class="hint" data-testid="check-table-more">{ format!("The table shows the first {TABLE_ROWS} of {more} sizes; the CSV has them all.") }</p>
+            }
         </section>
     }
 }

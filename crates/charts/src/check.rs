@@ -6,12 +6,18 @@ use crate::collective::{collective_chart_with_points, ChartOptions, Points, Seri
 use crate::theme::Theme;
 use fabricscope_model::check::CheckReport;
 
+/// Sizes drawn per run at most: a log of 20,000 sizes is drawn from every k-th (the table
+/// and the CSV keep them all), so the chart stays a few hundred marks.
+const MAX_DRAWN: usize = 400;
+
 /// The overlay of `r` at `width` px (0: 880).
 pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
     let mut series = Vec::new();
     let mut points = Vec::new();
     for p in &r.plateaus {
-        let rows = r.rows.iter().filter(|w| w.run == p.run);
+        let n = r.rows.iter().filter(|w| w.run == p.run).count();
+        let every = n.div_ceil(MAX_DRAWN).max(1);
+        let rows = r.rows.iter().filter(|w| w.run == p.run).enumerate().filter(|(i, _)| i % every == 0 || i + 1 == n).map(|(_, w)| w);
         let (exp, band): (Vec<(u64, f64)>, Vec<f64>) = rows.clone().map(|w| ((w.bytes, w.expected_busbw), w.band_pct.unwrap_or(0.0) / 100.0)).unzip();
         let name = p.op.name();
         let run = if r.plateaus.len() > 1 { format!(" (run {})", p.run + 1) } else { String::new() };

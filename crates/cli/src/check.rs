@@ -2,15 +2,17 @@
 //! cluster read from the log, measured vs expected per size, the plateau, and the likely
 //! causes of a gap with what to run next.
 
-use crate::cluster_args::ClusterArgs;
-use crate::error::CliError;
+use crate::cluster_args::{algo_parser, proto_parser, ClusterArgs};
+use crate::error::{flag_for_field, CliError};
 use crate::output;
 use clap::Args;
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
-use fabricscope_model::check::{check, parse, CheckReport, Log, Measured};
+use fabricscope_model::check::{check_with, parse, CheckReport, Given, Log, Measured, Source};
 use fabricscope_model::units::format_size;
+use fabricscope_model::{AlgoChoice, ModelError, ProtoChoice};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -25,16 +27,27 @@ pub struct CheckArgs {
     #[arg(value_name = "LOG")]
     pub log: PathBuf,
 
-    /// Print one JSON object {rows, verdict, unread_lines} instead of text
+    /// Print one JSON object {cluster, healthy, not_modelled, rows, verdict, unread_lines,
+    /// unread_rows, skipped_runs} instead of text
     #[arg(long)]
     pub json: bool,
+
+    /// The algorithm the run forced (as NCCL_ALGO), judged against that algorithm instead of
+    /// NCCL's choice [default: what the log's NCCL_ALGO says, else NCCL's choice]
+    #[arg(long, value_name = "ALGO", value_parser = algo_parser())]
+    pub algo: Option<AlgoChoice>,
+
+    /// The protocol the run forced (as NCCL_PROTO) [default: the log's NCCL_PROTO, else
+    /// NCCL's choice]
+    #[arg(long, value_name = "PROTO", value_parser = proto_parser())]
+    pub proto: Option<ProtoChoice>,
 
     /// Also write the measured-vs-expected chart as SVG to this file
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
 
-    /// The cluster to compare with: the log's GPU, nodes and GPUs per node win unless
-    /// --gpu / --gpus-per-node are given; NIC, rails and fabric come from these flags
+    /// The cluster to compare with: flags win over the log (--gpu, --nodes, --gpus-per-node,
+    /// --nic); what neither says is assumed from the defaults
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -51,11 +64,37 @@ struct RowJson {
     within_band: Option<bool>,
 }
 
+/// One field of the cluster in the JSON: its value and where it came from.
+#[derive(Serialize)]
+struct FieldJson<'a> {
+    value: &'a str,
+    source: Source,
+}
+
 #[derive(Serialize)]
 struct CheckJson<'a> {
+    cluster: BTreeMap<&'static str, FieldJson<'a>>,
+    /// true, false, or null when the check cannot judge.
+    healthy: Option<bool>,
+    not_modelled: &'a [String],
     rows: Vec<RowJson>,
     verdict: &'a [fabricscope_model::check::Cause],
     unread_lines: &'a [fabricscope_model::check::Unread],
+    /// Result rows that are not measurements, each with the reason.
+    unread_rows: &'a [fabricscope_model::check::Unread],
+    skipped_runs: &'a [String],
+}
+
+/// The flags `check` has: a model error about any other field is about the log.
+const CHECK_FLAGS: [&str; 19] = [
+    "--gpu", "--gpus-per-node", "--nodes", "--scale-up", "--nic", "--nics-per-node", "--sharp", "--nvls", "--leaf", "--spine", "--radix",
+    "--rail-optimized", "--oversubscription", "--core-oversubscription", "--cpu", "--nccl", "--power-cap-w", "--algo", "--proto",
+];
+
+/// A model error as a CLI error naming a flag `check` has, else the LOG.
+fn cli_error(e: ModelError) -> CliError {
+    let flag = flag_for_field(&e);
+    CliError::new(if CHECK_FLAGS.contains(&flag.as_str()) { flag } else { "LOG".into() }, e.message)
 }
 
 fn read_log(path: &PathBuf) -> Result<String, CliError> {
@@ -78,17 +117,21 @@ fn read_log(path: &PathBuf) -> Result<String, CliError> {
 pub fn run(a: &CheckArgs) -> Result<String, CliError> {
     let text = read_log(&a.log)?;
     let log = parse(&text).map_err(|e| CliError::new("LOG", e.message))?;
-    let mut runs = Measured::from_log(&log);
-    // Flags given on the command line win over the log.
-    for m in &mut runs {
-        if a.cluster.gpu.is_some() {
-            m.gpu = None;
-        }
-        if a.cluster.gpus_per_node.is_some() {
-            (m.nodes, m.gpus_per_node) = (None, None);
-        }
+    let (runs, skipped) = Measured::from_log_noted(&log);
+    if runs.is_empty() {
+        return Err(CliError::new("LOG", format!("no run can be checked: {}", skipped.join("; "))));
     }
-    let r = check(&runs, &a.cluster.cluster())?;
+    // Flags given on the command line win over the log.
+    let c = &a.cluster;
+    let given = Given {
+        gpu: c.gpu.is_some(),
+        nodes: c.nodes.is_some(),
+        gpus_per_node: c.gpus_per_node.is_some(),
+        nic: c.nic.is_some() || c.nics_per_node.is_some(),
+        algo: a.algo,
+        proto: a.proto,
+    };
+    let r = check_with(&runs, &c.cluster(), &given).map_err(cli_error)?;
     if let Some(path) = &a.svg {
         std::fs::write(path, check_chart(&r, &Theme::light(), 0))
             .map_err(|e| CliError::new("--svg", format!("cannot write {}: {e}", path.display())))?;
@@ -99,17 +142,61 @@ pub fn run(a: &CheckArgs) -> Result<String, CliError> {
             .iter()
             .map(|w| RowJson { op: w.op.id(), bytes: w.bytes, measured: w.measured_busbw, expected: w.expected_busbw, ratio: w.ratio, within_band: w.within_band })
             .collect();
-        return output::json(&CheckJson { rows, verdict: &r.verdict, unread_lines: &log.unread });
+        let cluster = r.fields.iter().map(|f| (f.name, FieldJson { value: &f.value, source: f.source })).collect();
+        return output::json(&CheckJson {
+            cluster,
+            healthy: r.healthy,
+            not_modelled: &r.not_modelled,
+            rows,
+            verdict: &r.verdict,
+            unread_lines: &log.unread,
+            unread_rows: &log.rejected,
+            skipped_runs: &skipped,
+        });
     }
-    Ok(text_report(&r, &log))
+    Ok(visible(&text_report(&r, &log, &skipped)))
 }
 
-fn text_report(r: &CheckReport, log: &Log) -> String {
+/// The text with every control character but the line break escaped (`\u{1b}`): strings from
+/// the log (host and GPU names, unread lines) never reach the terminal raw.
+fn visible(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
+            if c.is_control() && c != '\n' {
+                Box::new(c.escape_unicode())
+            } else {
+                Box::new(std::iter::once(c))
+            }
+        })
+        .collect()
+}
+
+/// An expected busbw with two decimals, or three significant digits under 1 GB/s, so the
+/// ratio beside it follows from the printed figures.
+fn busbw_text(v: f64) -> String {
+    if !(v > 0.0 && v < 1.0) {
+        return format!("{v:.2}");
+    }
+    let decimals = (2.0 - v.log10().floor()).clamp(2.0, 9.0) as usize;
+    format!("{v:.decimals$}")
+}
+
+fn text_report(r: &CheckReport, log: &Log, skipped: &[String]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let list = |read: bool| r.fields.iter().filter(|f| f.read == read).map(|f| format!("{} {}", f.name, f.value)).collect::<Vec<_>>().join(", ");
-    let _ = writeln!(s, "Read from the log: {}", if r.fields.iter().any(|f| f.read) { list(true) } else { "nothing (no '#  Rank' lines)".into() });
-    let _ = writeln!(s, "Assumed (flags or defaults): {}", list(false));
+    for (source, title) in [
+        (Source::Log, "Read from the log"),
+        (Source::Inferred, "Inferred from the log's numbers"),
+        (Source::Flag, "Given (flags)"),
+        (Source::Assumed, "Assumed (defaults)"),
+    ] {
+        let list: Vec<String> = r.fields.iter().filter(|f| f.source == source).map(|f| format!("{} {}", f.name, f.value)).collect();
+        if !list.is_empty() {
+            let _ = writeln!(s, "{title}: {}", list.join(", "));
+        } else if source == Source::Log {
+            let _ = writeln!(s, "{title}: nothing about the cluster (no '#  Rank' lines)");
+        }
+    }
     for p in &r.plateaus {
         let _ = writeln!(s, "\nRun {}: {} ({} expected)", p.run + 1, p.op.id(), p.algorithm);
         let _ = writeln!(s, "{:>14} {:>7} {:>16} {:>16} {:>7} {:>10}", "size (B)", "size", "measured GB/s", "expected GB/s", "ratio", "in band");
@@ -117,9 +204,10 @@ fn text_report(r: &CheckReport, log: &Log) -> String {
             let band = match (w.within_band, w.band_pct) {
                 (Some(true), Some(b)) => format!("yes ±{b:.0}%"),
                 (Some(false), Some(b)) => format!("no ±{b:.0}%"),
+                (None, Some(_)) => "< 0.1 GB/s".into(),
                 _ => "no band".into(),
             };
-            let _ = writeln!(s, "{:>14} {:>7} {:>16.2} {:>16.2} {:>7.2} {:>10}", w.bytes, format_size(fabricscope_model::units::Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio, band);
+            let _ = writeln!(s, "{:>14} {:>7} {:>16} {:>16} {:>7.2} {:>10}", w.bytes, format_size(fabricscope_model::units::Bytes(w.bytes)), w.measured_busbw, busbw_text(w.expected_busbw), w.ratio, band);
         }
         let _ = writeln!(
             s,
@@ -131,7 +219,12 @@ fn text_report(r: &CheckReport, log: &Log) -> String {
             p.tolerance * 100.0
         );
     }
-    let _ = writeln!(s, "\nVerdict ({}):", if r.healthy { "healthy" } else { "not healthy" });
+    let state = match r.healthy {
+        Some(true) => "healthy",
+        Some(false) => "not healthy",
+        None => "cannot judge",
+    };
+    let _ = writeln!(s, "\nVerdict ({state}):");
     for (i, c) in r.verdict.iter().enumerate() {
         let _ = writeln!(s, "{}. {}\n   evidence: {}\n   next: {}", i + 1, c.cause, c.evidence, c.next_step);
     }
@@ -140,6 +233,15 @@ fn text_report(r: &CheckReport, log: &Log) -> String {
         for u in &log.unread {
             let _ = writeln!(s, "  line {}: {}", u.line, u.text);
         }
+    }
+    if log.rejected_count > 0 {
+        let _ = writeln!(s, "\n{} result row(s) not read as measurements:", log.rejected_count);
+        for u in &log.rejected {
+            let _ = writeln!(s, "  line {}: {}", u.line, u.text);
+        }
+    }
+    for k in skipped {
+        let _ = writeln!(s, "Skipped {k}.");
     }
     if log.chatter > 0 {
         let _ = writeln!(s, "{} NCCL_DEBUG / launcher line(s) skipped.", log.chatter);

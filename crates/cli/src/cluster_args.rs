@@ -31,18 +31,18 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::GPUS_PER_NODE))]
     pub gpus_per_node: Option<u32>,
 
-    /// Nodes (hosts; for NVL72, compute trays)
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NODES), default_value_t = Cluster::default().nodes)]
-    pub nodes: u32,
+    /// Nodes (hosts; for NVL72, compute trays) [default: 4]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NODES))]
+    pub nodes: Option<u32>,
 
     /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
     /// h100/h200/h800 nvlink4, h100-pcie/h100-nvl/h200-nvl nvlink-bridge, b200 nvlink5, gb200 nvl72]
     #[arg(long, value_name = "FABRIC", value_parser = scale_up_parser())]
     pub scale_up: Option<ScaleUp>,
 
-    /// Scale-out NIC, one per rail
-    #[arg(long, value_name = "NIC", value_parser = nic_parser(), default_value = "ib-ndr")]
-    pub nic: NicKind,
+    /// Scale-out NIC, one per rail [default: ib-ndr]
+    #[arg(long, value_name = "NIC", value_parser = nic_parser())]
+    pub nic: Option<NicKind>,
 
     /// Scale-out NICs (rails) per node [default: one per GPU, at most 8]
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NICS_PER_NODE))]
@@ -107,13 +107,13 @@ impl ClusterArgs {
         });
         Cluster {
             gpu,
-            nodes: self.nodes,
+            nodes: self.nodes.unwrap_or(d.nodes),
             gpus_per_node,
             scale_up: self.scale_up.unwrap_or_else(|| ScaleUp::natural(gpu)),
             nics_per_node: self
                 .nics_per_node
                 .unwrap_or_else(|| gpus_per_node.min(d.nics_per_node)),
-            nic: self.nic,
+            nic: self.nic.unwrap_or(d.nic),
             sharp: self.sharp,
             nvls: self.nvls,
             leaf_switches: self.leaf,

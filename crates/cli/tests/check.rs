@@ -23,7 +23,13 @@ fn json_rows_carry_the_logs_out_of_place_busbw_exactly() {
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-    assert_eq!(keys, ["rows", "unread_lines", "verdict"]);
+    assert_eq!(keys, ["cluster", "healthy", "not_modelled", "rows", "skipped_runs", "unread_lines", "unread_rows", "verdict"]);
+    // Each field with its source: the GPU and layout read, the NIC assumed (no NET/ line).
+    assert_eq!(v["cluster"]["gpu"]["source"], "log");
+    assert_eq!(v["cluster"]["nodes"]["value"], "2");
+    assert_eq!(v["cluster"]["nodes"]["source"], "log");
+    assert_eq!(v["cluster"]["nic"]["source"], "assumed");
+    assert_eq!(v["healthy"], Value::Null, "60% of an assumed 8x NDR: cannot judge");
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 31);
     let mut fields: Vec<&str> = rows[0].as_object().unwrap().keys().map(|k| k.as_str()).collect();
@@ -58,14 +64,15 @@ fn text_report_says_what_was_read_and_the_verdict_and_writes_the_overlay() {
     let svg_s = svg.to_string_lossy().to_string();
     let (code, out, err) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--svg", &svg_s]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("Read from the log: gpu H100-SXM5 80GB, nodes 1, gpus_per_node 8"), "{out}");
+    assert!(out.contains("Read from the log: gpu H100-SXM5 80GB, ranks 8, nodes 1, gpus_per_node 8, host gpu-dp-2jvzl-pqq7p, library NCCL 2.26.2"), "{out}");
     assert!(out.contains("Verdict (healthy):\n1. healthy"), "{out}");
     let chart = std::fs::read_to_string(&svg).unwrap();
     let _ = std::fs::remove_file(&svg);
     assert!(chart.starts_with("<svg") && chart.contains("AllGather measured") && chart.contains("AllGather expected"));
     // Flags win over the log where given: 4 GPUs per node makes the 8 ranks two nodes.
     let (_, out, _) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--gpus-per-node", "4", "--nics-per-node", "4"]);
-    assert!(out.contains("Assumed (flags or defaults): nodes 2, gpus_per_node 4, "), "{out}");
+    assert!(out.contains("Inferred from the log's numbers: nodes 2, "), "{out}");
+    assert!(out.contains("Given (flags): gpus_per_node 4, nic 4 x "), "{out}");
 }
 
 #[test]
@@ -77,4 +84,124 @@ fn not_nccl_tests_output_is_one_error_line() {
     let (code, _, err) = run(&["check", "/no/such/log"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("cannot read"), "{err}");
+}
+
+/// A one-node all_reduce log of `hosts` x `per` ranks named `host<i>`, busbw ramping to 300.
+fn synth(hosts: usize, per: usize, gpu: &str, maxb: u64) -> String {
+    use std::fmt::Write;
+    let n = (hosts * per) as f64;
+    let mut s = format!("# nThread 1 nGpus 1 minBytes 8 maxBytes {maxb} step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+    for r in 0..hosts * per {
+        let _ = writeln!(s, "#  Rank {r:>5} Group  0 Pid {:>6} on host{:06} device {:>2} [0x{:02x}] {gpu}", 1000 + r, r / per, r % per, r % per);
+    }
+    let mut b = 8u64;
+    while b <= maxb {
+        let busbw = 300.0 * b as f64 / (b as f64 + (4u64 << 20) as f64);
+        let algbw = busbw / (2.0 * (n - 1.0) / n);
+        let t = b as f64 / (algbw * 1e3);
+        let _ = writeln!(s, "{b:>12} {:>13} float sum -1 {t:>8.2} {algbw:>7.2} {busbw:>7.2} 0 {t:>8.2} {algbw:>7.2} {busbw:>7.2} 0", b / 4);
+        b *= 2;
+    }
+    s
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("fabricscope-check-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn host_names_never_reach_the_terminal_raw() {
+    let evil = "evil\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m";
+    let path = temp("esc.txt", &synth(1, 8, "NVIDIA H100 80GB HBM3", 8 << 30).replace("host000000", evil));
+    let (code, out, err) = run(&["check", &path]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+    assert!(out.contains("host evil\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{9b}31m"), "{out}");
+}
+
+#[test]
+fn flags_win_over_the_log_and_name_their_source() {
+    let path = temp("flags.txt", &synth(1, 8, "NVIDIA H100 80GB HBM3", 8 << 30));
+    // --nodes works: 8 ranks on 2 nodes are 4 per node.
+    let (code, out, err) = run(&["check", &path, "--json", "--nodes", "2", "--algo", "ring", "--proto", "simple"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let c = &v["cluster"];
+    assert_eq!((c["nodes"]["value"].as_str(), c["nodes"]["source"].as_str()), (Some("2"), Some("flag")));
+    assert_eq!((c["gpus_per_node"]["value"].as_str(), c["gpus_per_node"]["source"].as_str()), (Some("4"), Some("inferred")));
+    assert_eq!((c["algo"]["value"].as_str(), c["algo"]["source"].as_str()), (Some("ring"), Some("flag")));
+    assert_eq!(c["proto"]["source"], "flag");
+    // Every row's ratio is its measured over its expected (to the last digits serde_json's
+    // default float reader keeps).
+    for r in v["rows"].as_array().unwrap() {
+        let (m, e, ratio) = (r["measured_busbw_GBps"].as_f64().unwrap(), r["expected_busbw_GBps"].as_f64().unwrap(), r["ratio"].as_f64().unwrap());
+        assert!((ratio - m / e).abs() <= 1e-12 * ratio.abs(), "{r}");
+    }
+    // An algorithm the cluster cannot run is an error naming --algo, a flag check has.
+    let (code, _, err) = run(&["check", &path, "--algo", "pat"]);
+    let _ = std::fs::remove_file(&path);
+    if code != Some(0) {
+        assert!(err.starts_with("error: --algo: "), "{err}");
+    }
+}
+
+#[test]
+fn an_amd_log_gets_null_healthy_and_no_nvidia_advice() {
+    let text = "RCCL version 2.20.5+hip6.2\n".to_string() + &synth(1, 8, "AMD Instinct MI300X", 8 << 30);
+    let path = temp("amd.txt", &text);
+    let (code, out, err) = run(&["check", &path, "--json"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["healthy"], Value::Null);
+    assert_eq!(v["cluster"]["library"]["value"], "RCCL 2.20.5+hip6.2");
+    let verdict = v["verdict"].to_string();
+    assert!(verdict.contains("cannot judge: GPU AMD Instinct MI300X, library RCCL are not modelled"), "{verdict}");
+    for w in ["nvidia-smi", "NVLink", "NET/IB", "GPUDirect"] {
+        assert!(!verdict.contains(w), "{w}: {verdict}");
+    }
+}
+
+/// Every `--flag` an error line names is one `check --help` lists.
+fn names_only_real_flags(err: &str) {
+    let (_, help, _) = run(&["check", "--help"]);
+    for w in err.split(|c: char| c.is_whitespace() || "(),;:".contains(c)).filter(|w| w.starts_with("--")) {
+        assert!(help.contains(w), "{w} is not a flag of check: {err}");
+    }
+}
+
+#[test]
+fn hostile_logs_parse_in_under_three_seconds_and_errors_name_real_flags() {
+    // 1 MB of launcher prefixes on one line (quadratic before: over 20 s).
+    let prefixes = synth(1, 8, "NVIDIA H100 80GB HBM3", 8 << 30) + &"[0]".repeat(350_000) + " 8 2 float sum -1 10.0 0.00 0.00 0\n";
+    let path = temp("prefixes.txt", &prefixes);
+    let t = std::time::Instant::now();
+    let (code, out, err) = run(&["check", &path]);
+    let prefix_time = t.elapsed();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("is not above the previous row's"), "the prefixed row is read: {out}");
+    // 100,000 hosts of one GPU (a linear scan per rank before: 13 s): more nodes than the
+    // model covers, said about the log, not about a flag the user did not give.
+    let path = temp("hosts.txt", &synth(100_000, 1, "NVIDIA H100 80GB HBM3", 1 << 20));
+    let t = std::time::Instant::now();
+    let (code, _, err) = run(&["check", &path]);
+    let host_time = t.elapsed();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("error: LOG: the cluster the log describes (100000 nodes x 1 GPUs) is outside what the model covers"), "{err}");
+    names_only_real_flags(&err);
+    eprintln!("check on 1 MB of prefixes: {prefix_time:?}; on 100,000 hosts: {host_time:?}");
+    // Debug builds (tests) are several times slower than release.
+    assert!(prefix_time.as_secs_f64() < 3.0 && host_time.as_secs_f64() < 8.0, "{prefix_time:?} {host_time:?}");
+    // More ranks than the cluster given: the error names flags check has.
+    let path = temp("small.txt", &synth(2, 8, "NVIDIA H100 80GB HBM3", 1 << 20));
+    let (code, _, err) = run(&["check", &path, "--nodes", "1", "--gpus-per-node", "8"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(2));
+    assert!(!err.contains("--group") && !err.contains("--log"), "{err}");
+    names_only_real_flags(&err);
 }

@@ -1,8 +1,16 @@
-//! Checking a real cluster: nccl-tests output read ([`parse`]), set against the model and
-//! diagnosed ([`diagnose`]). Nothing here does I/O; the CLI and the page pass the text in.
+//! Checking a real cluster: nccl-tests output read ([`parse`], with the library and network
+//! the log shows: [`facts`]), kept as measured runs ([`measured`]), the cluster judged
+//! against with each field's source ([`sources`]), set against the model and diagnosed
+//! ([`diagnose`]). Nothing here does I/O; the CLI and the page pass the text in.
 
 pub mod diagnose;
+pub mod facts;
+pub mod measured;
 pub mod parse;
+pub mod sources;
 
-pub use diagnose::{check, check_csv, file_value, infer, link_of, runs_of, CheckReport, CheckRow, Cause, Field, Measured, Plateau, Point, MAX_BUSBW_GBPS, MAX_TIME_US};
-pub use parse::{parse, Log, Run, Unread};
+pub use diagnose::{check, check_csv, check_with, CheckReport, CheckRow, Cause, Plateau};
+pub use facts::{Facts, Library, NetPlugin};
+pub use measured::{file_value, gpu_of_name, link_of, link_of_noted, runs_of, Measured, Point, MAX_BUSBW_GBPS, MAX_TIME_US};
+pub use parse::{parse, Log, Parser, Run, Unread};
+pub use sources::{infer, Field, Given, Inferred, Source};

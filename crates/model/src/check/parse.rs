@@ -3,8 +3,10 @@
 //! Slurm and NCCL_DEBUG lines mixed in. Every line is accounted for: a header, a result row,
 //! known chatter (counted), or unread (returned with its line number). Never panics.
 
+use super::facts::Facts;
 use crate::collective::Collective;
 use crate::error::{printable, ModelError, Result};
+use std::collections::HashMap;
 
 /// Longest text kept of an unread line (characters).
 const UNREAD_TEXT_CHARS: usize = 120;
@@ -12,6 +14,22 @@ const UNREAD_TEXT_CHARS: usize = 120;
 const MAX_UNREAD_LISTED: usize = 200;
 /// Result rows read at most over all runs (a real sweep has about 40 per run).
 const MAX_ROWS: usize = 20_000;
+/// Hosts kept per run (a 100,000-GPU run has 12,500 hosts of 8).
+const MAX_HOSTS: usize = 100_000;
+/// Characters of a line searched for a `host: ` launcher prefix: searching further on every
+/// prefix of a line of many prefixes would make reading quadratic.
+const PREFIX_HEAD_CHARS: usize = 64;
+/// Largest size read as a measurement (1 TiB): nccl-tests sweeps stop at a few GiB per GPU.
+const MAX_ROW_BYTES: u64 = 1 << 40;
+/// Largest bandwidth read as a measurement, GB/s per direction: about 100x the fastest
+/// scale-up link of the catalog (NVLink5, 900 GB/s per direction).
+const MAX_ROW_GBPS: f64 = 100_000.0;
+/// From this size up a busbw printed as 0.00 GB/s (under 10 MB/s) is not a measurement.
+const ZERO_BUSBW_FROM: u64 = 1 << 20;
+/// Slack when checking algbw = size / time: nccl-tests prints algbw with 2 decimals and the
+/// time with 3 to 5 significant digits.
+const ALGBW_SLACK_ABS: f64 = 0.011;
+const ALGBW_SLACK_REL: f64 = 0.03;
 
 /// One column group of a result row (nccl-tests prints out-of-place, then in-place).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,8 +64,14 @@ pub struct Run {
     pub named_op: Option<Collective>,
     /// `#  Rank` lines seen.
     pub ranks: u32,
+    /// The highest rank number of those lines (a large run may print only its last one).
+    pub max_rank: Option<u64>,
+    /// The device index of the highest rank (its node's last GPU, as launchers place ranks).
+    pub max_rank_device: Option<u32>,
     /// Hosts of those ranks, in order of first appearance, and ranks on each.
     pub hosts: Vec<(String, u32)>,
+    /// Where each host is in `hosts` (a lookup per rank line, not a scan).
+    host_index: HashMap<String, usize>,
     /// The GPU name the header prints (`NVIDIA H100 80GB HBM3`).
     pub gpu_name: Option<String>,
     pub rows: Vec<Row>,
@@ -55,6 +79,8 @@ pub struct Run {
     pub avg_busbw: Option<f64>,
     /// GPUs each process drives (`nGpus` of the header, nccl-tests' `-g`).
     pub gpus_per_process: Option<u32>,
+    /// Size of the last row read (sizes must increase within a run).
+    last_bytes: Option<u64>,
 }
 
 /// A line that could not be read.
@@ -73,6 +99,12 @@ pub struct Log {
     pub unread_count: usize,
     /// NCCL_DEBUG, MPI and Slurm lines recognised and skipped.
     pub chatter: usize,
+    /// Result rows not read as measurements, each with the reason (the first
+    /// [`MAX_UNREAD_LISTED`]; `text` is the reason).
+    pub rejected: Vec<Unread>,
+    pub rejected_count: usize,
+    /// Library, network plugin and forced settings the log shows.
+    pub facts: Facts,
 }
 
 /// The collective of a test binary name in `text` (`all_reduce_perf`, `alltoall_perf_mpi`).
@@ -90,25 +122,26 @@ fn op_named(text: &str) -> Option<Collective> {
     BINARIES.iter().find(|(b, _)| text.contains(b)).map(|(_, op)| *op)
 }
 
-/// Drops launcher prefixes: `[1,0]<stdout>:`, `[0]`, `0:` (srun -l), `host: `.
+/// Drops launcher prefixes: `[1,0]<stdout>:`, `[0]`, `0:` (srun -l), `host: `. Each pass
+/// removes a prefix and searches at most [`PREFIX_HEAD_CHARS`] for `: `, so a line of a
+/// million prefixes costs time linear in its length.
 fn strip_prefix(line: &str) -> &str {
     let mut s = line.trim_start();
     loop {
-        let before = s;
-        if s.starts_with('[') {
-            if let Some(end) = s.find(']') {
-                let inner = &s[1..end];
-                if inner.chars().all(|c| c.is_ascii_digit() || c == ',') {
-                    s = s[end + 1..].trim_start_matches("<stdout>:").trim_start_matches("<stderr>:").trim_start();
-                }
+        let before = s.len();
+        if let Some(inner_end) = s.strip_prefix('[').and_then(|r| r.bytes().position(|b| !(b.is_ascii_digit() || b == b','))) {
+            if s.as_bytes().get(inner_end + 1) == Some(&b']') {
+                s = s[inner_end + 2..].trim_start_matches("<stdout>:").trim_start_matches("<stderr>:").trim_start();
+                continue;
             }
         }
-        if let Some((head, rest)) = s.split_once(": ") {
-            if !head.is_empty() && head.len() < 64 && head.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,".contains(c)) {
-                s = rest.trim_start();
+        let head = &s.as_bytes()[..s.len().min(PREFIX_HEAD_CHARS + 2)];
+        if let Some(i) = head.windows(2).position(|w| w == b": ") {
+            if i > 0 && s.as_bytes()[..i].iter().all(|&b| b.is_ascii_alphanumeric() || b"-_.,".contains(&b)) {
+                s = s[i + 2..].trim_start();
             }
         }
-        if s == before {
+        if s.len() == before {
             return s;
         }
     }
@@ -122,9 +155,17 @@ fn is_chatter(s: &str) -> bool {
     MARKS.iter().any(|m| s.contains(m))
 }
 
+/// One `#  Rank` line.
+struct RankLine {
+    rank: Option<u64>,
+    host: String,
+    device: Option<u32>,
+    gpu: Option<String>,
+}
+
 /// `#  Rank  0 Group  0 Pid 1234 on host device  0 [0x..] NVIDIA H100 80GB HBM3` (older
-/// versions have no `Group`): the host and the GPU name.
-fn rank_line(s: &str) -> Option<(String, Option<String>)> {
+/// versions have no `Group`): the rank, host, device index and GPU name.
+fn rank_line(s: &str, want_name: bool) -> Option<RankLine> {
     let t: Vec<&str> = s.split_whitespace().collect();
     let on = t.iter().position(|w| *w == "on")?;
     let host = t.get(on + 1)?.to_string();
@@ -135,8 +176,14 @@ fn rank_line(s: &str) -> Option<(String, Option<String>)> {
         Some(w) if w.starts_with('[') => &rest[1..],
         _ => rest,
     };
-    let name = rest.join(" ");
-    Some((host, (!name.is_empty()).then_some(name)))
+    // Joined only while the run has no name yet: a 100,000-rank header joins once.
+    let name = if want_name { rest.join(" ") } else { String::new() };
+    Some(RankLine {
+        rank: t.get(1).and_then(|w| w.parse().ok()),
+        host,
+        device: t.get(dev + 1).and_then(|w| w.parse().ok()),
+        gpu: (!name.is_empty()).then_some(name),
+    })
 }
 
 fn number(w: &str) -> Option<f64> {
@@ -178,109 +225,195 @@ fn row(s: &str, line: usize) -> Option<Row> {
     Some(Row { line, bytes, count, redop, root, out_of_place, in_place })
 }
 
-/// Reads a log. `Err` (field `log`) when the text holds no nccl-tests result at all.
-pub fn parse(text: &str) -> Result<Log> {
-    let mut log = Log::default();
-    let mut cur: Option<Run> = None;
-    // A test named on a line before its header (a command line, a script's echo).
-    let mut pending_op: Option<Collective> = None;
-    let mut headers = 0usize;
-    let mut rows = 0usize;
-    let finish = |log: &mut Log, run: Option<Run>| {
-        if let Some(r) = run.filter(|r| !r.rows.is_empty() || r.ranks > 0) {
-            log.runs.push(r);
+/// Why a result row is not a measurement, if it is not one. `last` is the previous row's
+/// size in the same run.
+fn garbage(r: &Row, last: Option<u64>) -> Option<String> {
+    let m = &r.out_of_place;
+    let why = if r.bytes == 0 {
+        "size 0 B: nothing to compare".to_string()
+    } else if r.bytes > MAX_ROW_BYTES {
+        format!("size {} B is above 1 TiB", r.bytes)
+    } else if last.is_some_and(|l| r.bytes <= l) {
+        format!("size {} B is not above the previous row's {} B", r.bytes, last.unwrap_or(0))
+    } else if m.time_us <= 0.0 {
+        "time 0 µs".to_string()
+    } else if m.busbw > MAX_ROW_GBPS || m.algbw > MAX_ROW_GBPS {
+        format!("bandwidth above {MAX_ROW_GBPS} GB/s")
+    } else if m.busbw == 0.0 && r.bytes >= ZERO_BUSBW_FROM {
+        format!("busbw 0 GB/s at {} B", r.bytes)
+    } else {
+        // nccl-tests prints algbw = size / time (GB/s = B / µs / 1000).
+        let algbw = r.bytes as f64 / m.time_us / 1e3;
+        if (m.algbw - algbw).abs() > ALGBW_SLACK_ABS + ALGBW_SLACK_REL * algbw {
+            format!("algbw {} GB/s does not follow from {} B in {} µs ({algbw:.2} GB/s)", m.algbw, r.bytes, m.time_us)
+        } else {
+            return None;
         }
     };
-    for (i, raw) in text.lines().enumerate() {
-        let n = i + 1;
+    Some(why)
+}
+
+/// Reads a log line by line (so the page can read a large one in slices): [`Parser::line`]
+/// for each line, then [`Parser::finish`].
+#[derive(Default)]
+pub struct Parser {
+    log: Log,
+    cur: Option<Run>,
+    /// A test named on a line before its header (a command line, a script's echo).
+    pending_op: Option<Collective>,
+    headers: usize,
+    rows: usize,
+    n: usize,
+}
+
+impl Parser {
+    /// Lines read so far.
+    pub fn lines(&self) -> usize {
+        self.n
+    }
+
+    fn run(&mut self) -> &mut Run {
+        let op = &mut self.pending_op;
+        self.cur.get_or_insert_with(|| Run { named_op: op.take(), ..Run::default() })
+    }
+
+    fn finish_run(&mut self) {
+        if let Some(r) = self.cur.take().filter(|r| !r.rows.is_empty() || r.ranks > 0) {
+            self.log.runs.push(r);
+        }
+    }
+
+    /// Reads the next line.
+    pub fn line(&mut self, raw: &str) {
+        self.n += 1;
+        let n = self.n;
         let s = strip_prefix(raw).trim_end();
         if s.trim().is_empty() {
-            continue;
+            return;
+        }
+        let digit = s.starts_with(|c: char| c.is_ascii_digit());
+        // Rank lines name no library or network (and a large run has one per GPU).
+        let rank = s.strip_prefix('#').is_some_and(|h| h.trim_start().starts_with("Rank"));
+        if !digit && !rank {
+            self.log.facts.note(s);
         }
         if let Some(h) = s.strip_prefix('#') {
-            let h = h.trim();
-            if h.starts_with("nThread") || h.starts_with("Collective test starting") {
-                // A new run starts, unless this header continues the one just named.
-                let continuing = h.starts_with("nThread") && cur.as_ref().is_some_and(|r| r.rows.is_empty() && r.ranks == 0);
-                if !continuing {
-                    finish(&mut log, cur.take());
-                    cur = Some(Run { named_op: pending_op.take(), ..Run::default() });
-                }
-                headers += 1;
-                let mut words = h.split_whitespace();
-                if let (Some(r), Some(_)) = (cur.as_mut(), words.find(|w| *w == "nGpus")) {
-                    r.gpus_per_process = words.next().and_then(|w| w.parse().ok()).filter(|g| *g >= 1);
-                }
-                if let Some(op) = op_named(h) {
-                    if let Some(r) = cur.as_mut() {
-                        r.named_op = Some(op);
-                    }
-                }
-            } else if h.starts_with("Rank") {
-                let run = cur.get_or_insert_with(|| Run { named_op: pending_op.take(), ..Run::default() });
-                match rank_line(h) {
-                    Some((host, gpu)) => {
-                        run.ranks = run.ranks.saturating_add(1);
-                        let full = run.hosts.len() >= 100_000;
-                        match run.hosts.iter_mut().find(|(x, _)| *x == host) {
-                            Some(e) => e.1 = e.1.saturating_add(1),
-                            None if !full => run.hosts.push((host, 1)),
-                            None => {}
-                        }
-                        if run.gpu_name.is_none() {
-                            run.gpu_name = gpu;
-                        }
-                    }
-                    None => note_unread(&mut log, n, raw),
-                }
-            } else if let Some(v) = h.strip_prefix("Avg bus bandwidth") {
-                if let Some(r) = cur.as_mut() {
-                    r.avg_busbw = v.trim_start_matches([' ', ':']).split_whitespace().next().and_then(number);
-                }
-            }
-            // Other `#` lines are nccl-tests' own comments and column titles.
-            continue;
+            self.header(h.trim(), n, raw);
+            return;
         }
-        if s.starts_with(|c: char| c.is_ascii_digit()) {
+        if digit {
             if let Some(r) = row(s, n) {
-                if rows < MAX_ROWS {
-                    rows += 1;
-                    cur.get_or_insert_with(|| Run { named_op: pending_op.take(), ..Run::default() }).rows.push(r);
+                if self.rows < MAX_ROWS {
+                    let run = self.run();
+                    match garbage(&r, run.last_bytes) {
+                        None => {
+                            run.last_bytes = Some(r.bytes);
+                            run.rows.push(r);
+                            self.rows += 1;
+                        }
+                        Some(why) => {
+                            self.log.rejected_count += 1;
+                            if self.log.rejected.len() < MAX_UNREAD_LISTED {
+                                self.log.rejected.push(Unread { line: n, text: why });
+                            }
+                        }
+                    }
                 }
-                continue;
+                return;
             }
         }
         if let Some(op) = op_named(s) {
             // A command line: it names the next run, or the current one if it has no name.
-            match cur.as_mut() {
+            match self.cur.as_mut() {
                 Some(r) if r.named_op.is_none() && r.rows.is_empty() => r.named_op = Some(op),
-                _ => pending_op = Some(op),
-            }
-            if is_chatter(s) {
-                log.chatter += 1;
-                continue;
+                _ => self.pending_op = Some(op),
             }
         }
         if is_chatter(s) {
-            log.chatter += 1;
+            self.log.chatter += 1;
         } else {
-            note_unread(&mut log, n, raw);
+            note_unread(&mut self.log, n, raw);
         }
     }
-    finish(&mut log, cur);
-    if rows == 0 {
-        let why = if headers > 0 {
-            "it has nccl-tests headers but no result rows (did the run fail or stop early?)"
-        } else {
-            "no '# nThread' header and no result rows were found"
-        };
-        return Err(ModelError::new(
-            "log",
-            format!("not nccl-tests output: {why}; paste what all_reduce_perf (or another *_perf test) printed"),
-        ));
+
+    /// A `#` line (without the `#`).
+    fn header(&mut self, h: &str, n: usize, raw: &str) {
+        if h.starts_with("nThread") || h.starts_with("Collective test starting") {
+            // A new run starts, unless this header continues the one just named.
+            let continuing = h.starts_with("nThread") && self.cur.as_ref().is_some_and(|r| r.rows.is_empty() && r.ranks == 0);
+            if !continuing {
+                self.finish_run();
+                self.cur = Some(Run { named_op: self.pending_op.take(), ..Run::default() });
+            }
+            self.headers += 1;
+            let run = self.run();
+            let mut words = h.split_whitespace();
+            if words.any(|w| w == "nGpus") {
+                run.gpus_per_process = words.next().and_then(|w| w.parse().ok()).filter(|g| *g >= 1);
+            }
+            if let Some(op) = op_named(h) {
+                run.named_op = Some(op);
+            }
+        } else if h.starts_with("Rank") {
+            let want_name = self.cur.as_ref().is_none_or(|r| r.gpu_name.is_none());
+            match rank_line(h, want_name) {
+                Some(l) => {
+                    let run = self.run();
+                    run.ranks = run.ranks.saturating_add(1);
+                    if l.rank.is_some() && l.rank >= run.max_rank {
+                        (run.max_rank, run.max_rank_device) = (l.rank, l.device);
+                    }
+                    match run.host_index.get(&l.host) {
+                        Some(&i) => run.hosts[i].1 = run.hosts[i].1.saturating_add(1),
+                        None if run.hosts.len() < MAX_HOSTS => {
+                            run.host_index.insert(l.host.clone(), run.hosts.len());
+                            run.hosts.push((l.host, 1));
+                        }
+                        None => {}
+                    }
+                    if run.gpu_name.is_none() {
+                        run.gpu_name = l.gpu;
+                    }
+                }
+                None => note_unread(&mut self.log, n, raw),
+            }
+        } else if let Some(v) = h.strip_prefix("Avg bus bandwidth") {
+            if let Some(r) = self.cur.as_mut() {
+                r.avg_busbw = v.trim_start_matches([' ', ':']).split_whitespace().next().and_then(number);
+            }
+        }
+        // Other `#` lines are nccl-tests' own comments and column titles.
     }
-    log.runs.retain(|r| !r.rows.is_empty());
-    Ok(log)
+
+    /// The log. `Err` (field `log`) when the text holds no nccl-tests result at all.
+    pub fn finish(mut self) -> Result<Log> {
+        self.finish_run();
+        let mut log = self.log;
+        if self.rows == 0 {
+            let why = if log.rejected_count > 0 {
+                format!("none of its {} result row(s) is a measurement (first: line {}: {})", log.rejected_count, log.rejected[0].line, log.rejected[0].text)
+            } else if self.headers > 0 {
+                "it has nccl-tests headers but no result rows (did the run fail or stop early?)".into()
+            } else {
+                "no '# nThread' header and no result rows were found".into()
+            };
+            return Err(ModelError::new(
+                "log",
+                format!("not nccl-tests output: {why}; paste what all_reduce_perf (or another *_perf test) printed"),
+            ));
+        }
+        log.runs.retain(|r| !r.rows.is_empty());
+        Ok(log)
+    }
+}
+
+/// Reads a log. `Err` (field `log`) when the text holds no nccl-tests result at all.
+pub fn parse(text: &str) -> Result<Log> {
+    let mut p = Parser::default();
+    for raw in text.lines() {
+        p.line(raw);
+    }
+    p.finish()
 }
 
 fn note_unread(log: &mut Log, line: usize, raw: &str) {
@@ -291,14 +424,29 @@ fn note_unread(log: &mut Log, line: usize, raw: &str) {
 }
 
 impl Run {
-    /// Ranks: the `#  Rank` lines, else what the all_reduce busbw factor 2(n-1)/n gives.
-    pub fn rank_count(&self) -> Option<u32> {
-        if self.ranks > 0 {
-            return Some(self.ranks);
+    /// Ranks the header accounts for: the `#  Rank` lines, or the highest rank + 1 where a
+    /// large run prints only some of them (not bounded here: see [`crate::limits`]).
+    pub fn header_ranks(&self) -> Option<u64> {
+        let lines = u64::from(self.ranks);
+        let top = self.max_rank.map_or(0, |r| r.saturating_add(1));
+        let n = lines.max(top);
+        (n > 0).then_some(n)
+    }
+
+    /// Every rank has its `#  Rank` line (so the hosts and their counts are the layout).
+    pub fn all_ranks_listed(&self) -> bool {
+        self.header_ranks() == Some(u64::from(self.ranks)) && self.hosts.len() < MAX_HOSTS
+    }
+
+    /// Ranks: from the header ([`Run::header_ranks`]), else what the all_reduce busbw factor
+    /// 2(n-1)/n gives, and whether inferred (true) rather than read.
+    pub fn rank_count(&self) -> Option<(u64, bool)> {
+        if let Some(n) = self.header_ranks() {
+            return Some((n, false));
         }
         let f = self.factor()?;
         // f = 2(n-1)/n for all_reduce, so n = 2 / (2 - f); only plausible when f > 1.
-        (f > 1.05 && f < 2.0).then(|| (2.0 / (2.0 - f)).round() as u32)
+        (f > 1.05 && f < 2.0).then(|| ((2.0 / (2.0 - f)).round() as u64, true))
     }
 
     /// busbw / algbw over the rows whose figures have three significant digits.
@@ -331,10 +479,11 @@ impl Run {
         Some((op, false))
     }
 
-    /// Nodes and GPUs per node from the hosts, when every host has the same count.
+    /// Nodes and GPUs per node from the hosts, when every rank is listed and every host has
+    /// the same count.
     pub fn layout(&self) -> Option<(u32, u32)> {
         let (_, per) = self.hosts.first()?;
-        self.hosts.iter().all(|(_, k)| k == per).then_some((self.hosts.len() as u32, *per))
+        (self.all_ranks_listed() && self.hosts.iter().all(|(_, k)| k == per)).then_some((self.hosts.len() as u32, *per))
     }
 }
 
@@ -384,7 +533,7 @@ something odd
         assert_eq!(log.runs.len(), 1);
         let r = &log.runs[0];
         assert_eq!(r.op(), Some((Collective::AllToAll, true)));
-        assert_eq!(r.rank_count(), Some(2));
+        assert_eq!(r.rank_count(), Some((2, false)));
         assert_eq!(r.layout(), Some((2, 1)));
         assert_eq!(r.gpu_name.as_deref(), Some("NVIDIA A100-SXM4-80GB"));
         assert_eq!(r.rows.len(), 2);
@@ -399,5 +548,28 @@ something odd
             assert_eq!(e.field, "log");
             assert!(e.message.starts_with("not nccl-tests output"), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn rank_lines_give_the_highest_rank_its_device_and_hosts() {
+        let l = rank_line("Rank 1439 Group  0 Pid 77 on rack19-tray17 device  3 [0000:1b:00] NVIDIA GB200", true).unwrap();
+        assert_eq!((l.rank, l.host.as_str(), l.device, l.gpu.as_deref()), (Some(1439), "rack19-tray17", Some(3), Some("NVIDIA GB200")));
+        // Older nccl-tests: no Group column.
+        let l = rank_line("Rank  9 Pid 1018129 on pinoak0004 device  1 [0000:c6:00.0] AMD Instinct MI250X", true).unwrap();
+        assert_eq!((l.rank, l.device, l.gpu.as_deref()), (Some(9), Some(1), Some("AMD Instinct MI250X")));
+        let text = "# nThread 1 nGpus 1\n#  Rank  0 Group 0 Pid 1 on a device 0 [0] X\n#  Rank  1 Group 0 Pid 2 on b device 0 [0] X\n#  Rank  2 Group 0 Pid 3 on a device 1 [0] X\n#  Rank  3 Group 0 Pid 4 on b device 1 [0] X\n8 2 float none -1 10.0 0.00 0.00 0\n";
+        let r = &parse(text).unwrap().runs[0];
+        assert_eq!(r.hosts, vec![("a".to_string(), 2), ("b".to_string(), 2)]);
+        assert_eq!((r.header_ranks(), r.layout()), (Some(4), Some((2, 2))));
+    }
+
+    #[test]
+    fn many_prefixes_are_stripped_one_pass_each() {
+        assert_eq!(strip_prefix(&("[0]".repeat(1000) + "[1,0]<stdout>: 8 2")), "8 2");
+        assert_eq!(strip_prefix("node-1: [3] 0: 16 4"), "16 4");
+        // Not a prefix: a bracket of letters, a colon past the head.
+        assert_eq!(strip_prefix("[abc] 8"), "[abc] 8");
+        let far = format!("{}: x", "a".repeat(PREFIX_HEAD_CHARS + 5));
+        assert_eq!(strip_prefix(&far), far);
     }
 }
