@@ -32,15 +32,20 @@ fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
     if let (Some(fi), Some(pi)) = (r.fastest, r.pick) {
         let (f, p) = (&r.candidates[fi], &r.candidates[pi]);
         let _ = write!(o, "<p data-testid=\"rightsize-pick\">Cheapest within 2% of the fastest: <strong>{}</strong>, {:.3} s per step ({})", esc(&p.label), p.step_time_s, esc(&p.layout));
-        if fi == pi {
-            o.push_str(", itself the fastest.</p>");
-        } else {
-            let _ = write!(o, ", {:.1} {unit} less than the fastest ({}, {:.3} s).</p>", r.x(f) - r.x(p), esc(&f.label), f.step_time_s);
+        match r.pick_saves() {
+            _ if fi == pi => o.push_str(", itself the fastest.</p>"),
+            Some(x) => {
+                let _ = write!(o, ", {x:.1} {unit} less than the fastest ranked option; fastest of all: {}, {:.3} s.</p>", esc(&f.label), f.step_time_s);
+            }
+            None => {
+                let _ = write!(o, "; fastest of all: {}, {:.3} s.</p>", esc(&f.label), f.step_time_s);
+            }
         }
     }
     if r.pick.is_none() {
         let missing = r.missing_power();
-        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: no published power for {} (give them a power figure or prices in the price book).</p>", esc(&missing.join(", ")));
+        let fastest = r.fastest.map_or(String::new(), |i| format!(" Fastest: {}, {:.3} s per step.", esc(&r.candidates[i].label), r.candidates[i].step_time_s));
+        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: an option is ranked by power only when every part has a figure, and there is no published power for {} (give them a power figure or prices in the price book).{fastest}</p>", esc(&missing.join(", ")));
     }
     o.push_str("<ul class=\"small\">");
     for s in r.steps.iter().take(4) {

@@ -218,8 +218,11 @@ fn leaf_layout(t: &TreeInput, rails: u32, d: u32) -> Result<LeafLayout> {
             let rails_per_leaf = (d / n).clamp(1, rails);
             return Ok(LeafLayout { leaves: rails.div_ceil(rails_per_leaf), down: rails_per_leaf * n, nodes_per_leaf: n, blocks: None });
         }
+        // Nodes spread evenly over the blocks, so each leaf's uplinks are sized for the NICs it
+        // has (32 nodes per leaf at 2:1 on 64 ports, not 42 ports' worth: 2:1 is 2:1).
         let blocks = n.div_ceil(d);
-        return Ok(LeafLayout { leaves: blocks * rails, down: d, nodes_per_leaf: d, blocks: Some(blocks) });
+        let per = n.div_ceil(blocks);
+        return Ok(LeafLayout { leaves: blocks * rails, down: per, nodes_per_leaf: per, blocks: Some(blocks) });
     }
     if rails > d {
         return Err(ModelError::new(
@@ -231,9 +234,10 @@ fn leaf_layout(t: &TreeInput, rails: u32, d: u32) -> Result<LeafLayout> {
             ),
         ));
     }
-    let per = d / rails;
-    let leaves = n.div_ceil(per);
-    Ok(LeafLayout { leaves, down: per.min(n) * rails, nodes_per_leaf: per.min(n), blocks: None })
+    let leaves = n.div_ceil(d / rails);
+    // As even as whole nodes allow (the busiest leaf sets the uplinks of every leaf).
+    let per = n.div_ceil(leaves);
+    Ok(LeafLayout { leaves, down: per * rails, nodes_per_leaf: per, blocks: None })
 }
 
 /// One plane of `rails` rails per node, replicated `planes` times.
