@@ -234,3 +234,18 @@ fn a_scenario_with_bad_prices_is_refused_naming_the_field() {
     let v = json(&["bom", "--nodes", "16", "--json"]);
     assert!(item(&v, "compute", "dgx-h100")["source"].as_str().unwrap().contains("10.2 kW"));
 }
+
+/// `--rail-only`: each rail its own switches, no spine between rails; the tier says that
+/// traffic between rails goes over NVLink first and that this is not timed.
+#[test]
+fn rail_only_builds_no_spine_between_rails() {
+    let v = json(&["bom", "--nodes", "32", "--rail-only", "--json"]);
+    let tiers = v["switch_tiers"].as_array().unwrap();
+    assert_eq!(tiers.len(), 1, "{tiers:?}");
+    assert_eq!(v["switches_total"], 8);
+    let with_spine = json(&["bom", "--nodes", "32", "--json"]);
+    assert!(with_spine["switches_total"].as_u64().unwrap() > 8);
+    let o = run(&["bom", "--nodes", "32", "--rail-only", "--rail-optimized", "false"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rail"));
+}

@@ -119,6 +119,8 @@ pub struct TreeInput {
     /// NICs per node, at least 1.
     pub rails: u32,
     pub rail_optimized: bool,
+    /// Every rail its own tree (no switch joins two rails).
+    pub rail_only: bool,
     pub radix: u32,
     pub leaves: Option<u32>,
     pub spines: Option<u32>,
@@ -184,6 +186,16 @@ pub fn size(t: &TreeInput) -> Result<FatTree> {
             ));
         }
         return two_tier_by_count(t, o_leaf);
+    }
+    if t.rail_only {
+        if !t.rail_optimized || t.leaves.is_some() || t.spines.is_some() {
+            return Err(ModelError::new(
+                "rail_only",
+                "a rail-only fabric puts NIC k of every node on rail k's own switches: it needs rail_optimized and leaf and spine counts on auto",
+            ));
+        }
+        // One plane per rail: no spine joins two rails.
+        return plane(t, t.rails, 1, o_leaf, o_core);
     }
     if !t.rail_optimized {
         return plane(t, 1, t.rails, o_leaf, o_core);

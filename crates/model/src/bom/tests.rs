@@ -301,3 +301,24 @@ fn storage_management_and_facility_are_counted_only() {
     // Not in the counts of the compute fabric (the SuperPOD golden counts hold).
     assert_eq!((b.switches_total, b.transceivers, b.cables), (48, 2048, 2048));
 }
+
+/// Rail-only: each rail its own switches, none joins two rails. 32 DGX H100 on 8 rails: one
+/// 64-port switch per rail (32 NICs each), no spine; 128 nodes: each rail a two-tier tree of its
+/// own (4 leaves, 2 spines), 8 planes. Counted exactly: one plane per rail.
+#[test]
+fn rail_only_has_no_spine_between_rails() {
+    let c = Cluster { nodes: 32, rail_only: true, ..Cluster::default() };
+    let t = c.topology().unwrap();
+    let f = t.fabric.as_ref().unwrap();
+    assert_eq!((f.planes, f.leaves, f.spines), (8, 8, 0));
+    let b = bom(&t, &PriceBook::default());
+    assert_eq!(b.switch_tiers.len(), 1);
+    assert_eq!(b.switches_total, 8);
+    assert!(t.tiers.iter().any(|x| x.name.starts_with("rail-only leaf")));
+    let big = Cluster { nodes: 128, rail_only: true, ..Cluster::default() }.topology().unwrap();
+    let f = big.fabric.as_ref().unwrap();
+    assert_eq!((f.planes, f.leaves, f.spines), (8, 32, 16));
+    // Not rail-optimized: refused, naming the field.
+    let e = Cluster { nodes: 32, rail_only: true, rail_optimized: false, ..Cluster::default() }.topology().unwrap_err();
+    assert_eq!(e.field, "rail_only");
+}
