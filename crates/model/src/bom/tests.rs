@@ -322,3 +322,24 @@ fn rail_only_has_no_spine_between_rails() {
     let e = Cluster { nodes: 32, rail_only: true, rail_optimized: false, ..Cluster::default() }.topology().unwrap_err();
     assert_eq!(e.field, "rail_only");
 }
+
+/// Planes counted exactly: 16,384 DGX H100 on 8 rails exceed one three-tier tree (64^3/4 =
+/// 65,536 NICs), so the rails split into planes, each its own tree; the bill is the planes'
+/// bills added up (switches, ports, optics, fibers), every NIC on one leaf port.
+#[test]
+fn planes_add_up_to_the_whole_bill() {
+    let c = Cluster { nodes: 16384, ..Cluster::default() };
+    let t = c.topology().unwrap();
+    let f = t.fabric.as_ref().unwrap();
+    assert!(f.planes > 1, "{} planes", f.planes);
+    let p = f.planes as u64;
+    let b = bom(&t, &PriceBook::default());
+    let one = bom(&Cluster { nics_per_node: 8 / f.planes, ..c }.topology().unwrap(), &PriceBook::default());
+    assert_eq!(b.switches_total, p * one.switches_total);
+    assert_eq!(b.transceivers - 16384 * 4, p * (one.transceivers - 16384 * (one.nics / 16384).div_ceil(2)));
+    assert_eq!(b.cables, p * one.cables);
+    assert_eq!(b.switch_tiers[0].links_down, 16384 * 8);
+    for (a, o) in b.switch_tiers.iter().zip(&one.switch_tiers) {
+        assert_eq!((a.switches, a.ports_used, a.links_up), (p * o.switches, p * o.ports_used, p * o.links_up));
+    }
+}
