@@ -374,7 +374,7 @@ pub const NOT_COUNTED: [&str; 4] = [
     "storage arrays and the storage fabric's switches (sized by the storage vendor)",
     "network, management and storage racks and their PDUs",
     "coolant distribution units and facility cooling (NVL72 racks are liquid-cooled)",
-    "UFM/NVLink fabric managers' servers for Ethernet fabrics",
+    "fabric management servers for Ethernet compute fabrics (UFM is counted for InfiniBand)",
 ];
 
 /// The bill of materials of a scenario's cluster, priced from the scenario's price book.
