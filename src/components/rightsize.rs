@@ -26,9 +26,10 @@ pub struct Props {
 /// The chart and the pick, in words.
 fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
     let (w, h) = if compact { (360, 260) } else { (720, 340) };
-    let mut o = pareto_chart(r, w, h, &Theme::for_dark(dark));
     let unit = if r.axis == Axis::CostUsd { "USD" } else { "kW" };
     let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
+    // No chart without a ranked option: the words below say why and name the fastest.
+    let mut o = if ranked > 0 { pareto_chart(r, w, h, &Theme::for_dark(dark)) } else { String::new() };
     if let (Some(fi), Some(pi)) = (r.fastest, r.pick) {
         let (f, p) = (&r.candidates[fi], &r.candidates[pi]);
         let _ = write!(o, "<p data-testid=\"rightsize-pick\">Cheapest within 2% of the fastest: <strong>{}</strong>, {:.3} s per step ({})", esc(&p.label), p.step_time_s, esc(&p.layout));
@@ -82,7 +83,7 @@ thread_local! {
 }
 
 /// The heading and what the panel does (static markup).
-const HEAD: &str = "<h3 id=\"rightsize-h\">4 · Right-size the fabric</h3><p class=\"muted small\">The scale-up domain (8-GPU servers or NVL72 racks, 8- or 4-GPU boards), InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
+const HEAD: &str = "<h3 id=\"rightsize-h\">4 · Right-size the fabric</h3><p class=\"muted small\">The scale-up domain (8-GPU servers or NVL72 racks, 8- or 4-GPU boards), the NICs each platform ships with, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
 
 pub fn rightsize_panel(p: &Props) -> Html {
     let body = match (&p.sized, p.progress) {
