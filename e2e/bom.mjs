@@ -47,24 +47,23 @@ async function main() {
       assert(/128\s+10200\s+1306/.test(row), `DGX row: ${row}`);
       const [d] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('[data-testid=bom-csv]')]);
       const csv = (await readFile(await d.path())).toString().split('\r\n');
-      assert(d.suggestedFilename() === 'fabricscope-bom.csv' && csv[0].startsWith('group,item,name,count,unit_power_w'), csv[0]);
+      assert(d.suggestedFilename() === 'fabricscope-bom.csv' && csv[0].startsWith('group,item,name,count,scope,unit_power_w'), csv[0]);
       assert(csv.some((l) => l.startsWith('leaf,qm9700,') && l.includes(',32,')), 'CSV has the 32 leaf switches');
     });
 
-    await check('right-sizer: 1024 GPUs in slices (no task over 50 ms), Pareto chart with the pick', async () => {
+    await check('right-sizer: 1024 GPUs in slices (no task over 50 ms); nothing ranked on power without switch figures, the fastest named', async () => {
       await page.evaluate(() => {
         window.__long = [];
         new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__long.push(e.duration))).observe({ type: 'longtask' });
       });
       const t0 = Date.now();
       await page.click('[data-testid=rightsize-run]');
-      await page.waitForSelector('[data-testid=rightsize-pick]', { timeout: 30000 });
+      await page.waitForSelector('[data-testid=rightsize-none]', { timeout: 30000 });
       const ms = Date.now() - t0;
       const long = await page.evaluate(() => window.__long);
       assert(long.every((d) => d <= 50), `long tasks: ${long}`);
-      const svg = await page.locator('[data-testid=rightsize] svg').innerHTML();
-      assert((svg.match(/<circle/g) ?? []).length > 10, 'one point per ranked option');
-      assert((await page.textContent('[data-testid=rightsize] svg')).includes('pick: '), 'the pick is labelled');
+      const none = await page.textContent('[data-testid=rightsize-none]');
+      assert(none.includes('qm9700') && none.includes('Fastest: H100 '), `why nothing is ranked, and the fastest: ${none}`);
       console.log(`     right-sized in ${ms} ms`);
     });
 
@@ -144,11 +143,16 @@ async function main() {
       const file = join(await mkdtemp(join(tmpdir(), 'fs-prices-')), 'book.json');
       await writeFile(file, JSON.stringify(items.map((item) => ({ item, usd: PRICES[item] ?? 1000, source: 'test input', date: '2026-11-30' }))));
       await page.click('[data-testid=rightsize-run]');
-      await page.waitForSelector('[data-testid=rightsize-pick]', { timeout: 30000 });
+      await page.waitForSelector('[data-testid=rightsize-none]', { timeout: 30000 });
       await page.setInputFiles('[data-testid=price-import]', file);
       await page.waitForFunction(() => document.querySelector('[data-testid=rightsize-systems]')?.textContent.includes('ranked by cost'), null, { timeout: 5000 });
       const sys = await page.textContent('[data-testid=rightsize-systems]');
       assert(sys.includes('H100 8-GPU NVSwitch') && sys.includes('H100 4-GPU NVLink'), `systems with their domain sizes: ${sys}`);
+      // Ranked by cost: the Pareto chart with one point per ranked option and the pick labelled.
+      await page.waitForSelector('[data-testid=rightsize-pick]', { timeout: 5000 });
+      const svg = await page.locator('[data-testid=rightsize] svg').innerHTML();
+      assert((svg.match(/<circle/g) ?? []).length > 10, 'one point per ranked option');
+      assert((await page.textContent('[data-testid=rightsize] svg')).includes('pick: '), 'the pick is labelled');
       assert((await page.textContent('[data-testid=price-note]')).startsWith(`Imported ${items.length} prices`), 'import note');
       assert((await page.inputValue(box('qm9700', 'usd'))) === '30000', 'the boxes show the imported book');
     });
@@ -201,9 +205,9 @@ async function main() {
 
     await check('a cluster change retires the answer', async () => {
       await page.click('[data-testid=rightsize-run]');
-      await page.waitForSelector('[data-testid=rightsize-pick]', { timeout: 30000 });
+      await page.waitForSelector('[data-testid=rightsize-none]', { timeout: 30000 });
       await page.click('[data-preset=h100-roce]');
-      await page.waitForFunction(() => !document.querySelector('[data-testid=rightsize-pick]'), null, { timeout: 10000 });
+      await page.waitForFunction(() => !document.querySelector('[data-testid=rightsize-none]'), null, { timeout: 10000 });
     });
 
     await check('no console error', async () => assert(problems.length === 0, problems.join('\n')));

@@ -35,6 +35,9 @@ fn table_html(b: &Bom) -> String {
                 Group::Leaf => "Leaf switches and their links",
                 Group::Spine => "Spine switches and their links",
                 Group::Core => "Core switches and their links",
+                Group::Storage => "Storage and in-band management (count only)",
+                Group::Management => "Out-of-band management and fabric managers (count only)",
+                Group::Facility => "Racks and PDUs (count only)",
             };
             let _ = write!(o, "<tr class=\"group\"><th colspan=\"4\" scope=\"rowgroup\">{name}");
             if let Some(t) = tier {
@@ -43,6 +46,7 @@ fn table_html(b: &Bom) -> String {
             o.push_str("</th></tr>");
         }
         let (each, kw) = match (l.included, l.unit_power_w) {
+            _ if !l.counted() => ("count only".to_string(), "–".to_string()),
             (true, _) => ("in system".to_string(), "–".to_string()),
             (false, Some(w)) => {
                 let kw = w * l.count as f64 / 1000.0;
@@ -54,7 +58,7 @@ fn table_html(b: &Bom) -> String {
     }
     let _ = write!(
         o,
-        "</tbody></table></div><p data-testid=\"bom-power\">Power {}{:.1} kW, {}.{} Cost: {}</p><p class=\"muted small\">Power: the published maximum per item (switches: see docs/bom.md); n/p: not published, not counted. Every item's source: <code>fabricscope bom --json</code>. Prices: the price book below; none are built in.</p>",
+        "</tbody></table></div><p data-testid=\"bom-power\">Power {}{:.1} kW, {}.{} Cost: {}</p><p class=\"muted small\">Power covers the compute systems (their published maximum; NVL72: the rack's stated load) and the compute fabric; storage, management and facility lines are counted only. n/p: not published, not counted. Every item's source: <code>fabricscope bom --json</code>. Prices: the price book below; none are built in.</p>",
         if b.unpowered.is_empty() { "" } else { "at least " },
         b.power_kw,
         b.network_power_text(),

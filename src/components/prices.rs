@@ -43,7 +43,7 @@ type Row = (&'static str, &'static str, u64, Option<f64>);
 /// The bill's items that need a price of their own, each once.
 fn items(b: &Bom) -> Vec<Row> {
     let mut v: Vec<Row> = Vec::new();
-    for l in b.lines.iter().filter(|l| !l.included) {
+    for l in b.lines.iter().filter(|l| !l.included && l.counted()) {
         match v.iter_mut().find(|e| e.0 == l.item) {
             Some(e) => e.2 += l.count,
             None => v.push((l.item, l.name, l.count, l.unit_power_w)),

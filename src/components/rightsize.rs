@@ -26,21 +26,27 @@ pub struct Props {
 /// The chart and the pick, in words.
 fn answer_html(r: &RightSize, dark: bool, compact: bool) -> String {
     let (w, h) = if compact { (360, 260) } else { (720, 340) };
-    let mut o = pareto_chart(r, w, h, &Theme::for_dark(dark));
     let unit = if r.axis == Axis::CostUsd { "USD" } else { "kW" };
     let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
+    // No chart without a ranked option: the words below say why and name the fastest.
+    let mut o = if ranked > 0 { pareto_chart(r, w, h, &Theme::for_dark(dark)) } else { String::new() };
     if let (Some(fi), Some(pi)) = (r.fastest, r.pick) {
         let (f, p) = (&r.candidates[fi], &r.candidates[pi]);
         let _ = write!(o, "<p data-testid=\"rightsize-pick\">Cheapest within 2% of the fastest: <strong>{}</strong>, {:.3} s per step ({})", esc(&p.label), p.step_time_s, esc(&p.layout));
-        if fi == pi {
-            o.push_str(", itself the fastest.</p>");
-        } else {
-            let _ = write!(o, ", {:.1} {unit} less than the fastest ({}, {:.3} s).</p>", r.x(f) - r.x(p), esc(&f.label), f.step_time_s);
+        match r.pick_saves() {
+            _ if fi == pi => o.push_str(", itself the fastest.</p>"),
+            Some(x) => {
+                let _ = write!(o, ", {x:.1} {unit} less than the fastest ranked option; fastest of all: {}, {:.3} s.</p>", esc(&f.label), f.step_time_s);
+            }
+            None => {
+                let _ = write!(o, "; fastest of all: {}, {:.3} s.</p>", esc(&f.label), f.step_time_s);
+            }
         }
     }
     if r.pick.is_none() {
         let missing = r.missing_power();
-        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: no published power for {} (give them a power figure or prices in the price book).</p>", esc(&missing.join(", ")));
+        let fastest = r.fastest.map_or(String::new(), |i| format!(" Fastest: {}, {:.3} s per step.", esc(&r.candidates[i].label), r.candidates[i].step_time_s));
+        let _ = write!(o, "<p data-testid=\"rightsize-none\">No option can be ranked: an option is ranked by power only when every part has a figure, and there is no published power for {} (give them a power figure or prices in the price book).{fastest}</p>", esc(&missing.join(", ")));
     }
     o.push_str("<ul class=\"small\">");
     for s in r.steps.iter().take(4) {
@@ -77,7 +83,7 @@ thread_local! {
 }
 
 /// The heading and what the panel does (static markup).
-const HEAD: &str = "<h3 id=\"rightsize-h\">4 · Right-size the fabric</h3><p class=\"muted small\">The scale-up domain (8-GPU servers or NVL72 racks, 8- or 4-GPU boards), InfiniBand or RoCE, 400G or 800G, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
+const HEAD: &str = "<h3 id=\"rightsize-h\">4 · Right-size the fabric</h3><p class=\"muted small\">The scale-up domain (8-GPU servers or NVL72 racks, 8- or 4-GPU boards), the NICs each platform ships with, NICs per node, rails or not, 1:1 to 3:1 at each tier: every fabric for these GPUs, costed from its bill of materials and timed on the job.</p>";
 
 pub fn rightsize_panel(p: &Props) -> Html {
     let body = match (&p.sized, p.progress) {

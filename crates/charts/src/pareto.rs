@@ -141,7 +141,9 @@ mod tests {
 
     #[test]
     fn draws_every_ranked_option_and_rings_the_pick() {
-        let r = rightsize(&Cluster { nodes: 32, ..Cluster::default() }, preset("llama3-8b").unwrap(), Constraints::default(), PriceBook::default()).unwrap();
+        // Power for the parts without a published figure (test inputs), so options are ranked.
+        let book = PriceBook::from_file_text(r#"[{"item":"qm9700","power_w":1000},{"item":"sn5600","power_w":1500},{"item":"gpu-server","power_w":2000},{"item":"connectx-7-ndr","power_w":25},{"item":"connectx-7-400gbe","power_w":25}]"#).unwrap();
+        let r = rightsize(&Cluster { nodes: 32, ..Cluster::default() }, preset("llama3-8b").unwrap(), Constraints::default(), book).unwrap();
         let svg = pareto_chart(&r, 640, 360, &Theme::light());
         let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
         // One titled circle per ranked option, plus the ring around the pick.

@@ -37,6 +37,8 @@ struct ItemJson<'a> {
     unit_price_usd: Option<f64>,
     /// Inside another item (its power and price are that item's).
     included: bool,
+    /// "modelled" (in the totals) or "count only".
+    scope: &'static str,
     source: &'a str,
 }
 
@@ -54,6 +56,10 @@ struct BomJson<'a> {
     power_kw: f64,
     network_power_kw: f64,
     unpowered: &'a [&'static str],
+    /// What the power total covers.
+    power_boundary: &'static str,
+    /// What the bill does not count at all.
+    not_counted: &'static [&'static str],
     /// Null unless every item has a price.
     cost_usd: Option<f64>,
     cost_per_gpu_usd: Option<f64>,
@@ -109,6 +115,8 @@ fn json(b: &Bom) -> BomJson<'_> {
         power_kw: b.power_kw,
         network_power_kw: b.network_power_kw,
         unpowered: &b.unpowered,
+        power_boundary: fabricscope_model::bom::POWER_BOUNDARY,
+        not_counted: &fabricscope_model::bom::NOT_COUNTED,
         cost_usd: b.cost_usd,
         cost_per_gpu_usd: b.cost_per_gpu(),
         network_cost_usd: b.network_cost_usd,
@@ -125,6 +133,7 @@ fn json(b: &Bom) -> BomJson<'_> {
                 unit_power_w: l.unit_power_w,
                 unit_price_usd: l.unit_price_usd,
                 included: l.included,
+                scope: l.scope.id(),
                 source: l.source,
             })
             .collect(),
@@ -152,10 +161,10 @@ fn text(b: &Bom) -> String {
     let mut group = None;
     for l in &b.lines {
         if group != Some(l.group) {
-            s.push_str(&format!("{}:\n", l.group.id()));
+            s.push_str(&format!("{} ({}):\n", l.group.id(), l.scope.id()));
             group = Some(l.group);
         }
-        let power = if l.included { "included".to_string() } else { opt(l.unit_power_w, "W") };
+        let power = if l.included { "included".to_string() } else if !l.counted() { "count only".to_string() } else { opt(l.unit_power_w, "W") };
         s.push_str(&format!("  {:>7} x {:<62} {:>10} {:>12}\n", l.count, l.name, power, opt(l.unit_price_usd, "USD")));
     }
     s.push_str(&format!(
@@ -168,6 +177,7 @@ fn text(b: &Bom) -> String {
         if b.unpowered.is_empty() { String::new() } else { format!(" at least (no published figure: {})", b.unpowered.join(", ")) },
         b.network_power_text()
     ));
+    s.push_str(&format!("power covers: {}\nnot counted: {}\n", fabricscope_model::bom::POWER_BOUNDARY, fabricscope_model::bom::NOT_COUNTED.join("; ")));
     match (b.cost_usd, b.cost_per_gpu()) {
         (Some(c), Some(g)) => s.push_str(&format!(
             "cost: {}, {} per GPU{}\n",

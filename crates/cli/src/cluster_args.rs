@@ -73,6 +73,10 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
     pub rail_optimized: bool,
 
+    /// Rail-only: each rail its own switches, no spine between rails (cross-rail traffic over NVLink first)
+    #[arg(long)]
+    pub rail_only: bool,
+
     /// Down:up ratio at the leaf of an automatically sized tree, e.g. 3 for 3:1 [default: 1, non-blocking]
     #[arg(long, value_name = "RATIO", allow_negative_numbers = true)]
     pub oversubscription: Option<f64>,
@@ -120,6 +124,7 @@ impl ClusterArgs {
             spine_switches: self.spine,
             switch_radix: self.radix,
             rail_optimized: self.rail_optimized,
+            rail_only: self.rail_only,
             oversubscription: self.oversubscription,
             core_oversubscription: self.core_oversubscription,
             cpu: self.cpu,

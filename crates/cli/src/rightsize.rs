@@ -9,7 +9,7 @@ use crate::eval::{model_error, read_scenario};
 use crate::output;
 use clap::Args;
 use fabricscope_model::bom::PriceBook;
-use fabricscope_model::rightsize::{rightsize, Axis, RightSize, WITHIN};
+use fabricscope_model::rightsize::{rightsize_with, Axis, RightSize, RightSizeOptions, WITHIN};
 use fabricscope_model::training::explore::{constraints, workload, DEFAULT_WORKLOAD};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::Cluster;
@@ -25,6 +25,9 @@ pub struct RightsizeArgs {
     /// Price book (see `fabricscope bom --help`); with every item priced the axis is cost, else power
     #[arg(long, value_name = "FILE")]
     pub prices: Option<String>,
+    /// Offer every NIC (400G and 800G, InfiniBand and RoCE) with every system, not only those its platform ships with
+    #[arg(long)]
+    pub any_nic: bool,
     /// Take the cluster, job, pinned layout and prices from a scenario file instead of flags
     #[arg(long, value_name = "FILE", conflicts_with_all = ["model", "prices"])]
     pub scenario: Option<String>,
@@ -51,7 +54,7 @@ pub fn run(a: &RightsizeArgs) -> Result<String, CliError> {
         }
     };
     let w = workload(&job).map_err(|e| CliError::new("--model", e.message))?;
-    let r = rightsize(&cluster, w, fixed, book)?;
+    let r = rightsize_with(&cluster, w, fixed, book, RightSizeOptions { any_nic: a.any_nic })?;
     if a.json {
         return output::json(&r);
     }
@@ -59,9 +62,9 @@ pub fn run(a: &RightsizeArgs) -> Result<String, CliError> {
 }
 
 fn text(r: &RightSize, job: &str) -> String {
-    let (unit, scale) = match r.axis {
-        Axis::CostUsd => ("USD", 1.0),
-        Axis::PowerKw => ("kW", 1.0),
+    let unit = match r.axis {
+        Axis::CostUsd => "USD",
+        Axis::PowerKw => "kW",
     };
     let mut s = format!(
         "{job}: {} fabric options timed ({} skipped: not buildable, or the same fabric as a lower ratio); layouts timed: {}\n",
@@ -73,15 +76,11 @@ fn text(r: &RightSize, job: &str) -> String {
     let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
     let missing = r.missing_power();
     s.push_str(&format!(
-        "axis: {}; {ranked} options ranked{}{}\n\nPareto front, fastest first:\n",
+        "axis: {}; {ranked} of {} options ranked{}\n\nPareto front, fastest first:\n",
         if r.axis == Axis::CostUsd { "cost (every item priced)" } else { "power (price every item to compare cost)" },
-        if r.axis == Axis::PowerKw && r.candidates.iter().any(|c| c.unpowered.iter().any(|id| fabricscope_model::bom::parts::is_switch(id))) {
-            "; switch power left out where not published (give power_w per switch in the price book)"
-        } else {
-            ""
-        },
+        r.candidates.len(),
         if r.axis == Axis::PowerKw && !missing.is_empty() {
-            format!("; not ranked by power: no published power for {} (give power_w in --prices FILE; the others are listed in --json)", missing.join(", "))
+            format!("; an option is ranked by power only when every part has a figure: no published power for {} (give power_w in --prices FILE)", missing.join(", "))
         } else {
             String::new()
         }
@@ -94,7 +93,7 @@ fn text(r: &RightSize, job: &str) -> String {
             c.label,
             c.step_time_s,
             100.0 * c.mfu,
-            r.x(c) * scale,
+            r.x(c),
             c.switches,
             c.layout,
         ));
@@ -108,20 +107,17 @@ fn text(r: &RightSize, job: &str) -> String {
         }
     }
     if r.pareto.is_empty() {
-        let missing = r.missing_power();
         s.push_str(&format!("  none: no published power for {} (give power_w or prices in --prices FILE)\n", missing.join(", ")));
     }
-    if let (Some(f), Some(p)) = (r.fastest, r.pick) {
-        let (f, p) = (&r.candidates[f], &r.candidates[p]);
-        s.push_str(&format!(
-            "\nfastest: {} ({:.3} s); pick within {:.0}%: {} ({:.3} s, saves {:.1} {unit})\n",
-            f.label,
-            f.step_time_s,
-            100.0 * WITHIN,
-            p.label,
-            p.step_time_s,
-            r.x(f) - r.x(p)
-        ));
+    // The fastest of all options, ranked or not: the JSON's `fastest`.
+    if let Some(f) = r.fastest {
+        let f = &r.candidates[f];
+        s.push_str(&format!("\nfastest: {} ({:.3} s, {}){}\n", f.label, f.step_time_s, f.layout, if f.comparable(r.axis) { "" } else { "; not ranked on the axis" }));
+    }
+    if let Some(p) = r.pick {
+        let p = &r.candidates[p];
+        let saves = r.pick_saves().map_or(String::new(), |x| format!(", saves {x:.1} {unit} against the fastest ranked option"));
+        s.push_str(&format!("pick within {:.0}%: {} ({:.3} s{saves})\n", 100.0 * WITHIN, p.label, p.step_time_s));
     }
     s
 }

@@ -83,7 +83,7 @@ fn bom_csv_has_a_header_and_a_row_per_item() {
     let csv = stdout_ok(&["bom", "--nodes", "128", "--csv"]);
     let v = json(&["bom", "--nodes", "128", "--json"]);
     let rows: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
-    assert!(rows[0].starts_with("group,item,name,count,unit_power_w"));
+    assert!(rows[0].starts_with("group,item,name,count,scope,unit_power_w"));
     assert_eq!(rows.len(), v["items"].as_array().unwrap().len() + 1);
 }
 
@@ -122,9 +122,13 @@ fn compare_lists_each_design_with_the_documented_fields() {
     assert_eq!(o.status.code(), Some(2), "one design is not a comparison");
 }
 
+/// Power for the parts no maker publishes a figure for here (test inputs, not vendor figures).
+const POWER_BOOK: &str = r#"[{"item":"qm9700","power_w":1000},{"item":"sn5600","power_w":1500},{"item":"gpu-server","power_w":2000},{"item":"connectx-7-ndr","power_w":25},{"item":"connectx-7-400gbe","power_w":25}]"#;
+
 #[test]
 fn rightsize_ranks_options_and_picks_within_two_percent() {
-    let v = json(&["rightsize", "--nodes", "128", "--json"]);
+    let book = temp("power.json", POWER_BOOK);
+    let v = json(&["rightsize", "--nodes", "128", "--json", "--prices", &book]);
     let c = v["candidates"].as_array().unwrap();
     assert!(c.len() > 20);
     let step = |i: &Value| c[i.as_u64().unwrap() as usize]["step_time_s"].as_f64().unwrap();
@@ -133,14 +137,39 @@ fn rightsize_ranks_options_and_picks_within_two_percent() {
     let front = v["pareto"].as_array().unwrap();
     assert!(!front.is_empty());
     assert_eq!(v["axis"], "power_kw", "nothing is priced");
-    // A price book with every item of every ranked option priced turns the axis to cost.
-    let items = ["dgx-h100", "qm9700", "sn5600", "mma4z00-ns", "mma4z00-ns400", "fiber-mpo-mm", "fiber-mpo-sm", "mms4x00-nm", "dac", "connectx-8-xdr", "connectx-8-800gbe", "q3400", "optic", "fiber"];
+    // power_ranked exactly when nothing is unpowered.
+    for x in c {
+        assert_eq!(x["power_ranked"].as_bool().unwrap(), x["unpowered"].as_array().unwrap().is_empty(), "{x}");
+    }
+    // A price book with every item of every option priced turns the axis to cost.
+    let items = ["dgx-h100", "qm9700", "sn5600", "mma4z00-ns", "mma4z00-ns400", "fiber-mpo-mm", "fiber-mpo-sm", "mms4x00-nm", "dac", "gpu-server", "connectx-7-ndr", "connectx-7-400gbe", "optic", "fiber"];
     let book: Vec<String> = items.iter().map(|i| format!(r#"{{"item":"{i}","usd":100,"power_w":10}}"#)).collect();
     let path = temp("rs.json", &format!("[{}]", book.join(",")));
     let v = json(&["rightsize", "--nodes", "128", "--json", "--prices", &path]);
     assert_eq!(v["axis"], "cost_usd");
-    let text = stdout_ok(&["rightsize", "--nodes", "16"]);
+    let small = temp("power16.json", POWER_BOOK);
+    let text = stdout_ok(&["rightsize", "--nodes", "16", "--prices", &small]);
     assert!(text.contains("Pareto front") && text.contains("cheapest within 2% of the fastest"), "{text}");
+}
+
+/// The text's "fastest: NAME (N s" is the JSON's fastest candidate, ranked or not; without a
+/// switch figure nothing is ranked on power and the text says which parts lack one.
+#[test]
+fn rightsize_text_and_json_name_the_same_fastest() {
+    for args in [&["rightsize", "--nodes", "32"][..], &["rightsize", "--gpu", "b200", "--nodes", "72"][..]] {
+        let text = stdout_ok(args);
+        let mut j = args.to_vec();
+        j.push("--json");
+        let v = json(&j);
+        let f = &v["candidates"][v["fastest"].as_u64().unwrap() as usize];
+        let want = format!("fastest: {} ({:.3} s", f["label"].as_str().unwrap(), f["step_time_s"].as_f64().unwrap());
+        assert!(text.contains(&want), "{want} not in {text}");
+        // No switch figure is published: nothing ranked, the switch named.
+        assert!(v["pareto"].as_array().unwrap().is_empty() && v["pick"].is_null(), "{}", v["pareto"]);
+        assert!(text.contains("no published power for") && text.contains("qm9700"), "{text}");
+        let min = v["candidates"].as_array().unwrap().iter().map(|c| c["step_time_s"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
+        assert!(f["step_time_s"].as_f64().unwrap() <= min * (1.0 + 1e-6));
+    }
 }
 
 #[test]
@@ -151,20 +180,42 @@ fn rightsize_offers_each_scale_up_domain_the_gpus_come_in() {
     let sizes: Vec<u64> = c.iter().map(|x| x["domain_gpus"].as_u64().unwrap()).collect();
     assert!(sizes.contains(&8) && sizes.contains(&72), "{sizes:?}");
     assert!(c.iter().any(|x| x["label"].as_str().unwrap().starts_with("GB200 72-GPU NVL72 · ")));
+    // B200 and GB200 systems ship with ConnectX-7 (NDR 400G): no XDR or 800G unless asked.
+    assert!(c.iter().all(|x| x["option"]["nic"] == "ib-ndr"), "{:?}", c.iter().map(|x| &x["option"]["nic"]).collect::<Vec<_>>());
+    let any = json(&["rightsize", "--gpu", "b200", "--nodes", "72", "--json", "--any-nic"]);
+    assert!(any["candidates"].as_array().unwrap().iter().any(|x| x["option"]["nic"] == "ib-xdr"));
     let text = stdout_ok(&["rightsize", "--gpu", "b200", "--nodes", "72"]);
     assert!(text.contains("systems (scale-up domain sizes): B200 8-GPU NVSwitch, GB200 72-GPU NVL72"), "{text}");
-    // The rack's draw is not published: by power only the user's own servers are ranked, and
-    // the text says what a price book would have to give.
-    assert!(text.contains("no published power for") && text.contains("gb200-nvl72-rack"), "{text}");
     // H100 comes on 8-GPU NVSwitch or 4-GPU NVLink baseboards.
     let v = json(&["rightsize", "--nodes", "32", "--json"]);
     let sizes: Vec<u64> = v["candidates"].as_array().unwrap().iter().map(|x| x["domain_gpus"].as_u64().unwrap()).collect();
     assert!(sizes.contains(&8) && sizes.contains(&4), "{sizes:?}");
 }
 
+/// The bill marks every line modelled or count only, in JSON, CSV and text, and lists the
+/// networks a reference architecture names beside the compute fabric.
+#[test]
+fn bom_marks_lines_modelled_or_count_only() {
+    let v = json(&["bom", "--nodes", "128", "--json"]);
+    assert_eq!(item(&v, "compute", "dgx-h100")["scope"], "modelled");
+    for (g, id) in [("storage", "storage-inband-port"), ("management", "oob-port"), ("management", "ufm-appliance"), ("facility", "rack"), ("facility", "pdu")] {
+        assert_eq!(item(&v, g, id)["scope"], "count only", "{g}/{id}");
+    }
+    assert_eq!(v["unpowered"], serde_json::json!(["qm9700"]));
+    assert!(v["power_boundary"].as_str().unwrap().contains("counted only"));
+    let csv = stdout_ok(&["bom", "--nodes", "128", "--csv"]);
+    assert!(csv.lines().next().unwrap().contains(",scope,") && csv.contains("facility,rack,"), "{csv}");
+    let text = stdout_ok(&["bom", "--nodes", "128"]);
+    assert!(text.contains("storage (count only):") && text.contains("power covers:"), "{text}");
+    // --oversubscription 2 builds 2:1 leaves.
+    let v = json(&["bom", "--nodes", "128", "--oversubscription", "2", "--json"]);
+    let leaf = &v["switch_tiers"][0];
+    assert_eq!(leaf["links_down"].as_f64().unwrap() / leaf["links_up"].as_f64().unwrap(), 2.0, "{leaf}");
+}
+
 #[test]
 fn render_writes_the_right_sizers_chart() {
-    let s = temp("scenario.json", r#"{"cluster":{"nodes":32}}"#);
+    let s = temp("scenario.json", &format!(r#"{{"cluster":{{"nodes":32}},"prices":{POWER_BOOK}}}"#));
     let out = std::env::temp_dir().join(format!("fabricscope-bom-{}-render", std::process::id()));
     let listing = stdout_ok(&["render", &s, "--out", out.to_str().unwrap(), "--only", "pareto"]);
     assert!(listing.contains("pareto.svg"), "{listing}");
@@ -183,4 +234,19 @@ fn a_scenario_with_bad_prices_is_refused_naming_the_field() {
     // The part's source travels with every item (here the DGX H100 datasheet figure).
     let v = json(&["bom", "--nodes", "16", "--json"]);
     assert!(item(&v, "compute", "dgx-h100")["source"].as_str().unwrap().contains("10.2 kW"));
+}
+
+/// `--rail-only`: each rail its own switches, no spine between rails; the tier says that
+/// traffic between rails goes over NVLink first and that this is not timed.
+#[test]
+fn rail_only_builds_no_spine_between_rails() {
+    let v = json(&["bom", "--nodes", "32", "--rail-only", "--json"]);
+    let tiers = v["switch_tiers"].as_array().unwrap();
+    assert_eq!(tiers.len(), 1, "{tiers:?}");
+    assert_eq!(v["switches_total"], 8);
+    let with_spine = json(&["bom", "--nodes", "32", "--json"]);
+    assert!(with_spine["switches_total"].as_u64().unwrap() > 8);
+    let o = run(&["bom", "--nodes", "32", "--rail-only", "--rail-optimized", "false"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rail"));
 }

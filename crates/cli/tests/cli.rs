@@ -652,13 +652,17 @@ fn impossible_fat_trees_name_the_flag_and_what_would_work() {
 
 #[test]
 fn oversubscription_flags_set_each_tier() {
-    // 3:1 at the leaf: 48 NIC ports and 16 uplinks per 64-port leaf.
+    // 3:1 at the leaf: at most 48 NIC ports per 64-port leaf; 128 nodes spread over 3 leaves
+    // per rail (43, 43, 42), each with 15 uplinks: 43/15 = 2.87:1, never more than asked.
     let t = switch_tiers(&["--nodes", "128", "--oversubscription", "3"]);
-    assert_eq!((t[0].3, t[0].4), (48, 16));
+    assert_eq!((t[0].3, t[0].4), (43, 15));
     let v = json(&["tiers", "--json", "--nodes", "128", "--oversubscription", "3"]);
-    assert_eq!(num(&v["fat_tree"]["switch_tiers"][0], "oversubscription"), 3.0);
-    // Bisection: 1024 NICs x 50 GB/s / 2, through 3:1 leaves.
-    assert!((num(&v, "bisection_GBps_per_direction") - 25_600.0 / 3.0).abs() < 1e-9);
+    assert_eq!(num(&v["fat_tree"]["switch_tiers"][0], "oversubscription"), 43.0 / 15.0);
+    // Bisection: 1024 NICs x 50 GB/s / 2, through 43:15 leaves.
+    assert!((num(&v, "bisection_GBps_per_direction") - 25_600.0 * 15.0 / 43.0).abs() < 1e-9);
+    // 2:1 is exactly 2:1: 32 NICs and 16 uplinks per leaf.
+    let t = switch_tiers(&["--nodes", "128", "--oversubscription", "2"]);
+    assert_eq!((t[0].3, t[0].4), (32, 16));
     // 2:1 into the core of a three-tier tree: the spine keeps twice as many ports down as up.
     let t = switch_tiers(&["--nodes", "1024", "--core-oversubscription", "2"]);
     assert_eq!(t.len(), 3);

@@ -93,7 +93,7 @@ pub fn layouts_csv(rows: &[StepReport]) -> String {
 }
 
 /// Column names of [`bom_csv`], units in the names.
-pub const BOM_COLUMNS: [&str; 9] = ["group", "item", "name", "count", "unit_power_w", "unit_price_usd", "power_w", "price_usd", "source"];
+pub const BOM_COLUMNS: [&str; 10] = ["group", "item", "name", "count", "scope", "unit_power_w", "unit_price_usd", "power_w", "price_usd", "source"];
 
 /// One row per line of a bill of materials; a power or price that is not known is empty.
 pub fn bom_csv(b: &crate::bom::Bom) -> String {
@@ -107,6 +107,7 @@ pub fn bom_csv(b: &crate::bom::Bom) -> String {
             l.item.to_string(),
             l.name.to_string(),
             l.count.to_string(),
+            l.scope.id().to_string(),
             opt(l.unit_power_w),
             opt(l.unit_price_usd),
             opt(l.unit_power_w.map(|w| w * n)),
@@ -189,7 +190,7 @@ mod tests {
         assert_eq!(lines[0], BOM_COLUMNS.join(","));
         // 128 DGX H100 at 10.2 kW: 1,305,600 W.
         assert!(lines[1].starts_with("compute,dgx-h100,"), "{}", lines[1]);
-        assert!(lines[1].contains(",128,10200,,1305600,,"), "{}", lines[1]);
+        assert!(lines[1].contains(",128,modelled,10200,,1305600,,"), "{}", lines[1]);
     }
 
     #[test]

@@ -119,6 +119,8 @@ pub struct TreeInput {
     /// NICs per node, at least 1.
     pub rails: u32,
     pub rail_optimized: bool,
+    /// Every rail its own tree (no switch joins two rails).
+    pub rail_only: bool,
     pub radix: u32,
     pub leaves: Option<u32>,
     pub spines: Option<u32>,
@@ -185,6 +187,16 @@ pub fn size(t: &TreeInput) -> Result<FatTree> {
         }
         return two_tier_by_count(t, o_leaf);
     }
+    if t.rail_only {
+        if !t.rail_optimized || t.leaves.is_some() || t.spines.is_some() {
+            return Err(ModelError::new(
+                "rail_only",
+                "a rail-only fabric puts NIC k of every node on rail k's own switches: it needs rail_optimized and leaf and spine counts on auto",
+            ));
+        }
+        // One plane per rail: no spine joins two rails.
+        return plane(t, t.rails, 1, o_leaf, o_core);
+    }
     if !t.rail_optimized {
         return plane(t, 1, t.rails, o_leaf, o_core);
     }
@@ -218,8 +230,11 @@ fn leaf_layout(t: &TreeInput, rails: u32, d: u32) -> Result<LeafLayout> {
             let rails_per_leaf = (d / n).clamp(1, rails);
             return Ok(LeafLayout { leaves: rails.div_ceil(rails_per_leaf), down: rails_per_leaf * n, nodes_per_leaf: n, blocks: None });
         }
+        // Nodes spread evenly over the blocks, so each leaf's uplinks are sized for the NICs it
+        // has (32 nodes per leaf at 2:1 on 64 ports, not 42 ports' worth: 2:1 is 2:1).
         let blocks = n.div_ceil(d);
-        return Ok(LeafLayout { leaves: blocks * rails, down: d, nodes_per_leaf: d, blocks: Some(blocks) });
+        let per = n.div_ceil(blocks);
+        return Ok(LeafLayout { leaves: blocks * rails, down: per, nodes_per_leaf: per, blocks: Some(blocks) });
     }
     if rails > d {
         return Err(ModelError::new(
@@ -231,9 +246,10 @@ fn leaf_layout(t: &TreeInput, rails: u32, d: u32) -> Result<LeafLayout> {
             ),
         ));
     }
-    let per = d / rails;
-    let leaves = n.div_ceil(per);
-    Ok(LeafLayout { leaves, down: per.min(n) * rails, nodes_per_leaf: per.min(n), blocks: None })
+    let leaves = n.div_ceil(d / rails);
+    // As even as whole nodes allow (the busiest leaf sets the uplinks of every leaf).
+    let per = n.div_ceil(leaves);
+    Ok(LeafLayout { leaves, down: per * rails, nodes_per_leaf: per, blocks: None })
 }
 
 /// One plane of `rails` rails per node, replicated `planes` times.

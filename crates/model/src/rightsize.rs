@@ -4,16 +4,21 @@
 //! job; the Pareto front of cost (or power) against step time, the cheapest option within 2% of
 //! the fastest, and what each step down the front saves.
 //!
-//! The job is timed on each option with the layouts the layout search ranks best on the user's
-//! own cluster (its top [`LAYOUTS`], or the layout the user pinned), each re-evaluated on the
-//! option (as the explorer carries layouts over while its search runs); a fresh search per
-//! option would cost a hundred searches.
+//! The job is timed on each option with the layouts the layout search ranks best for that
+//! option's system: one search per scale-up domain (the user's cluster, and e.g. the NVL72
+//! racks the same GPUs could come in, where expert parallelism fits inside a rack), its top
+//! [`LAYOUTS`] (or the layout the user pinned), together with the user's own cluster's best,
+//! each re-evaluated on the option. A search per option (a hundred or more) would cost seconds
+//! in the page; the domain is what changes which layouts are best, the NICs and ratios change
+//! their times.
 //!
 //! Scale-up domains ([`domains`]): Blackwell as 8-GPU NVSwitch servers (DGX/HGX B200) or GB200
 //! NVL72 racks; Ampere and Hopper as 8-GPU NVSwitch baseboards or 4-GPU nodes (an
 //! approximation of the 4-GPU HGX boards, see [`HGX_4GPU`]).
-//! Systems of different domains differ in their compute as well: on the power axis they are
-//! ranked together only where every system's power is known ([`summarize`]).
+//! Each platform is offered only the NICs its systems ship with (the catalog's presets:
+//! [`platform_nics`]); [`RightSizeOptions::any_nic`] offers every NIC.
+//! An option is ranked on power only when every part of its bill has a power figure
+//! ([`summarize`]).
 //!
 //! [`RightSizer::run`] works until its caller says stop, so a page can run it in slices.
 
@@ -36,8 +41,30 @@ pub const WITHIN: f64 = 0.02;
 /// Down:up ratios offered at each tier (1:1 non-blocking, 2:1, 3:1).
 pub const RATIOS: [f64; 3] = [1.0, 2.0, 3.0];
 
-/// NICs offered: InfiniBand and RoCE at 400G and 800G.
+/// NICs offered with [`RightSizeOptions::any_nic`]: InfiniBand and RoCE at 400G and 800G.
 pub const NICS: [NicKind; 4] = [NicKind::IbNdr, NicKind::Roce400, NicKind::IbXdr, NicKind::Roce800];
+
+/// What the right-sizer may offer beyond each platform's own parts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RightSizeOptions {
+    /// Offer every NIC in [`NICS`] with every system, not only those its presets ship with.
+    pub any_nic: bool,
+}
+
+/// The NICs a GPU's systems ship with: those of the catalog's presets for that GPU (DGX H100
+/// and H200: ConnectX-7 as NDR InfiniBand or 400GbE; DGX B200 and GB200 NVL72: ConnectX-7 NDR;
+/// A100: HDR or 100GbE), in preset order.
+pub fn platform_nics(gpu: GpuKind) -> Vec<NicKind> {
+    let mut v: Vec<NicKind> = Vec::new();
+    for p in crate::presets::CLUSTER_PRESETS.iter() {
+        let c = p.cluster();
+        let same = c.gpu == gpu || (matches!(gpu, GpuKind::B200 | GpuKind::Gb200) && matches!(c.gpu, GpuKind::B200 | GpuKind::Gb200));
+        if same && !v.contains(&c.nic) {
+            v.push(c.nic);
+        }
+    }
+    v
+}
 
 /// The system the GPUs come in: GPU, scale-up fabric and GPUs per node (or tray).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -159,31 +186,38 @@ impl FabricOption {
     }
 }
 
-/// Every option for the user's cluster: each of its [`domains`], [`NICS`] (and the cluster's
-/// own NIC), one NIC per GPU of a node, half or a quarter as many, rails or not, and [`RATIOS`]
-/// at the leaf and spine.
+/// Every option for the user's cluster: each of its [`domains`] with the NICs its platform
+/// ships with ([`platform_nics`]; the user's own NIC too on the user's own system; every NIC
+/// in [`NICS`] with `any_nic`), one NIC per GPU of a node, half or a quarter as many, rails or
+/// not, and [`RATIOS`] at the leaf and spine.
 pub fn options(base: &Cluster) -> Vec<FabricOption> {
-    let mut nics: Vec<NicKind> = NICS.to_vec();
-    if !nics.contains(&base.nic) {
-        nics.push(base.nic);
-    }
+    options_with(base, RightSizeOptions::default())
+}
+
+/// [`options`] with the caller's [`RightSizeOptions`].
+pub fn options_with(base: &Cluster, opt: RightSizeOptions) -> Vec<FabricOption> {
+    let own = Domain::of(base);
     let mut out = Vec::new();
     for domain in domains(base) {
-    let g = domain.gpus_per_node.max(1);
-    let mut counts = vec![g, g / 2, g / 4];
-    counts.retain(|c| *c >= 1);
-    counts.dedup();
-    for &nic in &nics {
-        for &n in &counts {
-            for rail in [true, false] {
-                for o in RATIOS {
-                    for co in RATIOS {
-                        out.push(FabricOption { domain, nic, nics_per_node: n, rail_optimized: rail, oversubscription: o, core_oversubscription: co });
+        let mut nics = if opt.any_nic { NICS.to_vec() } else { platform_nics(domain.gpu) };
+        if domain == own && !nics.contains(&base.nic) {
+            nics.push(base.nic);
+        }
+        let g = domain.gpus_per_node.max(1);
+        let mut counts = vec![g, g / 2, g / 4];
+        counts.retain(|c| *c >= 1);
+        counts.dedup();
+        for &nic in &nics {
+            for &n in &counts {
+                for rail in [true, false] {
+                    for o in RATIOS {
+                        for co in RATIOS {
+                            out.push(FabricOption { domain, nic, nics_per_node: n, rail_optimized: rail, oversubscription: o, core_oversubscription: co });
+                        }
                     }
                 }
             }
         }
-    }
     }
     out
 }
@@ -209,7 +243,7 @@ pub struct Candidate {
     pub cost_usd: Option<f64>,
     pub switches: u64,
     pub transceivers: u64,
-    /// Ranked on the power axis ([`summarize`] decides).
+    /// Ranked on the power axis: every part of its bill has a power figure (`unpowered` empty).
     pub power_ranked: bool,
     /// The option's bill of materials, for pricing it again ([`RightSize::repriced`]).
     #[serde(skip)]
@@ -224,11 +258,6 @@ impl Candidate {
             Axis::CostUsd => self.cost_usd.is_some(),
             Axis::PowerKw => self.power_ranked,
         }
-    }
-
-    /// Compute items (systems, racks) without a power figure.
-    fn compute_unpowered(&self) -> bool {
-        self.unpowered.iter().any(|id| !self.unpowered_network.contains(id))
     }
 }
 
@@ -265,9 +294,10 @@ pub struct RightSize {
     pub lower_bound: bool,
     /// The Pareto front of the comparable options, fastest first (indices into `candidates`).
     pub pareto: Vec<usize>,
-    /// The fastest of the ranked options.
+    /// The fastest option of all, ranked on the axis or not (what "fastest" means in every
+    /// front end).
     pub fastest: Option<usize>,
-    /// The cheapest option within [`WITHIN`] of the fastest.
+    /// The cheapest ranked option within [`WITHIN`] of the fastest's step time.
     pub pick: Option<usize>,
     pub steps: Vec<StepDown>,
     /// Options the cluster could not be built with (or the job could not run on).
@@ -279,16 +309,23 @@ pub struct RightSize {
 }
 
 impl RightSize {
-    /// Items (switches aside) whose missing power keeps options off the power front, each
-    /// once: what a price book's `power_w` would have to give.
+    /// Items whose missing power keeps options off the power front, each once: what a price
+    /// book's `power_w` would have to give.
     pub fn missing_power(&self) -> Vec<&'static str> {
         let mut v: Vec<&'static str> = Vec::new();
         for id in self.candidates.iter().filter(|c| !c.power_ranked).flat_map(|c| c.unpowered.iter().copied()) {
-            if !crate::bom::parts::is_switch(id) && !v.contains(&id) {
+            if !v.contains(&id) {
                 v.push(id);
             }
         }
         v
+    }
+
+    /// What the pick saves on the axis against the fastest ranked option (`None` without a
+    /// pick, or when the pick is that option).
+    pub fn pick_saves(&self) -> Option<f64> {
+        let (top, p) = (*self.pareto.first()?, self.pick?);
+        (top != p).then(|| self.x(&self.candidates[top]) - self.x(&self.candidates[p]))
     }
 
     /// Each system offered, labelled with its domain size as built ("GB200 72-GPU NVL72").
@@ -326,51 +363,79 @@ impl RightSize {
 }
 
 enum Phase {
-    /// The layout search on the user's cluster (boxed: the largest state by far).
-    Search(Box<Search>, EvaluatorCaches),
+    /// The layout search on system `domain` (boxed: the largest state by far).
+    Search { domain: usize, search: Box<Search>, caches: EvaluatorCaches },
     /// Timing and costing option `next`.
-    Options { layouts: Vec<Parallel>, next: usize, out: Vec<Candidate>, skipped: u32 },
+    Options { next: usize, out: Vec<Candidate>, skipped: u32 },
     Done(RightSize),
 }
 
 /// The right-sizer under way.
 pub struct RightSizer {
-    topo: Topology,
     w: Workload,
     fixed: Constraints,
     book: PriceBook,
+    base: Cluster,
     opts: Vec<FabricOption>,
     domains: Vec<Domain>,
-    /// Layouts the search has in all (for progress).
+    /// Each system's cluster for its layout search (`None`: not buildable; it reuses the
+    /// user's layouts) and the layouts found for it.
+    systems: Vec<(Option<Topology>, Vec<Parallel>)>,
+    /// Layouts the searches have in all (for progress), and those finished.
     searched: usize,
+    searched_done: usize,
     phase: Phase,
+}
+
+fn new_search(w: &Workload, n: u32, fixed: Constraints) -> Result<Search> {
+    let mut search = Search::new(w, n, &SearchOptions { top: LAYOUTS, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() })?;
+    if fixed != Constraints::default() {
+        search = search.with_pinned(fixed);
+    }
+    Ok(search)
 }
 
 impl RightSizer {
     /// Starts right-sizing `base` for `w`; `fixed` pins the layout (all `None`: the search's
     /// best layouts).
     pub fn new(base: &Cluster, w: Workload, fixed: Constraints, book: PriceBook) -> Result<RightSizer> {
+        RightSizer::with_options(base, w, fixed, book, RightSizeOptions::default())
+    }
+
+    /// [`RightSizer::new`] with the caller's [`RightSizeOptions`].
+    pub fn with_options(base: &Cluster, w: Workload, fixed: Constraints, book: PriceBook, opt: RightSizeOptions) -> Result<RightSizer> {
         book.validate()?;
         let topo = base.topology()?;
         Evaluator::new(&topo, &w, Framework::default())?;
-        let mut search = Search::new(&w, topo.total_gpus, &SearchOptions { top: LAYOUTS, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() })?;
-        if fixed != Constraints::default() {
-            search = search.with_pinned(fixed);
-        }
-        let opts = options(base);
+        let search = new_search(&w, topo.total_gpus, fixed)?;
+        let opts = options_with(base, opt);
         let domains = domains(base);
-        let searched = search.progress().1;
-        Ok(RightSizer { topo, w, fixed, book, opts, domains, searched, phase: Phase::Search(Box::new(search), EvaluatorCaches::default()) })
+        // Each other system as its platform's first NIC on every GPU, rails, 1:1 builds it.
+        let mut systems: Vec<(Option<Topology>, Vec<Parallel>)> = vec![(Some(topo), Vec::new())];
+        for d in domains.iter().skip(1) {
+            let nic = opts.iter().find(|o| o.domain == *d).map_or(base.nic, |o| o.nic);
+            let o = FabricOption { domain: *d, nic, nics_per_node: d.gpus_per_node, rail_optimized: true, oversubscription: 1.0, core_oversubscription: 1.0 };
+            let t = o.apply(base).topology().ok().filter(|t| Evaluator::new(t, &w, Framework::default()).is_ok());
+            systems.push((t, Vec::new()));
+        }
+        let per = search.progress().1;
+        let searched = per * systems.iter().filter(|s| s.0.is_some()).count();
+        Ok(RightSizer { w, fixed, book, base: base.clone(), opts, domains, systems, searched, searched_done: 0, phase: Phase::Search { domain: 0, search: Box::new(search), caches: EvaluatorCaches::default() } })
     }
 
     /// Work done and in all (layouts searched, then options costed).
     pub fn progress(&self) -> (usize, usize) {
         let (s, n) = (self.searched, self.opts.len());
         match &self.phase {
-            Phase::Search(search, _) => (search.progress().0, s + n),
+            Phase::Search { search, .. } => (self.searched_done + search.progress().0, s + n),
             Phase::Options { next, .. } => (s + next, s + n),
             Phase::Done(_) => (s + n, s + n),
         }
+    }
+
+    /// The next system after `from` with a cluster to search on.
+    fn next_system(&self, from: usize) -> Option<usize> {
+        (from + 1..self.systems.len()).find(|&i| self.systems[i].0.is_some())
     }
 
     /// Works until done (true) or `more()` says stop.
@@ -381,38 +446,52 @@ impl RightSizer {
                     self.phase = Phase::Done(r);
                     return Ok(true);
                 }
-                Phase::Search(mut search, caches) => {
-                    let mut ev = Evaluator::new(&self.topo, &self.w, Framework::default())?.with_caches(caches);
+                Phase::Search { domain, mut search, caches } => {
+                    let Some(topo) = self.systems[domain].0.clone() else { return Err(ModelError::new("workload", "no cluster to search on")) };
+                    let mut ev = Evaluator::new(&topo, &self.w, Framework::default())?.with_caches(caches);
                     if !search.run(&mut ev, more) {
-                        self.phase = Phase::Search(search, ev.into_caches());
+                        self.phase = Phase::Search { domain, search, caches: ev.into_caches() };
                         return Ok(false);
                     }
+                    self.searched_done += search.progress().1;
                     let f = search.finish(&mut ev)?;
                     let picked: Vec<Parallel> = match self.fixed == Constraints::default() {
                         true => f.result.best.iter().map(|r| r.mapping).collect(),
                         false => f.pinned.iter().filter(|r| r.fits).map(|r| r.mapping).collect(),
                     };
-                    if picked.is_empty() {
-                        let why = f.result.why_none(self.topo.total_gpus).unwrap_or_else(|| "no layout of the job fits this cluster".to_string());
+                    if domain == 0 && picked.is_empty() {
+                        let why = f.result.why_none(topo.total_gpus).unwrap_or_else(|| "no layout of the job fits this cluster".to_string());
                         return Err(ModelError::new("workload", why));
                     }
-                    self.phase = Phase::Options { layouts: picked, next: 0, out: Vec::new(), skipped: 0 };
+                    self.systems[domain].1 = picked;
+                    self.phase = match self.next_system(domain) {
+                        Some(d) => Phase::Search { domain: d, search: Box::new(new_search(&self.w, topo.total_gpus, self.fixed)?), caches: EvaluatorCaches::default() },
+                        None => Phase::Options { next: 0, out: Vec::new(), skipped: 0 },
+                    };
                 }
-                Phase::Options { layouts, mut next, mut out, mut skipped } => {
+                Phase::Options { mut next, mut out, mut skipped } => {
                     while next < self.opts.len() {
                         let o = self.opts[next];
                         next += 1;
-                        match cost_and_time(&self.topo.cluster, &o, &self.w, &layouts, &self.book) {
+                        // The option's own system's best layouts, then the user's.
+                        let d = self.domains.iter().position(|d| *d == o.domain).unwrap_or(0);
+                        let mut layouts = self.systems[d].1.clone();
+                        for p in &self.systems[0].1 {
+                            if !layouts.contains(p) {
+                                layouts.push(*p);
+                            }
+                        }
+                        match cost_and_time(&self.base, &o, &self.w, &layouts, &self.book) {
                             Some(c) => out.push(c),
                             None => skipped += 1,
                         }
                         if !more() {
-                            self.phase = Phase::Options { layouts, next, out, skipped };
+                            self.phase = Phase::Options { next, out, skipped };
                             return Ok(false);
                         }
                     }
                     let mut names: Vec<String> = Vec::new();
-                    for n in layouts.iter().map(parallel_label) {
+                    for n in self.systems.iter().flat_map(|s| s.1.iter()).map(parallel_label) {
                         if !names.contains(&n) {
                             names.push(n);
                         }
@@ -481,20 +560,16 @@ fn network_unpowered(b: &Bom) -> Vec<&'static str> {
 /// offered, the user's own first.
 ///
 /// The axis is cost when every option of the user's own system is priced (others are ranked
-/// on it where priced), else power. On the power axis an option is ranked when every network item but the switches has a
-/// figure (no switch maker publishes one for these systems, so every option leaves its
-/// switches out alike). Compute without a figure (an NVL72 rack's draw) is the same in every
-/// option of one system; options of several systems are ranked together only while every
-/// system's compute has a figure, else only those of the user's own system are.
+/// on it where priced), else power. On the power axis an option is ranked only when every part
+/// of its bill has a power figure: a total that leaves out a part (a switch, a server without
+/// a published draw) is a lower bound, and lower bounds are not compared. `fastest` is the
+/// fastest of all options, ranked or not.
 pub fn summarize(mut candidates: Vec<Candidate>, skipped: u32, layouts: Vec<String>, domains: Vec<Domain>) -> RightSize {
     let own = domains.first().copied();
-    // Cost once every option of the user's own system is priced; other systems' options are
-    // ranked on it as far as they are priced.
     let mine = |c: &&Candidate| own.is_none_or(|d| c.option.domain == d);
     let axis = if candidates.iter().any(|c| mine(&c)) && candidates.iter().filter(mine).all(|c| c.cost_usd.is_some()) { Axis::CostUsd } else { Axis::PowerKw };
-    let mixed = candidates.iter().any(|c| Some(c.option.domain) != own) && candidates.iter().any(Candidate::compute_unpowered);
     for c in &mut candidates {
-        c.power_ranked = c.unpowered_network.iter().all(|id| crate::bom::parts::is_switch(id)) && (!mixed || Some(c.option.domain) == own);
+        c.power_ranked = c.unpowered.is_empty();
     }
     let mut r = RightSize { lower_bound: candidates.iter().any(|c| !c.unpowered.is_empty()), candidates, axis, skipped, layouts, domains, ..empty() };
     let ranked: Vec<usize> = (0..r.candidates.len()).filter(|&i| r.candidates[i].comparable(axis)).collect();
@@ -510,7 +585,10 @@ pub fn summarize(mut candidates: Vec<Candidate>, skipped: u32, layouts: Vec<Stri
             front.insert(at, i);
         }
     }
-    r.fastest = front.first().copied();
+    // The fastest of all; step times equal to a part per million (float noise between fabrics
+    // that time the same) go to the first option, the lower ratio.
+    let min = r.candidates.iter().map(|c| c.step_time_s).fold(f64::INFINITY, f64::min);
+    r.fastest = r.candidates.iter().position(|c| c.step_time_s <= min * (1.0 + 1e-6));
     r.pareto = front;
     if let Some(f) = r.fastest {
         let limit = r.candidates[f].step_time_s * (1.0 + WITHIN);
@@ -536,7 +614,12 @@ pub fn summarize(mut candidates: Vec<Candidate>, skipped: u32, layouts: Vec<Stri
 
 /// The whole right-sizing at once (the CLI's path).
 pub fn rightsize(base: &Cluster, w: Workload, fixed: Constraints, book: PriceBook) -> Result<RightSize> {
-    let mut s = RightSizer::new(base, w, fixed, book)?;
+    rightsize_with(base, w, fixed, book, RightSizeOptions::default())
+}
+
+/// [`rightsize`] with the caller's [`RightSizeOptions`].
+pub fn rightsize_with(base: &Cluster, w: Workload, fixed: Constraints, book: PriceBook, opt: RightSizeOptions) -> Result<RightSize> {
+    let mut s = RightSizer::with_options(base, w, fixed, book, opt)?;
     s.run(&mut || true)?;
     s.result().cloned().ok_or_else(|| ModelError::new("workload", "the right-sizer did not finish"))
 }

@@ -45,6 +45,12 @@ pub struct Cluster {
     pub switch_radix: Option<u32>,
     /// NIC k of every node goes to the leaves of rail k (else all of a node's NICs share a leaf).
     pub rail_optimized: bool,
+    /// Rail-only (Wang et al., "How to Build Low-cost Networks for Large Language Models
+    /// (without Sacrificing Performance)", arXiv:2307.12169): each rail is its own tree, with
+    /// no spine between rails; traffic between rails crosses NVLink inside a node first (PXN).
+    /// Needs `rail_optimized`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rail_only: bool,
     /// Down:up bandwidth ratio at the leaf when the tree is sized automatically; `None` = 1
     /// (non-blocking). Fixed by `spine_switches` when those are given.
     pub oversubscription: Option<f64>,
@@ -74,6 +80,7 @@ impl Default for Cluster {
             spine_switches: None,
             switch_radix: None,
             rail_optimized: true,
+            rail_only: false,
             oversubscription: None,
             core_oversubscription: None,
             cpu: CpuVendor::Intel,
@@ -313,6 +320,7 @@ impl Cluster {
             nodes: self.nodes,
             rails: self.nics_per_node,
             rail_optimized: self.rail_optimized,
+            rail_only: self.rail_only,
             radix,
             leaves: self.leaf_switches,
             spines: self.spine_switches,
@@ -368,7 +376,13 @@ impl Cluster {
         });
         tiers.push(Tier {
             kind: TierKind::Leaf,
-            name: format!("leaf: {} ({} nodes per leaf)", f.switch, f.nodes_per_leaf),
+            // Rail-only: the leaf of each rail is the whole path; another rail's GPU is reached
+            // over NVLink first (PXN), whose extra NVLink load the model does not time.
+            name: if self.rail_only {
+                format!("rail-only leaf: {} ({} nodes per rail switch; other rails via NVLink, not timed)", f.switch, f.nodes_per_leaf)
+            } else {
+                format!("leaf: {} ({} nodes per leaf)", f.switch, f.nodes_per_leaf)
+            },
             bw_per_gpu: nic_bw,
             latency: nic.latency,
             facts: TierFacts {

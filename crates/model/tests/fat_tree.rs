@@ -147,15 +147,16 @@ fn impossible_counts_are_refused_with_what_would_work() {
 
 #[test]
 fn leaf_and_core_oversubscription() {
-    // 3:1 at the leaf: 48 NIC ports and 16 uplinks. 128 rail-optimized nodes: 3 blocks of
-    // 48 nodes x 8 rails = 24 leaves; 24 x 16 / 64 = 6 spines.
+    // 3:1 at the leaf: at most 48 NIC ports per leaf. 128 rail-optimized nodes: 3 blocks x 8
+    // rails = 24 leaves, the nodes spread evenly (43, 43, 42 per leaf), each leaf 15 uplinks
+    // (43/15 = 2.87:1, never more than asked); 24 x 15 / 64 = 6 spines.
     let t = topo(Cluster { nodes: 128, oversubscription: Some(3.0), ..Cluster::default() });
     let f = t.fabric.clone().unwrap();
     assert_eq!(counts(&f), (24, 6, 0));
-    assert_eq!((f.down_per_leaf, f.up_per_leaf, f.oversubscription), (48, 16, 3.0));
+    assert_eq!((f.down_per_leaf, f.up_per_leaf, f.oversubscription), (43, 15, 43.0 / 15.0));
     assert_eq!(t.oversubscription_for(1), 1.0);
-    assert_eq!(t.oversubscription_for(128), 3.0);
-    assert_eq!(t.bisection.0, 128.0 * 8.0 * 50.0 / 2.0 / 3.0);
+    assert_eq!(t.oversubscription_for(128), 43.0 / 15.0);
+    assert_eq!(t.bisection.0, 128.0 * 8.0 * 50.0 / 2.0 / (43.0 / 15.0));
     // 2:1 at the leaf and 2:1 at the spine of a three-tier tree: the core path is 4:1.
     let t = topo(Cluster { nodes: 2048, rail_optimized: false, oversubscription: Some(2.0), core_oversubscription: Some(2.0), ..Cluster::default() });
     let f = t.fabric.clone().unwrap();

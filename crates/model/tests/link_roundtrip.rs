@@ -96,6 +96,7 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 spine_switches: spine,
                 switch_radix: radix,
                 rail_optimized: rail,
+                rail_only: false,
                 oversubscription,
                 core_oversubscription,
                 cpu,

@@ -28,6 +28,16 @@ pub const RACK_NODES: u32 = 4;
 /// NVLink switch trays per GB200 NVL72 rack (see [`parts::NVL72_RACK`]).
 pub const NVL72_SWITCH_TRAYS: u64 = 9;
 
+/// Power shelves per GB200 NVL72 rack: 8 in NVIDIA's reference design (see
+/// [`parts::NVL72_POWER_SHELF`]).
+pub const NVL72_POWER_SHELVES: u64 = 8;
+
+/// DGX B200 systems per air-cooled rack: 2 (see [`parts::RACK`]).
+pub const RACK_NODES_B200: u64 = 2;
+
+/// Ports of an out-of-band management switch (see [`parts::OOB_SWITCH`]).
+pub const OOB_SWITCH_PORTS: u64 = 48;
+
 /// Where a line belongs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -40,7 +50,34 @@ pub enum Group {
     Leaf,
     Spine,
     Core,
+    /// Storage and in-band management network (count only).
+    Storage,
+    /// Out-of-band management network and fabric managers (count only).
+    Management,
+    /// Racks, PDUs, power shelves (count only unless inside a system).
+    Facility,
 }
+
+/// Whether a line is in the model (its power and cost in the totals, the compute fabric timed)
+/// or counted only (listed as a reference architecture lists it; outside the totals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    Modelled,
+    CountOnly,
+}
+
+impl Scope {
+    pub fn id(self) -> &'static str {
+        match self {
+            Scope::Modelled => "modelled",
+            Scope::CountOnly => "count only",
+        }
+    }
+}
+
+/// What the bill's power total covers (the same boundary for every design).
+pub const POWER_BOUNDARY: &str = "compute systems at their published maximum (NVL72: the rack's stated load) and the compute fabric (NICs, switches, optics); storage, management networks and facility items are counted only";
 
 impl Group {
     /// Name as in JSON and CSV.
@@ -51,11 +88,14 @@ impl Group {
             Group::Leaf => "leaf",
             Group::Spine => "spine",
             Group::Core => "core",
+            Group::Storage => "storage",
+            Group::Management => "management",
+            Group::Facility => "facility",
         }
     }
-    /// Part of the scale-out network (the network's share of power and cost).
+    /// Part of the scale-out compute fabric (the network's share of power and cost).
     pub fn is_network(self) -> bool {
-        self != Group::Compute
+        matches!(self, Group::Nic | Group::Leaf | Group::Spine | Group::Core)
     }
 }
 
@@ -86,6 +126,8 @@ pub struct Line {
     pub source: &'static str,
     /// Inside another line's part (no power or price of its own).
     pub included: bool,
+    /// In the model and its totals, or counted only.
+    pub scope: Scope,
     /// The catalog's power figure and source, before a price book's `power_w` replaced them
     /// (what [`Bom::repriced`] starts again from).
     #[serde(skip)]
@@ -95,7 +137,11 @@ pub struct Line {
 impl Line {
     /// Whether the line's cost is known (priced, or inside another part).
     fn priced(&self) -> bool {
-        self.included || self.unit_price_usd.is_some() || self.count == 0
+        self.included || self.unit_price_usd.is_some() || self.count == 0 || self.scope == Scope::CountOnly
+    }
+    /// In the bill's power and cost totals.
+    pub fn counted(&self) -> bool {
+        self.scope == Scope::Modelled
     }
 }
 
@@ -228,8 +274,10 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
         }
         (None, Some(r)) => {
             b.add(Group::Compute, parts::NVL72_RACK, r);
+            b.add(Group::Compute, parts::NVL72_COMPUTE_TRAY, nodes);
             b.add(Group::Compute, parts::NVLINK_TRAY, r * NVL72_SWITCH_TRAYS);
-            b.add(Group::Compute, parts::gpu_part(c.gpu), gpus);
+            b.add(Group::Compute, parts::NVL72_POWER_SHELF, r * NVL72_POWER_SHELVES);
+            b.add(Group::Compute, parts::GPU_IN_RACK, gpus);
             // The NICs sit in the compute trays: inside the rack's figure.
             b.add(Group::Nic, parts::Part { included: true, power_w: Some(0.0), ..parts::nic_part(c.nic) }, nics);
         }
@@ -298,8 +346,36 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
             below = up;
         }
     }
+    // The networks and facility items a reference architecture lists beside the compute
+    // fabric: counted only.
+    let systems_with_storage_ports = if dgx.is_some() || racks.is_some() { nodes } else { 0 };
+    b.add_count(Group::Storage, parts::STORAGE_PORT, 2 * systems_with_storage_ports);
+    let switches: u64 = tiers.iter().map(|t| t.switches).sum();
+    let oob = nodes + racks.map_or(0, |r| r * NVL72_SWITCH_TRAYS) + switches;
+    b.add_count(Group::Management, parts::OOB_PORT, oob);
+    b.add_count(Group::Management, parts::OOB_SWITCH, oob.div_ceil(OOB_SWITCH_PORTS));
+    if matches!(c.nic, NicKind::IbHdr | NicKind::IbNdr | NicKind::IbXdr) && topo.fabric.is_some() {
+        b.add_count(Group::Management, parts::UFM, 2);
+    }
+    match racks {
+        Some(r) => b.add_count(Group::Management, parts::NVL72_MGMT_TOR, 2 * r),
+        None => {
+            let per = if c.gpu == crate::catalog::GpuKind::B200 && dgx.is_some() { RACK_NODES_B200 } else { RACK_NODES as u64 };
+            let n_racks = nodes.div_ceil(per);
+            b.add_count(Group::Facility, parts::RACK, n_racks);
+            b.add_count(Group::Facility, parts::PDU, 3 * n_racks);
+        }
+    }
     b.finish(book, gpus, nodes, racks, tiers)
 }
+
+/// What a bill does not count at all (named so the reader knows the boundary).
+pub const NOT_COUNTED: [&str; 4] = [
+    "storage arrays and the storage fabric's switches (sized by the storage vendor)",
+    "network, management and storage racks and their PDUs",
+    "coolant distribution units and facility cooling (NVL72 racks are liquid-cooled)",
+    "fabric management servers for Ethernet compute fabrics (UFM is counted for InfiniBand)",
+];
 
 /// The bill of materials of a scenario's cluster, priced from the scenario's price book.
 pub fn scenario_bom(s: &crate::Scenario) -> Result<Bom> {
@@ -338,6 +414,13 @@ struct Builder {
 impl Builder {
     /// Adds `count` of `part` to `group`, merging with a line of the same part there.
     fn add(&mut self, group: Group, part: Part, count: u64) {
+        self.add_scoped(group, part, count, Scope::Modelled);
+    }
+    /// Adds a count-only line (outside the power and cost totals).
+    fn add_count(&mut self, group: Group, part: Part, count: u64) {
+        self.add_scoped(group, part, count, Scope::CountOnly);
+    }
+    fn add_scoped(&mut self, group: Group, part: Part, count: u64, scope: Scope) {
         if count == 0 {
             return;
         }
@@ -355,6 +438,7 @@ impl Builder {
             unit_price_usd: None,
             source: part.source,
             included: part.included,
+            scope,
             part: (part.power_w, part.source),
         });
     }
@@ -368,10 +452,11 @@ impl Builder {
             }
         }
         let lines = self.lines;
-        let sum = |kind: PartKind| lines.iter().filter(|l| l.kind == kind).map(|l| l.count).sum::<u64>();
-        let watts = |net: bool| lines.iter().filter(|l| !net || l.group.is_network()).map(|l| l.count as f64 * l.unit_power_w.unwrap_or(0.0)).sum::<f64>();
-        let dollars = |net: bool| lines.iter().filter(|l| !net || l.group.is_network()).map(|l| l.count as f64 * l.unit_price_usd.unwrap_or(0.0)).sum::<f64>();
-        let unpowered = distinct(lines.iter().filter(|l| l.unit_power_w.is_none()).map(|l| l.item));
+        let sum = |kind: PartKind| lines.iter().filter(|l| l.kind == kind && l.counted()).map(|l| l.count).sum::<u64>();
+        let watts = |net: bool| lines.iter().filter(|l| l.counted() && (!net || l.group.is_network())).map(|l| l.count as f64 * l.unit_power_w.unwrap_or(0.0)).sum::<f64>();
+        let dollars = |net: bool| lines.iter().filter(|l| l.counted() && (!net || l.group.is_network())).map(|l| l.count as f64 * l.unit_price_usd.unwrap_or(0.0)).sum::<f64>();
+        // Only parts in the totals that draw power and lack a figure (passive parts have 0 W).
+        let unpowered = distinct(lines.iter().filter(|l| l.counted() && l.unit_power_w.is_none()).map(|l| l.item));
         let unpriced = distinct(lines.iter().filter(|l| !l.priced()).map(|l| l.item));
         let all_priced = unpriced.is_empty();
         let net_priced = lines.iter().filter(|l| l.group.is_network()).all(Line::priced);

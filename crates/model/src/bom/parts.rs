@@ -17,6 +17,8 @@ pub enum PartKind {
     Gpu,
     /// NVLink switch trays or chips (scale-up network).
     ScaleUpSwitch,
+    /// Racks, PDUs, power shelves, cooling: the facility's side.
+    Facility,
     Nic,
     Switch,
     Transceiver,
@@ -79,12 +81,26 @@ pub const DGX_B200: Part = part("dgx-b200", "DGX B200-class system (8x B200, 8x 
 /// (the GPUs are counted on their own at their TDP).
 pub const GPU_SERVER: Part = part("gpu-server", "GPU server (host power not published here)", PartKind::System, None,
     src!("no published system figure for this shape; GPUs counted at TDP on their own line"));
-/// GB200 NVL72 rack: 18 compute trays of 2 Grace + 4 B200, 9 NVLink switch trays (NVIDIA
-/// Mission Control, NVLink switch integration,
-/// https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink, 2026-11-30).
-/// NVIDIA publishes the power shelves' rating (8 x 33 kW), not the rack's draw: no figure.
-pub const NVL72_RACK: Part = part("gb200-nvl72-rack", "GB200 NVL72 rack (18 compute trays, 9 NVLink switch trays)", PartKind::System, None,
-    src!("NVIDIA GB200 NVL72: 18 compute trays + 9 NVLink switch trays per rack; rack draw not published (shelves rated 8 x 33 kW), https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)"));
+/// GB200 NVL72 rack: 18 compute trays of 2 Grace + 4 B200, 9 NVLink switch trays, power
+/// shelves and 2 management top-of-rack switches (NVIDIA DGX GB200 user guide, hardware,
+/// https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html, read 2026-12-01).
+/// Power: 120,000 W for the whole rack (compute trays, NVLink switch trays, power shelves'
+/// losses), the load NVIDIA stated for the DGX GB200 NVL72 at GTC 2024 (ServeTheHome, "NVIDIA
+/// DGX GB200 NVL72", https://servethehome.com/?p=76755, March 2024; also Tom's Hardware via
+/// Yahoo, March 2024). Stated as the rack's load, neither "max" nor "typical"; NVIDIA's DGX
+/// SuperPOD GB200 reference architecture budgets 1.2 MW TDP per scalable unit of 8 racks with
+/// their networks and management (150 kW per rack all-in,
+/// https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-gb200/latest/dgx-superpod-architecture.html,
+/// read 2026-12-01), which bounds it. The power shelves are rated 8 x 33 kW (N+N, Mission
+/// Control power shelf integration): a rating, not the draw.
+pub const NVL72_RACK: Part = part("gb200-nvl72-rack", "GB200 NVL72 rack (18 compute trays, 9 NVLink switch trays, power shelves)", PartKind::System, Some(120_000.0),
+    src!("120 kW per rack as stated for DGX GB200 NVL72 at GTC 2024, https://servethehome.com/?p=76755 (2024-03); bounded by NVIDIA DGX SuperPOD GB200 RA 1.2 MW TDP per 8-rack SU, https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-gb200/latest/dgx-superpod-architecture.html (read 2026-12-01)"));
+/// A GB200 compute tray (2 Grace + 4 B200, 4 ConnectX-7, 2 BlueField-3), inside the rack's figure.
+pub const NVL72_COMPUTE_TRAY: Part = inside(part("gb200-compute-tray", "GB200 compute tray (2 Grace, 4 B200)", PartKind::System, Some(0.0),
+    src!("18 per rack, inside the rack's figure, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html (2026-12-01)")));
+/// A power shelf of an NVL72 rack (6 PSUs of 5.5 kW), inside the rack's figure.
+pub const NVL72_POWER_SHELF: Part = inside(part("gb200-power-shelf", "power shelf (6 x 5.5 kW PSUs)", PartKind::Facility, Some(0.0),
+    src!("8 per GB200 rack in NVIDIA's reference design, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/powershelf.md (2026-12-01); its losses are inside the rack's figure")));
 /// NVLink switch tray of an NVL72 rack, inside the rack's figure.
 pub const NVLINK_TRAY: Part = inside(part("nvlink-switch-tray", "NVLink switch tray (2 NVLink5 switch chips)", PartKind::ScaleUpSwitch, Some(0.0),
     src!("9 per GB200 NVL72 rack, inside the rack's figure, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)")));
@@ -126,9 +142,46 @@ pub const OPTIC_OTHER: Part = part("optic", "optical transceiver at the NIC's ra
 /// An optical fiber for rates other than 400G (passive).
 pub const FIBER_OTHER: Part = part("fiber", "optical fiber", PartKind::Cable, Some(0.0), src!("passive"));
 
+/// Count-only parts: the networks and facility items a DGX SuperPOD reference architecture
+/// lists beside the compute fabric (storage and in-band management fabric, out-of-band
+/// management, UFM, racks, PDUs). Counted from the sizing rules in their doc comments; they are
+/// not in the bill's power or cost totals (`Scope::CountOnly`), so they are never "unpowered".
+///
+/// Storage and in-band management ports of a system: 2 per DGX H100/H200/B200 (2 dual-port
+/// ConnectX-7 or BlueField-3 cards, one port each to storage and in-band management; DGX
+/// B200 user guide, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html)
+/// and per GB200 compute tray (2 BlueField-3, DGX GB200 user guide, hardware).
+pub const STORAGE_PORT: Part = part("storage-inband-port", "storage and in-band management NIC port (system side)", PartKind::Nic, None,
+    src!("2 per DGX system or GB200 compute tray: DGX B200 and DGX GB200 user guides, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2026-12-01)"));
+/// Out-of-band management port (1 GbE BMC): one per system or tray, per NVLink switch tray and
+/// per fabric switch.
+pub const OOB_PORT: Part = part("oob-port", "out-of-band management port (1 GbE BMC)", PartKind::Nic, None,
+    src!("one BMC port per system, tray and switch (DGX user guides: 1 GbE RJ45 BMC)"));
+/// An out-of-band management switch of 48 1 GbE ports (a sizing rule: OOB ports / 48, rounded up;
+/// the reference architectures name the role, not a count for every size).
+pub const OOB_SWITCH: Part = part("oob-switch", "out-of-band management switch (48 x 1 GbE)", PartKind::Switch, None,
+    src!("sizing rule: one 48-port 1 GbE switch per 48 BMC ports; the DGX SuperPOD RAs list an out-of-band network"));
+/// UFM appliances: an HA pair per InfiniBand compute fabric (the DGX SuperPOD reference
+/// architectures' management rack holds "UFM appliances").
+pub const UFM: Part = part("ufm-appliance", "NVIDIA UFM appliance (InfiniBand fabric manager, HA pair)", PartKind::System, None,
+    src!("DGX SuperPOD RAs: management rack with UFM appliances, https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-architecture.html (2026-12-01); 2 = an HA pair"));
+/// A rack for air-cooled systems: 4 DGX H100/H200 per rack (DGX SuperPOD data-center design
+/// H100, planning), 2 DGX B200 per rack (the B200 RA: "power per rack exceeds 25 kW" at
+/// 14.3 kW each), 4 of any other server (an assumption the line names).
+pub const RACK: Part = part("rack", "rack (compute systems)", PartKind::Facility, Some(0.0),
+    src!("4 DGX H100 per rack (https://docs.nvidia.com/dgx-superpod/design-guides/dgx-superpod-data-center-design-h100/latest/planning.html), 2 DGX B200 per rack (B200 RA: over 25 kW per rack); passive"));
+/// Rack PDUs: 3 per air-cooled rack ("three (3) 2U rack PDUs for maximum redundancy", DGX
+/// SuperPOD B300 RA, https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html).
+pub const PDU: Part = part("pdu", "rack PDU", PartKind::Facility, Some(0.0),
+    src!("3 per air-cooled rack, DGX SuperPOD B300 RA, https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html (2026-12-01)"));
+/// Management top-of-rack switches of an NVL72 rack: 2 per rack (DGX GB200 user guide).
+pub const NVL72_MGMT_TOR: Part = part("gb200-mgmt-tor", "NVL72 management top-of-rack switch", PartKind::Switch, None,
+    src!("2 per GB200 NVL72 rack, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html (2026-12-01)"));
+
 /// Every fixed part (switch and NIC parts come from the catalog: [`switch_part`], [`nic_part`]).
-pub const PARTS: [Part; 15] = [
-    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4, SINGLE_SR4, OPTIC_OTHER,
+pub const PARTS: [Part; 25] = [
+    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, NVL72_COMPUTE_TRAY, NVL72_POWER_SHELF, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4,
+    SINGLE_SR4, OPTIC_OTHER, STORAGE_PORT, OOB_PORT, OOB_SWITCH, UFM, RACK, PDU, NVL72_MGMT_TOR, GPU_IN_RACK,
 ];
 
 /// The switch part of a switch class. No vendor power figure was found for these systems
@@ -191,6 +244,10 @@ pub fn dgx_part(gpu: GpuKind, gpus_per_node: u32) -> Option<Part> {
 pub fn gpu_part(gpu: GpuKind) -> Part {
     part("gpu", gpu.spec().name, PartKind::Gpu, Some(gpu.spec().tdp_w), src!("GPU TDP from the GPU's datasheet (catalog::gpu); host, fans and cooling not counted"))
 }
+
+/// A GB200 GPU inside an NVL72 rack: counted, its power inside the rack's figure.
+pub const GPU_IN_RACK: Part = inside(part("gb200-gpu", "GB200 Blackwell GPU (in the rack's figure)", PartKind::Gpu, Some(0.0),
+    src!("72 per NVL72 rack, inside the rack's figure")));
 
 /// Every id a price book may name.
 pub fn known_ids() -> Vec<&'static str> {

@@ -36,7 +36,7 @@ fn dgx_h100_superpod_is_32_leaves_and_16_spines() {
     assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015)).abs() < 1e-9, "{}", b.power_kw);
     assert!((b.network_power_kw - 30.72).abs() < 1e-9);
     // Switch power is not published: the total says so. Nothing is priced by default.
-    assert!(b.unpowered.contains(&"qm9700"));
+    assert_eq!(b.unpowered, vec!["qm9700"]);
     assert_eq!(b.cost_usd, None);
     assert_eq!(b.unpriced, vec!["dgx-h100", "qm9700", "mma4z00-ns", "fiber-mpo-mm"]);
 }
@@ -47,12 +47,12 @@ fn cost_only_when_every_line_has_a_price() {
     let mut book: Vec<Price> = base
         .lines
         .iter()
-        .filter(|l| !l.included)
+        .filter(|l| !l.included && l.counted())
         .map(|l| Price { item: l.item.to_string(), usd: Some(1.0), power_w: None, source: "test".into(), date: "2026-11-30".into() })
         .collect();
     let all = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &PriceBook(book.clone()));
     // One dollar per unit: the cost is the number of priced units.
-    let units: u64 = all.lines.iter().filter(|l| !l.included).map(|l| l.count).sum();
+    let units: u64 = all.lines.iter().filter(|l| !l.included && l.counted()).map(|l| l.count).sum();
     assert_eq!(all.cost_usd, Some(units as f64));
     assert_eq!(all.cost_per_gpu(), Some(units as f64 / 1024.0));
     let net: u64 = all.lines.iter().filter(|l| !l.included && l.group.is_network()).map(|l| l.count).sum();
@@ -111,10 +111,12 @@ fn nvl72_racks_count_switch_trays_and_gpus() {
     let b = bom(&c.topology().unwrap(), &PriceBook::default());
     assert_eq!(b.racks, Some(4));
     assert_eq!(line(&b, Group::Compute, "nvlink-switch-tray").count, 36);
-    assert_eq!(line(&b, Group::Compute, "gpu").count, 288);
+    assert_eq!(line(&b, Group::Compute, "gb200-gpu").count, 288);
     assert_eq!(b.nics, 288);
-    // Rack draw is not published: GPUs at their 1200 W TDP are what is counted.
-    assert!(b.unpowered.contains(&"gb200-nvl72-rack"));
+    // The rack's stated 120 kW covers its trays, GPUs and shelves: they are counted, not powered twice.
+    assert!(!b.unpowered.contains(&"gb200-nvl72-rack"));
+    assert!(line(&b, Group::Compute, "gb200-gpu").included && line(&b, Group::Compute, "gb200-compute-tray").count == 72);
+    assert_eq!(line(&b, Group::Compute, "gb200-power-shelf").count, 32);
     // Compute trays' NICs take single-port modules; switch side twin-port.
     assert_eq!(line(&b, Group::Leaf, "mma4z00-ns400").count, 288);
 }
@@ -236,4 +238,118 @@ fn the_networks_share_needs_every_network_items_power() {
     let share = b.network_power_share().unwrap();
     assert!((share - 78.72 / b.power_kw).abs() < 1e-12);
     assert!(b.network_power_text().starts_with("network 78.7 kW ("), "{}", b.network_power_text());
+}
+
+/// Issue 19 done-when: a 128-node DGX H100 SuperPOD counts every part but its switches (no
+/// published QM9700 system draw was found; docs/bom.md lists what was read): 128 x 10.2 kW +
+/// 2,048 twin-port optics at 15 W = 1,336.3 kW, a lower bound that a 48 x ~1 kW switch figure
+/// would lift into 1.35-1.50 MW.
+#[test]
+fn a_superpod_counts_every_part_with_a_published_figure() {
+    let b = superpod();
+    assert_eq!(b.unpowered, vec!["qm9700"], "only the switches lack a figure");
+    assert!((1300.0..=1500.0).contains(&b.power_kw), "{}", b.power_kw);
+    // Passive parts are 0 W, a figure: never "unpowered"; count-only lines are outside the totals.
+    for l in &b.lines {
+        if l.kind == PartKind::Cable || l.kind == PartKind::Facility {
+            assert!(!b.unpowered.contains(&l.item), "{}", l.item);
+        }
+    }
+    // With a switch figure from a book the total lands in 1.35-1.50 MW.
+    let book = PriceBook::from_file_text(r#"[{"item":"qm9700","power_w":1000,"source":"test","date":"2026-12-01"}]"#).unwrap();
+    let p = b.repriced(&book);
+    assert!(p.unpowered.is_empty());
+    assert!((1350.0..=1500.0).contains(&p.power_kw), "{}", p.power_kw);
+}
+
+/// Issue 19 done-when: four GB200 NVL72 racks count their rack power: 4 x 120 kW with the
+/// fabric's optics, within 460-600 kW (switches named where unpowered).
+#[test]
+fn four_nvl72_racks_count_their_rack_power() {
+    let c = Cluster { gpu: GpuKind::Gb200, nodes: 72, gpus_per_node: 4, scale_up: crate::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    assert!((460.0..=600.0).contains(&b.power_kw), "{}", b.power_kw);
+    assert!(b.unpowered.iter().all(|id| parts::is_switch(id)), "{:?}", b.unpowered);
+    assert!(b.power_kw >= 480.0);
+}
+
+/// `--oversubscription 2` builds leaves that are 2:1 (links down over links up), and the
+/// performance model reads the same ratio from the built tree (before: 32 leaves with 21
+/// uplinks for 32 NICs each, 1.52:1, while timed at 2:1).
+#[test]
+fn two_to_one_leaves_are_two_to_one() {
+    let c = Cluster { nodes: 128, oversubscription: Some(2.0), ..Cluster::default() };
+    let t = c.topology().unwrap();
+    let b = bom(&t, &PriceBook::default());
+    let leaf = &b.switch_tiers[0];
+    assert_eq!(leaf.links_down as f64 / leaf.links_up as f64, 2.0, "{leaf:?}");
+    assert_eq!((leaf.switches, leaf.links_down, leaf.links_up), (32, 1024, 512));
+    assert_eq!(t.fabric.as_ref().unwrap().oversubscription, 2.0);
+    // 3:1 where whole nodes do not divide: 3 leaves per rail of 43 nodes (the last 42), 15
+    // uplinks each: at most 3:1, 2.84:1 over the tier, 2.87:1 on the busiest leaf (timed).
+    let c3 = Cluster { nodes: 128, oversubscription: Some(3.0), ..Cluster::default() };
+    let t3 = c3.topology().unwrap();
+    let l3 = &bom(&t3, &PriceBook::default()).switch_tiers[0];
+    let r = l3.links_down as f64 / l3.links_up as f64;
+    assert!((2.8..=3.0).contains(&r), "{l3:?}");
+    assert!((t3.fabric.as_ref().unwrap().oversubscription - r).abs() < 0.05);
+}
+
+/// The networks a reference architecture lists beside the compute fabric are in the bill as
+/// count-only lines, outside the totals.
+#[test]
+fn storage_management_and_facility_are_counted_only() {
+    let b = superpod();
+    let scope = |g: Group, item: &str| line(&b, g, item).scope;
+    assert_eq!(scope(Group::Storage, "storage-inband-port"), Scope::CountOnly);
+    assert_eq!(line(&b, Group::Storage, "storage-inband-port").count, 256);
+    assert_eq!(line(&b, Group::Management, "oob-port").count, 128 + 48);
+    assert_eq!(line(&b, Group::Management, "ufm-appliance").count, 2);
+    assert_eq!(line(&b, Group::Facility, "rack").count, 32);
+    assert_eq!(line(&b, Group::Facility, "pdu").count, 96);
+    assert_eq!(scope(Group::Compute, "dgx-h100"), Scope::Modelled);
+    // Not in the counts of the compute fabric (the SuperPOD golden counts hold).
+    assert_eq!((b.switches_total, b.transceivers, b.cables), (48, 2048, 2048));
+}
+
+/// Rail-only: each rail its own switches, none joins two rails. 32 DGX H100 on 8 rails: one
+/// 64-port switch per rail (32 NICs each), no spine; 128 nodes: each rail a two-tier tree of its
+/// own (4 leaves, 2 spines), 8 planes. Counted exactly: one plane per rail.
+#[test]
+fn rail_only_has_no_spine_between_rails() {
+    let c = Cluster { nodes: 32, rail_only: true, ..Cluster::default() };
+    let t = c.topology().unwrap();
+    let f = t.fabric.as_ref().unwrap();
+    assert_eq!((f.planes, f.leaves, f.spines), (8, 8, 0));
+    let b = bom(&t, &PriceBook::default());
+    assert_eq!(b.switch_tiers.len(), 1);
+    assert_eq!(b.switches_total, 8);
+    assert!(t.tiers.iter().any(|x| x.name.starts_with("rail-only leaf")));
+    let big = Cluster { nodes: 128, rail_only: true, ..Cluster::default() }.topology().unwrap();
+    let f = big.fabric.as_ref().unwrap();
+    assert_eq!((f.planes, f.leaves, f.spines), (8, 32, 16));
+    // Not rail-optimized: refused, naming the field.
+    let e = Cluster { nodes: 32, rail_only: true, rail_optimized: false, ..Cluster::default() }.topology().unwrap_err();
+    assert_eq!(e.field, "rail_only");
+}
+
+/// Planes counted exactly: 16,384 DGX H100 on 8 rails exceed one three-tier tree (64^3/4 =
+/// 65,536 NICs), so the rails split into planes, each its own tree; the bill is the planes'
+/// bills added up (switches, ports, optics, fibers), every NIC on one leaf port.
+#[test]
+fn planes_add_up_to_the_whole_bill() {
+    let c = Cluster { nodes: 16384, ..Cluster::default() };
+    let t = c.topology().unwrap();
+    let f = t.fabric.as_ref().unwrap();
+    assert!(f.planes > 1, "{} planes", f.planes);
+    let p = f.planes as u64;
+    let b = bom(&t, &PriceBook::default());
+    let one = bom(&Cluster { nics_per_node: 8 / f.planes, ..c }.topology().unwrap(), &PriceBook::default());
+    assert_eq!(b.switches_total, p * one.switches_total);
+    assert_eq!(b.transceivers - 16384 * 4, p * (one.transceivers - 16384 * (one.nics / 16384).div_ceil(2)));
+    assert_eq!(b.cables, p * one.cables);
+    assert_eq!(b.switch_tiers[0].links_down, 16384 * 8);
+    for (a, o) in b.switch_tiers.iter().zip(&one.switch_tiers) {
+        assert_eq!((a.switches, a.ports_used, a.links_up), (p * o.switches, p * o.ports_used, p * o.links_up));
+    }
 }

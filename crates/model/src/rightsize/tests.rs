@@ -25,12 +25,15 @@ fn candidate(label: &str, step: f64, x: f64) -> Candidate {
 
 #[test]
 fn the_space_is_every_nic_count_rail_and_ratio() {
-    // H100: 8-GPU NVSwitch and 4-GPU NVLink baseboards x 4 NICs x {8, 4, 2} or {4, 2, 1} per
-    // node x rails or not x 3 leaf ratios x 3 spine ratios.
-    assert_eq!(options(&Cluster::default()).len(), 2 * 4 * 3 * 2 * 3 * 3);
-    // A cluster on HDR adds its own NIC.
+    // H100: 8-GPU NVSwitch and 4-GPU NVLink baseboards x the 2 NICs H100 systems ship with
+    // (NDR, 400GbE) x {8, 4, 2} or {4, 2, 1} per node x rails or not x 3 leaf x 3 spine ratios.
+    assert_eq!(platform_nics(GpuKind::H100), vec![NicKind::IbNdr, NicKind::Roce400]);
+    assert_eq!(options(&Cluster::default()).len(), 2 * 2 * 3 * 2 * 3 * 3);
+    // Every NIC when asked.
+    assert_eq!(options_with(&Cluster::default(), RightSizeOptions { any_nic: true }).len(), 2 * 4 * 3 * 2 * 3 * 3);
+    // A cluster on HDR adds its own NIC to its own system only.
     let hdr = Cluster { nic: NicKind::IbHdr, ..Cluster::default() };
-    assert_eq!(options(&hdr).len(), 2 * 5 * 3 * 2 * 3 * 3);
+    assert_eq!(options(&hdr).len(), (3 + 2) * 3 * 2 * 3 * 3);
     // A PCIe server keeps its own shape.
     let pcie = Cluster { gpu: GpuKind::H100Pcie, scale_up: ScaleUp::Pcie { gen: crate::catalog::PcieGen::Gen5, p2p: true }, ..Cluster::default() };
     assert_eq!(domains(&pcie), vec![Domain::of(&pcie)]);
@@ -55,10 +58,21 @@ fn front_pick_and_steps_from_known_numbers() {
     assert!((r.steps[1].slower_frac - (1.30 / 1.01 - 1.0)).abs() < 1e-12);
 }
 
+/// Switch and server power for every part the H100 options use (test inputs, not published
+/// figures: none is published for these switches).
+fn power_book() -> PriceBook {
+    let p = |item: &str, w: f64| crate::bom::Price { item: item.into(), usd: None, power_w: Some(w), source: "test input".into(), date: String::new() };
+    let mut v = vec![p("gpu-server", 2_000.0), p("connectx-7-ndr", 25.0), p("connectx-7-400gbe", 25.0), p("optic", 15.0)];
+    for k in crate::bom::parts::SCALE_OUT_SWITCHES {
+        v.push(p(crate::bom::parts::switch_part(k).id, 1_000.0));
+    }
+    PriceBook(v)
+}
+
 fn superpod_run(more_every: Option<usize>) -> RightSize {
     let base = Cluster { nodes: 128, ..Cluster::default() };
     let w = preset("llama3-8b").unwrap();
-    let mut s = RightSizer::new(&base, w, Constraints::default(), PriceBook::default()).unwrap();
+    let mut s = RightSizer::new(&base, w, Constraints::default(), power_book()).unwrap();
     match more_every {
         None => assert!(s.run(&mut || true).unwrap()),
         Some(k) => {
@@ -103,11 +117,27 @@ fn oversubscribing_never_speeds_the_job_and_the_front_is_ordered() {
     let (f, p) = (r.fastest.unwrap(), r.pick.unwrap());
     assert!(r.candidates[p].step_time_s <= r.candidates[f].step_time_s * 1.02);
     assert!(r.x(&r.candidates[p]) <= r.x(&r.candidates[f]));
-    // No switch power is published: the power axis is a lower bound and says so; 800G options
-    // (ConnectX-8, optics without a published figure here) are listed but not ranked.
-    assert!(r.lower_bound);
-    assert!(r.pareto.iter().all(|&i| matches!(r.candidates[i].option.nic, NicKind::IbNdr | NicKind::Roce400)));
-    assert!(r.candidates.iter().any(|c| c.option.nic == NicKind::IbXdr && !c.comparable(Axis::PowerKw)));
+    // Only NICs DGX/HGX H100 systems ship with are offered.
+    assert!(r.candidates.iter().all(|c| matches!(c.option.nic, NicKind::IbNdr | NicKind::Roce400)));
+    // Ranked on power only with every part powered (the switches from the test book).
+    assert!(r.pareto.iter().all(|&i| r.candidates[i].unpowered.is_empty() && r.candidates[i].power_ranked));
+    assert!(r.candidates.iter().all(|c| c.power_ranked == c.unpowered.is_empty()));
+    // The fastest is the fastest of all options.
+    let min = r.candidates.iter().map(|c| c.step_time_s).fold(f64::INFINITY, f64::min);
+    assert!(r.candidates[f].step_time_s <= min * (1.0 + 1e-6));
+}
+
+/// No switch draw is published: without a book's figure no option is ranked on power (a
+/// lower bound is not compared), yet the fastest is still named, and the missing parts are.
+#[test]
+fn nothing_is_ranked_on_power_while_a_part_lacks_a_figure() {
+    let base = Cluster { nodes: 128, ..Cluster::default() };
+    let r = rightsize(&base, preset("llama3-8b").unwrap(), Constraints::default(), PriceBook::default()).unwrap();
+    assert_eq!(r.axis, Axis::PowerKw);
+    assert!(r.pareto.is_empty() && r.pick.is_none());
+    assert!(r.candidates.iter().all(|c| !c.power_ranked));
+    assert!(r.fastest.is_some());
+    assert!(r.missing_power().contains(&"qm9700"), "{:?}", r.missing_power());
 }
 
 #[test]
@@ -116,13 +146,17 @@ fn slices_give_the_same_answer() {
 }
 
 #[test]
-fn nvl72_racks_are_ranked_though_their_draw_is_unpublished() {
-    // The rack's draw is the same in every option; the NICs sit in its trays.
+fn nvl72_racks_count_their_stated_draw() {
+    // The rack's 120 kW is in every NVL72 option; the NICs sit in its trays. Only the switches
+    // lack a figure, and a book's switch figure ranks the options.
     let base = Cluster { gpu: crate::catalog::GpuKind::Gb200, nodes: 144, gpus_per_node: 4, scale_up: crate::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() };
     let r = rightsize(&base, preset("llama3-8b").unwrap(), Constraints::default(), PriceBook::default()).unwrap();
-    assert!(!r.pareto.is_empty() && r.pick.is_some());
-    assert!(r.candidates.iter().filter(|c| c.domain_gpus == 72).all(|c| c.unpowered.contains(&"gb200-nvl72-rack")));
-    assert!(r.pareto.iter().all(|&i| r.candidates[i].domain_gpus == 72));
+    assert!(r.candidates.iter().filter(|c| c.domain_gpus == 72).all(|c| c.unpowered.iter().all(|id| crate::bom::parts::is_switch(id))));
+    assert!(r.candidates.iter().filter(|c| c.domain_gpus == 72).all(|c| c.power_kw >= 8.0 * 120.0));
+    // GB200 and B200 systems ship with ConnectX-7 (NDR): no 800G XDR unless asked.
+    assert!(r.candidates.iter().all(|c| c.option.nic == NicKind::IbNdr), "{:?}", r.candidates.iter().map(|c| c.option.nic).collect::<Vec<_>>());
+    let powered = r.repriced(&power_book());
+    assert!(!powered.pareto.is_empty() && powered.pick.is_some());
 }
 
 #[test]
@@ -146,10 +180,8 @@ fn a_bigger_nvlink_domain_never_slows_the_job_at_equal_fabric() {
         }
     }
     assert!(pairs > 10, "{pairs} pairs");
-    // The 4-GPU servers' own draw is not published: on the power axis only the user's system
-    // (8-GPU, DGX H100 at 10.2 kW) is ranked, and the page says what is missing.
-    assert!(r.pareto.iter().all(|&i| r.candidates[i].domain_gpus == 8));
-    assert!(r.missing_power().contains(&"gpu-server"), "{:?}", r.missing_power());
+    // Every part powered (the test book gives the 4-GPU servers a figure): both systems ranked.
+    assert!(r.pareto.iter().all(|&i| r.candidates[i].power_ranked));
 }
 
 /// A price for every part of either system (test inputs, not prices anyone quoted): a DGX B200
@@ -177,10 +209,12 @@ fn blackwell_offers_8_gpu_servers_and_nvl72_racks_and_reprices_live() {
     assert_eq!(unpriced.domains.len(), 2);
     assert!(unpriced.candidates.iter().any(|c| c.label.starts_with("GB200 72-GPU NVL72 · ")));
     assert!(unpriced.candidates.iter().any(|c| c.label.starts_with("B200 8-GPU NVSwitch · ")));
-    // The rack's draw is unpublished: by power, only the user's 8-GPU servers are ranked.
+    // Switch draw is unpublished: nothing is ranked by power; the fastest is still named.
     assert_eq!(unpriced.axis, Axis::PowerKw);
-    assert!(unpriced.pareto.iter().all(|&i| unpriced.candidates[i].domain_gpus == 8));
-    assert!(unpriced.missing_power().contains(&"gb200-nvl72-rack"));
+    assert!(unpriced.pareto.is_empty() && unpriced.fastest.is_some());
+    assert!(unpriced.missing_power().contains(&"qm9700"));
+    // No 800G XDR with B200 or GB200 unless asked.
+    assert!(unpriced.candidates.iter().all(|c| c.option.nic == NicKind::IbNdr));
     // Priced, every option is ranked by cost, and the front holds both systems.
     let priced = unpriced.repriced(&blackwell_book());
     assert_eq!(priced.axis, Axis::CostUsd);
@@ -189,9 +223,33 @@ fn blackwell_offers_8_gpu_servers_and_nvl72_racks_and_reprices_live() {
     // Repricing gives what a run with the book gives.
     let direct = rightsize(&base, preset("llama3-8b").unwrap(), Constraints::default(), blackwell_book()).unwrap();
     assert_eq!((&priced.pareto, priced.pick), (&direct.pareto, direct.pick));
-    // A rack power figure in the book ranks both systems on power too.
-    let mut book = PriceBook::default();
-    book.0.push(crate::bom::Price { item: "gb200-nvl72-rack".into(), usd: None, power_w: Some(120_000.0), source: "test input".into(), date: String::new() });
-    let powered = unpriced.repriced(&book);
-    assert!(powered.candidates.iter().filter(|c| c.domain_gpus == 72).any(|c| c.comparable(Axis::PowerKw)));
+    // Switch figures in the book rank both systems on power too.
+    let powered = unpriced.repriced(&power_book());
+    let on_front: Vec<u32> = powered.pareto.iter().map(|&i| powered.candidates[i].domain_gpus).collect();
+    assert!(!on_front.is_empty(), "{on_front:?}");
+    assert!(powered.candidates.iter().filter(|c| c.domain_gpus == 72).all(|c| c.comparable(Axis::PowerKw)));
+}
+
+/// Each system is timed with the layouts searched for it: a MoE job on NVL72 racks may use
+/// expert parallelism inside a rack, which the 8-GPU servers' search would not rank best.
+#[test]
+fn each_system_gets_its_own_layout_search() {
+    let base = Cluster { gpu: crate::catalog::GpuKind::B200, scale_up: ScaleUp::NvSwitch { gen: 5 }, nodes: 72, ..Cluster::default() };
+    let w = preset("mixtral-8x7b").unwrap();
+    let w2 = w.clone();
+    let mut s = RightSizer::new(&base, w, Constraints::default(), PriceBook::default()).unwrap();
+    assert!(s.run(&mut || true).unwrap());
+    assert!(s.systems.len() == 2 && s.systems.iter().all(|x| !x.1.is_empty()), "both systems searched");
+    let r = s.result().unwrap();
+    // The NVL72 options' layouts come from the NVL72 search (or the user's, if better there).
+    let nvl: Vec<&Candidate> = r.candidates.iter().filter(|c| c.domain_gpus == 72).collect();
+    assert!(!nvl.is_empty());
+    // The NVL72 search ranks other layouts best, and some NVL72 option runs faster with them
+    // than with the 8-GPU servers' layouts alone (what reusing one layout list lost).
+    assert_ne!(s.systems[0].1, s.systems[1].1);
+    let faster = nvl.iter().filter(|c| {
+        let own = cost_and_time(&base, &c.option, &w2, &s.systems[0].1, &PriceBook::default()).map_or(f64::INFINITY, |o| o.step_time_s);
+        c.step_time_s < own * (1.0 - 1e-9)
+    });
+    assert!(faster.count() > 0, "no NVL72 option gained from its own search");
 }
