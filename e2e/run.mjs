@@ -97,7 +97,7 @@ async function main() {
       }
       // How far to trust the headline: its class's band, and a shaded band on the chart.
       const trust = await page.textContent('[data-testid=trust]');
-      assert(/±\d+%, \d+ measurements?|not validated against measurements/.test(trust), `trust beside the headline: ${trust}`);
+      assert(/^(±\d+%, \d+ measurements? at [^;]+; worst \d+%|extrapolated: .+|not validated against measurements)$/.test(trust), `trust beside the headline: ${trust}`);
       assert(start.svg.includes('data-role="band"'), 'error band shaded around a validated curve');
       const shown = await page.textContent('[data-testid=busbw-value]');
       assert(Math.abs(Number(shown) - start.busbw) / start.busbw < 0.01, `shown ${shown} vs ${start.busbw}`);
