@@ -28,8 +28,9 @@ pub fn assumptions(r: &StepReport) -> Vec<(&'static str, String)> {
         let (p, v, mb) = (m.pp as f64, m.interleave.max(1) as f64, r.micro_batches.max(1) as f64);
         let sched = if m.interleave > 1 { format!("interleaved 1F1B, {} virtual stages per GPU", m.interleave) } else { "1F1B".to_string() };
         format!(
-            "{sched}, {} micro-batches: bubble (p-1)/(v·m) = {}/({}·{}) = {:.1}% of the stage's work",
+            "{sched}, {} micro-batch{}: bubble (p-1)/(v·m) = {}/({}·{}) = {:.1}% of the stage's work",
             r.micro_batches,
+            if r.micro_batches == 1 { "" } else { "es" },
             m.pp - 1,
             m.interleave.max(1),
             r.micro_batches,
