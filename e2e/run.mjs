@@ -97,7 +97,7 @@ async function main() {
       }
       // How far to trust the headline: its class's band, and a shaded band on the chart.
       const trust = await page.textContent('[data-testid=trust]');
-      assert(/±\d+%, \d+ measurements?|not validated against measurements/.test(trust), `trust beside the headline: ${trust}`);
+      assert(/^(±\d+%, \d+ measurements? at [^;]+; worst \d+%|extrapolated: .+|not validated against measurements)$/.test(trust), `trust beside the headline: ${trust}`);
       assert(start.svg.includes('data-role="band"'), 'error band shaded around a validated curve');
       const shown = await page.textContent('[data-testid=busbw-value]');
       assert(Math.abs(Number(shown) - start.busbw) / start.busbw < 0.01, `shown ${shown} vs ${start.busbw}`);
@@ -316,6 +316,11 @@ async function main() {
       await waitForTraining(page);
       const step = await page.textContent('[data-testid=training-numbers]');
       assert(step.includes('TP16'), `step time is for TP16: ${step}`);
+      // Issue 20: the assumptions beside the layout: TP 16 leaves the NVLink domain, so no
+      // comm-GEMM overlap; the pipeline's bubble is its schedule's.
+      const assumed = await page.textContent('[data-testid=training-assumptions]');
+      assert(/Framework\s*megatron-core/.test(assumed) && /TP 16 crosses the network/.test(assumed) && /exposed/.test(assumed), `assumptions for TP16: ${assumed}`);
+      assert(/no pipeline|bubble \(p-1\)\/\(v·m\)/.test(assumed), `the pipeline's schedule: ${assumed}`);
       // The pinned layout's bar (marked ▶) in the step chart: its TP collectives, in ms.
       const tpMs = async () => {
         const svg = await page.$eval('[data-testid=step-chart] svg', (e) => e.outerHTML);
@@ -327,6 +332,7 @@ async function main() {
       await page.waitForSelector('[data-testid=tp-warning]', { state: 'detached', timeout: 5000 });
       await page.waitForFunction(() => document.querySelector('[data-testid=training-numbers]')?.textContent.includes('TP8'), null, { timeout: 20000 });
       await waitForTraining(page);
+      assert(/pipelined with the GEMMs inside the NVLink domain/.test(await page.textContent('[data-testid=training-assumptions]')), 'TP 8 overlaps inside the NVLink domain');
       const tp8 = await tpMs();
       // Whole steps can go either way (TP 16 halves the DP ring that crosses 128 nodes); the
       // tensor-parallel traffic itself is what crossing InfiniBand makes dearer.

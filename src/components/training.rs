@@ -8,6 +8,7 @@ use super::controls::{select, Opt, SelectAttrs};
 use super::esc;
 use fabricscope_charts::training::{seconds_label, training_chart};
 use fabricscope_charts::Theme;
+use fabricscope_model::training::assumptions::assumptions;
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::training::{Constraints, Recompute, PRESETS};
 use fabricscope_model::{ModelError, TrainingChoice};
@@ -234,6 +235,14 @@ pub fn training_panel(props: &Props) -> Html {
             </div>
             if let Some((inputs, onchange, onkeydown)) = custom_inputs {
                 <div class="toolbar custom-sizes" role="group" aria-label="Custom GPT-style model: ffn 4h; experts 0 for a dense model; each size applies on Enter or when you leave its box" {onchange} {onkeydown}>{ inputs }</div>
+            }
+            if let Some(c) = view.and_then(|v| v.chosen.as_ref()) {
+                <h4 class="sub" id="training-assumptions-h">{ "Assumptions behind this layout" }</h4>
+                <dl class="assumptions" data-testid="training-assumptions" aria-labelledby="training-assumptions-h">
+                    { for assumptions(c).into_iter().map(|(label, text)| html! {
+                        <><dt>{ label }</dt><dd>{ text }</dd></>
+                    }) }
+                </dl>
             }
             { Html::from_html_unchecked(body) }
         </section>

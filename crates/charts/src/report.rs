@@ -292,7 +292,13 @@ pub fn throughput_chart_with(r: &Report, v: &View, theme: &Theme, width: u32, he
         series.push(Series {
             label: scope_label(c),
             points: c.points.iter().map(|p| (p.bytes.0, if v.algbw { p.algbw.0 } else { p.busbw.0 })).collect(),
-            band: c.points.iter().map(|p| p.trust.error_band_pct.unwrap_or(0.0) / 100.0).collect(),
+            // Outside the scales its class was measured at, the band widens to the class's
+            // worst error.
+            band: c.points.iter().map(|p| {
+                let t = &p.trust;
+                let m = t.error_band_pct.unwrap_or(0.0);
+                (if t.extrapolated { t.worst_error_pct.unwrap_or(m).max(m) } else { m }) / 100.0
+            }).collect(),
         });
         // A change below the shown sizes is marked at the first shown size.
         let mut changes = choice_changes(c);

@@ -30,6 +30,13 @@ pub struct PredictionJson {
     pub validated_cases: u32,
     /// The class the band is for, e.g. "multi-node, InfiniBand / ring / >= 64 MiB".
     pub trust_class: String,
+    /// Outside the node and GPU counts the class was measured at: the band is extrapolated.
+    pub extrapolated: bool,
+    /// Where the class was measured, e.g. "2-64 nodes (16-512 GPUs)", and its worst error.
+    pub measured_scale: String,
+    pub worst_error_pct: Option<f64>,
+    /// The band in words, as the page shows it.
+    pub trust: String,
     #[serde(rename = "algbw_GBps")]
     pub algbw_gbps: f64,
     #[serde(rename = "busbw_GBps")]
@@ -51,6 +58,10 @@ impl From<&Prediction> for PredictionJson {
             error_band_pct: p.trust.error_band_pct,
             validated_cases: p.trust.validated_cases,
             trust_class: format!("{} / {} / {}", p.trust.tier.name(), p.trust.family.name(), p.trust.size.name()),
+            extrapolated: p.trust.extrapolated,
+            measured_scale: p.trust.measured_scale(),
+            worst_error_pct: p.trust.worst_error_pct,
+            trust: p.trust.describe(),
             algbw_gbps: p.algbw.0,
             busbw_gbps: p.busbw.0,
             algorithm: p.algorithm,

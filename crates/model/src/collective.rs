@@ -620,8 +620,15 @@ impl Comm {
     }
 
     /// The class whose validation says how far to trust a prediction.
+    /// Across domains NCCL's NVLS (not NVLSTree) reduces in the network switch (SHARP), so
+    /// it is trusted as the CollNet/SHARP class its measurements belong to.
     pub fn trust(&self, algorithm: &str, bytes: Bytes) -> Trust {
-        Trust::of(self.tier_class, AlgoFamily::of(algorithm), SizeRange::of(bytes.0))
+        let family = match AlgoFamily::of(algorithm) {
+            AlgoFamily::Nvls if algorithm == "NVLS" && self.net.is_some() => AlgoFamily::CollNet,
+            f => f,
+        };
+        let p = self.placement;
+        Trust::at(self.tier_class, family, SizeRange::of(bytes.0), p.domains(), p.ranks)
     }
 
     pub fn tier_class(&self) -> TierClass {

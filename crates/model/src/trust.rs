@@ -131,23 +131,80 @@ pub struct Trust {
     pub error_band_pct: Option<f64>,
     /// Published measurements behind the class (0 = not validated).
     pub validated_cases: u32,
+    /// The largest absolute error among them, percent (`None` when not validated).
+    pub worst_error_pct: Option<f64>,
+    /// Fewest and most scale-up domains (nodes; racks for NVL72) the class was measured on.
+    pub measured_nodes: [u32; 2],
+    /// Fewest and most GPUs the class was measured on.
+    pub measured_gpus: [u32; 2],
+    /// Domains and GPUs of this prediction (0 when not known).
+    pub nodes: u32,
+    pub gpus: u32,
+    /// The prediction lies outside the node or GPU counts its class was measured at: the
+    /// band is the class's, measured elsewhere, and says so.
+    pub extrapolated: bool,
 }
 
 impl Trust {
+    /// The class's trust, scale unknown.
     pub fn of(tier: TierClass, family: AlgoFamily, size: SizeRange) -> Trust {
-        let (pct, n) = crate::trust_table::BANDS[tier as usize][family as usize][size as usize];
-        Trust { tier, family, size, error_band_pct: (n > 0).then_some(pct), validated_cases: n }
+        Self::at(tier, family, size, 0, 0)
     }
 
-    /// "±4%, 31 measurements" or "not validated against measurements".
+    /// The class's trust for a group of `gpus` GPUs over `nodes` scale-up domains: extrapolated
+    /// outside the node and GPU counts the class's measurements cover.
+    pub fn at(tier: TierClass, family: AlgoFamily, size: SizeRange, nodes: u32, gpus: u32) -> Trust {
+        let (t, f, z) = (tier as usize, family as usize, size as usize);
+        let (pct, n) = crate::trust_table::BANDS[t][f][z];
+        let (n_lo, n_hi, g_lo, g_hi, worst) = crate::trust_table::SCOPE[t][f][z];
+        let outside = |x: u32, lo: u32, hi: u32| x > 0 && (x < lo || x > hi);
+        Trust {
+            tier,
+            family,
+            size,
+            error_band_pct: (n > 0).then_some(pct),
+            validated_cases: n,
+            worst_error_pct: (n > 0).then_some(worst),
+            measured_nodes: [n_lo, n_hi],
+            measured_gpus: [g_lo, g_hi],
+            nodes,
+            gpus,
+            extrapolated: n > 0 && (outside(nodes, n_lo, n_hi) || outside(gpus, g_lo, g_hi)),
+        }
+    }
+
+    /// Where the class was measured: "2-64 nodes, 16-512 GPUs" or "2-8 GPUs in one domain".
+    pub fn measured_scale(&self) -> String {
+        let range = |[lo, hi]: [u32; 2]| if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
+        if self.measured_nodes[1] <= 1 {
+            format!("{} GPUs in one domain", range(self.measured_gpus))
+        } else {
+            format!("{} {}, {} GPUs", range(self.measured_nodes), self.domain_word(), range(self.measured_gpus))
+        }
+    }
+
+    /// What one scale-up domain is called in this class.
+    fn domain_word(&self) -> &'static str {
+        match self.tier {
+            TierClass::Nvl72Rack | TierClass::Nvl72Racks => "racks",
+            _ => "nodes",
+        }
+    }
+
+    /// "±4%, 31 measurements at 2-64 nodes, 16-512 GPUs; worst 8%", "extrapolated: ±4%,
+    /// worst 8%, over 31 measurements at 2-64 nodes, 16-512 GPUs; this is 4096 nodes, 32768
+    /// GPUs", or "not validated against measurements". No parentheses: it is quoted inside
+    /// other text.
     pub fn describe(&self) -> String {
-        match self.error_band_pct {
-            Some(p) => format!(
-                "±{p:.0}%, {} measurement{}",
-                self.validated_cases,
-                if self.validated_cases == 1 { "" } else { "s" }
-            ),
-            None => "not validated against measurements".to_string(),
+        let Some(p) = self.error_band_pct else { return "not validated against measurements".to_string() };
+        let n = self.validated_cases;
+        let plural = if n == 1 { "" } else { "s" };
+        let worst = self.worst_error_pct.unwrap_or(p);
+        if self.extrapolated {
+            let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
+            format!("extrapolated: ±{p:.0}%, worst {worst:.0}%, over {n} measurement{plural} at {}; this is {here}", self.measured_scale())
+        } else {
+            format!("±{p:.0}%, {n} measurement{plural} at {}; worst {worst:.0}%", self.measured_scale())
         }
     }
 }

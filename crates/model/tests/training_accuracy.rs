@@ -509,16 +509,25 @@ fn run_all() -> (Vec<Outcome>, Vec<(String, String, String)>) {
 
 /// Median absolute error per class, as the model ships it.
 fn bands(outs: &[Outcome]) -> Vec<BandRow> {
-    let mut by: Vec<(ErrorClass, Vec<f64>)> = Vec::new();
+    let mut by: Vec<(ErrorClass, Vec<f64>, [u32; 2])> = Vec::new();
     for o in outs {
         match by.iter_mut().find(|x| x.0 == o.class) {
-            Some(x) => x.1.push(o.error().abs()),
-            None => by.push((o.class, vec![o.error().abs()])),
+            Some(x) => {
+                x.1.push(o.error().abs());
+                x.2 = [x.2[0].min(o.gpus), x.2[1].max(o.gpus)];
+            }
+            None => by.push((o.class, vec![o.error().abs()], [o.gpus, o.gpus])),
         }
     }
     let mut rows: Vec<BandRow> = by
         .into_iter()
-        .map(|(class, v)| BandRow { class, cases: v.len() as u32, median_abs_error_pct: (1000.0 * median(v)).round() / 10.0 })
+        .map(|(class, v, [min_gpus, max_gpus])| BandRow {
+            class,
+            cases: v.len() as u32,
+            median_abs_error_pct: (1000.0 * median(v)).round() / 10.0,
+            min_gpus,
+            max_gpus,
+        })
         .collect();
     rows.sort_by_key(|r| r.class.id());
     rows
@@ -593,9 +602,9 @@ fn render_doc(t: &str, outs: &[Outcome], skipped: &[(String, String, String)], f
     for (f, v) in fams {
         s.push_str(&format!("| {f} | {} | {:.1}% |\n", v.len(), 100.0 * median(v.clone())));
     }
-    s.push_str("\nPer class (what `error_band_pct` and `validated_cases` report; `crates/model/src/training/bands.csv`):\n\n| class (family/kind/GPU generation) | rows | median abs error |\n|---|---:|---:|\n");
+    s.push_str("\nPer class (what `error_band_pct` and `validated_cases` report; `crates/model/src/training/bands.csv`; outside the GPU counts measured a prediction says its band is extrapolated):\n\n| class (family/kind/GPU generation) | rows | median abs error | GPUs measured |\n|---|---:|---:|---:|\n");
     for b in bands {
-        s.push_str(&format!("| {} | {} | {:.1}% |\n", b.class.id(), b.cases, b.median_abs_error_pct));
+        s.push_str(&format!("| {} | {} | {:.1}% | {}-{} |\n", b.class.id(), b.cases, b.median_abs_error_pct, b.min_gpus, b.max_gpus));
     }
     s.push_str("\nRows the CLI's flags cannot express, and why:\n\n");
     for (l, m, e) in skipped {

@@ -8,7 +8,8 @@ use crate::catalog::Arch;
 use serde::Serialize;
 use std::sync::OnceLock;
 
-/// `bands.csv` as checked in: `family,kind,generation,cases,median_abs_error_pct`.
+/// `bands.csv` as checked in:
+/// `family,kind,generation,cases,median_abs_error_pct,min_gpus,max_gpus`.
 const BANDS_CSV: &str = include_str!("bands.csv");
 
 /// The class a prediction's error is measured over.
@@ -38,6 +39,9 @@ pub struct BandRow {
     pub cases: u32,
     /// Median absolute error over them, percent (one decimal).
     pub median_abs_error_pct: f64,
+    /// Fewest and most GPUs those runs used: outside, the band is extrapolated.
+    pub min_gpus: u32,
+    pub max_gpus: u32,
 }
 
 fn family_id(s: &str) -> Option<&'static str> {
@@ -55,13 +59,15 @@ pub fn parse(text: &str) -> Vec<BandRow> {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            if f.len() != 5 {
+            if f.len() != 7 {
                 return None;
             }
             Some(BandRow {
                 class: ErrorClass { family: family_id(f[0])?, moe: f[1] == "moe", arch: arch_id(f[2])? },
                 cases: f[3].parse().ok()?,
                 median_abs_error_pct: f[4].parse().ok()?,
+                min_gpus: f[5].parse().ok()?,
+                max_gpus: f[6].parse().ok()?,
             })
         })
         .collect()
@@ -69,15 +75,17 @@ pub fn parse(text: &str) -> Vec<BandRow> {
 
 /// The CSV text of `rows`.
 pub fn to_csv(rows: &[BandRow]) -> String {
-    let mut s = String::from("family,kind,generation,cases,median_abs_error_pct\n");
+    let mut s = String::from("family,kind,generation,cases,median_abs_error_pct,min_gpus,max_gpus\n");
     for r in rows {
         s.push_str(&format!(
-            "{},{},{},{},{:.1}\n",
+            "{},{},{},{},{:.1},{},{}\n",
             r.class.family,
             if r.class.moe { "moe" } else { "dense" },
             r.class.arch.name().to_ascii_lowercase(),
             r.cases,
-            r.median_abs_error_pct
+            r.median_abs_error_pct,
+            r.min_gpus,
+            r.max_gpus
         ));
     }
     s
@@ -95,6 +103,17 @@ pub fn band(class: &ErrorClass) -> (Option<f64>, u32) {
     band_table().iter().find(|r| r.class == *class).map_or((None, 0), |r| (Some(r.median_abs_error_pct), r.cases))
 }
 
+/// Whether a job on `gpus` GPUs lies outside the GPU counts `class` was measured at (false
+/// when the class was never measured: it has no band to extrapolate).
+pub fn extrapolated(class: &ErrorClass, gpus: u32) -> bool {
+    band_table().iter().find(|r| r.class == *class).is_some_and(|r| gpus < r.min_gpus || gpus > r.max_gpus)
+}
+
+/// The GPU counts `class` was measured at, when it was.
+pub fn measured_gpus(class: &ErrorClass) -> Option<[u32; 2]> {
+    band_table().iter().find(|r| r.class == *class).map(|r| [r.min_gpus, r.max_gpus])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +125,10 @@ mod tests {
         assert_eq!(parse(&to_csv(rows)), rows);
         let gb200_fsdp_moe = ErrorClass { family: "fsdp", moe: true, arch: Arch::Blackwell };
         assert_eq!(band(&gb200_fsdp_moe), (None, 0));
+        assert!(!extrapolated(&gb200_fsdp_moe, 1 << 20));
+        // Megatron on Hopper was measured from 8 to 6,144 GPUs: 32,768 is outside.
+        let mh = ErrorClass { family: "megatron", moe: false, arch: Arch::Hopper };
+        assert_eq!(measured_gpus(&mh), Some([8, 6144]));
+        assert!(extrapolated(&mh, 32768) && !extrapolated(&mh, 1024));
     }
 }

@@ -15,8 +15,10 @@
 //! | [`search`] | every valid layout, pruned, ranked |
 //! | [`rules`] | the rules of thumb (TP inside NVLink, PP across IB, ...) answered as data |
 //! | [`explain`] | the one-sentence bottleneck |
+//! | [`assumptions`] | the framework, TP overlap, schedule and DP overlap behind a report, in words |
 //! | [`explore`] | a scenario's training view: pinned layout, top layouts, MFU grid, rules |
 
+pub mod assumptions;
 pub mod bands;
 pub mod comm;
 pub mod efficiency;
