@@ -6,6 +6,7 @@
 //! | [`workload`] | the job: shape, batch, precision; parameter and FLOP counts |
 //! | [`presets`] | GPT-3, the Megatron GPT family, Llama 3, Mixtral, a DeepSeek-V3-like MoE |
 //! | [`mapping`] | parallel sizes, rank order, and where each group's GPUs sit |
+//! | [`placement`] | segments of NVL72 racks that keep EP/TP/CP blocks inside one rack |
 //! | [`framework`] | what the training software overlaps and fuses |
 //! | [`efficiency`] | kernel times from matrix shapes, one parameter set per GPU class |
 //! | [`comm`] | cached collective predictions for the groups of a layout |
@@ -24,6 +25,7 @@ pub mod explain;
 pub mod explore;
 pub mod framework;
 pub mod mapping;
+pub mod placement;
 pub mod memory;
 pub mod presets;
 pub mod rules;

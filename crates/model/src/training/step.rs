@@ -265,7 +265,7 @@ pub struct Evaluator<'a> {
     pub fw: Framework,
     pub gpu: Gpu,
     pub(crate) comms: CommCache,
-    spans: FastMap<(Generators, u64), GroupSpan>,
+    spans: FastMap<(Generators, u64, u32), GroupSpan>,
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
@@ -274,7 +274,7 @@ pub struct Evaluator<'a> {
 #[derive(Default)]
 pub struct EvaluatorCaches {
     comms: CommCache,
-    spans: FastMap<(Generators, u64), GroupSpan>,
+    spans: FastMap<(Generators, u64, u32), GroupSpan>,
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
@@ -518,17 +518,25 @@ impl<'a> Evaluator<'a> {
         StageCompute { dense, moe, embed_fwd, embed_bwd, head_fwd, head_bwd, head_params: vp * h }
     }
 
-    /// Where every group of `par` sits, cached by (generators, GPU count).
-    pub fn span(&mut self, par: &Parallel, group: Group) -> GroupSpan {
+    /// Where every group of `par` sits, cached by (generators, GPU count, GPUs per rack used),
+    /// on `seg`, the racks filled in segments ([`super::placement`]), or on the cluster.
+    fn span_on(&mut self, seg: Option<&Topology>, par: &Parallel, group: Group) -> GroupSpan {
         let gens = par.generators(group);
         let total = par.gpus();
-        let key = (gens, total);
+        let topo = seg.unwrap_or(self.topo);
+        let key = (gens, total, topo.domain_gpus);
         if let Some(s) = self.spans.get(&key) {
             return *s;
         }
-        let s = span(self.topo, gens, total);
+        let s = span(topo, gens, total);
         self.spans.insert(key, s);
         s
+    }
+
+    /// Where every group of `par` sits (with the placement [`Evaluator::layout`] uses).
+    pub fn span(&mut self, par: &Parallel, group: Group) -> GroupSpan {
+        let seg = super::placement::segment_fill(self.topo, par).map(|f| super::placement::segmented(self.topo, f));
+        self.span_on(seg.as_ref(), par, group)
     }
 
     /// Everything that depends on TP, CP, EP, PP, DP and the order (validate `par` first).
@@ -542,10 +550,12 @@ impl<'a> Evaluator<'a> {
             net_share: 1.0,
         }; 6];
         let mut ids = [None; 6];
+        // On NVL72 racks, EP (then TP, CP) blocks that do not divide the rack take segments.
+        let seg = super::placement::segment_fill(self.topo, par).map(|f| super::placement::segmented(self.topo, f));
         for grp in Group::ALL {
-            let s = self.span(par, grp);
+            let s = self.span_on(seg.as_ref(), par, grp);
             spans[g(grp)] = s;
-            ids[g(grp)] = self.comms.comm(self.topo, &s).map_err(|e| placement_error(par, grp, e))?;
+            ids[g(grp)] = self.comms.comm(seg.as_ref().unwrap_or(self.topo), &s).map_err(|e| placement_error(par, grp, e))?;
         }
         let t = par.tp as f64;
         let ep = par.ep as f64;
