@@ -221,7 +221,6 @@ pub fn evaluate(topo: &Topology, i: &EpInput) -> Result<EpReport> {
     check(topo, i)?;
     let pl = place(topo, i.ep);
     let n = i.ep;
-    let g = pl.per_domain;
     let nodes = pl.domains;
     let su = topo.cluster.scale_up;
     let su_link = if su.is_nvlink() { Link::Nvlink } else { Link::Pcie };
