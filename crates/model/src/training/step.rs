@@ -723,18 +723,11 @@ impl<'a> Evaluator<'a> {
                 let span = layout.spans[g(Group::Ep)];
                 let share = m.network_copy_share(span.domains);
                 let a2a = if share < 1.0 {
-                    // Node-limited routing: the all-to-all carries one copy per destination
-                    // node, and the NVLink fan-out to the experts of that node runs alongside
-                    // (DeepSeek-V3 §3.2.2 overlaps IB sends and NVLink forwarding); never
-                    // slower than sending every copy.
-                    let per = span.placement.per_domain;
-                    let fan = if per > 1 {
-                        let id = self.comms.comm_for(self.topo, Placement { ranks: per, per_domain: per })?;
-                        self.comms.time(Some(id), Collective::AllToAll, bytes)?
-                    } else {
-                        0.0
-                    };
-                    self.comms.time(ep_id, Collective::AllToAll, bytes * share)?.max(fan).min(full)
+                    // Node-limited routing: DeepEP-style hierarchical dispatch and combine (one
+                    // network copy per destination node, NVLink fan-out alongside; DeepSeek-V3
+                    // §3.2.2), timed by the EP module; never slower than sending every copy.
+                    let (d, c) = crate::ep::layer_exchange_us(self.topo, span.placement.per_domain, span.placement.domains(), tok_sp, w.hidden, m.top_k, m.experts, m.max_nodes_per_token, ACT);
+                    ((d + c) / 2.0).min(full)
                 } else {
                     full
                 };
