@@ -236,6 +236,9 @@ pub fn training_panel(props: &Props) -> Html {
                 <div class="toolbar custom-sizes" role="group" aria-label="Custom GPT-style model: ffn 4h; experts 0 for a dense model; each size applies on Enter or when you leave its box" {onchange} {onkeydown}>{ inputs }</div>
             }
             { Html::from_html_unchecked(body) }
+            if let Some(m) = view.and_then(|v| v.moe.as_ref()) {
+                { super::moe::moe_section(m) }
+            }
         </section>
     }
 }

@@ -218,8 +218,12 @@ fn check(topo: &Topology, i: &EpInput) -> Result<()> {
 
 /// Times dispatch and combine of `i` on `topo`.
 pub fn evaluate(topo: &Topology, i: &EpInput) -> Result<EpReport> {
+    evaluate_placed(topo, i, place(topo, i.ep))
+}
+
+/// [`evaluate`] for a group already placed (a training layout's EP span).
+pub fn evaluate_placed(topo: &Topology, i: &EpInput, pl: EpPlacement) -> Result<EpReport> {
     check(topo, i)?;
-    let pl = place(topo, i.ep);
     let n = i.ep;
     let nodes = pl.domains;
     let su = topo.cluster.scale_up;
