@@ -42,6 +42,9 @@ pub fn moe_section(m: &MoeView) -> Html {
         <div class="moe-view" data-testid="moe-view" aria-labelledby="moe-h">
             <h4 id="moe-h">{ "Expert parallelism: dispatch and combine" }</h4>
             <p data-testid="moe-placement" data-scale-up-only={m.scale_up_only.to_string()}>{ placement_text(m) }</p>
+            if let Some(s) = &m.segments {
+                <p class="muted small" data-testid="moe-segments">{ s.clone() }</p>
+            }
             <div class="table-scroll" tabindex="0" role="region" aria-labelledby="moe-h">
                 <table data-testid="moe-table">
                     <caption class="muted">{ format!("One MoE layer, one micro-batch ({:.0} tokens per rank), forward; {} MoE layers, backward repeats both", m.tokens_per_rank, m.moe_layers) }</caption>

@@ -32,6 +32,9 @@ pub struct MoeView {
     pub moe_layers: u32,
     /// "validated ..." or "not validated: ...".
     pub trust: String,
+    /// When the job takes rack segments so that no EP group straddles two racks
+    /// ([`super::placement`]): how many GPUs of each rack and how many racks.
+    pub segments: Option<String>,
 }
 
 /// The MoE view of `r` on `topo`, or `None` for a dense job or EP 1.
@@ -74,6 +77,14 @@ pub fn moe_view(topo: &Topology, w: &Workload, r: &StepReport) -> Option<MoeView
         combine_gbps: e.combine.bottleneck_gbps,
         moe_layers: w.layers.saturating_sub(m.dense_layers),
         trust: e.trust,
+        segments: super::placement::segment_fill(topo, p).map(|fill| {
+            let gpn = topo.cluster.gpus_per_node.max(1);
+            format!(
+                "The job takes {} trays ({fill} GPUs) in each of {} racks, so that no EP group straddles two racks (a block scheduler's segments).",
+                fill / gpn,
+                topo.total_gpus.div_ceil(fill)
+            )
+        }),
     })
 }
 
@@ -94,6 +105,7 @@ mod tests {
         assert!(v.scale_up_only);
         assert_eq!((v.ep, v.per_domain, v.dispatch_link), (64, 64, Link::Nvlink));
         assert_eq!(v.tokens_per_rank, 8192.0);
+        assert!(v.segments.as_deref().is_some_and(|s| s.contains("16 trays (64 GPUs) in each of 9 racks")), "{:?}", v.segments);
         let b = Cluster { gpu: GpuKind::B200, scale_up: ScaleUp::NvSwitch { gen: 5 }, nodes: 72, nic: NicKind::IbXdr, ..Cluster::default() }.topology().unwrap();
         let rb = evaluate(&b, &w, &p, Framework::default()).unwrap();
         let vb = moe_view(&b, &w, &rb).unwrap();
