@@ -304,23 +304,36 @@ pub fn evaluate_placed(topo: &Topology, i: &EpInput, pl: EpPlacement) -> Result<
     Ok(EpReport { dispatch, combine, placement: pl, imbalance, error_band_pct, trust })
 }
 
-/// Dispatch and combine of one MoE layer of a training step, µs each, with normal kernels on an
-/// EP group already placed (`per_domain` GPUs in each of `domains` scale-up domains, as the
-/// training layout's span says), `tokens` per rank, `bytes_per_element` per hidden element.
-/// The training step calls this for node-limited routing (DeepSeek-V3's hierarchical
-/// dispatch); uniform random routing (the step models expert-load imbalance in its compute).
-pub fn layer_exchange_us(topo: &Topology, per_domain: u32, domains: u32, tokens: f64, hidden: u32, top_k: u32, experts: u32, max_nodes_per_token: u32, bytes_per_element: f64) -> (f64, f64) {
-    let n = (per_domain * domains).max(1);
-    let nodes = domains.max(1);
+/// One MoE layer's exchange in a training step: an EP group already placed (`per_domain` GPUs
+/// in each of `domains` scale-up domains, as the training layout's span says), `tokens` per
+/// rank, `bytes_per_element` per hidden element; `max_nodes_per_token` 0 for no limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerExchange {
+    pub per_domain: u32,
+    pub domains: u32,
+    pub tokens: f64,
+    pub hidden: u32,
+    pub top_k: u32,
+    pub experts: u32,
+    pub max_nodes_per_token: u32,
+    pub bytes_per_element: f64,
+}
+
+/// Dispatch and combine of [`LayerExchange`], µs each, with normal kernels. The training step
+/// calls this for node-limited routing (DeepSeek-V3's hierarchical dispatch); uniform random
+/// routing (the step models expert-load imbalance in its compute).
+pub fn layer_exchange_us(topo: &Topology, x: &LayerExchange) -> (f64, f64) {
+    let n = (x.per_domain * x.domains).max(1);
+    let nodes = x.domains.max(1);
     let su_bw = topo.cluster.scale_up.line_bw(topo.gpu).0;
     let c = &topo.cluster;
     let nics = c.nics_per_node as f64;
     let gpn = c.gpus_per_node.max(1) as f64;
     let nic_bw = (topo.nic.achievable_bw().0 * nics).min(topo.gpu_nic_nccl_bw().0 * nics.min(gpn)) / gpn;
-    let h = hidden as f64;
-    let limit = (max_nodes_per_token > 0).then_some(max_nodes_per_token);
-    let su_bytes = tokens * routing::distinct(experts, n, top_k) * h * bytes_per_element;
-    let net_bytes = if nodes <= 1 { 0.0 } else { tokens * routing::distinct_nodes(experts, nodes, top_k, limit) * h * bytes_per_element };
+    let h = x.hidden as f64;
+    let limit = (x.max_nodes_per_token > 0).then_some(x.max_nodes_per_token);
+    let su_bytes = x.tokens * routing::distinct(x.experts, n, x.top_k) * h * x.bytes_per_element;
+    let net_bytes = if nodes <= 1 { 0.0 } else { x.tokens * routing::distinct_nodes(x.experts, nodes, x.top_k, limit) * h * x.bytes_per_element };
     let t_su = su_bytes / (params::NORMAL_NVLINK_EFFICIENCY * su_bw * 1e3);
     let t_net = if net_bytes > 0.0 && nic_bw > 0.0 { net_bytes / (params::NORMAL_RDMA_EFFICIENCY * nic_bw * 1e3) } else { 0.0 };
     let lat = if nodes <= 1 { params::NORMAL_NVLINK_LATENCY_US } else { params::NORMAL_RDMA_LATENCY_US };

@@ -726,7 +726,17 @@ impl<'a> Evaluator<'a> {
                     // Node-limited routing: DeepEP-style hierarchical dispatch and combine (one
                     // network copy per destination node, NVLink fan-out alongside; DeepSeek-V3
                     // §3.2.2), timed by the EP module; never slower than sending every copy.
-                    let (d, c) = crate::ep::layer_exchange_us(self.topo, span.placement.per_domain, span.placement.domains(), tok_sp, w.hidden, m.top_k, m.experts, m.max_nodes_per_token, ACT);
+                    let x = crate::ep::LayerExchange {
+                        per_domain: span.placement.per_domain,
+                        domains: span.placement.domains(),
+                        tokens: tok_sp,
+                        hidden: w.hidden,
+                        top_k: m.top_k,
+                        experts: m.experts,
+                        max_nodes_per_token: m.max_nodes_per_token,
+                        bytes_per_element: ACT,
+                    };
+                    let (d, c) = crate::ep::layer_exchange_us(self.topo, &x);
                     ((d + c) / 2.0).min(full)
                 } else {
                     full
