@@ -1,8 +1,8 @@
 // The explorer's MoE view (issue 22, item 2), against a release build (dist/):
-// - GB200 NVL72 SuperPOD (576 GPUs) with the DeepSeek-V3-like job and EP pinned to 64: the MoE
+// - GB200 NVL72 SU (576 GPUs) with the DeepSeek-V3-like job at TP 1, PP 9, EP 64: the MoE
 //   view says each EP group sits inside one scale-up domain (NVLink only), and its dispatch
 //   and combine rows name NVLink as the bottleneck, with a time in µs;
-// - the DGX B200 SuperPOD with the same job and EP 64: the groups span domains and the rows name
+// - the DGX B200 SuperPOD (1024 GPUs) with the same job at TP 1, PP 16, EP 64: the groups span domains and the rows name
 //   the network;
 // - a dense job (llama3-70b) shows no MoE view;
 // - screenshots at 1400 px in both themes go to e2e/out/moe-*.png; no console error.
@@ -23,12 +23,13 @@ async function settled(page) {
   await page.waitForFunction(() => document.querySelector('[data-testid=training]')?.getAttribute('aria-busy') === 'false', null, { timeout: 60000 });
 }
 
-async function setup(page, preset, workload, ep) {
+// EP is pinned after TP and PP (the mapping panel enables EP once TP is pinned).
+async function setup(page, preset, workload, tp, pp, ep) {
   await page.click(`[data-preset=${preset}]`);
   await page.selectOption('#workload-select', workload);
   await settled(page);
-  if (ep) {
-    await page.selectOption('#ep-select', String(ep));
+  for (const [sel, v] of [['#tp-select', tp], ['#pp-select', pp], ['#ep-select', ep]]) {
+    await page.selectOption(sel, String(v));
     await settled(page);
   }
 }
@@ -47,7 +48,7 @@ async function main() {
     await page.waitForSelector('[data-preset=gb200-nvl72-su]', { timeout: 15000 });
 
     await check('GB200 NVL72 SuperPOD, DeepSeek-V3-like, EP 64: EP groups on NVLink only', async () => {
-      await setup(page, 'gb200-nvl72-su', 'deepseek-v3-like', 64);
+      await setup(page, 'gb200-nvl72-su', 'deepseek-v3-like', 1, 9, 64);
       await page.waitForSelector('[data-testid=moe-view]', { timeout: 30000 });
       assert((await page.getAttribute('[data-testid=moe-placement]', 'data-scale-up-only')) === 'true', 'scale-up only');
       const text = await page.textContent('[data-testid=moe-placement]');
@@ -58,7 +59,7 @@ async function main() {
     });
 
     await check('DGX B200 SuperPOD, same job, EP 64: the groups cross the network', async () => {
-      await setup(page, 'dgx-b200-superpod', 'deepseek-v3-like', 64);
+      await setup(page, 'dgx-b200-superpod', 'deepseek-v3-like', 1, 16, 64);
       await page.waitForSelector('[data-testid=moe-view]', { timeout: 30000 });
       assert((await page.getAttribute('[data-testid=moe-placement]', 'data-scale-up-only')) === 'false', 'crosses domains');
       const rows = await page.locator('[data-testid=moe-table] tbody tr').allInnerTexts();
@@ -73,7 +74,7 @@ async function main() {
 
     await check('dark theme screenshot', async () => {
       await page.emulateMedia({ colorScheme: 'dark' });
-      await setup(page, 'gb200-nvl72-su', 'deepseek-v3-like', 64);
+      await setup(page, 'gb200-nvl72-su', 'deepseek-v3-like', 1, 9, 64);
       await page.waitForSelector('[data-testid=moe-view]', { timeout: 30000 });
       await page.locator('[data-testid=moe-view]').screenshot({ path: join(out, 'moe-nvl72-dark.png') });
     });
