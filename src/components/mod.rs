@@ -12,6 +12,7 @@ mod formula;
 mod hierarchy;
 mod key_numbers;
 mod mapping;
+mod moe;
 mod pickers;
 mod presets;
 mod prices;

@@ -245,6 +245,9 @@ pub fn training_panel(props: &Props) -> Html {
                 </dl>
             }
             { Html::from_html_unchecked(body) }
+            if let Some(m) = view.and_then(|v| v.moe.as_ref()) {
+                { super::moe::moe_section(m) }
+            }
         </section>
     }
 }

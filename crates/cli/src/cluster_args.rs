@@ -189,8 +189,8 @@ impl GroupArgs {
 /// `--flag: message`, so they print as one line that names the flag.
 #[derive(Clone)]
 pub struct FlagParser<T> {
-    parse: fn(&str) -> Result<T, String>,
-    ids: Option<fn() -> Vec<&'static str>>,
+    pub(crate) parse: fn(&str) -> Result<T, String>,
+    pub(crate) ids: Option<fn() -> Vec<&'static str>>,
 }
 
 impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {

@@ -6,6 +6,7 @@ mod check;
 mod cluster_args;
 mod compare;
 mod collective;
+mod ep;
 mod error;
 mod eval;
 #[cfg(test)]
@@ -35,6 +36,8 @@ struct Cli {
 enum Command {
     /// Predict one collective of one size (time, algbw, busbw, algorithm, bottleneck).
     Collective(collective::CollectiveArgs),
+    /// Expert-parallel dispatch and combine of one MoE layer (normal or low-latency kernels).
+    Ep(Box<ep::EpArgs>),
     /// An nccl-tests-style table of one collective over sizes in powers of two.
     Sweep(sweep::SweepArgs),
     /// The per-GPU bandwidth and latency hierarchy, the fat tree and the bisection bandwidth.
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Collective(a) => collective::run(a),
+        Command::Ep(a) => ep::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Tiers(a) => tiers::run(a),
         Command::Eval(a) => eval::run(a),

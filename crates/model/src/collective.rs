@@ -270,6 +270,10 @@ pub struct Comm {
     tier_class: TierClass,
     /// GPUs one host process drives (nccl-tests `-g`): host launch cost is paid per GPU.
     gpus_per_process: u32,
+    /// What one domain of the group can inject for an all-to-all, GB/s per direction: every
+    /// NIC of the domain (PXN sends each peer's data through the NIC on the peer's rail, so an
+    /// all-to-all is not limited to the rings' channels), capped by the GPUs' links to them.
+    a2a_inject: f64,
     /// NVLS possible on this group (for error messages).
     nvls_possible: bool,
     nvls_enabled: bool,
@@ -365,6 +369,13 @@ impl Comm {
                 host_staged: topo.gpu.kind == GpuKind::Gb200,
             }
         });
+        // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.
+        let a2a_inject = {
+            let one_nic = topo.nic.achievable_bw().0;
+            let nic_side = one_nic * nics as f64 / share;
+            let gpu_side = topo.gpu_nic_nccl_bw().0 * p.per_domain as f64 / share;
+            nic_side.min(gpu_side)
+        };
         let tier_class = match (&net, nvl72) {
             (None, true) => TierClass::Nvl72Rack,
             (None, false) if intra_nvlink => TierClass::NvlinkNode,
@@ -388,6 +399,7 @@ impl Comm {
             arch: topo.gpu.arch,
             tier_class,
             gpus_per_process: 1,
+            a2a_inject,
             nvls_possible,
             nvls_enabled: c.nvls,
             sharp: c.sharp,
@@ -554,7 +566,7 @@ impl Comm {
         let (bw_time, rounds_lat, tier) = match &self.net {
             Some(net) => {
                 let remote = s * (n - g) / n;
-                let per_gpu = net.nic_side.min(net.gpu_side) / g * net.all_to_all_net_efficiency();
+                let per_gpu = self.a2a_inject / g * net.all_to_all_net_efficiency();
                 let t_net = remote / (per_gpu * 1e3);
                 let t_local = local / (self.p2p_intra.0 * 1e3);
                 let tier = if net.all_to_all_net_efficiency() < 1.0 && self.oversubscribed {

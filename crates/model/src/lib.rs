@@ -12,6 +12,7 @@
 //! | [`bom`] | bill of materials: parts per tier, power, price book, cost |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
+//! | [`ep`] | expert-parallel dispatch and combine (normal and low-latency kernels) |
 //! | [`training`] | transformer training steps: layout, step time, MFU, memory, search |
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
@@ -31,6 +32,7 @@ pub mod check;
 pub mod collective;
 pub mod compare;
 pub mod design;
+pub mod ep;
 pub mod error;
 pub mod export;
 pub mod limits;

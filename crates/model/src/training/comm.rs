@@ -54,7 +54,8 @@ pub type CommId = u32;
 /// Communicators by (placement, NIC share) and predictions by (op, communicator, bytes).
 #[derive(Default)]
 pub struct CommCache {
-    comms: Vec<(Placement, u64, Comm)>,
+    /// (placement, NIC share bits, GPUs per domain of the topology it was built on, comm).
+    comms: Vec<(Placement, u64, u32, Comm)>,
     preds: FastMap<(u8, CommId, u64), f64>,
 }
 
@@ -69,21 +70,23 @@ impl CommCache {
             return Ok(None);
         }
         let share_bits = span.net_share.to_bits();
-        if let Some(i) = self.comms.iter().position(|(p, s, _)| *p == span.placement && *s == share_bits) {
+        let d = topo.domain_gpus;
+        if let Some(i) = self.comms.iter().position(|(p, s, dg, _)| *p == span.placement && *s == share_bits && *dg == d) {
             return Ok(Some(i as CommId));
         }
         let c = Comm::new_shared(topo, span.placement, span.net_share)?;
-        self.comms.push((span.placement, share_bits, c));
+        self.comms.push((span.placement, share_bits, d, c));
         Ok(Some((self.comms.len() - 1) as CommId))
     }
 
     /// A communicator for an explicit placement (e.g. the two embedding stages).
     pub fn comm_for(&mut self, topo: &Topology, p: Placement) -> Result<CommId> {
-        if let Some(i) = self.comms.iter().position(|(q, s, _)| *q == p && *s == 1f64.to_bits()) {
+        let d = topo.domain_gpus;
+        if let Some(i) = self.comms.iter().position(|(q, s, dg, _)| *q == p && *s == 1f64.to_bits() && *dg == d) {
             return Ok(i as CommId);
         }
         let c = Comm::new(topo, p)?;
-        self.comms.push((p, 1f64.to_bits(), c));
+        self.comms.push((p, 1f64.to_bits(), d, c));
         Ok((self.comms.len() - 1) as CommId)
     }
 
@@ -98,7 +101,7 @@ impl CommCache {
         if let Some(t) = self.preds.get(&key) {
             return Ok(*t);
         }
-        let comm = &self.comms[id as usize].2;
+        let comm = &self.comms[id as usize].3;
         let t = comm.predict(op, Bytes(b), AlgoChoice::Auto, ProtoChoice::Auto)?.time.0;
         self.preds.insert(key, t);
         Ok(t)
@@ -106,11 +109,11 @@ impl CommCache {
 
     /// NCCL channels (one thread block, i.e. one SM, each) the communicator's rings use.
     pub fn channels(&self, id: Option<CommId>) -> u32 {
-        id.map_or(0, |i| self.comms[i as usize].2.graphs.ring.n_channels)
+        id.map_or(0, |i| self.comms[i as usize].3.graphs.ring.n_channels)
     }
 
     pub fn algorithm(&self, id: Option<CommId>, op: Collective, bytes: f64) -> Option<&'static str> {
-        let c = &self.comms[id? as usize].2;
+        let c = &self.comms[id? as usize].3;
         c.predict(op, Bytes(bytes.max(1.0) as u64), AlgoChoice::Auto, ProtoChoice::Auto).ok().map(|p| p.algorithm)
     }
 }

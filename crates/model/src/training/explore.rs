@@ -197,6 +197,9 @@ pub struct TrainingView {
     /// The layouts were carried over from another cluster's search ([`carry_over`]), not
     /// searched for this one: the ranking, MFU grid and rules may be out of date.
     pub carried: bool,
+    /// For an MoE job with EP > 1: where the chosen layout's EP groups sit and their
+    /// dispatch/combine cost per layer.
+    pub moe: Option<super::moe_view::MoeView>,
 }
 
 impl TrainingView {
@@ -302,7 +305,9 @@ impl Staged {
             idle_gpus,
             note,
             carried: false,
+            moe: None,
         };
+        let view = TrainingView { moe: view.chosen.as_ref().and_then(|c| super::moe_view::moe_view(topo, &self.w, c)), ..view };
         Ok((view, ev.into_caches()))
     }
 }
@@ -434,7 +439,8 @@ pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> O
     let top = prev.top.iter().filter_map(&mut again).collect();
     let idle_gpus = idle_gpus(total, &chosen);
     let note = idle_note(total, &w, &chosen);
-    Some(TrainingView { chosen: Some(chosen), top, fixed, candidates: 0, layouts: 0, idle_gpus, note, carried: true, ..prev.clone() })
+    let moe = super::moe_view::moe_view(topo, &w, &chosen);
+    Some(TrainingView { chosen: Some(chosen), top, fixed, candidates: 0, layouts: 0, idle_gpus, note, carried: true, moe, ..prev.clone() })
 }
 
 /// Every stage at once: the training view of `choice` on `cluster`.

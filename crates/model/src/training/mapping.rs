@@ -380,10 +380,16 @@ impl Parallel {
                 let fits_ep = |e: u32| moe.experts.is_multiple_of(e) && stage.is_multiple_of(etp as u64 * e as u64);
                 if !fits_ep(self.ep) {
                     let valid: Vec<u32> = divisors(moe.experts).into_iter().filter(|e| fits_ep(*e)).collect();
+                    // A smaller expert TP (parallel folding) that would make this EP valid.
+                    let folding = (1..etp)
+                        .rev()
+                        .find(|t| moe.expert_ffn.is_multiple_of(*t) && moe.experts.is_multiple_of(self.ep) && stage.is_multiple_of(*t as u64 * self.ep as u64))
+                        .map(|t| format!("; or keep ep {} with expert tp {t} (--expert-tp {t}: the expert layers fold EP over the TP x CP x DP GPUs)", self.ep))
+                        .unwrap_or_default();
                     return Err(ModelError::new(
                         "ep",
                         format!(
-                            "ep {} must divide the {} experts, and expert-tp x ep = {} x {} must divide the stage's tp x cp x dp = {stage} GPUs; valid ep: {}",
+                            "ep {} must divide the {} experts, and expert-tp x ep = {} x {} must divide the stage's tp x cp x dp = {stage} GPUs; valid ep: {}{folding}",
                             self.ep,
                             moe.experts,
                             etp,

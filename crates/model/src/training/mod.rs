@@ -6,6 +6,8 @@
 //! | [`workload`] | the job: shape, batch, precision; parameter and FLOP counts |
 //! | [`presets`] | GPT-3, the Megatron GPT family, Llama 3, Mixtral, a DeepSeek-V3-like MoE |
 //! | [`mapping`] | parallel sizes, rank order, and where each group's GPUs sit |
+//! | [`placement`] | segments of NVL72 racks that keep EP/TP/CP blocks inside one rack |
+//! | [`moe_view`] | where each EP group sits and its dispatch/combine per MoE layer |
 //! | [`framework`] | what the training software overlaps and fuses |
 //! | [`efficiency`] | kernel times from matrix shapes, one parameter set per GPU class |
 //! | [`comm`] | cached collective predictions for the groups of a layout |
@@ -26,7 +28,9 @@ pub mod explain;
 pub mod explore;
 pub mod framework;
 pub mod mapping;
+pub mod placement;
 pub mod memory;
+pub mod moe_view;
 pub mod presets;
 pub mod rules;
 pub mod search;

@@ -271,7 +271,7 @@ pub struct Evaluator<'a> {
     pub fw: Framework,
     pub gpu: Gpu,
     pub(crate) comms: CommCache,
-    spans: FastMap<(Generators, u64), GroupSpan>,
+    spans: FastMap<(Generators, u64, u32), GroupSpan>,
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
@@ -280,7 +280,7 @@ pub struct Evaluator<'a> {
 #[derive(Default)]
 pub struct EvaluatorCaches {
     comms: CommCache,
-    spans: FastMap<(Generators, u64), GroupSpan>,
+    spans: FastMap<(Generators, u64, u32), GroupSpan>,
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
@@ -524,17 +524,25 @@ impl<'a> Evaluator<'a> {
         StageCompute { dense, moe, embed_fwd, embed_bwd, head_fwd, head_bwd, head_params: vp * h }
     }
 
-    /// Where every group of `par` sits, cached by (generators, GPU count).
-    pub fn span(&mut self, par: &Parallel, group: Group) -> GroupSpan {
+    /// Where every group of `par` sits, cached by (generators, GPU count, GPUs per rack used),
+    /// on `seg`, the racks filled in segments ([`super::placement`]), or on the cluster.
+    fn span_on(&mut self, seg: Option<&Topology>, par: &Parallel, group: Group) -> GroupSpan {
         let gens = par.generators(group);
         let total = par.gpus();
-        let key = (gens, total);
+        let topo = seg.unwrap_or(self.topo);
+        let key = (gens, total, topo.domain_gpus);
         if let Some(s) = self.spans.get(&key) {
             return *s;
         }
-        let s = span(self.topo, gens, total);
+        let s = span(topo, gens, total);
         self.spans.insert(key, s);
         s
+    }
+
+    /// Where every group of `par` sits (with the placement [`Evaluator::layout`] uses).
+    pub fn span(&mut self, par: &Parallel, group: Group) -> GroupSpan {
+        let seg = super::placement::segment_fill(self.topo, par).map(|f| super::placement::segmented(self.topo, f));
+        self.span_on(seg.as_ref(), par, group)
     }
 
     /// Everything that depends on TP, CP, EP, PP, DP and the order (validate `par` first).
@@ -548,10 +556,12 @@ impl<'a> Evaluator<'a> {
             net_share: 1.0,
         }; 6];
         let mut ids = [None; 6];
+        // On NVL72 racks, EP (then TP, CP) blocks that do not divide the rack take segments.
+        let seg = super::placement::segment_fill(self.topo, par).map(|f| super::placement::segmented(self.topo, f));
         for grp in Group::ALL {
-            let s = self.span(par, grp);
+            let s = self.span_on(seg.as_ref(), par, grp);
             spans[g(grp)] = s;
-            ids[g(grp)] = self.comms.comm(self.topo, &s).map_err(|e| placement_error(par, grp, e))?;
+            ids[g(grp)] = self.comms.comm(seg.as_ref().unwrap_or(self.topo), &s).map_err(|e| placement_error(par, grp, e))?;
         }
         let t = par.tp as f64;
         let ep = par.ep as f64;
@@ -732,18 +742,21 @@ impl<'a> Evaluator<'a> {
                 let span = layout.spans[g(Group::Ep)];
                 let share = m.network_copy_share(span.domains);
                 let a2a = if share < 1.0 {
-                    // Node-limited routing: the all-to-all carries one copy per destination
-                    // node, and the NVLink fan-out to the experts of that node runs alongside
-                    // (DeepSeek-V3 §3.2.2 overlaps IB sends and NVLink forwarding); never
-                    // slower than sending every copy.
-                    let per = span.placement.per_domain;
-                    let fan = if per > 1 {
-                        let id = self.comms.comm_for(self.topo, Placement { ranks: per, per_domain: per })?;
-                        self.comms.time(Some(id), Collective::AllToAll, bytes)?
-                    } else {
-                        0.0
+                    // Node-limited routing: DeepEP-style hierarchical dispatch and combine (one
+                    // network copy per destination node, NVLink fan-out alongside; DeepSeek-V3
+                    // §3.2.2), timed by the EP module; never slower than sending every copy.
+                    let x = crate::ep::LayerExchange {
+                        per_domain: span.placement.per_domain,
+                        domains: span.placement.domains(),
+                        tokens: tok_sp,
+                        hidden: w.hidden,
+                        top_k: m.top_k,
+                        experts: m.experts,
+                        max_nodes_per_token: m.max_nodes_per_token,
+                        bytes_per_element: ACT,
                     };
-                    self.comms.time(ep_id, Collective::AllToAll, bytes * share)?.max(fan).min(full)
+                    let (d, c) = crate::ep::layer_exchange_us(self.topo, &x);
+                    ((d + c) / 2.0).min(full)
                 } else {
                     full
                 };

@@ -1,0 +1,156 @@
+//! `fabricscope ep`: expert-parallel dispatch and combine of one MoE layer on the cluster
+//! (DeepEP-style normal or low-latency kernels): time, bottleneck link and its bandwidth.
+
+use crate::cluster_args::{count_parser, unknown, ClusterArgs, FlagParser};
+use crate::error::CliError;
+use crate::output;
+use clap::Args;
+use fabricscope_model::ep::{self, Dtype, EpInput, EpReport, Imbalance, Kernel, Link, Phase};
+use fabricscope_model::limits;
+use serde::Serialize;
+
+#[derive(Args, Clone, Debug)]
+pub struct EpArgs {
+    /// Ranks in the EP group (consecutive GPUs, filling scale-up domains first)
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EP))]
+    pub ep: u32,
+    /// Tokens per rank
+    #[arg(long, value_name = "T", value_parser = count_parser(limits::SEQ))]
+    pub tokens: u32,
+    /// Hidden size
+    #[arg(long, value_name = "H", default_value_t = 7168, value_parser = count_parser(limits::HIDDEN))]
+    pub hidden: u32,
+    /// Experts each token is routed to
+    #[arg(long, value_name = "K", default_value_t = 8, value_parser = count_parser(limits::TOP_K))]
+    pub top_k: u32,
+    /// Routed experts over all ranks
+    #[arg(long, value_name = "E", default_value_t = 256, value_parser = count_parser(limits::EXPERTS))]
+    pub experts: u32,
+    /// Element type of dispatched tokens: fp8, bf16, fp4
+    #[arg(long, value_name = "DTYPE", default_value = "fp8", value_parser = dtype_parser())]
+    pub dispatch_dtype: Dtype,
+    /// Element type of combined results: bf16, fp8
+    #[arg(long, value_name = "DTYPE", default_value = "bf16", value_parser = dtype_parser())]
+    pub combine_dtype: Dtype,
+    /// Kernel family: normal (hierarchical, throughput) or low-latency (direct RDMA per token-expert pair)
+    #[arg(long, value_name = "KIND", default_value = "normal", value_parser = kernel_parser())]
+    pub kernel: Kernel,
+    /// Node-limited routing: each token's experts on at most M nodes [default: no limit]
+    #[arg(long, value_name = "M", value_parser = count_parser(limits::MAX_NODES_PER_TOKEN))]
+    pub max_nodes_per_token: Option<u32>,
+    /// Busiest rank's load over the mean (1 to 16), or `uniform` for uniform random routing
+    #[arg(long, value_name = "FACTOR", default_value = "uniform", value_parser = imbalance_parser())]
+    pub imbalance: Imbalance,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+fn dtype_ids() -> Vec<&'static str> {
+    vec!["fp8", "bf16", "fp4"]
+}
+fn kernel_ids() -> Vec<&'static str> {
+    vec!["normal", "low-latency"]
+}
+fn dtype_parser() -> FlagParser<Dtype> {
+    FlagParser { parse: |s| Dtype::from_id(s).ok_or_else(|| unknown("element type", s, &dtype_ids())), ids: Some(dtype_ids) }
+}
+fn kernel_parser() -> FlagParser<Kernel> {
+    FlagParser { parse: |s| Kernel::from_id(s).ok_or_else(|| unknown("kernel", s, &kernel_ids())), ids: Some(kernel_ids) }
+}
+fn imbalance_parser() -> FlagParser<Imbalance> {
+    FlagParser {
+        parse: |s| {
+            if s.eq_ignore_ascii_case("uniform") {
+                return Ok(Imbalance::Uniform);
+            }
+            match s.trim().parse::<f64>() {
+                Ok(f) if f.is_finite() && (1.0..=16.0).contains(&f) => Ok(Imbalance::Factor(f)),
+                _ => Err(format!("invalid imbalance '{}'; allowed: uniform, or the busiest rank's load over the mean from 1 to 16", fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS))),
+            }
+        },
+        ids: None,
+    }
+}
+
+/// What `--json` prints: the fields first, then where the group sits and the band.
+#[derive(Serialize)]
+struct EpJson<'a> {
+    dispatch: &'a Phase,
+    combine: &'a Phase,
+    placement: &'a ep::EpPlacement,
+    imbalance: f64,
+    error_band_pct: Option<f64>,
+    trust: &'a str,
+}
+
+fn link_name(l: Link) -> &'static str {
+    match l {
+        Link::Nvlink => "NVLink",
+        Link::Rdma => "RDMA (network)",
+        Link::Xgmi => "xGMI",
+        Link::Pcie => "PCIe",
+    }
+}
+
+fn text(a: &EpArgs, topo: &fabricscope_model::Topology, r: &EpReport) -> String {
+    let p = &r.placement;
+    let mut s = output::cluster_line(topo);
+    s.push('\n');
+    s.push_str(&format!(
+        "EP {} ({} kernels, {} tokens per rank, hidden {}, top-{} of {} experts, dispatch {}, combine {})\n",
+        a.ep,
+        a.kernel.id(),
+        a.tokens,
+        a.hidden,
+        a.top_k,
+        a.experts,
+        a.dispatch_dtype.id(),
+        a.combine_dtype.id()
+    ));
+    if p.scale_up_only {
+        s.push_str(&format!("Placement: all {} ranks inside one scale-up domain: NVLink only, no network\n", p.ranks));
+    } else {
+        s.push_str(&format!("Placement: {} ranks = {} per domain x {} domains: tokens cross the network\n", p.ranks, p.per_domain, p.domains));
+    }
+    s.push('\n');
+    for (name, ph) in [("dispatch", &r.dispatch), ("combine", &r.combine)] {
+        s.push_str(&format!(
+            "{name:<9} {:>10.1} µs   bottleneck {:<15} {:>7.1} GB/s per GPU{}\n",
+            ph.time_us,
+            link_name(ph.bottleneck),
+            ph.bottleneck_gbps,
+            if ph.latency_bound { "   (latency-bound)" } else { "" }
+        ));
+    }
+    s.push_str(&format!("\nBusiest rank carries {:.3}x the mean load.\n", r.imbalance));
+    match r.error_band_pct {
+        Some(b) => s.push_str(&format!("Band: ±{b:.0}% (median error of this kernel kind on published Hopper runs; {})\n", r.trust)),
+        None => s.push_str(&format!("Band: {}\n", r.trust)),
+    }
+    s
+}
+
+pub fn run(a: &EpArgs) -> Result<String, CliError> {
+    let topo = a.cluster.topology()?;
+    let input = EpInput {
+        ep: a.ep,
+        tokens: a.tokens,
+        hidden: a.hidden,
+        top_k: a.top_k,
+        experts: a.experts,
+        dispatch_dtype: a.dispatch_dtype,
+        combine_dtype: a.combine_dtype,
+        kernel: a.kernel,
+        max_nodes_per_token: a.max_nodes_per_token.filter(|m| *m > 0),
+        imbalance: a.imbalance,
+    };
+    let r = ep::evaluate(&topo, &input)?;
+    if a.json {
+        output::json(&EpJson { dispatch: &r.dispatch, combine: &r.combine, placement: &r.placement, imbalance: r.imbalance, error_band_pct: r.error_band_pct, trust: &r.trust })
+    } else {
+        Ok(text(a, &topo, &r))
+    }
+}
