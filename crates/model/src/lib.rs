@@ -36,6 +36,7 @@ pub mod limits;
 pub mod fabric_tree;
 pub mod link;
 pub mod nccl;
+pub mod rccl;
 pub mod network;
 pub mod presets;
 pub mod reading;

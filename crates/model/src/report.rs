@@ -197,6 +197,7 @@ pub fn tier_table() -> Vec<TierRow> {
             ScaleUp::NvlinkBridge => GpuKind::H100Pcie,
             ScaleUp::Nvl72 => GpuKind::Gb200,
             ScaleUp::Pcie { .. } => GpuKind::H100Pcie,
+            ScaleUp::Xgmi => GpuKind::Mi300x,
         };
         let bw = su.line_bw(gpu.spec());
         rows.push(TierRow {

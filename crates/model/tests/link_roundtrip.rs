@@ -4,7 +4,7 @@
 //! characters, 100 KB strings) come back within the ranges of [`limits`] and as short,
 //! escaped messages.
 
-use fabricscope_model::catalog::{Arch, GpuKind, NetFamily, NicKind, PcieGen, ScaleUp};
+use fabricscope_model::catalog::{GpuKind, NetFamily, NicKind, PcieGen, ScaleUp};
 use fabricscope_model::limits;
 use fabricscope_model::link::{decode, decode_file, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
@@ -13,20 +13,9 @@ use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, SizeRange, Tra
 use fabricscope_model::training::Recompute;
 use proptest::prelude::*;
 
-/// The scale-up fabric a GPU is built with (its NVLink switch, bridge or rack).
+/// The scale-up fabric a GPU is built with (its NVLink switch, bridge, rack or xGMI mesh).
 fn native_fabric(gpu: GpuKind) -> ScaleUp {
-    match gpu {
-        g if g.is_bridged_card() => ScaleUp::NvlinkBridge,
-        GpuKind::Gb200 => ScaleUp::Nvl72,
-        g => ScaleUp::NvSwitch {
-            gen: match g.spec().arch {
-                Arch::Volta => 2,
-                Arch::Ampere => 3,
-                Arch::Hopper => 4,
-                Arch::Blackwell => 5,
-            },
-        },
-    }
+    ScaleUp::natural(gpu)
 }
 
 fn pcie() -> impl Strategy<Value = ScaleUp> {
@@ -63,7 +52,7 @@ fn cluster() -> impl Strategy<Value = Cluster> {
             (Just(gpu), Just(su), gpn)
         });
     let net = (
-        0u32..=8,
+        0u32..=32,
         prop::sample::select(NicKind::ALL.to_vec()),
         any::<bool>(),
         any::<bool>(),

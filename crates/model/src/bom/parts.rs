@@ -173,6 +173,10 @@ pub fn nic_part(nic: NicKind) -> Part {
         NicKind::Roce400 => ("connectx-7-400gbe", "ConnectX-7 400GbE"),
         NicKind::Roce800 => ("connectx-8-800gbe", "ConnectX-8 SuperNIC 800GbE"),
         NicKind::Eth100Tcp => ("nic-100gbe", "100GbE NIC"),
+        // Part of an AWS instance: not sold separately, no power or price of its own.
+        NicKind::Efa100 => ("aws-efa-100", "AWS EFA 100G interface"),
+        NicKind::Efa200 => ("aws-efa-200", "AWS EFA 200G interface"),
+        NicKind::Efa400 => ("aws-efa-400", "AWS EFA 400G interface"),
     };
     part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog"))
 }
