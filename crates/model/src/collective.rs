@@ -537,7 +537,7 @@ impl Comm {
     /// RCCL's choice timed: its latency scaled to what an xGMI node measures; inside a node
     /// the Simple ring at the measured fraction of its planned bandwidth, other entries at
     /// RCCL's own (protocol-limited) bandwidth; across nodes the network model, capped by RCCL's
-    /// bandwidth except for the Simple ring (as for NCCL's LL and LL128).
+    /// bandwidth for LL and LL128 (as NCCL's are): flags in the data limit them, not the wire.
     fn rccl_terms(&self, r: &RcclComm, func: Func, a: Algorithm, p: Protocol, bw_rccl: f64) -> (f64, f64) {
         let lat = r.timing_lat[func as usize][a as usize][p as usize];
         let ring_simple = a == Algorithm::Ring && p == Protocol::Simple;
@@ -545,7 +545,7 @@ impl Comm {
             None if ring_simple => (lat, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY),
             None => (lat, bw_rccl),
             Some(net) => {
-                let cap = if ring_simple { f64::INFINITY } else { bw_rccl };
+                let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };
                 (lat + net.extra_latency(func, a), net.algbw(func, a).min(cap))
             }
         };
