@@ -29,7 +29,7 @@ pub fn limited_by(b: Bottleneck, algorithm: &str) -> String {
     match b {
         Bottleneck::Latency => "latency (the fixed cost per operation)".into(),
         Bottleneck::Tier(TierKind::ScaleUp) if nvls => "the NVSwitch reduction (NVLS), not the NICs".into(),
-        Bottleneck::Tier(TierKind::ScaleUp) => "the scale-up fabric (NVLink)".into(),
+        Bottleneck::Tier(TierKind::ScaleUp) => "the scale-up fabric (NVLink or xGMI links)".into(),
         Bottleneck::Tier(TierKind::Hbm) => "HBM".into(),
         Bottleneck::Tier(TierKind::Pcie) => "PCIe between GPU and NIC".into(),
         Bottleneck::Tier(TierKind::Nic) => "the NICs".into(),

@@ -61,6 +61,8 @@ pub struct Summary {
     pub fabric: Option<FatTree>,
     /// Per direction.
     pub bisection: GBps,
+    /// The collective library whose choice the predictions follow: "NCCL" or "RCCL".
+    pub library: &'static str,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -81,6 +83,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report> {
     Ok(Report {
         scenario_version: SCENARIO_VERSION,
         summary: Summary {
+            library: topo.gpu.arch.library().name(),
             gpu: topo.gpu.name,
             scale_up: topo.cluster.scale_up.name(),
             nic: topo.nic.name,

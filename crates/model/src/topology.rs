@@ -165,6 +165,21 @@ pub fn nvl72_rack_gpus(total: u32, gpn: u32) -> u32 {
 }
 
 impl Cluster {
+    /// The collective library and its tables as the cluster runs them: "NCCL 2.27.5", or
+    /// "RCCL tuning model 5 (gfx942)" on AMD Instinct GPUs.
+    pub fn library_label(&self) -> String {
+        match crate::rccl::model_for(self.gpu.spec().arch) {
+            Some(m) => m.name.to_string(),
+            None => format!("NCCL {}", self.nccl.id()),
+        }
+    }
+
+    /// The hardware can run NVLS: NVSwitch chips and an NVIDIA GPU of Hopper or later
+    /// (NCCL's rule). RCCL has no NVLS; PCIe, bridges and xGMI have no switch to reduce in.
+    pub fn nvls_hardware(&self) -> bool {
+        self.scale_up.has_nvswitch() && self.gpu.spec().arch.compute_capability() >= 90
+    }
+
     pub fn total_gpus(&self) -> u32 {
         self.nodes.saturating_mul(self.gpus_per_node)
     }
