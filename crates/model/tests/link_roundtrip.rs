@@ -371,3 +371,27 @@ fn deeply_nested_json_does_not_overflow() {
     ));
     let _ = serde_json::from_str::<Scenario>(&deep);
 }
+
+/// Issue 23's GPUs and NICs, each on its own fabric and with the interface counts cloud
+/// shapes have (32 EFA per p5 node), come back from a link and from JSON unchanged, and a
+/// link naming them reads without warnings.
+#[test]
+fn new_gpus_and_nics_round_trip() {
+    for gpu in [GpuKind::Mi300x, GpuKind::Mi325x, GpuKind::Mi355x, GpuKind::B300, GpuKind::Gb300] {
+        for (nic, nics) in [(NicKind::Roce400, 8), (NicKind::Efa100, 32), (NicKind::Efa200, 16), (NicKind::Efa400, 8), (NicKind::IbXdr, 4)] {
+            let su = ScaleUp::natural(gpu);
+            let gpn = if su == ScaleUp::Nvl72 { 4 } else { 8 };
+            let c = Cluster { gpu, scale_up: su, gpus_per_node: gpn, nodes: 18, nics_per_node: nics, nic, nvls: !gpu.spec().arch.is_amd(), ..Cluster::default() };
+            assert!(c.topology().is_ok(), "{gpu:?} {nic:?}");
+            let s = Scenario::new(c);
+            let d = decode(&encode(&s));
+            assert!(d.warnings.is_empty(), "{gpu:?} {nic:?}: {:?}", d.warnings);
+            assert_eq!(d.scenario, s);
+            let json = serde_json::to_string(&s).unwrap();
+            assert!(json.contains(gpu.id()) && json.contains(nic.id()), "{json}");
+            assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
+        }
+    }
+    // The xGMI fabric by its id.
+    assert_eq!(serde_json::to_string(&ScaleUp::Xgmi).unwrap(), "\"xgmi\"");
+}

@@ -124,39 +124,57 @@ pub fn enabled(m: &RcclModel, f: &RcclFacts, func: Func, a: Algorithm, p: Protoc
     algo_ok && (p != Protocol::Ll128 || m.ll128) && f.n_ranks > 1
 }
 
-/// Latency (us) of one entry by RCCL's formula (NCCL's, with RCCL's tables). For timing,
+/// Latency (us) of one entry by RCCL's formula (NCCL's structure with RCCL's tables and
+/// step counts, ROCm/rccl src/graph/tuning.cc `ncclTopoTuneModel` @0cbce2a7). For timing,
 /// `phys` scales the base and intra-node terms by `intra_scale` and replaces the network
 /// hardware latency of Ring/Simple by `ring_simple_net` (RCCL's 320 us steers its own choice
 /// away from it; it is not a time).
 fn latency(m: &RcclModel, f: &RcclFacts, func: Func, a: Algorithm, p: Protocol, phys: Option<Physical>) -> f64 {
     let ai = if a == Algorithm::Tree { 0 } else { 1 };
     let pi = p as usize;
-    let intra = m.hw_lat[if f.intra_xgmi { 0 } else { 1 }][ai][pi];
-    let overhead = if f.amd_cpu { 2.0 } else { 1.0 } * if p == Protocol::Simple { 3.0 } else { 1.0 };
-    let net_hw = match (a, p, phys) {
-        (Algorithm::Ring, Protocol::Simple, Some(ph)) => ph.ring_simple_net,
+    let intra_hw = if f.intra_xgmi { 0 } else { 1 };
+    let multi = f.n_nodes > 1;
+    // Network hardware latency per step (the plugin reports none for RCCL's IB transport).
+    let net = |ai: usize| match (ai, p, phys) {
+        (1, Protocol::Simple, Some(ph)) => ph.ring_simple_net,
         _ => m.hw_lat[2][ai][pi],
     };
     let scale = phys.map_or(1.0, |ph| ph.intra_scale);
-    let inter = net_hw + overhead;
     let (n, nodes) = (f.n_ranks as f64, f.n_nodes as f64);
     let base = m.base_lat[ai][pi];
-    match a {
-        Algorithm::Tree => scale * (base + 2.0 * (f.per_node as f64 - 1.0) * intra) + 2.0 * log2i(f.n_nodes) * inter,
-        _ => {
-            let nsteps = match func {
-                Func::AllReduce => 2.0 * (n - 1.0),
-                Func::AllGather | Func::ReduceScatter => n - 1.0,
-                Func::Broadcast | Func::Reduce => n,
-            };
-            let inter_steps = if f.n_nodes <= 1 {
-                0.0
-            } else if func == Func::AllReduce {
-                2.0 * (nodes - 1.0)
+    let nsteps = match func {
+        Func::AllReduce => 2.0 * (n - 1.0),
+        Func::AllGather | Func::ReduceScatter => n - 1.0,
+        Func::Broadcast | Func::Reduce => n,
+    };
+    match (a, func) {
+        (Algorithm::Tree, _) => {
+            scale * (base + 2.0 * (f.per_node as f64 - 1.0) * m.hw_lat[intra_hw][0][pi]) + 2.0 * log2i(f.n_nodes) * net(0)
+        }
+        // Broadcast and Reduce rings: every step at the link class of the whole ring (the
+        // network's once the ring leaves the node), Simple at Tree's chunk latency.
+        (_, Func::Broadcast | Func::Reduce) => {
+            let hw_ai = if p == Protocol::Simple { 0 } else { 1 };
+            if multi {
+                scale * base + nsteps * net(hw_ai)
             } else {
-                nodes - 1.0
+                scale * (base + nsteps * m.hw_lat[intra_hw][hw_ai][pi])
+            }
+        }
+        _ => {
+            // Steps that cross the network: 2 x nodes for AllReduce, nodes - 1 for the rest.
+            let inter_steps = match func {
+                Func::AllReduce if multi => 2.0 * nodes,
+                Func::AllReduce => 0.0,
+                _ => nodes - 1.0,
             };
-            scale * (base + (nsteps - inter_steps) * intra) + inter_steps * inter
+            // Inter-node rings still launch every step through the network proxy: its post
+            // overhead (1 us on Intel hosts, 2 on AMD; x3 for Simple) bounds each intra step.
+            let per_post = if f.amd_cpu { 2.0 } else { 1.0 };
+            let simple = if p == Protocol::Simple { 3.0 } else { 1.0 };
+            let overhead = if multi { per_post * simple } else { 0.0 };
+            let intra = m.hw_lat[intra_hw][ai][pi].max(overhead);
+            scale * (base + (nsteps - inter_steps) * intra) + inter_steps * net(1)
         }
     }
 }
