@@ -406,13 +406,14 @@ impl Comm {
                 host_staged: topo.gpu.kind.is_grace_blackwell(),
             }
         });
+        let rccl_on = rccl_comm.is_some();
         let tier_class = match (&net, nvl72) {
             (None, true) => TierClass::Nvl72Rack,
             (None, false) if c.scale_up == ScaleUp::Xgmi => TierClass::XgmiNode,
             (None, false) if intra_nvlink => TierClass::NvlinkNode,
             (None, false) => TierClass::PcieNode,
             (Some(_), true) => TierClass::Nvl72Racks,
-            (Some(n), false) if c.scale_up == ScaleUp::Xgmi && n.family == NetFamily::RoceV2 => TierClass::XgmiRoce,
+            (Some(_), false) if rccl_on => TierClass::RcclNodes,
             (Some(n), false) => match n.family {
                 NetFamily::InfiniBand => TierClass::InfiniBand,
                 NetFamily::RoceV2 => TierClass::Roce,

@@ -29,8 +29,9 @@ pub enum TierClass {
     XgmiNode,
     /// Several domains over AWS EFA (SRD through aws-ofi-nccl).
     Efa,
-    /// Several AMD xGMI nodes over RoCE (RCCL's network path: its size-table protocols).
-    XgmiRoce,
+    /// Several AMD Instinct nodes over any network: RCCL's path across nodes (its size-table
+    /// protocols, its tree), validated on RoCE.
+    RcclNodes,
 }
 
 /// Algorithm families that behave alike.
@@ -71,7 +72,7 @@ impl TierClass {
         TierClass::Nvl72Racks,
         TierClass::XgmiNode,
         TierClass::Efa,
-        TierClass::XgmiRoce,
+        TierClass::RcclNodes,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -84,7 +85,7 @@ impl TierClass {
             TierClass::Nvl72Racks => "NVL72, several racks",
             TierClass::XgmiNode => "single node, xGMI",
             TierClass::Efa => "multi-node, EFA",
-            TierClass::XgmiRoce => "multi-node, RoCE (xGMI nodes, RCCL)",
+            TierClass::RcclNodes => "multi-node, RCCL (AMD nodes)",
         }
     }
 }

@@ -575,7 +575,7 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     for (t, (m, n, mm, nm)) in &tier_medians {
         let name = TierClass::ALL[*t].name();
         // The classes added for issue 23 (xGMI, EFA) are held to its goal: 15% per tier.
-        let goal = if matches!(TierClass::ALL[*t], TierClass::XgmiNode | TierClass::Efa | TierClass::XgmiRoce) { 0.15 } else { 0.05 };
+        let goal = if matches!(TierClass::ALL[*t], TierClass::XgmiNode | TierClass::Efa | TierClass::RcclNodes) { 0.15 } else { 0.05 };
         assert!(*nm == 0 || *mm <= goal, "{name}: median {:.1}% over {nm} measured rows", mm * 100.0);
         assert!(*m <= goal, "{name}: median {:.1}% over {n} rows", m * 100.0);
     }
