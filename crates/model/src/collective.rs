@@ -688,9 +688,15 @@ impl Comm {
         Ok(self.finish(Collective::SendRecv, bytes, Micros(best.0), None, "P2P", best.1.name(), bottleneck))
     }
 
-    /// The class whose validation says how far to trust a prediction.
+    /// The class whose validation says how far to trust a prediction; "not validated" on an
+    /// RCCL platform no published measurement covers (MI355X), whatever its tier's data.
     pub fn trust(&self, algorithm: &str, bytes: Bytes) -> Trust {
-        Trust::of(self.tier_class, AlgoFamily::of(algorithm), SizeRange::of(bytes.0))
+        let t = Trust::of(self.tier_class, AlgoFamily::of(algorithm), SizeRange::of(bytes.0));
+        if self.rccl.is_some() && !rccl::timing::measured(self.arch) {
+            Trust { error_band_pct: None, validated_cases: 0, ..t }
+        } else {
+            t
+        }
     }
 
     pub fn tier_class(&self) -> TierClass {

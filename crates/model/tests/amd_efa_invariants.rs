@@ -129,3 +129,14 @@ fn amd_gpus_refuse_nvlink_and_nvidia_gpus_refuse_xgmi() {
     let e = Cluster { gpus_per_node: 16, ..amd(GpuKind::Mi300x, 1, 0) }.topology().unwrap_err();
     assert_eq!(e.field, "gpus_per_node");
 }
+
+#[test]
+fn mi355x_says_not_validated() {
+    // No rccl-tests result for MI355X was found: its predictions carry no band.
+    let c = comm(&amd(GpuKind::Mi355x, 1, 0));
+    let p = c.predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    assert_eq!((p.trust.error_band_pct, p.trust.validated_cases), (None, 0));
+    assert_eq!(p.trust.describe(), "not validated against measurements");
+    let m = comm(&amd(GpuKind::Mi300x, 1, 0)).predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    assert!(m.trust.validated_cases > 0);
+}

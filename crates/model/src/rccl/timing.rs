@@ -26,6 +26,13 @@ pub const XGMI_RING_EFFICIENCY: f64 = 0.944;
 /// time), so the timing takes its Tree/Simple network figure, 25 us, for the same hop.
 pub const RING_SIMPLE_NET_LATENCY_US: f64 = 25.0;
 
+/// Whether published rccl-tests results back this architecture's classes: gfx942 (MI300X; MI325X
+/// is the same die) yes, gfx950 (MI355X) no rccl-tests result was found
+/// (validation/README-hardware.md), so its predictions say "not validated".
+pub fn measured(arch: crate::catalog::Arch) -> bool {
+    arch == crate::catalog::Arch::Cdna3
+}
+
 /// Host cost of one process launching a collective on each further AMD GPU it drives
 /// (rccl-tests `-g 8`): 8x MI300X all_reduce takes 40.88 us at 8 B with one process and 10.01
 /// at 1 KiB with one process per GPU (same host, same docs page): 30.9 us over 7 launches.
