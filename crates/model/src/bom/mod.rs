@@ -227,7 +227,8 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
             b.add(Group::Nic, if own_nics { parts::CX7_IN_DGX } else { parts::nic_part(c.nic) }, nics);
         }
         (None, Some(r)) => {
-            b.add(Group::Compute, parts::NVL72_RACK, r);
+            let rack = if c.gpu == crate::catalog::GpuKind::Gb300 { parts::GB300_NVL72_RACK } else { parts::NVL72_RACK };
+            b.add(Group::Compute, rack, r);
             b.add(Group::Compute, parts::NVLINK_TRAY, r * NVL72_SWITCH_TRAYS);
             b.add(Group::Compute, parts::gpu_part(c.gpu), gpus);
             // The NICs sit in the compute trays: inside the rack's figure.

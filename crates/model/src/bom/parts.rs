@@ -85,6 +85,10 @@ pub const GPU_SERVER: Part = part("gpu-server", "GPU server (host power not publ
 /// NVIDIA publishes the power shelves' rating (8 x 33 kW), not the rack's draw: no figure.
 pub const NVL72_RACK: Part = part("gb200-nvl72-rack", "GB200 NVL72 rack (18 compute trays, 9 NVLink switch trays)", PartKind::System, None,
     src!("NVIDIA GB200 NVL72: 18 compute trays + 9 NVLink switch trays per rack; rack draw not published (shelves rated 8 x 33 kW), https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)"));
+/// GB300 NVL72 rack: the same 72-GPU NVLink5 rack with Blackwell Ultra (Microsoft Learn, ND
+/// GB300 v6: 72 GPUs per rack, 130 TB/s NVLink); its draw is not published here either.
+pub const GB300_NVL72_RACK: Part = part("gb300-nvl72-rack", "GB300 NVL72 rack (18 compute trays, 9 NVLink switch trays)", PartKind::System, None,
+    src!("GB300 NVL72: 72 Blackwell Ultra GPUs per rack on NVLink5 (Microsoft Learn, ND GB300 v6 sizes); rack draw not published"));
 /// NVLink switch tray of an NVL72 rack, inside the rack's figure.
 pub const NVLINK_TRAY: Part = inside(part("nvlink-switch-tray", "NVLink switch tray (2 NVLink5 switch chips)", PartKind::ScaleUpSwitch, Some(0.0),
     src!("9 per GB200 NVL72 rack, inside the rack's figure, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)")));
@@ -127,8 +131,8 @@ pub const OPTIC_OTHER: Part = part("optic", "optical transceiver at the NIC's ra
 pub const FIBER_OTHER: Part = part("fiber", "optical fiber", PartKind::Cable, Some(0.0), src!("passive"));
 
 /// Every fixed part (switch and NIC parts come from the catalog: [`switch_part`], [`nic_part`]).
-pub const PARTS: [Part; 15] = [
-    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4, SINGLE_SR4, OPTIC_OTHER,
+pub const PARTS: [Part; 16] = [
+    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, GB300_NVL72_RACK, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4, SINGLE_SR4, OPTIC_OTHER,
 ];
 
 /// The switch part of a switch class. No vendor power figure was found for these systems
