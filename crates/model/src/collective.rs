@@ -376,6 +376,12 @@ impl Comm {
         } else {
             f64::INFINITY
         };
+        // Across nodes an xGMI node's links cap the rings at their signalling rate, not at
+        // RCCL's 48 GB/s planning figure: 2-node MI300X rings measure 354-361 GB/s busbw
+        // (validation/collectives-amd-efa.csv), above the 7 x 48 = 336 that figure allows.
+        let xgmi_line = (rccl_comm.is_some() && c.scale_up == ScaleUp::Xgmi)
+            .then(|| crate::catalog::xgmi_of(topo.gpu.kind).map(|x| x.line_link.0 * x.links_to(p.per_domain).max(1) as f64))
+            .flatten();
         let net = (domains > 1).then(|| {
             // NCCL opens one channel per ring; a domain's traffic leaves through at most as
             // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
@@ -392,7 +398,7 @@ impl Comm {
                 nic_side: one_nic * used / share,
                 gpu_side: topo.gpu_nic_nccl_bw().0 * (p.per_domain as f64).min(used * p.per_domain as f64 / nics as f64) / share,
                 one_nic: one_nic / share,
-                intra: intra_bw.0,
+                intra: xgmi_line.unwrap_or(intra_bw.0),
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,
                 domains_per_leaf: topo.domains_per_leaf(),
