@@ -409,6 +409,11 @@ pub const NICS: [NicSpec; 9] = [
         sharp_capable: true,
         pcie: PcieGen::Gen6,
     },
+    // 400G RDMA Ethernet of any maker: ConnectX-7 400GbE, AMD Pensando Pollara 400 (400 Gb/s,
+    // PCIe Gen5 x16; AMD product page) and Broadcom Thor2 (400G) alike: no maker's published
+    // figure changes the rate, goodput or latency here. A ConnectX-8 that a cloud exposes as two
+    // 400GbE ports (it runs 800G only as XDR InfiniBand; firmware release notes v40.44) is two
+    // of these per GPU.
     NicSpec {
         kind: NicKind::Roce400,
         id: "roce-400",
