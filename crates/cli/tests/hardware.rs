@@ -103,6 +103,12 @@ fn every_preset_runs_and_flags_override_it() {
     assert!(t.contains("16 GPUs = 2 nodes x 8 H100") && t.contains("32x AWS EFA 100G (SRD)"), "{t}");
     let t = run_ok(&["tiers", "--preset", "mi300x-roce"]);
     assert!(t.contains("Infinity Fabric xGMI mesh") && t.contains("8x RoCEv2 400GbE") && t.contains("RCCL"), "{t}");
+    // The preset says what it is and where it comes from.
+    assert!(t.contains("preset mi300x-roce: approximation:") && t.contains("Source: AMD ROCm docs"), "{t}");
+    let t = run_ok(&["tiers", "--preset", "aws-p5"]);
+    assert!(t.contains("preset aws-p5: approximation:") && t.contains("Source: AWS EC2 User Guide"), "{t}");
+    let t = run_ok(&["tiers", "--preset", "dgx-h100-superpod"]);
+    assert!(t.contains("preset dgx-h100-superpod: reference design:"), "{t}");
     let t = run_ok(&["tiers", "--preset", "gb300-nvl72"]);
     assert!(t.contains("72 GPUs") && t.contains("GB300"), "{t}");
 }

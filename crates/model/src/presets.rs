@@ -56,6 +56,14 @@ impl ClusterPreset {
     pub fn cluster(&self) -> Cluster {
         (self.make)()
     }
+
+    /// "reference design: ... Source: ..." or "approximation: ... Source: ...": what it is,
+    /// whether it is published as such, and where it comes from.
+    pub fn describe(&self) -> String {
+        let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
+        let kind = if self.reference { "reference design" } else { "approximation" };
+        format!("{kind}: {about}. Source: {}", self.source)
+    }
 }
 
 fn dgx_a100_hdr() -> Cluster {
