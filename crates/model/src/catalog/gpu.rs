@@ -86,6 +86,9 @@ pub enum GpuKind {
     H100Nvl,
     H200Nvl,
     Gh200,
+    /// Serialized by its command-line id, as every other GPU is; files written with the
+    /// variant's old name still read.
+    #[serde(rename = "gh200-144g", alias = "gh200-hbm3e")]
     Gh200Hbm3e,
     Mi300x,
     Mi325x,
@@ -501,7 +504,10 @@ mod tests {
         for k in GpuKind::ALL {
             assert_eq!(k.spec().kind, k);
             assert_eq!(GpuKind::from_id(k.id()), Some(k));
+            // Files and links name a GPU by the id the pickers and the CLI use.
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.id()));
         }
+        assert_eq!(serde_json::from_str::<GpuKind>("\"gh200-hbm3e\"").unwrap(), GpuKind::Gh200Hbm3e);
     }
 
     #[test]
