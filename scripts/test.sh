@@ -41,6 +41,7 @@ stage "e2e no long task (search)" node e2e/longtask.mjs
 stage "e2e bill of materials, right-sizer (issue 12)" node e2e/bom.mjs
 stage "e2e teach (issue 13)" node e2e/teach.mjs
 stage "e2e accessibility (issue 20: contrast, headings, names)" node e2e/a11y.mjs
+stage "e2e hardware (issue 23)" node e2e/hardware.mjs
 
 echo
 echo "==== timings ===="

@@ -40,6 +40,16 @@ pub fn chart_view(op: Collective, algbw: bool, y_axis: YAxis, sizes: SizeRange, 
 }
 
 /// The chart for the page's evaluation, also used by tests: the same renderer as exports.
+/// "NCCL 2.27.5 tuning model" or "RCCL tuning model 5 (gfx942)": the table the choices come from.
+fn tuning_label(c: &fabricscope_model::Cluster) -> String {
+    let lib = c.library_label();
+    if lib.contains("tuning model") {
+        lib
+    } else {
+        format!("{lib} tuning model")
+    }
+}
+
 pub fn collective_svg(e: &Evaluation, v: &View, dark: bool, compact: bool) -> String {
     let (width, height) = if compact { (420, 400) } else { (760, 460) };
     throughput_chart(&e.report, v, &Theme::for_dark(dark), width, height, compact)
@@ -192,7 +202,7 @@ pub fn collective_panel(props: &Props) -> Html {
         <figure class="panel chart" data-testid="chart" data-theme={if props.dark { "dark" } else { "light" }}>
             <figcaption>
                 <h3 class="chart-title">{ format!("2 · {} throughput vs message size", op.name()) }</h3>
-                <span class="chart-sub">{ format!("NCCL 2.27.5 tuning model · hollow dots: NCCL's algorithm and protocol change · filled dot: {}", size_words(e.key_bytes)) }</span>
+                <span class="chart-sub">{ format!("{} · hollow dots: {}'s algorithm and protocol change · filled dot: {}", tuning_label(&e.cluster), e.report.summary.library, size_words(e.key_bytes)) }</span>
             </figcaption>
             <div class="toolbar">
                 <div class="segmented" role="radiogroup" aria-label="Collective">

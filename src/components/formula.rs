@@ -40,18 +40,20 @@ pub fn formula_panel(props: &Props) -> Html {
     );
     let _ = write!(
         o,
-        "<li><strong>NCCL's search: </strong>{} ring channels of {} GB/s inside a domain and {} GB/s across the network, per direction.</li>",
+        "<li><strong>{lib}'s search: </strong>{} ring channels of {} GB/s inside a domain and {} GB/s across the network, per direction.</li>",
         f.channels,
         n(f.channel_bw_intra.0),
-        n(f.channel_bw_inter.0)
+        n(f.channel_bw_inter.0),
+        lib = e.report.summary.library
     );
     let _ = write!(
         o,
-        "<li><strong>NCCL's choice: </strong>the cheapest (algorithm, protocol) in its tuning table at this size: {} {}, table latency {} µs, algorithm bandwidth {} GB/s.",
+        "<li><strong>{lib}'s choice: </strong>the cheapest (algorithm, protocol) in its tuning table at this size: {} {}, table latency {} µs, algorithm bandwidth {} GB/s.",
         esc(f.algorithm),
         esc(f.protocol),
         n(f.table_latency.0),
-        n(f.table_bw.0)
+        n(f.table_bw.0),
+        lib = e.report.summary.library
     );
     if plateau {
         let _ = write!(o, " On the ring plateau NCCL scales the latency to {} µs.", n(f.latency.0));

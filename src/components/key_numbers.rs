@@ -76,10 +76,11 @@ pub fn key_numbers(props: &Props) -> Html {
             );
             let _ = write!(
                 o,
-                "<div class=\"stat\" data-testid=\"choice\"><span class=\"stat-label\">NCCL's choice at {size}</span><span class=\"stat-value\" data-testid=\"algorithm\">{}</span><span class=\"stat-sub\"><span data-testid=\"protocol\">{}</span> protocol · limited by {}</span></div>",
+                "<div class=\"stat\" data-testid=\"choice\"><span class=\"stat-label\">{lib}'s choice at {size}</span><span class=\"stat-value\" data-testid=\"algorithm\">{}</span><span class=\"stat-sub\"><span data-testid=\"protocol\">{}</span> protocol · limited by {}</span></div>",
                 esc(k.algorithm),
                 esc(k.protocol),
-                esc(&reading.map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone()))
+                esc(&reading.map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone())),
+                lib = s.library
             );
             let _ = write!(
                 o,

@@ -61,6 +61,7 @@ pub fn pickers(props: &Props) -> Html {
     let c = &props.cluster;
     let cb = &props.on_action;
     let sharp_ok = c.nic.spec().sharp_capable;
+    let nvls_ok = c.nvls_hardware();
     html! {
         <fieldset class="group pickers">
             <legend>{ "Hardware" }</legend>
@@ -72,7 +73,7 @@ pub fn pickers(props: &Props) -> Html {
                 parsed(cb, |v| NicKind::from_id(v).map(Action::Nic))) }
             <div class="checks">
                 { check("sharp-check", " SHARP", if sharp_ok { "InfiniBand SHARP in-network reduction (NCCL CollNet)" } else { "SHARP needs InfiniBand" }, c.sharp, !sharp_ok && !c.sharp, cb.reform(Action::Sharp)) }
-                { check("nvls-check", " NVLS", "NVLink SHARP (NVLS) where the GPUs and NVSwitch have it", c.nvls, false, cb.reform(Action::Nvls)) }
+                { check("nvls-check", " NVLS", if nvls_ok { "NVLink SHARP (NVLS) where the GPUs and NVSwitch have it" } else { "No NVLS on this hardware: it needs Hopper or later GPUs on NVSwitch (RCCL on xGMI has none)" }, c.nvls, !nvls_ok && !c.nvls, cb.reform(Action::Nvls)) }
                 { check("rail-check", " Rail-optimized", "NIC k of every node goes to the leaves of rail k", c.rail_optimized, false, cb.reform(Action::RailOptimized)) }
             </div>
         </fieldset>

@@ -22,7 +22,7 @@ pub fn presets(props: &Props) -> Html {
                 let pressed = active == Some(id);
                 html! {
                     <button type="button" class={classes!("preset", pressed.then_some("active"))}
-                        data-preset={id} aria-pressed={pressed.to_string()} title={p.about}
+                        data-preset={id} aria-pressed={pressed.to_string()} title={p.describe()}
                         onclick={Callback::from(move |_| cb.emit(Action::Preset(id)))}>
                         { p.name }
                     </button>

@@ -51,7 +51,7 @@ pub fn caption(s: &Scenario, r: &Report) -> String {
         )
     };
     format!(
-        "{} node{} × {} {} ({} GPUs) · {} · {} · NCCL {}",
+        "{} node{} × {} {} ({} GPUs) · {} · {} · {}",
         c.nodes,
         if c.nodes == 1 { "" } else { "s" },
         c.gpus_per_node,
@@ -59,7 +59,7 @@ pub fn caption(s: &Scenario, r: &Report) -> String {
         r.summary.total_gpus,
         r.summary.scale_up,
         net,
-        c.nccl.id()
+        c.library_label()
     )
 }
 

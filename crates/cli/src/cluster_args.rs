@@ -23,11 +23,16 @@ use std::ffi::OsStr;
 #[derive(Args, Clone, Debug)]
 #[command(next_help_heading = "Cluster")]
 pub struct ClusterArgs {
+    /// A named cluster (reference design or cloud shape) to start from; any other cluster flag
+    /// given overrides it
+    #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
+    pub preset: Option<&'static str>,
+
     /// GPU model [default: h100]
     #[arg(long, value_name = "GPU", value_parser = gpu_parser())]
     pub gpu: Option<GpuKind>,
 
-    /// GPUs per node [default: 8; 4 for gb200 (NVL72 compute trays)]
+    /// GPUs per node [default: 8; 4 for gb200 and gb300 (NVL72 compute trays)]
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::GPUS_PER_NODE))]
     pub gpus_per_node: Option<u32>,
 
@@ -36,15 +41,16 @@ pub struct ClusterArgs {
     pub nodes: Option<u32>,
 
     /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
-    /// h100/h200/h800 nvlink4, h100-pcie/h100-nvl/h200-nvl nvlink-bridge, b200 nvlink5, gb200 nvl72]
+    /// h100/h200/h800 nvlink4, h100-pcie/h100-nvl/h200-nvl nvlink-bridge, b200/b300 nvlink5,
+    /// gb200/gb300 nvl72, mi300x/mi325x/mi355x xgmi]
     #[arg(long, value_name = "FABRIC", value_parser = scale_up_parser())]
     pub scale_up: Option<ScaleUp>,
 
-    /// Scale-out NIC, one per rail [default: ib-ndr]
+    /// Scale-out NIC, one per rail (efa-*: one per EFA interface) [default: ib-ndr]
     #[arg(long, value_name = "NIC", value_parser = nic_parser())]
     pub nic: Option<NicKind>,
 
-    /// Scale-out NICs (rails) per node [default: one per GPU, at most 8]
+    /// Scale-out NICs (rails, EFA interfaces) per node, up to 32 [default: one per GPU, at most 8]
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NICS_PER_NODE))]
     pub nics_per_node: Option<u32>,
 
@@ -52,9 +58,9 @@ pub struct ClusterArgs {
     #[arg(long)]
     pub sharp: bool,
 
-    /// Allow NVLink SHARP (NVLS) where the hardware has it, like NCCL_NVLS_ENABLE
-    #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
-    pub nvls: bool,
+    /// Allow NVLink SHARP (NVLS) where the hardware has it, like NCCL_NVLS_ENABLE [default: true]
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser())]
+    pub nvls: Option<bool>,
 
     /// Leaf switches [default: sized for a buildable fat tree: one switch, two tiers up to
     /// radix^2/2 NICs, three tiers (pods under core switches) up to radix^3/4]
@@ -69,9 +75,9 @@ pub struct ClusterArgs {
     #[arg(long = "radix", visible_alias = "switch-radix", value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::SWITCH_RADIX))]
     pub radix: Option<u32>,
 
-    /// NIC k of every node goes to the leaves of rail k (else a node's NICs share a leaf)
-    #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
-    pub rail_optimized: bool,
+    /// NIC k of every node goes to the leaves of rail k (else a node's NICs share a leaf) [default: true]
+    #[arg(long, value_name = "BOOL", action = ArgAction::Set, value_parser = bool_parser())]
+    pub rail_optimized: Option<bool>,
 
     /// Rail-only: each rail its own switches, no spine between rails (cross-rail traffic over NVLink first)
     #[arg(long)]
@@ -85,13 +91,13 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "RATIO", allow_negative_numbers = true)]
     pub core_oversubscription: Option<f64>,
 
-    /// Host CPU vendor (NCCL's LL bandwidth cap and network overhead depend on it)
-    #[arg(long, value_name = "CPU", value_parser = cpu_parser(), default_value = "intel")]
-    pub cpu: CpuVendor,
+    /// Host CPU vendor (NCCL's and RCCL's network overhead depend on it) [default: intel]
+    #[arg(long, value_name = "CPU", value_parser = cpu_parser())]
+    pub cpu: Option<CpuVendor>,
 
-    /// NCCL release whose tuning constants to use
-    #[arg(long, value_name = "VERSION", value_parser = nccl_parser(), default_value = "2.27.5")]
-    pub nccl: NcclVersion,
+    /// NCCL release whose tuning constants to use (AMD GPUs run RCCL's tables) [default: 2.27.5]
+    #[arg(long, value_name = "VERSION", value_parser = nccl_parser())]
+    pub nccl: Option<NcclVersion>,
 
     /// Board power limit per GPU in watts, as nvidia-smi -pl: a lower cap lowers the sustained
     /// tensor clock (cube root of the power) [default: the GPU's TDP]
@@ -100,36 +106,45 @@ pub struct ClusterArgs {
 }
 
 impl ClusterArgs {
-    /// The cluster these flags describe, unchecked.
+    /// The cluster these flags describe, unchecked: the preset (or [`Cluster::default`]) with
+    /// every flag given applied on top. Choosing another GPU than the preset's also takes that
+    /// GPU's own fabric and tray size unless those flags are given.
     pub fn cluster(&self) -> Cluster {
-        let d = Cluster::default();
+        let d = self.preset.and_then(fabricscope_model::cluster_preset).map(|p| p.cluster()).unwrap_or_default();
         let gpu = self.gpu.unwrap_or(d.gpu);
-        let gpus_per_node = self.gpus_per_node.unwrap_or(if gpu == GpuKind::Gb200 {
+        let gpu_changed = gpu != d.gpu;
+        let gpus_per_node = self.gpus_per_node.unwrap_or(if gpu.is_grace_blackwell() && gpu_changed {
             4
+        } else if gpu_changed && d.gpu.is_grace_blackwell() {
+            Cluster::default().gpus_per_node
         } else {
             d.gpus_per_node
         });
+        let scale_up = self.scale_up.unwrap_or(if gpu_changed { ScaleUp::natural(gpu) } else { d.scale_up });
+        let nics_default = if self.preset.is_some() && !gpu_changed && self.gpus_per_node.is_none() {
+            d.nics_per_node
+        } else {
+            gpus_per_node.min(Cluster::default().nics_per_node)
+        };
         Cluster {
             gpu,
             nodes: self.nodes.unwrap_or(d.nodes),
             gpus_per_node,
-            scale_up: self.scale_up.unwrap_or_else(|| ScaleUp::natural(gpu)),
-            nics_per_node: self
-                .nics_per_node
-                .unwrap_or_else(|| gpus_per_node.min(d.nics_per_node)),
+            scale_up,
+            nics_per_node: self.nics_per_node.unwrap_or(nics_default),
             nic: self.nic.unwrap_or(d.nic),
-            sharp: self.sharp,
-            nvls: self.nvls,
-            leaf_switches: self.leaf,
-            spine_switches: self.spine,
-            switch_radix: self.radix,
-            rail_optimized: self.rail_optimized,
-            rail_only: self.rail_only,
-            oversubscription: self.oversubscription,
-            core_oversubscription: self.core_oversubscription,
-            cpu: self.cpu,
-            nccl: self.nccl,
-            power_cap_w: self.power_cap_w,
+            sharp: self.sharp || d.sharp,
+            nvls: self.nvls.unwrap_or(d.nvls),
+            leaf_switches: self.leaf.or(d.leaf_switches),
+            spine_switches: self.spine.or(d.spine_switches),
+            switch_radix: self.radix.or(d.switch_radix),
+            rail_optimized: self.rail_optimized.unwrap_or(d.rail_optimized),
+            oversubscription: self.oversubscription.or(d.oversubscription),
+            core_oversubscription: self.core_oversubscription.or(d.core_oversubscription),
+            cpu: self.cpu.unwrap_or(d.cpu),
+            nccl: self.nccl.unwrap_or(d.nccl),
+            power_cap_w: self.power_cap_w.or(d.power_cap_w),
+            rail_only: self.rail_only || d.rail_only,
         }
     }
 
@@ -241,6 +256,17 @@ fn bool_ids() -> Vec<&'static str> {
 }
 fn cpu_ids() -> Vec<&'static str> {
     vec!["intel", "amd"]
+}
+
+pub fn preset_parser() -> FlagParser<&'static str> {
+    FlagParser {
+        parse: |s| {
+            fabricscope_model::cluster_preset(s)
+                .map(|p| p.id)
+                .ok_or_else(|| unknown("preset", s, &fabricscope_model::presets::cluster_preset_ids()))
+        },
+        ids: Some(fabricscope_model::presets::cluster_preset_ids),
+    }
 }
 
 pub fn gpu_parser() -> FlagParser<GpuKind> {

@@ -92,7 +92,7 @@ pub fn cluster_line(t: &Topology) -> String {
         )
     };
     format!(
-        "{} GPUs = {} nodes x {} {}; {} domains of {} GPUs ({} domain{}{}); {}; NCCL {}",
+        "{} GPUs = {} nodes x {} {}; {} domains of {} GPUs ({} domain{}{}); {}; {}",
         t.total_gpus,
         c.nodes,
         c.gpus_per_node,
@@ -103,7 +103,7 @@ pub fn cluster_line(t: &Topology) -> String {
         if t.domains == 1 { "" } else { "s" },
         if t.last_domain_gpus() < t.domain_gpus { format!(", the last of {}", t.last_domain_gpus()) } else { String::new() },
         net,
-        c.nccl.id()
+        c.library_label()
     )
 }
 
@@ -152,7 +152,7 @@ pub fn bottleneck_text(id: &str) -> &'static str {
     match id {
         "latency" => "fixed per-operation latency (small message)",
         "hbm" => "GPU memory bandwidth",
-        "scale_up" => "scale-up (NVLink) bandwidth",
+        "scale_up" => "scale-up (NVLink or xGMI) bandwidth",
         "pcie" => "PCIe bandwidth",
         "nic" => "NIC bandwidth",
         "leaf" => "leaf switch bandwidth",
@@ -175,7 +175,12 @@ pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> St
     ));
     s.push_str(&format!("cluster     {}\n", cluster_line(t)));
     match p.nccl_time {
-        Some(n) => s.push_str(&format!("time        {}  expected as measured (NCCL's own estimate: {})\n", p.time, n)),
+        Some(n) => s.push_str(&format!(
+            "time        {}  expected as measured ({}'s own estimate: {})\n",
+            p.time,
+            if t.gpu.arch.is_amd() { "RCCL" } else { "NCCL" },
+            n
+        )),
         None => s.push_str(&format!("time        {}  expected as measured\n", p.time)),
     }
     s.push_str(&format!(

@@ -135,7 +135,11 @@ pub fn run(a: &TiersArgs) -> Result<String, CliError> {
             bisection_bidir: topo.bisection.bidirectional().0,
         })
     } else {
-        Ok(text(&topo))
+        let mut s = text(&topo);
+        if let Some(p) = a.cluster.preset.and_then(fabricscope_model::cluster_preset) {
+            s.push_str(&format!("\npreset {}: {}\n", p.id, p.describe()));
+        }
+        Ok(s)
     }
 }
 

@@ -6,7 +6,7 @@
 //! buffer, for AllToAll the buffer each rank sends, for the rest the buffer each rank holds.
 
 use crate::catalog::fabric::pcie_nccl_bw;
-use crate::catalog::{Arch, GpuKind, NetFamily, ScaleUp};
+use crate::catalog::{Arch, NetFamily, ScaleUp};
 use crate::network::{self, NetPath};
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use crate::error::{ModelError, Result};
@@ -14,6 +14,7 @@ use crate::nccl::search::{Graphs, SearchInput};
 use crate::nccl::tuning::{Algorithm, CommFacts, Func, Protocol, Tuning};
 use crate::topology::{Placement, TierKind, Topology};
 use crate::units::{Bytes, GBps, Micros};
+use crate::rccl;
 use serde::{Deserialize, Serialize};
 
 /// The collectives Fabricscope predicts.
@@ -278,6 +279,22 @@ pub struct Comm {
     nvls_possible: bool,
     nvls_enabled: bool,
     sharp: bool,
+    /// The platform runs RCCL (AMD Instinct): its tables and timing terms.
+    rccl: Option<RcclComm>,
+    /// Host cost per further GPU one process drives (`network::HOST_LAUNCH_STAGGER` on NVIDIA,
+    /// `rccl::timing::HIP_LAUNCH_STAGGER` on AMD).
+    launch_stagger: Micros,
+}
+
+/// An RCCL communicator's model and the latency table its timing reads.
+#[derive(Clone, Debug)]
+struct RcclComm {
+    model: &'static rccl::RcclModel,
+    facts: rccl::RcclFacts,
+    timing_lat: crate::nccl::tuning::FuncTable,
+    /// One pair of GPUs in an xGMI mesh shares a single link (GB/s per direction, RCCL's
+    /// figure): what a send/receive between two GPUs of one node gets.
+    pair_bw: Option<f64>,
 }
 
 impl Comm {
@@ -311,8 +328,29 @@ impl Comm {
             gpu_pcie_bw: pcie_nccl_bw(topo.gpu.pcie).0,
         };
         let k = c.nccl.constants();
-        let graphs = input.graphs(k);
-        let nvls_possible = input.nvswitch && topo.gpu.arch.compute_capability() >= 90 && p.per_domain >= 2;
+        let rccl_model = rccl::model_for(topo.gpu.arch);
+        let rccl_comm = rccl_model.map(|model| {
+            // RCCL plans with the GPU's links to its peers inside a node and, across nodes,
+            // with the NICs as well (one ring per NIC, each through one peer link).
+            let net_bw = nics as f64 * topo.nic.nccl_bw().0.min(topo.gpu_nic_nccl_bw().0);
+            let (bus_bw, channels) = if domains > 1 { (intra_bw.0.min(net_bw), nics) } else { (intra_bw.0, p.per_domain.saturating_sub(1).max(1)) };
+            let facts = rccl::RcclFacts {
+                n_ranks: p.ranks,
+                n_nodes: domains,
+                per_node: p.per_domain,
+                intra_xgmi: intra_nvlink,
+                amd_cpu: c.cpu == crate::topology::CpuVendor::Amd,
+                bus_bw,
+                channels,
+            };
+            let pair_bw = (c.scale_up == ScaleUp::Xgmi).then(|| crate::catalog::xgmi_of(topo.gpu.kind).map_or(0.0, |x| x.rccl_link.0));
+            RcclComm { model, facts, timing_lat: rccl::timing_latency(model, &facts, rccl::timing::PHYSICAL), pair_bw }
+        });
+        let graphs = match &rccl_comm {
+            Some(r) => rccl::graphs(&r.facts),
+            None => input.graphs(k),
+        };
+        let nvls_possible = rccl_comm.is_none() && input.nvswitch && topo.gpu.arch.compute_capability() >= 90 && p.per_domain >= 2;
         let facts = CommFacts {
             arch: topo.gpu.arch,
             n_ranks: p.ranks,
@@ -324,7 +362,10 @@ impl Comm {
             nvswitch: input.nvswitch,
             latency_inter: 0.0,
         };
-        let tuning = Tuning::new(k, &facts, &graphs);
+        let tuning = match &rccl_comm {
+            Some(r) => rccl::tuning(r.model, &r.facts),
+            None => Tuning::new(k, &facts, &graphs),
+        };
         let nvl72 = c.scale_up == ScaleUp::Nvl72;
         // NVLSTree's first and last stages are NVLS inside each domain: its rate, from NCCL's
         // table for one domain of this group, with the measured Blackwell efficiency.
@@ -339,6 +380,12 @@ impl Comm {
         } else {
             f64::INFINITY
         };
+        // Across nodes an xGMI node's links cap the rings at their signalling rate, not at
+        // RCCL's 48 GB/s planning figure: 2-node MI300X rings measure 354-361 GB/s busbw
+        // (validation/collectives-amd-efa.csv), above the 7 x 48 = 336 that figure allows.
+        let xgmi_line = (rccl_comm.is_some() && c.scale_up == ScaleUp::Xgmi)
+            .then(|| crate::catalog::xgmi_of(topo.gpu.kind).map(|x| x.line_link.0 * x.links_to(p.per_domain).max(1) as f64))
+            .flatten();
         let net = (domains > 1).then(|| {
             // NCCL opens one channel per ring; a domain's traffic leaves through at most as
             // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
@@ -355,7 +402,7 @@ impl Comm {
                 nic_side: one_nic * used / share,
                 gpu_side: topo.gpu_nic_nccl_bw().0 * (p.per_domain as f64).min(used * p.per_domain as f64 / nics as f64) / share,
                 one_nic: one_nic / share,
-                intra: intra_bw.0,
+                intra: xgmi_line.unwrap_or(intra_bw.0),
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,
                 domains_per_leaf: topo.domains_per_leaf(),
@@ -366,7 +413,7 @@ impl Comm {
                 uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
                 family: topo.nic.family,
                 qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
-                host_staged: topo.gpu.kind == GpuKind::Gb200,
+                host_staged: topo.gpu.kind.is_grace_blackwell(),
             }
         });
         // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.
@@ -376,15 +423,19 @@ impl Comm {
             let gpu_side = topo.gpu_nic_nccl_bw().0 * p.per_domain as f64 / share;
             nic_side.min(gpu_side)
         };
+        let rccl_on = rccl_comm.is_some();
         let tier_class = match (&net, nvl72) {
             (None, true) => TierClass::Nvl72Rack,
+            (None, false) if c.scale_up == ScaleUp::Xgmi => TierClass::XgmiNode,
             (None, false) if intra_nvlink => TierClass::NvlinkNode,
             (None, false) => TierClass::PcieNode,
             (Some(_), true) => TierClass::Nvl72Racks,
+            (Some(_), false) if rccl_on => TierClass::RcclNodes,
             (Some(n), false) => match n.family {
                 NetFamily::InfiniBand => TierClass::InfiniBand,
                 NetFamily::RoceV2 => TierClass::Roce,
                 NetFamily::TcpSockets => TierClass::Tcp,
+                NetFamily::Efa => TierClass::Efa,
             },
         };
         Ok(Comm {
@@ -403,6 +454,8 @@ impl Comm {
             nvls_possible,
             nvls_enabled: c.nvls,
             sharp: c.sharp,
+            launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
+            rccl: rccl_comm,
         })
     }
 
@@ -463,7 +516,13 @@ impl Comm {
     }
 
     fn predict_nccl(&self, op: Collective, func: Func, bytes: Bytes, algo: AlgoChoice, proto: ProtoChoice) -> Result<Prediction> {
-        let best = self.tuning.best(func, bytes.0, |a, p| algo.admits(a) && proto.admits(p));
+        // RCCL picks the protocol across nodes from a size table, then the algorithm by cost;
+        // a protocol the user forces overrides the table.
+        let table_proto = match (&self.rccl, proto) {
+            (Some(r), ProtoChoice::Auto) => rccl::multi_node_protocol(r.model, &r.facts, func, bytes.0),
+            _ => None,
+        };
+        let best = self.tuning.best(func, bytes.0, |a, p| algo.admits(a) && proto.admits(p) && table_proto.is_none_or(|t| t == p));
         let Some((a, p, t_nccl)) = best else {
             return Err(self.unavailable(op, func, algo, proto));
         };
@@ -488,6 +547,9 @@ impl Comm {
     /// the network's physics across domains.
     pub fn expected_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: Bytes) -> (f64, f64) {
         let (lat, bw_nccl) = self.tuning.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
+        if let Some(r) = &self.rccl {
+            return self.rccl_terms(r, func, a, p, bw_nccl);
+        }
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
             None => (lat, bw_nccl),
@@ -495,6 +557,24 @@ impl Comm {
             // (protocol-limited) bandwidth; Simple reaches what the network delivers.
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_nccl };
+                (lat + net.extra_latency(func, a), net.algbw(func, a).min(cap))
+            }
+        };
+        (lat, bw.max(1e-9))
+    }
+
+    /// RCCL's choice timed: its latency scaled to what an xGMI node measures; inside a node
+    /// the Simple ring at the measured fraction of its planned bandwidth, other entries at
+    /// RCCL's own (protocol-limited) bandwidth; across nodes the network model, capped by RCCL's
+    /// bandwidth for LL and LL128 (as NCCL's are): flags in the data limit them, not the wire.
+    fn rccl_terms(&self, r: &RcclComm, func: Func, a: Algorithm, p: Protocol, bw_rccl: f64) -> (f64, f64) {
+        let lat = r.timing_lat[func as usize][a as usize][p as usize];
+        let ring_simple = a == Algorithm::Ring && p == Protocol::Simple;
+        let (lat, bw) = match &self.net {
+            None if ring_simple => (lat, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY),
+            None => (lat, bw_rccl),
+            Some(net) => {
+                let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };
                 (lat + net.extra_latency(func, a), net.algbw(func, a).min(cap))
             }
         };
@@ -530,6 +610,8 @@ impl Comm {
         }
         if protos.is_empty() {
             let why = match algo {
+                AlgoChoice::Nvls | AlgoChoice::NvlsTree if self.rccl.is_some() => " (RCCL has no NVLS: xGMI has no switch to reduce in)",
+                AlgoChoice::Collnet if self.rccl.is_some() => " (RCCL has no CollNet without a CollNet plugin)",
                 AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_possible => " (NVLS needs Hopper or later GPUs on NVSwitch)",
                 AlgoChoice::Nvls | AlgoChoice::NvlsTree if !self.nvls_enabled => " (NVLS is switched off for this cluster)",
                 AlgoChoice::Nvls if self.placement.domains() > 1 && !self.sharp => " (NVLS across nodes needs --sharp)",
@@ -600,7 +682,10 @@ impl Comm {
     fn predict_send_recv(&self, bytes: Bytes, proto: ProtoChoice) -> Result<Prediction> {
         let (bw, hw, extra) = match &self.net {
             Some(net) => (net.p2p_bw(), 2, net.step_extra),
-            None => (self.p2p_intra.0, if self.pcie_switches { 1 } else { 0 }, 0.0),
+            None => match self.rccl.as_ref().and_then(|r| r.pair_bw) {
+                Some(link) => (link * P2P_NVLINK_EFFICIENCY, 0, 0.0),
+                None => (self.p2p_intra.0, if self.pcie_switches { 1 } else { 0 }, 0.0),
+            },
         };
         let k = crate::nccl::NcclVersion::V2_27_5.constants();
         let ring = Algorithm::Ring as usize;
@@ -633,14 +718,20 @@ impl Comm {
 
     /// The class whose validation says how far to trust a prediction.
     /// Across domains NCCL's NVLS (not NVLSTree) reduces in the network switch (SHARP), so
-    /// it is trusted as the CollNet/SHARP class its measurements belong to.
+    /// it is trusted as the CollNet/SHARP class its measurements belong to. "Not validated" on
+    /// an RCCL platform no published measurement covers (MI355X), whatever its tier's data.
     pub fn trust(&self, algorithm: &str, bytes: Bytes) -> Trust {
         let family = match AlgoFamily::of(algorithm) {
             AlgoFamily::Nvls if algorithm == "NVLS" && self.net.is_some() => AlgoFamily::CollNet,
             f => f,
         };
         let p = self.placement;
-        Trust::at(self.tier_class, family, SizeRange::of(bytes.0), p.domains(), p.ranks)
+        let t = Trust::at(self.tier_class, family, SizeRange::of(bytes.0), p.domains(), p.ranks);
+        if self.rccl.is_some() && !rccl::timing::measured(self.arch) {
+            Trust { error_band_pct: None, validated_cases: 0, ..t }
+        } else {
+            t
+        }
     }
 
     pub fn tier_class(&self) -> TierClass {
@@ -652,7 +743,7 @@ impl Comm {
         let n = self.placement.ranks;
         // One process driving several GPUs starts the last one's kernel late (`network`).
         let stagger = self.gpus_per_process.min(n).saturating_sub(1) as f64;
-        let time = if n <= 1 { gpu_time } else { gpu_time + network::HOST_LAUNCH_STAGGER * stagger };
+        let time = if n <= 1 { gpu_time } else { gpu_time + self.launch_stagger * stagger };
         let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
         Prediction {
             op,

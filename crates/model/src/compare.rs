@@ -73,6 +73,11 @@ fn gpu_short(g: GpuKind) -> &'static str {
         GpuKind::Gb200 => "GB200",
         GpuKind::Gh200 => "GH200",
         GpuKind::Gh200Hbm3e => "GH200 144G",
+        GpuKind::Mi300x => "MI300X",
+        GpuKind::Mi325x => "MI325X",
+        GpuKind::Mi355x => "MI355X",
+        GpuKind::B300 => "B300",
+        GpuKind::Gb300 => "GB300",
     }
 }
 
@@ -85,6 +90,9 @@ fn nic_short(n: NicKind) -> &'static str {
         NicKind::Roce400 => "400G RoCE",
         NicKind::Roce800 => "800G RoCE",
         NicKind::Eth100Tcp => "100GbE TCP",
+        NicKind::Efa100 => "100G EFA",
+        NicKind::Efa200 => "200G EFA",
+        NicKind::Efa400 => "400G EFA",
     }
 }
 

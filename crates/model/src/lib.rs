@@ -40,6 +40,7 @@ pub mod fabric_tree;
 pub mod figures;
 pub mod link;
 pub mod nccl;
+pub mod rccl;
 pub mod network;
 pub mod presets;
 pub mod reading;

@@ -17,6 +17,13 @@
 //! the DGX SuperPOD GB200 reference architecture (scalable units of 8 NVL72 racks, one
 //! ConnectX-7 400G per GPU); Microsoft's ND H100 v5 size page (8 H100 on NVLink4, one 400 Gb/s
 //! Quantum-2 ConnectX-7 InfiniBand link per GPU, https://learn.microsoft.com/azure/virtual-machines/nd-h100-v5-series).
+//!
+//! Issue 23's presets (validation/hardware-specs.csv and README-hardware.md name each source):
+//! AWS p4d/p4de, p5, p5en and p6-b200 (EFA network-card counts from the AWS EC2 User Guide;
+//! node counts chosen here), GCP A3 Mega (TCPXO approximated, see [`gcp_a3_mega`]), MI300X and
+//! MI355X servers with 8x 400G RoCE (AMD ROCm docs' multi-node validation; Pollara 400 product
+//! page), a GB300 NVL72 rack (Azure ND GB300 v6) and an HGX B300 cluster (secondary copy of
+//! NVIDIA's HGX B300 table). Each carries its source in [`ClusterPreset::source`].
 
 use crate::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use crate::topology::Cluster;
@@ -33,6 +40,8 @@ pub struct ClusterPreset {
     /// A vendor's reference design (counts as published) rather than an approximation of a
     /// shape whose fabric is not fully published (node count or rail layout chosen here).
     pub reference: bool,
+    /// Where the shape comes from (document or page), short.
+    pub source: &'static str,
     make: fn() -> Cluster,
 }
 
@@ -46,6 +55,14 @@ impl ClusterPreset {
     /// The preset's cluster.
     pub fn cluster(&self) -> Cluster {
         (self.make)()
+    }
+
+    /// "reference design: ... Source: ..." or "approximation: ... Source: ...": what it is,
+    /// whether it is published as such, and where it comes from.
+    pub fn describe(&self) -> String {
+        let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
+        let kind = if self.reference { "reference design" } else { "approximation" };
+        format!("{kind}: {about}. Source: {}", self.source)
     }
 }
 
@@ -123,13 +140,78 @@ fn azure_nd_h100_v5() -> Cluster {
     Cluster { nodes: 32, ..Cluster::default() }
 }
 
+/// An AWS instance shape: `gpus` on the GPU's own NVLink fabric, `efa` EFA interfaces of one
+/// class (network-card counts from the AWS EC2 User Guide; validation/hardware-specs.csv).
+fn aws(gpu: GpuKind, nodes: u32, efa: u32, nic: NicKind) -> Cluster {
+    Cluster { gpu, nodes, gpus_per_node: 8, scale_up: ScaleUp::natural(gpu), nics_per_node: efa, nic, ..Cluster::default() }
+}
+
+fn aws_p4d() -> Cluster {
+    aws(GpuKind::A100, 16, 4, NicKind::Efa100)
+}
+
+fn aws_p5() -> Cluster {
+    aws(GpuKind::H100, 16, 32, NicKind::Efa100)
+}
+
+fn aws_p5en() -> Cluster {
+    aws(GpuKind::H200, 16, 16, NicKind::Efa200)
+}
+
+fn aws_p6_b200() -> Cluster {
+    aws(GpuKind::B200, 16, 8, NicKind::Efa400)
+}
+
+/// GCP A3 Mega: 8 H100 and 8x 200G NICs running GPUDirect-TCPXO. The model has no TCPXO
+/// transport: approximated as 16x 100GbE TCP-socket interfaces, the same 1.6 Tb/s of line rate
+/// on the closest NIC kind (TCPXO offloads the data path to the NIC, so kernel-TCP latency and
+/// efficiency make this pessimistic).
+fn gcp_a3_mega() -> Cluster {
+    Cluster { nodes: 16, nics_per_node: 16, nic: NicKind::Eth100Tcp, rail_optimized: false, ..Cluster::default() }
+}
+
+fn mi300x_roce() -> Cluster {
+    Cluster {
+        gpu: GpuKind::Mi300x,
+        nodes: 16,
+        gpus_per_node: 8,
+        scale_up: ScaleUp::Xgmi,
+        nics_per_node: 8,
+        nic: NicKind::Roce400,
+        nvls: false,
+        cpu: crate::topology::CpuVendor::Amd,
+        ..Cluster::default()
+    }
+}
+
+fn mi355x_pollara() -> Cluster {
+    Cluster { gpu: GpuKind::Mi355x, nodes: 64, ..mi300x_roce() }
+}
+
+fn gb300_nvl72() -> Cluster {
+    Cluster {
+        gpu: GpuKind::Gb300,
+        nodes: 18,
+        gpus_per_node: 4,
+        scale_up: ScaleUp::Nvl72,
+        nics_per_node: 4,
+        nic: NicKind::IbXdr,
+        ..Cluster::default()
+    }
+}
+
+fn b300_hgx() -> Cluster {
+    Cluster { gpu: GpuKind::B300, nodes: 32, scale_up: ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbXdr, ..Cluster::default() }
+}
+
 /// Every preset, in the order a page lists them.
-pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
+pub const CLUSTER_PRESETS: [ClusterPreset; 19] = [
     ClusterPreset {
         id: "dgx-a100-superpod",
         name: "DGX A100 SuperPOD",
         about: "140 nodes x 8 A100, NVLink3, 8x InfiniBand HDR 200G per node",
         reference: true,
+        source: "NVIDIA DGX SuperPOD reference architecture (DGX A100)",
         make: dgx_a100_hdr,
     },
     ClusterPreset {
@@ -137,6 +219,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "DGX H100 SuperPOD",
         about: "128 nodes x 8 H100, NVLink4, 8x InfiniBand NDR 400G per node",
         reference: true,
+        source: "NVIDIA DGX SuperPOD reference architecture (DGX H100)",
         make: dgx_h100_ndr,
     },
     ClusterPreset {
@@ -144,6 +227,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "H100, 8x 400G RoCE",
         about: "64 nodes x 8 H100, NVLink4, 8x RoCEv2 400GbE per node",
         reference: false,
+        source: "NVIDIA Spectrum-X reference design (8x 400GbE per HGX H100 node)",
         make: h100_roce,
     },
     ClusterPreset {
@@ -151,6 +235,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "GB200 NVL72 racks",
         about: "4 racks of 72 GB200 (trays of 4), NVLink5 rack domain, 1x NDR 400G per GPU",
         reference: false,
+        source: "NVIDIA GB200 NVL72 product page (18 trays of 4 GPUs, one ConnectX-7 per GPU)",
         make: gb200_nvl72,
     },
     ClusterPreset {
@@ -158,6 +243,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "8-GPU PCIe server",
         about: "one server, 8 H100 PCIe on PCIe Gen5 with P2P, no NVLink, 2x 400GbE",
         reference: false,
+        source: "a PCIe Gen5 server class (e.g. Supermicro SYS-421GE) with 8 H100 PCIe",
         make: pcie_server,
     },
     ClusterPreset {
@@ -165,6 +251,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "Cloud VMs, 100GbE",
         about: "16 VMs x 8 A100, NVLink3 inside, one 100GbE (TCP) interface each",
         reference: false,
+        source: "cloud A100 VMs with one 100GbE interface",
         make: cloud_100g,
     },
     ClusterPreset {
@@ -172,6 +259,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "DGX B200 SuperPOD",
         about: "reference design: 128 DGX B200 (4 SUs of 32), NVLink5, 8x NDR 400G per node",
         reference: true,
+        source: "NVIDIA DGX B200 user guide and DGX SuperPOD B200 reference architecture",
         make: dgx_b200,
     },
     ClusterPreset {
@@ -179,6 +267,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "HGX H200, Spectrum-X",
         about: "approximation of NVIDIA's Enterprise RA: 32 HGX H200, 8x 400GbE RoCE per node, rail-optimized",
         reference: false,
+        source: "NVIDIA Enterprise Reference Architecture for HGX H100/H200/B200",
         make: hgx_h200_spectrum_x,
     },
     ClusterPreset {
@@ -186,6 +275,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "GB200 NVL72 SU",
         about: "reference design: one SuperPOD scalable unit of 8 NVL72 racks (576 GB200), 1x NDR 400G per GPU",
         reference: true,
+        source: "NVIDIA DGX SuperPOD GB200 reference architecture",
         make: gb200_nvl72_su,
     },
     ClusterPreset {
@@ -193,8 +283,82 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 10] = [
         name: "Azure ND H100 v5",
         about: "approximation: 32 VMs of 8 H100, 8x 400G InfiniBand each; Azure does not publish its switch layout",
         reference: false,
+        source: "Microsoft Learn, ND H100 v5 sizes (8x 400 Gb/s Quantum-2 InfiniBand per VM)",
         make: azure_nd_h100_v5,
     },
+    ClusterPreset {
+        id: "aws-p4d",
+        name: "AWS p4d/p4de",
+        about: "approximation: 16 instances of 8 A100, 4x 100G EFA each; AWS does not publish its fabric",
+        reference: false,
+        source: "AWS EC2 User Guide, network cards (p4d/p4de: 4 EFA interfaces, 400 Gbps)",
+        make: aws_p4d,
+    },
+    ClusterPreset {
+        id: "aws-p5",
+        name: "AWS p5",
+        about: "approximation: 16 p5.48xlarge of 8 H100, 32x 100G EFA each (3.2 Tb/s)",
+        reference: false,
+        source: "AWS EC2 User Guide, network cards (p5.48xlarge: 32 EFA interfaces, 3,200 Gbps)",
+        make: aws_p5,
+    },
+    ClusterPreset {
+        id: "aws-p5en",
+        name: "AWS p5en",
+        about: "approximation: 16 p5en.48xlarge of 8 H200, 16x 200G EFA each (3.2 Tb/s)",
+        reference: false,
+        source: "AWS EC2 User Guide, network cards (p5en.48xlarge: 16 EFA interfaces, 3,200 Gbps)",
+        make: aws_p5en,
+    },
+    ClusterPreset {
+        id: "aws-p6-b200",
+        name: "AWS p6-b200",
+        about: "approximation: 16 p6-b200.48xlarge of 8 B200, 8x 400G EFA each (3.2 Tb/s)",
+        reference: false,
+        source: "AWS EC2 User Guide, network cards (p6-b200.48xlarge: 8 EFA interfaces, 3,200 Gbps)",
+        make: aws_p6_b200,
+    },
+    ClusterPreset {
+        id: "gcp-a3-mega",
+        name: "GCP A3 Mega",
+        about: "approximation: 16 VMs of 8 H100; TCPXO's 8x 200G modelled as 16x 100GbE TCP (no TCPXO transport in the model)",
+        reference: false,
+        source: "GCP A3 Mega machine type (8x 200G NICs, GPUDirect-TCPXO); GoogleCloudPlatform/cluster-toolkit",
+        make: gcp_a3_mega,
+    },
+    ClusterPreset {
+        id: "mi300x-roce",
+        name: "MI300X, 8x 400G RoCE",
+        about: "approximation: 16 servers of 8 MI300X on Infinity Fabric, 8x 400G RoCE each (Pollara 400, Thor2 or ConnectX-7), RCCL",
+        reference: false,
+        source: "AMD ROCm docs, multi-node rccl-tests validation (8 RDMA NICs per MI300X node)",
+        make: mi300x_roce,
+    },
+    ClusterPreset {
+        id: "mi355x-pollara",
+        name: "MI355X, Pollara 400",
+        about: "approximation: 64 servers of 8 MI355X on Infinity Fabric, 8x AMD Pensando Pollara 400 (RoCE) each, RCCL",
+        reference: false,
+        source: "AMD Pensando Pollara 400 product page; MLCommons inference v6.0 MI355X system",
+        make: mi355x_pollara,
+    },
+    ClusterPreset {
+        id: "gb300-nvl72",
+        name: "GB300 NVL72 rack",
+        about: "one rack of 72 GB300 (18 trays of 4), NVLink5 rack domain, 800 Gb/s (XDR) per GPU",
+        reference: false,
+        source: "Microsoft Learn, ND GB300 v6 sizes (72 GPUs, 130 TB/s NVLink, 800 Gb/s per GPU)",
+        make: gb300_nvl72,
+    },
+    ClusterPreset {
+        id: "b300-hgx",
+        name: "HGX B300 cluster",
+        about: "approximation: 32 HGX B300 of 8 GPUs, NVLink5, 8x ConnectX-8 XDR 800G per node",
+        reference: false,
+        source: "NVIDIA HGX B300 table (secondary copy: 8x 800 Gb/s per baseboard)",
+        make: b300_hgx,
+    },
+
 ];
 
 /// The preset with this id.
@@ -224,7 +388,7 @@ mod tests {
             assert_eq!(cluster_preset(p.id).map(|q| q.id), Some(p.id));
             assert_eq!(matching_preset(&p.cluster()), Some(p.id));
         }
-        assert_eq!(cluster_preset_ids().len(), 10);
+        assert_eq!(cluster_preset_ids().len(), 19);
     }
 
     #[test]
@@ -250,5 +414,31 @@ mod tests {
         let pcie = cluster_preset("pcie-server").unwrap().cluster().topology().unwrap();
         assert_eq!(pcie.domains, 1);
         assert!(!pcie.cluster.scale_up.is_nvlink());
+    }
+
+    #[test]
+    fn cloud_and_amd_presets_match_their_shapes() {
+        // AWS network-card counts and totals: p4d 4 x 100G; p5, p5en, p6-b200 3,200 Gbps.
+        for (id, nics, total) in [("aws-p4d", 4, 400.0), ("aws-p5", 32, 3200.0), ("aws-p5en", 16, 3200.0), ("aws-p6-b200", 8, 3200.0)] {
+            let c = cluster_preset(id).unwrap().cluster();
+            assert_eq!(c.nics_per_node, nics, "{id}");
+            assert_eq!(c.nics_per_node as f64 * c.nic.spec().line_rate.0, total, "{id}");
+            assert_eq!(c.nic.spec().family, crate::catalog::NetFamily::Efa, "{id}");
+        }
+        // AMD servers: 8 GPUs on the xGMI mesh, 8x 400G RoCE, RCCL.
+        for id in ["mi300x-roce", "mi355x-pollara"] {
+            let t = cluster_preset(id).unwrap().cluster().topology().unwrap();
+            assert_eq!((t.cluster.scale_up, t.domain_gpus, t.cluster.nics_per_node), (ScaleUp::Xgmi, 8, 8), "{id}");
+            assert_eq!(t.gpu.arch.library(), crate::catalog::CollectiveLibrary::Rccl);
+        }
+        // GB300 NVL72: one rack of 72 and 800 Gb/s per GPU (Azure ND GB300 v6).
+        let g = cluster_preset("gb300-nvl72").unwrap().cluster().topology().unwrap();
+        assert_eq!((g.total_gpus, g.domains), (72, 1));
+        assert_eq!(g.nic.line_rate.0 * g.cluster.nics_per_node as f64 / g.cluster.gpus_per_node as f64, 800.0);
+        // Every preset says whether it is a reference design or an approximation, and its source.
+        for p in CLUSTER_PRESETS {
+            assert!(p.reference || p.about.starts_with("approximation") || !p.source.is_empty(), "{}", p.id);
+            assert!(!p.source.is_empty(), "{}", p.id);
+        }
     }
 }

@@ -29,7 +29,7 @@ pub fn limited_by(b: Bottleneck, algorithm: &str) -> String {
     match b {
         Bottleneck::Latency => "latency (the fixed cost per operation)".into(),
         Bottleneck::Tier(TierKind::ScaleUp) if nvls => "the NVSwitch reduction (NVLS), not the NICs".into(),
-        Bottleneck::Tier(TierKind::ScaleUp) => "the scale-up fabric (NVLink)".into(),
+        Bottleneck::Tier(TierKind::ScaleUp) => "the scale-up fabric (NVLink or xGMI links)".into(),
         Bottleneck::Tier(TierKind::Hbm) => "HBM".into(),
         Bottleneck::Tier(TierKind::Pcie) => "PCIe between GPU and NIC".into(),
         Bottleneck::Tier(TierKind::Nic) => "the NICs".into(),
@@ -54,6 +54,7 @@ pub fn read(r: &Report, f: &Formula, key: &Prediction) -> Reading {
     let link = r.tiers.iter().find(|t| t.kind == TierKind::ScaleUp).map(|t| t.bw_per_gpu.0);
     let node_nics = f.nic_line.0 * f.nics_per_node as f64;
     let ring_like = matches!(algo, "Ring" | "PAT");
+    let lib = r.summary.library;
     let what = match f.op {
         Collective::AllReduce => format!("algbw × 2(n−1)/n = algbw × {factor} for n = {n}"),
         Collective::AllGather | Collective::ReduceScatter => format!("algbw × (n−1)/n = algbw × {factor} for n = {n}"),
@@ -61,11 +62,11 @@ pub fn read(r: &Report, f: &Formula, key: &Prediction) -> Reading {
     };
     let mut busbw = format!(
         "busbw is nccl-tests' normalisation, {what}: the rate at which each GPU's link would have to run if the data went round a ring. It equals the bandwidth a link carries only for ring-like algorithms{}.",
-        if ring_like { " (as here)" } else { "; NCCL chose " }.to_string() + if ring_like { "" } else { algo }
+        if ring_like { " (as here)".to_string() } else { format!("; {lib} chose ") } + if ring_like { "" } else { algo }
     );
     if ring_like && f.domains > 1 && key.bottleneck == Bottleneck::Tier(TierKind::Nic) && f.nics_per_node > 0 {
         busbw.push_str(&format!(
-            " A ring crosses the network once per node boundary, through one NIC per ring, and NCCL spreads its {} rings over the node's {} NICs: so busbw is bounded by a node's NICs together ({} × {} = {} GB/s), not by one GPU's share of them ({} GB/s).",
+            " A ring crosses the network once per node boundary, through one NIC per ring, and {lib} spreads its {} rings over the node's {} NICs: so busbw is bounded by a node's NICs together ({} × {} = {} GB/s), not by one GPU's share of them ({} GB/s).",
             f.channels,
             f.nics_per_node,
             f.nics_per_node,
@@ -120,7 +121,8 @@ fn scaling(r: &Report, f: &Formula, key: &Prediction) -> Option<String> {
     );
     if !same_algo {
         t.push_str(&format!(
-            " NCCL switches algorithm: {} inside one domain of {n1} GPUs, {} across {} domains{}.",
+            " {} switches algorithm: {} inside one domain of {n1} GPUs, {} across {} domains{}.",
+            r.summary.library,
             one.algorithm,
             key.algorithm,
             f.domains,

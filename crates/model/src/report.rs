@@ -61,6 +61,8 @@ pub struct Summary {
     pub fabric: Option<FatTree>,
     /// Per direction.
     pub bisection: GBps,
+    /// The collective library whose choice the predictions follow: "NCCL" or "RCCL".
+    pub library: &'static str,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -81,6 +83,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report> {
     Ok(Report {
         scenario_version: SCENARIO_VERSION,
         summary: Summary {
+            library: topo.gpu.arch.library().name(),
             gpu: topo.gpu.name,
             scale_up: topo.cluster.scale_up.name(),
             nic: topo.nic.name,
@@ -197,6 +200,7 @@ pub fn tier_table() -> Vec<TierRow> {
             ScaleUp::NvlinkBridge => GpuKind::H100Pcie,
             ScaleUp::Nvl72 => GpuKind::Gb200,
             ScaleUp::Pcie { .. } => GpuKind::H100Pcie,
+            ScaleUp::Xgmi => GpuKind::Mi300x,
         };
         let bw = su.line_bw(gpu.spec());
         rows.push(TierRow {

@@ -89,6 +89,7 @@ impl Domain {
             ScaleUp::NvSwitch { .. } if self.gpus_per_node >= 8 => "NVSwitch",
             ScaleUp::NvSwitch { .. } | ScaleUp::NvlinkBridge => "NVLink",
             ScaleUp::Pcie { .. } => "PCIe",
+            ScaleUp::Xgmi => "xGMI",
         };
         format!("{} {domain_gpus}-GPU {kind}", self.gpu.id().to_ascii_uppercase())
     }
@@ -177,6 +178,9 @@ impl FabricOption {
             NicKind::Roce400 => "400G RoCE",
             NicKind::Roce800 => "800G RoCE",
             NicKind::Eth100Tcp => "100GbE",
+            NicKind::Efa100 => "100G EFA",
+            NicKind::Efa200 => "200G EFA",
+            NicKind::Efa400 => "400G EFA",
         };
         let mut s = format!("{}x {nic}, {}, {}:1", self.nics_per_node, if self.rail_optimized { "rails" } else { "no rails" }, self.oversubscription);
         if three_tiers {

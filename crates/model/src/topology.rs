@@ -151,6 +151,8 @@ fn nvlink_gen_of(gpu: GpuKind) -> u8 {
         Arch::Ampere => 3,
         Arch::Hopper => 4,
         Arch::Blackwell => 5,
+        // No NVLink: checked before this is asked (xGMI or PCIe only).
+        Arch::Cdna3 | Arch::Cdna4 => 0,
     }
 }
 
@@ -170,6 +172,21 @@ pub fn nvl72_rack_gpus(total: u32, gpn: u32) -> u32 {
 }
 
 impl Cluster {
+    /// The collective library and its tables as the cluster runs them: "NCCL 2.27.5", or
+    /// "RCCL tuning model 5 (gfx942)" on AMD Instinct GPUs.
+    pub fn library_label(&self) -> String {
+        match crate::rccl::model_for(self.gpu.spec().arch) {
+            Some(m) => m.name.to_string(),
+            None => format!("NCCL {}", self.nccl.id()),
+        }
+    }
+
+    /// The hardware can run NVLS: NVSwitch chips and an NVIDIA GPU of Hopper or later
+    /// (NCCL's rule). RCCL has no NVLS; PCIe, bridges and xGMI have no switch to reduce in.
+    pub fn nvls_hardware(&self) -> bool {
+        self.scale_up.has_nvswitch() && self.gpu.spec().arch.compute_capability() >= 90
+    }
+
     pub fn total_gpus(&self) -> u32 {
         self.nodes.saturating_mul(self.gpus_per_node)
     }
@@ -255,7 +272,19 @@ impl Cluster {
         let su = self.scale_up;
         let gpn = self.gpus_per_node;
         let want = nvlink_gen_of(self.gpu);
+        let amd = gpu.arch.is_amd();
+        if amd && !matches!(su, ScaleUp::Xgmi | ScaleUp::Pcie { .. }) {
+            return Err(ModelError::new(
+                "scale_up",
+                format!("{} has no NVLink: use xgmi (its Infinity Fabric mesh) or a pcie fabric", gpu.name),
+            ));
+        }
         match su {
+            ScaleUp::Xgmi => {
+                if !amd {
+                    return Err(ModelError::new("scale_up", "the xGMI mesh joins AMD Instinct GPUs only (--gpu mi300x, mi325x, mi355x)"));
+                }
+            }
             ScaleUp::NvSwitch { gen } => {
                 if self.gpu.is_bridged_card() {
                     return Err(ModelError::new(
@@ -263,8 +292,8 @@ impl Cluster {
                         "PCIe cards (h100-pcie, h100-nvl, h200-nvl) have no NVSwitch baseboard: use nvlink-bridge or a pcie fabric",
                     ));
                 }
-                if self.gpu == GpuKind::Gb200 {
-                    return Err(ModelError::new("scale_up", "GB200 comes in NVL72 racks: use --scale-up nvl72"));
+                if self.gpu.is_grace_blackwell() {
+                    return Err(ModelError::new("scale_up", format!("{} comes in NVL72 racks: use --scale-up nvl72", gpu.name)));
                 }
                 if gen != want {
                     return Err(ModelError::new(
@@ -282,8 +311,8 @@ impl Cluster {
                 }
             }
             ScaleUp::Nvl72 => {
-                if self.gpu != GpuKind::Gb200 {
-                    return Err(ModelError::new("scale_up", "NVL72 racks hold GB200 GPUs only (--gpu gb200)"));
+                if !self.gpu.is_grace_blackwell() {
+                    return Err(ModelError::new("scale_up", "NVL72 racks hold GB200 or GB300 GPUs only (--gpu gb200, gb300)"));
                 }
                 if !72u32.is_multiple_of(gpn) {
                     return Err(ModelError::new(
@@ -571,6 +600,11 @@ impl Topology {
         match su {
             // Bridged pairs talk over NVLink; larger groups in the host ring over PCIe.
             ScaleUp::NvlinkBridge if per_domain > 2 => (pcie_nccl_bw(self.gpu.pcie), false),
+            // A full mesh: a GPU reaches the group's other GPUs over one link each.
+            ScaleUp::Xgmi => match crate::catalog::xgmi_of(self.gpu.kind) {
+                Some(x) => (GBps(x.rccl_link.0 * x.links_to(per_domain).max(1) as f64), true),
+                None => (GBps(0.0), true),
+            },
             _ => (su.nccl_bw(self.gpu), su.is_nvlink()),
         }
     }

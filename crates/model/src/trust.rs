@@ -25,6 +25,13 @@ pub enum TierClass {
     Nvl72Rack,
     /// Several NVL72 racks over their trays' NICs.
     Nvl72Racks,
+    /// One AMD Instinct node: 8 GPUs on an Infinity Fabric (xGMI) mesh, RCCL.
+    XgmiNode,
+    /// Several domains over AWS EFA (SRD through aws-ofi-nccl).
+    Efa,
+    /// Several AMD Instinct nodes over any network: RCCL's path across nodes (its size-table
+    /// protocols, its tree), validated on RoCE.
+    RcclNodes,
 }
 
 /// Algorithm families that behave alike.
@@ -55,7 +62,7 @@ pub enum SizeRange {
 }
 
 impl TierClass {
-    pub const ALL: [TierClass; 7] = [
+    pub const ALL: [TierClass; 10] = [
         TierClass::NvlinkNode,
         TierClass::PcieNode,
         TierClass::InfiniBand,
@@ -63,6 +70,9 @@ impl TierClass {
         TierClass::Tcp,
         TierClass::Nvl72Rack,
         TierClass::Nvl72Racks,
+        TierClass::XgmiNode,
+        TierClass::Efa,
+        TierClass::RcclNodes,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -73,6 +83,9 @@ impl TierClass {
             TierClass::Tcp => "multi-node, TCP",
             TierClass::Nvl72Rack => "NVL72, one rack",
             TierClass::Nvl72Racks => "NVL72, several racks",
+            TierClass::XgmiNode => "single node, xGMI",
+            TierClass::Efa => "multi-node, EFA",
+            TierClass::RcclNodes => "multi-node, RCCL (AMD nodes)",
         }
     }
 }

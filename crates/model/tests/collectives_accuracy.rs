@@ -56,6 +56,7 @@ fn rows() -> Vec<Row> {
         ("collectives.csv", include_str!("../../../validation/collectives.csv")),
         ("collectives-2.csv", include_str!("../../../validation/collectives-2.csv")),
         ("collectives-3.csv", include_str!("../../../validation/collectives-3.csv")),
+        ("collectives-amd-efa.csv", include_str!("../../../validation/collectives-amd-efa.csv")),
     ] {
         let table = common::read_csv(text);
         let header = &table[0];
@@ -181,7 +182,7 @@ fn nic_of(text: &str) -> Option<(u32, NicKind)> {
 /// Catalog GPUs only; anything else is not expressible.
 fn unknown_hardware(text: &str) -> bool {
     let words = text.split(|ch: char| !ch.is_ascii_alphanumeric());
-    words.clone().any(|w| w == "H20" || w == "B300") || ["2080", "NV12", "EFA", "TCPXO"].iter().any(|s| text.contains(s))
+    words.clone().any(|w| w == "H20") || ["2080", "NV12", "TCPXO"].iter().any(|s| text.contains(s))
 }
 
 /// A collectives-2.csv or collectives-3.csv row as a scenario.
@@ -201,6 +202,8 @@ fn case_v2(r: &Row) -> Option<Case> {
     let mut c = Cluster { sharp: false, nodes, gpus_per_node: gpn, ..Cluster::default() };
     let (gpu, scale_up) = if has("H100 PCIe") {
         (GpuKind::H100Pcie, ScaleUp::NvlinkBridge)
+    } else if has("B300") {
+        (GpuKind::B300, ScaleUp::NvSwitch { gen: 5 })
     } else if has("B200") {
         (GpuKind::B200, ScaleUp::NvSwitch { gen: 5 })
     } else if has("H200") {
@@ -227,8 +230,10 @@ fn case_v2(r: &Row) -> Option<Case> {
                 || w[0].contains("x400") || w[0].contains("x200");
             nic_word.then_some(n)
         });
-        c.nics_per_node = count.unwrap_or(gpn).clamp(1, 16);
-        c.nic = if has("RoCE") {
+        c.nics_per_node = count.unwrap_or(gpn).clamp(1, 32);
+        c.nic = if has("EFA") {
+            efa_of(&text)
+        } else if has("RoCE") {
             NicKind::Roce400
         } else if has("200Gb") || has("HDR") {
             NicKind::IbHdr
@@ -259,6 +264,92 @@ fn case_v2(r: &Row) -> Option<Case> {
     let algo = if a.contains("nvls enabled or disabled") || a.contains("nvls (default)") || a.contains("nvls enabled") { AlgoChoice::Auto } else { algo };
     let bytes = Bytes(r.message_bytes.unwrap_or(8 << 30));
     Some(Case { cluster: c, group: None, op, algo, bytes })
+}
+
+/// The EFA class a row names by its per-interface rate ("8x400Gb/s", "4x 100 Gb/s"); p5's 32
+/// interfaces are 100G (AWS: 3,200 Gbps over 32 network cards).
+fn efa_of(text: &str) -> NicKind {
+    if text.contains("400Gb") || text.contains("400 Gb") {
+        NicKind::Efa400
+    } else if text.contains("200Gb") || text.contains("200 Gb") {
+        NicKind::Efa200
+    } else {
+        NicKind::Efa100
+    }
+}
+
+/// A collectives-amd-efa.csv row as a scenario, by these rules:
+/// - MI300X rows: 8 GPUs per node on the xGMI mesh (RCCL); across nodes 8x roce-400, the 8
+///   RDMA NICs the ROCm docs' command names (NCCL_IB_HCA=rdma0..rdma7) and, for the AMD AINIC
+///   run whose excerpt states no NIC count, one 400G NIC per GPU as AMD's reference nodes have;
+/// - AWS rows: the instance's GPUs on NVSwitch and its EFA interfaces (p4d 4x efa-100, p5 32x
+///   efa-100); NCCL's choice as the model makes it (the aws-ofi-nccl tuner is not modelled);
+/// - GB300 rows: trays of 4 in an NVL72 rack; rows whose network path was forced (NVLS and
+///   MNNVL off) are two domains of 4 GPUs over the tray's NICs (one efa-400 where the row says
+///   one EFA interface; 8x roce-400 where ConnectX-8 shows as 8 RoCE devices, each 800G NIC as
+///   two 400G ports); an MNNVL row is 8 GPUs in one rack;
+/// - PyTorch soak-test figures are not nccl-tests measurements and are not evaluated.
+fn case_amd_efa(r: &Row) -> Option<Case> {
+    let text = format!("{} {}", r.hardware, r.fabric);
+    let has = |s: &str| text.contains(s);
+    let op = Collective::from_id(&r.collective)?;
+    let gpus = r.gpus?;
+    let nodes = r.nodes.unwrap_or(1).max(1);
+    let gpn = gpus / nodes;
+    let bytes = Bytes(r.message_bytes.unwrap_or(8 << 30));
+    if has("MI300X") {
+        let c = Cluster {
+            gpu: GpuKind::Mi300x,
+            scale_up: ScaleUp::Xgmi,
+            nodes,
+            gpus_per_node: gpn,
+            nics_per_node: if nodes > 1 { 8 } else { 0 },
+            nic: NicKind::Roce400,
+            nvls: false,
+            sharp: false,
+            ..Cluster::default()
+        };
+        return Some(Case { cluster: c, group: None, op, algo: AlgoChoice::Auto, bytes });
+    }
+    if has("GB300") {
+        let forced_net = r.algorithm.starts_with("NET");
+        let nic = if has("EFA") { NicKind::Efa400 } else { NicKind::Roce400 };
+        let nics = if has("EFA") { 1 } else { 8 };
+        let c = Cluster {
+            gpu: GpuKind::Gb300,
+            scale_up: ScaleUp::Nvl72,
+            gpus_per_node: 4,
+            nodes: 36,
+            nics_per_node: nics,
+            nic,
+            nvls: !forced_net,
+            sharp: false,
+            ..Cluster::default()
+        };
+        // Two racks' worth of trays; the group is 2 domains of 4 (network) or 8 in one rack.
+        let group = if forced_net { Placement { ranks: gpus, per_domain: gpn } } else { Placement { ranks: gpus, per_domain: gpus } };
+        let algo = if r.algorithm.starts_with("NVLS") { AlgoChoice::Nvls } else { AlgoChoice::Auto };
+        return Some(Case { cluster: c, group: Some(group), op, algo, bytes });
+    }
+    let (gpu, scale_up) = if has("A100") {
+        (GpuKind::A100, ScaleUp::NvSwitch { gen: 3 })
+    } else if has("H100") {
+        (GpuKind::H100, ScaleUp::NvSwitch { gen: 4 })
+    } else {
+        return None;
+    };
+    let nics = if has("32 EFA") { 32 } else if has("4x 100") { 4 } else { 8 };
+    let c = Cluster {
+        gpu,
+        scale_up,
+        nodes,
+        gpus_per_node: gpn,
+        nics_per_node: if nodes > 1 { nics } else { 8 },
+        nic: if nodes > 1 { efa_of(&text) } else { NicKind::IbNdr },
+        sharp: false,
+        ..Cluster::default()
+    };
+    Some(Case { cluster: c, group: None, op, algo: AlgoChoice::Auto, bytes })
 }
 
 /// A group spread over whole GB200 NVL72 racks (`nodes` = racks, `gpus / nodes` GPUs of the
@@ -324,7 +415,15 @@ fn evaluate_row(r: &Row) -> Result<(Case, fabricscope_model::Prediction, f64), S
     if r.kind.contains("torch.distributed") && r.message_bytes.is_some_and(|b| b < 64 << 20) {
         return Err("torch.distributed timing from Python: not an nccl-tests measurement at this size".into());
     }
-    let case = if r.file == "collectives.csv" { case_for_v1(r) } else { case_v2(r) }.ok_or("not expressible")?;
+    if r.kind.starts_with("soak-test") {
+        return Err("PyTorch soak-test busbw: not an nccl-tests measurement".into());
+    }
+    let case = match r.file {
+        "collectives.csv" => case_for_v1(r),
+        "collectives-amd-efa.csv" => case_amd_efa(r),
+        _ => case_v2(r),
+    }
+    .ok_or("not expressible")?;
     let topo = case.cluster.topology().map_err(|e| format!("{e}"))?;
     let comm = Comm::new(&topo, case.group.unwrap_or_else(|| topo.whole())).map_err(|e| format!("{e}"))?.with_gpus_per_process(gpus_per_process(r))
         .with_qps_per_connection(qps_per_connection(r));
@@ -402,9 +501,9 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
         tier_lines.push(format!("| {} | {} | {:.1}% | {} | {} |", TierClass::ALL[*t].name(), n, m * 100.0, within10, measured_cell));
     }
     // Per class: the bands.
-    let mut bands = [[[(0.0f64, 0u32); 3]; 5]; 7];
+    let mut bands = [[[(0.0f64, 0u32); 3]; 5]; 10];
     // Per class also its scope: the node and GPU counts measured, and the worst error.
-    let mut scope = [[[(0u32, 0u32, 0u32, 0u32, 0.0f64); 3]; 5]; 7];
+    let mut scope = [[[(0u32, 0u32, 0u32, 0u32, 0.0f64); 3]; 5]; 10];
     let mut per_class: BTreeMap<(usize, usize, usize), Vec<f64>> = BTreeMap::new();
     for o in &outcomes {
         let (t, f, z) = (o.tier as usize, o.family as usize, o.size as usize);
@@ -437,8 +536,9 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     let doc = format!(
         "# Collective accuracy\n\nGenerated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`.\n\
          Measured busbw (nccl-tests conventions, GB/s per direction) from `validation/collectives.csv`,\n\
-         `validation/collectives-2.csv` and `validation/collectives-3.csv` against the model's **expected** busbw: NCCL's choice of algorithm and\n\
-         protocol (NCCL {} tuning model, unchanged) timed by the tiers it crosses (`crates/model/src/network.rs`).\n\
+         `validation/collectives-2.csv`, `validation/collectives-3.csv` and `validation/collectives-amd-efa.csv` against the model's\n\
+         **expected** busbw: NCCL's choice of algorithm and protocol (NCCL {} tuning model, unchanged; RCCL's tables on AMD\n\
+         Instinct, `crates/model/src/rccl/`) timed by the tiers it crosses (`crates/model/src/network.rs`, `rccl/timing.rs`).\n\
          Rows without a size are large-message plateaus, evaluated at 8 GiB; small sizes whose busbw prints 0.00 are\n\
          compared through their time. Rows are mapped to scenarios by fixed rules (see the test's header).\n\n\
          **{} rows evaluated, median absolute error {:.1}%.**\n\n\
@@ -484,10 +584,10 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
         "//! Generated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`:\n\
          //! per class (tier x algorithm family x size range, in the order of trust.rs), the median\n\
          //! absolute busbw error in percent and the number of published measurements behind it.\n\n\
-         pub const BANDS: [[[(f64, u32); 3]; 5]; 7] = [\n{rows_rs}];\n\n\
+         pub const BANDS: [[[(f64, u32); 3]; 5]; 10] = [\n{rows_rs}];\n\n\
          /// Per class, where it was measured: fewest and most scale-up domains (nodes), fewest and\n\
          /// most GPUs, and the largest absolute busbw error in percent.\n\
-         pub const SCOPE: [[[(u32, u32, u32, u32, f64); 3]; 5]; 7] = [\n{scope_rs}];\n"
+         pub const SCOPE: [[[(u32, u32, u32, u32, f64); 3]; 5]; 10] = [\n{scope_rs}];\n"
     );
     let table_path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/trust_table.rs");
     if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
@@ -502,7 +602,8 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     // constants were fitted on (network.rs): there the median checks the fit, not a prediction.
     for (t, (m, n, mm, nm)) in &tier_medians {
         let name = TierClass::ALL[*t].name();
-        let goal = 0.05;
+        // The classes added for issue 23 (xGMI, EFA) are held to its goal: 15% per tier.
+        let goal = if matches!(TierClass::ALL[*t], TierClass::XgmiNode | TierClass::Efa | TierClass::RcclNodes) { 0.15 } else { 0.05 };
         assert!(*nm == 0 || *mm <= goal, "{name}: median {:.1}% over {nm} measured rows", mm * 100.0);
         assert!(*m <= goal, "{name}: median {:.1}% over {n} rows", m * 100.0);
     }

@@ -4,7 +4,7 @@
 //! characters, 100 KB strings) come back within the ranges of [`limits`] and as short,
 //! escaped messages.
 
-use fabricscope_model::catalog::{Arch, GpuKind, NetFamily, NicKind, PcieGen, ScaleUp};
+use fabricscope_model::catalog::{GpuKind, NetFamily, NicKind, PcieGen, ScaleUp};
 use fabricscope_model::limits;
 use fabricscope_model::link::{decode, decode_file, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
@@ -13,20 +13,9 @@ use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, SizeRange, Tra
 use fabricscope_model::training::Recompute;
 use proptest::prelude::*;
 
-/// The scale-up fabric a GPU is built with (its NVLink switch, bridge or rack).
+/// The scale-up fabric a GPU is built with (its NVLink switch, bridge, rack or xGMI mesh).
 fn native_fabric(gpu: GpuKind) -> ScaleUp {
-    match gpu {
-        g if g.is_bridged_card() => ScaleUp::NvlinkBridge,
-        GpuKind::Gb200 => ScaleUp::Nvl72,
-        g => ScaleUp::NvSwitch {
-            gen: match g.spec().arch {
-                Arch::Volta => 2,
-                Arch::Ampere => 3,
-                Arch::Hopper => 4,
-                Arch::Blackwell => 5,
-            },
-        },
-    }
+    ScaleUp::natural(gpu)
 }
 
 fn pcie() -> impl Strategy<Value = ScaleUp> {
@@ -63,7 +52,7 @@ fn cluster() -> impl Strategy<Value = Cluster> {
             (Just(gpu), Just(su), gpn)
         });
     let net = (
-        0u32..=8,
+        0u32..=32,
         prop::sample::select(NicKind::ALL.to_vec()),
         any::<bool>(),
         any::<bool>(),
@@ -382,4 +371,28 @@ fn deeply_nested_json_does_not_overflow() {
         fabricscope_model::link::base64url_encode(format!("{{\"n\":{deep}}}").as_bytes())
     ));
     let _ = serde_json::from_str::<Scenario>(&deep);
+}
+
+/// Issue 23's GPUs and NICs, each on its own fabric and with the interface counts cloud
+/// shapes have (32 EFA per p5 node), come back from a link and from JSON unchanged, and a
+/// link naming them reads without warnings.
+#[test]
+fn new_gpus_and_nics_round_trip() {
+    for gpu in [GpuKind::Mi300x, GpuKind::Mi325x, GpuKind::Mi355x, GpuKind::B300, GpuKind::Gb300] {
+        for (nic, nics) in [(NicKind::Roce400, 8), (NicKind::Efa100, 32), (NicKind::Efa200, 16), (NicKind::Efa400, 8), (NicKind::IbXdr, 4)] {
+            let su = ScaleUp::natural(gpu);
+            let gpn = if su == ScaleUp::Nvl72 { 4 } else { 8 };
+            let c = Cluster { gpu, scale_up: su, gpus_per_node: gpn, nodes: 18, nics_per_node: nics, nic, nvls: !gpu.spec().arch.is_amd(), ..Cluster::default() };
+            assert!(c.topology().is_ok(), "{gpu:?} {nic:?}");
+            let s = Scenario::new(c);
+            let d = decode(&encode(&s));
+            assert!(d.warnings.is_empty(), "{gpu:?} {nic:?}: {:?}", d.warnings);
+            assert_eq!(d.scenario, s);
+            let json = serde_json::to_string(&s).unwrap();
+            assert!(json.contains(gpu.id()) && json.contains(nic.id()), "{json}");
+            assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), s);
+        }
+    }
+    // The xGMI fabric by its id.
+    assert_eq!(serde_json::to_string(&ScaleUp::Xgmi).unwrap(), "\"xgmi\"");
 }

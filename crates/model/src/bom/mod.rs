@@ -273,8 +273,9 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
             b.add(Group::Nic, if own_nics { parts::CX7_IN_DGX } else { parts::nic_part(c.nic) }, nics);
         }
         (None, Some(r)) => {
-            b.add(Group::Compute, parts::NVL72_RACK, r);
-            b.add(Group::Compute, parts::NVL72_COMPUTE_TRAY, nodes);
+            let gb300 = c.gpu == crate::catalog::GpuKind::Gb300;
+            b.add(Group::Compute, if gb300 { parts::GB300_NVL72_RACK } else { parts::NVL72_RACK }, r);
+            b.add(Group::Compute, if gb300 { parts::GB300_COMPUTE_TRAY } else { parts::NVL72_COMPUTE_TRAY }, nodes);
             b.add(Group::Compute, parts::NVLINK_TRAY, r * NVL72_SWITCH_TRAYS);
             b.add(Group::Compute, parts::NVL72_POWER_SHELF, r * NVL72_POWER_SHELVES);
             b.add(Group::Compute, parts::GPU_IN_RACK, gpus);

@@ -101,6 +101,14 @@ pub const NVL72_COMPUTE_TRAY: Part = inside(part("gb200-compute-tray", "GB200 co
 /// A power shelf of an NVL72 rack (6 PSUs of 5.5 kW), inside the rack's figure.
 pub const NVL72_POWER_SHELF: Part = inside(part("gb200-power-shelf", "power shelf (6 x 5.5 kW PSUs)", PartKind::Facility, Some(0.0),
     src!("8 per GB200 rack in NVIDIA's reference design, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/powershelf.md (2026-12-01); its losses are inside the rack's figure")));
+/// GB300 NVL72 rack: the same 72-GPU NVLink5 rack with Blackwell Ultra (Microsoft Learn, ND
+/// GB300 v6: 72 GPUs per rack, 130 TB/s NVLink). Its draw is not published in what was read,
+/// so it has no figure and a GB300 bill names it unpowered.
+pub const GB300_NVL72_RACK: Part = part("gb300-nvl72-rack", "GB300 NVL72 rack (18 compute trays, 9 NVLink switch trays, power shelves)", PartKind::System, None,
+    src!("GB300 NVL72: 72 Blackwell Ultra GPUs per rack on NVLink5 (Microsoft Learn, ND GB300 v6 sizes); rack draw not published"));
+/// A GB300 compute tray (2 Grace + 4 B300), inside the rack's figure.
+pub const GB300_COMPUTE_TRAY: Part = inside(part("gb300-compute-tray", "GB300 compute tray (2 Grace, 4 Blackwell Ultra)", PartKind::System, Some(0.0),
+    src!("18 per rack, inside the rack's figure (Microsoft Learn, ND GB300 v6 sizes)")));
 /// NVLink switch tray of an NVL72 rack, inside the rack's figure.
 pub const NVLINK_TRAY: Part = inside(part("nvlink-switch-tray", "NVLink switch tray (2 NVLink5 switch chips)", PartKind::ScaleUpSwitch, Some(0.0),
     src!("9 per GB200 NVL72 rack, inside the rack's figure, https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/nvlink (2026-11-30)")));
@@ -179,8 +187,8 @@ pub const NVL72_MGMT_TOR: Part = part("gb200-mgmt-tor", "NVL72 management top-of
     src!("2 per GB200 NVL72 rack, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html (2026-12-01)"));
 
 /// Every fixed part (switch and NIC parts come from the catalog: [`switch_part`], [`nic_part`]).
-pub const PARTS: [Part; 25] = [
-    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, NVL72_COMPUTE_TRAY, NVL72_POWER_SHELF, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4,
+pub const PARTS: [Part; 27] = [
+    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, GB300_NVL72_RACK, NVL72_COMPUTE_TRAY, GB300_COMPUTE_TRAY, NVL72_POWER_SHELF, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4,
     SINGLE_SR4, OPTIC_OTHER, STORAGE_PORT, OOB_PORT, OOB_SWITCH, UFM, RACK, PDU, NVL72_MGMT_TOR, GPU_IN_RACK,
 ];
 
@@ -226,6 +234,10 @@ pub fn nic_part(nic: NicKind) -> Part {
         NicKind::Roce400 => ("connectx-7-400gbe", "ConnectX-7 400GbE"),
         NicKind::Roce800 => ("connectx-8-800gbe", "ConnectX-8 SuperNIC 800GbE"),
         NicKind::Eth100Tcp => ("nic-100gbe", "100GbE NIC"),
+        // Part of an AWS instance: not sold separately, no power or price of its own.
+        NicKind::Efa100 => ("aws-efa-100", "AWS EFA 100G interface"),
+        NicKind::Efa200 => ("aws-efa-200", "AWS EFA 200G interface"),
+        NicKind::Efa400 => ("aws-efa-400", "AWS EFA 400G interface"),
     };
     part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog"))
 }

@@ -53,6 +53,8 @@ pub fn nvlink_port_nccl_bw(arch: Arch) -> GBps {
         Arch::Ampere => GBps(20.0),
         Arch::Hopper => GBps(20.6),
         Arch::Blackwell => GBps(40.1),
+        // AMD GPUs have no NVLink; their xGMI links are in `catalog::xgmi`.
+        Arch::Cdna3 | Arch::Cdna4 => GBps(0.0),
     }
 }
 
@@ -68,10 +70,13 @@ pub enum ScaleUp {
     Nvl72,
     /// PCIe only; `p2p` says whether GPUs may DMA to each other directly.
     Pcie { gen: PcieGen, p2p: bool },
+    /// AMD Infinity Fabric (xGMI): 8 GPUs fully connected point to point, 7 links per GPU,
+    /// no switch and no in-network reduction ([`super::xgmi`]).
+    Xgmi,
 }
 
 impl ScaleUp {
-    pub const ALL: [ScaleUp; 14] = [
+    pub const ALL: [ScaleUp; 15] = [
         ScaleUp::NvSwitch { gen: 2 },
         ScaleUp::NvSwitch { gen: 3 },
         ScaleUp::NvSwitch { gen: 4 },
@@ -86,6 +91,7 @@ impl ScaleUp {
         ScaleUp::Pcie { gen: PcieGen::Gen4, p2p: false },
         ScaleUp::Pcie { gen: PcieGen::Gen5, p2p: false },
         ScaleUp::Pcie { gen: PcieGen::Gen6, p2p: false },
+        ScaleUp::Xgmi,
     ];
 
     /// Command-line name (`--scale-up`).
@@ -105,6 +111,7 @@ impl ScaleUp {
             ScaleUp::Pcie { gen: PcieGen::Gen4, p2p: false } => "pcie4-no-p2p",
             ScaleUp::Pcie { gen: PcieGen::Gen5, p2p: false } => "pcie5-no-p2p",
             ScaleUp::Pcie { gen: PcieGen::Gen6, p2p: false } => "pcie6-no-p2p",
+            ScaleUp::Xgmi => "xgmi",
         }
     }
 
@@ -137,6 +144,7 @@ impl ScaleUp {
                 PcieGen::Gen5 => "PCIe Gen5 (no P2P)",
                 PcieGen::Gen6 => "PCIe Gen6 (no P2P)",
             },
+            ScaleUp::Xgmi => "Infinity Fabric xGMI mesh (8 GPUs)",
         }
     }
 
@@ -149,12 +157,20 @@ impl ScaleUp {
             GpuKind::A100 => ScaleUp::NvSwitch { gen: 3 },
             GpuKind::H100 | GpuKind::H200 | GpuKind::H800 | GpuKind::Gh200 | GpuKind::Gh200Hbm3e => ScaleUp::NvSwitch { gen: 4 },
             GpuKind::H100Pcie | GpuKind::H100Nvl | GpuKind::H200Nvl => ScaleUp::NvlinkBridge,
-            GpuKind::B200 => ScaleUp::NvSwitch { gen: 5 },
-            GpuKind::Gb200 => ScaleUp::Nvl72,
+            GpuKind::B200 | GpuKind::B300 => ScaleUp::NvSwitch { gen: 5 },
+            GpuKind::Gb200 | GpuKind::Gb300 => ScaleUp::Nvl72,
+            GpuKind::Mi300x | GpuKind::Mi325x | GpuKind::Mi355x => ScaleUp::Xgmi,
         }
     }
 
+    /// NVLink of some kind (not PCIe, not xGMI).
     pub fn is_nvlink(self) -> bool {
+        !matches!(self, ScaleUp::Pcie { .. } | ScaleUp::Xgmi)
+    }
+
+    /// GPUs reach each other over dedicated GPU-to-GPU links (NVLink or xGMI), not PCIe: what
+    /// NCCL's and RCCL's "NVLINK" link class means.
+    pub fn is_gpu_link(self) -> bool {
         !matches!(self, ScaleUp::Pcie { .. })
     }
 
@@ -169,7 +185,7 @@ impl ScaleUp {
             ScaleUp::NvSwitch { gen } => Some(gen),
             ScaleUp::NvlinkBridge => Some(4),
             ScaleUp::Nvl72 => Some(5),
-            ScaleUp::Pcie { .. } => None,
+            ScaleUp::Pcie { .. } | ScaleUp::Xgmi => None,
         }
     }
 
@@ -185,6 +201,7 @@ impl ScaleUp {
             ScaleUp::NvlinkBridge => 2,
             ScaleUp::Nvl72 => 72,
             ScaleUp::Pcie { .. } => 10,
+            ScaleUp::Xgmi => super::xgmi::XGMI_MESH_GPUS,
         }
     }
 
@@ -192,6 +209,7 @@ impl ScaleUp {
     pub fn line_bw(self, gpu: &GpuSpec) -> GBps {
         match self {
             ScaleUp::Pcie { gen, .. } => pcie_line_bw(gen.min(gpu.pcie)),
+            ScaleUp::Xgmi => super::xgmi::xgmi_of(gpu.kind).map_or(GBps(0.0), |x| GBps(x.line_link.0 * x.links as f64)),
             _ => gpu.nvlink_total(),
         }
     }
@@ -209,6 +227,8 @@ impl ScaleUp {
                     link * 0.5
                 }
             }
+            // RCCL's view of the mesh: every link at its 48 GB/s model rate.
+            ScaleUp::Xgmi => super::xgmi::xgmi_of(gpu.kind).map_or(GBps(0.0), |x| x.rccl_total()),
             _ => GBps(nvlink_port_nccl_bw(gpu.arch).0 * gpu.nvlinks as f64),
         }
     }
@@ -222,6 +242,9 @@ impl ScaleUp {
         match self {
             ScaleUp::Pcie { p2p: true, .. } => Micros(1.5),
             ScaleUp::Pcie { p2p: false, .. } => Micros(3.0),
+            // One direct link, no switch hop: RCCL's xGMI ring hardware latency for the LL
+            // protocol, 0.8 us (ROCm/rccl src/graph/tuning.cc, tuning models 5/6).
+            ScaleUp::Xgmi => Micros(0.8),
             _ => Micros(0.94),
         }
     }
@@ -242,6 +265,11 @@ impl ScaleUp {
                 domain: "one pair of cards",
                 congestion_control: "NVLink credit-based link-level flow control; point to point",
                 best_fit: "TP 2",
+            },
+            ScaleUp::Xgmi => TierFacts {
+                domain: "one node: 8 GPUs joined point to point by Infinity Fabric links, no switch",
+                congestion_control: "link-level flow control on each point-to-point link; no in-network reduction",
+                best_fit: "TP and EP inside the node (every peer one hop away)",
             },
             ScaleUp::NvSwitch { .. } => TierFacts {
                 domain: "one node: the GPUs on one NVSwitch baseboard",
@@ -280,6 +308,12 @@ pub enum NicKind {
     Roce800,
     #[serde(rename = "eth-100")]
     Eth100Tcp,
+    #[serde(rename = "efa-100")]
+    Efa100,
+    #[serde(rename = "efa-200")]
+    Efa200,
+    #[serde(rename = "efa-400")]
+    Efa400,
 }
 
 /// Wire protocol family of a NIC: decides what NCCL transport and congestion control apply.
@@ -289,6 +323,9 @@ pub enum NetFamily {
     InfiniBand,
     RoceV2,
     TcpSockets,
+    /// AWS Elastic Fabric Adapter: the SRD transport (multipath, out of order, reliable) through
+    /// libfabric and the aws-ofi-nccl plugin; no in-network reduction.
+    Efa,
 }
 
 /// How switches spread a NIC's flows over equal-cost paths.
@@ -335,7 +372,7 @@ pub struct NicSpec {
 
 /// Sources: NVIDIA ConnectX-6 (HDR 200 Gb/s, PCIe Gen4), ConnectX-7 (NDR 400 Gb/s, PCIe Gen5),
 /// ConnectX-8 SuperNIC (XDR 800 Gb/s, PCIe Gen6) product briefs; IEEE 802.3 for Ethernet rates.
-pub const NICS: [NicSpec; 6] = [
+pub const NICS: [NicSpec; 9] = [
     NicSpec {
         kind: NicKind::IbHdr,
         id: "ib-hdr",
@@ -372,6 +409,11 @@ pub const NICS: [NicSpec; 6] = [
         sharp_capable: true,
         pcie: PcieGen::Gen6,
     },
+    // 400G RDMA Ethernet of any maker: ConnectX-7 400GbE, AMD Pensando Pollara 400 (400 Gb/s,
+    // PCIe Gen5 x16; AMD product page) and Broadcom Thor2 (400G) alike: no maker's published
+    // figure changes the rate, goodput or latency here. A ConnectX-8 that a cloud exposes as two
+    // 400GbE ports (it runs 800G only as XDR InfiniBand; firmware release notes v40.44) is two
+    // of these per GPU.
     NicSpec {
         kind: NicKind::Roce400,
         id: "roce-400",
@@ -408,16 +450,74 @@ pub const NICS: [NicSpec; 6] = [
         sharp_capable: false,
         pcie: PcieGen::Gen4,
     },
+    // AWS EFA, one per EFA interface (network card): p4d/p4de 4x 100G, p5 32x 100G, p5en 16x
+    // 200G, p6-b200 8x 400G (network-card counts from the AWS EC2 User Guide; per-interface
+    // rates as issue 23 lists the shapes, consistent with AWS's 400 and 3,200 Gbps instance
+    // totals). See [`EFA_EFFICIENCY`] and [`EFA_LATENCY`] for the class's fitted figures. SRD
+    // sprays each flow over many paths: routed like adaptive routing. The host interface is
+    // taken as PCIe Gen5 (not published per interface).
+    NicSpec {
+        kind: NicKind::Efa100,
+        id: "efa-100",
+        name: "AWS EFA 100G (SRD)",
+        family: NetFamily::Efa,
+        line_rate: Gbps(100.0),
+        efficiency: EFA_EFFICIENCY,
+        routing: Routing::Adaptive,
+        latency: EFA_LATENCY,
+        sharp_capable: false,
+        pcie: PcieGen::Gen5,
+    },
+    NicSpec {
+        kind: NicKind::Efa200,
+        id: "efa-200",
+        name: "AWS EFA 200G (SRD)",
+        family: NetFamily::Efa,
+        line_rate: Gbps(200.0),
+        efficiency: EFA_EFFICIENCY,
+        routing: Routing::Adaptive,
+        latency: EFA_LATENCY,
+        sharp_capable: false,
+        pcie: PcieGen::Gen5,
+    },
+    NicSpec {
+        kind: NicKind::Efa400,
+        id: "efa-400",
+        name: "AWS EFA 400G (SRD)",
+        family: NetFamily::Efa,
+        line_rate: Gbps(400.0),
+        efficiency: EFA_EFFICIENCY,
+        routing: Routing::Adaptive,
+        latency: EFA_LATENCY,
+        sharp_capable: false,
+        pcie: PcieGen::Gen5,
+    },
 ];
 
+/// Goodput of an EFA interface against its line rate: InfiniBand's 0.955, checked for the class
+/// "multi-node, EFA" on AWS p5.48xlarge (32x 100G EFA per node) nccl-tests all_gather at 1-2 GiB
+/// on 2-32 nodes, which NCCL runs as a ring on every tuner (crazyguitar/aws-gpu-communication-
+/// benchmark, validation/collectives-amd-efa.csv): with the ring's scale loss of `network` the
+/// ten rows are within a median 5% (328.6 GB/s busbw measured against 340 at 2 nodes, 262.8
+/// against 267 at 32). A separate EFA figure is not fitted: those rows do not ask for one.
+pub const EFA_EFFICIENCY: f64 = 0.955;
+
+/// One-way small-message latency of EFA SRD through libfabric and aws-ofi-nccl, NIC to NIC,
+/// fitted for the class on p5.48xlarge 2-node all_reduce at 16-128 B (68.4-69.3 us,
+/// aws/aws-k8s-tester PR 585): 22 us per network step beyond InfiniBand's 1 us.
+pub const EFA_LATENCY: Micros = Micros(23.0);
+
 impl NicKind {
-    pub const ALL: [NicKind; 6] = [
+    pub const ALL: [NicKind; 9] = [
         NicKind::IbHdr,
         NicKind::IbNdr,
         NicKind::IbXdr,
         NicKind::Roce400,
         NicKind::Roce800,
         NicKind::Eth100Tcp,
+        NicKind::Efa100,
+        NicKind::Efa200,
+        NicKind::Efa400,
     ];
     pub fn spec(self) -> &'static NicSpec {
         &NICS[self as usize]
@@ -439,6 +539,9 @@ impl NicKind {
             NicKind::IbNdr => SwitchKind::Quantum2,
             NicKind::IbXdr => SwitchKind::QuantumX800,
             NicKind::Roce400 | NicKind::Roce800 => SwitchKind::Spectrum4,
+            // AWS does not publish its EFA fabric: sized as a generic 800G-class Ethernet
+            // leaf/spine for the tier ladder (not a bill of materials anyone can buy).
+            NicKind::Efa100 | NicKind::Efa200 | NicKind::Efa400 => SwitchKind::Spectrum4,
             NicKind::Eth100Tcp => SwitchKind::Eth100,
         }
     }
@@ -474,6 +577,11 @@ impl NicSpec {
                 domain: "the cluster: an Ethernet leaf/spine (Clos) fabric",
                 congestion_control: "lossless Ethernet: PFC pause frames plus ECN marking with DCQCN rate control",
                 best_fit: "PP and DP/FSDP",
+            },
+            NetFamily::Efa => TierFacts {
+                domain: "an AWS placement group: EC2's own Ethernet fabric, not visible to the user",
+                congestion_control: "SRD: multipath packet spraying with sender-side congestion control; lossy fabric, reliable transport",
+                best_fit: "DP/FSDP and PP; EP all-to-all at a fraction of the line rate",
             },
             NetFamily::TcpSockets => TierFacts {
                 domain: "the data centre: an ordinary routed Ethernet network",

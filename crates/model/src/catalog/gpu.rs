@@ -11,16 +11,34 @@ pub enum Arch {
     Ampere,
     Hopper,
     Blackwell,
+    /// AMD CDNA 3 (gfx942: MI300X, MI325X). Collectives run RCCL, not NCCL ([`crate::rccl`]).
+    Cdna3,
+    /// AMD CDNA 4 (gfx950: MI350X, MI355X). RCCL.
+    Cdna4,
 }
 
 impl Arch {
-    /// The CUDA compute capability NCCL compares against (70, 80, 90, 100).
+    /// The CUDA compute capability NCCL compares against (70, 80, 90, 100); 0 for AMD GPUs,
+    /// which have none (no NCCL table is ever indexed by them: see [`Arch::is_amd`]).
     pub fn compute_capability(self) -> u32 {
         match self {
             Arch::Volta => 70,
             Arch::Ampere => 80,
             Arch::Hopper => 90,
             Arch::Blackwell => 100,
+            Arch::Cdna3 | Arch::Cdna4 => 0,
+        }
+    }
+    /// An AMD Instinct architecture: its collectives run RCCL ([`CollectiveLibrary::Rccl`]).
+    pub fn is_amd(self) -> bool {
+        matches!(self, Arch::Cdna3 | Arch::Cdna4)
+    }
+    /// The collective library the platform runs: a property of the GPU's vendor.
+    pub fn library(self) -> CollectiveLibrary {
+        if self.is_amd() {
+            CollectiveLibrary::Rccl
+        } else {
+            CollectiveLibrary::Nccl
         }
     }
     pub fn name(self) -> &'static str {
@@ -29,6 +47,26 @@ impl Arch {
             Arch::Ampere => "Ampere",
             Arch::Hopper => "Hopper",
             Arch::Blackwell => "Blackwell",
+            Arch::Cdna3 => "CDNA3",
+            Arch::Cdna4 => "CDNA4",
+        }
+    }
+}
+
+/// The collective library a platform runs: NVIDIA GPUs NCCL, AMD Instinct GPUs RCCL (ROCm's
+/// fork of NCCL with its own tuning tables, [`crate::rccl`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CollectiveLibrary {
+    Nccl,
+    Rccl,
+}
+
+impl CollectiveLibrary {
+    pub fn name(self) -> &'static str {
+        match self {
+            CollectiveLibrary::Nccl => "NCCL",
+            CollectiveLibrary::Rccl => "RCCL",
         }
     }
 }
@@ -48,7 +86,15 @@ pub enum GpuKind {
     H100Nvl,
     H200Nvl,
     Gh200,
+    /// Serialized by its command-line id, as every other GPU is; files written with the
+    /// variant's old name still read.
+    #[serde(rename = "gh200-144g", alias = "gh200-hbm3e")]
     Gh200Hbm3e,
+    Mi300x,
+    Mi325x,
+    Mi355x,
+    B300,
+    Gb300,
 }
 
 /// PCIe generation of a host interface (the link between GPU or NIC and the host).
@@ -108,7 +154,7 @@ const NVLINK_25: GBpsBidir = GBpsBidir(50.0);
 const NVLINK_50: GBpsBidir = GBpsBidir(100.0);
 
 /// The catalog, one entry per [`GpuKind`].
-pub const GPUS: [GpuSpec; 12] = [
+pub const GPUS: [GpuSpec; 17] = [
     // NVIDIA Tesla V100 SXM2 datasheet (2018): 125 TFLOPS tensor (FP16), 32 GB HBM2 at 900 GB/s,
     // NVLink 300 GB/s (6 NVLink2 ports).
     GpuSpec {
@@ -306,10 +352,106 @@ pub const GPUS: [GpuSpec; 12] = [
         pcie: PcieGen::Gen5,
         tdp_w: 1000.0,
     },
+    // AMD Instinct MI300X (gfx942, 304 CUs), ROCm docs "AMD Instinct MI300 series
+    // microarchitecture" (ROCm/ROCm@e396b489 docs/conceptual/gpu-arch/mi300.md): BF16/FP16
+    // 1,307.4 and FP8 2,614.9 TFLOPS dense, 5.3 TB/s HBM3, 7 Infinity Fabric links to form a
+    // fully connected 8-GPU node, PCIe Gen5 x16; 192 GiB VRAM ("Accelerator and GPU hardware
+    // specifications"); 750 W TBP (MLCommons inference v4.1 AMD system description).
+    // validation/hardware-specs.csv. No NVLink: its scale-up links are in `catalog::xgmi`.
+    GpuSpec {
+        kind: GpuKind::Mi300x,
+        id: "mi300x",
+        name: "Instinct MI300X 192GB",
+        arch: Arch::Cdna3,
+        tflops_bf16: Tflops(1307.4),
+        tflops_fp8: Some(Tflops(2614.9)),
+        hbm_gb: 192.0,
+        hbm_bw: GBps(5300.0),
+        nvlinks: 0,
+        nvlink_port_bidir: GBpsBidir(0.0),
+        pcie: PcieGen::Gen5,
+        tdp_w: 750.0,
+    },
+    // AMD Instinct MI325X (gfx942, 304 CUs, same die as MI300X): 256 GiB (ROCm docs). SECONDARY
+    // (awesomeagents.ai spec table, yobitel.com, wiaix.com): 6.0 TB/s HBM3E, BF16 1,307.4 / FP8
+    // 2,614.9 TFLOPS dense, ~1,000 W, 7 xGMI links. validation/hardware-specs.csv.
+    GpuSpec {
+        kind: GpuKind::Mi325x,
+        id: "mi325x",
+        name: "Instinct MI325X 256GB",
+        arch: Arch::Cdna3,
+        tflops_bf16: Tflops(1307.4),
+        tflops_fp8: Some(Tflops(2614.9)),
+        hbm_gb: 256.0,
+        hbm_bw: GBps(6000.0),
+        nvlinks: 0,
+        nvlink_port_bidir: GBpsBidir(0.0),
+        pcie: PcieGen::Gen5,
+        tdp_w: 1000.0,
+    },
+    // AMD Instinct MI355X (gfx950, 256 CUs): 288 GiB (ROCm docs "AMD GPU specifications").
+    // SECONDARY: FP8 ~5,000 TFLOPS dense (press report of AMD's ISSCC 2026 paper; 256 CU x 8192
+    // FLOPS/clk x 2.4 GHz = 5,033), 8 TB/s HBM3E (Boston Ltd), 1,400 W liquid-cooled TBP and 7 IF
+    // links (reports of AMD's Hot Chips 2025 talk). BF16 is DERIVED as half the FP8 rate (CDNA's
+    // matrix cores double per halving of width, as MI300X's table shows); AMD's own BF16 figure
+    // was not found. A measured BF16 GEMM of 1,457 TFLOPS at 4096^3 (Primus report) stays
+    // below it. validation/hardware-specs.csv.
+    GpuSpec {
+        kind: GpuKind::Mi355x,
+        id: "mi355x",
+        name: "Instinct MI355X 288GB",
+        arch: Arch::Cdna4,
+        tflops_bf16: Tflops(2500.0),
+        tflops_fp8: Some(Tflops(5000.0)),
+        hbm_gb: 288.0,
+        hbm_bw: GBps(8000.0),
+        nvlinks: 0,
+        nvlink_port_bidir: GBpsBidir(0.0),
+        pcie: PcieGen::Gen5,
+        tdp_w: 1400.0,
+    },
+    // NVIDIA B300 (Blackwell Ultra) on an HGX B300 baseboard. SECONDARY (FiberMall's copy of
+    // NVIDIA's HGX B300 table): 36 PFLOPS BF16 and 72 PFLOPS FP8 with sparsity for 8 GPUs, i.e.
+    // 2.25 / 4.5 PFLOPS dense per GPU (DERIVED); NVLink5 1.8 TB/s per GPU; 288 GB HBM3e at
+    // 8 TB/s (AceCloud). Power 1,400 W is LOW CONFIDENCE (huggingface.co/hardware/b300; no
+    // NVIDIA datasheet TDP found). validation/hardware-specs.csv.
+    GpuSpec {
+        kind: GpuKind::B300,
+        id: "b300",
+        name: "B300 288GB (Blackwell Ultra)",
+        arch: Arch::Blackwell,
+        tflops_bf16: Tflops(2250.0),
+        tflops_fp8: Some(Tflops(4500.0)),
+        hbm_gb: 288.0,
+        hbm_bw: GBps(8000.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_50,
+        pcie: PcieGen::Gen6,
+        tdp_w: 1400.0,
+    },
+    // NVIDIA GB300 (Blackwell Ultra in GB300 NVL72): Azure "ND GB300 v6" docs: 72 GPUs per
+    // rack, 130 TB/s NVLink (1.8 TB/s per GPU), 288 GB HBM3E per GPU, 800 Gb/s back-end per GPU.
+    // Compute, HBM bandwidth and power are not published per GPU in a source read: the HGX
+    // B300 per-GPU figures above are used (SECONDARY, DERIVED), as for the same Blackwell Ultra
+    // die. validation/hardware-specs.csv.
+    GpuSpec {
+        kind: GpuKind::Gb300,
+        id: "gb300",
+        name: "GB300 (Blackwell Ultra in NVL72)",
+        arch: Arch::Blackwell,
+        tflops_bf16: Tflops(2250.0),
+        tflops_fp8: Some(Tflops(4500.0)),
+        hbm_gb: 288.0,
+        hbm_bw: GBps(8000.0),
+        nvlinks: 18,
+        nvlink_port_bidir: NVLINK_50,
+        pcie: PcieGen::Gen6,
+        tdp_w: 1400.0,
+    },
 ];
 
 impl GpuKind {
-    pub const ALL: [GpuKind; 12] = [
+    pub const ALL: [GpuKind; 17] = [
         GpuKind::V100,
         GpuKind::A100,
         GpuKind::H100,
@@ -322,11 +464,20 @@ impl GpuKind {
         GpuKind::H200Nvl,
         GpuKind::Gh200,
         GpuKind::Gh200Hbm3e,
+        GpuKind::Mi300x,
+        GpuKind::Mi325x,
+        GpuKind::Mi355x,
+        GpuKind::B300,
+        GpuKind::Gb300,
     ];
     /// A PCIe card whose NVLink joins cards by bridges (H100 PCIe, H100 NVL, H200 NVL), not
     /// an SXM module on an NVSwitch baseboard.
     pub fn is_bridged_card(self) -> bool {
         matches!(self, GpuKind::H100Pcie | GpuKind::H100Nvl | GpuKind::H200Nvl)
+    }
+    /// A Grace-Blackwell superchip GPU that ships in NVL72 racks (GB200, GB300).
+    pub fn is_grace_blackwell(self) -> bool {
+        matches!(self, GpuKind::Gb200 | GpuKind::Gb300)
     }
     pub fn spec(self) -> &'static GpuSpec {
         // GPUS is declared in the same order as ALL; the test below keeps them in step.
@@ -353,7 +504,10 @@ mod tests {
         for k in GpuKind::ALL {
             assert_eq!(k.spec().kind, k);
             assert_eq!(GpuKind::from_id(k.id()), Some(k));
+            // Files and links name a GPU by the id the pickers and the CLI use.
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.id()));
         }
+        assert_eq!(serde_json::from_str::<GpuKind>("\"gh200-hbm3e\"").unwrap(), GpuKind::Gh200Hbm3e);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 pub mod fabric;
 pub mod gpu;
 pub mod power;
+pub mod xgmi;
 
 pub use fabric::{NetFamily, NicKind, NicSpec, Routing, ScaleUp, SwitchKind, SwitchSpec, TierFacts};
-pub use gpu::{Arch, GpuKind, GpuSpec, PcieGen};
+pub use gpu::{Arch, CollectiveLibrary, GpuKind, GpuSpec, PcieGen};
+pub use xgmi::{xgmi_of, XgmiSpec};

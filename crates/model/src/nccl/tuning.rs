@@ -113,7 +113,15 @@ pub struct Tuning {
     comm_channels: u32,
     cc: u32,
     tree_correction: &'static [[f64; 23]; 3],
+    /// NCCL's "plateau effect of ring" latency factor applies (not in RCCL's model).
+    ring_plateau: bool,
 }
+
+/// A tree correction table that corrects nothing (libraries without NCCL's table).
+const NO_TREE_CORRECTION: [[f64; 23]; 3] = [[1.0; 23]; 3];
+
+/// Tables `[func][algorithm][protocol]` in [`Func`], [`Algorithm`], [`Protocol`] order.
+pub type FuncTable = [[[f64; 3]; 7]; 5];
 
 /// `log2i`: floor(log2(n)), -1 for 0 (NVIDIA/nccl src/include/bitops.h log2Down).
 fn log2i(n: u64) -> i32 {
@@ -159,6 +167,7 @@ impl Tuning {
             comm_channels: 0,
             cc,
             tree_correction: &k.tree_correction,
+            ring_plateau: true,
         };
         let mut comm_channels = (g.ring.n_channels * 2).min(k.max_channels);
         if cc >= 90 && n_nodes > 1 && g.ring.bw_intra > 45.0 && comm_channels < 16 {
@@ -386,6 +395,22 @@ impl Tuning {
         t
     }
 
+    /// A table filled by another library's model (RCCL: [`crate::rccl`]): algorithm bandwidth
+    /// (GB/s, 0 = disabled) and latency (us) per entry. Times and choices follow the same rules,
+    /// without NCCL's tree correction table or ring plateau factor.
+    pub fn from_tables(bw: FuncTable, lat: FuncTable, n_ranks: u32, n_nodes: u32, comm_channels: u32) -> Tuning {
+        Tuning {
+            bw,
+            lat,
+            n_ranks: n_ranks.max(1),
+            n_nodes: n_nodes.max(1),
+            comm_channels: comm_channels.max(1),
+            cc: 0,
+            tree_correction: &NO_TREE_CORRECTION,
+            ring_plateau: false,
+        }
+    }
+
     /// The table entries `(latency us, algorithm bandwidth GB/s)`; `None` where disabled.
     pub fn entry(&self, func: Func, a: Algorithm, p: Protocol) -> Option<(f64, f64)> {
         let bw = self.bw[func as usize][a as usize][p as usize];
@@ -408,6 +433,7 @@ impl Tuning {
         }
         if a == Algorithm::Ring
             && p == Protocol::Simple
+            && self.ring_plateau
             && self.n_nodes > 1
             && func == Func::AllReduce
             && bytes / (self.comm_channels as u64 * self.n_ranks as u64).max(1) >= 64

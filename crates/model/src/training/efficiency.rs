@@ -118,6 +118,10 @@ impl ComputeClass {
             Arch::Ampere => (108, 16.0),
             Arch::Hopper => (if gpu == GpuKind::H100Pcie { 114 } else { 132 }, 32.0),
             Arch::Blackwell => (148, 32.0),
+            // Compute units (ROCm docs "Accelerator and GPU hardware specifications"): 304 on
+            // gfx942 (MI300X, MI325X), 256 on gfx950 (MI355X); tile cost as Hopper's.
+            Arch::Cdna3 => (304, 32.0),
+            Arch::Cdna4 => (256, 32.0),
         };
         let base = ComputeClass {
             gpu,
@@ -184,6 +188,32 @@ impl ComputeClass {
                 mamf_bf16: 0.729,
                 mamf_bf16_shape: (4096, 9728, 2048),
                 mamf_fp8: Some((0.723, (19456, 5120, 1536))),
+                ..base
+            },
+            // Blackwell Ultra: no MAMF measurement found; taken as B200/GB200 (flagged).
+            GpuKind::B300 => ComputeClass {
+                mamf_bf16: 0.776,
+                mamf_bf16_shape: (1792, 16128, 3072),
+                mamf_fp8: Some((0.763, (15360, 4096, 3072))),
+                estimated: true,
+                ..base
+            },
+            GpuKind::Gb300 => ComputeClass {
+                mamf_bf16: 0.729,
+                mamf_bf16_shape: (4096, 9728, 2048),
+                mamf_fp8: Some((0.723, (19456, 5120, 1536))),
+                estimated: true,
+                ..base
+            },
+            // AMD Instinct: one measured BF16 GEMM, MI355X at 4096^3, 1,457 TFLOPS (Primus
+            // report, validation/hardware-specs.csv), 0.583 of the DERIVED 2,500 TFLOPS peak.
+            // Taken for MI300X/MI325X too, and for FP8 (no measurement); FlashAttention
+            // fractions as Hopper's. All flagged as estimates.
+            GpuKind::Mi300x | GpuKind::Mi325x | GpuKind::Mi355x => ComputeClass {
+                mamf_bf16: 0.583,
+                mamf_bf16_shape: (4096, 4096, 4096),
+                mamf_fp8: Some((0.583, (4096, 4096, 4096))),
+                estimated: true,
                 ..base
             },
         }

@@ -1,0 +1,141 @@
+//! The hardware of issue 23 through the binary: AMD Instinct on xGMI with RCCL, AWS EFA with
+//! up to 32 interfaces per node, Blackwell Ultra, and the cluster presets; numbers checked
+//! against the published measurements in validation/collectives-amd-efa.csv.
+
+use serde_json::Value;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(BIN).args(args).output().expect("the fabricscope binary runs");
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, Some(0), "fabricscope {}: {err}", args.join(" "));
+    out
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = run_ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+fn f(v: &Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
+}
+
+#[test]
+fn mi300x_node_busbw_is_the_measured_plateau_within_its_band() {
+    // AMD ROCm docs rccl-tests, 8x MI300X all_reduce at 8 GiB: 317.29 GB/s busbw (one process
+    // per GPU), 316.58 (one process, -g 8).
+    let v = json(&["collective", "--gpu", "mi300x", "--nodes", "1", "--op", "all_reduce", "--bytes", "8G", "--json"]);
+    let band = f(&v, "error_band_pct").max(1.0) / 100.0;
+    assert!((f(&v, "busbw_GBps") / 317.29 - 1.0).abs() <= band, "{v}");
+    assert_eq!(v["trust_class"], "single node, xGMI / ring / >= 64 MiB");
+    assert_eq!((v["algorithm"].as_str(), v["protocol"].as_str()), (Some("Ring"), Some("Simple")));
+    let g8 = json(&["collective", "--gpu", "mi300x", "--nodes", "1", "--op", "all_reduce", "--bytes", "8G", "--gpus-per-process", "8", "--json"]);
+    assert!((f(&g8, "busbw_GBps") / 316.58 - 1.0).abs() <= band, "{g8}");
+    // The human output names RCCL, not NCCL.
+    let text = run_ok(&["collective", "--gpu", "mi300x", "--nodes", "1", "--op", "all_reduce", "--bytes", "8G"]);
+    assert!(text.contains("RCCL tuning model 5 (gfx942)") && text.contains("RCCL's own estimate"), "{text}");
+}
+
+#[test]
+fn nvls_is_never_chosen_on_amd_instinct() {
+    for gpu in ["mi300x", "mi325x", "mi355x"] {
+        for nodes in ["1", "2"] {
+            for op in ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"] {
+                let v = json(&["sweep", "--gpu", gpu, "--nodes", nodes, "--nic", "roce-400", "--op", op, "--json"]);
+                let rows = v.as_array().expect("an array");
+                assert!(rows.len() >= 30);
+                for r in rows {
+                    let a = r["algorithm"].as_str().unwrap_or_default();
+                    assert!(a == "Ring" || a == "Tree", "{gpu} {nodes} {op}: {r}");
+                }
+            }
+        }
+        // Forcing it is an error naming the flag and saying why.
+        let (code, _, err) = run(&["collective", "--gpu", gpu, "--nodes", "1", "--op", "all_reduce", "--bytes", "1G", "--algo", "nvls"]);
+        assert_eq!(code, Some(2));
+        assert!(err.contains("--algo") && err.contains("RCCL has no NVLS"), "{err}");
+    }
+}
+
+#[test]
+fn efa_with_32_interfaces_is_accepted_and_near_the_p5_measurements() {
+    // p5.48xlarge, 32x 100G EFA: all_gather at 2 GiB on 4 nodes, 330.92 GB/s busbw
+    // (crazyguitar/aws-gpu-communication-benchmark); the class band is the EFA ring band.
+    let v = json(&["collective", "--nic", "efa-100", "--nics-per-node", "32", "--nodes", "4", "--op", "all_gather", "--bytes", "2G", "--json"]);
+    assert_eq!(v["trust_class"], "multi-node, EFA / ring / >= 64 MiB");
+    let band = f(&v, "error_band_pct") / 100.0;
+    assert!(band > 0.0 && (f(&v, "busbw_GBps") / 330.92 - 1.0).abs() <= band.max(0.05), "{v}");
+    let tiers = run_ok(&["tiers", "--nic", "efa-100", "--nics-per-node", "32"]);
+    assert!(tiers.contains("AWS EFA 100G (SRD) x32"), "{tiers}");
+    for nic in ["efa-200", "efa-400"] {
+        run_ok(&["collective", "--nic", nic, "--nics-per-node", "16", "--op", "all_reduce", "--bytes", "1G"]);
+    }
+    // Above 32 interfaces is refused, naming the flag.
+    let (code, _, err) = run(&["tiers", "--nic", "efa-100", "--nics-per-node", "33"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--nics-per-node"), "{err}");
+}
+
+#[test]
+fn every_preset_runs_and_flags_override_it() {
+    let ids: Vec<String> = {
+        let (_, _, err) = run(&["tiers", "--preset", "no-such-preset"]);
+        assert!(err.contains("--preset") && err.contains("unknown preset"), "{err}");
+        let list = err.split("allowed: ").nth(1).expect("the allowed ids").trim().to_string();
+        list.split(", ").map(str::to_string).collect()
+    };
+    for id in ["aws-p4d", "aws-p5", "aws-p5en", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5", "mi300x-roce", "mi355x-pollara", "gb300-nvl72", "b300-hgx"] {
+        assert!(ids.iter().any(|i| i == id), "{id} not in {ids:?}");
+    }
+    for id in &ids {
+        run_ok(&["tiers", "--preset", id]);
+        run_ok(&["collective", "--preset", id, "--op", "all_reduce", "--bytes", "1G"]);
+    }
+    // A flag given overrides the preset; the rest stays the preset's.
+    let t = run_ok(&["tiers", "--preset", "aws-p5", "--nodes", "2"]);
+    assert!(t.contains("16 GPUs = 2 nodes x 8 H100") && t.contains("32x AWS EFA 100G (SRD)"), "{t}");
+    let t = run_ok(&["tiers", "--preset", "mi300x-roce"]);
+    assert!(t.contains("Infinity Fabric xGMI mesh") && t.contains("8x RoCEv2 400GbE") && t.contains("RCCL"), "{t}");
+    // The preset says what it is and where it comes from.
+    assert!(t.contains("preset mi300x-roce: approximation:") && t.contains("Source: AMD ROCm docs"), "{t}");
+    let t = run_ok(&["tiers", "--preset", "aws-p5"]);
+    assert!(t.contains("preset aws-p5: approximation:") && t.contains("Source: AWS EC2 User Guide"), "{t}");
+    let t = run_ok(&["tiers", "--preset", "dgx-h100-superpod"]);
+    assert!(t.contains("preset dgx-h100-superpod: reference design:"), "{t}");
+    let t = run_ok(&["tiers", "--preset", "gb300-nvl72"]);
+    assert!(t.contains("72 GPUs") && t.contains("GB300"), "{t}");
+}
+
+#[test]
+fn amd_and_blackwell_ultra_fabric_rules_name_the_flag() {
+    let (code, _, err) = run(&["tiers", "--gpu", "mi300x", "--scale-up", "nvlink4"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("scale") && err.contains("xgmi"), "{err}");
+    let (code, _, err) = run(&["tiers", "--gpu", "h100", "--scale-up", "xgmi"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("scale"), "{err}");
+    let (code, _, err) = run(&["tiers", "--gpu", "gb300", "--scale-up", "nvlink5"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("nvl72"), "{err}");
+    // B300 defaults to its NVLink5 baseboard, GB300 to NVL72 trays of 4.
+    assert!(run_ok(&["tiers", "--gpu", "b300", "--nodes", "1"]).contains("NVLink5 + NVSwitch"));
+    assert!(run_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 nodes x 4"));
+}
+
+#[test]
+fn the_bill_of_materials_names_parts_without_figures() {
+    // EFA interfaces are part of an AWS instance: no power or price is invented for them.
+    let out = run_ok(&["bom", "--preset", "aws-p5"]);
+    assert!(out.contains("AWS EFA 100G interface"), "{out}");
+    let power = out.lines().find(|l| l.starts_with("power:")).unwrap_or_default();
+    assert!(power.contains("no published figure") && power.contains("aws-efa-100"), "{power}");
+    let cost = out.lines().find(|l| l.starts_with("cost:")).unwrap_or_default();
+    assert!(cost.contains("aws-efa-100") && cost.contains("without a price"), "{cost}");
+}

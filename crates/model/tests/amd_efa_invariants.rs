@@ -1,0 +1,142 @@
+//! Issue 23's hardware under the model's physical invariants: RCCL never runs NVLS on an xGMI
+//! mesh, more links or NICs never make a collective slower, and the measured plateaus the
+//! classes were fitted on stay inside their bands.
+
+use fabricscope_model::catalog::{CollectiveLibrary, GpuKind, NicKind, ScaleUp};
+use fabricscope_model::collective::sweep_sizes;
+use fabricscope_model::topology::{CpuVendor, Placement};
+use fabricscope_model::trust::TierClass;
+use fabricscope_model::units::Bytes;
+use fabricscope_model::{AlgoChoice, Cluster, Collective, Comm, ProtoChoice};
+
+fn amd(gpu: GpuKind, nodes: u32, nics: u32) -> Cluster {
+    Cluster {
+        gpu,
+        nodes,
+        gpus_per_node: 8,
+        scale_up: ScaleUp::Xgmi,
+        nics_per_node: nics,
+        nic: NicKind::Roce400,
+        nvls: true,
+        cpu: CpuVendor::Amd,
+        ..Cluster::default()
+    }
+}
+
+fn comm(c: &Cluster) -> Comm {
+    let t = c.topology().unwrap();
+    Comm::new(&t, t.whole()).unwrap()
+}
+
+#[test]
+fn rccl_never_runs_nvls_or_collnet() {
+    for gpu in [GpuKind::Mi300x, GpuKind::Mi325x, GpuKind::Mi355x] {
+        assert_eq!(gpu.spec().arch.library(), CollectiveLibrary::Rccl);
+        for (nodes, nics) in [(1, 0), (2, 8), (16, 8)] {
+            let c = comm(&amd(gpu, nodes, nics));
+            for op in Collective::ALL {
+                for b in sweep_sizes(Bytes(8), Bytes(16 << 30)) {
+                    let p = c.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+                    assert!(!p.algorithm.starts_with("NVLS") && !p.algorithm.starts_with("CollNet"), "{gpu:?} {nodes} {op:?} {b:?}: {}", p.algorithm);
+                }
+            }
+            // Forcing NVLS names the reason and what RCCL can run.
+            let e = c.predict(Collective::AllReduce, Bytes(1 << 30), AlgoChoice::Nvls, ProtoChoice::Auto).unwrap_err();
+            assert_eq!(e.field, "algo");
+            assert!(e.message.contains("RCCL has no NVLS") && e.message.contains("ring"), "{}", e.message);
+        }
+    }
+}
+
+#[test]
+fn more_links_or_nics_are_never_slower() {
+    // xGMI: a group of k GPUs in a node reaches its peers over k-1 links; two nodes over more
+    // RoCE NICs.
+    let two = amd(GpuKind::Mi300x, 2, 8);
+    let t = two.topology().unwrap();
+    for op in [Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll] {
+        for b in sweep_sizes(Bytes(1 << 10), Bytes(8 << 30)) {
+            let mut last = f64::INFINITY;
+            for nics in [1, 2, 4, 8] {
+                let c = comm(&Cluster { nics_per_node: nics, ..two.clone() });
+                let p = c.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+                assert!(p.time.0 <= last * (1.0 + 1e-9), "{op:?} {b:?} {nics} NICs: {} > {last}", p.time.0);
+                last = p.time.0;
+            }
+        }
+    }
+    // Inside one node: the mesh bandwidth one GPU plans with grows with its peers.
+    let mut last = 0.0;
+    for k in 2..=8 {
+        let (bw, gpu_links) = t.intra_nccl_bw(k);
+        assert!(gpu_links && bw.0 > last, "{k}: {}", bw.0);
+        last = bw.0;
+    }
+    // EFA: p5's 32 interfaces against fewer of them.
+    let p5 = Cluster { gpu: GpuKind::H100, nodes: 4, nics_per_node: 32, nic: NicKind::Efa100, ..Cluster::default() };
+    for b in sweep_sizes(Bytes(1 << 10), Bytes(8 << 30)) {
+        let mut last = f64::INFINITY;
+        for nics in [4, 8, 16, 32] {
+            let c = comm(&Cluster { nics_per_node: nics, ..p5.clone() });
+            let p = c.predict(Collective::AllReduce, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+            assert!(p.time.0 <= last * (1.0 + 1e-9), "{b:?} {nics} EFA: {} > {last}", p.time.0);
+            last = p.time.0;
+        }
+    }
+}
+
+#[test]
+fn mi300x_node_plateau_is_the_measured_one() {
+    // AMD ROCm docs, rccl-tests all_reduce on 8x MI300X at 8 GiB: 316.58 (-g 8) and 317.29 GB/s
+    // busbw (one process per GPU); validation/collectives-amd-efa.csv.
+    let c = comm(&amd(GpuKind::Mi300x, 1, 0));
+    let p = c.predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    assert_eq!((p.algorithm, p.protocol), ("Ring", "Simple"));
+    assert_eq!(p.trust.tier, TierClass::XgmiNode);
+    let band = p.trust.error_band_pct.expect("validated class") / 100.0;
+    assert!((p.busbw.0 / 317.29 - 1.0).abs() <= band.max(0.01), "{} GB/s, band {band}", p.busbw.0);
+    // Small messages: RCCL's LL ring, ~10 us as measured at 1 KiB.
+    let s = c.predict(Collective::AllReduce, Bytes(1024), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    assert_eq!(s.protocol, "LL");
+    assert!((s.time.0 - 10.01).abs() < 1.0, "{}", s.time.0);
+}
+
+#[test]
+fn blackwell_ultra_nvls_matches_published_plateaus() {
+    // 8x B300 NVLS 845 GB/s (collectives-2.csv); GB300 MNNVL 8 GPUs NVLS 841.17 (NVIDIA/aicr
+    // issue 1256). The model has no Blackwell Ultra NVLS figure of its own: B200's holds.
+    let b300 = Cluster { gpu: GpuKind::B300, nodes: 1, scale_up: ScaleUp::NvSwitch { gen: 5 }, ..Cluster::default() };
+    let p = comm(&b300).predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Nvls, ProtoChoice::Auto).unwrap();
+    assert!((p.busbw.0 / 845.0 - 1.0).abs() < 0.05, "{}", p.busbw.0);
+    let gb300 = Cluster { gpu: GpuKind::Gb300, nodes: 18, gpus_per_node: 4, scale_up: ScaleUp::Nvl72, nics_per_node: 4, nic: NicKind::IbXdr, ..Cluster::default() };
+    let t = gb300.topology().unwrap();
+    let c = Comm::new(&t, Placement { ranks: 8, per_domain: 8 }).unwrap();
+    let p = c.predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Nvls, ProtoChoice::Auto).unwrap();
+    assert!((p.busbw.0 / 841.17 - 1.0).abs() < 0.05, "{}", p.busbw.0);
+    // GB300 lives in NVL72 racks; B300 on an NVSwitch baseboard.
+    assert!(Cluster { scale_up: ScaleUp::NvSwitch { gen: 5 }, ..gb300.clone() }.topology().is_err());
+    assert!(Cluster { scale_up: ScaleUp::Nvl72, gpus_per_node: 4, ..b300 }.topology().is_err());
+}
+
+#[test]
+fn amd_gpus_refuse_nvlink_and_nvidia_gpus_refuse_xgmi() {
+    let e = Cluster { scale_up: ScaleUp::NvSwitch { gen: 4 }, ..amd(GpuKind::Mi300x, 1, 0) }.topology().unwrap_err();
+    assert_eq!(e.field, "scale_up");
+    assert!(e.message.contains("xgmi"), "{}", e.message);
+    let e = Cluster { scale_up: ScaleUp::Xgmi, ..Cluster::default() }.topology().unwrap_err();
+    assert_eq!(e.field, "scale_up");
+    // The mesh holds 8 GPUs.
+    let e = Cluster { gpus_per_node: 16, ..amd(GpuKind::Mi300x, 1, 0) }.topology().unwrap_err();
+    assert_eq!(e.field, "gpus_per_node");
+}
+
+#[test]
+fn mi355x_says_not_validated() {
+    // No rccl-tests result for MI355X was found: its predictions carry no band.
+    let c = comm(&amd(GpuKind::Mi355x, 1, 0));
+    let p = c.predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    assert_eq!((p.trust.error_band_pct, p.trust.validated_cases), (None, 0));
+    assert_eq!(p.trust.describe(), "not validated against measurements");
+    let m = comm(&amd(GpuKind::Mi300x, 1, 0)).predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    assert!(m.trust.validated_cases > 0);
+}
