@@ -107,7 +107,26 @@ function lowContrast() {
     if (!fg) continue;
     fg = { ...fg, a: fg.a * opacity(el) * (svg ? Number(cs.fillOpacity || 1) : 1) };
     const lay = layers(el).reverse();
-    const bgs = (lay.length && lay[0].a >= 1 ? [lay[0]] : base).map((b) => lay.reduce((acc, c) => (c.a >= 1 ? c : over(c, acc)), b));
+    let bgs = (lay.length && lay[0].a >= 1 ? [lay[0]] : base).map((b) => lay.reduce((acc, c) => (c.a >= 1 ? c : over(c, acc)), b));
+    // SVG text drawn over a shape (a heatmap cell, a bar): the shapes of its <svg> under the
+    // text's centre, in drawing order, composited over the page behind the chart.
+    if (svg) {
+      const r = el.getBoundingClientRect();
+      const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
+      const root = el.ownerSVGElement;
+      const shapes = [...root.querySelectorAll('rect, circle, ellipse')].filter((sh) => {
+        if (sh.compareDocumentPosition(el) !== Node.DOCUMENT_POSITION_FOLLOWING) return false;
+        const b = sh.getBoundingClientRect();
+        return x >= b.left && x <= b.right && y >= b.top && y <= b.bottom;
+      });
+      for (const sh of shapes) {
+        const sc = getComputedStyle(sh);
+        const f = parse(sc.fill);
+        if (!f) continue;
+        const a = f.a * Number(sc.fillOpacity || 1) * Number(sc.opacity || 1);
+        bgs = bgs.map((b) => over({ ...f, a }, b));
+      }
+    }
     const size = parseFloat(cs.fontSize);
     const bold = Number(cs.fontWeight) >= 700 || cs.fontWeight === 'bold';
     const large = size >= 24 || (bold && size >= 18.66);

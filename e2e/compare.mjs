@@ -236,7 +236,10 @@ async function main() {
         watch(p, problems);
         await p.goto(`${base}compare.html${link}`, { waitUntil: 'load' });
         await p.waitForSelector('[data-testid=delta]', { timeout: 20000 });
-        await p.locator('[data-testid=delta]').scrollIntoViewIfNeeded();
+        // The table is redrawn as the designs' searches answer: wait for them, then measure.
+        await p.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 60000 });
+        await p.evaluate(() => document.querySelector('[data-testid=delta]').scrollIntoView());
+        await p.waitForTimeout(300);
         const fit = await p.evaluate(() => {
           const t = document.querySelector('[data-testid=delta]');
           const box = t.closest('.table-scroll');

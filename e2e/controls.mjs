@@ -315,6 +315,17 @@ async function main() {
         const i = await snapshot(again.page);
         consistent(i, 'after importing a B200 file');
         assert(i.requested.gpu === 'b200' && i.requested.nodes === 8, `imported: ${JSON.stringify(i.requested)}`);
+        // Issue 20: a file the CLI refuses (an unknown GPU, a negative node count) keeps the
+        // design as it was, every control with it, and shows the CLI's message.
+        const hash = await again.page.evaluate(() => location.hash);
+        for (const body of ['{"cluster":{"gpu":"h900","nodes":2}}', '{"cluster":{"nodes":-4}}']) {
+          // The import above reloaded the page: its input is a new element.
+          await again.page.setInputFiles('[data-testid=import-json]', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(body) });
+          await again.page.waitForFunction(() => /Not imported; the design is unchanged: cluster\./.test(document.querySelector('.export-note')?.textContent ?? ''), null, { timeout: 5000 });
+          const r = await snapshot(again.page);
+          consistent(r, `after refusing ${body}`);
+          assert(same(r.requested, i.requested) && (await again.page.evaluate(() => location.hash)) === hash, `the design is kept: ${JSON.stringify(r.requested)}`);
+        }
       }
       await again.ctx.close();
       pages.pop();

@@ -327,7 +327,7 @@ async function main() {
       // A file that is not a scenario keeps the design and says so (no reload, same link).
       await page.setInputFiles('[data-testid=import-json]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('nodes: 4') });
       const refused = await page.textContent('.export-note', { timeout: 5000 });
-      assert(refused.includes('the design is unchanged: not a scenario file (expected JSON'), `refused import: ${refused}`);
+      assert(refused.includes('the design is unchanged: not valid JSON'), `refused import, as the CLI says it: ${refused}`);
       assert((await page.evaluate(() => location.hash)) === '#s=v1.eyJuIjoyfQ', 'the link is unchanged');
       // A file the CLI refuses (issue 20: an unknown GPU, a negative node count, an unknown
       // field) keeps the design as it was and shows the CLI's message naming the field.

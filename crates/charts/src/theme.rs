@@ -95,6 +95,37 @@ impl Theme {
     }
 }
 
+/// WCAG 2's relative luminance of an sRGB colour (0 black .. 1 white).
+pub fn luminance(c: Rgb) -> f64 {
+    let f = |v: u8| {
+        let v = v as f64 / 255.0;
+        if v <= 0.03928 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * f(c.0) + 0.7152 * f(c.1) + 0.0722 * f(c.2)
+}
+
+/// WCAG 2's contrast ratio of two colours (1..21; AA asks 4.5 for text, 3 for large text).
+pub fn contrast(a: Rgb, b: Rgb) -> f64 {
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+/// White or black, whichever reads better on `bg` (text on a filled cell).
+pub fn ink_on(bg: Rgb) -> Rgb {
+    const WHITE: Rgb = Rgb(0xff, 0xff, 0xff);
+    // Pure black: with white, one of the two is always at least sqrt(21) = 4.58:1.
+    const INK: Rgb = Rgb(0, 0, 0);
+    if contrast(WHITE, bg) >= contrast(INK, bg) {
+        WHITE
+    } else {
+        INK
+    }
+}
+
 impl Default for Theme {
     fn default() -> Self {
         Theme::light()
@@ -104,19 +135,6 @@ impl Default for Theme {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn luminance(c: Rgb) -> f64 {
-        let f = |v: u8| {
-            let v = v as f64 / 255.0;
-            if v <= 0.03928 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
-        };
-        0.2126 * f(c.0) + 0.7152 * f(c.1) + 0.0722 * f(c.2)
-    }
-
-    fn contrast(a: Rgb, b: Rgb) -> f64 {
-        let (x, y) = (luminance(a), luminance(b));
-        (x.max(y) + 0.05) / (x.min(y) + 0.05)
-    }
 
     /// WCAG's contrast ratio, on its published anchors: black on white is 21:1, and the page's
     /// old faint grey #8a93a6 on white 3.1:1 (issue 20). Every text colour of both themes is AA.
@@ -128,6 +146,12 @@ mod tests {
             for c in [t.text, t.muted].into_iter().chain(t.series) {
                 let r = contrast(c, t.background);
                 assert!(r >= 4.5, "{} on {} ({}): {r:.2}", c.hex(), t.background.hex(), if t.dark { "dark" } else { "light" });
+            }
+        }
+        // Text on a filled cell takes the better of white and ink: at least 4.5:1 on any fill.
+        for v in (0..=255).step_by(5) {
+            for bg in [Rgb(v, v, v), Rgb(v, 0x63, 0xeb), Rgb(0x25, v, 0xeb), Rgb(0x60, 0xa5, v)] {
+                assert!(contrast(ink_on(bg), bg) >= 4.5, "{} on {}", ink_on(bg).hex(), bg.hex());
             }
         }
     }

@@ -220,11 +220,14 @@ pub fn mfu_heatmap(
         for (i, t) in tps.iter().enumerate() {
             let x = x0 + i as f64 * cw;
             let v = cells[j * tps.len() + i];
-            let (fill, label) = match v {
-                Some(m) if m.is_finite() => (mix(0.15 + 0.85 * m / max).hex(), format!("{:.0}%", m * 100.0)),
-                _ => (theme.grid_minor.hex(), "–".into()),
+            // The label's colour is whichever of white and ink reads at AA on its cell.
+            let (fill, label, ink) = match v {
+                Some(m) if m.is_finite() => {
+                    let c = mix(0.15 + 0.85 * m / max);
+                    (c.hex(), format!("{:.0}%", m * 100.0), crate::theme::ink_on(c).hex())
+                }
+                _ => (theme.grid_minor.hex(), "–".into(), text.clone()),
             };
-            let strong = v.is_some_and(|m| m / max > 0.55);
             let _ = write!(
                 g.s,
                 "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"3\" fill=\"{fill}\"><title>TP {t}, PP {p}: {}</title></rect>",
@@ -236,7 +239,7 @@ pub fn mfu_heatmap(
             );
             let star = best == Some((*t, *p));
             let lbl = if star { format!("★ {label}") } else { label };
-            g.text(x + cw / 2.0, y + ch / 2.0, fs, "middle", if strong { "#ffffff" } else { &text }, if star { 700 } else { 500 }, &lbl);
+            g.text(x + cw / 2.0, y + ch / 2.0, fs, "middle", &ink, if star { 700 } else { 500 }, &lbl);
             if chosen == Some((*t, *p)) {
                 let _ = write!(
                     g.s,
