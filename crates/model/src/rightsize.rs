@@ -53,13 +53,16 @@ pub struct RightSizeOptions {
 
 /// The NICs a GPU's systems ship with: those of the catalog's presets for that GPU (DGX H100
 /// and H200: ConnectX-7 as NDR InfiniBand or 400GbE; DGX B200 and GB200 NVL72: ConnectX-7 NDR;
-/// A100: HDR or 100GbE), in preset order.
+/// A100: HDR or 100GbE), in preset order. Transports that come only with rented cloud
+/// instances are left out (AWS EFA; GCP A3 Mega's TCPXO, which its preset approximates as
+/// 100GbE): the right-sizer sizes a system one buys and cables.
 pub fn platform_nics(gpu: GpuKind) -> Vec<NicKind> {
     let mut v: Vec<NicKind> = Vec::new();
     for p in crate::presets::CLUSTER_PRESETS.iter() {
         let c = p.cluster();
         let same = c.gpu == gpu || (matches!(gpu, GpuKind::B200 | GpuKind::Gb200) && matches!(c.gpu, GpuKind::B200 | GpuKind::Gb200));
-        if same && !v.contains(&c.nic) {
+        let rented_only = c.nic.spec().family == crate::catalog::NetFamily::Efa || p.id.starts_with("gcp-");
+        if same && !rented_only && !v.contains(&c.nic) {
             v.push(c.nic);
         }
     }
