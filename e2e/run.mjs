@@ -192,6 +192,8 @@ async function main() {
     });
 
     await check('dragging the slider with the mouse updates on input, mid-drag', async () => {
+      // The preset list (21 clusters) puts the slider below the fold at 1400 x 900.
+      await page.locator('#nodes-slider').scrollIntoViewIfNeeded();
       const box = await page.locator('#nodes-slider').boundingBox();
       assert(box, 'slider has a box');
       const y = box.y + box.height / 2;
