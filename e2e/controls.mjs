@@ -317,6 +317,8 @@ async function main() {
         assert(i.requested.gpu === 'b200' && i.requested.nodes === 8, `imported: ${JSON.stringify(i.requested)}`);
         // Issue 20: a file the CLI refuses (an unknown GPU, a negative node count) keeps the
         // design as it was, every control with it, and shows the CLI's message.
+        // The link is written debounced after the import's load: wait for it before taking it.
+        await linkCluster(again.page, i.model);
         const hash = await again.page.evaluate(() => location.hash);
         for (const body of ['{"cluster":{"gpu":"h900","nodes":2}}', '{"cluster":{"nodes":-4}}']) {
           // The import above reloaded the page: its input is a new element.
@@ -324,7 +326,9 @@ async function main() {
           await again.page.waitForFunction(() => /Not imported; the design is unchanged: cluster\./.test(document.querySelector('.export-note')?.textContent ?? ''), null, { timeout: 5000 });
           const r = await snapshot(again.page);
           consistent(r, `after refusing ${body}`);
-          assert(same(r.requested, i.requested) && (await again.page.evaluate(() => location.hash)) === hash, `the design is kept: ${JSON.stringify(r.requested)}`);
+          const after = await again.page.evaluate(() => location.hash);
+          assert(same(r.requested, i.requested), `the design is kept: ${JSON.stringify(r.requested)} vs ${JSON.stringify(i.requested)}`);
+          assert(after === hash, `the link is kept: ${after} vs ${hash}`);
         }
       }
       await again.ctx.close();
