@@ -383,7 +383,10 @@ async function main() {
       const before = await assumed();
       assert(!/megatron-core/.test(before), `the assumptions are the new framework's: ${before}`);
       // The link carries the choice: a reload shows the same framework and assumptions.
-      await page.waitForFunction(() => location.hash.length > 1, null, { timeout: 5000 });
+      await page.waitForFunction(() => {
+        const m = location.hash.match(/^#s=v1\.([A-Za-z0-9_-]+)/);
+        return !!m && atob(m[1].replace(/-/g, '+').replace(/_/g, '/')).includes('"fw":"megatron-deepspeed"');
+      }, null, { timeout: 5000 });
       await page.reload();
       await waitForTraining(page);
       assert((await page.inputValue('#framework-select')) === 'megatron-deepspeed', `after reload the picker shows ${await page.inputValue('#framework-select')}`);
