@@ -373,6 +373,46 @@ async function main() {
       await page.waitForFunction((t) => Number(document.querySelector('[data-testid=step-time]')?.dataset.value) === t, free, { timeout: 20000 });
     });
 
+    await check('framework and virtual-stage pickers change the assumptions, re-run the search and survive a reload (issue 20)', async () => {
+      await waitForTraining(page);
+      const assumed = () => page.textContent('[data-testid=training-assumptions]');
+      assert(/Framework\s*megatron-core/.test(await assumed()), `default framework: ${await assumed()}`);
+      const fws = await page.$$eval('#framework-select option', (os) => os.map((o) => o.value));
+      assert(fws.includes('megatron-core') && fws.includes('megatron-deepspeed') && fws.includes('pytorch-fsdp2'), `framework names: ${fws}`);
+      await page.selectOption('#framework-select', 'megatron-deepspeed');
+      await page.waitForFunction(() => /Framework\s*megatron-deepspeed/.test(document.querySelector('[data-testid=training-assumptions]')?.textContent ?? ''), null, { timeout: 20000 });
+      await waitForTraining(page);
+      const before = await assumed();
+      assert(!/megatron-core/.test(before), `the assumptions are the new framework's: ${before}`);
+      // The link carries the choice: a reload shows the same framework and assumptions.
+      await page.waitForFunction(() => {
+        const m = location.hash.match(/^#s=v1\.([A-Za-z0-9_-]+)/);
+        return !!m && atob(m[1].replace(/-/g, '+').replace(/_/g, '/')).includes('"fw":"megatron-deepspeed"');
+      }, null, { timeout: 5000 });
+      await page.reload();
+      await waitForTraining(page);
+      assert((await page.inputValue('#framework-select')) === 'megatron-deepspeed', `after reload the picker shows ${await page.inputValue('#framework-select')}`);
+      assert((await assumed()) === before, `after reload: ${await assumed()} (was ${before})`);
+      // Megatron-Core interleaves: with PP pinned, the picker offers auto and the v that
+      // split the layers evenly, and pinning one changes the schedule named.
+      await page.selectOption('#framework-select', 'megatron-core');
+      await page.selectOption('#tp-select', '8');
+      const pps = await page.$$eval('#pp-select option', (os) => os.map((o) => o.value));
+      assert(pps.includes('2'), `PP 2 offered: ${pps}`);
+      await page.selectOption('#pp-select', '2');
+      await page.waitForFunction(() => document.querySelector('[data-testid=layout]')?.dataset.pp === '2', null, { timeout: 20000 });
+      await waitForTraining(page);
+      const vs = await page.$$eval('#interleave-select option', (os) => os.map((o) => o.value));
+      assert(vs[0] === 'auto' && vs.includes('1') && vs.includes('2') && !vs.includes('3'), `virtual stages for llama3-8b's 32 layers at PP 2: ${vs}`);
+      await page.selectOption('#interleave-select', '1');
+      await page.waitForFunction(() => /Pipeline\s*1F1B,/.test(document.querySelector('[data-testid=training-assumptions]')?.textContent ?? ''), null, { timeout: 20000 });
+      await page.selectOption('#interleave-select', '2');
+      await page.waitForFunction(() => /interleaved 1F1B, 2 virtual stages per GPU/.test(document.querySelector('[data-testid=training-assumptions]')?.textContent ?? ''), null, { timeout: 20000 });
+      await page.selectOption('#interleave-select', 'auto');
+      await page.selectOption('#tp-select', 'best');
+      await waitForTraining(page);
+    });
+
     await check('custom workload: sizes typed in, an invalid one is named, the search runs on the rest', async () => {
       await page.selectOption('#workload-select', 'custom');
       await page.waitForSelector('#custom-heads', { timeout: 5000 });

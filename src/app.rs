@@ -80,6 +80,10 @@ pub enum Action {
     MicroBatch(u32),
     Recompute(Option<Recompute>),
     Zero(Option<u8>),
+    /// The training software (a framework id).
+    Framework(String),
+    /// Virtual pipeline stages per GPU; `None`: the search's choice.
+    Interleave(Option<u32>),
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -273,7 +277,9 @@ impl Reducible for State {
             | Action::Workload(_)
             | Action::MicroBatch(_)
             | Action::Recompute(_)
-            | Action::Zero(_) => {
+            | Action::Zero(_)
+            | Action::Framework(_)
+            | Action::Interleave(_) => {
                 let t = &mut next.training;
                 match action {
                     Action::Tp(v) => (t.tp, t.best) = (v, false),
@@ -285,6 +291,8 @@ impl Reducible for State {
                     Action::MicroBatch(m) => t.micro_batch = m,
                     Action::Recompute(r) => t.recompute = r,
                     Action::Zero(z) => t.zero = z,
+                    Action::Framework(f) => t.framework = f,
+                    Action::Interleave(v) => t.interleave = v,
                     _ => {}
                 }
                 return Rc::new(next);
@@ -358,6 +366,7 @@ pub fn App() -> Html {
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
         fixed,
+        crate::training::framework_of(&state.training).unwrap_or_default(),
     );
 
     let dispatch = {

@@ -167,7 +167,8 @@ fn search_sliced(s: &Scenario, done: impl FnOnce(Result<TrainingView, ModelError
     let begin = || -> Result<(Topology, Staged), ModelError> {
         let topo = s.cluster.topology()?;
         let w = workload(&s.training.workload)?;
-        let staged = Staged::new(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
+        let fw = fabricscope_model::training::explore::framework_of(&s.training)?;
+        let staged = Staged::new_for(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w), fw)?;
         Ok((topo, staged))
     };
     match begin() {
@@ -286,7 +287,8 @@ mod tests {
         let run = || -> Result<TrainingView, ModelError> {
             let topo = s.cluster.topology()?;
             let w = workload(&s.training.workload)?;
-            fabricscope_model::training::explore::start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))
+            let fw = fabricscope_model::training::explore::framework_of(&s.training)?;
+            fabricscope_model::training::explore::start_for(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w), fw)
         };
         needs_training(id).then(run)
     }

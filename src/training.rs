@@ -8,14 +8,14 @@
 //! so the training numbers still follow a dragged slider.
 
 use fabricscope_model::training::explore::{carry_over, Staged, StagedRules, TrainingView};
-use fabricscope_model::training::Constraints;
+use fabricscope_model::training::{Constraints, Framework};
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;
 use std::rc::Rc;
 use yew::prelude::*;
 
 pub use fabricscope_model::training::explore::{
-    constraints, cp_values, custom_id, custom_parts, dp_value, ep_values, layout_detail, layout_label, micro_batch_values, pp_values, recompute_choices,
+    constraints, cp_values, custom_id, framework_ids, framework_of, interleave_choices, custom_parts, dp_value, ep_values, layout_detail, layout_label, micro_batch_values, pp_values, recompute_choices,
     tp_values, workload, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, DEFAULT_WORKLOAD, ZERO_STAGES,
 };
 
@@ -43,6 +43,7 @@ struct Computed {
     cluster: Cluster,
     workload: String,
     fixed: Constraints,
+    fw: Framework,
     view: Rc<Result<TrainingView, ModelError>>,
 }
 
@@ -64,6 +65,7 @@ struct Job {
     c: Cluster,
     w: String,
     ch: Constraints,
+    fw: Framework,
     my: u64,
     gen: Rc<std::cell::Cell<u64>>,
     result: Latest,
@@ -77,7 +79,7 @@ impl Job {
             n.set(n.get() + 1);
             n.get()
         });
-        self.result.set(Some(Rc::new(Computed { seq, cluster: self.c.clone(), workload: self.w.clone(), fixed: self.ch, view: Rc::new(view) })));
+        self.result.set(Some(Rc::new(Computed { seq, cluster: self.c.clone(), workload: self.w.clone(), fixed: self.ch, fw: self.fw, view: Rc::new(view) })));
     }
 
     fn fail(&self, e: ModelError) {
@@ -100,7 +102,7 @@ impl Job {
         let phase = std::mem::replace(&mut self.phase, Phase::Search(None));
         self.phase = match phase {
             Phase::Search(staged) => {
-                let staged = match staged.map_or_else(|| Staged::new(&topo, &self.w, self.ch), Ok) {
+                let staged = match staged.map_or_else(|| Staged::new_for(&topo, &self.w, self.ch, self.fw), Ok) {
                     Ok(s) => s,
                     Err(e) => return self.fail(e),
                 };
@@ -111,7 +113,7 @@ impl Job {
                         self.progress.set(Some(Progress { done, total, rules: false }));
                         Phase::Search(Some(staged))
                     }
-                    Ok(true) => match (staged.finish_keeping_caches(&topo), StagedRules::new(&self.w)) {
+                    Ok(true) => match (staged.finish_keeping_caches(&topo), StagedRules::new_for(&self.w, self.fw)) {
                         (Ok((view, caches)), Ok(rules)) => {
                             let rules = rules.with_caches(&self.c, caches);
                             // The answer goes on screen now; the rules follow.
@@ -143,7 +145,7 @@ impl Job {
     }
 }
 
-/// The training view for (cluster, workload, pins). The search runs [`SEARCH_DELAY_MS`]
+/// The training view for (cluster, workload, pins, framework). The search runs [`SEARCH_DELAY_MS`]
 /// after the last change, in slices of at most [`SLICE_MS`] each in its own task (the page
 /// answers input and paints between them, and shows how far it has come). Until it answers,
 /// every input gets the last search's layouts re-evaluated on the new cluster
@@ -151,7 +153,7 @@ impl Job {
 /// grid are the last search's). Returns the view to show and, while a search runs, its
 /// progress.
 #[hook]
-pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints) -> (Shared, Option<Progress>) {
+pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constraints, fw: Framework) -> (Shared, Option<Progress>) {
     let result = use_state(|| None::<Rc<Computed>>);
     // Compared before re-rendering: most inputs find it unchanged.
     let progress = use_state_eq(|| None::<Progress>);
@@ -161,13 +163,13 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
         let result = result.clone();
         let progress = progress.clone();
         let gen = gen.borrow().clone();
-        use_effect_with((cluster.clone(), workload.clone(), fixed), move |(c, w, ch)| {
+        use_effect_with((cluster.clone(), workload.clone(), fixed, fw), move |(c, w, ch, fw)| {
             gen.set(gen.get() + 1);
             let my = gen.get();
             match c.clone() {
                 Some(c) => {
                     progress.set(Some(Progress { done: 0, total: 0, rules: false }));
-                    let job = Job { c, w: w.clone(), ch: *ch, my, gen, result, progress, phase: Phase::Search(None) };
+                    let job = Job { c, w: w.clone(), ch: *ch, fw: *fw, my, gen, result, progress, phase: Phase::Search(None) };
                     *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || job.slice()));
                 }
                 None => *timer.borrow_mut() = None,
@@ -175,15 +177,15 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
         });
     }
     let latest = (*result).clone();
-    let shown = use_memo((cluster, workload, fixed, latest.as_ref().map(|r| r.seq)), move |(c, w, f, _)| -> Shared {
+    let shown = use_memo((cluster, workload, fixed, fw, latest.as_ref().map(|r| r.seq)), move |(c, w, f, fw, _)| -> Shared {
         let r = latest?;
         let Some(c) = c else {
             return Some(r.view.clone());
         };
-        if (&r.cluster, &r.workload, r.fixed) == (c, w, *f) {
+        if (&r.cluster, &r.workload, r.fixed, r.fw) == (c, w, *f, *fw) {
             return Some(r.view.clone());
         }
-        let carried = match (&*r.view, r.workload == *w) {
+        let carried = match (&*r.view, r.workload == *w && r.fw == *fw) {
             (Ok(v), true) => c.topology().ok().and_then(|t| carry_over(&t, v, *f)),
             _ => None,
         };

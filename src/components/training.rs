@@ -3,7 +3,7 @@
 //! training model after the inputs settle (see `crate::training`).
 
 use crate::app::Action;
-use crate::training::{custom_id, custom_parts, dp_value, layout_detail, micro_batch_values, recompute_choices, workload, Progress, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
+use crate::training::{custom_id, custom_parts, dp_value, framework_ids, framework_of, interleave_choices, layout_detail, micro_batch_values, recompute_choices, workload, Progress, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
 use super::controls::{select, Opt, SelectAttrs};
 use super::esc;
 use fabricscope_charts::training::{seconds_label, training_chart};
@@ -185,6 +185,24 @@ pub fn training_panel(props: &Props) -> Html {
         (Some(tp), Some(pp), Some(cp), Ok(w)) => dp_value(props.total, w, tp, pp, cp),
         _ => None,
     };
+    let view = props.training.as_deref().and_then(|t| t.as_ref().ok());
+    let chosen = view.and_then(|v| v.chosen.as_ref());
+    // Virtual stages the model allows for the current PP (the pinned one, else the chosen
+    // layout's) under the chosen framework; a pinned value stays listed.
+    let fw = framework_of(c).unwrap_or_default();
+    let pp_now = f.pp.or(chosen.map(|r| r.mapping.pp)).unwrap_or(1);
+    let mut vs = job.as_ref().map(|w| interleave_choices(w, pp_now, &fw)).unwrap_or_else(|_| vec![1]);
+    if let Some(v) = c.interleave.filter(|v| !vs.contains(v)) {
+        vs.push(v);
+    }
+    let auto_v = match (c.interleave, chosen) {
+        (None, Some(r)) => format!("auto ({})", r.mapping.interleave),
+        _ => "auto".to_string(),
+    };
+    let vp_opts = std::iter::once(Opt::new("auto", auto_v, c.interleave.is_none()))
+        .chain(vs.into_iter().map(|v| Opt::new(v.to_string(), v.to_string(), c.interleave == Some(v))))
+        .collect();
+    let fw_opts = framework_ids().into_iter().map(|id| Opt::new(id, id, id == c.framework)).collect();
     let mut mbs = job.map(|w| micro_batch_values(&w, dp)).unwrap_or_default();
     if c.micro_batch > 0 && !mbs.contains(&c.micro_batch) {
         mbs.push(c.micro_batch);
@@ -201,7 +219,6 @@ pub fn training_panel(props: &Props) -> Html {
         .chain(ZERO_STAGES.iter().map(|&z| Opt::new(z.to_string(), zero_text[z as usize], c.zero == Some(z))))
         .collect();
     let labelled = |label: &'static str| SelectAttrs { aria_label: Some(label), ..SelectAttrs::default() };
-    let view = props.training.as_deref().and_then(|t| t.as_ref().ok());
     html! {
         <section ref={props.node.clone()} class={classes!("panel", "chart", "wide", props.searching.then_some("busy"))} data-testid="training" aria-labelledby="training-h" aria-busy={props.searching.to_string()}>
             <div class="figcaption">
@@ -223,6 +240,14 @@ pub fn training_panel(props: &Props) -> Html {
                 <label class="inline">{ "ZeRO " }
                     { select("zero-select", zero_opts, labelled("ZeRO stage over the data-parallel group, or auto"),
                         cb.reform(|v: String| Action::Zero(v.parse().ok()))) }
+                </label>
+                <label class="inline">{ "Framework " }
+                    { select("framework-select", fw_opts, labelled("Training software: its overlaps and pipeline schedules"),
+                        cb.reform(Action::Framework)) }
+                </label>
+                <label class="inline">{ "Virtual pipeline stages " }
+                    { select("interleave-select", vp_opts, labelled("Virtual pipeline stages per GPU (interleaved 1F1B), or auto"),
+                        cb.reform(|v: String| Action::Interleave(v.parse().ok()))) }
                 </label>
                 <span class="status" role="status" data-testid="training-status">
                     { match view {

@@ -136,8 +136,9 @@ fn error_cases() -> Vec<ModelError> {
 
 #[test]
 fn every_error_names_a_scenario_field_or_a_flag() {
-    // With a price book: `prices` is written only when there is one.
-    let schema = serde_json::to_value(Scenario { prices: serde_json::json!([]), ..Scenario::default() }).expect("serialises");
+    // With a price book, a framework and an interleave: each is written only when set.
+    let training = fabricscope_model::TrainingChoice { framework: "deepspeed".into(), interleave: Some(2), ..Default::default() };
+    let schema = serde_json::to_value(Scenario { prices: serde_json::json!([]), training, ..Scenario::default() }).expect("serialises");
     let lookup = |path: &str| path.split('.').try_fold(&schema, |v: &Value, k| v.get(k)).is_some();
     let flags = flags();
     let errors = error_cases();

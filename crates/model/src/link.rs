@@ -95,6 +95,9 @@ const SHORT_KEYS: &[(&str, &str)] = &[
     ("kb", "view.key_bytes"),
     // Added with checking a real cluster (its plateau points only; see `encode`).
     ("m", "measured"),
+    // Added with the framework and virtual-stage pickers.
+    ("fw", "training.framework"),
+    ("vp", "training.interleave"),
 ];
 
 /// What a link decoded to, and what could not be used.
@@ -529,8 +532,22 @@ fn within_ranges(mut s: Scenario, warnings: &mut Vec<String>) -> Scenario {
 
 /// Today's default scenario with the frozen format-1 baseline laid over it: fields that
 /// existed in v1 take their v1 default, fields added since take the current default.
+/// Fields a scenario writes only when set (`skip_serializing_if`), with their default: the
+/// baseline holds them so a link that sets them has a slot to apply to.
+const WRITTEN_WHEN_SET: &[(&str, &str)] = &[("training", "framework"), ("training", "interleave")];
+
 fn baseline() -> Value {
     let mut base = serde_json::to_value(Scenario::default()).unwrap_or(Value::Null);
+    let full = serde_json::to_value(crate::scenario::TrainingChoice::default()).ok();
+    for (section, field) in WRITTEN_WHEN_SET {
+        let default = match field {
+            &"framework" => Value::from(crate::scenario::DEFAULT_FRAMEWORK),
+            _ => full.as_ref().and_then(|f| f.get(*field)).cloned().unwrap_or(Value::Null),
+        };
+        if let Some(Value::Object(o)) = base.get_mut(*section) {
+            o.entry(field.to_string()).or_insert(default);
+        }
+    }
     if let Ok(v1) = serde_json::from_slice::<Value>(BASELINE_V1.as_bytes()) {
         let mut leaves = Vec::new();
         flatten(&base, &v1, "", &mut leaves);

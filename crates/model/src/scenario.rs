@@ -132,6 +132,21 @@ pub struct TrainingChoice {
     pub recompute: Option<Recompute>,
     /// ZeRO stage (0-3) over the data-parallel group; `None` leaves it to the search.
     pub zero: Option<u8>,
+    /// The training software, an id of [`crate::training::Framework::from_id`]: which
+    /// communication it overlaps and which pipeline schedules it has. Absent in files and
+    /// links written before it was a choice: Megatron-Core, what they were computed with.
+    #[serde(skip_serializing_if = "is_default_framework")]
+    pub framework: String,
+    /// Virtual pipeline stages per GPU (interleaved 1F1B); `None` leaves it to the search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interleave: Option<u32>,
+}
+
+/// The framework a training choice takes when none is given.
+pub const DEFAULT_FRAMEWORK: &str = "megatron-core";
+
+fn is_default_framework(id: &String) -> bool {
+    id == DEFAULT_FRAMEWORK
 }
 
 impl Default for TrainingChoice {
@@ -146,6 +161,8 @@ impl Default for TrainingChoice {
             micro_batch: 0,
             recompute: None,
             zero: None,
+            framework: DEFAULT_FRAMEWORK.to_string(),
+            interleave: None,
         }
     }
 }
@@ -224,6 +241,15 @@ impl Scenario {
         if let Some(z) = t.zero {
             limits::ZERO.check(z as u64)?;
         }
+        if crate::training::Framework::from_id(&t.framework).is_none() {
+            return Err(ModelError::new(
+                "framework",
+                format!("unknown framework '{}'; allowed: {}", t.framework, crate::training::Framework::ids().join(", ")),
+            ));
+        }
+        if let Some(v) = t.interleave {
+            limits::INTERLEAVE.check_u32(v)?;
+        }
         // Measured runs are held to their ranges where they are read (check::runs_of): the
         // explorer, which validates every design, carries no code for them.
         Ok(())
@@ -250,6 +276,9 @@ const DERIVED: &[(&str, &str)] = &[
     ("moe_dense_layers", "training.workload"),
     ("precision", "training.workload"),
     ("dp", "cluster.nodes"),
+    // Written only when set, so absent from the default's serialisation.
+    ("framework", "training.framework"),
+    ("interleave", "training.interleave"),
 ];
 
 /// The scenario field (dotted path, `cluster.nodes`) that a [`ModelError::field`] stands for:

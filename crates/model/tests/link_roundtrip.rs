@@ -10,7 +10,7 @@ use fabricscope_model::link::{decode, decode_file, encode, MAX_LINK_BYTES};
 use fabricscope_model::nccl::NcclVersion;
 use fabricscope_model::units::Bytes;
 use fabricscope_model::{Cluster, Collective, CpuVendor, Scenario, SizeRange, TrainingChoice, View, YAxis};
-use fabricscope_model::training::Recompute;
+use fabricscope_model::training::{Framework, Recompute};
 use proptest::prelude::*;
 
 /// The scale-up fabric a GPU is built with (its NVLink switch, bridge, rack or xGMI mesh).
@@ -129,8 +129,10 @@ fn training() -> impl Strategy<Value = TrainingChoice> {
         prop::sample::select(vec![0u32, 1, 2, 4]),
         prop::option::of(prop::sample::select(Recompute::ALL.to_vec())),
         prop::option::of(0u8..=3),
+        prop::sample::select(Framework::ids().to_vec()),
+        prop::option::of(prop::sample::select(vec![1u32, 2, 4, 8])),
     )
-        .prop_map(|(w, best, tp, pp, cp, ep, micro_batch, recompute, zero)| TrainingChoice {
+        .prop_map(|(w, best, tp, pp, cp, ep, micro_batch, recompute, zero, framework, interleave)| TrainingChoice {
             workload: w.to_string(),
             best,
             tp,
@@ -140,6 +142,8 @@ fn training() -> impl Strategy<Value = TrainingChoice> {
             micro_batch,
             recompute,
             zero,
+            framework: framework.to_string(),
+            interleave,
         })
 }
 
@@ -395,4 +399,29 @@ fn new_gpus_and_nics_round_trip() {
     }
     // The xGMI fabric by its id.
     assert_eq!(serde_json::to_string(&ScaleUp::Xgmi).unwrap(), "\"xgmi\"");
+}
+
+/// The framework and virtual-stage pickers: a link written before them reads as Megatron-Core
+/// with the interleave left to the search (and writes the same link again); one that sets
+/// them comes back unchanged; an unknown framework is named in a warning, the rest kept.
+#[test]
+fn framework_and_interleave_round_trip() {
+    let s = Scenario::default();
+    let old = encode(&s);
+    assert_eq!(old, "v1.e30", "defaults add nothing to the link");
+    let d = decode(&old);
+    assert_eq!((d.scenario.training.framework.as_str(), d.scenario.training.interleave), ("megatron-core", None));
+    let set = Scenario { training: TrainingChoice { framework: "pytorch-fsdp2".into(), interleave: Some(4), pp: 4, best: false, ..TrainingChoice::default() }, ..Scenario::default() };
+    let link = encode(&set);
+    let d = decode(&link);
+    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    assert_eq!(d.scenario, set);
+    let json = serde_json::to_string(&set).unwrap();
+    assert!(json.contains("\"framework\":\"pytorch-fsdp2\"") && json.contains("\"interleave\":4"), "{json}");
+    assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), set);
+    let bad = format!("v1.{}", fabricscope_model::link::base64url_encode(br#"{"fw":"nope","n":8}"#));
+    let d = decode(&bad);
+    assert!(d.warnings.iter().any(|w| w.contains("framework") && w.contains("megatron-core")), "{:?}", d.warnings);
+    assert_eq!((d.scenario.cluster.nodes, d.scenario.training.framework.as_str()), (8, "megatron-core"));
+    assert!(Scenario { training: TrainingChoice { interleave: Some(0), ..TrainingChoice::default() }, ..Scenario::default() }.validate().is_err_and(|e| e.field == "interleave"));
 }

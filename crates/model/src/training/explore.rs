@@ -9,7 +9,7 @@
 use super::mapping::{Parallel, Recompute};
 use super::presets::{gpt, preset, preset_ids};
 use super::rules::{rule_search, rules_of_thumb, rules_with, RuleOfThumb};
-use super::search::{evaluate_idle, idle_gpus, idle_note, largest_dp, layout_space, Constraints, LayoutSizes, Search, SearchOptions};
+use super::search::{evaluate_idle, interleave_values, idle_gpus, idle_note, largest_dp, layout_space, Constraints, LayoutSizes, Search, SearchOptions};
 use super::step::{Evaluator, EvaluatorCaches, StepReport};
 use super::workload::{divisors, Moe, Workload};
 use super::{search_layouts, Framework};
@@ -146,6 +146,47 @@ pub fn micro_batch_values(w: &Workload, dp: Option<u32>) -> Vec<u32> {
 /// gradients, 3 and parameters (FSDP).
 pub const ZERO_STAGES: [u8; 4] = [0, 1, 2, 3];
 
+/// The training software of a choice (its `framework` id); an unknown id is an error naming
+/// the field and the ids allowed.
+pub fn framework_of(choice: &TrainingChoice) -> Result<Framework> {
+    Framework::from_id(&choice.framework)
+        .ok_or_else(|| ModelError::new("framework", format!("unknown framework '{}'; allowed: {}", choice.framework, Framework::ids().join(", "))))
+}
+
+/// Framework ids and names for a picker, in [`Framework::ids`] order.
+pub fn framework_ids() -> Vec<&'static str> {
+    Framework::ids().to_vec()
+}
+
+/// Virtual pipeline stages a picker offers with `pp` stages under `fw` (the search's own
+/// rule: [`interleave_values`]).
+pub fn interleave_choices(w: &Workload, pp: u32, fw: &Framework) -> Vec<u32> {
+    interleave_values(w, pp, fw)
+}
+
+/// Whether a pinned interleave is one the search can take: with PP pinned, one of
+/// [`interleave_values`] for it; with PP searched, 1 or (where `fw` interleaves) any.
+/// The error names the field and the values allowed.
+pub fn check_interleave(fixed: &Constraints, w: &Workload, fw: &Framework) -> Result<()> {
+    let Some(v) = fixed.interleave else { return Ok(()) };
+    crate::limits::INTERLEAVE.check_u32(v)?;
+    let allowed = match fixed.pp {
+        Some(pp) => interleave_values(w, pp, fw),
+        None if fw.pipeline_interleave => return Ok(()),
+        None => vec![1],
+    };
+    if allowed.contains(&v) {
+        return Ok(());
+    }
+    let list = allowed.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+    let why = match fixed.pp {
+        _ if !fw.pipeline_interleave => format!("{}'s pipeline engine runs plain 1F1B", fw.name),
+        Some(pp) => format!("with pp {pp}, v must divide the {} layers / pp into equal chunks", w.layers),
+        None => String::new(),
+    };
+    Err(ModelError::new("interleave", format!("{v} virtual stages per GPU cannot be used: {why}; allowed: {list}, or auto")))
+}
+
 /// What the search must keep fixed for a scenario's training choice on `total` GPUs: with
 /// `best`, only the micro-batch, recompute and ZeRO the user pinned; otherwise also TP, PP,
 /// CP and EP, each brought down to the nearest size the cluster and workload allow.
@@ -154,6 +195,7 @@ pub fn constraints(choice: &TrainingChoice, total: u32, w: &Workload) -> Constra
         micro_batch: (choice.micro_batch > 0).then_some(choice.micro_batch),
         recompute: choice.recompute,
         zero: choice.zero.filter(|z| ZERO_STAGES.contains(z)),
+        interleave: choice.interleave,
         ..Constraints::default()
     };
     if choice.best {
@@ -220,6 +262,7 @@ fn best_with(topo: &Topology, w: &Workload, fixed: Constraints, top: usize) -> R
 pub struct Staged {
     workload_id: String,
     w: Workload,
+    fw: Framework,
     fixed: Constraints,
     search: Search,
     caches: EvaluatorCaches,
@@ -227,15 +270,23 @@ pub struct Staged {
 
 impl Staged {
     pub fn new(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<Staged> {
+        Self::new_for(topo, workload_id, fixed, Framework::default())
+    }
+
+    /// [`Staged::new`] under the training software `fw`: its overlaps and its pipeline
+    /// schedules (only layouts it can run are searched).
+    pub fn new_for(topo: &Topology, workload_id: &str, fixed: Constraints, fw: Framework) -> Result<Staged> {
         let w = workload(workload_id)?;
         // Fails early on a job the cluster's GPU cannot run (e.g. FP8 on A100).
-        Evaluator::new(topo, &w, Framework::default())?;
-        let mut search = Search::new(&w, topo.total_gpus, &SearchOptions { top: TOP, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() })?
-            .with_cells(fixed.schedule_only());
+        Evaluator::new(topo, &w, fw)?;
+        check_interleave(&fixed, &w, &fw)?;
+        let mut search =
+            Search::new_for(&w, topo.total_gpus, &SearchOptions { top: TOP, max_micro_batch: MAX_MICRO_BATCH, ..SearchOptions::default() }, &fw)?
+                .with_cells(fixed.schedule_only());
         if fixed != Constraints::default() {
             search = search.with_pinned(fixed);
         }
-        Ok(Staged { workload_id: workload_id.to_string(), w, fixed, search, caches: EvaluatorCaches::default() })
+        Ok(Staged { workload_id: workload_id.to_string(), w, fw, fixed, search, caches: EvaluatorCaches::default() })
     }
 
     /// Layouts tried and in all.
@@ -249,7 +300,7 @@ impl Staged {
     // One copy for every caller (the explorer's search and the embed's): ~0.6 KB of wasm.
     #[inline(never)]
     pub fn run(&mut self, topo: &Topology, more: &mut dyn FnMut() -> bool) -> Result<bool> {
-        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?.with_caches(std::mem::take(&mut self.caches));
+        let mut ev = Evaluator::new(topo, &self.w, self.fw)?.with_caches(std::mem::take(&mut self.caches));
         let done = self.search.run(&mut ev, more);
         self.caches = ev.into_caches();
         Ok(done)
@@ -263,7 +314,7 @@ impl Staged {
     /// [`Staged::finish`], also handing back what the evaluator cached (for [`StagedRules`],
     /// whose searches are of the same job on the same cluster).
     pub fn finish_keeping_caches(mut self, topo: &Topology) -> Result<(TrainingView, EvaluatorCaches)> {
-        let mut ev = Evaluator::new(topo, &self.w, Framework::default())?.with_caches(std::mem::take(&mut self.caches));
+        let mut ev = Evaluator::new(topo, &self.w, self.fw)?.with_caches(std::mem::take(&mut self.caches));
         self.search.run(&mut ev, &mut || true);
         let total = topo.total_gpus;
         let f = self.search.finish(&mut ev)?;
@@ -317,6 +368,7 @@ impl Staged {
 /// not run yet is asked again once it has.
 pub struct StagedRules {
     w: Workload,
+    fw: Framework,
     /// Searches done: (cluster, pins) and their best layout.
     done: Vec<(Cluster, Constraints, Option<StepReport>)>,
     /// The search under way, on its own cluster (a rule may ask about a variant).
@@ -328,7 +380,12 @@ pub struct StagedRules {
 
 impl StagedRules {
     pub fn new(workload_id: &str) -> Result<StagedRules> {
-        Ok(StagedRules { w: workload(workload_id)?, done: Vec::new(), pending: None, caches: Vec::new(), rules: None })
+        Self::new_for(workload_id, Framework::default())
+    }
+
+    /// [`StagedRules::new`] under the training software `fw`.
+    pub fn new_for(workload_id: &str, fw: Framework) -> Result<StagedRules> {
+        Ok(StagedRules { w: workload(workload_id)?, fw, done: Vec::new(), pending: None, caches: Vec::new(), rules: None })
     }
 
     /// Starts from what an evaluator of the same job on `cluster` cached (e.g. the layout
@@ -347,7 +404,7 @@ impl StagedRules {
 
     /// Advances until every rule is answered (returns true) or `more()` says stop.
     pub fn run(&mut self, topo: &Topology, more: &mut dyn FnMut() -> bool) -> Result<bool> {
-        let fw = Framework::default();
+        let fw = self.fw;
         loop {
             if self.rules.is_some() {
                 return Ok(true);
@@ -399,13 +456,23 @@ impl StagedRules {
 /// The search's top layouts, the chosen one and the MFU grid, in one pass; the rules are not
 /// answered yet ([`answer_rules`]).
 pub fn start(topo: &Topology, workload_id: &str, fixed: Constraints) -> Result<TrainingView> {
-    Staged::new(topo, workload_id, fixed)?.finish(topo)
+    start_for(topo, workload_id, fixed, Framework::default())
+}
+
+/// [`start`] under the training software `fw`.
+pub fn start_for(topo: &Topology, workload_id: &str, fixed: Constraints, fw: Framework) -> Result<TrainingView> {
+    Staged::new_for(topo, workload_id, fixed, fw)?.finish(topo)
+}
+
+/// The framework a view was searched under (that of its chosen layout).
+fn view_framework(v: &TrainingView) -> Framework {
+    v.chosen.as_ref().and_then(|c| Framework::from_id(&c.framework)).unwrap_or_default()
 }
 
 /// Answers the training rules of thumb for the job on this cluster.
 pub fn answer_rules(topo: &Topology, v: &mut TrainingView) -> Result<()> {
     let w = workload(&v.workload)?;
-    v.rules = rules_of_thumb(topo, &w, Framework::default()).unwrap_or_default();
+    v.rules = rules_of_thumb(topo, &w, view_framework(v)).unwrap_or_default();
     Ok(())
 }
 
@@ -418,7 +485,7 @@ pub fn answer_rules(topo: &Topology, v: &mut TrainingView) -> Result<()> {
 pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> Option<TrainingView> {
     let w = workload(&prev.workload).ok()?;
     let total = topo.total_gpus;
-    let mut ev = Evaluator::new(topo, &w, Framework::default()).ok()?;
+    let mut ev = Evaluator::new(topo, &w, view_framework(prev)).ok()?;
     let pinned = |p: Option<u32>, v: u32| p.is_none_or(|p| p == v);
     let mut again = |r: &StepReport| -> Option<StepReport> {
         let m = r.mapping;
@@ -430,6 +497,7 @@ pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> O
             && pinned(fixed.micro_batch, m.micro_batch)
             && fixed.recompute.is_none_or(|x| x == m.recompute)
             && fixed.zero.is_none_or(|z| z == m.zero)
+            && fixed.interleave.is_none_or(|v| v == m.interleave)
             && total.is_multiple_of(used)
             && total >= used;
         let par = Parallel { dp: largest_dp(total / used.max(1), w.global_batch), ..m };
@@ -447,7 +515,8 @@ pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> O
 pub fn explore(cluster: &Cluster, choice: &TrainingChoice) -> Result<TrainingView> {
     let topo = cluster.topology()?;
     let w = workload(&choice.workload)?;
-    let mut v = start(&topo, &choice.workload, constraints(choice, topo.total_gpus, &w))?;
+    let fw = framework_of(choice)?;
+    let mut v = start_for(&topo, &choice.workload, constraints(choice, topo.total_gpus, &w), fw)?;
     answer_rules(&topo, &mut v)?;
     Ok(v)
 }
@@ -669,5 +738,41 @@ mod tests {
             assert_eq!(v.chosen.map(|c| c.mapping.micro_batch), Some(mb));
         }
         assert!(explore(&Cluster { nodes: 0, ..Cluster::default() }, &TrainingChoice::default()).is_err());
+    }
+}
+
+#[cfg(test)]
+mod assumption_tests {
+    use super::*;
+
+    /// Pinned to plain 1F1B (interleave 1) at PP 4, the bubble is (p-1)/m of the stage's
+    /// work: (p-1) micro-batches' worth of the typical stage (Narayanan et al. 2021, §2.2.1),
+    /// twice what two virtual stages leave.
+    #[test]
+    fn pinned_interleave_one_gives_the_plain_1f1b_bubble() {
+        let pin = |v: u32| TrainingChoice { best: false, tp: 8, pp: 4, micro_batch: 1, recompute: Some(Recompute::Selective), zero: Some(1), interleave: Some(v), ..TrainingChoice::default() };
+        let c = Cluster { nodes: 16, ..Cluster::default() };
+        let one = explore(&c, &pin(1)).unwrap().chosen.unwrap();
+        let two = explore(&c, &pin(2)).unwrap().chosen.unwrap();
+        assert_eq!((one.mapping.pp, one.mapping.interleave, two.mapping.interleave), (4, 1, 2));
+        let m = one.micro_batches as f64;
+        let b = &one.breakdown;
+        // bubble = (p-1)/m x the m micro-batches of a middle stage, which has no embedding or
+        // output layer: at most the slowest stage's compute and TP, and within 25% of it.
+        let stage = b.bubble.0 * m / 3.0;
+        let critical = b.compute.0 + b.tp.0;
+        assert!(stage <= critical && stage >= 0.75 * critical, "bubble {} of a {critical} us stage at m {m}", b.bubble.0);
+        assert!((b.bubble.0 / two.breakdown.bubble.0 - 2.0).abs() < 1e-9);
+        // Another framework's engine without interleaving refuses the pin, naming the field.
+        let ds = TrainingChoice { framework: "megatron-deepspeed".into(), ..pin(2) };
+        let e = explore(&c, &ds).unwrap_err();
+        assert!(e.field == "interleave" && e.message.contains("allowed: 1"), "{e:?}");
+        // With v not dividing layers / pp (32 / 4 = 8): refused with the values allowed.
+        let e = explore(&c, &pin(3)).unwrap_err();
+        assert!(e.field == "interleave" && e.message.contains("allowed: 1, 2, 4, 8"), "{e:?}");
+        // The framework is searched under: its name is on the layout.
+        let fsdp = explore(&c, &TrainingChoice { framework: "pytorch-fsdp2".into(), interleave: None, ..pin(1) }).unwrap().chosen.unwrap();
+        assert_eq!(fsdp.framework, "pytorch-fsdp2");
+        assert!(explore(&c, &TrainingChoice { framework: "nope".into(), ..TrainingChoice::default() }).is_err_and(|e| e.field == "framework"));
     }
 }

@@ -42,7 +42,7 @@ pub use mapping::{Dim, Group, GroupSpan, Parallel, RankOrder, Recompute, SpanTie
 pub use memory::MemoryBreakdown;
 pub use presets::{preset, preset_ids, PRESETS};
 pub use rules::{rules_of_thumb, RuleOfThumb};
-pub use search::{search, Constraints, SearchOptions, SearchResult, SearchStats};
+pub use search::{interleave_values, search, Constraints, SearchOptions, SearchResult, SearchStats};
 pub use step::{Breakdown, Evaluator, GroupReport, StepReport, Summary};
 pub use workload::{Mlp, Moe, Positions, Precision, Workload};
 

@@ -74,6 +74,18 @@ impl Constraints {
     }
 }
 
+/// Virtual pipeline stages per GPU the search tries with `pp` stages: 1 (plain 1F1B), and
+/// where `fw`'s pipeline engine interleaves and `pp` > 1, every v that splits the layers into
+/// pp x v equal chunks (the divisors of layers / pp). A layout's micro-batch count may rule
+/// some out further (`Framework::flexible_interleave`).
+pub fn interleave_values(w: &Workload, pp: u32, fw: &Framework) -> Vec<u32> {
+    if pp > 1 && fw.pipeline_interleave && w.layers.is_multiple_of(pp) {
+        divisors(w.layers / pp)
+    } else {
+        vec![1]
+    }
+}
+
 /// Search settings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -504,11 +516,11 @@ impl Search {
         let per_replica = w.global_batch / dp;
         let mbs =
             pick(f.micro_batch, divisors(per_replica).into_iter().filter(|b| self.opts.max_micro_batch == 0 || *b <= self.opts.max_micro_batch).collect());
-        let vs_all = if w.layers.is_multiple_of(pp) { divisors(w.layers / pp) } else { vec![1] };
+        let vs_all = interleave_values(w, pp, &Framework { pipeline_interleave: true, ..ev.fw });
         // A pinned interleave may split the layers unevenly (validated as Parallel).
         let vs_all = match f.interleave {
             Some(v) if v == 1 || (pp > 1 && pp as u64 * v as u64 <= w.layers as u64) => vec![v],
-            _ => pick(f.interleave, vs_all.into_iter().filter(|v| *v == 1 || pp > 1).collect()),
+            _ => pick(f.interleave, vs_all),
         };
         let (recomputes, zeros) = (self.recomputes.clone(), self.zeros.clone());
         for (mi, &mb) in mbs.iter().enumerate().skip(from_mb) {
