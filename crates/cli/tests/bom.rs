@@ -2,24 +2,9 @@
 //! promises, NVIDIA's SuperPOD switch counts, datasheet power, prices from a file.
 
 use serde_json::Value;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("the fabricscope binary runs")
-}
-
-fn stdout_ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert_eq!(o.status.code(), Some(0), "fabricscope {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = stdout_ok(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
-}
+mod common;
+use common::{json, output, stdout_ok};
 
 fn item<'a>(v: &'a Value, group: &str, id: &str) -> &'a Value {
     v["items"].as_array().unwrap().iter().find(|i| i["group"] == group && i["item"] == id).unwrap_or_else(|| panic!("no {group}/{id}"))
@@ -73,7 +58,7 @@ fn prices_from_a_file_give_a_cost_only_when_complete() {
     assert!(v["cost_usd"].is_null());
     assert_eq!(v["priced_usd"], 256.0);
     let bad = temp("bad.json", r#"[{"item":"dgx-h100","usd":-5}]"#);
-    let o = run(&["bom", "--prices", &bad]);
+    let o = output(&["bom", "--prices", &bad]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--prices"));
 }
@@ -118,7 +103,7 @@ fn compare_lists_each_design_with_the_documented_fields() {
     let text = stdout_ok(&["compare", &ib, &more]);
     let step = text.lines().find(|l| l.starts_with("step time")).unwrap();
     assert!(!step.contains(" *") && step.contains("sizes differ"), "{text}");
-    let o = run(&["compare", &ib]);
+    let o = output(&["compare", &ib]);
     assert_eq!(o.status.code(), Some(2), "one design is not a comparison");
 }
 
@@ -227,7 +212,7 @@ fn render_writes_the_right_sizers_chart() {
 fn a_scenario_with_bad_prices_is_refused_naming_the_field() {
     let bad = temp("badprices.json", r#"{"cluster":{"nodes":16},"prices":[{"item":"dgx-h100","usd":-1}]}"#);
     let ok = temp("okprices.json", r#"{"cluster":{"nodes":16}}"#);
-    let o = run(&["compare", &ok, &bad]);
+    let o = output(&["compare", &ok, &bad]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("prices") && err.contains("0 or more"), "{err}");
@@ -246,7 +231,7 @@ fn rail_only_builds_no_spine_between_rails() {
     assert_eq!(v["switches_total"], 8);
     let with_spine = json(&["bom", "--nodes", "32", "--json"]);
     assert!(with_spine["switches_total"].as_u64().unwrap() > 8);
-    let o = run(&["bom", "--nodes", "32", "--rail-only", "--rail-optimized", "false"]);
+    let o = output(&["bom", "--nodes", "32", "--rail-only", "--rail-optimized", "false"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("rail"));
 }

@@ -4,25 +4,10 @@
 //! and `--same-gpus`.
 
 use serde_json::Value;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
+mod common;
+use common::{json, output, stdout_ok};
 const EXAMPLE_BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/price-book.example.json");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("the fabricscope binary runs")
-}
-
-fn stdout_ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert_eq!(o.status.code(), Some(0), "fabricscope {}: {}", args.join(" "), String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = stdout_ok(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
-}
 
 /// A scenario file of `cluster` (JSON) priced with the example book.
 fn priced(name: &str, cluster: &str) -> String {
@@ -102,7 +87,7 @@ fn same_gpus_scales_every_design_to_one_count() {
     assert_eq!(v["designs"][0]["gpus"].as_u64(), Some(1008));
     assert!(v["warnings"].to_string().contains("not a whole number of 8-GPU nodes"), "{}", v["warnings"]);
     for bad in ["0", "many", "-5"] {
-        let o = run(&["compare", &a, &b, &format!("--same-gpus={bad}")]);
+        let o = output(&["compare", &a, &b, &format!("--same-gpus={bad}")]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(String::from_utf8_lossy(&o.stderr).contains("--same-gpus"), "{bad}");
     }

@@ -1,21 +1,9 @@
 //! End-to-end tests of `fabricscope ep`: the JSON the issue promises, EP inside an NVL72 rack
 //! on NVLink only, latency-bound low-latency kernels at decode sizes, one-line errors.
 
-use serde_json::Value;
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
-
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(BIN).args(args).output().expect("the fabricscope binary runs");
-    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
-
-fn json(args: &[&str]) -> Value {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(0), "fabricscope {}: {err}", args.join(" "));
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
-}
+mod common;
+use common::{json, run};
 
 fn fails(args: &[&str], want: &[&str]) {
     let (code, out, err) = run(args);

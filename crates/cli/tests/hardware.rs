@@ -3,25 +3,9 @@
 //! against the published measurements in validation/collectives-amd-efa.csv.
 
 use serde_json::Value;
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fabricscope");
-
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(BIN).args(args).output().expect("the fabricscope binary runs");
-    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(0), "fabricscope {}: {err}", args.join(" "));
-    out
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = run_ok(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
-}
+mod common;
+use common::{json, run, stdout_ok};
 
 fn f(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
@@ -39,7 +23,7 @@ fn mi300x_node_busbw_is_the_measured_plateau_within_its_band() {
     let g8 = json(&["collective", "--gpu", "mi300x", "--nodes", "1", "--op", "all_reduce", "--bytes", "8G", "--gpus-per-process", "8", "--json"]);
     assert!((f(&g8, "busbw_GBps") / 316.58 - 1.0).abs() <= band, "{g8}");
     // The human output names RCCL, not NCCL.
-    let text = run_ok(&["collective", "--gpu", "mi300x", "--nodes", "1", "--op", "all_reduce", "--bytes", "8G"]);
+    let text = stdout_ok(&["collective", "--gpu", "mi300x", "--nodes", "1", "--op", "all_reduce", "--bytes", "8G"]);
     assert!(text.contains("RCCL tuning model 5 (gfx942)") && text.contains("RCCL's own estimate"), "{text}");
 }
 
@@ -72,10 +56,10 @@ fn efa_with_32_interfaces_is_accepted_and_near_the_p5_measurements() {
     assert_eq!(v["trust_class"], "multi-node, EFA / ring / >= 64 MiB");
     let band = f(&v, "error_band_pct") / 100.0;
     assert!(band > 0.0 && (f(&v, "busbw_GBps") / 330.92 - 1.0).abs() <= band.max(0.05), "{v}");
-    let tiers = run_ok(&["tiers", "--nic", "efa-100", "--nics-per-node", "32"]);
+    let tiers = stdout_ok(&["tiers", "--nic", "efa-100", "--nics-per-node", "32"]);
     assert!(tiers.contains("AWS EFA 100G (SRD) x32"), "{tiers}");
     for nic in ["efa-200", "efa-400"] {
-        run_ok(&["collective", "--nic", nic, "--nics-per-node", "16", "--op", "all_reduce", "--bytes", "1G"]);
+        stdout_ok(&["collective", "--nic", nic, "--nics-per-node", "16", "--op", "all_reduce", "--bytes", "1G"]);
     }
     // Above 32 interfaces is refused, naming the flag.
     let (code, _, err) = run(&["tiers", "--nic", "efa-100", "--nics-per-node", "33"]);
@@ -95,21 +79,21 @@ fn every_preset_runs_and_flags_override_it() {
         assert!(ids.iter().any(|i| i == id), "{id} not in {ids:?}");
     }
     for id in &ids {
-        run_ok(&["tiers", "--preset", id]);
-        run_ok(&["collective", "--preset", id, "--op", "all_reduce", "--bytes", "1G"]);
+        stdout_ok(&["tiers", "--preset", id]);
+        stdout_ok(&["collective", "--preset", id, "--op", "all_reduce", "--bytes", "1G"]);
     }
     // A flag given overrides the preset; the rest stays the preset's.
-    let t = run_ok(&["tiers", "--preset", "aws-p5", "--nodes", "2"]);
+    let t = stdout_ok(&["tiers", "--preset", "aws-p5", "--nodes", "2"]);
     assert!(t.contains("16 GPUs = 2 nodes x 8 H100") && t.contains("32x AWS EFA 100G (SRD)"), "{t}");
-    let t = run_ok(&["tiers", "--preset", "mi300x-roce"]);
+    let t = stdout_ok(&["tiers", "--preset", "mi300x-roce"]);
     assert!(t.contains("Infinity Fabric xGMI mesh") && t.contains("8x RoCEv2 400GbE") && t.contains("RCCL"), "{t}");
     // The preset says what it is and where it comes from.
     assert!(t.contains("preset mi300x-roce: approximation:") && t.contains("Source: AMD ROCm docs"), "{t}");
-    let t = run_ok(&["tiers", "--preset", "aws-p5"]);
+    let t = stdout_ok(&["tiers", "--preset", "aws-p5"]);
     assert!(t.contains("preset aws-p5: approximation:") && t.contains("Source: AWS EC2 User Guide"), "{t}");
-    let t = run_ok(&["tiers", "--preset", "dgx-h100-superpod"]);
+    let t = stdout_ok(&["tiers", "--preset", "dgx-h100-superpod"]);
     assert!(t.contains("preset dgx-h100-superpod: reference design:"), "{t}");
-    let t = run_ok(&["tiers", "--preset", "gb300-nvl72"]);
+    let t = stdout_ok(&["tiers", "--preset", "gb300-nvl72"]);
     assert!(t.contains("72 GPUs") && t.contains("GB300"), "{t}");
 }
 
@@ -125,14 +109,14 @@ fn amd_and_blackwell_ultra_fabric_rules_name_the_flag() {
     assert_eq!(code, Some(2));
     assert!(err.contains("nvl72"), "{err}");
     // B300 defaults to its NVLink5 baseboard, GB300 to NVL72 trays of 4.
-    assert!(run_ok(&["tiers", "--gpu", "b300", "--nodes", "1"]).contains("NVLink5 + NVSwitch"));
-    assert!(run_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 nodes x 4"));
+    assert!(stdout_ok(&["tiers", "--gpu", "b300", "--nodes", "1"]).contains("NVLink5 + NVSwitch"));
+    assert!(stdout_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 nodes x 4"));
 }
 
 #[test]
 fn the_bill_of_materials_names_parts_without_figures() {
     // EFA interfaces are part of an AWS instance: no power or price is invented for them.
-    let out = run_ok(&["bom", "--preset", "aws-p5"]);
+    let out = stdout_ok(&["bom", "--preset", "aws-p5"]);
     assert!(out.contains("AWS EFA 100G interface"), "{out}");
     let power = out.lines().find(|l| l.starts_with("power:")).unwrap_or_default();
     assert!(power.contains("no published figure") && power.contains("aws-efa-100"), "{power}");
