@@ -1,7 +1,6 @@
 //! End-to-end tests of `fabricscope ep`: the JSON the issue promises, EP inside an NVL72 rack
 //! on NVLink only, latency-bound low-latency kernels at decode sizes, one-line errors.
 
-
 mod common;
 use common::{json, run};
 
