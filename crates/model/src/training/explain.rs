@@ -53,6 +53,10 @@ pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
     let (id, value) = overheads.first().copied().unwrap_or(("compute", 0.0));
     let compute_pct = pct(b.compute.0);
     if value <= 0.0 || (compute_pct >= 75.0 && pct(value) < 10.0) {
+        // Below half a percent the largest overhead would print as "0%": say so in words.
+        if pct(value) < 0.5 {
+            return format!("{prefix}Compute-bound: kernels are {compute_pct:.0}% of the step; every overhead is under 0.5%.");
+        }
         return format!(
             "{prefix}Compute-bound: kernels are {compute_pct:.0}% of the step; the largest overhead is {} at {:.0}%.",
             label(id),

@@ -548,7 +548,8 @@ pub fn parallel_label(m: &Parallel) -> String {
 /// [`layout_label`] plus what else the search chose: micro-batch, ZeRO stage, recompute.
 pub fn layout_detail(r: &StepReport) -> String {
     let m = &r.mapping;
-    format!("{} · mb{} · ZeRO {} · {} recompute", layout_label(r), m.micro_batch, m.zero, m.recompute.id())
+    let recompute = if m.recompute == Recompute::None { "no" } else { m.recompute.id() };
+    format!("{} · mb{} · ZeRO {} · {recompute} recompute", layout_label(r), m.micro_batch, m.zero)
 }
 
 /// Step-time parts in seconds, in the stacked bars' order.
