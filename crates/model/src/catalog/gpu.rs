@@ -153,6 +153,26 @@ impl GpuSpec {
 const NVLINK_25: GBpsBidir = GBpsBidir(50.0);
 const NVLINK_50: GBpsBidir = GBpsBidir(100.0);
 
+/// NVIDIA B300 (Blackwell Ultra) on an HGX B300 baseboard. SECONDARY (FiberMall's copy of
+/// NVIDIA's HGX B300 table): 36 PFLOPS BF16 and 72 PFLOPS FP8 with sparsity for 8 GPUs, i.e.
+/// 2.25 / 4.5 PFLOPS dense per GPU (DERIVED); NVLink5 1.8 TB/s per GPU; 288 GB HBM3e at
+/// 8 TB/s (AceCloud). Power 1,400 W is LOW CONFIDENCE (huggingface.co/hardware/b300; no
+/// NVIDIA datasheet TDP found). validation/hardware-specs.csv.
+const B300: GpuSpec = GpuSpec {
+    kind: GpuKind::B300,
+    id: "b300",
+    name: "B300 288GB (Blackwell Ultra)",
+    arch: Arch::Blackwell,
+    tflops_bf16: Tflops(2250.0),
+    tflops_fp8: Some(Tflops(4500.0)),
+    hbm_gb: 288.0,
+    hbm_bw: GBps(8000.0),
+    nvlinks: 18,
+    nvlink_port_bidir: NVLINK_50,
+    pcie: PcieGen::Gen6,
+    tdp_w: 1400.0,
+};
+
 /// The catalog, one entry per [`GpuKind`].
 pub const GPUS: [GpuSpec; 17] = [
     // NVIDIA Tesla V100 SXM2 datasheet (2018): 125 TFLOPS tensor (FP16), 32 GB HBM2 at 900 GB/s,
@@ -410,44 +430,13 @@ pub const GPUS: [GpuSpec; 17] = [
         pcie: PcieGen::Gen5,
         tdp_w: 1400.0,
     },
-    // NVIDIA B300 (Blackwell Ultra) on an HGX B300 baseboard. SECONDARY (FiberMall's copy of
-    // NVIDIA's HGX B300 table): 36 PFLOPS BF16 and 72 PFLOPS FP8 with sparsity for 8 GPUs, i.e.
-    // 2.25 / 4.5 PFLOPS dense per GPU (DERIVED); NVLink5 1.8 TB/s per GPU; 288 GB HBM3e at
-    // 8 TB/s (AceCloud). Power 1,400 W is LOW CONFIDENCE (huggingface.co/hardware/b300; no
-    // NVIDIA datasheet TDP found). validation/hardware-specs.csv.
-    GpuSpec {
-        kind: GpuKind::B300,
-        id: "b300",
-        name: "B300 288GB (Blackwell Ultra)",
-        arch: Arch::Blackwell,
-        tflops_bf16: Tflops(2250.0),
-        tflops_fp8: Some(Tflops(4500.0)),
-        hbm_gb: 288.0,
-        hbm_bw: GBps(8000.0),
-        nvlinks: 18,
-        nvlink_port_bidir: NVLINK_50,
-        pcie: PcieGen::Gen6,
-        tdp_w: 1400.0,
-    },
+    B300,
     // NVIDIA GB300 (Blackwell Ultra in GB300 NVL72): Azure "ND GB300 v6" docs: 72 GPUs per
     // rack, 130 TB/s NVLink (1.8 TB/s per GPU), 288 GB HBM3E per GPU, 800 Gb/s back-end per GPU.
     // Compute, HBM bandwidth and power are not published per GPU in a source read: the HGX
-    // B300 per-GPU figures above are used (SECONDARY, DERIVED), as for the same Blackwell Ultra
+    // B300 per-GPU figures ([`B300`]) are used (SECONDARY, DERIVED), as for the same Blackwell Ultra
     // die. validation/hardware-specs.csv.
-    GpuSpec {
-        kind: GpuKind::Gb300,
-        id: "gb300",
-        name: "GB300 (Blackwell Ultra in NVL72)",
-        arch: Arch::Blackwell,
-        tflops_bf16: Tflops(2250.0),
-        tflops_fp8: Some(Tflops(4500.0)),
-        hbm_gb: 288.0,
-        hbm_bw: GBps(8000.0),
-        nvlinks: 18,
-        nvlink_port_bidir: NVLINK_50,
-        pcie: PcieGen::Gen6,
-        tdp_w: 1400.0,
-    },
+    GpuSpec { kind: GpuKind::Gb300, id: "gb300", name: "GB300 (Blackwell Ultra in NVL72)", ..B300 },
 ];
 
 impl GpuKind {
