@@ -7,7 +7,7 @@ use crate::components::export::{import_scenario, save_scenario, scenario_buttons
 use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
-use fabricscope_model::check::{file_value, link_of, link_of_noted, runs_of, Measured};
+use fabricscope_check::{file_value, link_of, link_of_noted, runs_of, Measured};
 use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;

@@ -6,7 +6,7 @@
 //! other designs.
 
 use crate::training::{SEARCH_DELAY_MS, SLICE_MS};
-use fabricscope_model::compare::{scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{scale_point, ScalePoint, SCALE_NODES};
 use fabricscope_model::training::explore::{Staged, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::units::Bytes;

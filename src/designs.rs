@@ -1,9 +1,9 @@
 //! The designs a comparison holds (A-D), as their own state and reducer beside the page's
 //! (`app::State` holds the design being edited; this holds the pinned ones). Kept in the
 //! link (`d=` beside `s=`) and in the browser's localStorage, so a reload without a link
-//! still shows the saved designs. The list logic is `fabricscope_model::compare`'s.
+//! still shows the saved designs. The list logic is `fabricscope_design::compare`'s.
 
-use fabricscope_model::compare::{clean_name, decode_designs, encode_designs, pin, Design};
+use fabricscope_design::compare::{clean_name, decode_designs, encode_designs, pin, Design};
 use fabricscope_model::link::find_param;
 use fabricscope_model::Scenario;
 use std::rc::Rc;

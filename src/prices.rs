@@ -4,7 +4,7 @@
 //! accepts ([`PriceBook::validate`]) are held; the editor keeps a refused entry beside its input.
 
 use crate::designs::storage;
-use fabricscope_model::bom::PriceBook;
+use fabricscope_design::bom::PriceBook;
 use fabricscope_model::link::{decode, json_text};
 
 /// Where the book is saved in the browser.

@@ -1,11 +1,11 @@
-//! The right-sizer on the page (`fabricscope_model::rightsize`): run when asked, for the
+//! The right-sizer on the page (`fabricscope_design::rightsize`): run when asked, for the
 //! cluster's GPUs and the chosen job, in slices of at most [`SLICE_MS`] each in its own task,
 //! so input and paint get the main thread in between; a change of cluster, job or pins stops
 //! it and retires its answer.
 
 use crate::training::{workload, SLICE_MS};
-use fabricscope_model::bom::PriceBook;
-use fabricscope_model::rightsize::{RightSize, RightSizer};
+use fabricscope_design::bom::PriceBook;
+use fabricscope_design::rightsize::{RightSize, RightSizer};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;

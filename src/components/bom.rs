@@ -1,12 +1,12 @@
-//! Panel 8: the cluster's bill of materials (`fabricscope_model::bom`): switches per tier with
+//! Panel 8: the cluster's bill of materials (`fabricscope_design::bom`): switches per tier with
 //! ports used and free, NICs, optics and cables, power per line and in total, cost where
 //! priced, and a CSV download. Markup written as one string, redrawn only when the cluster
 //! changes.
 
 use super::{cached, esc};
 use crate::components::export::download_text;
-use fabricscope_model::bom::{bom, Bom, Group, PriceBook};
-use fabricscope_model::export::bom_csv;
+use fabricscope_design::bom::{bom, Bom, Group, PriceBook};
+use fabricscope_design::bom::bom_csv;
 use fabricscope_model::Cluster;
 use std::fmt::Write;
 use std::rc::Rc;

@@ -7,7 +7,7 @@ use super::export::{chosen, download_png, download_text, read_text, svg_size};
 use super::{esc, raw};
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
-use fabricscope_model::check::{check, check_csv, CheckReport, Log, Measured, Parser, Source};
+use fabricscope_check::{check, check_csv, CheckReport, Log, Measured, Parser, Source};
 use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{Cluster, ModelError};
 use std::fmt::Write;

@@ -12,9 +12,9 @@ use fabricscope_charts::compare::{compare_chart, design_label, DesignData, COMPA
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_charts::Theme;
-use fabricscope_model::bom::{bom, Bom, PriceBook};
-use fabricscope_model::compare::{at_gpus, default_name, numbers, MAX_DESIGNS, SCALE_NODES};
-use fabricscope_model::design::{delta_table, warnings, Better, DeltaRow, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
+use fabricscope_design::bom::{bom, Bom, PriceBook};
+use fabricscope_design::compare::{at_gpus, default_name, numbers, MAX_DESIGNS, SCALE_NODES};
+use fabricscope_design::design::{delta_table, warnings, Better, DeltaRow, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
 use fabricscope_model::figures::{thousands, usd};
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::{ModelError, Scenario};
@@ -167,7 +167,7 @@ fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outco
 fn chips_html(names: &[String], links: &[String], notes: &[String]) -> String {
     let mut o = String::from("<ul class=\"designs\">");
     for (i, n) in names.iter().enumerate() {
-        let l = fabricscope_model::compare::letter(i);
+        let l = fabricscope_design::compare::letter(i);
         let _ = write!(
             o,
             "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" aria-label=\"Load design {l} into the controls\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" aria-label=\"Open design {l} in the Explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
@@ -260,7 +260,7 @@ pub fn ComparePanel(p: &Props) -> Html {
                 }
             }
         };
-        let list: Vec<Scenario> = ss.iter().enumerate().map(|(i, s)| at(s, &fabricscope_model::compare::letter(i).to_string())).collect();
+        let list: Vec<Scenario> = ss.iter().enumerate().map(|(i, s)| at(s, &fabricscope_design::compare::letter(i).to_string())).collect();
         let me = mine.then(|| at(me, "now"));
         if *same {
             notes.insert(0, format!("each design scaled to {} GPUs (nodes added or removed, fat tree re-sized, the same job)", thousands(target as f64)));

@@ -11,7 +11,7 @@
 
 use super::{cached, esc};
 use crate::components::export::{chosen, download_text, read_text};
-use fabricscope_model::bom::{Bom, PriceBook};
+use fabricscope_design::bom::{Bom, PriceBook};
 use fabricscope_model::link::{indent_json, json_text};
 use std::fmt::Write;
 use std::rc::Rc;

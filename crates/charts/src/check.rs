@@ -4,7 +4,7 @@
 
 use crate::collective::{collective_chart_with_points, ChartOptions, Points, Series};
 use crate::theme::Theme;
-use fabricscope_model::check::CheckReport;
+use fabricscope_check::CheckReport;
 
 /// Sizes drawn per run at most: a log of 20,000 sizes is drawn from every k-th (the table
 /// and the CSV keep them all), so the chart stays a few hundred marks.

@@ -9,7 +9,7 @@ use crate::report::svg_size;
 use crate::svg::escape;
 use crate::theme::Theme;
 use crate::training::{memory_chart, step_chart, Size, StepRow};
-use fabricscope_model::compare::{letter, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{letter, ScalePoint, SCALE_NODES};
 
 use fabricscope_model::report::Scope;
 use fabricscope_model::training::explore::{layout_label, memory_parts, step_parts, TrainingView};
@@ -195,7 +195,7 @@ mod tests {
     use super::*;
     use crate::texts;
     use fabricscope_model::catalog::NicKind;
-    use fabricscope_model::compare::scale_point;
+    use fabricscope_design::compare::scale_point;
     use fabricscope_model::training::explore::explore;
     use fabricscope_model::{evaluate, Cluster, Collective, Scenario};
 

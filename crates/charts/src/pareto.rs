@@ -5,7 +5,7 @@
 use crate::scale::{nice_ceil, nice_floor};
 use crate::svg::{error_svg, escape, Axis, Doc};
 use crate::theme::Theme;
-use fabricscope_model::rightsize::{Axis as X, RightSize};
+use fabricscope_design::rightsize::{Axis as X, RightSize};
 use std::fmt::Write;
 
 /// Ticks of a linear axis over `lo..hi`: about five 1-2-5 steps, and the range widened to them.
@@ -134,8 +134,8 @@ pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> St
 mod tests {
     use super::*;
     use crate::svg::texts;
-    use fabricscope_model::bom::PriceBook;
-    use fabricscope_model::rightsize::rightsize;
+    use fabricscope_design::bom::PriceBook;
+    use fabricscope_design::rightsize::rightsize;
     use fabricscope_model::training::{preset, Constraints};
     use fabricscope_model::Cluster;
 

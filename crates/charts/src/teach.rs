@@ -5,8 +5,8 @@
 
 use crate::svg::Doc;
 use crate::theme::Theme;
-use fabricscope_model::teach::{Frame, LinkKind, Play, Schedule};
-use fabricscope_model::teach::schedule::End;
+use fabricscope_teach::{Frame, LinkKind, Play, Schedule};
+use fabricscope_teach::schedule::End;
 
 /// Names of the two kinds of link, for the legend (e.g. "NVLink4 + NVSwitch", "InfiniBand NDR").
 pub struct LinkNames<'a> {
@@ -228,7 +228,7 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabricscope_model::teach::{schedule, Instance};
+    use fabricscope_teach::{schedule, Instance};
     use fabricscope_model::units::{Bytes, Micros};
     use fabricscope_model::Cluster;
 

@@ -5,8 +5,8 @@ use crate::cluster_args::ClusterArgs;
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
-use fabricscope_model::bom::{bom, Bom, Group, PriceBook, TierBom};
-use fabricscope_model::export::bom_csv;
+use fabricscope_design::bom::{bom, Bom, Group, PriceBook, TierBom};
+use fabricscope_design::bom::bom_csv;
 use fabricscope_model::figures::usd;
 use serde::Serialize;
 use std::io::Read;
@@ -115,8 +115,8 @@ fn json(b: &Bom) -> BomJson<'_> {
         power_kw: b.power_kw,
         network_power_kw: b.network_power_kw,
         unpowered: &b.unpowered,
-        power_boundary: fabricscope_model::bom::POWER_BOUNDARY,
-        not_counted: &fabricscope_model::bom::NOT_COUNTED,
+        power_boundary: fabricscope_design::bom::POWER_BOUNDARY,
+        not_counted: &fabricscope_design::bom::NOT_COUNTED,
         cost_usd: b.cost_usd,
         cost_per_gpu_usd: b.cost_per_gpu(),
         network_cost_usd: b.network_cost_usd,
@@ -177,7 +177,7 @@ fn text(b: &Bom) -> String {
         if b.unpowered.is_empty() { String::new() } else { format!(" at least (no published figure: {})", b.unpowered.join(", ")) },
         b.network_power_text()
     ));
-    s.push_str(&format!("power covers: {}\nnot counted: {}\n", fabricscope_model::bom::POWER_BOUNDARY, fabricscope_model::bom::NOT_COUNTED.join("; ")));
+    s.push_str(&format!("power covers: {}\nnot counted: {}\n", fabricscope_design::bom::POWER_BOUNDARY, fabricscope_design::bom::NOT_COUNTED.join("; ")));
     match (b.cost_usd, b.cost_per_gpu()) {
         (Some(c), Some(g)) => s.push_str(&format!(
             "cost: {}, {} per GPU{}\n",

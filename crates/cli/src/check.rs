@@ -8,7 +8,7 @@ use crate::output;
 use clap::Args;
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
-use fabricscope_model::check::{check_with, parse, CheckReport, Given, Log, Measured, Source};
+use fabricscope_check::{check_with, parse, CheckReport, Given, Log, Measured, Source};
 use fabricscope_model::units::format_size;
 use fabricscope_model::{AlgoChoice, ModelError, ProtoChoice};
 use serde::Serialize;
@@ -78,10 +78,10 @@ struct CheckJson<'a> {
     healthy: Option<bool>,
     not_modelled: &'a [String],
     rows: Vec<RowJson>,
-    verdict: &'a [fabricscope_model::check::Cause],
-    unread_lines: &'a [fabricscope_model::check::Unread],
+    verdict: &'a [fabricscope_check::Cause],
+    unread_lines: &'a [fabricscope_check::Unread],
     /// Result rows that are not measurements, each with the reason.
-    unread_rows: &'a [fabricscope_model::check::Unread],
+    unread_rows: &'a [fabricscope_check::Unread],
     skipped_runs: &'a [String],
 }
 

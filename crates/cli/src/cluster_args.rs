@@ -303,8 +303,8 @@ pub fn algo_parser() -> FlagParser<AlgoChoice> {
         ids: Some(algo_ids),
     }
 }
-pub fn play_parser() -> FlagParser<fabricscope_model::teach::Play> {
-    use fabricscope_model::teach::Play;
+pub fn play_parser() -> FlagParser<fabricscope_teach::Play> {
+    use fabricscope_teach::Play;
     FlagParser {
         parse: |s| Play::from_id(s).ok_or_else(|| unknown("algorithm to play", s, &Play::ids())),
         ids: Some(Play::ids),

@@ -8,8 +8,8 @@ use crate::error::CliError;
 use crate::eval::{model_error, read_scenario};
 use crate::output;
 use clap::Args;
-use fabricscope_model::compare::{scale_designs, SameGpus};
-use fabricscope_model::design::{delta_table, design_numbers, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
+use fabricscope_design::compare::{scale_designs, SameGpus};
+use fabricscope_design::design::{delta_table, design_numbers, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
 use fabricscope_model::figures::thousands;
 use serde::Serialize;
 

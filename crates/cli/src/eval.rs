@@ -85,7 +85,7 @@ pub fn parse_scenario(name: &str, text: &str) -> Result<Scenario, CliError> {
     // Measured runs are held to their ranges, as the page reads them (check::runs_of); the
     // commands reading scenarios do not use them.
     let mut notes = Vec::new();
-    fabricscope_model::check::runs_of(measured, &mut notes);
+    fabricscope_check::runs_of(measured, &mut notes);
     match notes.first() {
         Some(n) => Err(CliError::new(format!("{name}: measured"), n.trim_start_matches("measured: ").to_string())),
         None => Ok(s),

@@ -26,7 +26,7 @@ fn error_cases() -> Vec<ModelError> {
     let topo = |c: Cluster| c.topology().err();
     let mut out: Vec<Option<ModelError>> = vec![
         topo(Cluster { nodes: 0, ..c.clone() }),
-        fabricscope_model::bom::PriceBook::from_value(&serde_json::json!([{"item": "nope", "usd": 1}])).ok().and_then(|b| b.validate().err()),
+        fabricscope_design::bom::PriceBook::from_value(&serde_json::json!([{"item": "nope", "usd": 1}])).ok().and_then(|b| b.validate().err()),
         topo(Cluster { gpus_per_node: 99, ..c.clone() }),
         topo(Cluster { nics_per_node: 99, ..c.clone() }),
         topo(Cluster { leaf_switches: Some(0), ..c.clone() }),

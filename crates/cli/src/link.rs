@@ -29,7 +29,7 @@ pub struct LinkArgs {
 pub fn run(a: &LinkArgs) -> Result<String, CliError> {
     if let Some(l) = &a.decode {
         let mut d = link::decode(l);
-        let runs = fabricscope_model::check::runs_of(link::measured_in_link(l), &mut d.warnings);
+        let runs = fabricscope_check::runs_of(link::measured_in_link(l), &mut d.warnings);
         if let Some(first) = d.warnings.first() {
             let more = d.warnings.len() - 1;
             let tail = if more > 0 {
@@ -39,7 +39,7 @@ pub fn run(a: &LinkArgs) -> Result<String, CliError> {
             };
             return Err(CliError::new("--decode", format!("{first}{tail}")));
         }
-        return output::json(&fabricscope_model::check::file_value(&d.scenario, &runs));
+        return output::json(&fabricscope_check::file_value(&d.scenario, &runs));
     }
     let path = a.scenario.as_deref().unwrap_or("-");
     let s = read_scenario(path)?;

@@ -8,14 +8,14 @@
 use crate::error::CliError;
 use crate::eval::{model_error, read_and_evaluate, read_training};
 use fabricscope_charts::pareto::pareto_chart;
-use fabricscope_model::rightsize::rightsize;
+use fabricscope_design::rightsize::rightsize;
 use fabricscope_model::training::explore::{constraints, workload};
 use clap::{Args, ValueEnum};
 use fabricscope_charts::report::{render_chart, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
 use fabricscope_charts::Theme;
-use fabricscope_model::compare::{default_name, scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{default_name, scale_point, ScalePoint, SCALE_NODES};
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::{Report, Scenario};
 use std::path::PathBuf;
@@ -105,7 +105,7 @@ pub fn run(a: &RenderArgs) -> Result<String, CliError> {
     if a.only.is_empty() || a.only.iter().any(|o| o == PARETO) {
         let w = workload(&s.training.workload).map_err(|e| model_error(&a.scenario[0], &e))?;
         let fixed = constraints(&s.training, s.cluster.total_gpus(), &w);
-        let book = fabricscope_model::bom::PriceBook::from_value(&s.prices).map_err(|e| model_error(&a.scenario[0], &e))?;
+        let book = fabricscope_design::bom::PriceBook::from_value(&s.prices).map_err(|e| model_error(&a.scenario[0], &e))?;
         let r = rightsize(&s.cluster, w, fixed, book).map_err(|e| model_error(&a.scenario[0], &e))?;
         let width = if a.width == 0 { 720 } else { a.width };
         let svg = pareto_chart(&r, width, width * 9 / 16, &theme);

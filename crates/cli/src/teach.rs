@@ -8,7 +8,7 @@ use crate::render::ThemeArg;
 use clap::Args;
 use fabricscope_charts::teach::{link_names, size_text, teach_frame, LinkNames};
 use fabricscope_charts::Theme;
-use fabricscope_model::teach::{schedule, Instance, Play};
+use fabricscope_teach::{schedule, Instance, Play};
 use fabricscope_model::units::{Bytes, Micros};
 use std::path::PathBuf;
 

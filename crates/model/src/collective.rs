@@ -70,7 +70,7 @@ impl Collective {
     pub fn ids() -> Vec<&'static str> {
         Self::ALL.iter().map(|c| c.id()).collect()
     }
-    pub(crate) fn func(self) -> Option<Func> {
+    pub fn func(self) -> Option<Func> {
         match self {
             Collective::AllReduce => Some(Func::AllReduce),
             Collective::AllGather => Some(Func::AllGather),

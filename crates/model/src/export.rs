@@ -92,35 +92,8 @@ pub fn layouts_csv(rows: &[StepReport]) -> String {
     out
 }
 
-/// Column names of [`bom_csv`], units in the names.
-pub const BOM_COLUMNS: [&str; 10] = ["group", "item", "name", "count", "scope", "unit_power_w", "unit_price_usd", "power_w", "price_usd", "source"];
-
-/// One row per line of a bill of materials; a power or price that is not known is empty.
-pub fn bom_csv(b: &crate::bom::Bom) -> String {
-    let mut out = String::new();
-    push_row(&mut out, BOM_COLUMNS.into_iter());
-    let opt = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
-    for l in &b.lines {
-        let n = l.count as f64;
-        let fields = [
-            l.group.id().to_string(),
-            l.item.to_string(),
-            l.name.to_string(),
-            l.count.to_string(),
-            l.scope.id().to_string(),
-            opt(l.unit_power_w),
-            opt(l.unit_price_usd),
-            opt(l.unit_power_w.map(|w| w * n)),
-            opt(l.unit_price_usd.map(|p| p * n)),
-            l.source.to_string(),
-        ];
-        push_row(&mut out, fields.iter().map(String::as_str));
-    }
-    out
-}
-
 /// Appends one CSV record: fields with a comma, quote or line break are quoted, quotes doubled.
-fn push_row<'a>(out: &mut String, fields: impl Iterator<Item = &'a str>) {
+pub fn push_row<'a>(out: &mut String, fields: impl Iterator<Item = &'a str>) {
     for (i, f) in fields.enumerate() {
         if i > 0 {
             out.push(',');
@@ -179,18 +152,6 @@ mod tests {
             .sum();
         assert!(parts > 0.5 * best.step_time_s && parts < 2.0 * best.step_time_s, "{parts} vs {}", best.step_time_s);
         assert_eq!(layouts_csv(&[]), LAYOUT_COLUMNS.join(",") + "\r\n");
-    }
-
-    #[test]
-    fn bom_csv_has_a_row_per_line() {
-        let b = crate::bom::scenario_bom(&Scenario::new(crate::Cluster { nodes: 128, ..crate::Cluster::default() })).unwrap();
-        let csv = bom_csv(&b);
-        let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
-        assert_eq!(lines.len(), b.lines.len() + 1);
-        assert_eq!(lines[0], BOM_COLUMNS.join(","));
-        // 128 DGX H100 at 10.2 kW: 1,305,600 W.
-        assert!(lines[1].starts_with("compute,dgx-h100,"), "{}", lines[1]);
-        assert!(lines[1].contains(",128,modelled,10200,,1305600,,"), "{}", lines[1]);
     }
 
     #[test]

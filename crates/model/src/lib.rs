@@ -1,5 +1,9 @@
-//! Fabricscope's cost model of GPU cluster interconnects. Pure and deterministic: no I/O, no
-//! web types. Data flows Scenario -> evaluate -> Report; this crate owns every number.
+//! Fabricscope's cost model of GPU cluster interconnects: the physics every page and command
+//! builds on. Pure and deterministic: no I/O, no web types. Data flows Scenario -> evaluate ->
+//! Report; this crate owns every number. It depends on serde only; the applications on top of
+//! it are their own crates and may use it, never the reverse: `fabricscope-design` (bill of
+//! materials, key numbers, compare, right-sizer), `fabricscope-check` (a real cluster's logs
+//! judged), `fabricscope-teach` (lessons). See docs/architecture.md.
 //!
 //! | module | what it holds |
 //! |---|---|
@@ -9,7 +13,6 @@
 //! | [`fabric_tree`] | sizing a buildable fat tree: leaf, spine, core tiers; rail planes |
 //! | [`figures`] | thousands separators and dollar amounts, as page and CLI print them |
 //! | [`topology`] | a cluster, checked, and its tiers, fat tree, hops, bisection |
-//! | [`bom`] | bill of materials: parts per tier, power, price book, cost |
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
 //! | [`ep`] | expert-parallel dispatch and combine (normal and low-latency kernels) |
@@ -17,21 +20,12 @@
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
 //! | [`link`] | scenario <-> compact versioned permalink, forgiving decoder |
-//! | [`compare`] | up to four named designs: default names, delta table, scaling curves, link |
 //! | [`export`] | CSV of sweeps and of any serialisable rows (search results) |
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
-//! | [`design`] | a design's key numbers (busbw, step, MFU, power, cost) and the delta table |
-//! | [`rightsize`] | fabric options for a job: cost or power against step time, Pareto front |
-//! | [`teach`] | collectives as step schedules on a small instance; lesson answers |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
-//! | [`check`] | nccl-tests output read, set against the model, diagnosed |
 
-pub mod bom;
 pub mod catalog;
-pub mod check;
 pub mod collective;
-pub mod compare;
-pub mod design;
 pub mod ep;
 pub mod error;
 pub mod export;
@@ -44,11 +38,9 @@ pub mod rccl;
 pub mod network;
 pub mod presets;
 pub mod reading;
-pub mod rightsize;
 pub mod report;
 pub mod scenario;
 pub mod sorting;
-pub mod teach;
 pub mod topology;
 pub mod training;
 pub mod trust;

@@ -125,7 +125,7 @@ pub const MICRO_BATCH: Limit = count("micro_batch", "micro-batch", 1, PARALLEL);
 pub const ZERO: Limit = count("zero", "the ZeRO stage", 0, 3);
 /// Length of a workload id in bytes (a custom id of seven 10-digit sizes is 84).
 pub const WORKLOAD_ID: Limit = count("workload", "the workload id's length in bytes", 1, 200);
-/// Measured nccl-tests runs a scenario keeps ([`crate::check`]): a log of every collective
+/// Measured nccl-tests runs a scenario keeps (`fabricscope_check`): a log of every collective
 /// on every node of a large cluster fits; the limit bounds what a file or link can make us do.
 pub const MEASURED_RUNS: Limit = count("measured", "the number of measured runs", 0, 256);
 /// Sizes of one measured run (nccl-tests' default sweep, 8 B to 16 GiB, is 32).

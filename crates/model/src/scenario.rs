@@ -175,9 +175,9 @@ pub struct Scenario {
     pub cluster: Cluster,
     pub view: View,
     pub training: TrainingChoice,
-    /// The user's prices (and power figures) for the bill of materials ([`crate::bom`]), as
+    /// The user's prices (and power figures) for the bill of materials (`fabricscope_design::bom`), as
     /// the file or link gave them (null: nothing priced). Read and checked where a bill of
-    /// materials is made ([`crate::bom::PriceBook::from_value`], [`crate::bom::scenario_bom`]),
+    /// materials is made (`fabricscope_design::bom::PriceBook::from_value`, `fabricscope_design::bom::scenario_bom`),
     /// not by `validate`: the explorer, which makes none, carries no code for them.
     /// Files and links write them under `prices` and the link reader sets them apart from
     /// the rest (`link::apply`), so no reader for them is derived here.
@@ -185,7 +185,7 @@ pub struct Scenario {
     pub prices: serde_json::Value,
     // nccl-tests runs measured on a real cluster travel with a scenario in files and links
     // under `measured`, but are not part of this type: they are read and written apart
-    // ([`crate::check::runs_of`], [`crate::check::file_value`], [`crate::check::link_of`]),
+    // (`fabricscope_check::runs_of`, `fabricscope_check::file_value`, `fabricscope_check::link_of`),
     // so the explorer, which does not show them, carries no code for them.
 }
 

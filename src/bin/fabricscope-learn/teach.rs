@@ -6,7 +6,7 @@
 use fabricscope_charts::teach::{link_names, teach_frame, LinkNames};
 use fabricscope_charts::Theme;
 use fabricscope_model::link::{decode, find_in_url};
-use fabricscope_model::teach::{lesson, schedule, unavailable, Instance, Play, Schedule};
+use fabricscope_teach::{lesson, schedule, unavailable, Instance, Play, Schedule};
 use fabricscope_model::units::{Bytes, Micros};
 use fabricscope_model::{Cluster, Topology};
 use std::cell::RefCell;
@@ -148,7 +148,7 @@ thread_local! {
 /// with `width` > 0 also the throughput chart with each algorithm's curve over NCCL's.
 #[wasm_bindgen]
 pub fn teach_algos(query: &str, hash: &str, bytes: f64, proto: &str, width: u32, dark: bool) -> String {
-    use fabricscope_model::teach::algos::{compare, curves, reason};
+    use fabricscope_teach::algos::{compare, curves, reason};
     use fabricscope_model::{sweep_sizes, Comm, ProtoChoice, SizeRange, YAxis};
     let link = find_in_url(query, hash).unwrap_or("");
     let mut s = decode(link).scenario;
@@ -159,7 +159,7 @@ pub fn teach_algos(query: &str, hash: &str, bytes: f64, proto: &str, width: u32,
         let comm = Comm::new(&topo, topo.whole()).map_err(|e| e.message)?;
         let (auto, rows) = compare(&comm, op, bytes, ProtoChoice::from_id(proto).unwrap_or_default()).map_err(|e| e.message)?;
         let mut o = format!("{{\"op\":{},\"reason\":{},\"rows\":[", js(op.name()), js(&reason(&auto, &rows)));
-        let row = |t: &fabricscope_model::teach::algos::Terms| {
+        let row = |t: &fabricscope_teach::algos::Terms| {
             let p = &t.prediction;
             format!("\"algorithm\":\"{}\",\"protocol\":\"{}\",\"time\":{},\"busbw\":{},\"lat\":{},\"bw\":{}", p.algorithm, p.protocol, p.time.0, p.busbw.0, t.latency.0, t.bandwidth)
         };

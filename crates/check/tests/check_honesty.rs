@@ -8,7 +8,7 @@
 mod synth_log;
 
 use fabricscope_model::catalog::{GpuKind, NicKind};
-use fabricscope_model::check::{check, check_with, link_of_noted, parse, CheckReport, Given, Library, Measured, NetPlugin, Source};
+use fabricscope_check::{check, check_with, link_of_noted, parse, CheckReport, Given, Library, Measured, NetPlugin, Source};
 use fabricscope_model::{AlgoChoice, Cluster, Scenario};
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
@@ -304,7 +304,7 @@ fn thirty_two_per_node_runs_keep_the_link_under_the_limit_and_say_so() {
     assert!(note.starts_with("The link leaves out the 32 per-node run(s)"), "{note}");
     // It reads back: the design and the shared run.
     let mut warnings = Vec::new();
-    let back = fabricscope_model::check::runs_of(fabricscope_model::link::measured_in_link(&link), &mut warnings);
+    let back = fabricscope_check::runs_of(fabricscope_model::link::measured_in_link(&link), &mut warnings);
     assert_eq!((back.len(), warnings.len()), (1, 0));
     // A short one is whole, without a note.
     assert_eq!(link_of_noted(&s, &runs[..2]).1, None);

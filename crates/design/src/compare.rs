@@ -1,7 +1,7 @@
 //! Comparing designs: up to four named Scenarios (A-D), their default names from the preset
 //! or from what differs between them, the delta table of their key numbers, scaling curves
 //! against node count, and the designs in a link. Each design is evaluated by the same
-//! [`crate::evaluate`] as a single scenario; nothing here is web-specific.
+//! [`fabricscope_model::evaluate`] as a single scenario; nothing here is web-specific.
 
 use crate::catalog::{GpuKind, NicKind};
 use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
@@ -397,7 +397,7 @@ mod tests {
         // busbw at the size, the job's step, the BOM's power (4 DGX H100 at 10.2 kW each at
         // least, the DGX H100 user guide); no price book, no cost.
         let sc = Scenario::default();
-        let r = crate::evaluate(&sc).unwrap();
+        let r = fabricscope_model::evaluate(&sc).unwrap();
         let v = crate::training::explore::explore(&sc.cluster, &sc.training).unwrap();
         let bom = crate::bom::scenario_bom(&sc).unwrap();
         let k = numbers("A", &r, Collective::AllReduce, Bytes(1 << 30), v.chosen.as_ref(), bom);
@@ -443,7 +443,7 @@ mod tests {
         assert!(b_big > 10.0 && b_big <= b_small, "{b_small} then {b_big}");
         // The job's step at the design's own size is the design's step (same layout); twice
         // the nodes give DP twice the GPUs, so the step is shorter, and never by more than half.
-        let v = crate::training::explore::explore(&c, &crate::TrainingChoice::default()).unwrap();
+        let v = crate::training::explore::explore(&c, &fabricscope_model::TrainingChoice::default()).unwrap();
         let own = v.chosen.as_ref().unwrap().step_time_s;
         let at4 = scale_point(&c, 4, Collective::AllReduce, Bytes(1 << 30), Some(&v)).step_s.unwrap();
         assert!((at4 - own).abs() <= own * 1e-9, "{at4} vs {own}");

@@ -2,6 +2,12 @@
 //! the log shows: [`facts`]), kept as measured runs ([`measured`]), the cluster judged
 //! against with each field's source ([`sources`]), set against the model and diagnosed
 //! ([`diagnose`]). Nothing here does I/O; the CLI and the page pass the text in.
+//!
+//! Built on the model (`fabricscope-model`) and nothing else: the model modules this crate may
+//! use are re-exported below under their model names, so `crate::collective` reads as it does in
+//! the model. Used by the CLI (`fabricscope check`) and check.html.
+
+pub(crate) use fabricscope_model::{catalog, collective, error, limits, link, scenario, topology, trust, units};
 
 pub mod diagnose;
 pub mod facts;

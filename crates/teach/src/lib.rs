@@ -1,5 +1,10 @@
 //! Teaching: collectives played step by step on a small copy of the cluster ([`schedule`]),
 //! the model's answers to lesson questions ([`lesson`]), and every algorithm side by side ([`algos`]).
+//!
+//! Built on the model (`fabricscope-model`) and nothing else: the model modules this crate may
+//! use are re-exported below under their model names. Used by learn.html and `fabricscope teach`.
+
+pub(crate) use fabricscope_model::{collective, error, nccl, topology, units, Scenario};
 
 pub mod algos;
 pub mod lesson;

@@ -549,7 +549,7 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
+    use fabricscope_model::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
     use crate::topology::Cluster;
 
     fn inst(nodes: u32, gpn: u32) -> Instance {

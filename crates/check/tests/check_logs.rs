@@ -3,7 +3,7 @@
 //! cluster judged healthy, and the same log with its plateau cut to one rail of eight
 //! diagnosed as missing rails. Plus: no input panics the reader.
 
-use fabricscope_model::check::{check, check_with, parse, Given, Measured};
+use fabricscope_check::{check, check_with, parse, Given, Measured};
 use fabricscope_model::catalog::GpuKind;
 use fabricscope_model::{Cluster, Collective};
 use proptest::prelude::*;
@@ -85,7 +85,7 @@ fn a_healthy_node_is_judged_healthy() {
     assert_eq!((last.bytes, last.measured_busbw), (8589934592, 357.90));
     assert_eq!(last.ratio, last.measured_busbw / last.expected_busbw);
     assert!((last.ratio - 1.0).abs() < 0.05, "{last:?}");
-    let csv = fabricscope_model::check::check_csv(&r);
+    let csv = fabricscope_check::check_csv(&r);
     assert_eq!(csv.lines().count(), 1 + 27);
     assert!(csv.lines().last().unwrap().starts_with("1,all_gather,8589934592,357.9,"), "{csv}");
 }

@@ -1,7 +1,7 @@
 //! The lesson files under assets/lessons: each is a version-1 lesson the model can answer at
 //! every step, and the answers are the facts the lessons teach.
 
-use fabricscope_model::teach::lesson::{answer_json, Answer, LESSON_VERSION};
+use fabricscope_teach::lesson::{answer_json, Answer, LESSON_VERSION};
 use fabricscope_model::Cluster;
 use serde_json::Value;
 

@@ -10,6 +10,7 @@
 //! twin-port OSFP modules (two links per module) and so do DGX systems (8 NICs behind 4 OSFP
 //! cages); other servers take one single-port module per NIC.
 
+pub mod csv;
 pub mod parts;
 pub mod prices;
 
@@ -18,6 +19,7 @@ use crate::error::Result;
 use crate::fabric_tree::SwitchLevel;
 use crate::topology::Topology;
 use parts::{Part, PartKind};
+pub use csv::{bom_csv, BOM_COLUMNS};
 pub use prices::{Price, PriceBook, MAX_POWER_W, MAX_USD};
 use serde::Serialize;
 

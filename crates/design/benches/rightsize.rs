@@ -2,11 +2,11 @@
 //! layout search on the user's cluster and every fabric option costed and timed, at once (the
 //! CLI) and in 8 ms slices as a page would run it.
 //!
-//! `cargo bench -p fabricscope-model --bench rightsize -- --warm-up-time 1 --measurement-time 5`
+//! `cargo bench -p fabricscope-design --bench rightsize -- --warm-up-time 1 --measurement-time 5`
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fabricscope_model::bom::PriceBook;
-use fabricscope_model::rightsize::{rightsize, RightSizer};
+use fabricscope_design::bom::PriceBook;
+use fabricscope_design::rightsize::{rightsize, RightSizer};
 use fabricscope_model::training::{preset, Constraints};
 use fabricscope_model::Cluster;
 use std::hint::black_box;
