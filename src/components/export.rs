@@ -121,7 +121,7 @@ pub(crate) fn download_png(name: String, svg: &str, width: u32, height: u32) -> 
 
 /// `width="W" height="H"` of an SVG's root element (880 x 460 when absent).
 pub(crate) fn svg_size(svg: &str) -> (u32, u32) {
-    match fabricscope_charts::report::svg_size(svg) {
+    match fabricscope_charts::svg_size(svg) {
         (0, _) | (_, 0) => (880, 460),
         size => size,
     }

@@ -5,7 +5,7 @@
 
 use crate::collective::{collective_chart, ChartOptions, Series};
 use crate::hierarchy::{bandwidth_hierarchy_chart_with, HierarchyOptions};
-use crate::report::svg_size;
+use crate::svg_size;
 use crate::svg::escape;
 use crate::theme::Theme;
 use crate::training::{memory_chart, step_chart, Size, StepRow};

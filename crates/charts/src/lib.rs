@@ -41,7 +41,7 @@ pub mod text;
 mod svg;
 pub mod theme;
 
-pub use svg::{escape, polylines_in, texts};
+pub use svg::{escape, polylines_in, svg_size, texts};
 
 pub use collective::{collective_chart, collective_chart_with_points, ChartOptions, Mark, Points, Series};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};

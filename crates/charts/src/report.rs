@@ -4,7 +4,7 @@
 
 use crate::collective::{collective_chart, ChartOptions, Mark, Series};
 use crate::hierarchy::{bandwidth_hierarchy_chart_with, HierarchyOptions};
-use crate::svg::escape;
+use crate::svg::{escape, svg_size};
 use crate::text::wrap;
 use crate::theme::Theme;
 use crate::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
@@ -194,18 +194,6 @@ pub fn render_chart(
         caption: cap,
         svg,
     })
-}
-
-/// `width="W" height="H"` of an SVG's root element ((0, 0) when absent).
-pub fn svg_size(svg: &str) -> (u32, u32) {
-    let head = svg.split('>').next().unwrap_or("");
-    let attr = |name: &str| {
-        head.split(&format!(" {name}=\""))
-            .nth(1)
-            .and_then(|r| r.split('"').next())
-            .and_then(|v| v.parse().ok())
-    };
-    (attr("width").unwrap_or(0), attr("height").unwrap_or(0))
 }
 
 /// The header's lines at width `w`: (title lines, caption lines).

@@ -225,6 +225,18 @@ pub fn polylines_in(svg: &str, color: crate::Rgb) -> usize {
         .count()
 }
 
+/// `width="W" height="H"` of an SVG's root element ((0, 0) when absent).
+pub fn svg_size(svg: &str) -> (u32, u32) {
+    let head = svg.split('>').next().unwrap_or("");
+    let attr = |name: &str| {
+        head.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|v| v.parse().ok())
+    };
+    (attr("width").unwrap_or(0), attr("height").unwrap_or(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

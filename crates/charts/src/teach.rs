@@ -244,7 +244,7 @@ mod tests {
             // 16 chunks in flight plus the legend has no rects of 9 px.
             assert_eq!(svg.matches("width=\"9.0\"").count(), 16, "{w}");
             assert!(svg.contains("2(n-1)/n x S = 30.00 MiB"), "{w}");
-            let (vw, _) = crate::report::svg_size(&svg);
+            let (vw, _) = crate::svg_size(&svg);
             assert_eq!(vw, w);
         }
     }

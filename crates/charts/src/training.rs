@@ -386,7 +386,7 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
             let size = Size { width: w(460, 420), height: 110 };
             let svg = memory_chart(&parts, cap, size, theme);
             // The chart grows when its legend wraps.
-            let (mw, mh) = crate::report::svg_size(&svg);
+            let (mw, mh) = crate::svg_size(&svg);
             Some((svg, mw, mh))
         }
         _ => None,

@@ -17,7 +17,7 @@ mod common;
 use fabricscope_model::catalog::{GpuKind, GpuSpec, NicKind, ScaleUp};
 use fabricscope_model::topology::Cluster;
 use fabricscope_model::training::bands::{band_table, BandRow, ErrorClass};
-use fabricscope_model::training::presets::gpt;
+use fabricscope_model::training::workload::gpt;
 use fabricscope_model::training::{
     preset, search, Constraints, Evaluator, Framework, Mlp, Moe, Parallel, Positions, Precision, Recompute, SearchOptions, StepReport, Workload,
 };

@@ -1,22 +1,24 @@
 //! The plain-language bottleneck sentence of a step report.
 
 use super::mapping::{Group, GroupSpan, SpanTier};
-use super::step::{Evaluator, Layout, Summary};
+use super::step_report::{Layout, Summary};
+use super::workload::Workload;
+use crate::topology::Topology;
 
 fn gib(b: u64) -> f64 {
     b as f64 / (1u64 << 30) as f64
 }
 
 /// Names the tier a group crosses, with its oversubscription and NIC sharing.
-pub fn tier_phrase(ev: &Evaluator, sp: &GroupSpan) -> String {
-    let c = &ev.topo.cluster;
+pub fn tier_phrase(topo: &Topology, sp: &GroupSpan) -> String {
+    let c = &topo.cluster;
     let base = match sp.tier {
         SpanTier::Local => "no link".to_string(),
         SpanTier::ScaleUp => c.scale_up.name().to_string(),
-        SpanTier::Leaf => format!("{} under one leaf switch", ev.topo.nic.name),
-        SpanTier::Spine => match &ev.topo.fabric {
+        SpanTier::Leaf => format!("{} under one leaf switch", topo.nic.name),
+        SpanTier::Spine => match &topo.fabric {
             Some(f) if f.oversubscription > 1.0 => format!("a {:.3}:1 oversubscribed spine", f.oversubscription).replace(".000:", ":"),
-            _ => format!("the {} spine", ev.topo.nic.name),
+            _ => format!("the {} spine", topo.nic.name),
         },
     };
     if sp.tier != SpanTier::ScaleUp && sp.tier != SpanTier::Local && sp.net_share > 1.0 + 1e-9 {
@@ -32,7 +34,7 @@ fn span_of(layout: &Layout, grp: Group) -> GroupSpan {
 }
 
 /// One sentence: what the step spends its time on besides useful math, and why.
-pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
+pub fn bottleneck(topo: &Topology, work: &Workload, layout: &Layout, s: &Summary) -> String {
     let b = &s.breakdown;
     let total = s.step.0.max(1e-12);
     let pct = |x: f64| (100.0 * x / total).round();
@@ -72,14 +74,14 @@ pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
                     "TP collectives are {p:.0}% of the step: TP {} spans {} scale-up domains, so every layer's {} cross {}",
                     par.tp,
                     sp.domains,
-                    if par.sp(ev.work) { "all-gathers and reduce-scatters" } else { "all-reduces" },
-                    tier_phrase(ev, &sp)
+                    if par.sp(work) { "all-gathers and reduce-scatters" } else { "all-reduces" },
+                    tier_phrase(topo, &sp)
                 )
             } else {
                 format!(
                     "TP collectives are {p:.0}% of the step: {} per layer over {} and not overlapped with compute",
-                    if par.sp(ev.work) { "4 all-gathers/reduce-scatters" } else { "2 all-reduces" },
-                    tier_phrase(ev, &sp)
+                    if par.sp(work) { "4 all-gathers/reduce-scatters" } else { "2 all-reduces" },
+                    tier_phrase(topo, &sp)
                 )
             }
         }
@@ -91,7 +93,7 @@ pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
                 2 => "per-micro-batch gradient reduce-scatter and parameter all-gather",
                 _ => "per-layer parameter all-gathers and gradient reduce-scatters (ZeRO-3)",
             };
-            format!("The DP {what} is {p:.0}% of the step: it crosses {}", tier_phrase(ev, &sp))
+            format!("The DP {what} is {p:.0}% of the step: it crosses {}", tier_phrase(topo, &sp))
         }
         "bubble" => format!(
             "The pipeline bubble is {p:.0}% of the step: {} micro-batches through {} stages{}; more micro-batches or more interleaving shrink it",
@@ -101,15 +103,15 @@ pub fn bottleneck(ev: &Evaluator, layout: &Layout, s: &Summary) -> String {
         ),
         "pp_p2p" => {
             let sp = span_of(layout, Group::Pp);
-            format!("Pipeline sends and receives are {p:.0}% of the step: every micro-batch's activations cross {}", tier_phrase(ev, &sp))
+            format!("Pipeline sends and receives are {p:.0}% of the step: every micro-batch's activations cross {}", tier_phrase(topo, &sp))
         }
         "cp" => {
             let sp = span_of(layout, Group::Cp);
-            format!("The CP key/value ring is {p:.0}% of the step: it crosses {} faster than attention can hide it", tier_phrase(ev, &sp))
+            format!("The CP key/value ring is {p:.0}% of the step: it crosses {} faster than attention can hide it", tier_phrase(topo, &sp))
         }
         "ep" => {
             let sp = span_of(layout, Group::Ep);
-            format!("The EP all-to-all is {p:.0}% of the step: token dispatch and combine cross {}", tier_phrase(ev, &sp))
+            format!("The EP all-to-all is {p:.0}% of the step: token dispatch and combine cross {}", tier_phrase(topo, &sp))
         }
         _ => format!("The optimizer step is {p:.0}% of the step: it streams the FP32 states of its shard through HBM"),
     };

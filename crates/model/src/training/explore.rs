@@ -7,7 +7,8 @@
 //! the first answer before the whole MFU grid is done; [`explore`] runs them all.
 
 use super::mapping::{Parallel, Recompute};
-use super::presets::{gpt, preset, preset_ids};
+use super::presets::{preset, preset_ids};
+use super::workload::gpt;
 use super::rules::{rule_search, rules_of_thumb, rules_with, RuleOfThumb};
 use super::search::{evaluate_idle, interleave_values, idle_gpus, idle_note, largest_dp, layout_space, Constraints, LayoutSizes, Search, SearchOptions};
 use super::step::{Evaluator, EvaluatorCaches, StepReport};

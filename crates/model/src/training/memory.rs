@@ -12,7 +12,6 @@
 
 use super::framework::Framework;
 use super::mapping::{Parallel, Recompute};
-use super::step::{padded_vocab, StageParams};
 use super::workload::{Mlp, Precision, Workload};
 use crate::catalog::GpuSpec;
 use crate::units::Bytes;
@@ -177,6 +176,32 @@ fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u3
     let total = Bytes([weights, gradients, optimizer, activations, reserved].iter().fold(0u64, |a, b| a.saturating_add(b.0)));
     let capacity = Bytes((gpu.hbm_gb * (1u64 << 30) as f64) as u64);
     MemoryBreakdown { weights, gradients, optimizer, activations, reserved, total, capacity, fits: total.0 <= capacity.0, stage: rank }
+}
+
+/// Parameters a GPU of one pipeline stage holds (after TP and EP, before ZeRO).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageParams {
+    pub dense_layers: u32,
+    pub moe_layers: u32,
+    pub embedding: bool,
+    pub head: bool,
+    /// Parameters replicated over the DP x CP group (attention, dense MLP, router, shared
+    /// experts, norms, embeddings), per GPU.
+    pub dense_params: f64,
+    /// Routed-expert parameters, per GPU (reduced over the expert-DP group).
+    pub expert_params: f64,
+}
+
+impl StageParams {
+    pub fn total(&self) -> f64 {
+        self.dense_params + self.expert_params
+    }
+}
+
+/// Megatron pads the vocabulary to a multiple of 128 x TP (`--make-vocab-size-divisible-by`).
+pub fn padded_vocab(vocab: u32, tp: u32) -> u64 {
+    let q = 128 * tp.max(1) as u64;
+    (vocab as u64).div_ceil(q) * q
 }
 
 #[cfg(test)]

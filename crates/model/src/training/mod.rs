@@ -35,6 +35,7 @@ pub mod presets;
 pub mod rules;
 pub mod search;
 pub mod step;
+pub mod step_report;
 pub mod workload;
 
 pub use framework::Framework;

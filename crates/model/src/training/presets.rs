@@ -1,30 +1,7 @@
 //! Named workloads: GPT-3, the Megatron-LM GPT family of the calibration data, Llama 3,
 //! Mixtral and a DeepSeek-V3-like MoE. Each entry cites where its shape comes from.
 
-use super::workload::{Mlp, Moe, Positions, Precision, Workload};
-
-/// GPT-style model as in Narayanan et al. 2021 / Korthikanti et al. 2022: `ffn = 4h`, GeLU,
-/// learned positions, tied embeddings, dropout, vocabulary 51,200, sequence 2,048.
-pub fn gpt(name: &str, layers: u32, hidden: u32, heads: u32, global_batch: u32) -> Workload {
-    Workload {
-        name: name.to_string(),
-        layers,
-        hidden,
-        heads,
-        kv_heads: heads,
-        head_dim: 0,
-        ffn: 4 * hidden,
-        mlp: Mlp::Gelu,
-        vocab: 51200,
-        seq: 2048,
-        global_batch,
-        positions: Positions::Learned,
-        tied_embeddings: true,
-        dropout: true,
-        moe: None,
-        precision: Precision::Bf16,
-    }
-}
+use super::workload::{gpt, Mlp, Moe, Positions, Precision, Workload};
 
 #[allow(clippy::too_many_arguments)]
 fn llama(name: &str, layers: u32, hidden: u32, heads: u32, kv_heads: u32, ffn: u32, vocab: u32, seq: u32, global_batch: u32) -> Workload {

@@ -157,7 +157,7 @@ pub struct Workload {
 impl Default for Workload {
     /// GPT-3 175B as trained by Narayanan et al. 2021.
     fn default() -> Self {
-        crate::training::presets::gpt(
+        gpt(
             "gpt3-175b",
             96,
             12288,
@@ -401,6 +401,29 @@ impl Workload {
     /// Hardware FLOPs per step: model FLOPs plus recompute.
     pub fn hardware_flops_per_step(&self, recompute: super::Recompute) -> f64 {
         self.model_flops_per_step() + self.recompute_flops_per_step(recompute)
+    }
+}
+
+/// GPT-style model as in Narayanan et al. 2021 / Korthikanti et al. 2022: `ffn = 4h`, GeLU,
+/// learned positions, tied embeddings, dropout, vocabulary 51,200, sequence 2,048.
+pub fn gpt(name: &str, layers: u32, hidden: u32, heads: u32, global_batch: u32) -> Workload {
+    Workload {
+        name: name.to_string(),
+        layers,
+        hidden,
+        heads,
+        kv_heads: heads,
+        head_dim: 0,
+        ffn: 4 * hidden,
+        mlp: Mlp::Gelu,
+        vocab: 51200,
+        seq: 2048,
+        global_batch,
+        positions: Positions::Learned,
+        tied_embeddings: true,
+        dropout: true,
+        moe: None,
+        precision: Precision::Bf16,
     }
 }
 

@@ -1,0 +1,218 @@
+//! The codebase's shape, checked on every test run: no Rust file over 1,000 lines, no import
+//! cycle between the files of a crate (outside tests), and the model crate depending on no
+//! other Fabricscope crate. Reads the sources; nothing is compiled.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Longest Rust file allowed, lines (issue #26).
+const MAX_LINES: usize = 1000;
+
+/// The workspace, or another tree to check (FABRICSCOPE_ARCH_ROOT: an older checkout).
+fn workspace() -> PathBuf {
+    std::env::var_os("FABRICSCOPE_ARCH_ROOT").map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."), PathBuf::from)
+}
+
+/// Every crate's source root: `crates/*/src` and the web app's `src`.
+fn source_roots() -> Vec<PathBuf> {
+    let mut roots = vec![workspace().join("src")];
+    let crates = std::fs::read_dir(workspace().join("crates")).expect("crates/ is readable");
+    for e in crates.flatten() {
+        let src = e.path().join("src");
+        if src.is_dir() {
+            roots.push(src);
+        }
+    }
+    roots.sort();
+    roots
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("source dir is readable").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// A file's module path inside its crate: `training/step.rs` -> ["training", "step"];
+/// `mod.rs`, `lib.rs` and `main.rs` stand for their folder.
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(root).expect("file under its root").with_extension("");
+    let mut parts: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code of a file without its test module and comments.
+fn code_of(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+}
+
+/// Paths named after `crate::` or `super::` in `code` (braced lists expanded one level), as
+/// absolute module paths.
+fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for kw in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(i) = code[from..].find(kw) {
+            let at = from + i;
+            from = at + kw.len();
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            let base: Vec<String> = if kw == "crate::" {
+                Vec::new()
+            } else {
+                // `super::` of `a/b.rs` (module a::b) and of `a/mod.rs` (module a) alike is the
+                // module path less its last name.
+                let mut p = here.to_vec();
+                p.pop();
+                p
+            };
+            let rest = &code[from..];
+            let heads: Vec<String> = if let Some(list) = rest.strip_prefix('{') {
+                list.split('}').next().unwrap_or("").split(',').map(|s| s.trim().to_string()).collect()
+            } else {
+                vec![rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect()]
+            };
+            for h in heads {
+                let mut p = base.clone();
+                p.extend(h.split("::").filter(|s| !s.is_empty() && *s != "self").map(str::to_string));
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Strongly connected groups of more than one file, by Tarjan's algorithm.
+fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct T<'a> {
+        e: &'a BTreeMap<String, BTreeSet<String>>,
+        idx: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on: BTreeSet<&'a str>,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(t: &mut T<'a>, v: &'a str) {
+        let n = t.idx.len();
+        t.idx.insert(v, n);
+        t.low.insert(v, n);
+        t.stack.push(v);
+        t.on.insert(v);
+        for w in t.e.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !t.idx.contains_key(w) {
+                visit(t, w);
+                let lw = t.low[w];
+                let lv = t.low[v];
+                t.low.insert(v, lv.min(lw));
+            } else if t.on.contains(w) {
+                let iw = t.idx[w];
+                let lv = t.low[v];
+                t.low.insert(v, lv.min(iw));
+            }
+        }
+        if t.low[v] == t.idx[v] {
+            let mut comp = Vec::new();
+            while let Some(w) = t.stack.pop() {
+                t.on.remove(w);
+                comp.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                t.out.push(comp);
+            }
+        }
+    }
+    let mut t = T { e: edges, idx: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on: BTreeSet::new(), out: Vec::new() };
+    for v in edges.keys() {
+        if !t.idx.contains_key(v.as_str()) {
+            visit(&mut t, v);
+        }
+    }
+    t.out
+}
+
+/// Import edges between the files of one crate (code outside tests only).
+fn import_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(root, &mut files);
+    let modules: BTreeMap<Vec<String>, PathBuf> = files.iter().map(|f| (module_of(root, f), f.clone())).collect();
+    let name = |m: &[String]| if m.is_empty() { "(root)".to_string() } else { m.join("/") };
+    let mut edges = BTreeMap::new();
+    for (m, f) in &modules {
+        let text = std::fs::read_to_string(f).expect("source is readable");
+        let mut to = BTreeSet::new();
+        for p in paths_named(&code_of(&text), m) {
+            // The longest prefix of the path that is a file of this crate.
+            if let Some(target) = (0..=p.len()).rev().map(|k| &p[..k]).find(|k| modules.contains_key(*k)) {
+                if target != m.as_slice() && !target.is_empty() {
+                    to.insert(name(target));
+                }
+            }
+        }
+        edges.insert(name(m), to);
+    }
+    edges
+}
+
+#[test]
+fn no_rust_file_is_over_a_thousand_lines() {
+    let mut long = Vec::new();
+    for root in source_roots() {
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        for f in files {
+            let n = std::fs::read_to_string(&f).expect("source is readable").lines().count();
+            if n > MAX_LINES {
+                long.push(format!("{} ({n} lines)", f.display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over {MAX_LINES} lines: {long:?}");
+}
+
+#[test]
+fn no_crate_has_an_import_cycle_between_its_files() {
+    let mut found = Vec::new();
+    for root in source_roots() {
+        for c in cycles(&import_graph(&root)) {
+            found.push(format!("{}: {c:?}", root.display()));
+        }
+    }
+    assert!(found.is_empty(), "import cycles (outside tests): {found:?}");
+}
+
+/// The detector finds a cycle where there is one (a guard against a test that cannot fail).
+#[test]
+fn the_cycle_detector_sees_a_two_file_cycle() {
+    let mut e = BTreeMap::new();
+    e.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
+    e.insert("b".to_string(), BTreeSet::from(["a".to_string()]));
+    e.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
+    assert_eq!(cycles(&e).len(), 1);
+    let here = vec!["training".to_string(), "step".to_string()];
+    let named = paths_named("use super::memory::{memory, StageShape};\nuse crate::units::{Micros};", &here);
+    assert!(named.contains(&vec!["training".to_string(), "memory".to_string()]), "{named:?}");
+    assert!(named.contains(&vec!["units".to_string()]), "{named:?}");
+}
+
+#[test]
+fn the_model_depends_on_no_other_fabricscope_crate() {
+    let toml = std::fs::read_to_string(workspace().join("crates/model/Cargo.toml")).expect("model Cargo.toml");
+    let deps = toml.split("[dependencies]").nth(1).unwrap_or("");
+    let deps = deps.split("\n[").next().unwrap_or("");
+    assert!(!deps.contains("fabricscope-"), "crates/model must stay below the applications: {deps}");
+}
