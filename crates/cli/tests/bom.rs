@@ -137,8 +137,8 @@ fn rightsize_ranks_options_and_picks_within_two_percent() {
     assert!(text.contains("Pareto front") && text.contains("cheapest within 2% of the fastest"), "{text}");
 }
 
-/// The text's "fastest: NAME (N s" is the JSON's fastest candidate, ranked or not; without a
-/// switch figure nothing is ranked on power and the text says which parts lack one.
+/// The text's "fastest: NAME (N s" is the JSON's fastest candidate, ranked or not; options with
+/// a part lacking a power figure are not ranked on power and the text names those parts.
 #[test]
 fn rightsize_text_and_json_name_the_same_fastest() {
     for args in [&["rightsize", "--nodes", "32"][..], &["rightsize", "--gpu", "b200", "--nodes", "72"][..]] {
@@ -149,9 +149,19 @@ fn rightsize_text_and_json_name_the_same_fastest() {
         let f = &v["candidates"][v["fastest"].as_u64().unwrap() as usize];
         let want = format!("fastest: {} ({:.3} s", f["label"].as_str().unwrap(), f["step_time_s"].as_f64().unwrap());
         assert!(text.contains(&want), "{want} not in {text}");
-        // No switch figure is published: nothing ranked, the switch named.
-        assert!(v["pareto"].as_array().unwrap().is_empty() && v["pick"].is_null(), "{}", v["pareto"]);
-        assert!(text.contains("no published power for") && text.contains("qm9700"), "{text}");
+        // SN5600 (RoCE options) has no published maximum: those are not ranked and are named;
+        // the QM9700 (NDR) options are powered and ranked.
+        let cands = v["candidates"].as_array().unwrap();
+        for i in v["pareto"].as_array().unwrap() {
+            assert!(cands[i.as_u64().unwrap() as usize]["power_ranked"].as_bool().unwrap());
+        }
+        assert!(!v["pareto"].as_array().unwrap().is_empty(), "{}", v["pareto"]);
+        let unranked = cands.iter().filter(|c| !c["power_ranked"].as_bool().unwrap()).count();
+        assert_eq!(text.contains("no published power for"), unranked > 0, "{text}");
+        assert!(!text.contains("qm9700"), "{text}");
+        if args.contains(&"32") {
+            assert!(unranked > 0 && text.contains("sn5600"), "{text}");
+        }
         let min = v["candidates"].as_array().unwrap().iter().map(|c| c["step_time_s"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
         assert!(f["step_time_s"].as_f64().unwrap() <= min * (1.0 + 1e-6));
     }
@@ -186,7 +196,7 @@ fn bom_marks_lines_modelled_or_count_only() {
     for (g, id) in [("storage", "storage-inband-port"), ("management", "oob-port"), ("management", "ufm-appliance"), ("facility", "rack"), ("facility", "pdu")] {
         assert_eq!(item(&v, g, id)["scope"], "count only", "{g}/{id}");
     }
-    assert_eq!(v["unpowered"], serde_json::json!(["qm9700"]));
+    assert_eq!(v["unpowered"], serde_json::json!([]));
     assert!(v["power_boundary"].as_str().unwrap().contains("counted only"));
     let csv = stdout_ok(&["bom", "--nodes", "128", "--csv"]);
     assert!(csv.lines().next().unwrap().contains(",scope,") && csv.contains("facility,rack,"), "{csv}");

@@ -192,19 +192,40 @@ pub const PARTS: [Part; 27] = [
     SINGLE_SR4, OPTIC_OTHER, STORAGE_PORT, OOB_PORT, OOB_SWITCH, UFM, RACK, PDU, NVL72_MGMT_TOR, GPU_IN_RACK,
 ];
 
-/// The switch part of a switch class. No vendor power figure was found for these systems
-/// (NVIDIA's QM9700 and SN5600 manuals give port power budgets, not system draw; searched
-/// again 2026-11-30 for QM9700/QM9790, Q3400, SN5600, QM8700 and the NVL72 NVLink switch tray,
-/// what was read is listed in docs/bom.md): `None`, and power totals say "at least".
+/// QM9700 maximum power with active cables, W: NVIDIA QM97x0 hardware user manual,
+/// Specifications (https://networking-docs.nvidia.com/qm97x0hw/specifications; 747 W typical
+/// with passive cables). Active cables and optics draw their power from the switch's ports
+/// (NVIDIA DGX SuperPOD cabling guide, "Port Power",
+/// https://docs.nvidia.com/dgx-superpod/design-guide-cabling-data-centers/latest/port-power.html).
+pub const QM9700_MAX_W: f64 = 1_720.0;
+/// Port power budget of one QM9700 OSFP cage, W: Class 8 (17 W) OSFP112 modules (QM97XX user
+/// manual, Interfaces, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces).
+pub const QM9700_CAGE_W: f64 = 17.0;
+/// OSFP cages of a QM9700 (32 twin-port cages, 64 NDR ports).
+pub const QM9700_CAGES: f64 = 32.0;
+/// A QM9700's own power, W: its published maximum less the port power of its 32 cages, because
+/// the bill counts every optic at its own figure on its own line (derived: 1,720 - 32 x 17 =
+/// 1,176 W; the same boundary as the datasheet maximum, without counting optics twice).
+pub const QM9700_OWN_W: f64 = QM9700_MAX_W - QM9700_CAGES * QM9700_CAGE_W;
+
+/// The switch part of a switch class. Power: the QM9700's published maximum less its port power
+/// ([`QM9700_OWN_W`]); no vendor maximum was found for the others (searched 2026-11-30 and
+/// 2026-12-01 for QM8700, Q3400, SN5600 and the NVL72 NVLink switch tray; SN5600's manual
+/// gives a typical figure only; what was read is listed in docs/bom.md): `None`, and power
+/// totals say "at least".
 pub fn switch_part(kind: SwitchKind) -> Part {
+    let power = match kind {
+        SwitchKind::Quantum2 => Some(QM9700_OWN_W),
+        _ => None,
+    };
     let (id, src) = match kind {
         SwitchKind::QuantumHdr => ("qm8700", src!("NVIDIA Quantum QM8700: 40 HDR 200G QSFP56 ports; no published system power")),
-        SwitchKind::Quantum2 => ("qm9700", src!("NVIDIA QM97XX user manual: 32 OSFP cages of 2 NDR ports, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces (2026-11-30); no published system power")),
+        SwitchKind::Quantum2 => ("qm9700", src!("NVIDIA QM97x0 user manual, Specifications: 1,720 W maximum with active cables, https://networking-docs.nvidia.com/qm97x0hw/specifications; less 32 OSFP cages x 17 W counted with the optics (2026-12-01)")),
         SwitchKind::QuantumX800 => ("q3400", src!("NVIDIA Quantum-X800 Q3400: 144 XDR 800G ports; no published system power")),
         SwitchKind::Spectrum4 => ("sn5600", src!("NVIDIA SN5000 manual: SN5600 64x 800GbE or 128x 400GbE, https://docs.nvidia.com/networking/display/sn5000/data+interfaces (2026-11-30); no published system power")),
         _ => ("eth-100-tor", src!("a 32x 100GbE top-of-rack class switch; no published system power")),
     };
-    part(id, kind.spec().name, PartKind::Switch, None, src)
+    part(id, kind.spec().name, PartKind::Switch, power, src)
 }
 
 /// The switch classes a scale-out fabric is built from.

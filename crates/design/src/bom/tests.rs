@@ -33,10 +33,14 @@ fn dgx_h100_superpod_is_32_leaves_and_16_spines() {
     assert_eq!(b.cables, 2048);
     // DGX H100: 10.2 kW max each; the network's optics at 15 W per twin-port module.
     assert_eq!(line(&b, Group::Compute, "dgx-h100").unit_power_w, Some(10_200.0));
-    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015)).abs() < 1e-9, "{}", b.power_kw);
-    assert!((b.network_power_kw - 30.72).abs() < 1e-9);
-    // Switch power is not published: the total says so. Nothing is priced by default.
-    assert_eq!(b.unpowered, vec!["qm9700"]);
+    // QM9700: NVIDIA's 1,720 W maximum less the 32 cages' 17 W port power the optics lines carry.
+    assert_eq!(line(&b, Group::Leaf, "qm9700").unit_power_w, Some(1_720.0 - 32.0 * 17.0));
+    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015 + 48.0 * 1.176)).abs() < 1e-9, "{}", b.power_kw);
+    assert!((b.network_power_kw - (30.72 + 48.0 * 1.176)).abs() < 1e-9);
+    // Issue 19: every part of a 128-node DGX H100 SuperPOD is powered, 1.35-1.50 MW in all.
+    assert!(b.unpowered.is_empty(), "{:?}", b.unpowered);
+    assert!((1_350.0..=1_500.0).contains(&b.power_kw), "{}", b.power_kw);
+    // Nothing is priced by default.
     assert_eq!(b.cost_usd, None);
     assert_eq!(b.unpriced, vec!["dgx-h100", "qm9700", "mma4z00-ns", "fiber-mpo-mm"]);
 }
@@ -91,7 +95,7 @@ fn the_users_power_figure_completes_the_total() {
     let book = PriceBook(vec![Price { item: "qm9700".into(), usd: None, power_w: Some(1000.0), source: "quote".into(), date: String::new() }]);
     let b = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &book);
     assert!(b.unpowered.is_empty());
-    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015 + 48.0)).abs() < 1e-9);
+    assert!((b.power_kw - (128.0 * 10.2 + 2048.0 * 0.015 + 48.0)).abs() < 1e-9, "the user's 1,000 W replaces the catalog's 1,176 W");
     assert_eq!(line(&b, Group::Leaf, "qm9700").source, "the user's price book");
 }
 
@@ -180,10 +184,11 @@ fn an_edited_book_prices_the_bill_and_a_bad_number_keeps_the_book() {
     let topo = Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap();
     assert_eq!(b.repriced(&book), bom(&topo, &book));
     assert_eq!(b.repriced(&book).priced_usd, 48.0 * 30000.0);
-    // A switch's power from the book: the total counts it (48 x 1,000 W more) and names the book.
+    // A switch's power from the book replaces the catalog's (48 x 1,000 W for 48 x 1,176 W) and
+    // names the book.
     let powered = book.edited("qm9700", "power_w", "1000").unwrap();
     let p = b.repriced(&powered);
-    assert!((p.power_kw - b.power_kw - 48.0).abs() < 1e-9);
+    assert!((p.power_kw - b.power_kw - 48.0 * (1.0 - 1.176)).abs() < 1e-9, "{} {}", p.power_kw, b.power_kw);
     assert_eq!(line(&p, Group::Leaf, "qm9700").source, "the user's price book");
     // ... and back to the catalog's when the override goes.
     assert_eq!(b.repriced(&powered.edited("qm9700", "power_w", "").unwrap()).power_kw, b.power_kw);
@@ -224,52 +229,51 @@ fn a_books_value_is_what_its_serializer_writes() {
     assert_eq!(book.to_value(), serde_json::to_value(&book).unwrap());
 }
 
-/// With a switch's power unpublished the network's figure is a lower bound and its share is
-/// not given; a book that supplies the switch's watts makes both known.
+/// With a switch's power unpublished (SN5600: NVIDIA gives a typical figure, no maximum) the
+/// network's figure is a lower bound and its share is not given; a book that supplies the
+/// switch's watts makes both known.
 #[test]
 fn the_networks_share_needs_every_network_items_power() {
-    let b = superpod();
+    let roce = Cluster { nodes: 128, nic: NicKind::Roce400, ..Cluster::default() }.topology().unwrap();
+    let b = bom(&roce, &PriceBook::default());
+    assert_eq!(b.unpowered, vec!["sn5600"]);
     assert_eq!(b.network_power_share(), None);
-    assert_eq!(b.network_power_text(), "network at least 30.7 kW");
-    let book = PriceBook::from_file_text(r#"[{"item":"qm9700","power_w":1000,"source":"test","date":"2026-11-30"}]"#).unwrap();
-    let b = bom(&Cluster { nodes: 128, ..Cluster::default() }.topology().unwrap(), &book);
-    // 48 switches at 1 kW (test figure) + 2048 twin-port modules at 15 W.
-    assert!((b.network_power_kw - 78.72).abs() < 1e-9, "{}", b.network_power_kw);
-    let share = b.network_power_share().unwrap();
-    assert!((share - 78.72 / b.power_kw).abs() < 1e-12);
-    assert!(b.network_power_text().starts_with("network 78.7 kW ("), "{}", b.network_power_text());
+    assert!(b.network_power_text().starts_with("network at least "), "{}", b.network_power_text());
+    let book = PriceBook::from_file_text(r#"[{"item":"sn5600","power_w":1000,"source":"test","date":"2026-11-30"}]"#).unwrap();
+    let p = bom(&roce, &book);
+    let switches = p.switches_total as f64;
+    // The switches' test figure (1 kW each) is added to what was counted before.
+    assert!((p.network_power_kw - b.network_power_kw - switches).abs() < 1e-9, "{}", p.network_power_kw);
+    let share = p.network_power_share().unwrap();
+    assert!((share - p.network_power_kw / p.power_kw).abs() < 1e-12);
+    assert!(p.network_power_text().starts_with("network "), "{}", p.network_power_text());
 }
 
-/// Issue 19 done-when: a 128-node DGX H100 SuperPOD counts every part but its switches (no
-/// published QM9700 system draw was found; docs/bom.md lists what was read): 128 x 10.2 kW +
-/// 2,048 twin-port optics at 15 W = 1,336.3 kW, a lower bound that a 48 x ~1 kW switch figure
-/// would lift into 1.35-1.50 MW.
+/// Issue 19 done-when: a 128-node DGX H100 SuperPOD has every part powered: 128 x 10.2 kW,
+/// 2,048 twin-port optics at 15 W and 48 QM9700 at 1,176 W (NVIDIA's 1,720 W maximum less the
+/// port power its optics draw, counted on their own lines) = 1,392.8 kW, within 1.35-1.50 MW.
 #[test]
 fn a_superpod_counts_every_part_with_a_published_figure() {
     let b = superpod();
-    assert_eq!(b.unpowered, vec!["qm9700"], "only the switches lack a figure");
-    assert!((1300.0..=1500.0).contains(&b.power_kw), "{}", b.power_kw);
+    assert!(b.unpowered.is_empty(), "{:?}", b.unpowered);
+    assert!((1350.0..=1500.0).contains(&b.power_kw), "{}", b.power_kw);
+    assert!(b.network_power_text().starts_with("network 87.2 kW ("), "{}", b.network_power_text());
     // Passive parts are 0 W, a figure: never "unpowered"; count-only lines are outside the totals.
     for l in &b.lines {
         if l.kind == PartKind::Cable || l.kind == PartKind::Facility {
             assert!(!b.unpowered.contains(&l.item), "{}", l.item);
         }
     }
-    // With a switch figure from a book the total lands in 1.35-1.50 MW.
-    let book = PriceBook::from_file_text(r#"[{"item":"qm9700","power_w":1000,"source":"test","date":"2026-12-01"}]"#).unwrap();
-    let p = b.repriced(&book);
-    assert!(p.unpowered.is_empty());
-    assert!((1350.0..=1500.0).contains(&p.power_kw), "{}", p.power_kw);
 }
 
 /// Issue 19 done-when: four GB200 NVL72 racks count their rack power: 4 x 120 kW with the
-/// fabric's optics, within 460-600 kW (switches named where unpowered).
+/// NDR fabric's switches and optics, within 460-600 kW, nothing unpowered.
 #[test]
 fn four_nvl72_racks_count_their_rack_power() {
     let c = Cluster { gpu: GpuKind::Gb200, nodes: 72, gpus_per_node: 4, scale_up: crate::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() };
     let b = bom(&c.topology().unwrap(), &PriceBook::default());
     assert!((460.0..=600.0).contains(&b.power_kw), "{}", b.power_kw);
-    assert!(b.unpowered.iter().all(|id| parts::is_switch(id)), "{:?}", b.unpowered);
+    assert!(b.unpowered.is_empty(), "{:?}", b.unpowered);
     assert!(b.power_kw >= 480.0);
 }
 
@@ -353,3 +357,4 @@ fn planes_add_up_to_the_whole_bill() {
         assert_eq!((a.switches, a.ports_used, a.links_up), (p * o.switches, p * o.ports_used, p * o.links_up));
     }
 }
+

@@ -127,17 +127,22 @@ fn oversubscribing_never_speeds_the_job_and_the_front_is_ordered() {
     assert!(r.candidates[f].step_time_s <= min * (1.0 + 1e-6));
 }
 
-/// No switch draw is published: without a book's figure no option is ranked on power (a
-/// lower bound is not compared), yet the fastest is still named, and the missing parts are.
+/// An option with a part whose power is unpublished (SN5600, a generic GPU server) is never
+/// ranked on power (a lower bound is not compared); the fully powered ones (DGX H100 on NDR with
+/// QM9700) are, the fastest of all is still named, and the missing parts are listed.
 #[test]
 fn nothing_is_ranked_on_power_while_a_part_lacks_a_figure() {
     let base = Cluster { nodes: 128, ..Cluster::default() };
     let r = rightsize(&base, preset("llama3-8b").unwrap(), Constraints::default(), PriceBook::default()).unwrap();
     assert_eq!(r.axis, Axis::PowerKw);
-    assert!(r.pareto.is_empty() && r.pick.is_none());
-    assert!(r.candidates.iter().all(|c| !c.power_ranked));
+    for c in &r.candidates {
+        assert_eq!(c.power_ranked, c.unpowered.is_empty(), "{}", c.label);
+    }
+    assert!(r.candidates.iter().any(|c| c.power_ranked) && r.candidates.iter().any(|c| !c.power_ranked));
+    assert!(!r.pareto.is_empty() && r.pareto.iter().all(|&i| r.candidates[i].power_ranked));
     assert!(r.fastest.is_some());
-    assert!(r.missing_power().contains(&"qm9700"), "{:?}", r.missing_power());
+    assert!(r.missing_power().contains(&"sn5600"), "{:?}", r.missing_power());
+    assert!(!r.missing_power().contains(&"qm9700"), "{:?}", r.missing_power());
 }
 
 #[test]
@@ -209,10 +214,10 @@ fn blackwell_offers_8_gpu_servers_and_nvl72_racks_and_reprices_live() {
     assert_eq!(unpriced.domains.len(), 2);
     assert!(unpriced.candidates.iter().any(|c| c.label.starts_with("GB200 72-GPU NVL72 · ")));
     assert!(unpriced.candidates.iter().any(|c| c.label.starts_with("B200 8-GPU NVSwitch · ")));
-    // Switch draw is unpublished: nothing is ranked by power; the fastest is still named.
+    // Only fully powered options are ranked by power; the fastest is still named.
     assert_eq!(unpriced.axis, Axis::PowerKw);
-    assert!(unpriced.pareto.is_empty() && unpriced.fastest.is_some());
-    assert!(unpriced.missing_power().contains(&"qm9700"));
+    assert!(unpriced.pareto.iter().all(|&i| unpriced.candidates[i].power_ranked) && unpriced.fastest.is_some());
+    assert!(unpriced.candidates.iter().all(|c| c.power_ranked == c.unpowered.is_empty()));
     // No 800G XDR with B200 or GB200 unless asked.
     assert!(unpriced.candidates.iter().all(|c| c.option.nic == NicKind::IbNdr));
     // Priced, every option is ranked by cost, and the front holds both systems.
