@@ -295,7 +295,8 @@ impl Parser {
         // Rank lines name no library or network (and a large run has one per GPU).
         let rank = s.strip_prefix('#').is_some_and(|h| h.trim_start().starts_with("Rank"));
         if !digit && !rank {
-            self.log.facts.note(s);
+            // The whole line: `rccl-tests: Version ...` reads like a host prefix.
+            self.log.facts.note(raw);
         }
         if let Some(h) = s.strip_prefix('#') {
             self.header(h.trim(), n, raw);
