@@ -232,8 +232,12 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
             }
             Some(NetPlugin::Socket) if c.nic == NicKind::Eth100Tcp => nic_source = Source::Inferred,
             _ => {
+                // A design for another GPU keeps its kind of network; on InfiniBand it takes
+                // this GPU's generation (A100: HDR, GB300: XDR). A design without RDMA takes the
+                // GPU's usual NIC when the log shows RDMA.
                 let wrong_family = matches!(family, NetFamily::Efa | NetFamily::TcpSockets) && net == Some(NetPlugin::Ib);
-                if let Some((kind, count)) = platform_nic(c.gpu).filter(|_| gpu_changed || wrong_family) {
+                let same_kind = |k: NicKind| k.spec().family == family && family == NetFamily::InfiniBand;
+                if let Some((kind, count)) = platform_nic(c.gpu).filter(|(k, _)| (gpu_changed && same_kind(*k)) || wrong_family) {
                     (c.nic, c.nics_per_node) = (kind, count.min(c.gpus_per_node.max(1)));
                 }
             }
