@@ -149,17 +149,32 @@ fn flags_win_over_the_log_and_name_their_source() {
 }
 
 #[test]
-fn an_amd_log_gets_null_healthy_and_no_nvidia_advice() {
+fn an_amd_log_is_judged_with_rccl_and_gets_no_nvidia_advice() {
     let text = "RCCL version 2.20.5+hip6.2\n".to_string() + &synth(1, 8, "AMD Instinct MI300X", 8 << 30);
     let path = temp("amd.txt", &text);
     let (code, out, err) = run(&["check", &path, "--json"]);
     let _ = std::fs::remove_file(&path);
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["healthy"], Value::Null);
+    // The catalog's MI300X with RCCL's model: judged (true or false), nothing "not modelled".
+    assert!(v["healthy"].is_boolean(), "{}", v["verdict"]);
+    assert_eq!(v["not_modelled"], serde_json::json!([]));
+    assert_eq!((v["cluster"]["gpu"]["value"].as_str(), v["cluster"]["gpu"]["source"].as_str()), (Some("Instinct MI300X 192GB"), Some("log")));
     assert_eq!(v["cluster"]["library"]["value"], "RCCL 2.20.5+hip6.2");
     let verdict = v["verdict"].to_string();
-    assert!(verdict.contains("cannot judge: GPU AMD Instinct MI300X, library RCCL are not modelled"), "{verdict}");
+    for w in ["nvidia-smi", "NVLink", "NET/IB", "GPUDirect"] {
+        assert!(!verdict.contains(w), "{w}: {verdict}");
+    }
+    // A GPU outside the catalog: null, said as not modelled, still no NVIDIA advice.
+    let text = "RCCL version 2.18.3+hip6.0\n".to_string() + &synth(1, 8, "AMD Instinct MI250X", 8 << 30);
+    let path = temp("mi250x.txt", &text);
+    let (code, out, err) = run(&["check", &path, "--json"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["healthy"], Value::Null);
+    let verdict = v["verdict"].to_string();
+    assert!(verdict.contains("cannot judge: GPU AMD Instinct MI250X is not modelled"), "{verdict}");
     for w in ["nvidia-smi", "NVLink", "NET/IB", "GPUDirect"] {
         assert!(!verdict.contains(w), "{w}: {verdict}");
     }

@@ -152,7 +152,8 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     } else if name.is_some() {
         Source::Log
     } else {
-        if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() {
+        let gpu_unknown = name.is_some() && read_gpu.is_none() && !given.gpu;
+    if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() && !gpu_unknown {
             // RCCL runs on AMD GPUs: the catalog's most common one, said as assumed.
             take_gpu(&mut c, GpuKind::Mi300x);
             gpu_changed = true;
@@ -253,7 +254,8 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
         None => fields.push(field("library", c.library_label(), Source::Assumed)),
     }
     // RCCL is modelled on the AMD GPUs it runs on (crate::rccl); not on an NVIDIA one.
-    if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() {
+    let gpu_unknown = name.is_some() && read_gpu.is_none() && !given.gpu;
+    if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() && !gpu_unknown {
         not_modelled.push(format!("library RCCL on {}", c.gpu.spec().name));
     }
     let log_algo = runs.iter().find_map(|m| m.algo.clone());
