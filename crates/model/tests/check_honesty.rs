@@ -208,6 +208,16 @@ fn sockets_where_rdma_was_expected_are_named_without_rdma_advice() {
     assert_eq!(r.healthy, Some(false));
     assert_eq!(r.verdict[0].cause, "NCCL fell back to TCP sockets (NET/Socket), not RDMA");
     assert!(r.verdict.iter().all(|c| !c.cause.contains("GPUDirect") && !c.cause.contains("rails")), "{:?}", r.verdict);
+    // An Ethernet-only cluster prints "No device found" too: on a 100GbE design, sockets at
+    // its own speed are judged by their numbers, never "fell back".
+    let eth = Synth {
+        preamble: vec!["n0:1:1 [0] NCCL INFO NET/IB : No device found.".into(), "n0:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>".into()],
+        ..s
+    };
+    let log = parse(&eth.text()).unwrap();
+    let design = Cluster { nic: NicKind::Eth100Tcp, nics_per_node: 1, ..Cluster::default() };
+    let r = check_with(&Measured::from_log(&log), &design, &Given { nic: true, ..Given::default() }).unwrap();
+    assert!(r.verdict.iter().all(|c| !c.cause.contains("fell back")), "{:?}", r.verdict);
 }
 
 #[test]

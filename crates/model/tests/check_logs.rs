@@ -251,7 +251,7 @@ fn sockets_over_ipoib_on_an_infiniband_cluster_are_not_healthy() {
     assert_eq!((r.cluster.gpu, r.cluster.nic), (GpuKind::A100, NicKind::IbHdr));
     assert_eq!(r.healthy, Some(false));
     assert_eq!(r.verdict[0].cause, "NCCL fell back to TCP sockets (NET/Socket), not RDMA");
-    assert!(r.verdict[0].evidence.contains("on an InfiniBand cluster"), "{:?}", r.verdict[0]);
+    assert!(r.verdict[0].evidence.contains("over IP-over-InfiniBand"), "{:?}", r.verdict[0]);
     assert!(r.verdict.iter().all(|c| !c.cause.contains("GPUDirect") && !c.cause.contains("oversubscribed")), "{:#?}", r.verdict);
 }
 

@@ -232,7 +232,8 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
     let within = |p: &Plateau| (p.ratio - 1.0).abs() <= p.tolerance;
     // Sockets on a cluster with InfiniBand (IPoIB, or NCCL found no IB device) across nodes:
     // a fault whatever the numbers.
-    let fell_back = net == Some(NetPlugin::Socket) && runs.iter().any(|m| m.socket_on_ib) && evals.iter().any(|e| e.comm.placement.domains() > 1);
+    // A design of TCP sockets (given or picked) is judged by its numbers.
+    let fell_back = net == Some(NetPlugin::Socket) && cluster.nic != NicKind::Eth100Tcp && runs.iter().any(|m| m.socket_on_ib) && evals.iter().any(|e| e.comm.placement.domains() > 1);
     let healthy = if !inf.not_modelled.is_empty() || plateaus.is_empty() {
         None
     } else if fell_back {
@@ -341,7 +342,7 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, fell_back: bool, assumed: Op
     let socket = multi && net == Some(NetPlugin::Socket) && c.nic != NicKind::Eth100Tcp;
     if socket && (low || fell_back) {
         let (lib, tool) = if kit.amd { ("RCCL", "ibv_devinfo") } else { ("NCCL", "ibv_devinfo") };
-        let over = if fell_back { "; the log shows NET/Socket on an InfiniBand cluster (IP over InfiniBand, or no IB device found)" } else { "; the log shows NET/Socket" };
+        let over = if fell_back { "; the log shows NET/Socket over IP-over-InfiniBand (ib0), so the cluster has InfiniBand" } else { "; the log shows NET/Socket" };
         add(
             1.1,
             &format!("{lib} fell back to TCP sockets (NET/Socket), not RDMA"),

@@ -65,8 +65,8 @@ pub struct Facts {
     /// EFA interfaces aws-ofi-nccl found (`NET/OFI Selected Provider is efa (found 32 nics)`).
     pub efa_nics: Option<u32>,
     /// The socket transport ran over an IP-over-InfiniBand interface (`NET/Socket : Using
-    /// [0]ib0:...`), or NCCL said it found no IB device: an InfiniBand cluster whose NCCL fell
-    /// back to sockets.
+    /// [0]ib0:...`): an InfiniBand cluster whose NCCL fell back to sockets. (`NET/IB : No
+    /// device found` alone is not: every Ethernet-only node prints it.)
     pub socket_on_ib: bool,
 }
 
@@ -160,9 +160,6 @@ impl Facts {
             let n = s[i + "(found ".len()..].split(|c: char| !c.is_ascii_digit()).next().and_then(|d| d.parse().ok());
             self.efa_nics = n.filter(|&n| n >= 1 && n <= crate::limits::NICS_PER_NODE.max as u32).or(self.efa_nics);
         }
-        if s.contains("NET/IB : No device found") || s.contains("NET/IB: No device found") {
-            self.socket_on_ib = true;
-        }
         for mark in ["NET/Socket : Using [0]", "NET/Socket: Using [0]"] {
             if let Some(i) = s.find(mark) {
                 // ib0, ibp12s0, ibs1: the IPoIB interfaces' names.
@@ -218,7 +215,7 @@ mod tests {
         // The interface count aws-ofi-nccl reports, and sockets over IPoIB.
         assert_eq!(facts(&["NCCL INFO NET/OFI Selected Provider is efa (found 32 nics)"]).efa_nics, Some(32));
         assert!(facts(&["NCCL INFO NET/Socket : Using [0]ib0:192.168.1.2<0>"]).socket_on_ib);
-        assert!(!facts(&["NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>"]).socket_on_ib);
+        assert!(!facts(&["NCCL INFO NET/IB : No device found.", "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>"]).socket_on_ib);
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub struct Measured {
     /// EFA interfaces per node aws-ofi-nccl reported, where the log shows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub efa_nics: Option<u32>,
-    /// NCCL fell back to sockets on an InfiniBand cluster (IPoIB interface, or no IB device).
+    /// NCCL fell back to sockets on an InfiniBand cluster (over an IPoIB interface).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub socket_on_ib: bool,
     /// In files and links one string, `bytes:time_us:busbw` per size, separated by spaces
