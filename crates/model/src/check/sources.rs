@@ -113,16 +113,19 @@ fn aws_efa(gpu: GpuKind, gpus_per_node: u32) -> (NicKind, u32) {
 /// The design with `gpu` in it: its own scale-up fabric, and what that GPU's platform lacks
 /// switched off (NVLS and SHARP on AMD, which has neither; AMD hosts).
 fn take_gpu(c: &mut Cluster, gpu: GpuKind) {
+    let was_nvl72 = c.scale_up == ScaleUp::Nvl72;
+    // A design whose GPU could run NVLS chose whether it does; one whose could not, did not.
+    let nvls_chosen = !c.nvls_hardware() || c.nvls;
     c.gpu = gpu;
     c.scale_up = ScaleUp::natural(gpu);
     if gpu.spec().arch.is_amd() {
         (c.nvls, c.sharp, c.cpu) = (false, false, CpuVendor::Amd);
     } else {
-        c.nvls = c.nvls_hardware();
+        c.nvls = c.nvls_hardware() && nvls_chosen;
     }
     if c.scale_up == ScaleUp::Nvl72 {
         c.gpus_per_node = 4;
-    } else if c.gpus_per_node > c.scale_up.max_domain() {
+    } else if was_nvl72 || c.gpus_per_node > c.scale_up.max_domain() {
         c.gpus_per_node = 8.min(c.scale_up.max_domain());
     }
 }
