@@ -186,8 +186,10 @@ fn an_mi300x_rccl_tests_log_without_flags_is_judged_with_rccl_and_no_nvidia_advi
     let r = fixture("mi300x-1node-rccl-all-reduce.txt");
     assert_eq!((r.cluster.gpu, r.cluster.scale_up, r.cluster.nodes, r.cluster.gpus_per_node), (GpuKind::Mi300x, ScaleUp::Xgmi, 1, 8));
     assert_eq!(source(&r, "gpu"), ("Instinct MI300X 192GB".to_string(), Source::Log));
-    // `rccl-tests: Version ...` names the library.
+    // `rccl-tests: Version ...` names the library, and is launcher chatter, not an unread line.
     assert_eq!(source(&r, "library"), ("RCCL".to_string(), Source::Log));
+    let log = parse(&std::fs::read_to_string(format!("{}/tests/fixtures/mi300x-1node-rccl-all-reduce.txt", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap();
+    assert_eq!((log.unread_count, log.chatter), (0, 2));
     assert!(r.not_modelled.is_empty());
     // RCCL's model (Ring on the xGMI mesh), a validated class: judged, and healthy.
     assert_eq!(r.plateaus[0].algorithm, "Ring");
