@@ -32,6 +32,8 @@ async function main() {
   await mkdir(out, { recursive: true });
   const healthy = (await readFile(join(logs, 'h100-1node-all-gather-ring.txt'))).toString();
   const nvls = (await readFile(join(logs, 'h100-1node-all-reduce-nvls.txt'))).toString();
+  // A synthetic rccl-tests log of one MI300X node (crates/model/tests/fixtures/README.md).
+  const amd = (await readFile(join(here, '..', 'crates', 'model', 'tests', 'fixtures', 'mi300x-1node-rccl-all-reduce.txt'))).toString();
   const server = await startServer({ root: dist });
   const base = `${server.origin}/`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
@@ -189,6 +191,28 @@ async function main() {
       assert(status.startsWith('Cannot judge'), status);
       const first = await page.textContent('[data-testid=check-verdict] li');
       assert(first.startsWith('assumed H100-SXM5 80GB: no GPU name in the log'), first);
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('an AMD log pasted: the MI300X read from the log, judged with RCCL, no NVIDIA advice', async () => {
+      const { page, problems } = await newPage();
+      await open(page);
+      await paste(page, amd);
+      await page.waitForSelector('[data-testid=check-status]');
+      const fields = await page.textContent('[data-testid=check-fields]');
+      for (const t of ['gpu: Instinct MI300X 192GB (read from the log)', 'library: RCCL (read from the log)']) {
+        assert(fields.includes(t), `fields say ${t}: ${fields}`);
+      }
+      const judged = await page.textContent('[data-testid=judged-hardware]');
+      for (const t of ['gpu: Instinct MI300X 192GB (from the log)', 'scale_up: Infinity Fabric xGMI mesh (8 GPUs) (inferred from the log)']) {
+        assert(judged.includes(t), `the design section says ${t}: ${judged}`);
+      }
+      const status = await page.textContent('[data-testid=check-status]');
+      assert(status.startsWith('Healthy'), status);
+      const verdict = await page.textContent('[data-testid=check-verdict]');
+      for (const w of ['nvidia-smi', 'NVLink', 'NET/IB', 'GPUDirect']) assert(!verdict.includes(w), `${w} in ${verdict}`);
+      await page.screenshot({ path: join(out, 'check-amd.png'), fullPage: true });
       assert(problems.length === 0, problems.join('\n'));
       await page.context().close();
     });

@@ -7,7 +7,7 @@ use crate::components::export::{import_scenario, save_scenario, scenario_buttons
 use crate::components::{check_panel, pickers, CheckProps, PickersProps};
 use crate::hooks::use_media_query;
 use crate::url;
-use fabricscope_check::{file_value, link_of, link_of_noted, runs_of, Measured};
+use fabricscope_check::{file_value, infer, link_of, link_of_noted, runs_of, Given, Measured, Source};
 use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
@@ -61,6 +61,22 @@ fn CheckPage() -> Html {
     let error = c.topology().err();
     let error_for = |f: &str| error.as_ref().filter(|e| e.field == f).map(|e| e.message.clone());
 
+    // The hardware the check judges against: the log's where it says (an AMD GPU, EFA, a
+    // GB300 rack), the design's where it does not.
+    let judged = use_memo((page.runs.clone(), c.clone()), |(r, c)| {
+        if r.is_empty() {
+            return Vec::new();
+        }
+        let inf = infer(r, c, &Given::default());
+        inf.fields.into_iter().filter(|f| ["gpu", "scale_up", "nic", "library", "network"].contains(&f.name)).map(|f| (f.name, f.value, f.source)).collect::<Vec<_>>()
+    });
+    let from = |s: Source| match s {
+        Source::Log => "from the log",
+        Source::Inferred => "inferred from the log",
+        Source::Flag => "given",
+        Source::Assumed => "the design's",
+    };
+
     let on_action = {
         let page = page.clone();
         Callback::from(move |a: Action| {
@@ -111,6 +127,14 @@ fn CheckPage() -> Html {
                     nic_error: error_for("nic").or_else(|| error_for("sharp")),
                     on_action,
                 }) }
+                if !judged.is_empty() {
+                    <p class="hint">{ "The log's run is checked against:" }</p>
+                    <ul class="notes" data-testid="judged-hardware">
+                        { for judged.iter().map(|(name, value, source)| html! {
+                            <li data-source={source.id()}>{ format!("{name}: {value} ({})", from(*source)) }</li>
+                        }) }
+                    </ul>
+                }
                 <p class="hint" data-testid="design">{ format!("The link's design: {} node{} × {} GPUs. Where the log's header names the GPU and the hosts, those count instead.", c.nodes, if c.nodes == 1 { "" } else { "s" }, c.gpus_per_node) }</p>
                 <h2>{ "Keep it" }</h2>
                 <p class="hint">{ "The scenario file keeps the design and every measured point; the link, the design and the plateau." }</p>

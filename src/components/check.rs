@@ -302,4 +302,4 @@ pub fn check_panel(p: &Props) -> Html {
 }
 
 /// The panel's heading and what it does.
-const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU and the layout where its header has them; NIC and fabric come from the design you pick.</p>";
+const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests or rccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU (NVIDIA or AMD), the layout, the library and the network where it has them; what it does not say comes from the design you pick.</p>";

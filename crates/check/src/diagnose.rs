@@ -5,11 +5,11 @@
 use super::facts::NetPlugin;
 use super::measured::{plateau_from, Measured};
 use super::sources::{infer, Field, Given, Inferred, Source};
-use crate::catalog::NicKind;
+use crate::catalog::{NetFamily, NicKind, ScaleUp};
 use crate::collective::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice};
 use crate::error::{printable, ModelError, Result};
 use crate::topology::{Cluster, Placement, TierKind};
-use crate::trust::AlgoFamily;
+use crate::trust::{AlgoFamily, TierClass};
 use crate::units::Bytes;
 use serde::Serialize;
 
@@ -60,6 +60,10 @@ pub struct Plateau {
     pub departs_at: Option<u64>,
     pub tolerance: f64,
     pub validated: bool,
+    /// The run lies outside the scale (nodes, racks, GPUs) its class was measured at.
+    pub extrapolated: bool,
+    /// How far the expectation can be trusted, in words ([`crate::trust::Trust::describe`]).
+    pub trust: String,
     pub algorithm: &'static str,
 }
 
@@ -147,8 +151,9 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
     let own_layout = !given.nodes && !given.gpus_per_node;
     let mut evals = Vec::new();
     for m in runs.iter().filter(|m| !m.points.is_empty()) {
+        // An NVL72 rack is one domain of many trays (hosts): its ranks fill racks, not trays.
         let p = match (m.nodes, m.gpus_per_node) {
-            (Some(_), Some(per)) if own_layout => Placement { ranks: m.ranks, per_domain: per },
+            (Some(_), Some(per)) if own_layout && cluster.scale_up != ScaleUp::Nvl72 => Placement { ranks: m.ranks, per_domain: per },
             _ => topo.first(m.ranks),
         };
         let g = m.gpus_per_process.unwrap_or(1).clamp(1, crate::limits::GPUS_PER_PROCESS.max as u32);
@@ -216,35 +221,47 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
             departs_at,
             tolerance: tol,
             validated: lp.trust.validated_cases > 0,
+            extrapolated: lp.trust.extrapolated,
+            trust: lp.trust.describe(),
             algorithm: lp.algorithm,
         });
     }
     let net = runs.iter().find_map(|m| m.net);
-    let assumed = assumption(&inf, net);
+    let multi_domain = evals.iter().any(|e| e.comm.placement.domains() > 1);
+    let assumed = assumption(&inf, net, multi_domain);
     let within = |p: &Plateau| (p.ratio - 1.0).abs() <= p.tolerance;
-    let healthy = if !inf.not_modelled.is_empty() || plateaus.is_empty() || plateaus.iter().any(|p| !p.validated) {
+    // Sockets on a cluster with InfiniBand (IPoIB, or NCCL found no IB device) across nodes:
+    // a fault whatever the numbers.
+    // A design of TCP sockets (given or picked) is judged by its numbers.
+    let fell_back = net == Some(NetPlugin::Socket) && cluster.nic != NicKind::Eth100Tcp && runs.iter().any(|m| m.socket_on_ib) && evals.iter().any(|e| e.comm.placement.domains() > 1);
+    let healthy = if !inf.not_modelled.is_empty() || plateaus.is_empty() {
+        None
+    } else if fell_back {
+        Some(false)
+    } else if plateaus.iter().any(|p| !p.validated) {
         None
     } else if plateaus.iter().all(within) {
         Some(true)
-    } else if assumed.is_some() {
+    } else if assumed.is_some() || plateaus.iter().any(|p| p.extrapolated && !within(p)) {
         None
     } else {
         Some(false)
     };
-    let verdict = diagnose(&inf, net, assumed, &evals, &plateaus);
+    let verdict = diagnose(&inf, net, fell_back, assumed, &evals, &plateaus);
     Ok(CheckReport { cluster, fields: inf.fields, rows, plateaus, verdict, not_modelled: inf.not_modelled, healthy })
 }
 
 /// What the check assumed that decides the expected plateau, if anything: the GPU, or on
-/// several nodes the NIC (unless the log shows sockets, which it judges on their own).
-fn assumption(inf: &Inferred, net: Option<NetPlugin>) -> Option<String> {
+/// several scale-up domains the NIC (unless the log shows sockets, which it judges on their
+/// own; inside one NVL72 rack the NICs carry nothing).
+fn assumption(inf: &Inferred, net: Option<NetPlugin>, multi: bool) -> Option<String> {
     let c = &inf.cluster;
     let nic = format!("{} x {}", c.nics_per_node, c.nic.spec().name);
     if inf.source("gpu") == Source::Assumed {
-        let with = if c.nodes > 1 { format!(" with {nic} per node") } else { String::new() };
+        let with = if multi { format!(" with {nic} per node") } else { String::new() };
         return Some(format!("assumed {}{with}: no GPU name in the log", c.gpu.spec().name));
     }
-    (c.nodes > 1 && inf.source("nic") == Source::Assumed && net != Some(NetPlugin::Socket)).then(|| format!("assumed {nic} per node: the log does not show the NIC"))
+    (multi && inf.source("nic") == Source::Assumed && net != Some(NetPlugin::Socket)).then(|| format!("assumed {nic} per node: the log does not show the NIC"))
 }
 
 fn gb(v: f64) -> String {
@@ -256,9 +273,31 @@ fn pct(measured: f64, expected: f64) -> String {
     format!("{:.0}%", measured / expected * 100.0)
 }
 
+/// Whose tools the advice names: each hardware's own (never NVIDIA's for an AMD run).
+#[derive(Clone, Copy, PartialEq)]
+struct Kit {
+    /// AMD Instinct with RCCL: rocm-smi, rccl-tests, HSA and RCCL's NCCL_ variables.
+    amd: bool,
+    /// AWS EFA through aws-ofi-nccl: fi_info, FI_EFA_*, the plugin's version.
+    efa: bool,
+    /// GB200/GB300 NVL72 racks: MNNVL, IMEX, the NVLink fabric state.
+    nvl72: bool,
+}
+
+impl Kit {
+    fn of(c: &Cluster) -> Kit {
+        Kit { amd: c.gpu.spec().arch.is_amd(), efa: c.nic.spec().family == NetFamily::Efa, nvl72: c.scale_up == ScaleUp::Nvl72 }
+    }
+    /// The test binary's suite.
+    fn tests(self) -> &'static str {
+        if self.amd { "rccl-tests" } else { "nccl-tests" }
+    }
+}
+
 /// The ranked causes.
-fn diagnose(inf: &Inferred, net: Option<NetPlugin>, assumed: Option<String>, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> {
+fn diagnose(inf: &Inferred, net: Option<NetPlugin>, fell_back: bool, assumed: Option<String>, evals: &[RunEval], plateaus: &[Plateau]) -> Vec<Cause> {
     let c = &inf.cluster;
+    let kit = Kit::of(c);
     let mut found: Vec<(f64, Cause)> = Vec::new();
     let mut add = |score: f64, cause: &str, evidence: String, next: &str| {
         found.push((score, Cause { cause: cause.into(), evidence, next_step: next.into() }));
@@ -296,36 +335,58 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, assumed: Option<String>, eva
             1.0,
             &format!("cannot judge: {what} {verb} not modelled"),
             format!("{fig}; the expected figures are the design's ({design}), not this hardware's"),
-            "compare with a published result for the same hardware and library; the model covers NVIDIA GPUs running NCCL over InfiniBand, RoCE or TCP sockets",
+            "compare with a published result for the same hardware and library; the model covers NVIDIA GPUs with NCCL and AMD Instinct MI300X, MI325X and MI355X with RCCL, over InfiniBand, RoCE, AWS EFA or TCP sockets",
         );
         return found.into_iter().map(|f| f.1).collect();
     }
-    if !p.validated {
-        add(
-            1.0,
-            "the model is not validated for this class",
-            format!("{fig}; no published measurement backs the model's {} prediction here, so the gap may be the model's", p.algorithm),
-            "compare with a published nccl-tests result for the same hardware before blaming the cluster",
-        );
-        return found.into_iter().map(|f| f.1).collect();
-    }
-    let off = p.ratio > 1.0 + p.tolerance || low;
     let socket = multi && net == Some(NetPlugin::Socket) && c.nic != NicKind::Eth100Tcp;
-    if socket && low {
+    if socket && (low || fell_back) {
+        let (lib, tool) = if kit.amd { ("RCCL", "ibv_devinfo") } else { ("NCCL", "ibv_devinfo") };
+        let over = if fell_back { "; the log shows NET/Socket over IP-over-InfiniBand (ib0), so the cluster has InfiniBand" } else { "; the log shows NET/Socket" };
         add(
             1.1,
-            "NCCL used TCP sockets (NET/Socket), not RDMA",
-            format!("{fig}; the log shows NET/Socket, while the expected figures are {}'s RDMA", c.nic.spec().name),
-            "if the nodes have InfiniBand or RoCE: unset NCCL_IB_DISABLE and NCCL_NET, check ibv_devinfo lists the HCAs and NCCL_DEBUG=INFO prints 'NET/IB : Using'; if the network is plain Ethernet, give --nic eth-100",
+            &format!("{lib} fell back to TCP sockets (NET/Socket), not RDMA"),
+            format!("{fig}{over}, while the expected figures are {}'s RDMA", c.nic.spec().name),
+            &format!(
+                "unset NCCL_IB_DISABLE and NCCL_NET; check {tool} lists the HCAs on every node (in a container: /dev/infiniband mounted, IPC_LOCK granted) and that NCCL_DEBUG=INFO then names the RDMA devices instead of NET/Socket; if the network is plain Ethernet, give --nic eth-100"
+            ),
         );
     }
+    if !p.validated {
+        if e.comm.tier_class() == TierClass::Nvl72Racks {
+            add(
+                1.0,
+                &format!("the expectation is extrapolated: no measurement backs {} across NVL72 racks", p.algorithm),
+                format!("{fig}; no published measurement backs the model's {} prediction across NVL72 racks, so the gap may be the model's", p.algorithm),
+                "compare with a published nccl-tests result for NVL72 across racks, or rerun on 2 racks with NCCL_ALGO=Ring, a class the model was measured on",
+            );
+        } else {
+            add(
+                1.0,
+                "the model is not validated for this class",
+                format!("{fig}; no published measurement backs the model's {} prediction here, so the gap may be the model's", p.algorithm),
+                &format!("compare with a published {} result for the same hardware before blaming the cluster", kit.tests()),
+            );
+        }
+        return rank(found);
+    }
+    let off = p.ratio > 1.0 + p.tolerance || low;
     if let Some(a) = assumed.as_deref().filter(|_| off) {
         add(1.05, a, fig.clone(), "give the GPU and the NIC (--gpu, --nic, --nics-per-node; on check.html, the design's pickers), then check again");
+    }
+    if p.extrapolated && off {
+        add(
+            1.04,
+            "the expectation is extrapolated: the run is outside the scale of the measurements behind the model",
+            format!("{fig}; {}", p.trust),
+            &format!("rerun at a scale the model was measured at ({}) and check that run; a healthy small run points at the scale, not the nodes", crate::trust::Trust::of(e.comm.tier_class(), crate::trust::AlgoFamily::of(p.algorithm), crate::trust::SizeRange::of(p.bytes)).measured_scale()),
+        );
     }
     if p.ratio > 1.0 + p.tolerance {
         add(0.9, "faster than the design: the cluster has more than the design says", fig.clone(), "set the NIC, rails, SHARP and NVLS to what the cluster has, then check again");
     } else if !low {
-        add(0.95, "healthy", fig.clone(), "nothing to fix; keep this log as the cluster's baseline");
+        let note = if p.extrapolated { format!("; {}", p.trust) } else { String::new() };
+        add(0.95, "healthy", format!("{fig}{note}"), "nothing to fix; keep this log as the cluster's baseline");
     }
     let rdma = net != Some(NetPlugin::Socket);
     if low {
@@ -333,14 +394,28 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, assumed: Option<String>, eva
         let k = (p.ratio * nics).round();
         let net_bound = matches!(e.preds.last().map(|p| p.bottleneck), Some(crate::collective::Bottleneck::Tier(t)) if !matches!(t, TierKind::Hbm | TierKind::ScaleUp | TierKind::Pcie));
         if rdma && multi && net_bound && k >= 1.0 && k < nics && (p.ratio - k / nics).abs() <= 0.35 / nics {
-            add(
-                0.9 - (p.ratio - k / nics).abs(),
-                "not all NICs (rails) in use",
-                format!("{fig}: close to {k:.0}/{nics:.0}, as if {k:.0} of {nics:.0} NICs per node carried the traffic"),
-                "run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and count the NET/IB devices NCCL uses; check NCCL_IB_HCA and ibstat on every port; ib_write_bw per rail",
-            );
+            let (what, unit, next) = if kit.efa {
+                (
+                    "not all EFA interfaces in use",
+                    "EFA interfaces",
+                    "fi_info -p efa -t FI_EP_RDM on every node should list all of the instance's EFA interfaces, and NCCL_DEBUG=INFO 'Selected Provider is efa (found N nics)' the same count; check the security group lets all traffic pass between the instances",
+                )
+            } else if kit.amd {
+                (
+                    "not all NICs (rails) in use",
+                    "NICs",
+                    "run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and count the RDMA devices RCCL uses; check NCCL_IB_HCA, ibstat on every port, and rocm-smi --showtopo for each GPU's nearest NIC; ib_write_bw (built with ROCm) per NIC",
+                )
+            } else {
+                (
+                    "not all NICs (rails) in use",
+                    "NICs",
+                    "run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and count the NET/IB devices NCCL uses; check NCCL_IB_HCA and ibstat on every port; ib_write_bw per rail",
+                )
+            };
+            add(0.9 - (p.ratio - k / nics).abs(), what, format!("{fig}: close to {k:.0}/{nics:.0}, as if {k:.0} of {nics:.0} {unit} per node carried the traffic"), next);
         }
-        if inf.algo == AlgoChoice::Auto && matches!(AlgoFamily::of(p.algorithm), AlgoFamily::Nvls | AlgoFamily::CollNet) {
+        if !kit.amd && inf.algo == AlgoChoice::Auto && matches!(AlgoFamily::of(p.algorithm), AlgoFamily::Nvls | AlgoFamily::CollNet) {
             let bytes = Bytes(p.bytes);
             let ring = e.comm.predict(p.op, bytes, AlgoChoice::Ring, ProtoChoice::Auto).ok();
             if let Some(r) = ring.filter(|r| (p.measured_busbw / r.busbw.0 - 1.0).abs() <= p.tolerance) {
@@ -353,22 +428,42 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, assumed: Option<String>, eva
             }
         }
         if multi && rdma {
-            add(
-                0.5,
-                "GPUDirect RDMA off or PCIe bound",
-                format!("{short}; with GPUDirect RDMA off every byte crosses host memory"),
-                "NCCL_DEBUG=INFO should show 'via NET/IB/<n>/GDRDMA' on each channel; check nvidia-peermem is loaded, ACS is off and NCCL_NET_GDR_LEVEL; nvidia-smi topo -m for GPU-NIC affinity",
-            );
+            if kit.efa {
+                add(
+                    0.5,
+                    "GPUDirect RDMA over EFA off, or an old aws-ofi-nccl",
+                    format!("{short}; without device RDMA every byte crosses host memory"),
+                    "set FI_EFA_USE_DEVICE_RDMA=1 and FI_PROVIDER=efa; NCCL_DEBUG=INFO names the aws-ofi-nccl version (use the release AWS lists for this NCCL) and should show GDRDMA on each channel; leave NCCL_PROTO unset or Simple: LL and LL128 assume in-order delivery, which EFA's SRD does not give (AWS's own launchers set NCCL_PROTO=simple)",
+                );
+            } else if kit.amd {
+                add(
+                    0.5,
+                    "GPU-direct RDMA off or PCIe bound",
+                    format!("{short}; without it every byte crosses host memory"),
+                    "RCCL's NCCL_DEBUG=INFO lines should show GDRDMA on each channel; check the NIC driver's peer-memory support for AMD GPUs (dma-buf or the PeerDirect module), NCCL_NET_GDR_LEVEL, ACS off (lspci -vvv), and each GPU's nearest NIC with rocm-smi --showtopo",
+                );
+            } else {
+                add(
+                    0.5,
+                    "GPUDirect RDMA off or PCIe bound",
+                    format!("{short}; with GPUDirect RDMA off every byte crosses host memory"),
+                    "NCCL_DEBUG=INFO should show 'via NET/IB/<n>/GDRDMA' on each channel; check nvidia-peermem is loaded, ACS is off and NCCL_NET_GDR_LEVEL; nvidia-smi topo -m for GPU-NIC affinity",
+                );
+            }
         }
         if multi {
-            let nodes = e.comm.placement.domains();
-            add(
-                if nodes > 2 { 0.55 } else { 0.3 },
-                "oversubscribed or mis-cabled fabric",
-                format!("{short} over {nodes} nodes"),
-                "rerun on 2 nodes under one leaf switch: if that is healthy, the spine is oversubscribed or mis-cabled (check link widths and speeds)",
-            );
-            if rdma && matches!(p.op, Collective::AllToAll | Collective::SendRecv | Collective::AllGather) && c.rail_optimized {
+            let domains = e.comm.placement.domains();
+            let word = if kit.nvl72 { "racks" } else { "nodes" };
+            let next = if kit.efa {
+                "launch the instances in one cluster placement group and rerun on 2 of them: if that is healthy, the larger run crosses more of the network (compare with AWS's published figures for the instance)".to_string()
+            } else {
+                format!("rerun on 2 {word} under one leaf switch: if that is healthy, the spine is oversubscribed or mis-cabled (check link widths and speeds)")
+            };
+            // Sockets where RDMA was expected explain the gap by themselves.
+            if !socket {
+                add(if domains > 2 { 0.55 } else { 0.3 }, "oversubscribed or mis-cabled fabric", format!("{short} over {domains} {word}"), &next);
+            }
+            if rdma && !kit.amd && !kit.efa && matches!(p.op, Collective::AllToAll | Collective::SendRecv | Collective::AllGather) && c.rail_optimized {
                 add(
                     0.4,
                     "PXN off: traffic to another rail crosses the spine",
@@ -376,7 +471,23 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, assumed: Option<String>, eva
                     "make sure NCCL_PXN_DISABLE is unset (or 0) and compare with NCCL_P2P_PXN_LEVEL=2",
                 );
             }
-        } else {
+        }
+        if kit.nvl72 {
+            let inside = if multi { "the rack's NVLink domain" } else { "one rack" };
+            add(
+                if multi { 0.58 } else { 0.6 },
+                "the NVLink fabric across the rack's trays not in effect (MNNVL, IMEX)",
+                format!("{short} in {inside}; trays not joined by NVLink fall back to their NICs"),
+                "nvidia-smi -q on every tray: the Fabric section should read State Completed, Status Success with one Clique ID per rack; the IMEX service runs with every tray in its nodes_config.cfg (nvidia-imex-ctl -N); NCCL_MNNVL_ENABLE not 0 and NCCL_DEBUG=INFO reporting MNNVL",
+            );
+        } else if !multi && kit.amd {
+            add(
+                0.6,
+                "xGMI links slower than the design: a degraded Infinity Fabric link, P2P off or a virtual machine",
+                format!("{short} inside one node"),
+                "rocm-smi --showtopo on the node (every GPU pair XGMI, one hop) and rocm-smi --showxgmierr; unset NCCL_P2P_DISABLE and any forced NCCL_ALGO, NCCL_PROTO or RCCL_ variables; check HSA_ variables from old scripts; rerun rccl-tests all_reduce_perf -b 1G -e 8G -g 8 on that node alone",
+            );
+        } else if !multi {
             add(
                 0.6,
                 "scale-up links slower than the design: a degraded NVLink, P2P disabled or a virtualized node",
@@ -434,11 +545,19 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, assumed: Option<String>, eva
                     pct(m.measured_busbw, m.expected_busbw),
                     single.len()
                 ),
-                "drain that node; check nvidia-smi -q (clocks, ECC, PCIe width), dmesg and its NICs; rerun the test on it alone",
+                if kit.amd {
+                    "drain that node; check rocm-smi (clocks, power, temperature) and amd-smi metric --ecc, dmesg and its NICs; rerun rccl-tests on it alone"
+                } else {
+                    "drain that node; check nvidia-smi -q (clocks, ECC, PCIe width), dmesg and its NICs; rerun the test on it alone"
+                },
             );
         }
     }
-    // Highest score first (a selection, not a sort).
+    rank(found)
+}
+
+/// Highest score first (a selection, not a sort).
+fn rank(mut found: Vec<(f64, Cause)>) -> Vec<Cause> {
     let mut ranked = Vec::new();
     while let Some(i) = (0..found.len()).reduce(|a, b| if found[b].0 > found[a].0 { b } else { a }) {
         ranked.push(found.remove(i).1);

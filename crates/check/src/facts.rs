@@ -62,6 +62,12 @@ pub struct Facts {
     /// `NCCL_ALGO` / `NCCL_PROTO` as the log sets them (`Ring`, `^NVLS`, `LL128`).
     pub algo: Option<String>,
     pub proto: Option<String>,
+    /// EFA interfaces aws-ofi-nccl found (`NET/OFI Selected Provider is efa (found 32 nics)`).
+    pub efa_nics: Option<u32>,
+    /// The socket transport ran over an IP-over-InfiniBand interface (`NET/Socket : Using
+    /// [0]ib0:...`): an InfiniBand cluster whose NCCL fell back to sockets. (`NET/IB : No
+    /// device found` alone is not: every Ethernet-only node prints it.)
+    pub socket_on_ib: bool,
 }
 
 /// The token after `at` in `s`: letters, digits and `.+-_,^:` up to [`VALUE_CHARS`].
@@ -150,6 +156,18 @@ impl Facts {
                 self.net = seen;
             }
         }
+        if let Some(i) = s.find("(found ").filter(|_| s.contains("NET/OFI")) {
+            let n = s[i + "(found ".len()..].split(|c: char| !c.is_ascii_digit()).next().and_then(|d| d.parse().ok());
+            self.efa_nics = n.filter(|&n| n >= 1 && n <= crate::limits::NICS_PER_NODE.max as u32).or(self.efa_nics);
+        }
+        for mark in ["NET/Socket : Using [0]", "NET/Socket: Using [0]"] {
+            if let Some(i) = s.find(mark) {
+                // ib0, ibp12s0, ibs1: the IPoIB interfaces' names.
+                if s[i + mark.len()..].starts_with("ib") {
+                    self.socket_on_ib = true;
+                }
+            }
+        }
         if s.contains("NCCL_ALGO") {
             if let Some(v) = setting(s, "NCCL_ALGO") {
                 self.algo = Some(v);
@@ -194,6 +212,10 @@ mod tests {
         assert_eq!(facts(&["NCCL INFO NET/IB : Using [0]mlx5_0", "NCCL INFO Using network Socket"]).net, Some(NetPlugin::Socket));
         assert_eq!(facts(&["NCCL INFO Using network AWS Libfabric"]).net, Some(NetPlugin::Ofi));
         assert_eq!(facts(&["NCCL INFO NET/GPUDirectTCPX ver. 3.1.8."]).net, Some(NetPlugin::Tcpx));
+        // The interface count aws-ofi-nccl reports, and sockets over IPoIB.
+        assert_eq!(facts(&["NCCL INFO NET/OFI Selected Provider is efa (found 32 nics)"]).efa_nics, Some(32));
+        assert!(facts(&["NCCL INFO NET/Socket : Using [0]ib0:192.168.1.2<0>"]).socket_on_ib);
+        assert!(!facts(&["NCCL INFO NET/IB : No device found.", "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>"]).socket_on_ib);
     }
 
     #[test]

@@ -63,6 +63,12 @@ pub struct Measured {
     pub algo: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proto: Option<String>,
+    /// EFA interfaces per node aws-ofi-nccl reported, where the log shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efa_nics: Option<u32>,
+    /// NCCL fell back to sockets on an InfiniBand cluster (over an IPoIB interface).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub socket_on_ib: bool,
     /// In files and links one string, `bytes:time_us:busbw` per size, separated by spaces
     /// (see [`points_text`]).
     #[serde(with = "points_text")]
@@ -117,6 +123,8 @@ impl Default for Measured {
             net: None,
             algo: None,
             proto: None,
+            efa_nics: None,
+            socket_on_ib: false,
             points: Vec::new(),
         }
     }
@@ -195,29 +203,59 @@ pub fn link_of_noted(s: &Scenario, runs: &[Measured]) -> (String, Option<String>
     (encode(&[]), Some(format!("The link keeps the design only, not the {} measured run(s) ({over}); save the scenario file to keep them.", runs.len())))
 }
 
-/// The catalog GPU of a name as nccl-tests prints it (`NVIDIA H100 80GB HBM3`).
+/// The catalog GPU of a name as nccl-tests and rccl-tests print it on their `#  Rank` lines:
+/// the CUDA or HIP device name, which is what `nvidia-smi -L` and `rocm-smi --showproductname`
+/// also show (`NVIDIA H100 80GB HBM3`, `NVIDIA A100-SXM4-80GB`, `NVIDIA GB200`, `NVIDIA B300
+/// SXM6 AC`, `AMD Instinct MI300X`, `AMD Instinct MI300X VF` on a virtual machine). `None`
+/// for a GPU the catalog does not hold (MI250X, MI350X, A100 PCIe, L40S, ...).
 pub fn gpu_of_name(name: &str) -> Option<GpuKind> {
     let n = name.to_ascii_uppercase();
     let has = |s: &str| n.contains(s);
-    // Grace Hopper (GH200) and the Blackwell Ultra parts (GB300, B300) are not in the catalog.
-    if has("GH200") || has("B300") {
+    // AMD Instinct: the part number is the whole model (memory and form factor follow it).
+    if has("MI355X") {
+        return Some(GpuKind::Mi355x);
+    } else if has("MI325X") {
+        return Some(GpuKind::Mi325x);
+    } else if has("MI300X") {
+        return Some(GpuKind::Mi300x);
+    } else if has("MI") && (has("AMD") || has("INSTINCT")) {
         return None;
     }
-    Some(if has("GB200") {
+    // NVIDIA: longest names first (GB300 before B300, GB200 before B200, GH200 before H200).
+    Some(if has("GB300") {
+        GpuKind::Gb300
+    } else if has("B300") {
+        GpuKind::B300
+    } else if has("GB200") {
         GpuKind::Gb200
     } else if has("B200") {
         GpuKind::B200
+    } else if has("GH200") && (has("144") || has("HBM3E")) {
+        GpuKind::Gh200Hbm3e
+    } else if has("GH200") {
+        GpuKind::Gh200
+    } else if has("H200") && has("NVL") {
+        GpuKind::H200Nvl
     } else if has("H200") {
         GpuKind::H200
+    } else if has("H800") && (has("PCIE") || has("NVL")) {
+        // The H800 PCIe is not the catalog's H800 (SXM5 on NVSwitch).
+        return None;
     } else if has("H800") {
         GpuKind::H800
-    } else if has("H100") && (has("PCIE") || has("NVL")) {
+    } else if has("H100") && has("NVL") {
+        GpuKind::H100Nvl
+    } else if has("H100") && has("PCIE") {
         GpuKind::H100Pcie
     } else if has("H100") {
         GpuKind::H100
+    } else if has("A100") && has("PCIE") {
+        // A100 PCIe cards have no NVSwitch: not the catalog's A100 (SXM4 on NVLink3).
+        return None;
     } else if has("A100") {
+        // SXM4 40GB and 80GB: the same NVLink3 and NVSwitch (memory does not enter the model).
         GpuKind::A100
-    } else if has("V100") {
+    } else if has("V100") && !has("PCIE") {
         GpuKind::V100
     } else {
         return None;
@@ -259,6 +297,9 @@ impl Measured {
             return Err(ModelError::new("measured", "a measured run needs sizes of at least 1 byte, times above 0 µs, busbw of at least 0 GB/s and non-zero node and GPU counts"));
         }
         let texts = [&self.host, &self.gpu_name, &self.library_version, &self.algo, &self.proto];
+        if self.efa_nics.is_some_and(|n| limits::NICS_PER_NODE.check(n as u64).is_err() || n == 0) {
+            return Err(ModelError::new("measured", format!("a measured run's efa_nics is 1 to {}", limits::NICS_PER_NODE.max)));
+        }
         if self.device_per_node == Some(0) || texts.iter().any(|t| t.as_ref().is_some_and(|t| t.chars().count() > MAX_TEXT_CHARS)) {
             return Err(ModelError::new("measured", format!("a measured run's host, GPU name, library version and settings are at most {MAX_TEXT_CHARS} characters, and device_per_node at least 1")));
         }
@@ -312,6 +353,8 @@ impl Measured {
             net: f.net,
             algo: f.algo.clone(),
             proto: f.proto.clone(),
+            efa_nics: f.efa_nics,
+            socket_on_ib: f.socket_on_ib,
             points: r.rows.iter().map(|w| Point { bytes: w.bytes, time_us: w.out_of_place.time_us, busbw: w.out_of_place.busbw }).collect(),
         })
     }

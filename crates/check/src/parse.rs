@@ -295,7 +295,8 @@ impl Parser {
         // Rank lines name no library or network (and a large run has one per GPU).
         let rank = s.strip_prefix('#').is_some_and(|h| h.trim_start().starts_with("Rank"));
         if !digit && !rank {
-            self.log.facts.note(s);
+            // The whole line: `rccl-tests: Version ...` reads like a host prefix.
+            self.log.facts.note(raw);
         }
         if let Some(h) = s.strip_prefix('#') {
             self.header(h.trim(), n, raw);
@@ -329,7 +330,8 @@ impl Parser {
                 _ => self.pending_op = Some(op),
             }
         }
-        if is_chatter(s) {
+        // rccl-tests' own version line reads like a host prefix (`rccl-tests: `) and a word.
+        if is_chatter(s) || raw.contains("rccl-tests: Version") {
             self.log.chatter += 1;
         } else {
             note_unread(&mut self.log, n, raw);

@@ -4,7 +4,8 @@
 
 use super::facts::{Library, NetPlugin};
 use super::measured::Measured;
-use crate::catalog::{NicKind, ScaleUp};
+use crate::catalog::{GpuKind, NetFamily, NicKind, ScaleUp};
+use crate::topology::CpuVendor;
 use crate::collective::{AlgoChoice, ProtoChoice};
 use crate::topology::Cluster;
 use serde::Serialize;
@@ -80,6 +81,55 @@ fn forced_algo(v: &str) -> Option<AlgoChoice> {
     AlgoChoice::from_id(v).filter(|a| *a != AlgoChoice::Auto)
 }
 
+/// The NIC a GPU's usual platform has, kind and count per node (or per NVL72 tray), for a
+/// log that names the GPU but not the NIC: DGX A100 and Azure ND A100 v4, 8x HDR 200G; DGX
+/// H100/H200 and B200, 8x ConnectX-7 NDR 400G; GB200 NVL72, one ConnectX-7 400G per GPU;
+/// B300 and GB300, one ConnectX-8 800G per GPU; AMD Instinct nodes, 8x 400G RoCE (the
+/// catalog's presets and their sources, presets.rs). `None`: keep the design's.
+fn platform_nic(gpu: GpuKind) -> Option<(NicKind, u32)> {
+    Some(match gpu {
+        GpuKind::A100 => (NicKind::IbHdr, 8),
+        GpuKind::H100 | GpuKind::H200 | GpuKind::H800 | GpuKind::B200 => (NicKind::IbNdr, 8),
+        GpuKind::Gb200 => (NicKind::IbNdr, 4),
+        GpuKind::Gb300 => (NicKind::IbXdr, 4),
+        GpuKind::B300 => (NicKind::IbXdr, 8),
+        GpuKind::Mi300x | GpuKind::Mi325x | GpuKind::Mi355x => (NicKind::Roce400, 8),
+        _ => return None,
+    })
+}
+
+/// The EFA shape of an AWS instance of `gpu`, kind and interfaces per node (AWS EC2 User
+/// Guide, network cards; presets.rs): p4d 4x 100G, p5 32x 100G, p5en 16x 200G, p6-b200 8x
+/// 400G. Other GPUs: one 400G interface per GPU.
+fn aws_efa(gpu: GpuKind, gpus_per_node: u32) -> (NicKind, u32) {
+    match gpu {
+        GpuKind::A100 => (NicKind::Efa100, 4),
+        GpuKind::H100 => (NicKind::Efa100, 32),
+        GpuKind::H200 => (NicKind::Efa200, 16),
+        _ => (NicKind::Efa400, gpus_per_node.max(1)),
+    }
+}
+
+/// The design with `gpu` in it: its own scale-up fabric, and what that GPU's platform lacks
+/// switched off (NVLS and SHARP on AMD, which has neither; AMD hosts).
+fn take_gpu(c: &mut Cluster, gpu: GpuKind) {
+    let was_nvl72 = c.scale_up == ScaleUp::Nvl72;
+    // A design whose GPU could run NVLS chose whether it does; one whose could not, did not.
+    let nvls_chosen = !c.nvls_hardware() || c.nvls;
+    c.gpu = gpu;
+    c.scale_up = ScaleUp::natural(gpu);
+    if gpu.spec().arch.is_amd() {
+        (c.nvls, c.sharp, c.cpu) = (false, false, CpuVendor::Amd);
+    } else {
+        c.nvls = c.nvls_hardware() && nvls_chosen;
+    }
+    if c.scale_up == ScaleUp::Nvl72 {
+        c.gpus_per_node = 4;
+    } else if was_nvl72 || c.gpus_per_node > c.scale_up.max_domain() {
+        c.gpus_per_node = 8.min(c.scale_up.max_domain());
+    }
+}
+
 /// The cluster to check against: `design` with what the largest run says (GPU, GPUs per
 /// node, nodes) unless `given` says the flags win.
 pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
@@ -89,20 +139,28 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     let mut not_modelled = Vec::new();
     let field = |name, value: String, source| Field { name, value, source };
 
-    // GPU.
+    // GPU: the rank lines' name, else (an RCCL run) an AMD Instinct GPU, else the design's.
     let read_gpu = big.and_then(|m| m.gpu);
     let name = big.and_then(|m| m.gpu_name.clone());
+    let lib = runs.iter().find_map(|m| m.library);
+    let mut gpu_changed = false;
     let gpu_source = if given.gpu {
         Source::Flag
     } else if let Some(g) = read_gpu {
         if g != c.gpu {
-            c.gpu = g;
-            c.scale_up = ScaleUp::natural(g);
+            take_gpu(&mut c, g);
+            gpu_changed = true;
         }
         Source::Log
     } else if name.is_some() {
         Source::Log
     } else {
+        let gpu_unknown = name.is_some() && read_gpu.is_none() && !given.gpu;
+    if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() && !gpu_unknown {
+            // RCCL runs on AMD GPUs: the catalog's most common one, said as assumed.
+            take_gpu(&mut c, GpuKind::Mi300x);
+            gpu_changed = true;
+        }
         Source::Assumed
     };
     match (&name, read_gpu, given.gpu) {
@@ -145,7 +203,7 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
             Source::Inferred
         };
         if !given.nic {
-            c.nics_per_node = design.nics_per_node.min(c.gpus_per_node.max(1));
+            c.nics_per_node = c.nics_per_node.min(c.gpus_per_node.max(1));
         }
         fields.push(field("nodes", c.nodes.to_string(), nodes_source));
         fields.push(field("gpus_per_node", c.gpus_per_node.to_string(), per_source));
@@ -156,33 +214,52 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     let scale_up_source = if gpu_source == Source::Log { Source::Inferred } else { Source::Assumed };
     fields.push(field("scale_up", c.scale_up.name().to_string(), scale_up_source));
 
-    // Network: the plugin the log shows, the NIC the design (or a flag) says.
+    // Network: the plugin the log shows; the NIC a flag gives, else what the plugin says
+    // (EFA), else the GPU's usual one where the log's GPU is not the design's.
     let net = runs.iter().find_map(|m| m.net);
+    let efa_nics = runs.iter().find_map(|m| m.efa_nics);
     if let Some(n) = net {
         fields.push(field("network", n.name().to_string(), Source::Log));
-        if matches!(n, NetPlugin::Ofi | NetPlugin::Tcpx) && !given.nic {
+        if n == NetPlugin::Tcpx && !given.nic {
             not_modelled.push(format!("network {}", n.name()));
         }
     }
-    let nic_source = if given.nic {
-        Source::Flag
-    } else if net == Some(NetPlugin::Socket) && c.nic == NicKind::Eth100Tcp {
-        Source::Inferred
-    } else {
-        Source::Assumed
-    };
+    let mut nic_source = if given.nic { Source::Flag } else { Source::Assumed };
+    if !given.nic {
+        let family = c.nic.spec().family;
+        match net {
+            Some(NetPlugin::Ofi) => {
+                let (kind, count) = aws_efa(c.gpu, c.gpus_per_node);
+                c.nic = if family == NetFamily::Efa && !gpu_changed { c.nic } else { kind };
+                c.nics_per_node = efa_nics.unwrap_or(if family == NetFamily::Efa && !gpu_changed { c.nics_per_node } else { count });
+                nic_source = Source::Inferred;
+            }
+            Some(NetPlugin::Socket) if c.nic == NicKind::Eth100Tcp => nic_source = Source::Inferred,
+            _ => {
+                // A design for another GPU keeps its kind of network; on InfiniBand it takes
+                // this GPU's generation (A100: HDR, GB300: XDR). A design without RDMA takes the
+                // GPU's usual NIC when the log shows RDMA.
+                let wrong_family = matches!(family, NetFamily::Efa | NetFamily::TcpSockets) && net == Some(NetPlugin::Ib);
+                let same_kind = |k: NicKind| k.spec().family == family && family == NetFamily::InfiniBand;
+                if let Some((kind, count)) = platform_nic(c.gpu).filter(|(k, _)| (gpu_changed && same_kind(*k)) || wrong_family) {
+                    (c.nic, c.nics_per_node) = (kind, count.min(c.gpus_per_node.max(1)));
+                }
+            }
+        }
+    }
     // Shown on one node too (where it does not matter), so the design's NIC is always said.
     fields.push(field("nic", format!("{} x {}", c.nics_per_node, c.nic.spec().name), nic_source));
 
     // Library and forced settings.
-    let lib = runs.iter().find_map(|m| m.library);
     let version = runs.iter().find_map(|m| m.library_version.clone());
     match lib {
         Some(l) => fields.push(field("library", format!("{}{}", l.name(), version.map(|v| format!(" {v}")).unwrap_or_default()), Source::Log)),
-        None => fields.push(field("library", format!("NCCL (tuning of {})", c.nccl.id()), Source::Assumed)),
+        None => fields.push(field("library", c.library_label(), Source::Assumed)),
     }
-    if lib == Some(Library::Rccl) {
-        not_modelled.push("library RCCL".into());
+    // RCCL is modelled on the AMD GPUs it runs on (crate::rccl); not on an NVIDIA one.
+    let gpu_unknown = name.is_some() && read_gpu.is_none() && !given.gpu;
+    if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() && !gpu_unknown {
+        not_modelled.push(format!("library RCCL on {}", c.gpu.spec().name));
     }
     let log_algo = runs.iter().find_map(|m| m.algo.clone());
     let log_proto = runs.iter().find_map(|m| m.proto.clone());

@@ -3,8 +3,12 @@
 //! cluster judged healthy, and the same log with its plateau cut to one rail of eight
 //! diagnosed as missing rails. Plus: no input panics the reader.
 
-use fabricscope_check::{check, check_with, parse, Given, Measured};
-use fabricscope_model::catalog::GpuKind;
+#[path = "common/agree.rs"]
+mod agree;
+
+use agree::numbers_agree;
+use fabricscope_check::{check, check_with, parse, CheckReport, Given, Measured, Source};
+use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::{Cluster, Collective};
 use proptest::prelude::*;
 
@@ -158,6 +162,111 @@ fn an_unvalidated_class_is_said_instead_of_blaming_the_cluster() {
     assert_eq!(r.healthy, None, "not validated: cannot judge");
     assert_eq!(r.verdict.len(), 1);
     assert_eq!(r.verdict[0].cause, "the model is not validated for this class");
+}
+
+/// A synthetic log of tests/fixtures/ (formats and their public sources: fixtures/README.md),
+/// checked as the CLI does with no flags: against the default design, the log's fields read in.
+fn fixture(name: &str) -> CheckReport {
+    let text = std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let r = check(&Measured::from_log(&parse(&text).unwrap()), &Cluster::default()).unwrap();
+    numbers_agree(&r);
+    r
+}
+
+fn source(r: &CheckReport, name: &str) -> (String, Source) {
+    let f = r.fields.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no field {name}: {:?}", r.fields));
+    (f.value.clone(), f.source)
+}
+
+/// Advice that names NVIDIA's tools or NVIDIA-only features.
+const NVIDIA_WORDS: [&str; 7] = ["nvidia-smi", "NVLink", "NVLS", "nvidia-peermem", "GPUDirect", "NET/IB", "fabricmanager"];
+
+#[test]
+fn an_mi300x_rccl_tests_log_without_flags_is_judged_with_rccl_and_no_nvidia_advice() {
+    let r = fixture("mi300x-1node-rccl-all-reduce.txt");
+    assert_eq!((r.cluster.gpu, r.cluster.scale_up, r.cluster.nodes, r.cluster.gpus_per_node), (GpuKind::Mi300x, ScaleUp::Xgmi, 1, 8));
+    assert_eq!(source(&r, "gpu"), ("Instinct MI300X 192GB".to_string(), Source::Log));
+    // `rccl-tests: Version ...` names the library, and is launcher chatter, not an unread line.
+    assert_eq!(source(&r, "library"), ("RCCL".to_string(), Source::Log));
+    let log = parse(&std::fs::read_to_string(format!("{}/tests/fixtures/mi300x-1node-rccl-all-reduce.txt", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap();
+    assert_eq!((log.unread_count, log.chatter), (0, 2));
+    assert!(r.not_modelled.is_empty());
+    // RCCL's model (Ring on the xGMI mesh), a validated class: judged, and healthy.
+    assert_eq!(r.plateaus[0].algorithm, "Ring");
+    assert!(r.plateaus[0].validated);
+    assert_eq!(r.healthy, Some(true), "{:#?}", r.verdict);
+    // The same log at half the bandwidth: not healthy, with AMD's tools, never NVIDIA's.
+    let mut slow = Measured::from_log(&parse(&std::fs::read_to_string(format!("{}/tests/fixtures/mi300x-1node-rccl-all-reduce.txt", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap());
+    for p in slow[0].points.iter_mut().filter(|p| p.bytes >= 1 << 20) {
+        (p.time_us, p.busbw) = (p.time_us * 2.0, p.busbw / 2.0);
+    }
+    let r = check(&slow, &Cluster::default()).unwrap();
+    numbers_agree(&r);
+    assert_eq!(r.healthy, Some(false));
+    assert!(r.verdict[0].cause.starts_with("xGMI links slower"), "{:#?}", r.verdict);
+    assert!(r.verdict[0].next_step.contains("rocm-smi --showtopo") && r.verdict[0].next_step.contains("rccl-tests"));
+    for c in &r.verdict {
+        for w in NVIDIA_WORDS {
+            assert!(!c.cause.contains(w) && !c.next_step.contains(w) && !c.evidence.contains(w), "{w} in {c:?}");
+        }
+    }
+}
+
+#[test]
+fn a_gb300_rack_is_judged_as_gb300_on_nvl72() {
+    let r = fixture("gb300-1rack-all-reduce.txt");
+    assert_eq!((r.cluster.gpu, r.cluster.scale_up, r.cluster.nodes, r.cluster.gpus_per_node), (GpuKind::Gb300, ScaleUp::Nvl72, 18, 4));
+    assert_eq!(source(&r, "gpu").1, Source::Log);
+    assert!(r.not_modelled.is_empty());
+    // NVLS inside one rack of 72, a class measured at 8-32 GPUs: the verdict says extrapolated.
+    let p = &r.plateaus[0];
+    assert_eq!(p.algorithm, "NVLS");
+    assert!(p.extrapolated && p.validated, "{p:?}");
+    assert_eq!(r.healthy, Some(true), "{:#?}", r.verdict);
+    assert!(r.verdict[0].evidence.contains("extrapolated"), "{:?}", r.verdict[0]);
+    // Cut to half: the NVL72 fabric's own checks (MNNVL, IMEX), and extrapolated said, not "unhealthy".
+    let mut slow = Measured::from_log(&parse(&std::fs::read_to_string(format!("{}/tests/fixtures/gb300-1rack-all-reduce.txt", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap());
+    for p in slow[0].points.iter_mut().filter(|p| p.bytes >= 1 << 20) {
+        (p.time_us, p.busbw) = (p.time_us * 2.0, p.busbw / 2.0);
+    }
+    let r = check(&slow, &Cluster::default()).unwrap();
+    numbers_agree(&r);
+    assert_eq!(r.healthy, None, "extrapolated: {:#?}", r.verdict);
+    assert!(r.verdict[0].cause.starts_with("the expectation is extrapolated"), "{:#?}", r.verdict);
+    assert!(r.verdict.iter().any(|c| c.next_step.contains("IMEX")), "{:#?}", r.verdict);
+}
+
+#[test]
+fn a_p5_log_over_efa_is_judged_with_efa() {
+    let r = fixture("p5-efa-2node-all-reduce.txt");
+    assert_eq!((r.cluster.gpu, r.cluster.nic, r.cluster.nics_per_node, r.cluster.nodes), (GpuKind::H100, NicKind::Efa100, 32, 2));
+    assert_eq!(source(&r, "nic"), ("32 x AWS EFA 100G (SRD)".to_string(), Source::Inferred));
+    assert_eq!(source(&r, "library"), ("NCCL 2.21.5+cuda12.4".to_string(), Source::Log));
+    assert!(r.not_modelled.is_empty());
+    assert!(r.plateaus[0].validated);
+    assert_eq!(r.healthy, Some(true), "{:#?}", r.verdict);
+}
+
+#[test]
+fn sockets_over_ipoib_on_an_infiniband_cluster_are_not_healthy() {
+    let r = fixture("a100-ipoib-socket-2node-all-reduce.txt");
+    assert_eq!((r.cluster.gpu, r.cluster.nic), (GpuKind::A100, NicKind::IbHdr));
+    assert_eq!(r.healthy, Some(false));
+    assert_eq!(r.verdict[0].cause, "NCCL fell back to TCP sockets (NET/Socket), not RDMA");
+    assert!(r.verdict[0].evidence.contains("over IP-over-InfiniBand"), "{:?}", r.verdict[0]);
+    assert!(r.verdict.iter().all(|c| !c.cause.contains("GPUDirect") && !c.cause.contains("oversubscribed")), "{:#?}", r.verdict);
+}
+
+#[test]
+fn twenty_gb200_racks_from_the_last_rank_are_judged_as_racks_and_extrapolated() {
+    let r = fixture("gb200-20rack-last-rank-all-reduce.txt");
+    assert_eq!((r.cluster.gpu, r.cluster.nodes, r.cluster.gpus_per_node), (GpuKind::Gb200, 360, 4));
+    assert_eq!(source(&r, "ranks"), ("1440".to_string(), Source::Log));
+    // 20 racks of 72: the model's NVLSTree across racks has no band; below it the verdict
+    // says the expectation is extrapolated rather than calling the cluster unhealthy.
+    assert_eq!(r.healthy, None);
+    assert!(r.verdict[0].cause.starts_with("the expectation is extrapolated"), "{:#?}", r.verdict);
+    assert!(r.verdict[0].evidence.contains("across NVL72 racks"), "{:?}", r.verdict[0]);
 }
 
 proptest! {

@@ -149,17 +149,32 @@ fn flags_win_over_the_log_and_name_their_source() {
 }
 
 #[test]
-fn an_amd_log_gets_null_healthy_and_no_nvidia_advice() {
+fn an_amd_log_is_judged_with_rccl_and_gets_no_nvidia_advice() {
     let text = "RCCL version 2.20.5+hip6.2\n".to_string() + &synth(1, 8, "AMD Instinct MI300X", 8 << 30);
     let path = temp("amd.txt", &text);
     let (code, out, err) = run(&["check", &path, "--json"]);
     let _ = std::fs::remove_file(&path);
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["healthy"], Value::Null);
+    // The catalog's MI300X with RCCL's model: judged (true or false), nothing "not modelled".
+    assert!(v["healthy"].is_boolean(), "{}", v["verdict"]);
+    assert_eq!(v["not_modelled"], serde_json::json!([]));
+    assert_eq!((v["cluster"]["gpu"]["value"].as_str(), v["cluster"]["gpu"]["source"].as_str()), (Some("Instinct MI300X 192GB"), Some("log")));
     assert_eq!(v["cluster"]["library"]["value"], "RCCL 2.20.5+hip6.2");
     let verdict = v["verdict"].to_string();
-    assert!(verdict.contains("cannot judge: GPU AMD Instinct MI300X, library RCCL are not modelled"), "{verdict}");
+    for w in ["nvidia-smi", "NVLink", "NET/IB", "GPUDirect"] {
+        assert!(!verdict.contains(w), "{w}: {verdict}");
+    }
+    // A GPU outside the catalog: null, said as not modelled, still no NVIDIA advice.
+    let text = "RCCL version 2.18.3+hip6.0\n".to_string() + &synth(1, 8, "AMD Instinct MI250X", 8 << 30);
+    let path = temp("mi250x.txt", &text);
+    let (code, out, err) = run(&["check", &path, "--json"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["healthy"], Value::Null);
+    let verdict = v["verdict"].to_string();
+    assert!(verdict.contains("cannot judge: GPU AMD Instinct MI250X is not modelled"), "{verdict}");
     for w in ["nvidia-smi", "NVLink", "NET/IB", "GPUDirect"] {
         assert!(!verdict.contains(w), "{w}: {verdict}");
     }
@@ -173,30 +188,41 @@ fn names_only_real_flags(err: &str) {
     }
 }
 
-#[test]
-fn hostile_logs_parse_in_under_three_seconds_and_errors_name_real_flags() {
-    // 1 MB of launcher prefixes on one line (quadratic before: over 20 s).
-    let prefixes = synth(1, 8, "NVIDIA H100 80GB HBM3", 8 << 30) + &"[0]".repeat(350_000) + " 8 2 float sum -1 10.0 0.00 0.00 0\n";
-    let path = temp("prefixes.txt", &prefixes);
+/// Seconds `check` takes on the log `text`, and its exit code, stdout and stderr.
+fn timed_check(name: &str, text: &str) -> (f64, Option<i32>, String, String) {
+    let path = temp(name, text);
     let t = std::time::Instant::now();
     let (code, out, err) = run(&["check", &path]);
-    let prefix_time = t.elapsed();
+    let secs = t.elapsed().as_secs_f64();
     let _ = std::fs::remove_file(&path);
+    (secs, code, out, err)
+}
+
+/// Hostile logs parse in linear time: ten times the input takes well under a hundred times as
+/// long (a quadratic parser took over 20 s on 1 MB of prefixes and 13 s on 100,000 hosts).
+/// Wall-clock limits are measured in release builds and reported, not asserted here: this
+/// test runs on shared, loaded machines.
+#[test]
+fn hostile_logs_parse_in_linear_time_and_errors_name_real_flags() {
+    // Launcher prefixes on one line: 100 KB and 1 MB.
+    let prefixed = |n: usize| synth(1, 8, "NVIDIA H100 80GB HBM3", 8 << 30) + &"[0]".repeat(n) + " 8 2 float sum -1 10.0 0.00 0.00 0\n";
+    let (small, code, _, err) = timed_check("prefixes-s.txt", &prefixed(35_000));
+    assert_eq!(code, Some(0), "{err}");
+    let (large, code, out, err) = timed_check("prefixes.txt", &prefixed(350_000));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("is not above the previous row's"), "the prefixed row is read: {out}");
-    // 100,000 hosts of one GPU (a linear scan per rank before: 13 s): more nodes than the
-    // model covers, said about the log, not about a flag the user did not give.
-    let path = temp("hosts.txt", &synth(100_000, 1, "NVIDIA H100 80GB HBM3", 1 << 20));
-    let t = std::time::Instant::now();
-    let (code, _, err) = run(&["check", &path]);
-    let host_time = t.elapsed();
-    let _ = std::fs::remove_file(&path);
+    // 10,000 and 100,000 hosts of one GPU: more nodes than the model covers, said about the
+    // log, not about a flag the user did not give.
+    let (few, code, _, _) = timed_check("hosts-s.txt", &synth(10_000, 1, "NVIDIA H100 80GB HBM3", 1 << 20));
+    assert!(matches!(code, Some(0 | 2)), "{code:?}");
+    let (many, code, _, err) = timed_check("hosts.txt", &synth(100_000, 1, "NVIDIA H100 80GB HBM3", 1 << 20));
     assert_eq!(code, Some(2));
     assert!(err.starts_with("error: LOG: the cluster the log describes (100000 nodes x 1 GPUs) is outside what the model covers"), "{err}");
     names_only_real_flags(&err);
-    eprintln!("check on 1 MB of prefixes: {prefix_time:?}; on 100,000 hosts: {host_time:?}");
-    // Debug builds (tests) are several times slower than release.
-    assert!(prefix_time.as_secs_f64() < 3.0 && host_time.as_secs_f64() < 8.0, "{prefix_time:?} {host_time:?}");
+    eprintln!("check on 100 KB / 1 MB of prefixes: {small:.3} / {large:.3} s; on 10,000 / 100,000 hosts: {few:.3} / {many:.3} s");
+    // Ten times the input; process start-up (tens of ms) is in both, so the ratio only errs low.
+    assert!(large < 30.0 * small.max(0.02), "prefixes: {small:.3} s -> {large:.3} s");
+    assert!(many < 30.0 * few.max(0.02), "hosts: {few:.3} s -> {many:.3} s");
     // More ranks than the cluster given: the error names flags check has.
     let path = temp("small.txt", &synth(2, 8, "NVIDIA H100 80GB HBM3", 1 << 20));
     let (code, _, err) = run(&["check", &path, "--nodes", "1", "--gpus-per-node", "8"]);
