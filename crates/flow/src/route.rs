@@ -42,17 +42,18 @@ pub struct Router<'a> {
     fab: &'a Fabric,
     dist: HashMap<u32, Vec<u16>>,
     splits: HashMap<(u32, u32), Vec<(u32, f64)>>,
+    /// Per switch: its slot in the next frontier, or `u32::MAX` (kept clear between uses).
+    scratch: Vec<u32>,
 }
 
 impl<'a> Router<'a> {
     pub fn new(fab: &'a Fabric) -> Self {
-        Router { fab, dist: HashMap::new(), splits: HashMap::new() }
+        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()] }
     }
 
     /// Hops from every switch to `leaf` over live links (reverse breadth-first search).
-    fn dist_to(&mut self, leaf: u32) -> &Vec<u16> {
-        let fab = self.fab;
-        self.dist.entry(leaf).or_insert_with(|| {
+    fn dist_to<'m>(fab: &Fabric, dist: &'m mut HashMap<u32, Vec<u16>>, leaf: u32) -> &'m Vec<u16> {
+        dist.entry(leaf).or_insert_with(|| {
             let mut d = vec![FAR; fab.switches.len()];
             d[leaf as usize] = 0;
             let mut queue = vec![leaf];
@@ -85,7 +86,7 @@ impl<'a> Router<'a> {
     /// leaves are not connected.
     pub fn ecmp(&mut self, src: u32, dst: u32, seed: u64, flow: u64, out: &mut Vec<(u32, f64)>) -> bool {
         let fab = self.fab;
-        let d = self.dist_to(dst);
+        let d = Self::dist_to(fab, &mut self.dist, dst);
         if d[src as usize] == FAR {
             return false;
         }
@@ -112,22 +113,33 @@ impl<'a> Router<'a> {
             return !s.is_empty() || src == dst;
         }
         let fab = self.fab;
-        let d = self.dist_to(dst);
+        let d = Self::dist_to(fab, &mut self.dist, dst);
         let mut shares = Vec::new();
         if d[src as usize] != FAR {
+            let scratch = &mut self.scratch;
             let mut frontier: Vec<(u32, f64)> = vec![(src, 1.0)];
+            let mut next: Vec<(u32, f64)> = Vec::new();
             while frontier.first().is_some_and(|&(x, _)| x != dst) {
-                let mut next: HashMap<u32, f64> = HashMap::new();
+                next.clear();
                 for &(x, w) in &frontier {
-                    let hops: Vec<u32> = Self::next_hops(fab, d, x).collect();
-                    let each = w / hops.len().max(1) as f64;
-                    for l in hops {
+                    let n = Self::next_hops(fab, d, x).count();
+                    let each = w / n.max(1) as f64;
+                    for l in Self::next_hops(fab, d, x) {
                         shares.push((l, each));
-                        *next.entry(fab.links[l as usize].to).or_insert(0.0) += each;
+                        let to = fab.links[l as usize].to;
+                        let slot = scratch[to as usize];
+                        if slot == u32::MAX {
+                            scratch[to as usize] = next.len() as u32;
+                            next.push((to, each));
+                        } else {
+                            next[slot as usize].1 += each;
+                        }
                     }
                 }
-                frontier = next.into_iter().collect();
-                frontier.sort_unstable_by_key(|&(x, _)| x);
+                for &(x, _) in &next {
+                    scratch[x as usize] = u32::MAX;
+                }
+                std::mem::swap(&mut frontier, &mut next);
             }
         }
         let ok = !shares.is_empty() || src == dst;

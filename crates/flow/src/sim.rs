@@ -13,6 +13,7 @@ use crate::transport::{derates, Derate};
 use fabricscope_model::error::{ModelError, Result};
 use fabricscope_model::units::GBps;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Most seeds one study runs (count; bounds a CLI or page request's time).
 pub const MAX_SEEDS: u32 = 4096;
@@ -153,23 +154,25 @@ fn solve(fab: &Fabric, router: &mut Router, routing: Routing, seed: u64, ds: &[D
     let mut conns_on = vec![0u32; fab.links.len()];
     let mut buf: Vec<(u32, f64)> = Vec::new();
     let mut drawn: Vec<Vec<u32>> = Vec::new();
+    // Leaf pair -> (pattern id, connections using it).
+    let mut patterns: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
     for (i, d) in ds.iter().enumerate() {
         let (sl, dl) = (fab.nic_leaf[d.src as usize], fab.nic_leaf[d.dst as usize]);
         let ends = [(fab.nic_up[d.src as usize], 1.0), (fab.nic_down[d.dst as usize], 1.0)];
         let cut = || ModelError::new("links_down", "the failures cut the fabric in two: a flow has no path left");
-        let mut add = |fabric: &[(u32, f64)], w: u32, paths: &mut Paths| {
-            buf.clear();
-            buf.extend(ends.iter().map(|&(l, s)| (l, s * w as f64)));
-            buf.extend(fabric.iter().map(|&(l, s)| (l, s * w as f64)));
-            paths.push(&buf);
-            nic_paths.push(&[(ends[0].0, w as f64), (ends[1].0, w as f64)]);
-            for &(l, _) in buf.iter() {
-                conns_on[l as usize] += w;
-            }
-            owner.push((i, w));
-        };
         match routing {
             Routing::Ecmp => {
+            let mut add = |fabric: &[(u32, f64)], w: u32, paths: &mut Paths| {
+                buf.clear();
+                buf.extend(ends.iter().map(|&(l, s)| (l, s * w as f64)));
+                buf.extend(fabric.iter().map(|&(l, s)| (l, s * w as f64)));
+                paths.push(&buf);
+                nic_paths.push(&[(ends[0].0, w as f64), (ends[1].0, w as f64)]);
+                for &(l, _) in buf.iter() {
+                    conns_on[l as usize] += w;
+                }
+                owner.push((i, w));
+            };
                 drawn.clear();
                 for c in 0..d.conns {
                     let mut p = Vec::new();
@@ -191,12 +194,34 @@ fn solve(fab: &Fabric, router: &mut Router, routing: Routing, seed: u64, ds: &[D
                 }
             }
             Routing::Adaptive | Routing::Spray => {
-                let mut p = Vec::new();
-                if !router.split(sl, dl, &mut p) {
-                    return Err(cut());
+                // One shared pattern per leaf pair; the flow carries its NIC links itself.
+                let pat = match patterns.get(&(sl, dl)) {
+                    Some(&(p, _)) => p,
+                    None => {
+                        let mut p = Vec::new();
+                        if !router.split(sl, dl, &mut p) {
+                            return Err(cut());
+                        }
+                        let id = paths.pattern(&p);
+                        patterns.insert((sl, dl), (id, 0));
+                        id
+                    }
+                };
+                let w = d.conns as f64;
+                paths.push_with(&[(ends[0].0, w), (ends[1].0, w)], pat, w);
+                nic_paths.push(&[(ends[0].0, w), (ends[1].0, w)]);
+                conns_on[ends[0].0 as usize] += d.conns;
+                conns_on[ends[1].0 as usize] += d.conns;
+                if let Some(e) = patterns.get_mut(&(sl, dl)) {
+                    e.1 += d.conns;
                 }
-                add(&p, d.conns, &mut paths);
+                owner.push((i, d.conns));
             }
+        }
+    }
+    for &(p, conns) in patterns.values() {
+        for &(l, _) in paths.pattern_links(p) {
+            conns_on[l as usize] += conns;
         }
     }
     let caps: Vec<f64> = fab.links.iter().map(|l| if l.alive { l.cap.0 } else { 0.0 }).collect();
