@@ -43,6 +43,9 @@ impl Failures {
             ));
         }
         let spines = pod_spines(fab, leaf).len() as u32;
+        if self.spines_down > 0 && spines == 0 {
+            return Err(ModelError::new("spines_down", "this fabric has no spine switches (one leaf per plane): use 0"));
+        }
         if self.spines_down > 0 && self.spines_down >= spines.max(1) {
             return Err(ModelError::new(
                 "spines_down",

@@ -73,6 +73,7 @@ pub struct ClosSpec {
     /// NICs (rails) per node.
     pub nics_per_node: u32,
     /// Every port's rate per direction (switch ports run at the NIC rate, as `fabric_tree`).
+    #[serde(rename = "line_GBps_per_direction")]
     pub line: GBps,
     pub rail_optimized: bool,
     /// Separate trees; rail `r` is in plane `r / rails_per_plane`.

@@ -103,7 +103,9 @@ pub struct Outcome {
     /// "leaf-spine" or "spine-core".
     pub bottleneck_tier: &'static str,
     /// A connection's rate on the ideal fabric, per direction.
+    #[serde(rename = "ideal_connection_GBps_per_direction")]
     pub ideal_connection_rate: GBps,
+    #[serde(rename = "line_rate_GBps_per_direction")]
     pub line_rate: GBps,
     pub failures: Failures,
     pub sharing: Option<Sharing>,
