@@ -1,22 +1,34 @@
-//! Transport effects a flow model cannot see (PFC pauses, DCQCN, incast, retransmits), as
-//! labelled bands with their sources. They are reported beside the fraction, never folded
-//! into it.
+//! Transport effects a flow model cannot see (PFC pauses, DCQCN rate control, incast,
+//! retransmits), listed beside the fraction and never folded into it. Each carries a band of
+//! throughput kept only where a published measurement gives one; none was found for an AI
+//! collective (validation/README.md, "Congestion, sharing and failures"), so every band here is
+//! empty and the entry says what the model assumes instead.
 
 use serde::Serialize;
 
-/// One effect: what it is, the band of throughput lost where it bites, and the evidence.
+/// One effect: what it is, the band of throughput kept where it bites, and the evidence.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Derate {
     pub effect: &'static str,
-    /// Fraction of throughput kept, low end of the band (dimensionless).
+    /// Fraction of throughput kept, low end of the band (dimensionless); `None` = no
+    /// published band.
     pub kept_low: Option<f64>,
     /// Fraction kept, high end (dimensionless).
     pub kept_high: Option<f64>,
-    /// Where the band comes from, or "modelled, not measured".
+    /// Where the band comes from, or why there is none.
     pub source: &'static str,
 }
 
-/// The labelled transport effects.
+/// What each entry says when no measurement gives a band.
+const NO_BAND: &str = "not modelled: no published measurement with a band for AI collectives was found";
+
+/// The labelled transport effects, in the order a reader meets them on a RoCE fabric.
 pub fn derates() -> Vec<Derate> {
-    Vec::new()
+    let none = |effect| Derate { effect, kept_low: None, kept_high: None, source: NO_BAND };
+    vec![
+        none("PFC pauses and head-of-line blocking (RoCE lossless class); the model assumes links never pause"),
+        none("DCQCN/ECN rate control converging to max-min shares; the model assumes it converges instantly and exactly"),
+        none("incast at a receiver (all-to-all, many-to-one); the model shares the receiving NIC fairly with no loss"),
+        none("retransmits after drops; the model assumes a lossless fabric (InfiniBand credit flow control, RoCE with PFC)"),
+    ]
 }
