@@ -220,12 +220,19 @@ fn text(topo: &fabricscope_model::Topology, fab: &Fabric, o: &Outcome, from_nic:
         "ideal connection rate: {:.1} GB/s per direction (line {:.1} GB/s per direction)\n",
         o.ideal_connection_rate.0, o.line_rate.0
     ));
-    for d in &o.transport {
-        let band = match (d.kept_low, d.kept_high) {
-            (Some(lo), Some(hi)) => format!("keeps {lo:.2}-{hi:.2}"),
-            _ => "no band".to_string(),
-        };
-        t.push_str(&format!("not applied: {} ({band}; {})\n", d.effect, d.source));
+    let (banded, unbanded): (Vec<_>, Vec<_>) = o.transport.iter().partition(|d| d.kept_low.is_some() && d.kept_high.is_some());
+    for d in banded {
+        t.push_str(&format!(
+            "not applied: {} keeps {:.2}-{:.2} ({})\n",
+            d.effect,
+            d.kept_low.unwrap_or(1.0),
+            d.kept_high.unwrap_or(1.0),
+            d.source
+        ));
+    }
+    if !unbanded.is_empty() {
+        let names: Vec<&str> = unbanded.iter().map(|d| d.effect).collect();
+        t.push_str(&format!("not modelled, no published band: {} (--json says what is assumed instead)\n", names.join(", ")));
     }
     t.push_str(&format!("evidence: {}\n", o.evidence));
     t

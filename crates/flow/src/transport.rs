@@ -10,6 +10,8 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Derate {
     pub effect: &'static str,
+    /// What the flow model assumes in its place.
+    pub assumes: &'static str,
     /// Fraction of throughput kept, low end of the band (dimensionless); `None` = no
     /// published band.
     pub kept_low: Option<f64>,
@@ -24,11 +26,11 @@ const NO_BAND: &str = "not modelled: no published measurement with a band for AI
 
 /// The labelled transport effects, in the order a reader meets them on a RoCE fabric.
 pub fn derates() -> Vec<Derate> {
-    let none = |effect| Derate { effect, kept_low: None, kept_high: None, source: NO_BAND };
+    let none = |effect, assumes| Derate { effect, assumes, kept_low: None, kept_high: None, source: NO_BAND };
     vec![
-        none("PFC pauses and head-of-line blocking (RoCE lossless class); the model assumes links never pause"),
-        none("DCQCN/ECN rate control converging to max-min shares; the model assumes it converges instantly and exactly"),
-        none("incast at a receiver (all-to-all, many-to-one); the model shares the receiving NIC fairly with no loss"),
-        none("retransmits after drops; the model assumes a lossless fabric (InfiniBand credit flow control, RoCE with PFC)"),
+        none("PFC pauses", "links never pause (no head-of-line blocking in the lossless class)"),
+        none("DCQCN", "rate control converges at once and exactly to the max-min shares"),
+        none("incast", "a receiving NIC is shared fairly among its senders, with no loss"),
+        none("retransmits", "a lossless fabric (InfiniBand credit flow control, RoCE with PFC)"),
     ]
 }
