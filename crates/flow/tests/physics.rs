@@ -62,7 +62,7 @@ fn alltoall_off_rails_slows_monotonically_with_oversubscription_to_about_a_third
         last = f;
         at4 = f;
     }
-    assert!(at4 <= 0.36 && at4 >= 0.2, "4:1 gave {at4}");
+    assert!((0.2..=0.36).contains(&at4), "4:1 gave {at4}");
     let c = Cluster { nodes: 32, rail_optimized: false, ..Cluster::default() };
     let nb = study(&fabric_of(&c), Traffic::AllToAll, Routing::Adaptive, 1).throughput_fraction.mean;
     assert!(nb >= 0.99, "non-blocking all-to-all: {nb}");
