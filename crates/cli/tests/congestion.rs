@@ -98,4 +98,7 @@ fn bad_input_is_one_line_naming_the_flag_and_what_is_allowed() {
     fails(&["congestion", "--duty-cycle", "1.5"], &["--duty-cycle", "from 0 to 1"]);
     fails(&["congestion", "--channels", "65"], &["--channels", "between 1 and 64"]);
     fails(&with(&SMALL, &["--links-down", "2"]), &["--links-down", "use 0 to 1"]);
+    // Bounded work: no flag makes a solve run for hours.
+    fails(&["congestion", "--nodes", "2048", "--traffic", "alltoall"], &["--traffic", "use fewer nodes"]);
+    fails(&["congestion", "--nodes", "4096", "--routing", "ecmp", "--seeds", "4096"], &["--seeds", "use at most"]);
 }

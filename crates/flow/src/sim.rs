@@ -24,6 +24,11 @@ pub const MAX_CHANNELS: u32 = 64;
 pub const MAX_QPS: u32 = 128;
 /// Most other jobs sharing the fabric (count; each sharing case is one more solve per seed).
 pub const MAX_OTHER_JOBS: u32 = 15;
+/// Most demands (NIC pairs) one solve routes (count): an all-to-all over 512 nodes of 8 NICs
+/// is 2.1 million and takes seconds; a bound, so no flag can make a solve run for hours.
+pub const MAX_DEMANDS: u64 = 2_500_000;
+/// Most demands summed over seeds and sharing cases (count): about a minute of solving.
+pub const MAX_WORK: u64 = 100_000_000;
 /// Default ring channels per NIC (count): NCCL's tuning model finds 8 channels for 8 NICs on
 /// H100 nodes (validation/nccl-golden.csv), one per NIC.
 pub const DEFAULT_CHANNELS: u32 = 1;
@@ -301,6 +306,18 @@ pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
         ));
     }
     let job_nodes: Vec<&[u32]> = (0..jobs as usize).map(|j| &order[j * per_job as usize..(j + 1) * per_job as usize]).collect();
+    let m = per_job as u64;
+    let per_demands = match o.traffic {
+        Traffic::AllToAll => m * (m - 1),
+        Traffic::Ring | Traffic::RandomPermutation => m,
+    } * healthy.spec.nics_per_node as u64
+        * jobs as u64;
+    if per_demands > MAX_DEMANDS {
+        return Err(ModelError::new(
+            "traffic",
+            format!("{} over {per_job} nodes is {per_demands} NIC-to-NIC flows per solve, more than the flow model's {MAX_DEMANDS}: use fewer nodes", o.traffic.id()),
+        ));
+    }
     let first = job_nodes[0][0];
     o.failures.check(healthy, first)?;
     let mut fab = healthy.clone();
@@ -311,6 +328,12 @@ pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
     let deterministic = o.routing != Routing::Ecmp && o.traffic != Traffic::RandomPermutation;
     let runs = if deterministic { 1 } else { o.seeds };
     let cases = o.other_jobs as usize + 1;
+    if per_demands * runs as u64 * cases as u64 > MAX_WORK {
+        return Err(ModelError::new(
+            "seeds",
+            format!("{runs} seeds x {cases} sharing case(s) x {per_demands} flows is more than the flow model's {MAX_WORK} flow solves: use at most {} seeds", (MAX_WORK / (per_demands * cases as u64)).max(1)),
+        ));
+    }
     let mut by_case: Vec<Vec<f64>> = vec![Vec::new(); cases];
     let mut expected = Vec::new();
     let mut collisions = 0;
