@@ -27,8 +27,10 @@ pub const MAX_OTHER_JOBS: u32 = 15;
 /// Most demands (NIC pairs) one solve routes (count): an all-to-all over 512 nodes of 8 NICs
 /// is 2.1 million and takes seconds; a bound, so no flag can make a solve run for hours.
 pub const MAX_DEMANDS: u64 = 2_500_000;
-/// Most demands summed over seeds and sharing cases (count): about a minute of solving.
-pub const MAX_WORK: u64 = 100_000_000;
+/// Most routed paths summed over seeds and sharing cases (count; an ECMP path per connection,
+/// an even split per demand). About 3 us each natively (an all-to-all over 1,024 GPUs under
+/// ECMP: 1 M connections, 3 s a seed, measured on the release CLI), so about 30 s at most.
+pub const MAX_WORK: u64 = 10_000_000;
 /// Default ring channels per NIC (count): NCCL's tuning model finds 8 channels for 8 NICs on
 /// H100 nodes (validation/nccl-golden.csv), one per NIC.
 pub const DEFAULT_CHANNELS: u32 = 1;
@@ -328,10 +330,20 @@ pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
     let deterministic = o.routing != Routing::Ecmp && o.traffic != Traffic::RandomPermutation;
     let runs = if deterministic { 1 } else { o.seeds };
     let cases = o.other_jobs as usize + 1;
-    if per_demands * runs as u64 * cases as u64 > MAX_WORK {
+    // Paths per solve: one per connection under ECMP, one per demand when split.
+    let conns = match o.traffic {
+        Traffic::Ring => o.channels * o.qps,
+        Traffic::AllToAll => o.gpus_per_node * o.gpus_per_node.div_ceil(healthy.spec.nics_per_node).max(1) * o.qps,
+        Traffic::RandomPermutation => o.qps,
+    } as u64;
+    let per_solve = if o.routing == Routing::Ecmp { per_demands * conns } else { per_demands };
+    if per_solve * runs as u64 * cases as u64 > MAX_WORK {
         return Err(ModelError::new(
             "seeds",
-            format!("{runs} seeds x {cases} sharing case(s) x {per_demands} flows is more than the flow model's {MAX_WORK} flow solves: use at most {} seeds", (MAX_WORK / (per_demands * cases as u64)).max(1)),
+            format!(
+                "{runs} seeds x {cases} sharing case(s) x {per_solve} routed paths is more than the flow model's {MAX_WORK}: use at most {} seeds",
+                (MAX_WORK / (per_solve * cases as u64)).max(1)
+            ),
         ));
     }
     let mut by_case: Vec<Vec<f64>> = vec![Vec::new(); cases];
