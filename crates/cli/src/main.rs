@@ -6,6 +6,7 @@ mod check;
 mod cluster_args;
 mod compare;
 mod collective;
+mod congestion;
 mod ep;
 mod error;
 mod eval;
@@ -63,6 +64,10 @@ enum Command {
     /// Play a collective step by step on a small copy of the cluster: transcript, bytes per GPU
     /// against the formula, and (--svg) one frame of the explorer's animation.
     Teach(Box<teach::TeachArgs>),
+    /// Flow-level congestion on the cluster's Clos: a traffic pattern routed by ECMP, adaptive
+    /// routing or spraying over seeds, with neighbours and failures; throughput fraction
+    /// (mean, p10, p50, p90), collision probability, bottleneck tier.
+    Congestion(Box<congestion::CongestionArgs>),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
         Command::Rightsize(a) => rightsize::run(a),
         Command::Check(a) => check::run(a),
         Command::Teach(a) => teach::run(a),
+        Command::Congestion(a) => congestion::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

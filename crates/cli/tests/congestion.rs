@@ -1,0 +1,106 @@
+//! End-to-end tests of `fabricscope congestion` (issue 25): the JSON the issue promises on
+//! the small custom tree, the routing default by NIC, failures and neighbours, the speed of
+//! 32 ECMP seeds at 1,024 GPUs, and one-line typed errors for bad input.
+
+mod common;
+use common::{json, run};
+use std::time::Instant;
+
+fn fails(args: &[&str], want: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, Some(2), "fabricscope {}: {out} {err}", args.join(" "));
+    assert!(out.is_empty());
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    for w in want {
+        assert!(err.contains(w), "'{w}' missing from: {err}");
+    }
+}
+
+/// 2 leaves of radix 6 and 2 spines for 4 nodes of 2 NICs (the issue's small custom tree).
+const SMALL: [&str; 14] = ["--nodes", "4", "--gpus-per-node", "2", "--nics-per-node", "2", "--leaf", "2", "--spine", "2", "--radix", "6", "--rail-optimized", "false"];
+
+fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["congestion"];
+    v.extend_from_slice(base);
+    v.extend_from_slice(more);
+    v
+}
+
+#[test]
+fn the_small_custom_tree_reports_a_distribution_collisions_and_the_bottleneck_tier() {
+    let v = json(&with(&SMALL, &["--traffic", "ring", "--routing", "ecmp", "--seeds", "200", "--json"]));
+    assert_eq!(v["fabric"]["leaves_per_plane"], 2);
+    assert_eq!(v["fabric"]["spines_per_plane"], 2);
+    // 4 NIC ports and 2 uplinks per leaf: 2:1.
+    assert_eq!(v["fabric"]["up_per_leaf"], 2);
+    assert_eq!(v["seeds"], 200);
+    let f = &v["throughput_fraction"];
+    let (p10, p50, p90, mean) = (f["p10"].as_f64().unwrap(), f["p50"].as_f64().unwrap(), f["p90"].as_f64().unwrap(), f["mean"].as_f64().unwrap());
+    assert!(0.0 <= p10 && p10 <= p50 && p50 <= p90 && p90 <= 1.0, "{f}");
+    // Two crossing connections per direction per leaf hashed onto 2 uplinks: they collide
+    // half the time at the leaf, and again at the spine; colliding, they run at half rate.
+    assert!((0.5..0.8).contains(&mean), "{f}");
+    assert_eq!(p10, 0.5);
+    let c = v["collision_probability"].as_f64().unwrap();
+    assert!((0.6..0.95).contains(&c), "{c}");
+    assert_eq!(v["bottleneck_tier"], "leaf-spine");
+    assert!(v["evidence"].as_str().unwrap().starts_with("modelled, not measured"));
+    // Spraying the same ring over both uplinks loses nothing.
+    let s = json(&with(&SMALL, &["--traffic", "ring", "--routing", "spray", "--json"]));
+    assert_eq!(s["throughput_fraction"]["mean"], 1.0);
+    assert_eq!(s["deterministic"], true);
+}
+
+#[test]
+fn routing_defaults_to_the_nics_fabric() {
+    let ib = json(&["congestion", "--nodes", "16", "--rail-optimized", "false", "--seeds", "2", "--json"]);
+    assert_eq!(ib["routing"], "adaptive");
+    assert_eq!(ib["routing_from_nic"], true);
+    let roce = json(&["congestion", "--nodes", "16", "--nic", "roce-400", "--rail-optimized", "false", "--seeds", "2", "--json"]);
+    assert_eq!(roce["routing"], "ecmp");
+}
+
+#[test]
+fn a_nic_down_slows_the_ring_by_at_least_its_share_and_a_neighbour_costs_when_overlapping() {
+    let v = json(&["congestion", "--nodes", "32", "--routing", "adaptive", "--nics-down", "1", "--json"]);
+    let f = v["throughput_fraction"]["mean"].as_f64().unwrap();
+    assert!(f <= 7.0 / 8.0, "{f}");
+    assert_eq!(v["failures"]["nics_down"], 1);
+    let v = json(&["congestion", "--nodes", "32", "--rail-optimized", "false", "--oversubscription", "2", "--traffic", "alltoall", "--routing", "adaptive", "--other-jobs", "1", "--placement", "scattered", "--json"]);
+    let sh = &v["sharing"];
+    let (best, worst) = (sh["best"]["mean"].as_f64().unwrap(), sh["worst"]["mean"].as_f64().unwrap());
+    assert!(worst < best, "{sh}");
+    assert_eq!(v["throughput_fraction"]["mean"], sh["expected"]["mean"]);
+}
+
+#[test]
+fn thirty_two_ecmp_seeds_at_1024_gpus_take_under_two_seconds() {
+    let t = Instant::now();
+    let v = json(&["congestion", "--nodes", "128", "--rail-optimized", "false", "--traffic", "random-permutation", "--routing", "ecmp", "--seeds", "32", "--json"]);
+    let s = t.elapsed().as_secs_f64();
+    assert_eq!(v["gpus"], 1024);
+    assert_eq!(v["seeds"], 32);
+    // The issue's budget holds for the release binary; an unoptimised test build gets 10x.
+    let budget = if cfg!(debug_assertions) { 20.0 } else { 2.0 };
+    assert!(s < budget, "{s} s");
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_flag_and_what_is_allowed() {
+    fails(&["congestion", "--traffic", "tree"], &["--traffic", "ring, alltoall, random-permutation"]);
+    fails(&["congestion", "--routing", "ospf"], &["--routing", "ecmp, adaptive, spray"]);
+    fails(&["congestion", "--placement", "random"], &["--placement", "contiguous, scattered"]);
+    fails(&["congestion", "--seeds", "0"], &["--seeds", "between 1 and 4096"]);
+    fails(&["congestion", "--nics-down", "8"], &["--nics-down", "use 0 to 7"]);
+    fails(&["congestion", "--links-down", "-1"], &["--links-down", "whole number"]);
+    fails(&["congestion", "--spines-down", "1"], &["--spines-down", "no spine switches"]);
+    fails(&["congestion", "--other-jobs", "2"], &["--other-jobs", "at least 2 nodes"]);
+    fails(&["congestion", "--duty-cycle", "1.5"], &["--duty-cycle", "from 0 to 1"]);
+    fails(&["congestion", "--channels", "65"], &["--channels", "between 1 and 64"]);
+    fails(&with(&SMALL, &["--links-down", "2"]), &["--links-down", "use 0 to 1"]);
+    // Bounded work: no flag makes a solve run for hours.
+    fails(&["congestion", "--nodes", "2048", "--traffic", "alltoall"], &["--traffic", "use fewer nodes"]);
+    fails(&["congestion", "--nodes", "4096", "--routing", "ecmp", "--seeds", "4096"], &["--seeds", "use at most"]);
+    // An all-to-all over 1,024 GPUs under ECMP hashes 1 M connections a seed: 9 seeds at most.
+    fails(&["congestion", "--nodes", "128", "--traffic", "alltoall", "--routing", "ecmp", "--seeds", "32"], &["--seeds", "use at most 9 seeds"]);
+}

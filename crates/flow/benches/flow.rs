@@ -1,0 +1,36 @@
+//! How fast the flow model answers at 1,024 GPUs (128 nodes x 8 H100, 8x NDR, radix 64):
+//! one deterministic (adaptive) solve of a ring and of a permutation, and 32 ECMP seeds.
+//!
+//! `cargo bench -p fabricscope-flow --bench flow -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use fabricscope_flow::{run, ClosSpec, Fabric, Options, Routing, Traffic};
+use fabricscope_model::Cluster;
+use std::hint::black_box;
+
+fn fabric(rail_optimized: bool) -> Fabric {
+    let c = Cluster { nodes: 128, rail_optimized, ..Cluster::default() };
+    let t = c.topology().expect("a valid cluster");
+    Fabric::build(ClosSpec::from_topology(&t).expect("a fabric")).expect("a graph")
+}
+
+fn solves(c: &mut Criterion) {
+    let mut g = c.benchmark_group("flow_1024_gpus");
+    g.sample_size(10);
+    for (name, rail, traffic, routing, seeds) in [
+        ("ring_adaptive_1_solve", true, Traffic::Ring, Routing::Adaptive, 1),
+        ("ring_adaptive_1_solve_not_rail_optimized", false, Traffic::Ring, Routing::Adaptive, 1),
+        ("permutation_adaptive_1_seed", false, Traffic::RandomPermutation, Routing::Adaptive, 1),
+        ("ring_ecmp_32_seeds", false, Traffic::Ring, Routing::Ecmp, 32),
+        ("permutation_ecmp_32_seeds", false, Traffic::RandomPermutation, Routing::Ecmp, 32),
+        ("alltoall_adaptive_1_solve", false, Traffic::AllToAll, Routing::Adaptive, 1),
+    ] {
+        let fab = fabric(rail);
+        let o = Options { traffic, routing, seeds, ..Options::default() };
+        g.bench_function(name, |b| b.iter(|| black_box(run(&fab, &o).expect("a study"))));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, solves);
+criterion_main!(benches);

@@ -1,0 +1,41 @@
+//! Fabricscope's flow-level network model: the middle fidelity between the analytical model
+//! (one healthy job, oversubscription as a ratio) and packet simulation. A collective or a
+//! traffic pattern becomes flows between NICs; flows are routed over the actual Clos the
+//! model sizes (rails, planes, leaf/spine/core, oversubscription per tier) by policy (ECMP
+//! as seeded hash draws, adaptive routing and spraying as even splits over equal-cost
+//! paths); rates follow max-min fairness on directed links; studies repeat over seeds and
+//! report distributions; sharing (other jobs) and failures (NICs, links, spines) are edits
+//! of the demands and of the graph.
+//!
+//! Pure and deterministic: no I/O, no web types, no clock, no threads. May use
+//! `fabricscope-model` (topology, fat-tree sizing, units, errors) and serde, nothing else;
+//! nothing in `fabricscope-model` may use this crate.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`graph`] | the directed-link graph of a sized (or hand-written) Clos |
+//! | [`traffic`] | ring, all-to-all and permutation demands; job placement |
+//! | [`route`] | ECMP hash draws and even splits over equal-cost paths |
+//! | [`maxmin`] | max-min fair rates by progressive filling |
+//! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
+//! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
+//! | [`stats`] | mean and percentiles over seeds |
+//! | [`transport`] | PFC, DCQCN, incast as labelled bands with sources (not applied) |
+//! | [`rng`] | a small deterministic PRNG and the per-switch hash |
+
+pub mod failures;
+pub mod graph;
+pub mod maxmin;
+pub mod rng;
+pub mod route;
+pub mod sim;
+pub mod stats;
+pub mod traffic;
+pub mod transport;
+
+pub use failures::Failures;
+pub use graph::{ClosSpec, Fabric, LinkTier};
+pub use route::Routing;
+pub use sim::{run, Options, Outcome, Sharing};
+pub use stats::Dist;
+pub use traffic::{Placement, Traffic};

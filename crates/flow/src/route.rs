@@ -1,0 +1,150 @@
+//! Routing a flow from its source leaf to its destination leaf over the live links: only
+//! shortest (equal-cost) paths, chosen hop by hop as switches do. ECMP hashes each flow onto
+//! one next-hop link at each switch; adaptive routing and packet spraying split it evenly over
+//! the next-hop links at each switch (a flow's share of every link on its equal-cost paths).
+//! Traffic between NICs on one leaf never leaves it (rail-local when placement allows).
+
+use crate::graph::Fabric;
+use crate::rng::hash3;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// How switches spread flows over equal-cost paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// Static hashing: each flow (queue pair) sticks to one next hop per switch.
+    Ecmp,
+    /// Adaptive routing (InfiniBand, Spectrum-X): modelled as an even split over next hops.
+    Adaptive,
+    /// Per-packet spraying: an even split over next hops, like adaptive.
+    Spray,
+}
+
+impl Routing {
+    pub const ALL: [(&'static str, Routing); 3] = [("ecmp", Routing::Ecmp), ("adaptive", Routing::Adaptive), ("spray", Routing::Spray)];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Routing::Ecmp => "ecmp",
+            Routing::Adaptive => "adaptive",
+            Routing::Spray => "spray",
+        }
+    }
+}
+
+/// Unreachable (a failed tree cut in two).
+const FAR: u16 = u16::MAX;
+
+/// Shortest-path distances to each destination leaf, computed once per leaf, and even splits
+/// per leaf pair, computed once per pair.
+pub struct Router<'a> {
+    fab: &'a Fabric,
+    dist: HashMap<u32, Vec<u16>>,
+    splits: HashMap<(u32, u32), Vec<(u32, f64)>>,
+    /// Per switch: its slot in the next frontier, or `u32::MAX` (kept clear between uses).
+    scratch: Vec<u32>,
+}
+
+impl<'a> Router<'a> {
+    pub fn new(fab: &'a Fabric) -> Self {
+        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()] }
+    }
+
+    /// Hops from every switch to `leaf` over live links (reverse breadth-first search).
+    fn dist_to<'m>(fab: &Fabric, dist: &'m mut HashMap<u32, Vec<u16>>, leaf: u32) -> &'m Vec<u16> {
+        dist.entry(leaf).or_insert_with(|| {
+            let mut d = vec![FAR; fab.switches.len()];
+            d[leaf as usize] = 0;
+            let mut queue = vec![leaf];
+            let mut head = 0;
+            while head < queue.len() {
+                let x = queue[head];
+                head += 1;
+                for &l in &fab.inn[x as usize] {
+                    let link = &fab.links[l as usize];
+                    if link.alive && d[link.from as usize] == FAR {
+                        d[link.from as usize] = d[x as usize] + 1;
+                        queue.push(link.from);
+                    }
+                }
+            }
+            d
+        })
+    }
+
+    /// Next-hop links from `x` one hop closer to the leaf whose distances are `d`.
+    fn next_hops<'b>(fab: &'b Fabric, d: &'b [u16], x: u32) -> impl Iterator<Item = u32> + 'b {
+        let want = d[x as usize].wrapping_sub(1);
+        fab.out[x as usize].iter().copied().filter(move |&l| {
+            let link = &fab.links[l as usize];
+            link.alive && d[link.to as usize] == want
+        })
+    }
+
+    /// One hashed path, link by link, appended to `out` (each with share 1). False when the
+    /// leaves are not connected.
+    pub fn ecmp(&mut self, src: u32, dst: u32, seed: u64, flow: u64, out: &mut Vec<(u32, f64)>) -> bool {
+        let fab = self.fab;
+        let d = Self::dist_to(fab, &mut self.dist, dst);
+        if d[src as usize] == FAR {
+            return false;
+        }
+        let mut x = src;
+        let mut hops: Vec<u32> = Vec::with_capacity(8);
+        while x != dst {
+            hops.clear();
+            hops.extend(Self::next_hops(fab, d, x));
+            if hops.is_empty() {
+                return false;
+            }
+            let l = hops[(hash3(seed, flow, x as u64) % hops.len() as u64) as usize];
+            out.push((l, 1.0));
+            x = fab.links[l as usize].to;
+        }
+        true
+    }
+
+    /// The even split of one flow over every equal-cost path, appended to `out` as (link,
+    /// share of the flow). False when the leaves are not connected.
+    pub fn split(&mut self, src: u32, dst: u32, out: &mut Vec<(u32, f64)>) -> bool {
+        if let Some(s) = self.splits.get(&(src, dst)) {
+            out.extend_from_slice(s);
+            return !s.is_empty() || src == dst;
+        }
+        let fab = self.fab;
+        let d = Self::dist_to(fab, &mut self.dist, dst);
+        let mut shares = Vec::new();
+        if d[src as usize] != FAR {
+            let scratch = &mut self.scratch;
+            let mut frontier: Vec<(u32, f64)> = vec![(src, 1.0)];
+            let mut next: Vec<(u32, f64)> = Vec::new();
+            while frontier.first().is_some_and(|&(x, _)| x != dst) {
+                next.clear();
+                for &(x, w) in &frontier {
+                    let n = Self::next_hops(fab, d, x).count();
+                    let each = w / n.max(1) as f64;
+                    for l in Self::next_hops(fab, d, x) {
+                        shares.push((l, each));
+                        let to = fab.links[l as usize].to;
+                        let slot = scratch[to as usize];
+                        if slot == u32::MAX {
+                            scratch[to as usize] = next.len() as u32;
+                            next.push((to, each));
+                        } else {
+                            next[slot as usize].1 += each;
+                        }
+                    }
+                }
+                for &(x, _) in &next {
+                    scratch[x as usize] = u32::MAX;
+                }
+                std::mem::swap(&mut frontier, &mut next);
+            }
+        }
+        let ok = !shares.is_empty() || src == dst;
+        out.extend_from_slice(&shares);
+        self.splits.insert((src, dst), shares);
+        ok
+    }
+}
