@@ -1,7 +1,6 @@
 //! A deployment of a served model: phase, parallel layout (TP, PP, EP over attention DP),
 //! batch and lengths, precisions, overlap and disaggregation; checked against the cluster.
 
-use crate::hardware::MAX_RUNTIME_BATCH;
 use crate::model::ServingModel;
 use crate::precision::Precision;
 use fabricscope_model::error::{ModelError, Result};
@@ -46,7 +45,9 @@ impl Phase {
 
 /// The deployment. The attention runs `tp`-way tensor parallel in each of `dp` data-parallel
 /// ranks; the routed experts of an MoE split over `ep` ranks of those `tp x dp` GPUs (each
-/// expert further `tp x dp / ep`-way tensor parallel); `pp` pipeline stages. GPUs used:
+/// expert further `tp x dp / ep`-way tensor parallel: with `ep` 1 and `dp` > 1 the experts are
+/// tensor parallel over the whole stage, as SGLang's DP attention with MoE TP runs them);
+/// `pp` pipeline stages. GPUs used:
 /// `tp x dp x pp`, which may be fewer than the cluster has (the rest idle).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Deployment {
@@ -73,6 +74,8 @@ pub struct Deployment {
     pub disaggregated: bool,
     /// NICs a KV transfer stripes over; `None`: all of a node's NICs.
     pub kv_rails: Option<u32>,
+    /// Share of HBM weights and KV cache may fill; `None`: [`crate::hardware::HBM_USABLE`].
+    pub memory_fraction: Option<f64>,
 }
 
 impl Default for Deployment {
@@ -92,6 +95,7 @@ impl Default for Deployment {
             overlap: None,
             disaggregated: false,
             kv_rails: None,
+            memory_fraction: None,
         }
     }
 }
@@ -154,10 +158,6 @@ impl Deployment {
         }
         match w.moe {
             None if self.ep > 1 => Err(ModelError::new("ep", format!("{} is dense: expert parallelism needs an MoE (ep 1)", model.name()))),
-            Some(_) if self.dp > 1 && self.ep == 1 => Err(ModelError::new(
-                "ep",
-                format!("with attention data parallelism (dp {}) the experts split over EP ranks: use ep {} (tp x dp) or a divisor of it", self.dp, self.tp as u64 * self.dp as u64),
-            )),
             _ if !(self.tp as u64 * self.dp as u64).is_multiple_of(self.ep as u64) => Err(ModelError::new(
                 "ep",
                 format!("ep {} must divide the tp x dp = {} GPUs of a pipeline stage", self.ep, self.tp as u64 * self.dp as u64),
@@ -176,7 +176,11 @@ impl Deployment {
                 return Err(ModelError::new("kv_rails", format!("a KV transfer stripes over 1 to {} NICs of a node; got {r}", nics.max(1))));
             }
         }
-        let _ = MAX_RUNTIME_BATCH;
+        if let Some(f) = self.memory_fraction {
+            if !(f.is_finite() && (0.1..=1.0).contains(&f)) {
+                return Err(ModelError::new("memory_fraction", format!("the share of HBM weights and KV cache may fill is 0.1 to 1; got {f}")));
+            }
+        }
         Ok(())
     }
 }

@@ -115,6 +115,12 @@ impl<'a> Server<'a> {
         Ok(Server { topo, model, class, eff: hardware::efficiency(class), comms: HashMap::new() })
     }
 
+    /// The same server with other efficiencies (fitting and what-if questions).
+    pub fn with_efficiency(mut self, eff: Efficiency) -> Self {
+        self.eff = eff;
+        self
+    }
+
     fn collective_us(&mut self, op: Collective, ranks: u32, per_domain: u32, bytes: f64) -> Result<f64> {
         if ranks <= 1 {
             return Ok(0.0);
@@ -152,7 +158,7 @@ impl<'a> Server<'a> {
 
     /// Largest batch per DP rank whose KV cache fits beside the weights at `context`.
     fn max_batch(&self, d: &Deployment, context: f64) -> Result<u32> {
-        let usable = self.topo.gpu.hbm_gb * 1e9 * HBM_USABLE;
+        let usable = self.topo.gpu.hbm_gb * 1e9 * d.memory_fraction.unwrap_or(HBM_USABLE);
         let w = self.weight_bytes_per_gpu(d);
         if w >= usable {
             return Err(ModelError::new(
@@ -198,23 +204,30 @@ impl<'a> Server<'a> {
         let kv_per_seq = self.kv_bytes_per_seq_gpu(d, context) * d.pp as f64;
         // Decode reads every sequence's cache; prefill writes the new tokens' cache (its
         // reads stay in on-chip tiles of a fused attention kernel).
-        bytes += if decode { batch * kv_per_seq } else { batch * kv_per_seq * new_tokens / context.max(1.0) };
+        let kv_bytes = if decode { batch * kv_per_seq } else { batch * kv_per_seq * new_tokens / context.max(1.0) };
         let core = tokens_rank * m.attn_core_flops(context, decode) * layers / tp;
         let peak = d.precision.peak(self.topo.gpu)?.0;
         let bf16 = self.topo.gpu.tflops_bf16.0;
         let hbm = self.topo.gpu.hbm_bw.0;
         let mut c = Cost {
-            mem: bytes / (hbm * self.eff.hbm * 1e3),
+            mem: bytes / (hbm * self.eff.hbm * 1e3) + kv_bytes / (hbm * self.eff.kv_hbm * 1e3),
             compute: matmul / (peak * self.eff.compute * 1e6) + core / (bf16 * self.eff.compute * 1e6),
-            overhead: layers * self.eff.layer_overhead_us,
+            overhead: layers * self.eff.layer_overhead_us + batch * self.eff.seq_overhead_us,
             ..Cost::default()
         };
         // Tensor-parallel all-reduces: after attention and after the MLP of every layer; an
         // MoE layer with EP combines its experts' output in the EP exchange instead.
+        let ar_bytes = tokens_rank * w.hidden as f64 * ACTIVATION_BYTES;
+        let moe_tp_stage = w.moe.is_some() && d.ep == 1 && d.dp > 1;
         if d.tp > 1 {
-            let ar_bytes = tokens_rank * w.hidden as f64 * ACTIVATION_BYTES;
-            let per_layer = if d.ep > 1 { 2.0 * (layers - moe_layers) + moe_layers } else { 2.0 * layers };
+            let per_layer = if d.ep > 1 || moe_tp_stage { 2.0 * (layers - moe_layers) + moe_layers } else { 2.0 * layers };
             c.tp = per_layer * self.collective_us(Collective::AllReduce, d.tp, self.tp_per_domain(d.tp), ar_bytes)?;
+        }
+        // Experts tensor parallel over the whole stage (attention DP, MoE TP): the stage's
+        // tokens gathered before and reduced after every MoE layer, an all-reduce's traffic.
+        if moe_tp_stage {
+            let stage = d.tp * d.dp;
+            c.tp += moe_layers * self.collective_us(Collective::AllReduce, stage, self.tp_per_domain(stage), ar_bytes * dp)?;
         }
         if d.ep > 1 {
             if let Some(moe) = w.moe {
@@ -352,7 +365,7 @@ impl<'a> Server<'a> {
             bound: if cost.mem >= cost.compute { "memory" } else { "compute" },
             network_share: share.clamp(0.0, 1.0),
             memory_gb: (self.weight_bytes_per_gpu(d) + settled_batch as f64 * self.kv_bytes_per_seq_gpu(d, context)) / 1e9,
-            hbm_usable_gb: self.topo.gpu.hbm_gb * HBM_USABLE,
+            hbm_usable_gb: self.topo.gpu.hbm_gb * d.memory_fraction.unwrap_or(HBM_USABLE),
             kv_bytes_per_token: self.model.kv_bytes_per_token(d.kv().bytes()),
             tp_spans_domains: d.tp > self.topo.domain_gpus,
             overlap: d.overlapped(),
