@@ -16,6 +16,7 @@ mod output;
 mod render;
 mod rightsize;
 mod search;
+mod serve;
 mod sweep;
 mod teach;
 mod tiers;
@@ -63,6 +64,12 @@ enum Command {
     /// Play a collective step by step on a small copy of the cluster: transcript, bytes per GPU
     /// against the formula, and (--svg) one frame of the explorer's animation.
     Teach(Box<teach::TeachArgs>),
+    /// Serve an LLM on the cluster: time per output token, time to first token, tokens/s per
+    /// GPU, node and user, the step's breakdown (weights/KV read, compute, TP all-reduce, EP
+    /// dispatch/combine, pipeline, KV transfer) and the network's share.
+    Serve(Box<serve::ServeArgs>),
+    /// The KV cache of a prompt moved from a prefill node to a decode node: bytes, time, GB/s.
+    KvTransfer(Box<serve::KvTransferArgs>),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +98,8 @@ fn main() -> ExitCode {
         Command::Rightsize(a) => rightsize::run(a),
         Command::Check(a) => check::run(a),
         Command::Teach(a) => teach::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::KvTransfer(a) => serve::run_kv(a),
     };
     match result {
         Ok(text) => output::emit(&text),

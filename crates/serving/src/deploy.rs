@@ -153,8 +153,12 @@ impl Deployment {
             return Err(ModelError::new("pp", format!("pp {} is more than the model's {} layers", self.pp, model.work.layers)));
         }
         let w = &model.work;
-        if self.tp > w.heads {
-            return Err(ModelError::new("tp", format!("tp {} is more than the {} attention heads", self.tp, w.heads)));
+        if !w.heads.is_multiple_of(self.tp) {
+            let ok: Vec<u32> = fabricscope_model::training::workload::divisors(w.heads).into_iter().filter(|v| *v as u64 <= topo.total_gpus as u64).collect();
+            return Err(ModelError::new(
+                "tp",
+                format!("tp {} does not split the {} attention heads evenly; valid tp: {}", self.tp, w.heads, fabricscope_model::training::workload::list(&ok)),
+            ));
         }
         match w.moe {
             None if self.ep > 1 => Err(ModelError::new("ep", format!("{} is dense: expert parallelism needs an MoE (ep 1)", model.name()))),

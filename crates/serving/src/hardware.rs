@@ -89,7 +89,7 @@ pub const MAX_RUNTIME_BATCH: u32 = 2048;
 pub const ACTIVATION_BYTES: f64 = 2.0;
 
 /// What a prediction is compared against: the accuracy classes of the issue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AccuracyClass {
     /// Dense model, TP inside one NVLink domain.
@@ -117,7 +117,5 @@ impl AccuracyClass {
 /// row of that class and hardware exists (crates/serving/tests/serving_accuracy.rs checks
 /// these against the table it prints).
 pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {
-    match (class, hw) {
-        _ => None,
-    }
+    crate::bands::band_pct(class, hw)
 }

@@ -12,12 +12,13 @@
 //! | [`model`] | a served model: the training workload's shape plus attention kind (MHA, GQA, MLA), weights, KV bytes per token |
 //! | [`presets`] | Llama 3, Qwen2.5/Qwen3 dense and MoE, DeepSeek-V3/R1 with MLA, a Kimi-K2-like MoE |
 //! | [`precision`] | weight, KV and compute precision: bytes per element and the GPU's peak |
-//! | [`hardware`] | calibrated efficiencies per hardware class, error bands, memory reserve |
+//! | [`hardware`] | calibrated efficiencies per hardware class, error bands (generated `bands.rs`), memory reserve |
 //! | [`deploy`] | a deployment: phase, TP/PP/EP/DP, batch, lengths, overlap, checked |
 //! | [`step`] | the step: roofline, TP all-reduce, EP dispatch/combine, pipeline, outputs |
 //! | [`kv`] | KV transfer between prefill and decode nodes; prefill:decode balance |
 //! | [`search`] | TP x EP x DP x batch for the best tokens/s per GPU at a per-user speed |
 
+mod bands;
 pub mod deploy;
 pub mod hardware;
 pub mod kv;

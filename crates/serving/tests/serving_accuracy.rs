@@ -345,49 +345,212 @@ fn fit_efficiencies() {
     }
 }
 
+/// Hardware name as the docs print it.
+fn hw_name(h: HwClass) -> &'static str {
+    match h {
+        HwClass::Hopper => "Hopper",
+        HwClass::Blackwell => "Blackwell",
+        HwClass::Other => "other",
+    }
+}
+
+const CLASSES: [AccuracyClass; 4] = [AccuracyClass::DenseTpNvlink, AccuracyClass::DenseTpCross, AccuracyClass::WideEp, AccuracyClass::KvTransfer];
+
+/// The issue's targets (median absolute error), percent.
+fn target(c: AccuracyClass) -> f64 {
+    match c {
+        AccuracyClass::DenseTpNvlink | AccuracyClass::DenseTpCross => 30.0,
+        AccuracyClass::WideEp => 25.0,
+        AccuracyClass::KvTransfer => 15.0,
+    }
+}
+
+fn class_key(c: AccuracyClass) -> &'static str {
+    match c {
+        AccuracyClass::DenseTpNvlink => "DenseTpNvlink",
+        AccuracyClass::DenseTpCross => "DenseTpCross",
+        AccuracyClass::WideEp => "WideEp",
+        AccuracyClass::KvTransfer => "KvTransfer",
+    }
+}
+
+/// Kendall-style check: do the predictions order the group as the measurements do?
+fn same_order(pairs: &[(String, f64, f64)]) -> bool {
+    let mut m: Vec<usize> = (0..pairs.len()).collect();
+    let mut p = m.clone();
+    m.sort_by(|a, b| pairs[*b].1.total_cmp(&pairs[*a].1));
+    p.sort_by(|a, b| pairs[*b].2.total_cmp(&pairs[*a].2));
+    m == p
+}
+
 #[test]
 fn serving_accuracy() {
     let (cases, skipped) = cases();
-    let mut by_class: BTreeMap<(String, &'static str), Vec<f64>> = BTreeMap::new();
+    let mut errs: BTreeMap<(AccuracyClass, &'static str), Vec<f64>> = BTreeMap::new();
+    let mut prefill_errs = Vec::new();
     let mut lines = Vec::new();
-    let mut failed = Vec::new();
+    let mut not_evaluated: Vec<String> = skipped.iter().map(|(r, why)| format!("| {} | {} | {} | {} | {} |", short(&r.source), r.model, r.hardware, r.phase, why)).collect();
+    // Groups for the order check: one model at one ISL/OSL deployed on every system of the
+    // perf tables (H100 and H200 at their TP and FP8, B200 and GB200 at theirs and FP4), and
+    // the four DeepSeek-V3/R1 deployments with EP over attention DP.
+    let mut groups: BTreeMap<String, Vec<(String, f64, f64)>> = BTreeMap::new();
+    let mut n_eval = 0;
     for c in &cases {
-        let cls = c.class.map_or("prefill (no target)", |k| k.id());
-        match predict(c, None) {
-            Ok(p) => {
-                let err = p / c.measured - 1.0;
-                by_class.entry((cls.to_string(), c.hw.id())).or_default().push(err.abs());
-                lines.push(format!(
-                    "| {} | {} | {} | {} | {} | {:.4} | {:.4} | {:+.0}% | {} |",
-                    c.row.source.split(['(', ',']).next().unwrap_or("").trim(),
-                    c.row.model,
-                    c.row.hardware,
-                    c.dep.map_or("".to_string(), |d| format!("{} TP{} EP{} DP{} b{} {}/{}", d.phase.id(), d.tp, d.ep, d.dp, d.batch, d.input_len, d.output_len)),
-                    match c.metric { Metric::Tpot => "TPOT ms", Metric::KvMs => "transfer ms", Metric::TokensPerGpu => "tok/s/GPU" },
-                    c.measured,
-                    p,
-                    err * 100.0,
-                    c.note
-                ));
+        let p = match predict(c, None) {
+            Ok(p) => p,
+            Err(e) => {
+                not_evaluated.push(format!("| {} | {} | {} | {} | the model refuses it: {} |", short(&c.row.source), c.row.model, c.row.hardware, c.row.phase, e));
+                continue;
             }
-            Err(e) => failed.push((c.row.clone(), e)),
+        };
+        n_eval += 1;
+        let err = p / c.measured - 1.0;
+        match c.class {
+            Some(k) => errs.entry((k, hw_name(c.hw))).or_default().push(err.abs()),
+            None => prefill_errs.push(err.abs()),
+        }
+        if let Some(d) = c.dep {
+            if c.row.source.contains("perf-overview") {
+                groups.entry(format!("{} {}/{}", c.row.model, d.input_len, d.output_len)).or_default().push((format!("{} TP{} {}", c.row.hardware, d.tp, d.precision.id()), c.measured, p));
+            }
+            if c.class == Some(AccuracyClass::WideEp) && c.metric == Metric::TokensPerGpu {
+                groups.entry("DeepSeek-V3/R1, EP over attention DP (four published deployments)".into()).or_default().push((format!("{} {}", c.row.hardware, d.phase.id()), c.measured, p));
+            }
+        }
+        lines.push(format!(
+            "| {} | {} | {} | {} | {} | {} | {:.4} | {:.4} | {:+.0}% | {} |",
+            short(&c.row.source),
+            c.row.model,
+            c.row.hardware,
+            c.dep.map_or("kv-transfer".to_string(), |d| format!("{} TP{} EP{} DP{} {}{} {}/{} {}", d.phase.id(), d.tp, d.ep, d.dp, if d.batch > 0 { format!("b{} ", d.batch) } else { "b max ".into() }, if d.phase == Phase::Decode { format!("ctx {}", d.context) } else { String::new() }, d.input_len, d.output_len, d.precision.id())),
+            c.class.map_or("prefill (no target)", |k| k.id()),
+            match c.metric {
+                Metric::Tpot => "TPOT ms",
+                Metric::KvMs => "transfer ms",
+                Metric::TokensPerGpu => "tok/s/GPU",
+            },
+            c.measured,
+            p,
+            err * 100.0,
+            c.note
+        ));
+    }
+    // Per class and hardware: the bands.
+    let mut class_lines = Vec::new();
+    let mut bands_rs = String::new();
+    let mut medians: BTreeMap<(AccuracyClass, &'static str), f64> = BTreeMap::new();
+    for k in CLASSES {
+        let mut all = Vec::new();
+        for hw in [HwClass::Hopper, HwClass::Blackwell] {
+            if let Some(v) = errs.get(&(k, hw_name(hw))) {
+                all.extend(v.iter().copied());
+                let mut v = v.clone();
+                let m = (median(&mut v) * 100.0).round();
+                medians.insert((k, hw_name(hw)), m);
+                class_lines.push(format!("| {} | {} | {} | {:.0}% | {:.0}% | {} |", k.id(), hw_name(hw), v.len(), m, target(k), if m <= target(k) { "met" } else { "**not met**" }));
+                bands_rs.push_str(&format!("        (AccuracyClass::{}, HwClass::{:?}) => Some({m:.1}),\n", class_key(k), hw));
+            } else {
+                class_lines.push(format!("| {} | {} | 0 | no data (band: none) | {:.0}% | - |", k.id(), hw_name(hw), target(k)));
+            }
+        }
+        let m = median(&mut all) * 100.0;
+        if !all.is_empty() {
+            class_lines.push(format!("| **{}** | all | {} | **{:.0}%** | {:.0}% | {} |", k.id(), all.len(), m, target(k), if m <= target(k) { "met" } else { "**not met**" }));
         }
     }
-    let mut class_lines = Vec::new();
-    for ((cls, hw), errs) in by_class.iter_mut() {
-        let n = errs.len();
-        let m = median(errs) * 100.0;
-        class_lines.push(format!("| {cls} | {hw} | {n} | {m:.0}% |"));
+    let mut order_lines = Vec::new();
+    let (mut exact, mut total) = (0, 0);
+    for (g, pairs) in &groups {
+        if pairs.len() < 2 {
+            continue;
+        }
+        total += 1;
+        let ok = same_order(pairs);
+        exact += ok as u32;
+        let mut by_m = pairs.clone();
+        by_m.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut by_p = pairs.clone();
+        by_p.sort_by(|a, b| b.2.total_cmp(&a.2));
+        order_lines.push(format!(
+            "| {g} | {} | {} | {} |",
+            by_m.iter().map(|x| format!("{} ({:.0})", x.0, x.1)).collect::<Vec<_>>().join(" > "),
+            by_p.iter().map(|x| format!("{} ({:.0})", x.0, x.2)).collect::<Vec<_>>().join(" > "),
+            if ok { "yes" } else { "**no**" }
+        ));
     }
-    println!("{}", class_lines.join("\n"));
-    for (r, e) in &failed {
-        println!("FAILED {} {} {}: {e}", r.model, r.hardware, r.phase);
+    let mut pf = prefill_errs.clone();
+    let eff_line = |h: HwClass| {
+        let e = efficiency(h);
+        format!("| {} | {} | {} | {} | {} | {} |", hw_name(h), e.hbm, e.kv_hbm, e.compute, e.layer_overhead_us, e.seq_overhead_us)
+    };
+    let doc = format!(
+        "# Serving accuracy\n\nGenerated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-serving --test serving_accuracy`.\n\
+         Published serving measurements in `validation/serving.csv` (188 rows, every row naming its source; see\n\
+         `validation/README-rackscale-moe.md`) against `crates/serving` (the model: `docs/serving.md`). Rows are mapped to a\n\
+         cluster, a served model and a deployment by the fixed rules in the test's header; each is compared on the figure\n\
+         its source states (tokens/s per GPU, TPOT, or transfer time).\n\n\
+         **{} of 188 rows expressed and evaluated**; the other {} are listed at the end with the reason.\n\n\
+         ## Parameters (one set per hardware class, fitted on these rows, never per row)\n\n\
+         | class | weights HBM share | paged-KV HBM share | matmul share of peak | µs per layer per step | µs per sequence per step |\n|---|---|---|---|---|---|\n{}\n{}\n\n\
+         GPUs of other generations (Ampere, AMD Instinct) take Hopper's values and carry no band.\n\n\
+         ## Per class: median absolute error (the bands predictions carry)\n\n\
+         | class | hardware | rows | median abs error | issue's target | |\n|---|---|---|---|---|---|\n{}\n\n\
+         Prefill-only rows (no target in the issue): {} rows, median {:.0}%.\n\n\
+         What these numbers say, honestly:\n\n\
+         - **Dense TP inside one NVLink domain** rests on TensorRT-LLM's max-load tables (H100, H200, B200, GB200), Azure's\n\
+           GB200 runs and a batch-1 Qwen2.5-72B decode on 2 H100; it meets the target on both hardware classes.\n\
+         - **TP across nodes**: the only public measurement is DataCrunch's SGLang v0.4.1 DeepSeek-V3 on two H200 nodes\n\
+           (TP 16 over 400G InfiniBand), a saturated server with CUDA graphs disabled: its TPOT (0.8-3 s) is 20-70x a\n\
+           roofline step and the model does not reach it. The same write-up's single-node runs (attention DP, MoE TP 8)\n\
+           are off by 80-94% the same way. The class's band says so (it is large); nothing is tuned to these rows.\n\
+         - **Wide EP** has four public deployments (DeepSeek's Day-6 H800 decode, TensorRT-LLM's B200 DP8/EP8, vLLM's GB200\n\
+           decode and GB300 EP2); the H800 production figure is within 20%, Blackwell's max-throughput rows are over-predicted.\n\
+         - **KV transfer** has two rows: NIXLBench between two A3-Mega H100 VMs (64 MiB) within 1%, and a vLLM NIXL-connector\n\
+           transfer on GB200 whose 1.49 ms is 1.15 ms of posting overhead (the reporting user calls it suboptimal): the model's\n\
+           wire time misses it by 93%. A median of these two rows is not a calibrated band.\n\n\
+         ## Order of deployments of one model\n\n\
+         {exact} of {total} groups ordered exactly as measured.\n\n\
+         | group | measured (tokens/s per GPU) | model | same order |\n|---|---|---|---|\n{}\n\n\
+         ## Rows\n\n| source | model | hardware | deployment | class | metric | measured | model | error | note |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\
+         ## Not evaluated\n\n| source | model | hardware | phase | why |\n|---|---|---|---|---|\n{}\n",
+        n_eval,
+        188 - n_eval,
+        eff_line(HwClass::Hopper),
+        eff_line(HwClass::Blackwell),
+        class_lines.join("\n"),
+        pf.len(),
+        median(&mut pf) * 100.0,
+        order_lines.join("\n"),
+        lines.join("\n"),
+        not_evaluated.join("\n"),
+    );
+    let bands_file = format!(
+        "//! Generated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-serving --test serving_accuracy`:\n\
+         //! median absolute error per accuracy class and hardware class on validation/serving.csv, percent.\n\n\
+         use crate::hardware::{{AccuracyClass, HwClass}};\n\n\
+         /// The band of `class` on `hw`; `None` where no published row covers it.\n\
+         pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {{\n    match (class, hw) {{\n{bands_rs}        _ => None,\n    }}\n}}\n"
+    );
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc_path = format!("{root}/docs/serving-accuracy.md");
+    let bands_path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bands.rs");
+    if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
+        std::fs::write(&doc_path, &doc).expect("write docs/serving-accuracy.md");
+        std::fs::write(bands_path, &bands_file).expect("write src/bands.rs");
     }
-    for (r, why) in &skipped {
-        println!("SKIP {} | {} | {} | {why}", r.model, r.hardware, r.phase);
+    println!("{doc}");
+    assert_eq!(std::fs::read_to_string(bands_path).unwrap_or_default(), bands_file, "src/bands.rs is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
+    assert_eq!(std::fs::read_to_string(&doc_path).unwrap_or_default(), doc, "docs/serving-accuracy.md is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
+    // What the data gives today, held: dense TP inside NVLink within the issue's 30% on both
+    // classes, and the bands the code carries equal to these medians (checked above).
+    for hw in ["Hopper", "Blackwell"] {
+        let m = medians.get(&(AccuracyClass::DenseTpNvlink, hw)).copied().unwrap_or(f64::NAN);
+        assert!(m <= 30.0, "dense TP inside NVLink on {hw}: {m}%");
     }
-    if std::env::var_os("FABRICSCOPE_ROWS").is_some() {
-        println!("{}", lines.join("\n"));
-    }
-    let _ = band_pct;
+    assert!(n_eval >= 160, "rows expressed: {n_eval}");
+    assert_eq!(band_pct(AccuracyClass::WideEp, HwClass::Other), None);
+}
+
+fn short(s: &str) -> String {
+    s.split(['(', ',']).next().unwrap_or("").trim().replace('|', "/")
 }
