@@ -381,3 +381,29 @@ impl<'a> Server<'a> {
 pub fn evaluate(topo: &Topology, model: &ServingModel, d: &Deployment) -> Result<ServeReport> {
     Server::new(topo, model)?.evaluate(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::serving_preset;
+    use fabricscope_model::Cluster;
+
+    #[test]
+    fn batch_one_decode_is_the_weight_read_by_hand() {
+        // Llama 3 8B, BF16, one H100 (3,350 GB/s), batch 1, 1,000 tokens of KV cache.
+        // Per layer: attention 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040; norms
+        // 16,384; SwiGLU 3 x 4096 x 14336 = 176,160,768. 32 layers: 6,979,846,144 parameters;
+        // LM head 128,256 x 4096 = 525,336,576 (BF16 both).
+        let weights = 2.0 * (6_979_846_144.0 + 525_336_576.0);
+        let kv = 2.0 * 32.0 * 8.0 * 128.0 * 2.0 * 1000.0;
+        let e = hardware::HOPPER;
+        let want_us = weights / (3350.0 * e.hbm * 1e3) + kv / (3350.0 * e.kv_hbm * 1e3) + 32.0 * e.layer_overhead_us + e.seq_overhead_us;
+        let topo = Cluster::default().topology().unwrap();
+        let m = serving_preset("llama3-8b").unwrap();
+        let r = evaluate(&topo, &m, &Deployment { batch: 1, context: 1000, ..Deployment::default() }).unwrap();
+        assert_eq!(r.bound, "memory");
+        assert!((r.tpot_ms.unwrap() * 1e3 / want_us - 1.0).abs() < 1e-9, "{} vs {want_us}", r.tpot_ms.unwrap());
+        assert_eq!(r.breakdown.tp_allreduce, 0.0);
+        assert_eq!(r.gpus, 1);
+    }
+}
