@@ -15,12 +15,12 @@ fn bench(c: &mut Criterion) {
     let llama = serving_preset("llama3-405b").expect("preset");
     let dense = Deployment { tp: 16, batch: 32, precision: fabricscope_serving::Precision::Fp8, ..Deployment::default() };
     c.bench_function("serve_one_dense_tp16_cold", |b| b.iter(|| fabricscope_serving::step::evaluate(black_box(&topo), &llama, &dense)));
-    // About 10^4 points: DeepSeek-V3 on 1,024 H100 (128 nodes), batches 1 to 8192.
-    let big = Cluster { nodes: 128, ..Cluster::default() }.topology().expect("128 nodes");
+    // About 10^4 points: DeepSeek-V3 on 4,096 H100 (512 nodes), batches 1 to 8192.
+    let big = Cluster { nodes: 512, ..Cluster::default() }.topology().expect("512 nodes");
     let opts = SearchOptions { base: d, min_tokens_per_s_per_user: 20.0, max_batch: 8192, max_gpus: None };
     let r = search(&big, &model, &opts).expect("search");
     eprintln!("search points: {} evaluated, {} refused", r.points.len(), r.refused);
-    c.bench_function("serve_search_1024_gpus", |b| b.iter(|| search(black_box(&big), &model, &opts)));
+    c.bench_function("serve_search_4096_gpus", |b| b.iter(|| search(black_box(&big), &model, &opts)));
 }
 
 criterion_group! {
