@@ -269,7 +269,7 @@ impl ServeArgs {
             ep: self.ep,
             dp: self.dp,
             batch: self.batch,
-            context: self.context.unwrap_or(self.input_len.saturating_add(self.output_len / 2)),
+            context: self.context.unwrap_or(self.input_len.saturating_add(self.output_len / 2).min(fabricscope_serving::deploy::MAX_TOKENS)),
             input_len: self.input_len,
             output_len: self.output_len,
             precision: self.precision,

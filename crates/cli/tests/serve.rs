@@ -148,6 +148,8 @@ fn bad_input_is_a_one_line_error_naming_the_flag() {
     fails(&["serve", "--model", "llama3-8b", "--batch", "4096", "--context", "100000"], &["--batch", "at most"]);
     fails(&["serve", "--model", "llama3-8b", "--batch", "100000"], &["--batch", "1 to 65536"]);
     fails(&["serve", "--model", "llama3-8b", "--tp", "8", "--dp", "8"], &["--dp", "the cluster has 32"]);
+    fails(&["serve", "--model", "llama3-8b", "--pp", "64"], &["--pp", "the cluster has 32"]);
+    fails(&["serve", "--model", "llama3-8b", "--context", "4194304"], &["--context", "shorten it"]);
     fails(&["serve", "--layers", "32"], &["--hidden"]);
     fails(&["serve", "--model", "llama3-8b", "--memory-fraction", "2"], &["--memory-fraction", "0.1 to 1"]);
     fails(&["kv-transfer", "--model", "llama3-8b", "--tokens", "10", "--rails", "9"], &["--rails", "1 to 8"]);

@@ -140,8 +140,10 @@ impl Deployment {
         }
         let gpus = self.gpus();
         if gpus > topo.total_gpus as u64 {
+            // Name the largest factor: the flag most likely at fault.
+            let field = if self.dp >= self.tp && self.dp >= self.pp { "dp" } else if self.pp >= self.tp { "pp" } else { "tp" };
             return Err(ModelError::new(
-                "dp",
+                field,
                 format!("tp {} x dp {} x pp {} = {gpus} GPUs; the cluster has {}", self.tp, self.dp, self.pp, topo.total_gpus),
             ));
         }

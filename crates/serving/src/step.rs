@@ -298,6 +298,16 @@ impl<'a> Server<'a> {
             Phase::Offline => (d.input_len as f64 + d.output_len as f64, 0),
         };
         let max_batch = self.max_batch(d, context)?;
+        if max_batch == 0 {
+            return Err(ModelError::new(
+                if d.phase == Phase::Decode { "context" } else { "input_len" },
+                format!(
+                    "one sequence of {} tokens needs {:.1} GB of KV cache per GPU, more than the HBM left beside the weights: shorten it, or raise tp or pp",
+                    context as u64,
+                    self.kv_bytes_per_seq_gpu(d, context) / 1e9
+                ),
+            ));
+        }
         if d.phase != Phase::Offline && batch > max_batch {
             return Err(ModelError::new(
                 "batch",
