@@ -330,7 +330,7 @@ impl<'a> Server<'a> {
                 (c, d.batch, None, Some(t / 1e3), tokens * 1e6 / t / gpus as f64, d.input_len as f64 * 1e6 / t, (c.comm() + kv_us) / t)
             }
             Phase::Offline => {
-                let b = max_batch.min(MAX_RUNTIME_BATCH).max(1);
+                let b = max_batch.clamp(1, MAX_RUNTIME_BATCH);
                 let dec = self.step(d, b as f64, 1.0, d.input_len as f64 + d.output_len as f64 / 2.0, true)?;
                 let chunk = (PREFILL_CHUNK_TOKENS / d.input_len).max(1) as f64;
                 let pre = self.step(d, chunk, d.input_len as f64, d.input_len as f64 / 2.0, false)?;
