@@ -251,6 +251,16 @@ pub struct ServeArgs {
     /// Share of HBM weights and KV cache may fill [default: 0.9]
     #[arg(long, value_name = "F", value_parser = fraction_parser())]
     pub memory_fraction: Option<f64>,
+    /// Search TP x EP x DP x batch (decode, pipeline 1) for the most tokens/s per GPU at
+    /// --min-tokens-per-user; --tp, --ep, --dp and --batch are then ignored
+    #[arg(long)]
+    pub search: bool,
+    /// The search's per-user speed target, output tokens/s
+    #[arg(long, value_name = "TPS", default_value_t = 20.0, value_parser = speed_parser())]
+    pub min_tokens_per_user: f64,
+    /// The search's largest batch per DP rank (powers of two up to it)
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = count_parser(limits::GLOBAL_BATCH))]
+    pub max_batch: u32,
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
@@ -258,6 +268,45 @@ pub struct ServeArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub model: ServeModelArgs,
+}
+
+fn speed_parser() -> FlagParser<f64> {
+    FlagParser {
+        parse: |s| match s.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && (0.0..=1e6).contains(&f) => Ok(f),
+            _ => Err(format!("invalid speed '{}'; allowed: output tokens/s per user from 0 to 1000000", fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS))),
+        },
+        ids: None,
+    }
+}
+
+/// `serve --search --json`: the best point and how many were tried.
+#[derive(Serialize)]
+struct SearchJson<'a> {
+    model: &'a str,
+    min_tokens_per_s_per_user: f64,
+    best: Option<&'a fabricscope_serving::SearchPoint>,
+    evaluated: usize,
+    refused: u32,
+}
+
+fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
+    let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, max_gpus: None };
+    let r = fabricscope_serving::search(topo, m, &opts)?;
+    if a.json {
+        return output::json(&SearchJson { model: m.name(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused });
+    }
+    let mut s = output::cluster_line(topo);
+    s.push('\n');
+    match &r.best {
+        Some(b) => s.push_str(&format!(
+            "Best for {} at >= {} tokens/s per user: TP {} x EP {} x DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms)\n",
+            m.name(), a.min_tokens_per_user, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms
+        )),
+        None => s.push_str(&format!("No deployment of {} reaches {} tokens/s per user on this cluster\n", m.name(), a.min_tokens_per_user)),
+    }
+    s.push_str(&format!("{} deployments evaluated, {} refused (do not fit or do not split)\n", r.points.len(), r.refused));
+    Ok(s)
 }
 
 impl ServeArgs {
@@ -347,6 +396,9 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport) -> S
 pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let m = a.model.model()?;
+    if a.search {
+        return run_search(a, &topo, &m);
+    }
     let d = a.deployment();
     let r = Server::new(&topo, &m)?.evaluate(&d)?;
     if a.json {

@@ -143,6 +143,7 @@ fn bad_input_is_a_one_line_error_naming_the_flag() {
     fails(&["serve", "--model", "llama3-8b", "--phase", "nope"], &["--phase", "allowed: decode, prefill, offline"]);
     fails(&["serve", "--model", "llama3-405b", "--tp", "2"], &["--tp", "raise tp, pp or ep"]);
     fails(&["serve", "--model", "llama3-8b", "--ep", "2"], &["--ep", "dense"]);
+    fails(&["serve", "--model", "deepseek-v3", "--precision", "fp8", "--dp", "16", "--ep", "8"], &["--ep", "use ep 16"]);
     fails(&["serve", "--model", "nope"], &["--model", "allowed:", "deepseek-v3"]);
     fails(&["serve", "--model", "llama3-8b", "--attention", "xyz"], &["--attention", "allowed: mha, gqa, mla"]);
     fails(&["serve", "--model", "llama3-8b", "--batch", "4096", "--context", "100000"], &["--batch", "at most"]);
@@ -155,4 +156,24 @@ fn bad_input_is_a_one_line_error_naming_the_flag() {
     fails(&["kv-transfer", "--model", "llama3-8b", "--tokens", "10", "--rails", "9"], &["--rails", "1 to 8"]);
     fails(&["kv-transfer", "--model", "llama3-8b", "--tokens", "0"], &["--tokens"]);
     fails(&["kv-transfer", "--model", "llama3-8b", "--tokens", "10", "--nodes", "1", "--nics-per-node", "0"], &["--nics-per-node"]);
+}
+
+#[test]
+fn search_finds_the_best_layout_at_a_per_user_speed() {
+    let v = json(&["serve", "--model", "deepseek-v3", "--nodes", "8", "--precision", "fp8", "--search", "--min-tokens-per-user", "20", "--json"]);
+    let best = &v["best"];
+    assert!(best["tokens_per_s_per_user"].as_f64().unwrap() >= 20.0, "{v}");
+    assert!(v["evaluated"].as_u64().unwrap() > 100);
+    // The best point is the best: no evaluated deployment at that speed does better, checked
+    // by evaluating its neighbours directly.
+    let (tp, ep, dp, batch) = (best["tp"].as_u64().unwrap(), best["ep"].as_u64().unwrap(), best["dp"].as_u64().unwrap(), best["batch"].as_u64().unwrap());
+    let direct = json(&["serve", "--model", "deepseek-v3", "--nodes", "8", "--precision", "fp8", "--tp", &tp.to_string(), "--ep", &ep.to_string(), "--dp", &dp.to_string(), "--batch", &batch.to_string(), "--json"]);
+    assert!((direct["tokens_per_s_per_gpu"].as_f64().unwrap() / best["tokens_per_s_per_gpu"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    let (code, out, _) = run(&["serve", "--model", "deepseek-v3", "--nodes", "8", "--precision", "fp8", "--tp", &tp.to_string(), "--ep", &ep.to_string(), "--dp", &dp.to_string(), "--batch", &(batch * 2).to_string(), "--json"]);
+    if code == Some(0) {
+        let twice: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(twice["tokens_per_s_per_user"].as_f64().unwrap() < 20.0 || twice["tokens_per_s_per_gpu"].as_f64().unwrap() <= best["tokens_per_s_per_gpu"].as_f64().unwrap());
+    }
+    let none = json(&["serve", "--model", "llama3-405b", "--nodes", "2", "--search", "--min-tokens-per-user", "100000", "--json"]);
+    assert!(none["best"].is_null());
 }

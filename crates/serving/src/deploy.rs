@@ -45,8 +45,9 @@ impl Phase {
 
 /// The deployment. The attention runs `tp`-way tensor parallel in each of `dp` data-parallel
 /// ranks; the routed experts of an MoE split over `ep` ranks of those `tp x dp` GPUs (each
-/// expert further `tp x dp / ep`-way tensor parallel: with `ep` 1 and `dp` > 1 the experts are
-/// tensor parallel over the whole stage, as SGLang's DP attention with MoE TP runs them);
+/// expert further `tp x dp / ep`-way tensor parallel; with attention DP (`dp` > 1) `ep` is
+/// either `tp x dp` (wide EP) or 1 (the experts tensor parallel over the whole stage, as
+/// SGLang's DP attention with MoE TP runs them));
 /// `pp` pipeline stages. GPUs used:
 /// `tp x dp x pp`, which may be fewer than the cluster has (the rest idle).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -164,6 +165,13 @@ impl Deployment {
         }
         match w.moe {
             None if self.ep > 1 => Err(ModelError::new("ep", format!("{} is dense: expert parallelism needs an MoE (ep 1)", model.name()))),
+            // With attention DP every rank's tokens go to every expert: the experts split over
+            // the whole stage (SGLang's and vLLM's wide EP: EP = TP x DP), or are tensor
+            // parallel over it (EP 1). Expert TP across DP ranks would need its own exchange.
+            Some(_) if self.dp > 1 && self.ep > 1 && self.ep as u64 != self.tp as u64 * self.dp as u64 => Err(ModelError::new(
+                "ep",
+                format!("with attention data parallelism the experts split over the whole stage: use ep {} (tp x dp), or 1 for experts tensor parallel over it", self.tp as u64 * self.dp as u64),
+            )),
             _ if !(self.tp as u64 * self.dp as u64).is_multiple_of(self.ep as u64) => Err(ModelError::new(
                 "ep",
                 format!("ep {} must divide the tp x dp = {} GPUs of a pipeline stage", self.ep, self.tp as u64 * self.dp as u64),

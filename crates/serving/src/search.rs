@@ -65,7 +65,8 @@ pub fn search(topo: &Topology, model: &ServingModel, opts: &SearchOptions) -> Re
             let eps: Vec<u32> = match model.work.moe {
                 None => vec![1],
                 Some(_) if dp == 1 => powers_of_two(stage).collect(),
-                Some(_) => powers_of_two(stage).filter(|e| *e > 1).collect(),
+                // Wide EP: the experts over the whole stage.
+                Some(_) => vec![stage],
             };
             for ep in eps {
                 for batch in powers_of_two(opts.max_batch.max(1)) {
