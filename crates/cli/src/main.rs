@@ -17,6 +17,7 @@ mod output;
 mod render;
 mod rightsize;
 mod search;
+mod serve;
 mod sweep;
 mod teach;
 mod tiers;
@@ -68,6 +69,12 @@ enum Command {
     /// routing or spraying over seeds, with neighbours and failures; throughput fraction
     /// (mean, p10, p50, p90), collision probability, bottleneck tier.
     Congestion(Box<congestion::CongestionArgs>),
+    /// Serve an LLM on the cluster: time per output token, time to first token, tokens/s per
+    /// GPU, node and user, the step's breakdown (weights/KV read, compute, TP all-reduce, EP
+    /// dispatch/combine, pipeline, KV transfer) and the network's share.
+    Serve(Box<serve::ServeArgs>),
+    /// The KV cache of a prompt moved from a prefill node to a decode node: bytes, time, GB/s.
+    KvTransfer(Box<serve::KvTransferArgs>),
 }
 
 fn main() -> ExitCode {
@@ -97,6 +104,8 @@ fn main() -> ExitCode {
         Command::Check(a) => check::run(a),
         Command::Teach(a) => teach::run(a),
         Command::Congestion(a) => congestion::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::KvTransfer(a) => serve::run_kv(a),
     };
     match result {
         Ok(text) => output::emit(&text),

@@ -1,0 +1,477 @@
+//! `fabricscope serve` and `fabricscope kv-transfer`: an LLM deployed for inference on the
+//! cluster (decode, prefill or the max-load mix): time per output token, time to first token,
+//! tokens/s per GPU, node and user, the step's breakdown and the network's share; and the KV
+//! cache's transfer between prefill and decode nodes. The workload flags are `train`'s, plus
+//! the attention kind and the head dimension.
+
+use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs, FlagParser};
+use crate::error::CliError;
+use crate::output;
+use crate::train::{mlp_parser, WorkloadArgs};
+use clap::Args;
+use fabricscope_model::limits;
+use fabricscope_model::training::Mlp;
+use fabricscope_model::Topology;
+use fabricscope_serving::kv::{kv_transfer, KvTransferInput};
+use fabricscope_serving::model::DEEPSEEK_MLA;
+use fabricscope_serving::step::{Server, ServeReport};
+use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Phase, Precision, ServingModel};
+use serde::Serialize;
+
+/// The served model: a preset, or its shape flag by flag; explicit flags override the preset.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Model")]
+pub struct ServeModelArgs {
+    /// Named model whose shape the other model flags override
+    #[arg(long, value_name = "PRESET", value_parser = model_parser())]
+    pub model: Option<&'static str>,
+    /// Transformer layers
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::LAYERS))]
+    pub layers: Option<u32>,
+    /// Hidden size
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HIDDEN))]
+    pub hidden: Option<u32>,
+    /// Attention (query) heads
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEADS))]
+    pub heads: Option<u32>,
+    /// Key/value heads (grouped-query attention) [default: --heads]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::KV_HEADS))]
+    pub kv_heads: Option<u32>,
+    /// Dimension of one head (Qwen3 sets it apart from hidden / heads) [default: hidden / heads]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
+    pub head_dim: Option<u32>,
+    /// Feed-forward (MLP) intermediate size
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::FFN))]
+    pub ffn: Option<u32>,
+    /// Feed-forward kind [default: swiglu, or the preset's]
+    #[arg(long, value_name = "KIND", value_parser = mlp_parser())]
+    pub mlp: Option<Mlp>,
+    /// Vocabulary size
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::VOCAB))]
+    pub vocab: Option<u32>,
+    /// Routed experts per MoE layer (makes the model a mixture of experts)
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERTS))]
+    pub experts: Option<u32>,
+    /// Experts each token is routed to [default: 2]
+    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
+    pub top_k: Option<u32>,
+    /// Intermediate size of one expert [default: --ffn]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_FFN))]
+    pub expert_ffn: Option<u32>,
+    /// Intermediate size of the always-active shared expert(s) [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SHARED_EXPERT_FFN))]
+    pub shared_expert_ffn: Option<u32>,
+    /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::MOE_DENSE_LAYERS))]
+    pub moe_dense_layers: Option<u32>,
+    /// Attention kind: mha, gqa, or mla (multi-head latent attention, DeepSeek-V2/V3) [default:
+    /// the preset's; gqa when --kv-heads is below --heads, else mha]
+    #[arg(long, value_name = "KIND", value_parser = attention_parser())]
+    pub attention: Option<&'static str>,
+    /// MLA: the compressed KV latent per token and layer [default: 512, DeepSeek-V3's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
+    pub kv_latent: Option<u32>,
+    /// MLA: the decoupled RoPE key dimensions per token and layer [default: 64]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
+    pub rope_dim: Option<u32>,
+}
+
+fn model_list() -> Vec<&'static str> {
+    serving_preset_ids()
+}
+fn model_parser() -> FlagParser<&'static str> {
+    FlagParser {
+        parse: |s| {
+            let ids = serving_preset_ids();
+            ids.iter().find(|id| id.eq_ignore_ascii_case(s)).copied().ok_or_else(|| unknown("model preset", s, &ids))
+        },
+        ids: Some(model_list),
+    }
+}
+fn attention_parser() -> FlagParser<&'static str> {
+    FlagParser {
+        parse: |s| {
+            let ids = Attention::ids();
+            ids.iter().find(|id| id.eq_ignore_ascii_case(s)).copied().ok_or_else(|| unknown("attention kind", s, &ids))
+        },
+        ids: Some(Attention::ids),
+    }
+}
+fn phase_parser() -> FlagParser<Phase> {
+    FlagParser { parse: |s| Phase::from_id(s).ok_or_else(|| unknown("phase", s, &Phase::ids())), ids: Some(Phase::ids) }
+}
+fn precision_parser() -> FlagParser<Precision> {
+    FlagParser { parse: |s| Precision::from_id(s).ok_or_else(|| unknown("precision", s, &Precision::ids())), ids: Some(Precision::ids) }
+}
+fn fraction_parser() -> FlagParser<f64> {
+    FlagParser {
+        parse: |s| match s.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && (0.1..=1.0).contains(&f) => Ok(f),
+            _ => Err(format!("invalid memory fraction '{}'; allowed: a number from 0.1 to 1", fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS))),
+        },
+        ids: None,
+    }
+}
+
+impl ServeModelArgs {
+    /// The model: the preset (if any) with every explicit flag applied on top, checked.
+    pub fn model(&self) -> Result<ServingModel, CliError> {
+        let preset = match self.model {
+            Some(id) => Some(serving_preset(id).ok_or_else(|| CliError::new("--model", unknown("model preset", id, &serving_preset_ids())))?),
+            None => None,
+        };
+        if preset.is_none() {
+            let missing: Vec<&str> = [("--layers", self.layers.is_none()), ("--hidden", self.hidden.is_none()), ("--heads", self.heads.is_none()), ("--vocab", self.vocab.is_none())]
+                .iter()
+                .filter(|x| x.1)
+                .map(|x| x.0)
+                .collect();
+            if let Some(first) = missing.first() {
+                return Err(CliError::new(*first, format!("the model needs {} (or --model with one of: {})", missing.join(", "), serving_preset_ids().join(", "))));
+            }
+        }
+        // The training workload flags' rules (train.rs) build the shape; serving has no
+        // sequence length or global batch of its own.
+        let mut base = preset.as_ref().map(|p| p.work.clone());
+        if let Some(w) = base.as_mut() {
+            if self.mlp.is_none() && self.ffn.is_none() && self.hidden.is_some() {
+                w.mlp = Mlp::Swiglu;
+            }
+        }
+        let wa = WorkloadArgs {
+            model: base,
+            layers: self.layers,
+            hidden: self.hidden,
+            heads: self.heads,
+            kv_heads: self.kv_heads,
+            head_dim: self.head_dim,
+            ffn: self.ffn.or(if preset.is_none() { self.hidden.map(|h| h.saturating_mul(4)) } else { None }),
+            mlp: self.mlp.or(if preset.is_none() { Some(Mlp::Swiglu) } else { None }),
+            vocab: self.vocab,
+            seq: Some(4096),
+            global_batch: Some(1),
+            experts: self.experts,
+            top_k: self.top_k,
+            expert_ffn: self.expert_ffn,
+            shared_expert_ffn: self.shared_expert_ffn,
+            moe_dense_layers: self.moe_dense_layers,
+            positions: if preset.is_none() { Some(fabricscope_model::training::Positions::Rope) } else { None },
+            tied_embeddings: if preset.is_none() { Some(false) } else { None },
+            dropout: Some(false),
+            ..WorkloadArgs::default()
+        };
+        let mut work = wa.workload()?;
+        if preset.is_none() {
+            work.name = "custom".into();
+        }
+        let latent_given = self.kv_latent.is_some() || self.rope_dim.is_some();
+        let kind = self.attention.or(if latent_given { Some("mla") } else { None });
+        let attention = match (kind, preset.as_ref()) {
+            (Some("mla"), p) => {
+                let (l, r, q) = match p.map(|p| p.attention) {
+                    Some(Attention::Mla { kv_latent, rope_dim, q_latent }) => (kv_latent, rope_dim, q_latent),
+                    _ => match DEEPSEEK_MLA {
+                        Attention::Mla { kv_latent, rope_dim, q_latent } => (kv_latent, rope_dim, q_latent),
+                        _ => (512, 64, 1536),
+                    },
+                };
+                if self.kv_latent == Some(0) {
+                    return Err(CliError::new("--kv-latent", "an MLA latent of 1 to 4096"));
+                }
+                Attention::Mla { kv_latent: self.kv_latent.unwrap_or(l), rope_dim: self.rope_dim.unwrap_or(r), q_latent: q }
+            }
+            (Some("mha"), _) => {
+                if self.kv_heads.is_none() {
+                    work.kv_heads = work.heads;
+                }
+                Attention::Mha
+            }
+            (Some(_), _) => Attention::Gqa,
+            (None, Some(p)) if self.kv_heads.is_none() && self.heads.is_none() => p.attention,
+            (None, _) => {
+                if work.kv_heads < work.heads {
+                    Attention::Gqa
+                } else {
+                    Attention::Mha
+                }
+            }
+        };
+        let m = ServingModel { work, attention };
+        m.validate()?;
+        Ok(m)
+    }
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// What the step does: decode (one token per sequence), prefill (the prompts), or offline
+    /// (maximum load, prefill and decode mixed, the batch as large as memory allows)
+    #[arg(long, value_name = "PHASE", default_value = "decode", value_parser = phase_parser())]
+    pub phase: Phase,
+    /// Tensor parallelism of the attention (and of the dense layers)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count_parser(limits::TP))]
+    pub tp: u32,
+    /// Pipeline stages
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count_parser(limits::PP))]
+    pub pp: u32,
+    /// Expert parallelism: the routed experts split over this many of the tp x dp GPUs
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count_parser(limits::EP))]
+    pub ep: u32,
+    /// Attention data parallelism (wide EP: --dp with --ep)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count_parser(limits::DP))]
+    pub dp: u32,
+    /// Sequences per attention data-parallel rank in one step
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count_parser(limits::GLOBAL_BATCH))]
+    pub batch: u32,
+    /// Tokens in each sequence's KV cache at decode [default: input-len + output-len / 2]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
+    pub context: Option<u32>,
+    /// Prompt tokens per request
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ))]
+    pub input_len: u32,
+    /// Output tokens per request
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ))]
+    pub output_len: u32,
+    /// Weight and matmul precision: bf16, fp8, fp4 (Blackwell, CDNA4)
+    #[arg(long, value_name = "P", default_value = "bf16", value_parser = precision_parser())]
+    pub precision: Precision,
+    /// KV cache precision [default: bf16, the activations']
+    #[arg(long, value_name = "P", value_parser = precision_parser())]
+    pub kv_precision: Option<Precision>,
+    /// Two micro-batches hide EP dispatch/combine behind compute [default: true for wide EP
+    /// (--ep with --dp), else false]
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
+    pub overlap: Option<bool>,
+    /// Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token)
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser(), default_value = "false")]
+    pub disaggregated: bool,
+    /// NICs a KV transfer stripes over [default: all of a node's NICs]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::NICS_PER_NODE))]
+    pub kv_rails: Option<u32>,
+    /// Share of HBM weights and KV cache may fill [default: 0.9]
+    #[arg(long, value_name = "F", value_parser = fraction_parser())]
+    pub memory_fraction: Option<f64>,
+    /// Search TP x EP x DP x batch (decode, pipeline 1) for the most tokens/s per GPU at
+    /// --min-tokens-per-user; --tp, --ep, --dp and --batch are then ignored
+    #[arg(long)]
+    pub search: bool,
+    /// The search's per-user speed target, output tokens/s
+    #[arg(long, value_name = "TPS", default_value_t = 20.0, value_parser = speed_parser())]
+    pub min_tokens_per_user: f64,
+    /// The search's largest batch per DP rank (powers of two up to it)
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = count_parser(limits::GLOBAL_BATCH))]
+    pub max_batch: u32,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub model: ServeModelArgs,
+}
+
+fn speed_parser() -> FlagParser<f64> {
+    FlagParser {
+        parse: |s| match s.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && (0.0..=1e6).contains(&f) => Ok(f),
+            _ => Err(format!("invalid speed '{}'; allowed: output tokens/s per user from 0 to 1000000", fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS))),
+        },
+        ids: None,
+    }
+}
+
+/// `serve --search --json`: the best point and how many were tried.
+#[derive(Serialize)]
+struct SearchJson<'a> {
+    model: &'a str,
+    min_tokens_per_s_per_user: f64,
+    best: Option<&'a fabricscope_serving::SearchPoint>,
+    evaluated: usize,
+    refused: u32,
+}
+
+fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
+    let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, max_gpus: None };
+    let r = fabricscope_serving::search(topo, m, &opts)?;
+    if a.json {
+        return output::json(&SearchJson { model: m.name(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused });
+    }
+    let mut s = output::cluster_line(topo);
+    s.push('\n');
+    match &r.best {
+        Some(b) => s.push_str(&format!(
+            "Best for {} at >= {} tokens/s per user: TP {} x EP {} x DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms)\n",
+            m.name(), a.min_tokens_per_user, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms
+        )),
+        None => s.push_str(&format!("No deployment of {} reaches {} tokens/s per user on this cluster\n", m.name(), a.min_tokens_per_user)),
+    }
+    s.push_str(&format!("{} deployments evaluated, {} refused (do not fit or do not split)\n", r.points.len(), r.refused));
+    Ok(s)
+}
+
+impl ServeArgs {
+    pub fn deployment(&self) -> Deployment {
+        Deployment {
+            phase: self.phase,
+            tp: self.tp,
+            pp: self.pp,
+            ep: self.ep,
+            dp: self.dp,
+            batch: self.batch,
+            context: self.context.unwrap_or(self.input_len.saturating_add(self.output_len / 2).min(fabricscope_serving::deploy::MAX_TOKENS)),
+            input_len: self.input_len,
+            output_len: self.output_len,
+            precision: self.precision,
+            kv_precision: self.kv_precision,
+            overlap: self.overlap,
+            disaggregated: self.disaggregated,
+            kv_rails: self.kv_rails,
+            memory_fraction: self.memory_fraction,
+        }
+    }
+}
+
+/// `serve --json`: the fields first, then the model and deployment they are for.
+#[derive(Serialize)]
+struct ServeJson<'a> {
+    model: &'a str,
+    attention: Attention,
+    gpu: &'static str,
+    deployment: &'a Deployment,
+    #[serde(flatten)]
+    report: &'a ServeReport,
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2} ms"))
+}
+
+fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport) -> String {
+    let mut s = output::cluster_line(topo);
+    s.push('\n');
+    s.push_str(&format!(
+        "{} ({} attention, KV {:.0} bytes per token) | {} | TP {} x PP {} x DP {}{} = {} GPUs on {} node(s) | batch {} per DP rank\n\n",
+        m.name(),
+        m.attention.id().to_uppercase(),
+        r.kv_bytes_per_token,
+        d.phase.id(),
+        d.tp,
+        d.pp,
+        d.dp,
+        if d.ep > 1 { format!(", EP {}{}", d.ep, if r.overlap { " (two-micro-batch overlap)" } else { "" }) } else { String::new() },
+        r.gpus,
+        r.nodes,
+        r.batch
+    ));
+    s.push_str(&format!("Time per output token  {}\nTime to first token    {}\n", ms(r.tpot_ms), ms(r.ttft_ms)));
+    s.push_str(&format!(
+        "Tokens/s               {:.0} per GPU, {:.0} per node, {:.1} per user\n",
+        r.tokens_per_s_per_gpu, r.tokens_per_s_per_node, r.tokens_per_s_per_user
+    ));
+    let b = &r.breakdown;
+    s.push_str(&format!(
+        "\nStep {:.3} ms ({}-bound): weights+KV read {:.3}, compute {:.3}, per-layer cost {:.3}, TP all-reduce {:.3}{}, EP dispatch/combine {:.3}, pipeline {:.3}, KV transfer {:.3} ms\n",
+        r.step_ms,
+        r.bound,
+        b.weights_kv_read,
+        b.compute,
+        b.layer_overhead,
+        b.tp_allreduce,
+        if r.tp_spans_domains { " (TP crosses the NVLink boundary)" } else { "" },
+        b.ep_dispatch_combine,
+        b.pipeline,
+        b.kv_transfer
+    ));
+    s.push_str(&format!("Network share {:.0}%; memory {:.1} of {:.1} GB per GPU (at most {} sequences per DP rank)\n", r.network_share * 100.0, r.memory_gb, r.hbm_usable_gb, r.max_batch));
+    if let Some(ratio) = r.prefill_decode_ratio {
+        s.push_str(&format!("Balanced disaggregation: {ratio:.2} prefill GPUs per decode GPU\n"));
+    }
+    match r.error_band_pct {
+        Some(p) => s.push_str(&format!("Band: ±{p:.0}% (median error of {} on published {} runs, docs/serving-accuracy.md)\n", r.accuracy_class.id(), r.hardware_class.id())),
+        None => s.push_str(&format!("Band: none: no published measurement of {} on {} hardware (not validated)\n", r.accuracy_class.id(), r.hardware_class.id())),
+    }
+    s
+}
+
+pub fn run(a: &ServeArgs) -> Result<String, CliError> {
+    let topo = a.cluster.topology()?;
+    let m = a.model.model()?;
+    if a.search {
+        return run_search(a, &topo, &m);
+    }
+    let d = a.deployment();
+    let r = Server::new(&topo, &m)?.evaluate(&d)?;
+    if a.json {
+        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r });
+    }
+    Ok(text(&topo, &m, &d, &r))
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct KvTransferArgs {
+    /// Tokens whose KV cache moves (one request's prompt)
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
+    pub tokens: u32,
+    /// KV cache precision [default: bf16]
+    #[arg(long, value_name = "P", default_value = "bf16", value_parser = precision_parser())]
+    pub kv_precision: Precision,
+    /// NICs the transfer stripes over [default: all of a node's NICs]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::NICS_PER_NODE))]
+    pub rails: Option<u32>,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub model: ServeModelArgs,
+}
+
+#[derive(Serialize)]
+struct KvJson<'a> {
+    bytes: u64,
+    time_ms: f64,
+    #[serde(rename = "effective_GBps")]
+    effective_gbps: f64,
+    rails: u32,
+    latency_us: f64,
+    model: &'a str,
+    tokens: u32,
+    error_band_pct: Option<f64>,
+}
+
+pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
+    let topo = a.cluster.topology()?;
+    let m = a.model.model()?;
+    let t = kv_transfer(&topo, &m, &KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails })?;
+    let j = KvJson {
+        bytes: t.bytes.0,
+        time_ms: t.time.0 / 1e3,
+        effective_gbps: t.effective.0,
+        rails: t.rails,
+        latency_us: t.latency.0,
+        model: m.name(),
+        tokens: a.tokens,
+        error_band_pct: t.error_band_pct,
+    };
+    if a.json {
+        return output::json(&j);
+    }
+    Ok(format!(
+        "{}\nKV cache of {} tokens of {} ({}): {} bytes over {} NIC(s) of {}: {:.3} ms ({:.1} GB/s effective, {:.1} µs latency)\n{}\n",
+        output::cluster_line(&topo),
+        a.tokens,
+        m.name(),
+        a.kv_precision.id(),
+        fabricscope_model::figures::thousands(j.bytes as f64),
+        j.rails,
+        topo.nic.name,
+        j.time_ms,
+        j.effective_gbps,
+        j.latency_us,
+        match j.error_band_pct {
+            Some(p) => format!("Band: ±{p:.0}% (median error on published KV transfers)"),
+            None => "Band: none: no published KV transfer on this hardware class (not validated)".to_string(),
+        }
+    ))
+}

@@ -1,0 +1,121 @@
+//! Calibrated parameters of the serving step, one set per hardware class (never per row),
+//! fitted on validation/serving.csv by crates/serving/tests/serving_accuracy.rs, which prints
+//! every row against them (docs/serving-accuracy.md).
+
+use fabricscope_model::catalog::{Arch, GpuSpec};
+use serde::Serialize;
+
+/// The GPU generations the parameters are fitted for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HwClass {
+    /// H100, H200, H800, H20, GH200.
+    Hopper,
+    /// B200, GB200, B300, GB300.
+    Blackwell,
+    /// Every other GPU: Hopper's parameters, no band ("not validated").
+    Other,
+}
+
+impl HwClass {
+    pub fn of(gpu: &GpuSpec) -> HwClass {
+        match gpu.arch {
+            Arch::Hopper => HwClass::Hopper,
+            Arch::Blackwell => HwClass::Blackwell,
+            _ => HwClass::Other,
+        }
+    }
+    pub fn id(self) -> &'static str {
+        match self {
+            HwClass::Hopper => "hopper",
+            HwClass::Blackwell => "blackwell",
+            HwClass::Other => "other",
+        }
+    }
+}
+
+/// One class's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Efficiency {
+    /// Fraction of the datasheet HBM bandwidth that streaming the weights reaches
+    /// (dimensionless).
+    pub hbm: f64,
+    /// Fraction of the dense tensor-core peak that serving matmuls reach (dimensionless).
+    pub compute: f64,
+    /// Fixed cost per layer per step, µs: kernel launches and the small kernels (norms, RoPE,
+    /// sampling) that neither roofline term covers.
+    pub layer_overhead_us: f64,
+    /// Fraction of the HBM bandwidth that decode attention reaches reading a paged KV cache
+    /// (blocks of 16-64 tokens per sequence, scattered; dimensionless).
+    pub kv_hbm: f64,
+    /// Host cost per sequence per step, µs: the engine's per-request work (scheduling,
+    /// sampling, block tables; Python in the PyTorch-based engines) that grows with the batch.
+    pub seq_overhead_us: f64,
+}
+
+/// Hopper: fitted on the 101 Hopper rows of validation/serving.csv the accuracy test expresses
+/// (TensorRT-LLM perf-overview throughput on H100/H200, the Qwen2.5-72B batch-1 decode of
+/// tenstorrent issue 143, DataCrunch's SGLang DeepSeek-V3 runs, DeepSeek's Day-6 decode): the
+/// grid point of least median |log error| (`FABRICSCOPE_FIT=1 cargo test -p fabricscope-serving
+/// --release --test serving_accuracy`). The per-sequence cost is the engines' host work at the
+/// large batches of the max-load tables; the per-layer cost is what batch-1 decode adds to the
+/// weight reads.
+pub const HOPPER: Efficiency = Efficiency { hbm: 0.8, kv_hbm: 0.9, compute: 0.55, layer_overhead_us: 40.0, seq_overhead_us: 8.0 };
+
+/// Blackwell: fitted the same way on its 67 rows (TensorRT-LLM perf-overview on B200/GB200,
+/// Azure ND GB200 v6, TensorRT-LLM tech blogs 1 and 3, vLLM's GB200 and GB300 posts); FP4
+/// matmuls reach a smaller share of their (doubled) peak.
+pub const BLACKWELL: Efficiency = Efficiency { hbm: 0.8, kv_hbm: 0.5, compute: 0.4, layer_overhead_us: 40.0, seq_overhead_us: 16.0 };
+
+/// The parameters of a class (Other takes Hopper's).
+pub fn efficiency(class: HwClass) -> Efficiency {
+    match class {
+        HwClass::Blackwell => BLACKWELL,
+        HwClass::Hopper | HwClass::Other => HOPPER,
+    }
+}
+
+/// Share of HBM a serving engine lets weights and KV cache fill (dimensionless): vLLM's
+/// default `gpu_memory_utilization` = 0.9 (vLLM engine arguments); the rest is activations,
+/// CUDA graphs and the allocator's slack.
+pub const HBM_USABLE: f64 = 0.9;
+
+/// Largest batch (sequences per attention DP rank) an engine schedules at once at maximum
+/// load (count): TensorRT-LLM's default `max_batch_size` of 2048 (TensorRT-LLM docs,
+/// "Tuning Max Batch Size and Max Num Tokens").
+pub const MAX_RUNTIME_BATCH: u32 = 2048;
+
+/// Bytes per activation element on the TP all-reduce and the pipeline hops: BF16 (bytes).
+pub const ACTIVATION_BYTES: f64 = 2.0;
+
+/// What a prediction is compared against: the accuracy classes of the issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccuracyClass {
+    /// Dense model, TP inside one NVLink domain.
+    DenseTpNvlink,
+    /// Dense model, TP across scale-up domains.
+    DenseTpCross,
+    /// MoE decode with expert parallelism over attention data parallelism.
+    WideEp,
+    /// KV cache moved between nodes.
+    KvTransfer,
+}
+
+impl AccuracyClass {
+    pub fn id(self) -> &'static str {
+        match self {
+            AccuracyClass::DenseTpNvlink => "dense TP inside NVLink",
+            AccuracyClass::DenseTpCross => "dense TP across nodes",
+            AccuracyClass::WideEp => "wide EP",
+            AccuracyClass::KvTransfer => "KV transfer",
+        }
+    }
+}
+
+/// Median absolute error of a class on published measurements, percent; `None` where no
+/// row of that class and hardware exists (crates/serving/tests/serving_accuracy.rs checks
+/// these against the table it prints).
+pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {
+    crate::bands::band_pct(class, hw)
+}

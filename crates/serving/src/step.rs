@@ -1,0 +1,419 @@
+//! One serving step of a deployment on a cluster: a roofline of weights plus KV cache read
+//! (HBM bandwidth x calibrated efficiency) against FLOPs (peak x calibrated efficiency) per
+//! GPU, plus the communication the layout puts on the fabric: TP all-reduces (the collective
+//! model, on the tiers the TP group spans), EP dispatch and combine (the EP model, optionally
+//! hidden behind compute by two micro-batches), pipeline hops, and the KV transfer of a
+//! disaggregated deployment. Decode, prefill and the offline (max-load) mix.
+
+use crate::deploy::{Deployment, Phase};
+use crate::hardware::{self, band_pct, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, HBM_USABLE, MAX_RUNTIME_BATCH};
+use crate::kv::{balance_ratio, kv_transfer, KvTransferInput};
+use crate::model::ServingModel;
+use crate::precision::Precision;
+use fabricscope_model::ep::{self, Dtype, EpInput, Imbalance, Kernel};
+use fabricscope_model::error::{ModelError, Result};
+use fabricscope_model::units::Bytes;
+use fabricscope_model::{AlgoChoice, Collective, Comm, Placement, ProtoChoice, Topology};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Tokens one prefill iteration batches at maximum load (count): TensorRT-LLM's default
+/// `max_num_tokens` of 8192 (TensorRT-LLM docs, "Tuning Max Batch Size and Max Num Tokens").
+pub const PREFILL_CHUNK_TOKENS: u32 = 8192;
+
+/// Where the time of one step goes, ms. The step is `max(weights_kv_read, compute)` (the
+/// roofline) plus the fixed per-layer cost and the communication terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub weights_kv_read: f64,
+    pub compute: f64,
+    pub layer_overhead: f64,
+    pub tp_allreduce: f64,
+    /// Exposed part (after the two-micro-batch overlap, when on).
+    pub ep_dispatch_combine: f64,
+    pub pipeline: f64,
+    /// In the time to first token of a disaggregated deployment.
+    pub kv_transfer: f64,
+}
+
+/// What a deployment achieves.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ServeReport {
+    pub phase: Phase,
+    pub gpus: u64,
+    pub nodes: u64,
+    /// Time per output token (decode and offline); `None` for prefill.
+    pub tpot_ms: Option<f64>,
+    /// Time to first token: a prefill of `input_len` on this layout, plus the KV transfer
+    /// when disaggregated; `None` for the offline mix (requests queue).
+    pub ttft_ms: Option<f64>,
+    /// Output tokens/s (decode, offline) or prompt tokens/s (prefill), per GPU used.
+    pub tokens_per_s_per_gpu: f64,
+    pub tokens_per_s_per_node: f64,
+    /// Output tokens/s one sequence sees (decode, offline); prompt tokens/s (prefill).
+    pub tokens_per_s_per_user: f64,
+    /// Sequences per attention DP rank in the step (the offline mix: the batch it settles at).
+    pub batch: u32,
+    /// Largest batch per attention DP rank that fits HBM at this context.
+    pub max_batch: u32,
+    /// The step, ms: roofline + overhead + communication.
+    pub step_ms: f64,
+    pub breakdown: Breakdown,
+    /// "memory" or "compute": which roofline term sets the step.
+    pub bound: &'static str,
+    /// Communication (TP, EP, pipeline, KV transfer) over the step (or over TTFT for prefill).
+    pub network_share: f64,
+    /// Weights and KV cache per GPU, GB (10^9 bytes), against the HBM it may fill.
+    pub memory_gb: f64,
+    pub hbm_usable_gb: f64,
+    pub kv_bytes_per_token: f64,
+    pub tp_spans_domains: bool,
+    pub overlap: bool,
+    /// Prefill GPUs per decode GPU that balance a disaggregated deployment (decode only).
+    pub prefill_decode_ratio: Option<f64>,
+    pub accuracy_class: AccuracyClass,
+    pub hardware_class: HwClass,
+    /// Median error of `accuracy_class` on this hardware class, percent; `None`: no published
+    /// measurement covers it.
+    pub error_band_pct: Option<f64>,
+}
+
+/// Raw costs of one step, µs.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cost {
+    mem: f64,
+    compute: f64,
+    overhead: f64,
+    tp: f64,
+    ep: f64,
+    pipeline: f64,
+}
+
+impl Cost {
+    fn total(&self) -> f64 {
+        self.mem.max(self.compute) + self.overhead + self.tp + self.ep + self.pipeline
+    }
+    fn comm(&self) -> f64 {
+        self.tp + self.ep + self.pipeline
+    }
+}
+
+/// A model on a cluster, with the communicators it has built (NCCL's topology search runs
+/// once per group shape).
+pub struct Server<'a> {
+    pub topo: &'a Topology,
+    pub model: &'a ServingModel,
+    class: HwClass,
+    eff: Efficiency,
+    comms: HashMap<(u32, u32), Comm>,
+}
+
+impl<'a> Server<'a> {
+    pub fn new(topo: &'a Topology, model: &'a ServingModel) -> Result<Self> {
+        model.validate()?;
+        let class = HwClass::of(topo.gpu);
+        Ok(Server { topo, model, class, eff: hardware::efficiency(class), comms: HashMap::new() })
+    }
+
+    /// The same server with other efficiencies (fitting and what-if questions).
+    pub fn with_efficiency(mut self, eff: Efficiency) -> Self {
+        self.eff = eff;
+        self
+    }
+
+    fn collective_us(&mut self, op: Collective, ranks: u32, per_domain: u32, bytes: f64) -> Result<f64> {
+        if ranks <= 1 {
+            return Ok(0.0);
+        }
+        let key = (ranks, per_domain);
+        if !self.comms.contains_key(&key) {
+            let c = Comm::new(self.topo, Placement { ranks, per_domain })?;
+            self.comms.insert(key, c);
+        }
+        let Some(c) = self.comms.get(&key) else { return Ok(0.0) };
+        let b = Bytes(bytes.max(1.0).round() as u64);
+        Ok(c.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto)?.time.0)
+    }
+
+    /// GPUs of a TP group in each scale-up domain.
+    fn tp_per_domain(&self, tp: u32) -> u32 {
+        tp.min(self.topo.domain_gpus)
+    }
+
+    /// Weights per GPU, bytes: dense parts split over TP, routed experts over the stage's
+    /// `tp x dp` GPUs, embeddings (BF16) over TP; each stage holds `1 / pp` of it all.
+    fn weight_bytes_per_gpu(&self, d: &Deployment) -> f64 {
+        let m = self.model;
+        let wb = d.precision.bytes();
+        let tables = if m.work.tied_embeddings { 1.0 } else { 2.0 };
+        let stage = (m.dense_params() as f64 / d.tp as f64 + m.routed_params() as f64 / (d.tp as f64 * d.dp as f64)) * wb
+            + tables * m.lm_head_params() as f64 * ACTIVATION_BYTES / d.tp as f64;
+        stage / d.pp as f64
+    }
+
+    /// KV cache bytes of one sequence of `context` tokens on one GPU.
+    fn kv_bytes_per_seq_gpu(&self, d: &Deployment, context: f64) -> f64 {
+        self.model.kv_bytes_per_token(d.kv().bytes()) * context / self.model.kv_shards(d.tp) as f64 / d.pp as f64
+    }
+
+    /// Largest batch per DP rank whose KV cache fits beside the weights at `context`.
+    fn max_batch(&self, d: &Deployment, context: f64) -> Result<u32> {
+        let usable = self.topo.gpu.hbm_gb * 1e9 * d.memory_fraction.unwrap_or(HBM_USABLE);
+        let w = self.weight_bytes_per_gpu(d);
+        if w >= usable {
+            return Err(ModelError::new(
+                "tp",
+                format!(
+                    "the weights need {:.1} GB per GPU at tp {} x pp {}{}, more than the {:.1} GB of HBM an engine fills: raise tp, pp or ep, or lower the precision",
+                    w / 1e9,
+                    d.tp,
+                    d.pp,
+                    if d.ep > 1 { format!(" x ep {}", d.ep) } else { String::new() },
+                    usable / 1e9
+                ),
+            ));
+        }
+        let per_seq = self.kv_bytes_per_seq_gpu(d, context).max(1.0);
+        Ok(((usable - w) / per_seq).floor().min(crate::deploy::MAX_BATCH as f64) as u32)
+    }
+
+    /// One step of `batch` sequences per DP rank, each adding `new_tokens` tokens against
+    /// `context` cached ones (decode: 1 new token; prefill: the prompt, context its causal
+    /// mean), whole model (all pipeline stages in turn).
+    fn step(&mut self, d: &Deployment, batch: f64, new_tokens: f64, context: f64, decode: bool) -> Result<Cost> {
+        let m = self.model;
+        let w = &m.work;
+        let (tp, dp) = (d.tp as f64, d.dp as f64);
+        let wb = d.precision.bytes();
+        let tokens_rank = batch * new_tokens;
+        let tokens_stage = tokens_rank * dp;
+        let moe_layers = w.moe_layer_count() as f64;
+        let layers = w.layers as f64;
+        // Bytes read per GPU: dense weights, the routed experts some token touches, LM head.
+        let mut bytes = m.dense_params() as f64 / tp * wb + m.lm_head_params() as f64 * ACTIVATION_BYTES / tp;
+        let mut matmul = 2.0 * tokens_rank * m.dense_params() as f64 / tp;
+        if let Some(moe) = w.moe {
+            let (e, k) = (moe.experts as f64, moe.top_k as f64);
+            let touched = e * (1.0 - (1.0 - k / e).powf(tokens_stage));
+            bytes += moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp);
+            matmul += 2.0 * tokens_stage * k * moe_layers * m.expert_params() as f64 / (tp * dp);
+        }
+        // Logits: every decode token; the last prompt token of each prefill sequence.
+        let logit_tokens = if decode { tokens_rank } else { batch };
+        matmul += 2.0 * logit_tokens * m.lm_head_params() as f64 / tp;
+        let kv_per_seq = self.kv_bytes_per_seq_gpu(d, context) * d.pp as f64;
+        // Decode reads every sequence's cache; prefill writes the new tokens' cache (its
+        // reads stay in on-chip tiles of a fused attention kernel).
+        let kv_bytes = if decode { batch * kv_per_seq } else { batch * kv_per_seq * new_tokens / context.max(1.0) };
+        let core = tokens_rank * m.attn_core_flops(context, decode) * layers / tp;
+        let peak = d.precision.peak(self.topo.gpu)?.0;
+        let bf16 = self.topo.gpu.tflops_bf16.0;
+        let hbm = self.topo.gpu.hbm_bw.0;
+        let mut c = Cost {
+            mem: bytes / (hbm * self.eff.hbm * 1e3) + kv_bytes / (hbm * self.eff.kv_hbm * 1e3),
+            compute: matmul / (peak * self.eff.compute * 1e6) + core / (bf16 * self.eff.compute * 1e6),
+            overhead: layers * self.eff.layer_overhead_us + batch * self.eff.seq_overhead_us,
+            ..Cost::default()
+        };
+        // Tensor-parallel all-reduces: after attention and after the MLP of every layer; an
+        // MoE layer with EP combines its experts' output in the EP exchange instead.
+        let ar_bytes = tokens_rank * w.hidden as f64 * ACTIVATION_BYTES;
+        let moe_tp_stage = w.moe.is_some() && d.ep == 1 && d.dp > 1;
+        if d.tp > 1 {
+            let per_layer = if d.ep > 1 || moe_tp_stage { 2.0 * (layers - moe_layers) + moe_layers } else { 2.0 * layers };
+            c.tp = per_layer * self.collective_us(Collective::AllReduce, d.tp, self.tp_per_domain(d.tp), ar_bytes)?;
+        }
+        // Experts tensor parallel over the whole stage (attention DP, MoE TP): the stage's
+        // tokens gathered before and reduced after every MoE layer, an all-reduce's traffic.
+        if moe_tp_stage {
+            let stage = d.tp * d.dp;
+            c.tp += moe_layers * self.collective_us(Collective::AllReduce, stage, self.tp_per_domain(stage), ar_bytes * dp)?;
+        }
+        if d.ep > 1 {
+            if let Some(moe) = w.moe {
+                let experts = moe.experts.div_ceil(d.ep) * d.ep;
+                let dispatch = match d.precision {
+                    Precision::Bf16 => Dtype::Bf16,
+                    Precision::Fp8 => Dtype::Fp8,
+                    Precision::Fp4 => Dtype::Fp4,
+                };
+                let input = EpInput {
+                    ep: d.ep,
+                    tokens: (tokens_stage / d.ep as f64).ceil().clamp(1.0, (1u32 << 20) as f64) as u32,
+                    hidden: w.hidden,
+                    top_k: moe.top_k,
+                    // Redundant expert copies pad the count to a multiple of EP (DeepSeek's
+                    // Day-6 deployment runs 256 + 32 experts on EP 32 and EP 144).
+                    experts,
+                    dispatch_dtype: dispatch,
+                    combine_dtype: Dtype::Bf16,
+                    kernel: if decode { Kernel::LowLatency } else { Kernel::Normal },
+                    max_nodes_per_token: Some(moe.max_nodes_per_token).filter(|v| *v > 0 && !decode),
+                    imbalance: Imbalance::Uniform,
+                };
+                let r = ep::evaluate(self.topo, &input)?;
+                let raw = moe_layers * (r.dispatch.time_us + r.combine.time_us);
+                let hidden_behind = if d.overlapped() { c.mem.max(c.compute) + c.overhead } else { 0.0 };
+                c.ep = (raw - hidden_behind).max(0.0);
+            }
+        }
+        if d.pp > 1 {
+            let stage_gpus = d.tp * d.dp;
+            let per_domain = if stage_gpus >= self.topo.domain_gpus { 1 } else { 2 };
+            let hop = self.collective_us(Collective::SendRecv, 2, per_domain, tokens_rank * w.hidden as f64 * ACTIVATION_BYTES)?;
+            c.pipeline = (d.pp - 1) as f64 * hop;
+        }
+        Ok(c)
+    }
+
+    fn kv_transfer_us(&self, d: &Deployment) -> Result<f64> {
+        if !d.disaggregated {
+            return Ok(0.0);
+        }
+        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails })?;
+        Ok(t.time.0)
+    }
+
+    fn accuracy_class(&self, d: &Deployment) -> AccuracyClass {
+        if d.wide_ep() {
+            AccuracyClass::WideEp
+        } else if d.tp > self.topo.domain_gpus {
+            AccuracyClass::DenseTpCross
+        } else {
+            AccuracyClass::DenseTpNvlink
+        }
+    }
+
+    /// Evaluates one deployment.
+    pub fn evaluate(&mut self, d: &Deployment) -> Result<ServeReport> {
+        d.check(self.topo, self.model)?;
+        let gpus = d.gpus();
+        let gpn = self.topo.cluster.gpus_per_node.max(1) as u64;
+        let nodes = gpus.div_ceil(gpn);
+        let seqs = d.batch as f64 * d.dp as f64;
+        let kv_us = self.kv_transfer_us(d)?;
+        let (context, batch) = match d.phase {
+            Phase::Decode => (d.context as f64, d.batch),
+            Phase::Prefill => (d.input_len as f64, d.batch),
+            Phase::Offline => (d.input_len as f64 + d.output_len as f64, 0),
+        };
+        let max_batch = self.max_batch(d, context)?;
+        if max_batch == 0 {
+            return Err(ModelError::new(
+                if d.phase == Phase::Decode { "context" } else { "input_len" },
+                format!(
+                    "one sequence of {} tokens needs {:.1} GB of KV cache per GPU, more than the HBM left beside the weights: shorten it, or raise tp or pp",
+                    context as u64,
+                    self.kv_bytes_per_seq_gpu(d, context) / 1e9
+                ),
+            ));
+        }
+        if d.phase != Phase::Offline && batch > max_batch {
+            return Err(ModelError::new(
+                "batch",
+                format!("{batch} sequences of {} tokens do not fit beside the weights; at most {max_batch} per DP rank", context as u64),
+            ));
+        }
+        // Time to first token: one prompt on this layout.
+        let prefill_one = self.step(d, 1.0, d.input_len as f64, d.input_len as f64 / 2.0, false)?;
+        let ttft_us = prefill_one.total() + kv_us;
+        let (cost, settled_batch, tpot, ttft, per_gpu, per_user, share) = match d.phase {
+            Phase::Decode => {
+                let c = self.step(d, d.batch as f64, 1.0, context, true)?;
+                let t = c.total();
+                (c, d.batch, Some(t / 1e3), Some(ttft_us / 1e3), seqs * 1e6 / t / gpus as f64, 1e6 / t, c.comm() / t)
+            }
+            Phase::Prefill => {
+                let c = self.step(d, d.batch as f64, d.input_len as f64, d.input_len as f64 / 2.0, false)?;
+                let t = c.total() + kv_us;
+                let tokens = seqs * d.input_len as f64;
+                (c, d.batch, None, Some(t / 1e3), tokens * 1e6 / t / gpus as f64, d.input_len as f64 * 1e6 / t, (c.comm() + kv_us) / t)
+            }
+            Phase::Offline => {
+                let b = max_batch.clamp(1, MAX_RUNTIME_BATCH);
+                let dec = self.step(d, b as f64, 1.0, d.input_len as f64 + d.output_len as f64 / 2.0, true)?;
+                let chunk = (PREFILL_CHUNK_TOKENS / d.input_len).max(1) as f64;
+                let pre = self.step(d, chunk, d.input_len as f64, d.input_len as f64 / 2.0, false)?;
+                // GPU time of the deployment per output token: its share of a decode step and
+                // of its request's prefill (each request: input_len in, output_len out).
+                let per_token = dec.total() / (b as f64 * d.dp as f64) + pre.total() / (chunk * d.dp as f64) / d.output_len as f64;
+                let t = dec.total();
+                (dec, b, Some(t / 1e3), None, 1e6 / per_token / gpus as f64, 1e6 / (t + pre.total() * b as f64 / (chunk * d.output_len as f64)), dec.comm() / t)
+            }
+        };
+        let step_us = cost.total();
+        let prefill_decode_ratio = if d.phase == Phase::Decode && d.disaggregated {
+            let pre_tokens = (PREFILL_CHUNK_TOKENS / d.input_len).max(1) as f64;
+            let pre = self.step(d, pre_tokens, d.input_len as f64, d.input_len as f64 / 2.0, false)?;
+            let prefill_per_gpu = pre_tokens * d.dp as f64 * d.input_len as f64 * 1e6 / pre.total() / gpus as f64;
+            balance_ratio(d.input_len, d.output_len, prefill_per_gpu, per_gpu)
+        } else {
+            None
+        };
+        let class = self.accuracy_class(d);
+        Ok(ServeReport {
+            phase: d.phase,
+            gpus,
+            nodes,
+            tpot_ms: tpot,
+            ttft_ms: ttft,
+            tokens_per_s_per_gpu: per_gpu,
+            tokens_per_s_per_node: per_gpu * gpus as f64 / nodes as f64,
+            tokens_per_s_per_user: per_user,
+            batch: settled_batch,
+            max_batch,
+            step_ms: step_us / 1e3,
+            breakdown: Breakdown {
+                weights_kv_read: cost.mem / 1e3,
+                compute: cost.compute / 1e3,
+                layer_overhead: cost.overhead / 1e3,
+                tp_allreduce: cost.tp / 1e3,
+                ep_dispatch_combine: cost.ep / 1e3,
+                pipeline: cost.pipeline / 1e3,
+                kv_transfer: kv_us / 1e3,
+            },
+            bound: if cost.mem >= cost.compute { "memory" } else { "compute" },
+            network_share: share.clamp(0.0, 1.0),
+            memory_gb: (self.weight_bytes_per_gpu(d) + settled_batch as f64 * self.kv_bytes_per_seq_gpu(d, context)) / 1e9,
+            hbm_usable_gb: self.topo.gpu.hbm_gb * d.memory_fraction.unwrap_or(HBM_USABLE),
+            kv_bytes_per_token: self.model.kv_bytes_per_token(d.kv().bytes()),
+            tp_spans_domains: d.tp > self.topo.domain_gpus,
+            overlap: d.overlapped(),
+            prefill_decode_ratio,
+            accuracy_class: class,
+            hardware_class: self.class,
+            error_band_pct: band_pct(class, self.class),
+        })
+    }
+}
+
+/// Evaluates one deployment of `model` on `topo`.
+pub fn evaluate(topo: &Topology, model: &ServingModel, d: &Deployment) -> Result<ServeReport> {
+    Server::new(topo, model)?.evaluate(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::serving_preset;
+    use fabricscope_model::Cluster;
+
+    #[test]
+    fn batch_one_decode_is_the_weight_read_by_hand() {
+        // Llama 3 8B, BF16, one H100 (3,350 GB/s), batch 1, 1,000 tokens of KV cache.
+        // Per layer: attention 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040; norms
+        // 16,384; SwiGLU 3 x 4096 x 14336 = 176,160,768. 32 layers: 6,979,846,144 parameters;
+        // LM head 128,256 x 4096 = 525,336,576 (BF16 both).
+        let weights = 2.0 * (6_979_846_144.0 + 525_336_576.0);
+        let kv = 2.0 * 32.0 * 8.0 * 128.0 * 2.0 * 1000.0;
+        let e = hardware::HOPPER;
+        let want_us = weights / (3350.0 * e.hbm * 1e3) + kv / (3350.0 * e.kv_hbm * 1e3) + 32.0 * e.layer_overhead_us + e.seq_overhead_us;
+        let topo = Cluster::default().topology().unwrap();
+        let m = serving_preset("llama3-8b").unwrap();
+        let r = evaluate(&topo, &m, &Deployment { batch: 1, context: 1000, ..Deployment::default() }).unwrap();
+        assert_eq!(r.bound, "memory");
+        assert!((r.tpot_ms.unwrap() * 1e3 / want_us - 1.0).abs() < 1e-9, "{} vs {want_us}", r.tpot_ms.unwrap());
+        assert_eq!(r.breakdown.tp_allreduce, 0.0);
+        assert_eq!(r.gpus, 1);
+    }
+}

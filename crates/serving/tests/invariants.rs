@@ -1,0 +1,117 @@
+//! Physical invariants of the serving model, over random deployments: more HBM bandwidth never
+//! slows decode; TP that crosses the NVLink boundary is never faster than the same TP inside one
+//! domain at batch 1; a larger batch never lowers tokens/s per GPU while it fits; and the KV
+//! cache of DeepSeek-like dimensions is smallest with MLA, then GQA, then MHA.
+
+use fabricscope_model::catalog::{GpuKind, GpuSpec};
+use fabricscope_model::{Cluster, Topology};
+use fabricscope_model::catalog::ScaleUp;
+use fabricscope_serving::model::DEEPSEEK_MLA;
+use fabricscope_serving::step::Server;
+use fabricscope_serving::{serving_preset, Attention, Deployment, Precision, ServingModel};
+use proptest::prelude::*;
+
+const DENSE: [&str; 4] = ["llama3-8b", "llama3-70b", "qwen2.5-72b", "qwen3-32b"];
+const ALL: [&str; 6] = ["llama3-8b", "llama3-70b", "qwen3-32b", "qwen3-235b-a22b", "deepseek-v3", "kimi-k2"];
+
+fn topo(gpu: GpuKind, nodes: u32, gpn: u32) -> Topology {
+    Cluster { gpu, nodes, gpus_per_node: gpn, scale_up: ScaleUp::natural(gpu), nics_per_node: gpn.min(8), ..Cluster::default() }
+        .topology()
+        .expect("a valid cluster")
+}
+
+/// `t` with its GPU's HBM bandwidth scaled by `f` (the spec is leaked: tests only).
+fn with_hbm(t: &Topology, f: f64) -> Topology {
+    let spec: &'static GpuSpec = Box::leak(Box::new(GpuSpec { hbm_bw: fabricscope_model::units::GBps(t.gpu.hbm_bw.0 * f), ..*t.gpu }));
+    Topology { gpu: spec, ..t.clone() }
+}
+
+fn tpot(t: &Topology, m: &ServingModel, d: &Deployment) -> Option<f64> {
+    Server::new(t, m).ok()?.evaluate(d).ok()?.tpot_ms
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn more_hbm_bandwidth_never_slows_decode(
+        mi in 0usize..ALL.len(), tp_exp in 0u32..4, batch in 1u32..256, context in 1u32..8192,
+        f in 1.0f64..4.0, gpu in prop::sample::select(vec![GpuKind::H100, GpuKind::H200, GpuKind::B200]),
+    ) {
+        let m = serving_preset(ALL[mi]).unwrap();
+        let t = topo(gpu, 16, 8);
+        let tp = 1 << tp_exp;
+        let moe = m.is_moe();
+        // MoE: experts over a whole node (EP 8 over attention DP), else plain TP.
+        let d = if moe {
+            Deployment { tp, dp: 8 / tp, ep: 8, batch, context, precision: Precision::Fp8, ..Deployment::default() }
+        } else {
+            Deployment { tp, batch, context, precision: Precision::Fp8, ..Deployment::default() }
+        };
+        let (Some(a), Some(b)) = (tpot(&t, &m, &d), tpot(&with_hbm(&t, f), &m, &d)) else { return Ok(()) };
+        prop_assert!(b <= a * (1.0 + 1e-12), "{}: {a} ms at 1x, {b} ms at {f}x", ALL[mi]);
+    }
+
+    #[test]
+    fn tp_across_nodes_is_never_faster_than_inside_nvlink_at_batch_1(
+        mi in 0usize..DENSE.len(), tp_exp in 1u32..4, context in 1u32..8192,
+        gpu in prop::sample::select(vec![GpuKind::H100, GpuKind::H200, GpuKind::B200, GpuKind::A100]),
+    ) {
+        let m = serving_preset(DENSE[mi]).unwrap();
+        let tp = 1u32 << tp_exp;
+        let precision = if gpu == GpuKind::A100 { Precision::Bf16 } else { Precision::Fp8 };
+        let d = Deployment { tp, batch: 1, context, precision, ..Deployment::default() };
+        let inside = topo(gpu, 4, 8);
+        // The same GPUs, nodes of tp/2: the TP group spans two scale-up domains.
+        let across = topo(gpu, 16, tp / 2);
+        let (Some(a), Some(b)) = (tpot(&inside, &m, &d), tpot(&across, &m, &d)) else { return Ok(()) };
+        prop_assert!(b >= a, "{} TP{tp}: across {b} ms < inside {a} ms", DENSE[mi]);
+    }
+
+    #[test]
+    fn a_larger_batch_never_lowers_tokens_per_gpu_while_it_fits(
+        mi in 0usize..ALL.len(), tp_exp in 0u32..4, b1 in 1u32..256, grow in 1u32..256, context in 1u32..4096,
+    ) {
+        let m = serving_preset(ALL[mi]).unwrap();
+        let t = topo(GpuKind::H200, 16, 8);
+        let tp = 1 << tp_exp;
+        let base = if m.is_moe() {
+            Deployment { tp, dp: 8 / tp, ep: 8, context, precision: Precision::Fp8, ..Deployment::default() }
+        } else {
+            Deployment { tp, context, precision: Precision::Fp8, ..Deployment::default() }
+        };
+        let Ok(mut s) = Server::new(&t, &m) else { return Ok(()) };
+        let (Ok(a), Ok(b)) = (s.evaluate(&Deployment { batch: b1, ..base }), s.evaluate(&Deployment { batch: b1 + grow, ..base })) else { return Ok(()) };
+        prop_assert!(b.tokens_per_s_per_gpu >= a.tokens_per_s_per_gpu * (1.0 - 1e-12), "{} batch {b1}: {} vs batch {}: {}", ALL[mi], a.tokens_per_s_per_gpu, b1 + grow, b.tokens_per_s_per_gpu);
+    }
+
+    #[test]
+    fn kv_bytes_mla_below_gqa_below_mha_for_deepseek_dims(layers in 1u32..200, kv_heads in prop::sample::select(vec![4u32, 8, 16, 32, 64]), bytes in prop::sample::select(vec![1.0f64, 2.0])) {
+        let mut mla = serving_preset("deepseek-v3").unwrap();
+        mla.work.layers = layers;
+        mla.work.moe.as_mut().unwrap().dense_layers = 0;
+        let mut gqa = mla.clone();
+        gqa.attention = Attention::Gqa;
+        gqa.work.kv_heads = kv_heads;
+        let mut mha = mla.clone();
+        mha.attention = Attention::Mha;
+        prop_assert_eq!(mla.attention, DEEPSEEK_MLA);
+        let (a, b, c) = (mla.kv_bytes_per_token(bytes), gqa.kv_bytes_per_token(bytes), mha.kv_bytes_per_token(bytes));
+        prop_assert!(a < b && b < c, "MLA {a}, GQA {b}, MHA {c}");
+        // DeepSeek-V2 Table 1: MLA's cache equals GQA with 2.25 groups of head_dim 128.
+        prop_assert!((a / (2.0 * 2.25 * 128.0 * bytes * layers as f64) - 1.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn a_batch_beyond_memory_is_refused_naming_the_batch() {
+    let m = serving_preset("llama3-70b").unwrap();
+    let t = topo(GpuKind::H100, 1, 8);
+    let mut s = Server::new(&t, &m).unwrap();
+    let d = Deployment { tp: 8, batch: 1, context: 8192, ..Deployment::default() };
+    let max = s.evaluate(&d).unwrap().max_batch;
+    assert!(s.evaluate(&Deployment { batch: max, ..d }).is_ok());
+    let e = s.evaluate(&Deployment { batch: max + 1, ..d }).unwrap_err();
+    assert_eq!(e.field, "batch");
+    assert!(e.message.contains(&format!("at most {max}")), "{}", e.message);
+}

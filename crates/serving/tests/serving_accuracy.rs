@@ -1,0 +1,556 @@
+//! The serving model against validation/serving.csv (published serving measurements, every row
+//! naming its source; validation/README-rackscale-moe.md). Each row the model can express is
+//! mapped to a cluster, a served model and a deployment by the fixed rules below and compared on
+//! the figure the source states (tokens/s per GPU, or TPOT where that is the measurement); rows it
+//! cannot express are listed with the reason. Per class (dense TP inside one NVLink domain,
+//! dense TP across nodes, wide-EP decode, KV transfer) and hardware class the median absolute
+//! error is computed: those are the bands predictions carry (src/hardware.rs `band_pct`); the
+//! test fails when the checked-in bands or docs/serving-accuracy.md differ from what the data
+//! gives. FABRICSCOPE_WRITE_DOCS=1 rewrites the doc; FABRICSCOPE_FIT=1 prints a grid search of
+//! each hardware class's efficiencies (how src/hardware.rs's values were chosen).
+//!
+//! Mapping rules:
+//! - Hardware: DGX H100/H200/B200 and 8-GPU H800 nodes as 8-GPU NVSwitch nodes with 8x NDR
+//!   400G (the rows do not restate NICs); GB200/GB300 as NVL72 racks of 4-GPU trays; the 2xH100
+//!   server of tenstorrent issue 143 as an H100 SXM node (form factor not stated).
+//! - Precision: the row's weight precision (NVFP4 -> fp4); "not stated" -> bf16. KV cache in FP8
+//!   where the row says so and for TensorRT-LLM's quantized checkpoints (their FP8 KV cache);
+//!   otherwise BF16.
+//! - offline-throughput -> `Phase::Offline` with the row's ISL/OSL (batch chosen by the model:
+//!   as large as memory and the runtime allow). Online rows at a request rate (DataCrunch)
+//!   -> decode at the concurrency the row implies (Little's law: output tokens/s x TPOT),
+//!   compared on TPOT. DeepSeek's Day-6 decode -> decode at 1850 / 21 = 88 sequences per GPU
+//!   (its per-GPU throughput over the per-user speed it states), compared on tokens/s per GPU.
+//!   vLLM's GB200 decode ("batch fills GPU memory") -> the largest batch that fits.
+
+use fabricscope_model::catalog::{GpuKind, ScaleUp};
+use fabricscope_model::{cluster_preset, Cluster, Topology};
+use fabricscope_serving::hardware::{band_pct, efficiency, AccuracyClass, Efficiency, HwClass};
+use fabricscope_serving::kv::{kv_transfer, KvTransferInput};
+use fabricscope_serving::step::Server;
+use fabricscope_serving::{serving_preset, Deployment, Phase, Precision, ServingModel};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+struct Row {
+    source: String,
+    model: String,
+    hardware: String,
+    gpus: Option<u32>,
+    nodes: Option<u32>,
+    tp: Option<u32>,
+    ep: Option<u32>,
+    dp: Option<u32>,
+    phase: String,
+    batch: Option<u32>,
+    input_len: Option<u32>,
+    output_len: Option<u32>,
+    precision: String,
+    tpot_ms: Option<f64>,
+    tokens_per_s_per_gpu: Option<f64>,
+    kv_bytes: Option<f64>,
+    kv_ms: Option<f64>,
+    notes: String,
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
+    s.split_whitespace().next().and_then(|t| t.parse().ok())
+}
+
+fn rows() -> Vec<Row> {
+    let text = include_str!("../../../validation/serving.csv");
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("serving.csv parses");
+            let g = |i: usize| rec.get(i).unwrap_or("").trim().to_string();
+            Row {
+                source: g(0),
+                model: g(1),
+                hardware: g(2),
+                gpus: num(&g(3)),
+                nodes: num(&g(4)),
+                tp: num(&g(6)),
+                ep: num(&g(8)),
+                dp: num(&g(9)),
+                phase: g(10),
+                batch: num(&g(11)),
+                input_len: num(&g(12)),
+                output_len: num(&g(13)),
+                precision: g(14),
+                tpot_ms: num(&g(15)),
+                tokens_per_s_per_gpu: num(&g(17)),
+                kv_bytes: num(&g(18)),
+                kv_ms: num(&g(19)),
+                notes: g(20),
+            }
+        })
+        .collect()
+}
+
+fn model_of(r: &Row) -> Result<ServingModel, String> {
+    let m = r.model.to_ascii_lowercase();
+    let id = if m.contains("v3.2") {
+        return Err("DeepSeek-V3.2's sparse attention (DSA) is not modelled".into());
+    } else if m.contains("glm") {
+        return Err("no GLM-5 preset (its shape is not in a source read)".into());
+    } else if m.contains("deepseek") {
+        "deepseek-v3"
+    } else if m.contains("405b") {
+        "llama3-405b"
+    } else if m.contains("70b") && m.contains("llama") {
+        "llama3-70b"
+    } else if m.contains("8b") && m.contains("llama") {
+        "llama3-8b"
+    } else if m.contains("qwen3-235b") {
+        "qwen3-235b-a22b"
+    } else if m.contains("qwen2.5-72b") {
+        "qwen2.5-72b"
+    } else {
+        return Err(format!("no preset for '{}'", r.model));
+    };
+    serving_preset(id).ok_or_else(|| id.to_string())
+}
+
+fn cluster_of(r: &Row) -> Result<Topology, String> {
+    let h = r.hardware.to_ascii_lowercase();
+    let nodes = r.nodes.unwrap_or(1).max(1);
+    let c = if h.contains("gb200") || h.contains("gb300") {
+        let gpu = if h.contains("gb300") { GpuKind::Gb300 } else { GpuKind::Gb200 };
+        Cluster { gpu, gpus_per_node: 4, nodes: 18, scale_up: ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() }
+    } else if h.contains("a3-mega") {
+        cluster_preset("gcp-a3-mega").ok_or("preset")?.cluster()
+    } else {
+        let gpu = if h.contains("h800") {
+            GpuKind::H800
+        } else if h.contains("h200") {
+            GpuKind::H200
+        } else if h.contains("b300") {
+            GpuKind::B300
+        } else if h.contains("b200") {
+            GpuKind::B200
+        } else if h.contains("h100") {
+            GpuKind::H100
+        } else {
+            return Err(format!("hardware '{}' not mapped", r.hardware));
+        };
+        Cluster { gpu, nodes, scale_up: ScaleUp::natural(gpu), ..Cluster::default() }
+    };
+    c.topology().map_err(|e| e.to_string())
+}
+
+fn precision_of(s: &str) -> Precision {
+    let s = s.to_ascii_lowercase();
+    if s.contains("fp4") {
+        Precision::Fp4
+    } else if s.starts_with("fp8") {
+        Precision::Fp8
+    } else {
+        Precision::Bf16
+    }
+}
+
+/// What a row is compared on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Metric {
+    TokensPerGpu,
+    Tpot,
+    KvMs,
+}
+
+struct Case {
+    row: Row,
+    class: Option<AccuracyClass>,
+    hw: HwClass,
+    metric: Metric,
+    measured: f64,
+    /// Deployment (None for KV transfer).
+    dep: Option<Deployment>,
+    note: String,
+}
+
+/// Maps a row to a case, or says why not.
+fn case_of(r: &Row) -> Result<Case, String> {
+    let topo = cluster_of(r)?;
+    let hw = HwClass::of(topo.gpu);
+    if r.phase == "kv-transfer" {
+        let (b, ms) = (r.kv_bytes.ok_or("no bytes")?, r.kv_ms.ok_or("no time")?);
+        return Ok(Case { row: r.clone(), class: Some(AccuracyClass::KvTransfer), hw, metric: Metric::KvMs, measured: ms, dep: None, note: format!("{b} bytes") });
+    }
+    model_of(r)?;
+    if r.notes.contains("weight offloading") {
+        return Err("weights offloaded to host memory (vLLM weight offloading v2): not modelled".into());
+    }
+    // DeepSeek-V3/R1's released checkpoint is FP8 (block-quantized linear layers); an engine run
+    // "in BF16" keeps those weights and computes activations in BF16.
+    let deepseek_bf16 = r.model.contains("DeepSeek") && r.precision == "BF16";
+    let prec = if deepseek_bf16 { Precision::Fp8 } else { precision_of(&r.precision) };
+    let trt_quant = r.source.contains("perf-overview") && prec != Precision::Bf16;
+    let kv = if r.precision.to_ascii_lowercase().contains("fp8 kv") || r.precision.contains("(e5m2) KV") || r.precision.contains("FP8 KV") || trt_quant { Some(Precision::Fp8) } else { None };
+    let (tp, ep, dp) = (r.tp.ok_or("layout not stated")?, r.ep.unwrap_or(1), r.dp.unwrap_or(1));
+    // DeepSeek's Day-6 decode states the mean KV length (4989), not the request lengths.
+    let day6 = r.source.contains("open-infra-index") && r.phase == "decode";
+    let (input_len, output_len) = if day6 { (4096, 1024) } else { (r.input_len.ok_or("lengths not stated")?, r.output_len.ok_or("lengths not stated")?) };
+    let mut d = Deployment { tp, ep, dp, input_len, output_len, precision: prec, kv_precision: kv, context: input_len + output_len / 2, ..Deployment::default() };
+    let mut note = String::new();
+    let (metric, measured) = match r.phase.as_str() {
+        "offline-throughput" => {
+            if r.source.contains("ND H200 v5") {
+                return Err("engine, precision and token definition not stated (128 in / 8 out)".into());
+            }
+            d.phase = Phase::Offline;
+            (Metric::TokensPerGpu, r.tokens_per_s_per_gpu.ok_or("no throughput")?)
+        }
+        "prefill" => {
+            if r.source.contains("open-infra-index") {
+                return Err("56% of its input tokens hit an on-disk KV cache; batch and lengths not stated".into());
+            }
+            d.phase = Phase::Prefill;
+            d.batch = r.batch.map(|b| b / dp.max(1)).unwrap_or((8192 / input_len).max(1)).max(1);
+            (Metric::TokensPerGpu, r.tokens_per_s_per_gpu.ok_or("no throughput")?)
+        }
+        "decode" => {
+            d.phase = Phase::Decode;
+            if r.source.contains("open-infra-index") {
+                // 1850 tokens/s per GPU at 20-22 tokens/s per user: 88 sequences per GPU.
+                d.batch = 88;
+                d.context = num(&r.output_len.map(|v| v.to_string()).unwrap_or_default()).unwrap_or(4989);
+                note = "batch 1850/21 = 88 per GPU (derived)".into();
+                (Metric::TokensPerGpu, r.tokens_per_s_per_gpu.ok_or("no throughput")?)
+            } else if let (Some(tpot), Some(tps)) = (r.tpot_ms, r.tokens_per_s_per_gpu) {
+                // Online at a request rate: concurrency from Little's law.
+                let gpus = r.gpus.unwrap_or(tp * dp);
+                let conc = (tps * gpus as f64 * tpot / 1e3).round().max(1.0);
+                let ranks = if r.source.contains("DataCrunch") && r.tp == Some(8) && r.nodes == Some(1) {
+                    // SGLang --enable-dp-attention: attention DP 8, MoE TP 8.
+                    d.tp = 1;
+                    d.dp = 8;
+                    8.0
+                } else {
+                    dp as f64
+                };
+                d.batch = (conc / ranks).ceil() as u32;
+                note = format!("concurrency {conc} from throughput x TPOT{}", if deepseek_bf16 { "; FP8 checkpoint weights, BF16 activations" } else { "" });
+                (Metric::Tpot, tpot)
+            } else if r.batch.is_some() && r.tpot_ms.is_some() {
+                d.batch = r.batch.unwrap_or(1);
+                if r.source.contains("tenstorrent") {
+                    d.memory_fraction = Some(0.95);
+                    note = "engine not stated: memory fraction 0.95 assumed so BF16 weights fit".into();
+                }
+                (Metric::Tpot, r.tpot_ms.unwrap_or(0.0))
+            } else if r.source.contains("WideEP") {
+                d.batch = 0;
+                note = "batch: the largest that fits (source: fills GPU memory)".into();
+                (Metric::TokensPerGpu, r.tokens_per_s_per_gpu.ok_or("no throughput")?)
+            } else {
+                return Err("neither batch nor a per-user figure with throughput is stated".into());
+            }
+        }
+        p => return Err(format!("phase {p}")),
+    };
+    let class = if d.phase == Phase::Prefill {
+        None
+    } else if d.wide_ep() {
+        Some(AccuracyClass::WideEp)
+    } else if d.tp > topo.domain_gpus {
+        Some(AccuracyClass::DenseTpCross)
+    } else {
+        Some(AccuracyClass::DenseTpNvlink)
+    };
+    Ok(Case { row: r.clone(), class, hw, metric, measured, dep: Some(d), note })
+}
+
+/// The model's figure for a case under `eff` (None: the class's fitted values).
+fn predict(c: &Case, eff: Option<Efficiency>) -> Result<f64, String> {
+    let topo = cluster_of(&c.row)?;
+    if c.metric == Metric::KvMs {
+        let m = serving_preset("llama3-8b").ok_or("preset")?;
+        // Bytes are the row's: ask for the transfer of that many bytes of a 1-byte-per-token
+        // shape by scaling (the time is linear in bytes past the latency).
+        let per_token = m.kv_bytes_per_token(1.0);
+        let tokens = (c.row.kv_bytes.unwrap_or(0.0) / per_token).round().max(1.0) as u32;
+        let rails = if c.row.hardware.contains("A3-Mega") { 2 } else { 1 };
+        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails: Some(rails) }).map_err(|e| e.to_string())?;
+        let scale = c.row.kv_bytes.unwrap_or(0.0) / t.bytes.0 as f64;
+        return Ok((t.latency.0 + (t.time.0 - t.latency.0) * scale) / 1e3);
+    }
+    let model = model_of(&c.row)?;
+    let mut d = c.dep.ok_or("no deployment")?;
+    let mut s = Server::new(&topo, &model).map_err(|e| e.to_string())?;
+    if let Some(e) = eff {
+        s = s.with_efficiency(e);
+    }
+    // A batch the row implies beyond what fits runs at what fits (the cases' notes say so).
+    let want = d.batch;
+    d.batch = 1;
+    let probe = s.evaluate(&d).map_err(|e| format!("{}: {}", e.field, e.message))?;
+    d.batch = if want == 0 { probe.max_batch.max(1) } else { want.min(probe.max_batch.max(1)) };
+    let r = s.evaluate(&d).map_err(|e| format!("{}: {}", e.field, e.message))?;
+    Ok(match c.metric {
+        Metric::Tpot => r.tpot_ms.unwrap_or(0.0),
+        _ => r.tokens_per_s_per_gpu,
+    })
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+fn cases() -> (Vec<Case>, Vec<(Row, String)>) {
+    let mut ok = Vec::new();
+    let mut skipped = Vec::new();
+    for r in rows() {
+        match case_of(&r) {
+            Ok(c) => ok.push(c),
+            Err(why) => skipped.push((r, why)),
+        }
+    }
+    (ok, skipped)
+}
+
+/// FABRICSCOPE_FIT=1: each hardware class's efficiencies over a grid, by median |log error|
+/// over its rows of the TP and wide-EP classes (one set per class, never per row).
+#[test]
+fn fit_efficiencies() {
+    if std::env::var_os("FABRICSCOPE_FIT").is_none() {
+        return;
+    }
+    let (cases, _) = cases();
+    for hw in [HwClass::Hopper, HwClass::Blackwell] {
+        let mine: Vec<&Case> = cases.iter().filter(|c| c.hw == hw && c.metric != Metric::KvMs && c.class.is_some()).collect();
+        let mut best = (f64::MAX, efficiency(hw));
+        for hbm in [0.7, 0.8, 0.9] {
+            for compute in [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7] {
+                for oh in [5.0, 10.0, 20.0, 40.0] {
+                  for kv in [0.5, 0.7, 0.9] {
+                   for so in [0.0, 2.0, 4.0, 8.0, 12.0, 16.0] {
+                    let e = Efficiency { hbm, compute, layer_overhead_us: oh, kv_hbm: kv, seq_overhead_us: so };
+                    let mut errs: Vec<f64> = mine.iter().filter_map(|c| predict(c, Some(e)).ok().map(|p| (p / c.measured).ln().abs())).collect();
+                    let m = median(&mut errs);
+                    if m < best.0 {
+                        best = (m, e);
+                    }
+                   }
+                  }
+                }
+            }
+        }
+        println!("{hw:?}: {} rows, best median |log err| {:.3} at {:?}", mine.len(), best.0, best.1);
+    }
+}
+
+/// Hardware name as the docs print it.
+fn hw_name(h: HwClass) -> &'static str {
+    match h {
+        HwClass::Hopper => "Hopper",
+        HwClass::Blackwell => "Blackwell",
+        HwClass::Other => "other",
+    }
+}
+
+const CLASSES: [AccuracyClass; 4] = [AccuracyClass::DenseTpNvlink, AccuracyClass::DenseTpCross, AccuracyClass::WideEp, AccuracyClass::KvTransfer];
+
+/// The issue's targets (median absolute error), percent.
+fn target(c: AccuracyClass) -> f64 {
+    match c {
+        AccuracyClass::DenseTpNvlink | AccuracyClass::DenseTpCross => 30.0,
+        AccuracyClass::WideEp => 25.0,
+        AccuracyClass::KvTransfer => 15.0,
+    }
+}
+
+fn class_key(c: AccuracyClass) -> &'static str {
+    match c {
+        AccuracyClass::DenseTpNvlink => "DenseTpNvlink",
+        AccuracyClass::DenseTpCross => "DenseTpCross",
+        AccuracyClass::WideEp => "WideEp",
+        AccuracyClass::KvTransfer => "KvTransfer",
+    }
+}
+
+/// Kendall-style check: do the predictions order the group as the measurements do?
+fn same_order(pairs: &[(String, f64, f64)]) -> bool {
+    let mut m: Vec<usize> = (0..pairs.len()).collect();
+    let mut p = m.clone();
+    m.sort_by(|a, b| pairs[*b].1.total_cmp(&pairs[*a].1));
+    p.sort_by(|a, b| pairs[*b].2.total_cmp(&pairs[*a].2));
+    m == p
+}
+
+#[test]
+fn serving_accuracy() {
+    let (cases, skipped) = cases();
+    let mut errs: BTreeMap<(AccuracyClass, &'static str), Vec<f64>> = BTreeMap::new();
+    let mut prefill_errs = Vec::new();
+    let mut lines = Vec::new();
+    let mut not_evaluated: Vec<String> = skipped.iter().map(|(r, why)| format!("| {} | {} | {} | {} | {} |", short(&r.source), r.model, r.hardware, r.phase, why)).collect();
+    // Groups for the order check: one model at one ISL/OSL deployed on every system of the
+    // perf tables (H100 and H200 at their TP and FP8, B200 and GB200 at theirs and FP4), and
+    // the four DeepSeek-V3/R1 deployments with EP over attention DP.
+    let mut groups: BTreeMap<String, Vec<(String, f64, f64)>> = BTreeMap::new();
+    let mut n_eval = 0;
+    for c in &cases {
+        let p = match predict(c, None) {
+            Ok(p) => p,
+            Err(e) => {
+                not_evaluated.push(format!("| {} | {} | {} | {} | the model refuses it: {} |", short(&c.row.source), c.row.model, c.row.hardware, c.row.phase, e));
+                continue;
+            }
+        };
+        n_eval += 1;
+        let err = p / c.measured - 1.0;
+        match c.class {
+            Some(k) => errs.entry((k, hw_name(c.hw))).or_default().push(err.abs()),
+            None => prefill_errs.push(err.abs()),
+        }
+        if let Some(d) = c.dep {
+            if c.row.source.contains("perf-overview") {
+                groups.entry(format!("{} {}/{}", c.row.model, d.input_len, d.output_len)).or_default().push((format!("{} TP{} {}", c.row.hardware, d.tp, d.precision.id()), c.measured, p));
+            }
+            if c.class == Some(AccuracyClass::WideEp) && c.metric == Metric::TokensPerGpu {
+                groups.entry("DeepSeek-V3/R1, EP over attention DP (four published deployments)".into()).or_default().push((format!("{} {}", c.row.hardware, d.phase.id()), c.measured, p));
+            }
+        }
+        lines.push(format!(
+            "| {} | {} | {} | {} | {} | {} | {:.4} | {:.4} | {:+.0}% | {} |",
+            short(&c.row.source),
+            c.row.model,
+            c.row.hardware,
+            c.dep.map_or("kv-transfer".to_string(), |d| format!("{} TP{} EP{} DP{} {}{} {}/{} {}", d.phase.id(), d.tp, d.ep, d.dp, if d.batch > 0 { format!("b{} ", d.batch) } else { "b max ".into() }, if d.phase == Phase::Decode { format!("ctx {}", d.context) } else { String::new() }, d.input_len, d.output_len, d.precision.id())),
+            c.class.map_or("prefill (no target)", |k| k.id()),
+            match c.metric {
+                Metric::Tpot => "TPOT ms",
+                Metric::KvMs => "transfer ms",
+                Metric::TokensPerGpu => "tok/s/GPU",
+            },
+            c.measured,
+            p,
+            err * 100.0,
+            c.note
+        ));
+    }
+    // Per class and hardware: the bands.
+    let mut class_lines = Vec::new();
+    let mut bands_rs = String::new();
+    let mut medians: BTreeMap<(AccuracyClass, &'static str), f64> = BTreeMap::new();
+    for k in CLASSES {
+        let mut all = Vec::new();
+        for hw in [HwClass::Hopper, HwClass::Blackwell] {
+            if let Some(v) = errs.get(&(k, hw_name(hw))) {
+                all.extend(v.iter().copied());
+                let mut v = v.clone();
+                let m = (median(&mut v) * 100.0).round();
+                medians.insert((k, hw_name(hw)), m);
+                class_lines.push(format!("| {} | {} | {} | {:.0}% | {:.0}% | {} |", k.id(), hw_name(hw), v.len(), m, target(k), if m <= target(k) { "met" } else { "**not met**" }));
+                bands_rs.push_str(&format!("        (AccuracyClass::{}, HwClass::{:?}) => Some({m:.1}),\n", class_key(k), hw));
+            } else {
+                class_lines.push(format!("| {} | {} | 0 | no data (band: none) | {:.0}% | - |", k.id(), hw_name(hw), target(k)));
+            }
+        }
+        let m = median(&mut all) * 100.0;
+        if !all.is_empty() {
+            class_lines.push(format!("| **{}** | all | {} | **{:.0}%** | {:.0}% | {} |", k.id(), all.len(), m, target(k), if m <= target(k) { "met" } else { "**not met**" }));
+        }
+    }
+    let mut order_lines = Vec::new();
+    let (mut exact, mut total) = (0, 0);
+    for (g, pairs) in &groups {
+        if pairs.len() < 2 {
+            continue;
+        }
+        total += 1;
+        let ok = same_order(pairs);
+        exact += ok as u32;
+        let mut by_m = pairs.clone();
+        by_m.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut by_p = pairs.clone();
+        by_p.sort_by(|a, b| b.2.total_cmp(&a.2));
+        order_lines.push(format!(
+            "| {g} | {} | {} | {} |",
+            by_m.iter().map(|x| format!("{} ({:.0})", x.0, x.1)).collect::<Vec<_>>().join(" > "),
+            by_p.iter().map(|x| format!("{} ({:.0})", x.0, x.2)).collect::<Vec<_>>().join(" > "),
+            if ok { "yes" } else { "**no**" }
+        ));
+    }
+    let mut pf = prefill_errs.clone();
+    let eff_line = |h: HwClass| {
+        let e = efficiency(h);
+        format!("| {} | {} | {} | {} | {} | {} |", hw_name(h), e.hbm, e.kv_hbm, e.compute, e.layer_overhead_us, e.seq_overhead_us)
+    };
+    let doc = format!(
+        "# Serving accuracy\n\nGenerated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-serving --test serving_accuracy`.\n\
+         Published serving measurements in `validation/serving.csv` (188 rows, every row naming its source; see\n\
+         `validation/README-rackscale-moe.md`) against `crates/serving` (the model: `docs/serving.md`). Rows are mapped to a\n\
+         cluster, a served model and a deployment by the fixed rules in the test's header; each is compared on the figure\n\
+         its source states (tokens/s per GPU, TPOT, or transfer time).\n\n\
+         **{} of 188 rows expressed and evaluated**; the other {} are listed at the end with the reason.\n\n\
+         ## Parameters (one set per hardware class, fitted on these rows, never per row)\n\n\
+         | class | weights HBM share | paged-KV HBM share | matmul share of peak | µs per layer per step | µs per sequence per step |\n|---|---|---|---|---|---|\n{}\n{}\n\n\
+         GPUs of other generations (Ampere, AMD Instinct) take Hopper's values and carry no band.\n\n\
+         ## Per class: median absolute error (the bands predictions carry)\n\n\
+         | class | hardware | rows | median abs error | issue's target | |\n|---|---|---|---|---|---|\n{}\n\n\
+         Prefill-only rows (no target in the issue): {} rows, median {:.0}%.\n\n\
+         What these numbers say, honestly:\n\n\
+         - **Dense TP inside one NVLink domain** rests on TensorRT-LLM's max-load tables (H100, H200, B200, GB200), Azure's\n\
+           GB200 runs and a batch-1 Qwen2.5-72B decode on 2 H100; it meets the target on both hardware classes.\n\
+         - **TP across nodes**: the only public measurement is DataCrunch's SGLang v0.4.1 DeepSeek-V3 on two H200 nodes\n\
+           (TP 16 over 400G InfiniBand), a saturated server with CUDA graphs disabled: its TPOT (0.8-3 s) is 20-70x a\n\
+           roofline step and the model does not reach it. The same write-up's single-node runs (attention DP, MoE TP 8)\n\
+           are off by 80-94% the same way. The class's band says so (it is large); nothing is tuned to these rows.\n\
+         - **Wide EP** has four public deployments (DeepSeek's Day-6 H800 decode, TensorRT-LLM's B200 DP8/EP8, vLLM's GB200\n\
+           decode and GB300 EP2); the H800 production figure is within 20%, Blackwell's max-throughput rows are over-predicted.\n\
+         - **KV transfer** has two rows: NIXLBench between two A3-Mega H100 VMs (64 MiB) within 1%, and a vLLM NIXL-connector\n\
+           transfer on GB200 whose 1.49 ms is 1.15 ms of posting overhead (the reporting user calls it suboptimal): the model's\n\
+           wire time misses it by 93%. A median of these two rows is not a calibrated band.\n\n\
+         ## Order of deployments of one model\n\n\
+         {exact} of {total} groups ordered exactly as measured.\n\n\
+         | group | measured (tokens/s per GPU) | model | same order |\n|---|---|---|---|\n{}\n\n\
+         ## Rows\n\n| source | model | hardware | deployment | class | metric | measured | model | error | note |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\
+         ## Not evaluated\n\n| source | model | hardware | phase | why |\n|---|---|---|---|---|\n{}\n",
+        n_eval,
+        188 - n_eval,
+        eff_line(HwClass::Hopper),
+        eff_line(HwClass::Blackwell),
+        class_lines.join("\n"),
+        pf.len(),
+        median(&mut pf) * 100.0,
+        order_lines.join("\n"),
+        lines.join("\n"),
+        not_evaluated.join("\n"),
+    );
+    let bands_file = format!(
+        "//! Generated by `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-serving --test serving_accuracy`:\n\
+         //! median absolute error per accuracy class and hardware class on validation/serving.csv, percent.\n\n\
+         use crate::hardware::{{AccuracyClass, HwClass}};\n\n\
+         /// The band of `class` on `hw`; `None` where no published row covers it.\n\
+         pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {{\n    match (class, hw) {{\n{bands_rs}        _ => None,\n    }}\n}}\n"
+    );
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc_path = format!("{root}/docs/serving-accuracy.md");
+    let bands_path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bands.rs");
+    if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
+        std::fs::write(&doc_path, &doc).expect("write docs/serving-accuracy.md");
+        std::fs::write(bands_path, &bands_file).expect("write src/bands.rs");
+    }
+    println!("{doc}");
+    assert_eq!(std::fs::read_to_string(bands_path).unwrap_or_default(), bands_file, "src/bands.rs is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
+    assert_eq!(std::fs::read_to_string(&doc_path).unwrap_or_default(), doc, "docs/serving-accuracy.md is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
+    // What the data gives today, held: dense TP inside NVLink within the issue's 30% on both
+    // classes, and the bands the code carries equal to these medians (checked above).
+    for hw in ["Hopper", "Blackwell"] {
+        let m = medians.get(&(AccuracyClass::DenseTpNvlink, hw)).copied().unwrap_or(f64::NAN);
+        assert!(m <= 30.0, "dense TP inside NVLink on {hw}: {m}%");
+    }
+    assert!(n_eval >= 160, "rows expressed: {n_eval}");
+    assert_eq!(band_pct(AccuracyClass::WideEp, HwClass::Other), None);
+}
+
+fn short(s: &str) -> String {
+    s.split(['(', ',']).next().unwrap_or("").trim().replace('|', "/")
+}
