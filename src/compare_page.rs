@@ -135,7 +135,7 @@ fn ComparePage() -> Html {
     let compact = use_media_query(NARROW);
     let designs = use_reducer(crate::designs::load);
     // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
-    let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
+    let designs_link = (*use_memo((designs.list.clone(), designs.same_gpus), |(l, same)| crate::designs::link_part(l, *same))).clone();
     let prices = use_state(crate::prices::load);
     let price_note = use_state(|| None::<String>);
     let shown = use_mut_ref(|| (prices.book.clone(), 0u32));

@@ -238,9 +238,9 @@ pub fn ComparePanel(p: &Props) -> Html {
     let mine = !list.iter().any(|d| d.scenario.cluster == now.eval.cluster);
     // Compared at the largest design's GPU count, on request: each design re-sized in whole
     // nodes with its fat tree (compare::at_gpus); what rounding changed is noted.
-    let same = use_state(|| false);
+    let same = p.designs.same_gpus;
     let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
-    let scaled = use_memo((scenarios, now.scenario.clone(), mine, *same), |(ss, me, mine, same)| {
+    let scaled = use_memo((scenarios, now.scenario.clone(), mine, same), |(ss, me, mine, same)| {
         let gpus = |s: &Scenario| s.cluster.nodes.saturating_mul(s.cluster.gpus_per_node);
         let target = ss.iter().chain(mine.then_some(me)).map(gpus).max().unwrap_or(0);
         let mut notes = Vec::new();
@@ -385,11 +385,11 @@ pub fn ComparePanel(p: &Props) -> Html {
     };
     let (svg, rest) = (*drawn).clone();
     let same_toggle = {
-        let same = same.clone();
+        let d = p.designs.clone();
         Callback::from(move |e: Event| {
             // The section's own change listener reads only tabs and names.
             e.stop_propagation();
-            same.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked());
+            d.dispatch(DesignAction::SameGpus(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()));
         })
     };
     let cursor = (!setup.1.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
@@ -403,7 +403,7 @@ pub fn ComparePanel(p: &Props) -> Html {
             { (*chips).clone() }
             if !list.is_empty() {
                 <label class="check same-gpus">
-                    <input type="checkbox" checked={*same} onchange={same_toggle} data-testid="same-gpus" />
+                    <input type="checkbox" checked={same} onchange={same_toggle} data-testid="same-gpus" />
                     { "Scale every design to the largest one's GPU count" }
                 </label>
                 { (*tabs).clone() }
