@@ -154,7 +154,8 @@ pub fn lessons_part(_: &Props) -> Html {
             });
         })
     };
-    let entries = progress::load().entries;
+    // Read without cleaning: the first read that cleans says what it reset (see above).
+    let entries = progress::peek();
     let list = index.as_deref().unwrap_or(&[]);
     let done = list.iter().filter(|(id, _)| progress::of(&entries, id).is_some_and(|p| p.done)).count();
     let on_progress = {

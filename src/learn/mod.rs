@@ -64,6 +64,31 @@ struct Opened {
     term: Option<(String, u32)>,
 }
 
+enum OpenAction {
+    /// Part `i` opened.
+    Part(usize),
+    /// The link changed; it may ask for a glossary term.
+    Hash(Option<String>),
+}
+
+impl Reducible for Opened {
+    type Action = OpenAction;
+
+    fn reduce(self: std::rc::Rc<Self>, action: OpenAction) -> std::rc::Rc<Self> {
+        let mut o = (*self).clone();
+        o.version += 1;
+        match action {
+            OpenAction::Part(i) => o.parts[i] = true,
+            OpenAction::Hash(Some(t)) => {
+                o.parts[3] = true;
+                o.term = Some((t, o.version));
+            }
+            OpenAction::Hash(None) => {}
+        }
+        std::rc::Rc::new(o)
+    }
+}
+
 #[function_component(Learn)]
 pub fn learn() -> Html {
     // Open at the start: the player; the lessons with ?lesson=; the glossary with g=.
@@ -71,7 +96,7 @@ pub fn learn() -> Html {
         let lesson = web_sys::window().and_then(|w| w.location().search().ok()).is_some_and(|s| s.contains("lesson="));
         [true, false, lesson, linked_term().is_some()]
     });
-    let opened = use_state(|| Opened { parts: *first, version: 0, term: linked_term().map(|t| (t, 0)) });
+    let opened = use_reducer(|| Opened { parts: *first, version: 0, term: linked_term().map(|t| (t, 0)) });
     let player = use_reducer(Player::new);
     let gloss = use_node_ref();
     // The link's g= (now and on each hashchange) opens the glossary at its term.
@@ -80,16 +105,13 @@ pub fn learn() -> Html {
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 gloo_events::EventListener::new(&w, "hashchange", move |_| {
-                    let mut o = (*opened).clone();
-                    o.version += 1;
-                    if let Some(t) = linked_term() {
-                        o.parts[3] = true;
-                        o.term = Some((t, o.version));
+                    let term = linked_term();
+                    if term.is_some() {
                         if let Some(d) = gloss.cast::<web_sys::Element>() {
                             let _ = d.set_attribute("open", "");
                         }
                     }
-                    opened.set(o);
+                    opened.dispatch(OpenAction::Hash(term));
                 })
             });
             move || drop(listener)
@@ -104,10 +126,7 @@ pub fn learn() -> Html {
             if !open {
                 return;
             }
-            let mut o = (*opened).clone();
-            o.parts[i] = true;
-            o.version += 1;
-            opened.set(o);
+            opened.dispatch(OpenAction::Part(i));
             // The page may have rewritten its link since the plan was made.
             if i == 0 {
                 player.dispatch(PlayerAction::Fresh);

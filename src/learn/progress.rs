@@ -75,6 +75,12 @@ pub fn with(mut entries: Map<String, Value>, id: &str, p: Progress) -> String {
     Value::Object(entries).to_string()
 }
 
+/// The browser's store as it reads now, without writing (for drawing the marks).
+pub fn peek() -> Map<String, Value> {
+    let raw = crate::designs::storage("localStorage", "getItem", &[KEY]).and_then(|v| v.as_string());
+    read(raw.as_deref()).entries
+}
+
 /// The browser's store, read and cleaned (a refused store reads as empty: progress is then
 /// not kept, as in a private window).
 pub fn load() -> Read {
