@@ -2,8 +2,8 @@
 // link: a[data-carry] takes the scenario (#s=…) of the current link when followed. A glossary
 // term (button[data-g]) shows its definition in place, under the term, on every page (read from
 // glossary.json when first asked), with a link to Learn's whole glossary; Escape or its close
-// button puts it away and returns the focus to the term. An old ?lesson= link moves to Learn. On Learn, teach.js (its wasm's exports) loads once the wasm is ready
-// and fills each part as it opens; a term, the link's g= and ?lesson= open their part.
+// button puts it away and returns the focus to the term. An old ?lesson= link moves to Learn. Learn itself is a Rust page (src/learn):
+// its wasm fills each part as it opens; a term, the link's g= and ?lesson= open their part.
 // Every page registers dist/sw.js (scripts/post-build.mjs), relative: each sub-path gets its own
 // worker, which caches every page. (One small script for all pages: one gzip stream less.)
 // An embed link to another page (?embed=<chart>, as older snippets wrote the explorer's) moves

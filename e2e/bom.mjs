@@ -42,9 +42,9 @@ async function main() {
     await check('SuperPOD preset: 32 leaf + 16 spine switches, DGX H100 at 10.2 kW, CSV download', async () => {
       await page.waitForFunction(() => document.querySelector('[data-testid=bom-counts]')?.textContent.includes('32 leaf + 16 spine'), null, { timeout: 10000 });
       const counts = await page.textContent('[data-testid=bom-counts]');
-      assert(counts.startsWith('48 switches') && counts.includes('1024 NICs'), counts);
+      assert(counts.startsWith('48 switches') && counts.includes('1,024 NICs'), counts);
       const row = await page.locator('[data-testid=bom] tr', { hasText: 'DGX H100' }).innerText();
-      assert(/128\s+10200\s+1306/.test(row), `DGX row: ${row}`);
+      assert(/128\s+10,200\s+1,306/.test(row), `DGX row: ${row}`);
       const [d] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('[data-testid=bom-csv]')]);
       const csv = (await readFile(await d.path())).toString().split('\r\n');
       assert(d.suggestedFilename() === 'fabricscope-bom.csv' && csv[0].startsWith('group,item,name,count,scope,unit_power_w'), csv[0]);
@@ -121,7 +121,7 @@ async function main() {
       assert((await page.textContent('#price-qm9700-usd-e')) === '', 'the message goes once the entry is good');
       await page.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('USD per GPU'), null, { timeout: 5000 });
       const p = await power();
-      assert(p.includes('41990400 USD') && p.includes('41006 USD per GPU') && p.includes('network 8.6%'), p);
+      assert(p.includes('41,990,400 USD') && p.includes('41,006 USD per GPU') && p.includes('network 8.6%'), p);
       assert((await page.textContent('[data-testid=price-status]')).startsWith('4 of 4 items priced'), 'status line');
       // The delta table prices every design from the book: cost and tokens/s per million USD.
       const priced = (label) => [...document.querySelectorAll('[data-testid=delta] tbody tr')].some((tr) => tr.querySelector('th')?.textContent.startsWith(label) && [...tr.querySelectorAll('td')].some((td) => /\d/.test(td.textContent)));
@@ -181,7 +181,7 @@ async function main() {
       await p2.goto(copied, { waitUntil: 'load' });
       await p2.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('USD per GPU'), null, { timeout: 15000 });
       const p = await p2.textContent('[data-testid=bom-power]');
-      assert(p.includes('41990400 USD') && p.includes('41006 USD per GPU'), `priced from the link: ${p}`);
+      assert(p.includes('41,990,400 USD') && p.includes('41,006 USD per GPU'), `priced from the link: ${p}`);
       assert(copied.includes('#s=v1.'), copied);
       await fresh.close();
     });

@@ -129,7 +129,15 @@ async function main() {
       const same = await cells('gpus');
       assert(same.slice(0, 4).every((x) => x === '1,120'), `every design at 1,120 GPUs: ${same}`);
       assert(!(await page.textContent('[data-testid=size-warning]')).includes('differ in GPU count'), 'no size warning once scaled');
+      // The option is in the link (same=largest): the page opened from it compares at 1,120 GPUs.
+      await page.waitForFunction(() => location.hash.includes('&same=largest'), null, { timeout: 5000 });
+      const shared = await ctx.newPage();
+      await shared.goto(page.url(), { waitUntil: 'load' });
+      await shared.waitForFunction(() => document.querySelector('[data-testid=size-warning]')?.textContent.includes('scaled to 1,120 GPUs'), null, { timeout: 30000 });
+      assert(await shared.isChecked('[data-testid=same-gpus]'), 'checked again from the link');
+      await shared.close();
       await page.uncheck('[data-testid=same-gpus]');
+      await page.waitForFunction(() => !location.hash.includes('same='), null, { timeout: 5000 });
       await page.waitForFunction(() => document.querySelector('[data-testid=size-warning]')?.textContent.includes('differ in GPU count'), null, { timeout: 15000 });
       await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 60000 });
       // With the controls on the RoCE twin of B, the two best busbw values (InfiniBand 274,

@@ -25,6 +25,7 @@ stage() {
 stage "tools" bash scripts/ensure-tools.sh
 stage "native tests" cargo test --workspace
 stage "wasm tests (headless Chrome)" wasm-pack test --headless --chrome --mode no-install . --test web
+stage "wasm tests of Learn (headless Chrome)" wasm-pack test --headless --chrome --mode no-install . --test learn
 stage "release build (trunk, every page)" bash scripts/build.sh
 stage "e2e (playwright-core)" node e2e/run.mjs
 stage "e2e controls (issue 9)" node e2e/controls.mjs

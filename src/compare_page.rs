@@ -6,18 +6,19 @@
 //! change.
 
 use crate::app::{count_control, Action, State, DARK, NARROW};
-use crate::components::export::{copy_text, embed_snippet, page_base, save_scenario};
+use crate::components::export::{copy_text, page_base, save_scenario};
+use fabricscope_model::link::embed_snippet;
 use crate::components::{bom_of, bom_panel, pickers, presets, price_editor, rightsize_panel, ComparePanel, PickersProps, PresetsProps, PriceEditorProps, RightsizeProps};
 use crate::prices::Prices;
 use fabricscope_design::bom::PriceBook;
 use crate::designs::DesignAction;
-use crate::embed::{embed_request, url_parts, viewport};
+use crate::embed::{embed_request, show, url_parts, viewport, EmbedBody, EmbedContent};
 use crate::eval::Count;
 use crate::hooks::use_media_query;
 use crate::rightsize::use_rightsize;
 use crate::url;
 use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
-use fabricscope_charts::{escape as esc, Theme};
+use fabricscope_charts::Theme;
 use fabricscope_design::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
 use fabricscope_model::link::{encode, find_param, Decoded};
 use fabricscope_model::training::explore::{start, TrainingView};
@@ -134,7 +135,7 @@ fn ComparePage() -> Html {
     let compact = use_media_query(NARROW);
     let designs = use_reducer(crate::designs::load);
     // Encoding four scenarios costs a baseline diff each: once per change of the list, not per input.
-    let designs_link = (*use_memo(designs.list.clone(), |l| crate::designs::link_part(l))).clone();
+    let designs_link = (*use_memo((designs.list.clone(), designs.same_gpus), |(l, same)| crate::designs::link_part(l, *same))).clone();
     let prices = use_state(crate::prices::load);
     let price_note = use_state(|| None::<String>);
     let shown = use_mut_ref(|| (prices.book.clone(), 0u32));
@@ -241,7 +242,7 @@ fn compare_designs(scenario: &Scenario, query: &str, fragment: &str) -> Vec<Eval
 /// links back to this page with the same designs.
 fn mount_embed(root: &web_sys::Element, chart: &str, scenario: &Scenario, query: &str, fragment: &str, win: &web_sys::Window) {
     let designs = compare_designs(scenario, query, fragment);
-    let back = format!("compare.html#s={}&{}", esc(&encode(scenario)), esc(&fragment_designs(query, fragment)));
+    let back = format!("compare.html#s={}&{}", encode(scenario), fragment_designs(query, fragment));
     let (chart, view) = (chart.to_string(), scenario.view.clone());
     let root = root.clone();
     let dark = win.match_media(DARK).ok().flatten();
@@ -250,13 +251,13 @@ fn mount_embed(root: &web_sys::Element, chart: &str, scenario: &Scenario, query:
         let data: Vec<DesignData> = designs.iter().map(|(n, r, t, sc)| DesignData { name: n, report: r, training: t.as_ref(), scaling: sc }).collect();
         let theme = Theme::for_dark(dark.as_ref().is_some_and(|m| m.matches()));
         let names: Vec<&str> = data.iter().map(|d| d.name).collect();
-        let cap = esc(&format!("{} · {}", compare_title(&chart).unwrap_or_default(), names.join(" vs ")));
+        let title = compare_title(&chart).unwrap_or_default().to_string();
         let body = match compare_chart(&chart, &data, &view, &theme, w.saturating_sub(12), false) {
-            _ if data.is_empty() => "<p class=\"embed-note\" role=\"alert\">This link pins no designs to compare (d=).</p>".to_string(),
-            Some(svg) => format!("<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{chart}\">{svg}</div>"),
-            None => format!("<p class=\"embed-note\" role=\"alert\">No chart \"{}\"; choose one of: {}.</p>", esc(&chart), COMPARE_CHART_IDS.join(", ")),
+            _ if data.is_empty() => EmbedBody::Alert("This link pins no designs to compare (d=).".into()),
+            Some(svg) => EmbedBody::Chart { id: chart.clone(), svg, title, caption: names.join(" vs ") },
+            None => EmbedBody::Alert(format!("No chart \"{chart}\"; choose one of: {}.", COMPARE_CHART_IDS.join(", "))),
         };
-        root.set_inner_html(&format!("<div class=\"embed\" data-testid=\"embed\">{body}<div class=\"embed-foot\"><span class=\"embed-caption\">{cap}</span> <a href=\"{back}\" target=\"_blank\" rel=\"noopener\" data-testid=\"embed-open\">Open in Fabricscope ↗</a></div></div>"));
+        show(&root, EmbedContent { warnings: None, body, open: back.clone() });
     };
     draw();
     let cb = Closure::<dyn Fn()>::new(draw);

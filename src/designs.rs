@@ -15,6 +15,9 @@ use yew::prelude::*;
 pub struct Designs {
     pub list: Vec<Design>,
     pub notes: Vec<String>,
+    /// Compared at the largest design's GPU count (the link's `same=largest`; a link without
+    /// it compares each design at its own size).
+    pub same_gpus: bool,
 }
 
 /// What the user does to the list.
@@ -24,6 +27,8 @@ pub enum DesignAction {
     Pin(Box<Scenario>),
     Rename(usize, String),
     Remove(usize),
+    /// Compare at the largest design's GPU count, or each at its own.
+    SameGpus(bool),
 }
 
 impl Reducible for Designs {
@@ -46,6 +51,10 @@ impl Reducible for Designs {
                 next.list.remove(i);
             }
             DesignAction::Remove(_) => return self,
+            DesignAction::SameGpus(on) => {
+                next.same_gpus = on;
+                return Rc::new(next);
+            }
         }
         save(&next.list);
         Rc::new(next)
@@ -74,28 +83,60 @@ fn save(list: &[Design]) {
     };
 }
 
-/// The designs of the page's URL (`d=`) or, without one, those saved in this browser.
+/// The designs of the page's URL (`d=`) or, without one, those saved in this browser, and
+/// whether the URL compares them at one GPU count (`same=largest`).
 pub fn load() -> Designs {
-    let from_url = web_sys::window().and_then(|w| {
+    let url = web_sys::window().and_then(|w| {
         let loc = w.location();
-        let (q, h) = (loc.search().ok()?, loc.hash().ok()?);
-        find_param(&q, &h, "d=").map(str::to_string)
+        Some((loc.search().ok()?, loc.hash().ok()?))
     });
+    let from_url = url.as_ref().and_then(|(q, h)| find_param(q, h, "d=").map(str::to_string));
+    let same_gpus = url.as_ref().is_some_and(|(q, h)| same_in_url(q, h));
     let param = from_url.or_else(|| storage("localStorage", "getItem", &[STORAGE_KEY]).and_then(|v| v.as_string()));
     match param {
         Some(p) => {
             let (list, notes) = decode_designs(&p);
-            Designs { list, notes }
+            Designs { list, notes, same_gpus }
         }
-        None => Designs::default(),
+        None => Designs { same_gpus, ..Designs::default() },
     }
 }
 
-/// The `&d=…` part of a link for these designs ("" for none).
-pub fn link_part(list: &[Design]) -> String {
-    if list.is_empty() {
-        String::new()
-    } else {
-        format!("&d={}", encode_designs(list))
+/// Whether a URL's query or fragment asks to compare at the largest design's GPU count.
+pub fn same_in_url(query: &str, fragment: &str) -> bool {
+    find_param(query, fragment, "same=") == Some(SAME_LARGEST)
+}
+
+/// The link's value of `same=` (the CLI's `--same-gpus largest`).
+const SAME_LARGEST: &str = "largest";
+
+/// The `&d=…` part of a link for these designs ("" for none), with `&same=largest` when they
+/// are compared at one GPU count.
+pub fn link_part(list: &[Design], same_gpus: bool) -> String {
+    match (list.is_empty(), same_gpus) {
+        (true, _) => String::new(),
+        (false, false) => format!("&d={}", encode_designs(list)),
+        (false, true) => format!("&d={}&same={SAME_LARGEST}", encode_designs(list)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_gpu_count_is_in_the_link_and_old_links_compare_as_they_are() {
+        let list = vec![Design { name: "A".into(), scenario: Scenario::default() }];
+        let on = link_part(&list, true);
+        assert!(on.ends_with("&same=largest") && on.starts_with("&d=v1."), "{on}");
+        let off = link_part(&list, false);
+        assert!(!off.contains("same="), "{off}");
+        assert!(same_in_url("", &format!("s=v1.e30{on}")));
+        // A link written before the option (no same=) compares each design at its own size.
+        assert!(!same_in_url("", &format!("s=v1.e30{off}")));
+        assert!(!same_in_url("same=7", ""));
+        let (back, notes) = decode_designs(off.trim_start_matches("&d="));
+        assert!(back.len() == 1 && notes.is_empty());
+        assert_eq!(link_part(&[], true), "");
     }
 }

@@ -4,12 +4,13 @@
 
 use fabricscope_charts::report::{caption, chart_title, render_chart, throughput_title, training_caption, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
-use fabricscope_charts::{escape as esc, Theme};
+use fabricscope_charts::Theme;
 use fabricscope_model::link::{decode, encode, find_in_url};
 use fabricscope_model::training::explore::{constraints, workload, Staged, TrainingView};
 use fabricscope_model::{evaluate, ModelError, Report, Scenario, Topology};
 use std::cell::RefCell;
-use std::fmt::Write;
+use crate::components::ChartSvg;
+use yew::prelude::*;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -70,16 +71,13 @@ pub fn mount_page() {
         return;
     };
     if !mount_if_embed(&root) {
-        root.set_inner_html(&format!(
-            "<p class=\"embed-note\" role=\"status\">This page draws one chart of a scenario for an iframe: add <code>?embed=&lt;chart&gt;</code> (one of {}) and the scenario's link (<code>#s=…</code>). <a href=\"./\">Open the explorer</a>.</p>",
-            CHART_IDS.join(", ")
-        ));
+        show(&root, EmbedContent { warnings: None, body: EmbedBody::Help, open: String::new() });
     }
 }
 
 /// Mounts the embed view into `root` when the page URL asks for one; `false` otherwise.
-/// The embed is static markup, so it is written straight into the DOM (no component): once,
-/// then again when the iframe is resized or the colour scheme flips.
+/// Drawn once, then again when the iframe is resized, the colour scheme flips or the training
+/// search answers (see [`show`]).
 pub fn mount_if_embed(root: &web_sys::Element) -> bool {
     let Some(win) = web_sys::window() else {
         return false;
@@ -114,11 +112,11 @@ pub fn mount_if_embed(root: &web_sys::Element) -> bool {
         move || {
             let is_dark = dark.as_ref().is_some_and(|m| m.matches());
             let t = training.borrow();
-            let html = match t.as_ref() {
-                None if waiting => "<div class=\"embed\" data-testid=\"embed\"><p class=\"embed-note\" role=\"status\" aria-busy=\"true\">Searching the layouts of this job…</p></div>".to_string(),
-                t => embed_html(&req, &report, t, viewport(), is_dark),
+            let content = match t.as_ref() {
+                None if waiting => EmbedContent { warnings: None, body: EmbedBody::Busy, open: String::new() },
+                t => embed_content(&req, &report, t, viewport(), is_dark),
             };
-            root.set_inner_html(&html);
+            show(&root, content);
         }
     };
     let draw = Rc::new(draw);
@@ -189,34 +187,42 @@ fn slice(topo: Rc<Topology>, mut staged: Staged, done: Box<dyn FnOnce(Result<Tra
     }
 }
 
-/// The embed's markup for a `width` x `height` viewport (0 x 0: the chart's own size): any
-/// link warnings, the chart (or why there is none), and a footer with the caption and a link
-/// back to the full explorer.
-pub fn embed_html(
+/// What an embed shows, as data (tested natively; [`EmbedView`] draws it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmbedContent {
+    /// Fields of the link that fell back to defaults, in words.
+    pub warnings: Option<String>,
+    pub body: EmbedBody,
+    /// The link back to the full page ("" where there is none).
+    pub open: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EmbedBody {
+    /// No `?embed=`: how to ask for a chart.
+    Help,
+    /// The training search is still running.
+    Busy,
+    /// Why there is no chart.
+    Alert(String),
+    /// The chart (`svg` from crates/charts), its title and caption.
+    Chart { id: String, svg: String, title: String, caption: String },
+}
+
+/// What the embed shows in a `width` x `height` viewport (0 x 0: the chart's own size): any
+/// link warnings, the chart (or why there is none), and a link back to the full explorer.
+pub fn embed_content(
     req: &EmbedRequest,
     report: &Result<Report, ModelError>,
     training: Option<&Result<TrainingView, ModelError>>,
     (width, height): (u32, u32),
     dark: bool,
-) -> String {
-    let mut o = String::from("<div class=\"embed\" data-testid=\"embed\">");
-    if !req.warnings.is_empty() {
-        let _ = write!(
-            o,
-            "<p class=\"embed-note\" role=\"status\" data-testid=\"embed-warnings\">Parts of this link could not be read and use defaults: {}</p>",
-            esc(&req.warnings.join("; "))
-        );
-    }
-    let open = format!(
-        "<a href=\"./#s={}\" target=\"_blank\" rel=\"noopener\" data-testid=\"embed-open\">Open in Fabricscope ↗</a>",
-        esc(&encode(&req.scenario))
-    );
-    let alert = |o: &mut String, msg: String| {
-        let _ = write!(o, "<p class=\"embed-note\" role=\"alert\">{}</p><div class=\"embed-foot\">{open}</div>", esc(&msg));
-    };
-    match (report, training) {
-        (Err(e), _) => alert(&mut o, format!("This scenario cannot be evaluated: {e}")),
-        (Ok(_), Some(Err(e))) => alert(&mut o, format!("The training job of this scenario cannot be evaluated: {}: {}", e.field, e.message)),
+) -> EmbedContent {
+    let warnings = (!req.warnings.is_empty()).then(|| format!("Parts of this link could not be read and use defaults: {}", req.warnings.join("; ")));
+    let open = format!("./#s={}", encode(&req.scenario));
+    let body = match (report, training) {
+        (Err(e), _) => EmbedBody::Alert(format!("This scenario cannot be evaluated: {e}")),
+        (Ok(_), Some(Err(e))) => EmbedBody::Alert(format!("The training job of this scenario cannot be evaluated: {}: {}", e.field, e.message)),
         (Ok(report), training) => {
             let training = training.and_then(|t| t.as_ref().ok());
             // Leave room for the padding and the footer; the SVG's viewBox scales on resize.
@@ -228,25 +234,66 @@ pub fn embed_html(
             let foot = footer_px(&format!("{title} · {cap}"), width);
             let (w, h) = (width.saturating_sub(12), height.saturating_sub(foot + 10));
             match render_chart(&req.chart, &req.scenario, report, training, &Theme::for_dark(dark), w, h, false) {
-                None if chart_title(&req.chart).is_some() => {
-                    alert(&mut o, format!("No layout of this job to draw for chart \"{}\".", req.chart))
-                }
-                None => alert(&mut o, format!("No chart \"{}\" to embed; choose one of: {}.", req.chart, CHART_IDS.join(", "))),
-                Some(chart) => {
-                    let text = esc(&format!("{} · {}", chart.title, chart.caption));
-                    let _ = write!(
-                        o,
-                        "<div class=\"embed-chart\" data-testid=\"embed-chart\" data-chart=\"{}\">{}</div><div class=\"embed-foot\"><span class=\"embed-caption\" title=\"{}\">{text}</span> {open}</div>",
-                        chart.id,
-                        chart.svg,
-                        esc(&chart.caption)
-                    );
-                }
+                None if chart_title(&req.chart).is_some() => EmbedBody::Alert(format!("No layout of this job to draw for chart \"{}\".", req.chart)),
+                None => EmbedBody::Alert(format!("No chart \"{}\" to embed; choose one of: {}.", req.chart, CHART_IDS.join(", "))),
+                Some(chart) => EmbedBody::Chart { id: chart.id.to_string(), svg: chart.svg, title: chart.title.to_string(), caption: chart.caption },
             }
         }
+    };
+    EmbedContent { warnings, body, open }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EmbedProps {
+    pub content: Rc<EmbedContent>,
+}
+
+/// An embed: its warnings, the chart or why there is none, and the footer linking back.
+#[function_component(EmbedView)]
+pub fn embed_view(p: &EmbedProps) -> Html {
+    let c = &p.content;
+    let open = html! { <a href={c.open.clone()} target="_blank" rel="noopener" data-testid="embed-open">{ "Open in Fabricscope ↗" }</a> };
+    let body = match &c.body {
+        EmbedBody::Help => {
+            return html! {
+                <p class="embed-note" role="status">
+                    { "This page draws one chart of a scenario for an iframe: add " }<code>{ "?embed=<chart>" }</code>
+                    { format!(" (one of {}) and the scenario's link (", CHART_IDS.join(", ")) }<code>{ "#s=…" }</code>{ "). " }
+                    <a href="./">{ "Open the explorer" }</a>{ "." }
+                </p>
+            }
+        }
+        EmbedBody::Busy => html! { <p class="embed-note" role="status" aria-busy="true">{ "Searching the layouts of this job…" }</p> },
+        EmbedBody::Alert(msg) => html! { <><p class="embed-note" role="alert">{ msg }</p><div class="embed-foot">{ open }</div></> },
+        EmbedBody::Chart { id, svg, title, caption } => html! { <>
+            <div class="embed-chart" data-testid="embed-chart" data-chart={id.clone()}><ChartSvg svg={svg.clone()} /></div>
+            <div class="embed-foot">
+                <span class="embed-caption" title={caption.clone()}>{ format!("{title} · {caption}") }</span>{ " " }{ open }
+            </div>
+        </> },
+    };
+    html! {
+        <div class="embed" data-testid="embed">
+            if let Some(w) = &c.warnings {
+                <p class="embed-note" role="status" data-testid="embed-warnings">{ w }</p>
+            }
+            { body }
+        </div>
     }
-    o.push_str("</div>");
-    o
+}
+
+thread_local! {
+    /// The embed's Yew app, once mounted: a redraw only gives it new content.
+    static SHOWN: RefCell<Option<yew::AppHandle<EmbedView>>> = const { RefCell::new(None) };
+}
+
+/// Shows `content` in `root`: mounts [`EmbedView`] the first time, then updates it.
+pub(crate) fn show(root: &web_sys::Element, content: EmbedContent) {
+    let props = EmbedProps { content: Rc::new(content) };
+    SHOWN.with(|s| match &mut *s.borrow_mut() {
+        Some(app) => app.update(props),
+        slot => *slot = Some(yew::Renderer::<EmbedView>::with_root_and_props(root.clone(), props).render()),
+    });
 }
 
 #[cfg(test)]
@@ -298,20 +345,21 @@ mod tests {
         let req = embed_request("?embed=step", "#s=v1.eyJuIjo4fQ").expect("embed");
         let report = evaluate(&req.scenario);
         let training = training_for(&req.chart, &req.scenario);
-        let html = embed_html(&req, &report, training.as_ref(), (800, 450), false);
-        assert!(html.contains("data-chart=\"step\"") && html.contains("<svg"), "{html}");
-        assert!(html.contains("8 nodes × 8 ") && html.contains("llama3-8b on TP"), "caption states cluster and job");
-        assert!(html.contains("href=\"./#s=v1."), "links back to the explorer");
+        let c = embed_content(&req, &report, training.as_ref(), (800, 450), false);
+        let EmbedBody::Chart { id, svg, caption, .. } = &c.body else { panic!("{c:?}") };
+        assert!(id == "step" && svg.starts_with("<svg"), "{c:?}");
+        assert!(caption.contains("8 nodes × 8 ") && caption.contains("llama3-8b on TP"), "caption states cluster and job: {caption}");
+        assert!(c.open.starts_with("./#s=v1."), "links back to the explorer");
         // The busbw chart needs no training; an unknown chart and a bad job explain themselves.
         let req = embed_request("?embed=busbw", "").expect("embed");
         assert!(training_for(&req.chart, &req.scenario).is_none());
         let pie = embed_request("?embed=pie", "").expect("embed");
-        let html = embed_html(&pie, &evaluate(&pie.scenario), None, (0, 0), true);
-        assert!(html.contains("role=\"alert\">No chart &quot;pie&quot; to embed; choose one of: busbw, hierarchy, topology, step, mfu, memory."), "{html}");
+        let c = embed_content(&pie, &evaluate(&pie.scenario), None, (0, 0), true);
+        assert_eq!(c.body, EmbedBody::Alert("No chart \"pie\" to embed; choose one of: busbw, hierarchy, topology, step, mfu, memory.".into()));
         let mut bad = embed_request("?embed=mfu", "").expect("embed");
         bad.scenario.training.workload = "custom:1:2".into();
         let t = training_for(&bad.chart, &bad.scenario);
-        let html = embed_html(&bad, &evaluate(&bad.scenario), t.as_ref(), (0, 0), false);
-        assert!(html.contains("The training job of this scenario cannot be evaluated: workload:"), "{html}");
+        let c = embed_content(&bad, &evaluate(&bad.scenario), t.as_ref(), (0, 0), false);
+        assert!(matches!(&c.body, EmbedBody::Alert(m) if m.starts_with("The training job of this scenario cannot be evaluated: workload:")), "{c:?}");
     }
 }

@@ -16,6 +16,7 @@
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 //! | [`compare_page`] | compare.html's root: compare and price designs (its own wasm, src/bin/fabricscope-compare) |
 //! | [`check_page`] | check.html's root: check a real cluster (its own wasm, src/bin/fabricscope-check) |
+//! | [`learn`] | learn.html's root: collectives played, algorithms, lessons, glossary (its own wasm, src/bin/fabricscope-learn) |
 
 pub mod app;
 pub mod compare_work;
@@ -26,6 +27,7 @@ pub mod designs;
 pub mod embed;
 pub mod eval;
 pub mod hooks;
+pub mod learn;
 pub mod prices;
 pub mod rightsize;
 pub mod training;

@@ -4,7 +4,7 @@
 //! Shown by check.html ([`crate::check_page`]), not by the explorer.
 
 use super::export::{chosen, download_png, download_text, read_text, svg_size};
-use super::{esc, raw};
+use super::ChartSvg;
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
 use fabricscope_check::{check, check_csv, CheckReport, Log, Measured, Parser, Source};
@@ -149,77 +149,85 @@ fn source_text(s: Source) -> &'static str {
     }
 }
 
-/// The table and verdict as markup (text-heavy: written as a string, see [`raw`]).
-fn report_html(r: &CheckReport) -> String {
-    let mut s = String::from("<p class=\"check-fields\" data-testid=\"check-fields\">");
-    for f in &r.fields {
-        let _ = write!(s, "<span class=\"{}\" data-source=\"{}\">{}: {} ({})</span> ", f.source.id(), f.source.id(), f.name, esc(&f.value), source_text(f.source));
-    }
-    s.push_str("</p>");
-    for p in &r.plateaus {
-        let _ = write!(
-            s,
-            "<p data-testid=\"check-plateau\">Plateau, run {} ({}): <b>{:.2} GB/s</b> busbw at {} against {:.2} expected ({}), {:.0}%</p>",
-            p.run + 1,
-            p.op.id(),
-            p.measured_busbw,
-            format_size(Bytes(p.bytes)),
-            p.expected_busbw,
-            p.algorithm,
-            p.ratio * 100.0
-        );
-    }
-    s.push_str("<ol class=\"verdict\" data-testid=\"check-verdict\">");
-    for c in &r.verdict {
-        let _ = write!(s, "<li><b>{}</b><br>{}<br><i>Next:</i> {}</li>", esc(&c.cause), esc(&c.evidence), esc(&c.next_step));
-    }
-    s.push_str("</ol><div class=\"table-wrap\"><table class=\"check-table\" data-testid=\"check-table\"><thead><tr><th>run</th><th>op</th><th>size</th><th>measured GB/s</th><th>expected GB/s</th><th>ratio</th><th>in band</th></tr></thead><tbody>");
-    for w in r.rows.iter().take(TABLE_ROWS) {
+/// The fields read, plateaus, verdict and per-size table.
+fn report(r: &CheckReport) -> Html {
+    let fields = r.fields.iter().map(|f| html! {
+        <><span class={f.source.id()} data-source={f.source.id()}>{ format!("{}: {} ({})", f.name, f.value, source_text(f.source)) }</span>{ " " }</>
+    });
+    let plateaus = r.plateaus.iter().map(|p| html! {
+        <p data-testid="check-plateau">
+            { format!("Plateau, run {} ({}): ", p.run + 1, p.op.id()) }<b>{ format!("{:.2} GB/s", p.measured_busbw) }</b>
+            { format!(" busbw at {} against {:.2} expected ({}), {:.0}%", format_size(Bytes(p.bytes)), p.expected_busbw, p.algorithm, p.ratio * 100.0) }
+        </p>
+    });
+    let verdict = r.verdict.iter().map(|c| html! {
+        <li><b>{ &c.cause }</b><br />{ &c.evidence }<br /><i>{ "Next:" }</i>{ format!(" {}", c.next_step) }</li>
+    });
+    let rows = r.rows.iter().take(TABLE_ROWS).map(|w| {
         let band = match (w.within_band, w.band_pct) {
             (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
             // Too few printed digits to place the row inside or outside the band.
             (None, Some(_)) => "< 0.1 GB/s".into(),
             _ => "no band".into(),
         };
-        let _ = write!(s, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{band}</td></tr>", w.run + 1, w.op.id(), format_size(Bytes(w.bytes)), w.measured_busbw, w.expected_busbw, w.ratio);
-    }
-    s.push_str("</tbody></table></div>");
-    s
+        html! {
+            <tr>
+                <td>{ w.run + 1 }</td><td>{ w.op.id() }</td><td>{ format_size(Bytes(w.bytes)) }</td>
+                <td>{ format!("{:.2}", w.measured_busbw) }</td><td>{ format!("{:.2}", w.expected_busbw) }</td><td>{ format!("{:.2}", w.ratio) }</td><td>{ band }</td>
+            </tr>
+        }
+    });
+    html! { <>
+        <p class="check-fields" data-testid="check-fields">{ for fields }</p>
+        { for plateaus }
+        <ol class="verdict" data-testid="check-verdict">{ for verdict }</ol>
+        <div class="table-wrap">
+            <table class="check-table" data-testid="check-table">
+                <thead><tr>
+                    <th>{ "run" }</th><th>{ "op" }</th><th>{ "size" }</th><th>{ "measured GB/s" }</th><th>{ "expected GB/s" }</th><th>{ "ratio" }</th><th>{ "in band" }</th>
+                </tr></thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+        </div>
+    </> }
 }
 
-/// The panel's markup after the text box: buttons, note, status, chart, fields, plateaus,
-/// verdict and table (one string: far less code than the same tree built node by node).
-fn body_html(p: &Props, report: Option<&Result<CheckReport, ModelError>>) -> String {
-    let mut s = String::from("<div class=\"export-row\"><button type=\"button\" data-act=\"run\" data-testid=\"check-run\">Check</button><label class=\"export-import\">Open log…<input type=\"file\" accept=\".txt,.log,.out,text/plain\" data-testid=\"check-file\"></label></div>");
-    if let Some(n) = &*p.note {
-        let _ = write!(s, "<p class=\"export-note check-note\" role=\"status\" data-testid=\"check-note\">{}</p>", esc(n));
-    }
-    match report {
+/// The panel after the text box: buttons, note, status, chart, fields, plateaus, verdict and
+/// table.
+fn body(p: &Props, checked: Option<&Result<CheckReport, ModelError>>) -> Html {
+    let result = match checked {
         Some(Ok(r)) => {
-            let _ = write!(
-                s,
-                "<p class=\"check-status {}\" data-testid=\"check-status\">{}</p><div class=\"chart-svg\" data-testid=\"check-chart\">{}</div>{}",
-                match r.healthy {
-                    Some(true) => "ok",
-                    Some(false) => "bad",
-                    None => "unknown",
-                },
-                match r.healthy {
-                    Some(true) => "Healthy: the plateau matches the model.",
-                    Some(false) => "Not healthy, or not what the design expects: see the causes below.",
-                    None => "Cannot judge: see the first cause below.",
-                },
-                check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 }),
-                report_html(r)
-            );
-            s.push_str("<div class=\"export-row\"><button type=\"button\" data-act=\"csv\" data-testid=\"check-csv\">Download table (CSV)</button><button type=\"button\" data-act=\"svg\" data-testid=\"check-svg\">Download chart (SVG)</button><button type=\"button\" data-act=\"png\" data-testid=\"check-png\">Download chart (PNG)</button><button type=\"button\" data-act=\"clear\" data-testid=\"check-clear\">Clear the log and results</button></div>");
+            let (class, status) = match r.healthy {
+                Some(true) => ("ok", "Healthy: the plateau matches the model."),
+                Some(false) => ("bad", "Not healthy, or not what the design expects: see the causes below."),
+                None => ("unknown", "Cannot judge: see the first cause below."),
+            };
+            let svg = check_chart(r, &Theme::for_dark(p.dark), if p.compact { 420 } else { 760 });
+            html! { <>
+                <p class={classes!("check-status", class)} data-testid="check-status">{ status }</p>
+                <div class="chart-svg" data-testid="check-chart"><ChartSvg {svg} /></div>
+                { report(r) }
+                <div class="export-row">
+                    <button type="button" data-act="csv" data-testid="check-csv">{ "Download table (CSV)" }</button>
+                    <button type="button" data-act="svg" data-testid="check-svg">{ "Download chart (SVG)" }</button>
+                    <button type="button" data-act="png" data-testid="check-png">{ "Download chart (PNG)" }</button>
+                    <button type="button" data-act="clear" data-testid="check-clear">{ "Clear the log and results" }</button>
+                </div>
+            </> }
         }
-        Some(Err(e)) => {
-            let _ = write!(s, "<p class=\"error\" role=\"alert\" data-testid=\"check-error\">{}: {}</p>", e.field, esc(&e.message));
+        Some(Err(e)) => html! { <p class="error" role="alert" data-testid="check-error">{ format!("{}: {}", e.field, e.message) }</p> },
+        None => Html::default(),
+    };
+    html! { <>
+        <div class="export-row">
+            <button type="button" data-act="run" data-testid="check-run">{ "Check" }</button>
+            <label class="export-import">{ "Open log…" }<input type="file" accept=".txt,.log,.out,text/plain" data-testid="check-file" /></label>
+        </div>
+        if let Some(n) = &*p.note {
+            <p class="export-note check-note" role="status" data-testid="check-note">{ n }</p>
         }
-        None => {}
-    }
-    s
+        { result }
+    </> }
 }
 
 /// The text box's content.
@@ -291,15 +299,13 @@ pub fn check_panel(p: &Props) -> Html {
     };
     html! {
         <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check" onclick={on_click} onchange={on_file} ondrop={on_drop} ondragover={Callback::from(|e: DragEvent| e.prevent_default())}>
-            { raw(HEAD.into()) }
+            <h2 id="check-heading">{ "Check a real cluster" }</h2>
+            <p class="hint">{ "Paste or drop what all_reduce_perf (or any nccl-tests or rccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU (NVIDIA or AMD), the layout, the library and the network where it has them; what it does not say comes from the design you pick." }</p>
             <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log" placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …" />
-            { raw(body_html(p, report.as_deref())) }
+            { body(p, report.as_deref()) }
             if let Some(more) = report.as_deref().and_then(|r| r.as_ref().ok()).map(|r| r.rows.len()).filter(|n| *n > TABLE_ROWS) {
                 <p class="hint" data-testid="check-table-more">{ format!("The table shows the first {TABLE_ROWS} of {more} sizes; the CSV has them all.") }</p>
             }
         </section>
     }
 }
-
-/// The panel's heading and what it does.
-const HEAD: &str = "<h2 id=\"check-heading\">Check a real cluster</h2><p class=\"hint\">Paste or drop what all_reduce_perf (or any nccl-tests or rccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU (NVIDIA or AMD), the layout, the library and the network where it has them; what it does not say comes from the design you pick.</p>";

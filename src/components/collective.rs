@@ -13,6 +13,7 @@ use fabricscope_model::units::Bytes;
 use fabricscope_model::{Collective, SizeRange, View, YAxis};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
+use super::ChartSvg;
 use yew::prelude::*;
 
 pub struct Props {
@@ -235,7 +236,7 @@ pub fn collective_panel(props: &Props) -> Html {
                 <p class="empty">{ "A single GPU runs no collectives." }</p>
             }
             <div class="chart-svg chart-plot">
-                { Html::from_html_unchecked(svg) }
+                <ChartSvg {svg} />
                 if !empty {
                     <div class="chart-cursor" tabindex="0" role="group" data-testid="chart-cursor"
                         aria-label="Chart values: move the pointer over the chart, or use the arrow keys, to read the exact values at each message size"

@@ -4,7 +4,7 @@
 //! reading exact values, and the delta table marking the better design per row.
 
 use super::collective::cursor_handlers;
-use super::esc;
+use super::ChartSvg;
 use crate::compare_work::{use_compare_work, Key, Outcome};
 use crate::designs::{DesignAction, Designs};
 use crate::eval::{evaluate_at, size_words, Evaluation};
@@ -18,7 +18,6 @@ use fabricscope_design::design::{delta_table, warnings, Better, DeltaRow, Design
 use fabricscope_model::figures::{thousands, usd};
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::{ModelError, Scenario};
-use std::fmt::Write;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -162,49 +161,49 @@ fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outco
     format!("{at} — {}", parts.join("; "))
 }
 
-/// The chips of the pinned designs, the pin button and any notes: markup rewritten only when
-/// they change, so a re-render while a name is typed never resets the box.
-fn chips_html(names: &[String], links: &[String], notes: &[String]) -> String {
-    let mut o = String::from("<ul class=\"designs\">");
-    for (i, n) in names.iter().enumerate() {
-        let l = fabricscope_design::compare::letter(i);
-        let _ = write!(
-            o,
-            "<li class=\"design d{i}\" data-testid=\"design\"><span class=\"swatch\"></span><label>{l}<input type=\"text\" value=\"{}\" maxlength=\"40\" data-i=\"{i}\" aria-label=\"Name of design {l}\" data-testid=\"design-name\"></label><button type=\"button\" data-i=\"{i}\" data-act=\"load\" data-testid=\"design-load\" aria-label=\"Load design {l} into the controls\" title=\"Put this design in the controls: its bill of materials and right-sizing\">Load</button><a href=\"./#s={}\" data-testid=\"design-open\" aria-label=\"Open design {l} in the Explorer\">Explorer</a><button type=\"button\" data-i=\"{i}\" data-act=\"remove\" data-testid=\"design-remove\" aria-label=\"Remove design {l}\">×</button></li>",
-            esc(n),
-            links.get(i).map_or("", String::as_str)
-        );
-    }
+/// The chips of the pinned designs, the pin button and any notes: drawn again only when they
+/// change, each name box keyed on its name and given only a default value, so a re-render
+/// while a name is typed never resets the box.
+fn chips(names: &[String], links: &[String], notes: &[String]) -> Html {
     let full = names.len() >= MAX_DESIGNS;
-    let _ = write!(
-        o,
-        "</ul><button type=\"button\" data-act=\"pin\" data-testid=\"pin\"{}>{}</button>",
-        if full { " disabled" } else { "" },
-        if full { "Four designs (remove one to add another)" } else { "Add the design in the controls" }
-    );
-    if !notes.is_empty() {
-        o.push_str("<ul class=\"notes\" data-testid=\"design-notes\">");
-        for n in notes {
-            let _ = write!(o, "<li>{}</li>", esc(n));
+    let items = names.iter().enumerate().map(|(i, n)| {
+        let l = fabricscope_design::compare::letter(i);
+        html! {
+            <li key={format!("{i}:{n}")} class={format!("design d{i}")} data-testid="design">
+                <span class="swatch"></span>
+                <label>{ l }<input type="text" ~defaultValue={n.clone()} maxlength="40" data-i={i.to_string()} aria-label={format!("Name of design {l}")} data-testid="design-name" /></label>
+                <button type="button" data-i={i.to_string()} data-act="load" data-testid="design-load" aria-label={format!("Load design {l} into the controls")}
+                    title="Put this design in the controls: its bill of materials and right-sizing">{ "Load" }</button>
+                <a href={format!("./#s={}", links.get(i).map_or("", String::as_str))} data-testid="design-open" aria-label={format!("Open design {l} in the Explorer")}>{ "Explorer" }</a>
+                <button type="button" data-i={i.to_string()} data-act="remove" data-testid="design-remove" aria-label={format!("Remove design {l}")}>{ "×" }</button>
+            </li>
         }
-        o.push_str("</ul>");
-    }
-    if names.is_empty() {
-        o.push_str("<p class=\"muted\">Add the design in the controls, change it, and add again: up to four designs side by side, kept in the link and in this browser.</p>");
-    }
-    o
+    });
+    html! { <>
+        <ul class="designs">{ for items }</ul>
+        <button type="button" data-act="pin" data-testid="pin" disabled={full}>
+            { if full { "Four designs (remove one to add another)" } else { "Add the design in the controls" } }
+        </button>
+        if !notes.is_empty() {
+            <ul class="notes" data-testid="design-notes">{ for notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
+        }
+        if names.is_empty() {
+            <p class="muted">{ "Add the design in the controls, change it, and add again: up to four designs side by side, kept in the link and in this browser." }</p>
+        }
+    </> }
 }
 
 /// The chart picker for tab `t`.
-fn tabs_html(t: usize) -> String {
-    let mut o = String::from("<div class=\"segmented\" role=\"radiogroup\" aria-label=\"Comparison chart\">");
-    for (i, l) in TABS.iter().enumerate() {
-        let on = if i == t { " on" } else { "" };
-        let checked = if i == t { " checked" } else { "" };
-        let _ = write!(o, "<label class=\"seg{on}\"><input type=\"radio\" name=\"compare-chart\" data-tab=\"{i}\" data-testid=\"{}\"{checked}>{l}</label>", COMPARE_CHART_IDS[i]);
+fn tabs(t: usize) -> Html {
+    html! {
+        <div class="segmented" role="radiogroup" aria-label="Comparison chart">
+            { for TABS.iter().enumerate().map(|(i, l)| html! {
+                <label class={classes!("seg", (i == t).then_some("on"))}>
+                    <input type="radio" name="compare-chart" data-tab={i.to_string()} data-testid={COMPARE_CHART_IDS[i]} checked={i == t} />{ *l }
+                </label>
+            }) }
+        </div>
     }
-    o.push_str("</div>");
-    o
 }
 
 /// The page's design as last settled, numbered so drawings can key on it.
@@ -239,9 +238,9 @@ pub fn ComparePanel(p: &Props) -> Html {
     let mine = !list.iter().any(|d| d.scenario.cluster == now.eval.cluster);
     // Compared at the largest design's GPU count, on request: each design re-sized in whole
     // nodes with its fat tree (compare::at_gpus); what rounding changed is noted.
-    let same = use_state(|| false);
+    let same = p.designs.same_gpus;
     let scenarios: Vec<Scenario> = list.iter().map(|d| d.scenario.clone()).collect();
-    let scaled = use_memo((scenarios, now.scenario.clone(), mine, *same), |(ss, me, mine, same)| {
+    let scaled = use_memo((scenarios, now.scenario.clone(), mine, same), |(ss, me, mine, same)| {
         let gpus = |s: &Scenario| s.cluster.nodes.saturating_mul(s.cluster.gpus_per_node);
         let target = ss.iter().chain(mine.then_some(me)).map(gpus).max().unwrap_or(0);
         let mut notes = Vec::new();
@@ -354,9 +353,9 @@ pub fn ComparePanel(p: &Props) -> Html {
     });
     let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone(), list.clone()), |(n, notes, l)| {
         let links: Vec<String> = l.iter().map(|d| fabricscope_model::link::encode(&d.scenario)).collect();
-        AttrValue::from(chips_html(n, &links, notes))
+        chips(n, &links, notes)
     });
-    let tabs = use_memo(t, |t| AttrValue::from(tabs_html(*t)));
+    let tabs = use_memo(t, |t| tabs(*t));
     // One listener each for the clicks and changes of the markup above.
     let target = |e: &Event| -> Option<web_sys::Element> { e.target_dyn_into() };
     let index = |el: &web_sys::Element, a: &str| el.get_attribute(a).and_then(|v| v.parse::<usize>().ok());
@@ -386,11 +385,11 @@ pub fn ComparePanel(p: &Props) -> Html {
     };
     let (svg, rest) = (*drawn).clone();
     let same_toggle = {
-        let same = same.clone();
+        let d = p.designs.clone();
         Callback::from(move |e: Event| {
             // The section's own change listener reads only tabs and names.
             e.stop_propagation();
-            same.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked());
+            d.dispatch(DesignAction::SameGpus(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()));
         })
     };
     let cursor = (!setup.1.is_empty() && matches!(t, 0 | 4 | 5)).then(|| {
@@ -401,15 +400,15 @@ pub fn ComparePanel(p: &Props) -> Html {
     html! {
         <section class="panel table-panel wide compare" data-testid="compare" aria-labelledby="compare-h" onclick={on_click} onchange={on_change}>
             <h3 id="compare-h">{ "1 · Compare designs" }</h3>
-            { Html::from_html_unchecked((*chips).clone()) }
+            { (*chips).clone() }
             if !list.is_empty() {
                 <label class="check same-gpus">
-                    <input type="checkbox" checked={*same} onchange={same_toggle} data-testid="same-gpus" />
+                    <input type="checkbox" checked={same} onchange={same_toggle} data-testid="same-gpus" />
                     { "Scale every design to the largest one's GPU count" }
                 </label>
-                { Html::from_html_unchecked((*tabs).clone()) }
+                { (*tabs).clone() }
                 <div class="chart-svg chart-plot" data-testid="compare-chart" data-chart={COMPARE_CHART_IDS[t]}>
-                    { Html::from_html_unchecked(svg) }
+                    <ChartSvg {svg} />
                     if let Some((on_move, on_key, on_focus)) = cursor {
                         <div class="chart-cursor" tabindex="0" role="group" data-testid="compare-cursor"
                             aria-label="Chart values: move the pointer over the chart, or use the arrow keys, to read each design's exact value"

@@ -15,7 +15,7 @@ use fabricscope_model::export::{curves_csv, layouts_csv};
 use fabricscope_model::training::explore::{ranked, TrainingView};
 use fabricscope_model::ModelError;
 use std::rc::Rc;
-use fabricscope_model::link::{self, check_file_size, encode};
+use fabricscope_model::link::{self, check_file_size, embed_snippet, encode};
 use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -246,17 +246,6 @@ pub(crate) fn scenario_buttons(save: Callback<MouseEvent>, import: Callback<Even
     }
 }
 
-/// The iframe snippet for chart `id` of a scenario link: embed.html, whose wasm is the chart
-/// renderer alone (a page in a document loads less than the explorer).
-pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
-    // Comparisons are drawn by compare.html; `base` may name a page of the site's folder.
-    let page = if id.starts_with("compare-") { "compare" } else { "embed" };
-    let dir = &base[..base.rfind('/').map_or(0, |i| i + 1)];
-    format!(
-        "<iframe src=\"{dir}{page}.html?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
-    )
-}
-
 /// A chart's name in words, for its download buttons' names.
 fn chart_name(id: &str) -> &str {
     match id {
@@ -440,13 +429,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn snippet_and_sizes() {
-        assert_eq!(
-            embed_snippet("https://x.org/tools/fabricscope/", "busbw", "v1.e30"),
-            "<iframe src=\"https://x.org/tools/fabricscope/embed.html?embed=busbw#s=v1.e30\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
-        );
-        // From compare.html (its own address as the base), a comparison: compare.html once.
-        assert!(embed_snippet("https://x.org/f/compare.html", "compare-busbw", "v1.e30").starts_with("<iframe src=\"https://x.org/f/compare.html?embed=compare-busbw#s=v1.e30\""));
+    fn svg_sizes() {
         assert_eq!(
             svg_size("<svg width=\"920\" height=\"506\" viewBox=\"0 0 920 506\">"),
             (920, 506)

@@ -5,6 +5,7 @@ use crate::eval::Evaluation;
 use fabricscope_charts::{bandwidth_hierarchy_chart_with, HierarchyOptions, Theme};
 use fabricscope_model::{Tier, TierKind};
 use std::rc::Rc;
+use super::ChartSvg;
 use yew::prelude::*;
 
 pub struct Props {
@@ -90,7 +91,7 @@ pub fn hierarchy_panel(props: &Props, pending: bool) -> Html {
                 <h3 class="chart-title">{ "1 · Bandwidth hierarchy" }</h3>
                 <span class="chart-sub">{ "per GPU, per direction · latency of a small transfer · ÷ = step to the next tier" }</span>
             </figcaption>
-            <div class="chart-svg">{ Html::from_html_unchecked(svg) }</div>
+            <div class="chart-svg"><ChartSvg {svg} /></div>
         </figure>
     }
 }

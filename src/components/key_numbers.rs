@@ -5,8 +5,6 @@ use crate::app::Action;
 use fabricscope_model::Collective;
 use crate::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
 use fabricscope_charts::scale::gbps_label;
-use super::{esc, raw};
-use std::fmt::Write;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -52,50 +50,40 @@ pub fn key_numbers(props: &Props) -> Html {
         if s.domains == 1 { "" } else { "s" },
         s.domain_gpus
     );
-    let mut o = String::with_capacity(2048);
-    o.push_str("<div class=\"stats\" data-testid=\"stats\">");
     let op = props.op.name();
     // AllReduce's limit is read in words (the reading); another collective's names its bottleneck.
     let reading = e.reading.as_ref().filter(|_| props.op == Collective::AllReduce);
-    match &e.key_of(props.op) {
-        None => o.push_str("<div class=\"stat\" data-testid=\"gpus\"><span class=\"stat-label\">GPUs</span><span class=\"stat-value\" data-value=\"1\">1</span><span class=\"stat-sub\">a single GPU has nobody to talk to</span></div>"),
-        Some(k) => {
-            let _ = write!(
-                o,
-                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">{op} busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU · <span data-testid=\"trust\">{}</span></span></div>",
-                k.busbw.0,
-                gbps_label(k.busbw.0),
-                esc(&k.trust.describe())
-            );
-            let _ = write!(
-                o,
-                "<div class=\"stat\" data-testid=\"time\"><span class=\"stat-label\">Time for {size}</span><span class=\"stat-value\" data-value=\"{}\">{}</span><span class=\"stat-sub\">algbw {} GB/s</span></div>",
-                k.time.0,
-                esc(&k.time.to_string()),
-                gbps_label(k.algbw.0)
-            );
-            let _ = write!(
-                o,
-                "<div class=\"stat\" data-testid=\"choice\"><span class=\"stat-label\">{lib}'s choice at {size}</span><span class=\"stat-value\" data-testid=\"algorithm\">{}</span><span class=\"stat-sub\"><span data-testid=\"protocol\">{}</span> protocol · limited by {}</span></div>",
-                esc(k.algorithm),
-                esc(k.protocol),
-                esc(&reading.map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone())),
-                lib = s.library
-            );
-            let _ = write!(
-                o,
-                "<div class=\"stat\" data-testid=\"gpus\"><span class=\"stat-label\">GPUs in the {op}</span><span class=\"stat-value\" data-value=\"{}\">{}</span><span class=\"stat-sub\">{}</span></div>",
-                e.total_gpus,
-                e.total_gpus,
-                esc(&gpus_sub)
-            );
-        }
-    }
-    o.push_str("</div>");
+    let stats = match &e.key_of(props.op) {
+        None => html! {
+            <div class="stat" data-testid="gpus"><span class="stat-label">{ "GPUs" }</span><span class="stat-value" data-value="1">{ "1" }</span><span class="stat-sub">{ "a single GPU has nobody to talk to" }</span></div>
+        },
+        Some(k) => html! { <>
+            <div class="stat accent" data-testid="busbw">
+                <span class="stat-label">{ format!("{op} busbw at {size}") }</span>
+                <span class="stat-value"><span data-testid="busbw-value" data-value={k.busbw.0.to_string()}>{ gbps_label(k.busbw.0) }</span><span class="unit">{ " GB/s" }</span></span>
+                <span class="stat-sub">{ "per direction, per GPU · " }<span data-testid="trust">{ k.trust.describe() }</span></span>
+            </div>
+            <div class="stat" data-testid="time">
+                <span class="stat-label">{ format!("Time for {size}") }</span>
+                <span class="stat-value" data-value={k.time.0.to_string()}>{ k.time.to_string() }</span>
+                <span class="stat-sub">{ format!("algbw {} GB/s", gbps_label(k.algbw.0)) }</span>
+            </div>
+            <div class="stat" data-testid="choice">
+                <span class="stat-label">{ format!("{}'s choice at {size}", s.library) }</span>
+                <span class="stat-value" data-testid="algorithm">{ k.algorithm }</span>
+                <span class="stat-sub"><span data-testid="protocol">{ k.protocol }</span>{ format!(" protocol · limited by {}", reading.map_or_else(|| bottleneck_text(k.bottleneck).to_string(), |r| r.limited_by.clone())) }</span>
+            </div>
+            <div class="stat" data-testid="gpus">
+                <span class="stat-label">{ format!("GPUs in the {op}") }</span>
+                <span class="stat-value" data-value={e.total_gpus.to_string()}>{ e.total_gpus }</span>
+                <span class="stat-sub">{ gpus_sub }</span>
+            </div>
+        </> },
+    };
     html! {
         <div class="headline">
             { size_picker(e.key_bytes, &props.on_action) }
-            { raw(o) }
+            <div class="stats" data-testid="stats">{ stats }</div>
         </div>
     }
 }

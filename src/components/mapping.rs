@@ -15,6 +15,7 @@ use fabricscope_charts::Theme;
 use fabricscope_model::ModelError;
 use std::rc::Rc;
 use super::controls::{numbers, parsed, select, Opt, SelectAttrs};
+use super::ChartSvg;
 use yew::prelude::*;
 
 pub struct Props {
@@ -175,7 +176,7 @@ pub fn mapping_panel(props: &Props) -> Html {
                     }
                 </p>
             }
-            <div class="chart-svg">{ Html::from_html_unchecked(svg) }</div>
+            <div class="chart-svg"><ChartSvg {svg} /></div>
         </figure>
     }
 }

@@ -1,6 +1,7 @@
 //! One file per control or panel.
 
 mod bom;
+mod chart_svg;
 mod check;
 mod claims;
 mod collective;
@@ -22,6 +23,7 @@ mod tier_table;
 mod training;
 
 pub use bom::{bom_of, bom_panel};
+pub use chart_svg::ChartSvg;
 pub use check::{check_panel, Props as CheckProps};
 pub use claims::{claims, Props as ClaimsProps};
 pub use compare::{ComparePanel, Props as CompareProps};
@@ -54,15 +56,6 @@ pub(crate) fn value_of(e: &Event) -> String {
 pub(crate) fn checked_of(e: &Event) -> bool {
     let input: HtmlInputElement = e.target_unchecked_into();
     input.checked()
-}
-
-/// Escapes text for HTML (the charts' escaper: the same five characters).
-pub(crate) use fabricscope_charts::escape as esc;
-
-/// Static markup written as a string: for text-heavy panels that are redrawn whole, far less
-/// code than the same tree built element by element (bundle-size budget).
-pub(crate) fn raw(s: String) -> Html {
-    Html::from_html_unchecked(AttrValue::from(s))
 }
 
 /// A cache key that is the same only for the same shared value. `Rc`'s own `==` compares

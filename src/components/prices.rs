@@ -5,15 +5,15 @@
 //! was. Import a price-book file (a list, or a scenario file's `prices`), download the book,
 //! clear it. The page saves the book, puts it in the link and prices everything from it.
 //!
-//! The table is markup written as one string (bundle budget), rewritten only when the items
-//! change or the book changes from elsewhere (import, clear): an edit leaves the boxes, and
-//! the focus, as they are.
+//! The table is redrawn only when the items change or the book changes from elsewhere (import,
+//! clear), and its boxes get only a default value: an edit leaves the boxes, and the focus,
+//! as they are.
 
-use super::{cached, esc};
+use super::cached;
 use crate::components::export::{chosen, download_text, read_text};
 use fabricscope_design::bom::{Bom, PriceBook};
 use fabricscope_model::link::{indent_json, json_text};
-use std::fmt::Write;
+use fabricscope_model::figures::thousands;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -59,40 +59,51 @@ fn shown(book: &PriceBook, item: &str, field: &str) -> String {
     match field {
         "usd" => num(e.usd),
         "power_w" => num(e.power_w),
-        "source" => esc(&e.source),
-        _ => esc(&e.date),
+        "source" => e.source.clone(),
+        _ => e.date.clone(),
     }
 }
 
 /// The table of `rows` showing `book`.
-fn table_html(rows: &[Row], book: &PriceBook) -> String {
-    let mut o = String::from("<table><thead><tr><th scope=\"col\">Item</th><th scope=\"col\" class=\"num\">Count</th>");
-    for (_, head, number) in COLUMNS {
-        let _ = write!(o, "<th scope=\"col\"{}>{head}</th>", if number { " class=\"num\"" } else { "" });
-    }
-    o.push_str("</tr></thead><tbody>");
-    for &(item, name, count, watts) in rows {
-        let _ = write!(o, "<tr data-item=\"{item}\"><th scope=\"row\">{}<br><code>{item}</code></th><td class=\"num\" data-label=\"Count\">{count}</td>", esc(name));
-        for (field, head, number) in COLUMNS {
+fn table(rows: &[Row], book: &PriceBook) -> Html {
+    let num = |number: bool| number.then_some("num");
+    let body = rows.iter().map(|&(item, name, count, watts)| {
+        let cells = COLUMNS.iter().map(|&(field, head, number)| {
             let hint = match (field, watts) {
                 ("power_w", Some(w)) => format!("{w}"),
                 ("power_w", None) => "n/p".into(),
                 ("date", _) => "YYYY-MM-DD".into(),
                 _ => String::new(),
             };
-            let _ = write!(
-                o,
-                "<td data-label=\"{head}\"{}><input type=\"text\" inputmode=\"{}\" id=\"price-{item}-{field}\" data-item=\"{item}\" data-f=\"{field}\" value=\"{}\" placeholder=\"{hint}\" aria-label=\"{head} of {}\" aria-describedby=\"price-{item}-{field}-e\" data-testid=\"price-{field}\"><span class=\"error\" id=\"price-{item}-{field}-e\" role=\"alert\" data-testid=\"price-error\"></span></td>",
-                if number { " class=\"num\"" } else { "" },
-                if number { "decimal" } else { "text" },
-                shown(book, item, field),
-                esc(name)
-            );
+            let id = format!("price-{item}-{field}");
+            // A default value only (a property, not Yew's `value`): a re-render never resets
+            // what is typed in a box.
+            html! {
+                <td data-label={head} class={num(number)}>
+                    <input type="text" inputmode={if number { "decimal" } else { "text" }} id={id.clone()} data-item={item} data-f={field}
+                        ~defaultValue={shown(book, item, field)} placeholder={hint} aria-label={format!("{head} of {name}")}
+                        aria-describedby={format!("{id}-e")} data-testid={format!("price-{field}")} />
+                    <span class="error" id={format!("{id}-e")} role="alert" data-testid="price-error"></span>
+                </td>
+            }
+        });
+        html! {
+            <tr data-item={item}>
+                <th scope="row">{ name }<br /><code>{ item }</code></th>
+                <td class="num" data-label="Count">{ thousands(count as f64) }</td>
+                { for cells }
+            </tr>
         }
-        o.push_str("</tr>");
+    });
+    html! {
+        <table>
+            <thead><tr>
+                <th scope="col">{ "Item" }</th><th scope="col" class="num">{ "Count" }</th>
+                { for COLUMNS.iter().map(|&(_, head, number)| html! { <th scope="col" class={num(number)}>{ head }</th> }) }
+            </tr></thead>
+            <tbody>{ for body }</tbody>
+        </table>
     }
-    o.push_str("</tbody></table>");
-    o
 }
 
 /// Writes the items' counts into the drawn table's Count cells, in row order (where they
@@ -105,9 +116,12 @@ fn write_counts(counts: &[u64]) -> bool {
     }
     for (i, n) in counts.iter().enumerate() {
         if let Some(cell) = cells.item(i as u32) {
-            let text = n.to_string();
-            if cell.text_content().as_deref() != Some(text.as_str()) {
-                cell.set_text_content(Some(&text));
+            // The cell's own text node (Yew's), changed in place rather than replaced.
+            let text = thousands(*n as f64);
+            match cell.first_child() {
+                Some(t) if t.node_value().as_deref() != Some(text.as_str()) => t.set_node_value(Some(&text)),
+                Some(_) => {}
+                None => cell.set_text_content(Some(&text)),
             }
         }
     }
@@ -125,7 +139,7 @@ fn mark(input: &web_sys::HtmlInputElement, message: Option<&str>) {
 
 /// The table drawn last: its items (without their counts), the number of the book it shows,
 /// and its markup.
-type Drawn = Option<((Vec<(&'static str, Option<f64>)>, u32), AttrValue)>;
+type Drawn = Option<((Vec<(&'static str, Option<f64>)>, u32), Html)>;
 
 thread_local! {
     static DRAWN: std::cell::RefCell<Drawn> = const { std::cell::RefCell::new(None) };
@@ -145,22 +159,20 @@ fn import(e: &Event, on_book: &Callback<PriceBook>, note: &UseStateHandle<Option
 }
 
 /// The status line, notes and buttons under the table.
-fn rest_html(p: &Props, rows: &[Row]) -> String {
+fn rest(p: &Props, rows: &[Row]) -> Html {
     let priced = rows.iter().filter(|r| p.book.usd(r.0).is_some()).count();
-    let mut o = format!("<p class=\"small\" data-testid=\"price-status\">{priced} of {} items priced.", rows.len());
     let others: Vec<&str> = p.book.0.iter().map(|e| e.item.as_str()).filter(|i| !rows.iter().any(|r| r.0 == *i)).collect();
-    if !others.is_empty() {
-        let _ = write!(o, " Also in the book (other designs): {}.", esc(&others.join(", ")));
-    }
-    let off = if p.book.is_empty() { " disabled" } else { "" };
-    let _ = write!(
-        o,
-        "</p><div class=\"price-actions\"><label class=\"export-import\">Import price book…<input type=\"file\" accept=\".json,application/json\" data-testid=\"price-import\"></label><button type=\"button\" data-act=\"save\" data-testid=\"price-save\"{off}>Download price book (JSON)</button><button type=\"button\" data-act=\"clear\" data-testid=\"price-clear\"{off}>Clear all prices</button></div>"
-    );
-    for n in p.notes.iter().chain(p.note.as_ref()) {
-        let _ = write!(o, "<p class=\"export-note\" role=\"status\" data-testid=\"price-note\">{}</p>", esc(n));
-    }
-    o
+    let also = (!others.is_empty()).then(|| format!(" Also in the book (other designs): {}.", others.join(", ")));
+    let off = p.book.is_empty();
+    html! { <>
+        <p class="small" data-testid="price-status">{ format!("{priced} of {} items priced.", rows.len()) }{ also }</p>
+        <div class="price-actions">
+            <label class="export-import">{ "Import price book…" }<input type="file" accept=".json,application/json" data-testid="price-import" /></label>
+            <button type="button" data-act="save" data-testid="price-save" disabled={off}>{ "Download price book (JSON)" }</button>
+            <button type="button" data-act="clear" data-testid="price-clear" disabled={off}>{ "Clear all prices" }</button>
+        </div>
+        { for p.notes.iter().chain(p.note.as_ref()).map(|n| html! { <p class="export-note" role="status" data-testid="price-note">{ n }</p> }) }
+    </> }
 }
 
 /// The panel (a plain function, not a component: one generic component less in the bundle;
@@ -179,7 +191,7 @@ pub fn price_editor(p: Props) -> Html {
     // rewriting two dozen text boxes on each input cost more than the rest of the page's
     // update. The counts are written into the drawn table after the render instead.
     let key: Vec<(&'static str, Option<f64>)> = rows.iter().map(|r| (r.0, r.3)).collect();
-    let table = DRAWN.with(|c| cached(c, (key, gen), |_| AttrValue::from(table_html(&rows, &p.book))));
+    let table = DRAWN.with(|c| cached(c, (key, gen), |_| table(&rows, &p.book)));
     // Written now where the table is on the page already (the markup is unchanged, so the
     // render leaves it be); after the render where it is about to be put there.
     let counts: Vec<u64> = rows.iter().map(|r| r.2).collect();
@@ -189,7 +201,7 @@ pub fn price_editor(p: Props) -> Html {
         })
         .forget();
     }
-    let rest = AttrValue::from(rest_html(&p, &rows));
+    let rest = rest(&p, &rows);
     let on_change = {
         let (book, on_book, shown, note) = (p.book.clone(), p.on_book.clone(), p.shown.clone(), p.note.clone());
         Callback::from(move |e: Event| {
@@ -224,12 +236,10 @@ pub fn price_editor(p: Props) -> Html {
     };
     html! {
         <section class="panel wide prices" data-testid="prices" aria-labelledby="prices-h" onchange={on_change} onclick={on_click}>
-            { Html::from_html_unchecked(AttrValue::Static(HEAD)) }
-            <div class="table-scroll" tabindex="0" role="region" aria-labelledby="prices-h">{ Html::from_html_unchecked(table) }</div>
-            { Html::from_html_unchecked(rest) }
+            <h3 id="prices-h">{ "3 · Price book" }</h3>
+            <p class="muted small">{ "Your unit prices (US dollars) for the items of the design in the controls, with source and date; W each replaces the catalog's power figure (or an unpublished one, n/p). Kept in this browser, the link and the scenario file. Cost shows once every item is priced; none are built in." }</p>
+            <div class="table-scroll" tabindex="0" role="region" aria-labelledby="prices-h">{ table }</div>
+            { rest }
         </section>
     }
 }
-
-/// The heading and what the panel does (static markup).
-const HEAD: &str = "<h3 id=\"prices-h\">3 · Price book</h3><p class=\"muted small\">Your unit prices (US dollars) for the items of the design in the controls, with source and date; W each replaces the catalog's power figure (or an unpublished one, n/p). Kept in this browser, the link and the scenario file. Cost shows once every item is priced; none are built in.</p>";

@@ -5,14 +5,13 @@
 use crate::app::Action;
 use crate::training::{custom_id, custom_parts, dp_value, framework_ids, framework_of, interleave_choices, layout_detail, micro_batch_values, recompute_choices, workload, Progress, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
 use super::controls::{select, Opt, SelectAttrs};
-use super::esc;
+use super::ChartSvg;
 use fabricscope_charts::training::{seconds_label, training_chart};
 use fabricscope_charts::Theme;
 use fabricscope_model::training::assumptions::assumptions;
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::training::{Constraints, Recompute, PRESETS};
 use fabricscope_model::{ModelError, TrainingChoice};
-use std::fmt::Write;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -52,64 +51,68 @@ fn si(v: f64) -> String {
     format!("{:.1}{u}", v / d)
 }
 
-/// The panel below its toolbar, as one HTML string (numbers, sentence, three charts): redrawn
-/// whole when a search result arrives, and far less code than building it node by node.
-fn body_html(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool) -> String {
-    let mut o = String::with_capacity(32 * 1024);
-    o.push_str("<div class=\"training-body\">");
-    match t {
-        None => o.push_str("<p class=\"muted\">Searching layouts…</p>"),
-        Some(Err(e)) => {
-            let _ = write!(o, "<p class=\"error\" role=\"alert\">{}: {}</p>", esc(e.field), esc(&e.message));
-        }
-        Some(Ok(v)) => match v.chosen.as_ref() {
-            None if v.fixed.micro_batch.is_some() || v.fixed.recompute.is_some() || v.fixed.zero.is_some() => {
-                o.push_str("<p class=\"warning\">No layout of this job fits with the pinned micro-batch, recompute or ZeRO stage: set one of them to auto.</p>")
-            }
-            None => {
-                let why = v.note.as_deref().unwrap_or("No layout of this job fits on this cluster.");
-                let _ = write!(o, "<p class=\"warning\" data-testid=\"training-note\">{}</p>", esc(why));
-            }
-            Some(c) => {
-                let stat = |o: &mut String, label: &str, attrs: &str, value: &str, sub: &str| {
-                    let _ = write!(
-                        o,
-                        "<div class=\"stat\"><span class=\"stat-label\">{label}</span><span class=\"stat-value\"{attrs}>{}</span><span class=\"stat-sub\" title=\"{sub}\">{sub}</span></div>",
-                        esc(value)
-                    );
-                };
-                o.push_str("<div class=\"stats mini\" data-testid=\"training-numbers\">");
-                let detail = esc(&layout_detail(c));
-                stat(&mut o, "Step time", &format!(" data-testid=\"step-time\" data-value=\"{}\"", c.step_time_s), &seconds_label(c.step_time_s), &detail);
-                stat(&mut o, "MFU", &format!(" data-testid=\"mfu\" data-value=\"{}\"", c.mfu), &format!("{:.1}%", c.mfu * 100.0), &format!("{:.0} of {:.0} TFLOP/s per GPU", c.model_tflops_per_gpu, c.peak_tflops.0));
-                stat(&mut o, "Tokens per second", "", &si(c.tokens_per_s), &format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch));
-                stat(&mut o, "Memory per GPU", "", &format!("{:.1} GiB", c.memory_gib_per_gpu), if c.fits { "fits in HBM" } else { "does not fit in HBM" });
-                let _ = write!(o, "</div><p class=\"bottleneck\" data-testid=\"bottleneck\">{}</p>", esc(&c.bottleneck));
-                if let Some(note) = &v.note {
-                    let _ = write!(o, "<p class=\"training-note\" data-testid=\"training-note\">{}</p>", esc(note));
-                }
-                if let Some((steps, heat, memory)) = draw(v, dark, compact) {
-                    let _ = write!(
-                        o,
-                        "<h4 class=\"sub\">Step time: your layout (▶) and the search's best</h4><div class=\"chart-svg\" data-testid=\"step-chart\">{steps}</div><div class=\"twin\"><div><h4 class=\"sub\">MFU of the best layout for each TP × PP</h4><div class=\"chart-svg\" data-testid=\"heatmap\">{heat}</div></div><div><h4 class=\"sub\">Memory per GPU against HBM (GiB)</h4><div class=\"chart-svg\" data-testid=\"memory\">{memory}</div></div></div>"
-                    );
-                }
-            }
-        },
+/// One number of the panel: label, value (with its test id and exact value), the line below.
+fn stat(label: &'static str, id: Option<(&'static str, f64)>, value: String, sub: String) -> Html {
+    let (testid, exact) = id.map_or((None, None), |(t, v)| (Some(t), Some(v.to_string())));
+    html! {
+        <div class="stat">
+            <span class="stat-label">{ label }</span>
+            <span class="stat-value" data-testid={testid} data-value={exact}>{ value }</span>
+            <span class="stat-sub" title={sub.clone()}>{ sub }</span>
+        </div>
     }
-    o.push_str("</div>");
-    o
 }
 
-fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(String, String, String)> {
+/// The panel below its toolbar (numbers, sentence, three charts): redrawn whole when a search
+/// result arrives.
+fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool) -> Html {
+    let inner = match t {
+        None => html! { <p class="muted">{ "Searching layouts…" }</p> },
+        Some(Err(e)) => html! { <p class="error" role="alert">{ format!("{}: {}", e.field, e.message) }</p> },
+        Some(Ok(v)) => match v.chosen.as_ref() {
+            None if v.fixed.micro_batch.is_some() || v.fixed.recompute.is_some() || v.fixed.zero.is_some() => html! {
+                <p class="warning">{ "No layout of this job fits with the pinned micro-batch, recompute or ZeRO stage: set one of them to auto." }</p>
+            },
+            None => html! {
+                <p class="warning" data-testid="training-note">{ v.note.as_deref().unwrap_or("No layout of this job fits on this cluster.").to_string() }</p>
+            },
+            Some(c) => {
+                let charts = draw(v, dark, compact).map(|(steps, heat, memory)| html! { <>
+                    <h4 class="sub">{ "Step time: your layout (▶) and the search's best" }</h4>
+                    <div class="chart-svg" data-testid="step-chart"><ChartSvg svg={steps} /></div>
+                    <div class="twin">
+                        <div><h4 class="sub">{ "MFU of the best layout for each TP × PP" }</h4><div class="chart-svg" data-testid="heatmap"><ChartSvg svg={heat} /></div></div>
+                        <div><h4 class="sub">{ "Memory per GPU against HBM (GiB)" }</h4><div class="chart-svg" data-testid="memory"><ChartSvg svg={memory} /></div></div>
+                    </div>
+                </> });
+                html! { <>
+                    <div class="stats mini" data-testid="training-numbers">
+                        { stat("Step time", Some(("step-time", c.step_time_s)), seconds_label(c.step_time_s), layout_detail(c)) }
+                        { stat("MFU", Some(("mfu", c.mfu)), format!("{:.1}%", c.mfu * 100.0), format!("{:.0} of {:.0} TFLOP/s per GPU", c.model_tflops_per_gpu, c.peak_tflops.0)) }
+                        { stat("Tokens per second", None, si(c.tokens_per_s), format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch)) }
+                        { stat("Memory per GPU", None, format!("{:.1} GiB", c.memory_gib_per_gpu), (if c.fits { "fits in HBM" } else { "does not fit in HBM" }).to_string()) }
+                    </div>
+                    <p class="bottleneck" data-testid="bottleneck">{ &c.bottleneck }</p>
+                    if let Some(note) = &v.note {
+                        <p class="training-note" data-testid="training-note">{ note }</p>
+                    }
+                    { charts }
+                </> }
+            }
+        },
+    };
+    html! { <div class="training-body">{ inner }</div> }
+}
+
+fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(AttrValue, AttrValue, AttrValue)> {
     let theme = Theme::for_dark(dark);
-    let chart = |id| training_chart(id, t, &theme, 0, compact).map(|c| c.0);
+    let chart = |id| training_chart(id, t, &theme, 0, compact).map(|c| AttrValue::from(c.0));
     Some((chart("step")?, chart("mfu")?, chart("memory")?))
 }
 
 type Key = (Option<super::Same<Result<TrainingView, ModelError>>>, bool, bool);
 thread_local! {
-    static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
+    static DRAWN: std::cell::RefCell<Option<(Key, Html)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Drawn as a plain function with a one-entry cache (see `super::cached`).
@@ -118,14 +121,14 @@ pub fn training_panel(props: &Props) -> Html {
     // are not drawn (input-to-paint budget); a search's own answer always is, and the panel
     // catches up as it scrolls into view.
     let carried = props.training.as_deref().is_some_and(|t| t.as_ref().is_ok_and(|v| v.carried));
-    let body = DRAWN.with(|c| {
+    let drawn = DRAWN.with(|c| {
         if carried && !props.in_view {
             if let Some((_, drawn)) = &*c.borrow() {
                 return drawn.clone();
             }
         }
         super::cached(c, (props.training.clone().map(super::Same), props.dark, props.compact), |(t, dark, compact)| {
-            AttrValue::from(body_html(t.as_ref().map(|t| &*t.0), *dark, *compact))
+            body(t.as_ref().map(|t| &*t.0), *dark, *compact)
         })
     });
     let c = &props.choice;
@@ -147,15 +150,20 @@ pub fn training_panel(props: &Props) -> Html {
     // that is rewritten only when a committed size changes: the sliced search re-renders the
     // panel every few milliseconds and must not reset what is being typed.
     let custom_inputs = custom.as_ref().map(|parts| {
-        let mut markup = String::new();
-        for (i, (field, label)) in CUSTOM_FIELDS.iter().enumerate() {
-            let _ = write!(
-                markup,
-                "<label class=\"inline\" for=\"custom-{field}\">{}<input id=\"custom-{field}\" data-i=\"{i}\" class=\"small-num\" type=\"text\" inputmode=\"numeric\" value=\"{}\"></label>",
-                esc(label),
-                esc(&parts[i])
-            );
-        }
+        // Keyed by the committed size and given only a default value: a re-render never
+        // touches what is being typed, and a new committed size makes a fresh box.
+        let inputs: Html = CUSTOM_FIELDS
+            .iter()
+            .enumerate()
+            .map(|(i, (field, label))| {
+                let id = format!("custom-{field}");
+                html! {
+                    <label key={format!("{field}={}", parts[i])} class="inline" for={id.clone()}>{ *label }
+                        <input {id} data-i={i.to_string()} class="small-num" type="text" inputmode="numeric" ~defaultValue={parts[i].clone()} />
+                    </label>
+                }
+            })
+            .collect();
         let commit = {
             let cb = cb.clone();
             let parts = parts.clone();
@@ -175,7 +183,7 @@ pub fn training_panel(props: &Props) -> Html {
                 commit.emit(e.target_unchecked_into::<HtmlInputElement>());
             }
         });
-        (Html::from_html_unchecked(AttrValue::from(markup)), onchange, onkeydown)
+        (inputs, onchange, onkeydown)
     });
     // Micro-batch sizes that divide each replica's share of the batch (DP known only when
     // TP, PP and CP are pinned); a pinned size stays listed even where it no longer divides.
@@ -269,7 +277,7 @@ pub fn training_panel(props: &Props) -> Html {
                     }) }
                 </dl>
             }
-            { Html::from_html_unchecked(body) }
+            { drawn }
             if let Some(m) = view.and_then(|v| v.moe.as_ref()) {
                 { super::moe::moe_section(m) }
             }

@@ -388,6 +388,15 @@ pub enum Entries {
     Flat(Map<String, Value>),
 }
 
+/// The iframe snippet a user copies to embed chart `id` of a scenario `link` (text for another
+/// page's source, like a CSV row, not markup of ours): embed.html, whose wasm is the chart
+/// renderer alone, or compare.html for a comparison. `base` may name a page of the site's folder.
+pub fn embed_snippet(base: &str, id: &str, link: &str) -> String {
+    let page = if id.starts_with("compare-") { "compare" } else { "embed" };
+    let dir = &base[..base.rfind('/').map_or(0, |i| i + 1)];
+    format!("<iframe src=\"{dir}{page}.html?embed={id}#s={link}\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>")
+}
+
 /// Brings a link's entries from format `version` to the current one: a list of
 /// (dotted path, value) plus messages about entries that have no place any more.
 ///
@@ -725,6 +734,16 @@ fn percent_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn embed_snippets_name_the_page_that_draws_the_chart() {
+        assert_eq!(
+            embed_snippet("https://x.org/tools/fabricscope/", "busbw", "v1.e30"),
+            "<iframe src=\"https://x.org/tools/fabricscope/embed.html?embed=busbw#s=v1.e30\" title=\"Fabricscope chart\" style=\"width: 100%; aspect-ratio: 16 / 9; border: 0\"></iframe>"
+        );
+        // From compare.html (its own address as the base), a comparison: compare.html once.
+        assert!(embed_snippet("https://x.org/f/compare.html", "compare-busbw", "v1.e30").starts_with("<iframe src=\"https://x.org/f/compare.html?embed=compare-busbw#s=v1.e30\""));
+    }
 
     #[test]
     fn baseline_is_todays_default() {

@@ -216,3 +216,36 @@ fn the_model_depends_on_no_other_fabricscope_crate() {
     let deps = deps.split("\n[").next().unwrap_or("");
     assert!(!deps.contains("fabricscope-"), "crates/model must stay below the applications: {deps}");
 }
+
+/// Issue 26: one way to write UI. No string literal in the web app's sources starts with an
+/// HTML tag (markup is Yew's `html!`, which escapes), and the only JavaScript files in
+/// `assets/` are the service worker and the small page loader.
+#[test]
+fn the_web_app_builds_no_html_from_strings_and_assets_hold_no_javascript_page() {
+    let mut files = Vec::new();
+    rust_files(&workspace().join("src"), &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        // Test modules may hold SVG text as inputs; the code before them may not.
+        let text = code_of(&std::fs::read_to_string(&f).expect("source is readable"));
+        for (n, code) in text.lines().enumerate() {
+            for (i, _) in code.match_indices('"') {
+                let rest = &code[i + 1..];
+                let tag = rest.strip_prefix('<').map(|r| r.strip_prefix('/').unwrap_or(r));
+                if tag.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic())) {
+                    found.push(format!("{}:{}", f.display(), n + 1));
+                    break;
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "string literals that start with a tag: {found:?}");
+    let mut js: Vec<String> = std::fs::read_dir(workspace().join("assets"))
+        .expect("assets/ is readable")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".js") || n.ends_with(".mjs"))
+        .collect();
+    js.sort();
+    assert_eq!(js, ["pages.js", "sw.js"], "assets/ keeps only the service worker and the page loader as JavaScript");
+}

@@ -113,9 +113,3 @@ impl AccuracyClass {
     }
 }
 
-/// Median absolute error of a class on published measurements, percent; `None` where no
-/// row of that class and hardware exists (crates/serving/tests/serving_accuracy.rs checks
-/// these against the table it prints).
-pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {
-    crate::bands::band_pct(class, hw)
-}

@@ -2,7 +2,8 @@
 //! effective NIC bandwidth (line rate x measured goodput x rails), and the prefill:decode
 //! GPU ratio that balances the two pools.
 
-use crate::hardware::{band_pct, AccuracyClass, HwClass};
+use crate::bands::band_pct;
+use crate::hardware::{AccuracyClass, HwClass};
 use crate::model::ServingModel;
 use crate::precision::Precision;
 use fabricscope_model::error::{ModelError, Result};

@@ -6,7 +6,8 @@
 //! disaggregated deployment. Decode, prefill and the offline (max-load) mix.
 
 use crate::deploy::{Deployment, Phase};
-use crate::hardware::{self, band_pct, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, HBM_USABLE, MAX_RUNTIME_BATCH};
+use crate::bands::band_pct;
+use crate::hardware::{self, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, HBM_USABLE, MAX_RUNTIME_BATCH};
 use crate::kv::{balance_ratio, kv_transfer, KvTransferInput};
 use crate::model::ServingModel;
 use crate::precision::Precision;

@@ -4,7 +4,7 @@
 //! the figure the source states (tokens/s per GPU, or TPOT where that is the measurement); rows it
 //! cannot express are listed with the reason. Per class (dense TP inside one NVLink domain,
 //! dense TP across nodes, wide-EP decode, KV transfer) and hardware class the median absolute
-//! error is computed: those are the bands predictions carry (src/hardware.rs `band_pct`); the
+//! error is computed: those are the bands predictions carry (src/bands.rs `band_pct`); the
 //! test fails when the checked-in bands or docs/serving-accuracy.md differ from what the data
 //! gives. FABRICSCOPE_WRITE_DOCS=1 rewrites the doc; FABRICSCOPE_FIT=1 prints a grid search of
 //! each hardware class's efficiencies (how src/hardware.rs's values were chosen).
@@ -25,7 +25,8 @@
 
 use fabricscope_model::catalog::{GpuKind, ScaleUp};
 use fabricscope_model::{cluster_preset, Cluster, Topology};
-use fabricscope_serving::hardware::{band_pct, efficiency, AccuracyClass, Efficiency, HwClass};
+use fabricscope_serving::bands::band_pct;
+use fabricscope_serving::hardware::{efficiency, AccuracyClass, Efficiency, HwClass};
 use fabricscope_serving::kv::{kv_transfer, KvTransferInput};
 use fabricscope_serving::step::Server;
 use fabricscope_serving::{serving_preset, Deployment, Phase, Precision, ServingModel};

@@ -1,8 +1,7 @@
-//! The Learn page's wasm (learn.html): only the teach exports ([`teach`]) that assets/teach.js
-//! calls, with the model and the charts they use; the explorer's Yew app is not linked, so
-//! each page loads only its own code.
+//! The Learn page's wasm (learn.html): its Yew app (fabricscope_web::learn), with the model and
+//! the teaching chart it uses; the explorer's app is not linked, so each page loads only its
+//! own code.
 
-mod teach;
-
-/// Nothing to mount: learn.html is static markup that teach.js fills by calling the exports.
-fn main() {}
+fn main() {
+    fabricscope_web::learn::mount();
+}
