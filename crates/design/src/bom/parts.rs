@@ -259,6 +259,8 @@ pub fn nic_part(nic: NicKind) -> Part {
         NicKind::Efa100 => ("aws-efa-100", "AWS EFA 100G interface"),
         NicKind::Efa200 => ("aws-efa-200", "AWS EFA 200G interface"),
         NicKind::Efa400 => ("aws-efa-400", "AWS EFA 400G interface"),
+        NicKind::Roce100 => ("connectx-6dx-100gbe", "ConnectX-6 Dx 100GbE"),
+        NicKind::Roce200 => ("connectx-6dx-200gbe", "ConnectX-6 Dx 200GbE"),
     };
     part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog"))
 }

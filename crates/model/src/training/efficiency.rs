@@ -116,7 +116,15 @@ impl ComputeClass {
         let (sms, tile_c) = match spec.arch {
             Arch::Volta => (80, 8.0),
             Arch::Ampere => (108, 16.0),
-            Arch::Hopper => (if gpu == GpuKind::H100Pcie { 114 } else { 132 }, 32.0),
+            // H20: 78 SMs (Geekbench listing reports; validation/hardware-specs.csv).
+            Arch::Hopper => (
+                match gpu {
+                    GpuKind::H100Pcie => 114,
+                    GpuKind::H20 => 78,
+                    _ => 132,
+                },
+                32.0,
+            ),
             Arch::Blackwell => (148, 32.0),
             // Compute units (ROCm docs "Accelerator and GPU hardware specifications"): 304 on
             // gfx942 (MI300X, MI325X), 256 on gfx950 (MI355X); tile cost as Hopper's.
@@ -168,6 +176,9 @@ impl ComputeClass {
                 estimated: true,
                 ..base
             },
+            // H20: no MAMF measurement found; taken as H100 SXM's fractions of its own (far
+            // lower) peak, which its 400 W budget holds without derating (flagged).
+            GpuKind::H20 => ComputeClass { estimated: true, ..base },
             // No measurement of the 350 W PCIe card: H100 SXM scaled by A100 PCIe/SXM
             // (81.1/86.9), i.e. 0.75 BF16 and 0.66 FP8 (flagged). The NVL cards (400 and
             // 600 W) are taken alike: their datasheet peaks already assume their lower clock.
