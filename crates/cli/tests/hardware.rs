@@ -115,13 +115,21 @@ fn amd_and_blackwell_ultra_fabric_rules_name_the_flag() {
 
 #[test]
 fn the_bill_of_materials_names_parts_without_figures() {
-    // EFA interfaces are part of an AWS instance: no power or price is invented for them.
+    // EFA interfaces are part of a rented AWS instance: counted only, no power or price
+    // invented for them, and they leave no hole in the totals.
     let out = stdout_ok(&["bom", "--preset", "aws-p5"]);
-    assert!(out.contains("AWS EFA 100G interface"), "{out}");
+    assert!(out.contains("nic (count only):") && out.contains("512 x AWS EFA 100G interface"), "{out}");
     let power = out.lines().find(|l| l.starts_with("power:")).unwrap_or_default();
-    assert!(power.contains("no published figure") && power.contains("aws-efa-100"), "{power}");
+    assert!(power.starts_with("power:") && !power.contains("aws-efa-100"), "{power}");
     let cost = out.lines().find(|l| l.starts_with("cost:")).unwrap_or_default();
-    assert!(cost.contains("aws-efa-100") && cost.contains("without a price"), "{cost}");
+    assert!(!cost.contains("aws-efa-100"), "{cost}");
+    // DGX B300 at its user guide's 14.5 kW; an MI300X server's host unpowered, its GPUs at 750 W.
+    let out = stdout_ok(&["bom", "--preset", "b300-hgx"]);
+    assert!(out.contains("32 x DGX B300-class system") && out.contains("14500 W"), "{out}");
+    let out = stdout_ok(&["bom", "--preset", "mi300x-roce"]);
+    assert!(out.contains("AMD Instinct 8-GPU server") && out.contains("750 W"), "{out}");
+    let power = out.lines().find(|l| l.starts_with("power:")).unwrap_or_default();
+    assert!(power.contains("instinct-8gpu-server"), "{power}");
 }
 
 #[test]
