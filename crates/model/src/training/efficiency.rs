@@ -216,11 +216,22 @@ impl ComputeClass {
                 estimated: true,
                 ..base
             },
-            // AMD Instinct: one measured BF16 GEMM, MI355X at 4096^3, 1,457 TFLOPS (Primus
-            // report, validation/hardware-specs.csv), 0.583 of the DERIVED 2,500 TFLOPS peak.
-            // Taken for MI300X/MI325X too, and for FP8 (no measurement); FlashAttention
-            // fractions as Hopper's. All flagged as estimates.
-            GpuKind::Mi300x | GpuKind::Mi325x | GpuKind::Mi355x => ComputeClass {
+            // AMD Instinct gfx942 (MI300X, MI325X): FP8 measured, hipBLASLt FP8 GEMM on Azure
+            // ND MI300X v5 peaks at 1,159.2 TFLOPS at 8192^3 (1,159.5 at 6144x12288x12288),
+            // 0.443 of the 2,614.9 TFLOPS datasheet peak (Azure AI-benchmarking-guide results,
+            // validation/hardware-specs.csv). BF16 keeps MI355X's fraction below (no gfx942 BF16
+            // GEMM measurement found). Flagged as estimates.
+            GpuKind::Mi300x | GpuKind::Mi325x => ComputeClass {
+                mamf_bf16: 0.583,
+                mamf_bf16_shape: (4096, 4096, 4096),
+                mamf_fp8: Some((0.443, (8192, 8192, 8192))),
+                estimated: true,
+                ..base
+            },
+            // AMD Instinct gfx950: one measured BF16 GEMM, MI355X at 4096^3, 1,457 TFLOPS (Primus
+            // report, validation/hardware-specs.csv), 0.583 of the DERIVED 2,500 TFLOPS peak;
+            // taken for FP8 too (no measurement); FlashAttention fractions as Hopper's. Flagged.
+            GpuKind::Mi355x => ComputeClass {
                 mamf_bf16: 0.583,
                 mamf_bf16_shape: (4096, 4096, 4096),
                 mamf_fp8: Some((0.583, (4096, 4096, 4096))),
