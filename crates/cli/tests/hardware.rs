@@ -75,7 +75,7 @@ fn every_preset_runs_and_flags_override_it() {
         let list = err.split("allowed: ").nth(1).expect("the allowed ids").trim().to_string();
         list.split(", ").map(str::to_string).collect()
     };
-    for id in ["aws-p4d", "aws-p5", "aws-p5en", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5", "mi300x-roce", "mi355x-pollara", "gb300-nvl72", "b300-hgx"] {
+    for id in ["aws-p4d", "aws-p5", "aws-p5en", "aws-p6-b200", "gcp-a3-mega", "azure-nd-h100-v5", "mi300x-roce", "mi355x-pollara", "gb300-nvl72", "b300-hgx", "gcp-a3-ultra", "gcp-a4", "azure-nd-gb200-v6", "oci-gb200", "oci-gb300", "oci-mi355x"] {
         assert!(ids.iter().any(|i| i == id), "{id} not in {ids:?}");
     }
     for id in &ids {
@@ -115,11 +115,59 @@ fn amd_and_blackwell_ultra_fabric_rules_name_the_flag() {
 
 #[test]
 fn the_bill_of_materials_names_parts_without_figures() {
-    // EFA interfaces are part of an AWS instance: no power or price is invented for them.
+    // EFA interfaces are part of a rented AWS instance: counted only, no power or price
+    // invented for them, and they leave no hole in the totals.
     let out = stdout_ok(&["bom", "--preset", "aws-p5"]);
-    assert!(out.contains("AWS EFA 100G interface"), "{out}");
+    assert!(out.contains("nic (count only):") && out.contains("512 x AWS EFA 100G interface"), "{out}");
     let power = out.lines().find(|l| l.starts_with("power:")).unwrap_or_default();
-    assert!(power.contains("no published figure") && power.contains("aws-efa-100"), "{power}");
+    assert!(power.starts_with("power:") && !power.contains("aws-efa-100"), "{power}");
     let cost = out.lines().find(|l| l.starts_with("cost:")).unwrap_or_default();
-    assert!(cost.contains("aws-efa-100") && cost.contains("without a price"), "{cost}");
+    assert!(!cost.contains("aws-efa-100"), "{cost}");
+    // DGX B300 at its user guide's 14.5 kW; an MI300X server's host unpowered, its GPUs at 750 W.
+    let out = stdout_ok(&["bom", "--preset", "b300-hgx"]);
+    assert!(out.contains("32 x DGX B300-class system") && out.contains("14500 W"), "{out}");
+    let out = stdout_ok(&["bom", "--preset", "mi300x-roce"]);
+    assert!(out.contains("AMD Instinct 8-GPU server") && out.contains("750 W"), "{out}");
+    let power = out.lines().find(|l| l.starts_with("power:")).unwrap_or_default();
+    assert!(power.contains("instinct-8gpu-server"), "{power}");
+}
+
+#[test]
+fn h20_keeps_hopper_nvlink_and_its_own_compute() {
+    // H20: full NVLink4 (900 GB/s bidirectional), 96 GB HBM3 at 4.0 TB/s (validation/hardware-specs.csv).
+    let t = stdout_ok(&["tiers", "--gpu", "h20", "--nodes", "1"]);
+    assert!(t.contains("H20 96GB") && t.contains("HBM (96 GB)") && t.contains("4000 GB/s"), "{t}");
+    assert!(t.contains("450 GB/s per direction  900 GB/s bidirectional"), "{t}");
+    // Collectives inside the node see the same NVLink4 + NVSwitch as H100: the same busbw.
+    let h20 = json(&["collective", "--gpu", "h20", "--nodes", "1", "--op", "all_reduce", "--bytes", "1G", "--json"]);
+    let h100 = json(&["collective", "--gpu", "h100", "--nodes", "1", "--op", "all_reduce", "--bytes", "1G", "--json"]);
+    assert_eq!(f(&h20, "busbw_GBps"), f(&h100, "busbw_GBps"));
+}
+
+#[test]
+fn roce_100_and_200_scale_with_their_line_rate() {
+    // The same ring over the network at half the line rate: half the busbw, within rounding.
+    let bw = |nic: &str| f(&json(&["collective", "--nic", nic, "--nodes", "2", "--op", "all_gather", "--bytes", "4G", "--json"]), "busbw_GBps");
+    let (r100, r200, r400) = (bw("roce-100"), bw("roce-200"), bw("roce-400"));
+    assert!((r200 / r100 - 2.0).abs() < 0.05 && r400 > r200 * 1.5, "{r100} {r200} {r400}");
+    // 8x 100 Gb/s is 100 GB/s per node: the busbw never exceeds the line rate per GPU's share.
+    assert!(r100 < 100.0, "{r100}");
+    let t = stdout_ok(&["tiers", "--nic", "roce-200"]);
+    assert!(t.contains("RoCEv2 200GbE x8") && t.contains("25 GB/s per direction"), "{t}");
+}
+
+#[test]
+fn cloud_shape_presets_say_what_they_are() {
+    let t = stdout_ok(&["tiers", "--preset", "gcp-a3-ultra"]);
+    assert!(t.contains("8 H200") && t.contains("8x RoCEv2 400GbE") && t.contains("Source: Google Cloud"), "{t}");
+    let t = stdout_ok(&["tiers", "--preset", "gcp-a4"]);
+    assert!(t.contains("B200") && t.contains("8x RoCEv2 400GbE"), "{t}");
+    let t = stdout_ok(&["tiers", "--preset", "azure-nd-gb200-v6"]);
+    assert!(t.contains("144 GPUs = 36 nodes x 4 GB200") && t.contains("4x InfiniBand NDR 400G") && t.contains("Microsoft Learn"), "{t}");
+    let t = stdout_ok(&["tiers", "--preset", "oci-gb300"]);
+    assert!(t.contains("GB300") && t.contains("8x RoCEv2 400GbE") && t.contains("approximation:"), "{t}");
+    let t = stdout_ok(&["tiers", "--preset", "oci-mi355x"]);
+    assert!(t.contains("1024 GPUs") && t.contains("MI355X") && t.contains("RCCL"), "{t}");
+    let t = stdout_ok(&["tiers", "--preset", "oci-gb200"]);
+    assert!(t.contains("GB200") && t.contains("4x RoCEv2 400GbE"), "{t}");
 }

@@ -78,6 +78,7 @@ fn gpu_short(g: GpuKind) -> &'static str {
         GpuKind::Mi355x => "MI355X",
         GpuKind::B300 => "B300",
         GpuKind::Gb300 => "GB300",
+        GpuKind::H20 => "H20",
     }
 }
 
@@ -93,6 +94,8 @@ fn nic_short(n: NicKind) -> &'static str {
         NicKind::Efa100 => "100G EFA",
         NicKind::Efa200 => "200G EFA",
         NicKind::Efa400 => "400G EFA",
+        NicKind::Roce100 => "100G RoCE",
+        NicKind::Roce200 => "200G RoCE",
     }
 }
 

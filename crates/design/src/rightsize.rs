@@ -55,13 +55,14 @@ pub struct RightSizeOptions {
 /// and H200: ConnectX-7 as NDR InfiniBand or 400GbE; DGX B200 and GB200 NVL72: ConnectX-7 NDR;
 /// A100: HDR or 100GbE), in preset order. Transports that come only with rented cloud
 /// instances are left out (AWS EFA; GCP A3 Mega's TCPXO, which its preset approximates as
-/// 100GbE): the right-sizer sizes a system one buys and cables.
+/// 100GbE; every GCP, OCI and Azure shape, whose NICs a buyer does not choose): the
+/// right-sizer sizes a system one buys and cables.
 pub fn platform_nics(gpu: GpuKind) -> Vec<NicKind> {
     let mut v: Vec<NicKind> = Vec::new();
     for p in crate::presets::CLUSTER_PRESETS.iter() {
         let c = p.cluster();
         let same = c.gpu == gpu || (matches!(gpu, GpuKind::B200 | GpuKind::Gb200) && matches!(c.gpu, GpuKind::B200 | GpuKind::Gb200));
-        let rented_only = c.nic.spec().family == crate::catalog::NetFamily::Efa || p.id.starts_with("gcp-");
+        let rented_only = c.nic.spec().family == crate::catalog::NetFamily::Efa || ["gcp-", "oci-", "azure-"].iter().any(|c| p.id.starts_with(c));
         if same && !rented_only && !v.contains(&c.nic) {
             v.push(c.nic);
         }
@@ -184,6 +185,8 @@ impl FabricOption {
             NicKind::Efa100 => "100G EFA",
             NicKind::Efa200 => "200G EFA",
             NicKind::Efa400 => "400G EFA",
+            NicKind::Roce100 => "100G RoCE",
+            NicKind::Roce200 => "200G RoCE",
         };
         let mut s = format!("{}x {nic}, {}, {}:1", self.nics_per_node, if self.rail_optimized { "rails" } else { "no rails" }, self.oversubscription);
         if three_tiers {

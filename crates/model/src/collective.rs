@@ -281,6 +281,8 @@ pub struct Comm {
     sharp: bool,
     /// The platform runs RCCL (AMD Instinct): its tables and timing terms.
     rccl: Option<RcclComm>,
+    /// aws-ofi-nccl's region tuner, on the EFA platforms whose table is ported.
+    ofi_tuner: Option<crate::nccl::ofi_tuner::OfiPlatform>,
     /// Host cost per further GPU one process drives (`network::HOST_LAUNCH_STAGGER` on NVIDIA,
     /// `rccl::timing::HIP_LAUNCH_STAGGER` on AMD).
     launch_stagger: Micros,
@@ -295,6 +297,16 @@ struct RcclComm {
     /// One pair of GPUs in an xGMI mesh shares a single link (GB/s per direction, RCCL's
     /// figure): what a send/receive between two GPUs of one node gets.
     pair_bw: Option<f64>,
+}
+
+/// EFA interfaces aws-ofi-nccl stripes one NCCL device over: all a node has per GPU when there
+/// are more interfaces than GPUs (p5: 4, p5en: 2), else 1 (p4d's 4 for 8 GPUs, p6-b200's 8).
+fn efa_rails(family: NetFamily, nics: u32, gpus: u32) -> u32 {
+    if family == NetFamily::Efa && gpus > 0 && nics > gpus {
+        (nics / gpus).max(1)
+    } else {
+        1
+    }
 }
 
 impl Comm {
@@ -313,7 +325,14 @@ impl Comm {
         let domains = p.domains();
         let oversub = topo.oversubscription_for(domains);
         let (intra_bw, intra_nvlink) = topo.intra_nccl_bw(p.per_domain);
-        let nics = topo.nics_for(p.per_domain);
+        let physical_nics = topo.nics_for(p.per_domain);
+        // aws-ofi-nccl's RDMA protocol joins the EFA interfaces behind one GPU's PCIe switch
+        // into one NCCL device striped over them (its "rails") and reports their summed speed
+        // (`port_speed *= max_group_size`, nccl_ofi_rdma.cpp get_properties, aws/aws-ofi-nccl
+        // @2daf7d30): NCCL plans p5's 32x 100G and p5en's 16x 200G as 8 devices of 400G, one
+        // per GPU, exactly as 8 NDR NICs. Other transports show NCCL every NIC.
+        let rails = efa_rails(topo.nic.family, physical_nics, p.per_domain);
+        let nics = physical_nics / rails;
         let share = if net_share.is_finite() { net_share.max(1.0) } else { 1.0 };
         let input = SearchInput {
             arch: topo.gpu.arch,
@@ -323,7 +342,7 @@ impl Comm {
             intra_nvlink,
             nvswitch: c.scale_up.has_nvswitch(),
             nics,
-            nic_bw: topo.nic.nccl_bw().0,
+            nic_bw: topo.nic.nccl_bw().0 * rails as f64,
             gpu_nic_bw: topo.gpu_nic_nccl_bw().0,
             gpu_pcie_bw: pcie_nccl_bw(topo.gpu.pcie).0,
         };
@@ -390,7 +409,7 @@ impl Comm {
             // NCCL opens one channel per ring; a domain's traffic leaves through at most as
             // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
             let used = nics.min(graphs.ring.n_channels.max(1)) as f64;
-            let one_nic = topo.nic.achievable_bw().0;
+            let one_nic = topo.nic.achievable_bw().0 * rails as f64;
             // Hops beyond the one leaf switch of a group inside one leaf: 2 via a spine, 4 via a core.
             let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
             let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
@@ -419,7 +438,7 @@ impl Comm {
         // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.
         let a2a_inject = {
             let one_nic = topo.nic.achievable_bw().0;
-            let nic_side = one_nic * nics as f64 / share;
+            let nic_side = one_nic * physical_nics as f64 / share;
             let gpu_side = topo.gpu_nic_nccl_bw().0 * p.per_domain as f64 / share;
             nic_side.min(gpu_side)
         };
@@ -454,6 +473,9 @@ impl Comm {
             nvls_possible,
             nvls_enabled: c.nvls,
             sharp: c.sharp,
+            ofi_tuner: (topo.nic.family == NetFamily::Efa)
+                .then(|| crate::nccl::ofi_tuner::OfiPlatform::of(topo.gpu.arch == Arch::Hopper, p.per_domain, physical_nics, topo.nic.line_rate.0))
+                .flatten(),
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
         })
@@ -522,7 +544,15 @@ impl Comm {
             (Some(r), ProtoChoice::Auto) => rccl::multi_node_protocol(r.model, &r.facts, func, bytes.0),
             _ => None,
         };
-        let best = self.tuning.best(func, bytes.0, |a, p| algo.admits(a) && proto.admits(p) && table_proto.is_none_or(|t| t == p));
+        // On EFA the plugin's tuner may name the algorithm and protocol (when nothing is forced).
+        let tuned = match (self.ofi_tuner, algo, proto) {
+            (Some(t), AlgoChoice::Auto, ProtoChoice::Auto) => t.choose(func, bytes.0, self.placement.ranks, self.placement.domains()),
+            _ => None,
+        };
+        let allowed = |a: Algorithm, p: Protocol| algo.admits(a) && proto.admits(p) && table_proto.is_none_or(|t| t == p);
+        let best = tuned
+            .and_then(|(ta, tp)| self.tuning.best(func, bytes.0, |a, p| a == ta && p == tp && allowed(a, p)))
+            .or_else(|| self.tuning.best(func, bytes.0, allowed));
         let Some((a, p, t_nccl)) = best else {
             return Err(self.unavailable(op, func, algo, proto));
         };

@@ -24,6 +24,15 @@
 //! MI355X servers with 8x 400G RoCE (AMD ROCm docs' multi-node validation; Pollara 400 product
 //! page), a GB300 NVL72 rack (Azure ND GB300 v6) and an HGX B300 cluster (secondary copy of
 //! NVIDIA's HGX B300 table). Each carries its source in [`ClusterPreset::source`].
+//!
+//! Cloud shapes added later (read 2026-12-01): GCP A3 Ultra and A4 (Compute Engine "Networking
+//! and GPU machines": 8 ConnectX-7 NICs per VM, 3,200 Gbps of GPUDirect RDMA over RoCE, one NIC
+//! per GPU, rail-aligned), Azure ND GB200 v6 (Microsoft Learn: 4 GB200 per VM, 18 VMs per NVL72
+//! rack, 4x 400 Gb/s Quantum-2 ConnectX-7 InfiniBand per VM), OCI BM.GPU.GB200.4 / GB300.4 (OCI
+//! docs "GPU Memory Cluster and Memory Fabric": 18 hosts per NVLink 72 fabric, RoCE or
+//! InfiniBand cluster networks between fabrics; the NIC count is not in a page read, so one
+//! NIC per GPU is assumed) and OCI's MI355X shape (NIC count assumed). All approximations:
+//! node counts are chosen here and no cloud publishes its switch layout.
 
 use crate::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use crate::topology::Cluster;
@@ -204,8 +213,43 @@ fn b300_hgx() -> Cluster {
     Cluster { gpu: GpuKind::B300, nodes: 32, scale_up: ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbXdr, ..Cluster::default() }
 }
 
+/// GCP A3 Ultra (a3-ultragpu-8g): 8 H200 with one ConnectX-7 per GPU, 3,200 Gb/s of
+/// GPUDirect RDMA over RoCE, rail-aligned (Compute Engine "Networking and GPU machines").
+fn gcp_a3_ultra() -> Cluster {
+    Cluster { gpu: GpuKind::H200, nodes: 16, nic: NicKind::Roce400, ..Cluster::default() }
+}
+
+/// GCP A4 (a4-highgpu-8g): 8 B200, otherwise A3 Ultra's network (same page).
+fn gcp_a4() -> Cluster {
+    Cluster { gpu: GpuKind::B200, scale_up: ScaleUp::NvSwitch { gen: 5 }, ..gcp_a3_ultra() }
+}
+
+/// Azure ND GB200 v6: VMs of 4 GB200, 18 per NVL72 rack, 4x 400 Gb/s Quantum-2 ConnectX-7
+/// InfiniBand per VM (Microsoft Learn, ND GB200 v6 sizes). Two racks, a size chosen here.
+fn azure_nd_gb200_v6() -> Cluster {
+    Cluster { nodes: 36, ..gb200_nvl72() }
+}
+
+/// OCI BM.GPU.GB200.4: 4 GB200 per host, 18 hosts per NVL72 memory fabric, hosts joined by a
+/// RoCE cluster network; one 400G RoCE NIC per GPU is assumed (as NVIDIA's NVL72 design).
+fn oci_gb200() -> Cluster {
+    Cluster { nic: NicKind::Roce400, ..gb200_nvl72() }
+}
+
+/// OCI BM.GPU.GB300.4: as [`oci_gb200`] with GB300 and one ConnectX-8 per GPU, taken as two
+/// 400GbE ports (ConnectX-8 runs 800G only as XDR InfiniBand; see `catalog::fabric`).
+fn oci_gb300() -> Cluster {
+    Cluster { gpu: GpuKind::Gb300, nics_per_node: 8, ..oci_gb200() }
+}
+
+/// OCI BM.GPU.MI355X.8: 8 MI355X on Infinity Fabric, 8x 400G RoCE (assumed, as AMD's
+/// MI355X platform), RCCL.
+fn oci_mi355x() -> Cluster {
+    Cluster { nodes: 128, ..mi355x_pollara() }
+}
+
 /// Every preset, in the order a page lists them.
-pub const CLUSTER_PRESETS: [ClusterPreset; 19] = [
+pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "dgx-a100-superpod",
         name: "DGX A100 SuperPOD",
@@ -358,7 +402,54 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 19] = [
         source: "NVIDIA HGX B300 table (secondary copy: 8x 800 Gb/s per baseboard)",
         make: b300_hgx,
     },
-
+    ClusterPreset {
+        id: "gcp-a3-ultra",
+        name: "GCP A3 Ultra",
+        about: "approximation: 16 a3-ultragpu-8g VMs of 8 H200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned); GCP does not publish its switch layout",
+        reference: false,
+        source: "Google Cloud, Compute Engine 'Networking and GPU machines' (A3 Ultra: 8 CX-7 NICs, 3,200 Gbps GPUDirect RDMA, one per GPU)",
+        make: gcp_a3_ultra,
+    },
+    ClusterPreset {
+        id: "gcp-a4",
+        name: "GCP A4",
+        about: "approximation: 16 a4-highgpu-8g VMs of 8 B200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned)",
+        reference: false,
+        source: "Google Cloud, Compute Engine 'Networking and GPU machines' (A4: 8 CX-7 NICs, 3,200 Gbps GPUDirect RDMA, one per GPU)",
+        make: gcp_a4,
+    },
+    ClusterPreset {
+        id: "azure-nd-gb200-v6",
+        name: "Azure ND GB200 v6",
+        about: "approximation: 2 NVL72 racks (36 VMs of 4 GB200), 4x 400G InfiniBand per VM; Azure does not publish its switch layout",
+        reference: false,
+        source: "Microsoft Learn, ND GB200 v6 sizes (4 GPUs per VM, 18 VMs per rack, 4x 400 Gb/s Quantum-2 CX7 InfiniBand per VM)",
+        make: azure_nd_gb200_v6,
+    },
+    ClusterPreset {
+        id: "oci-gb200",
+        name: "OCI GB200",
+        about: "approximation: 4 NVL72 racks of BM.GPU.GB200.4 hosts, one 400G RoCE NIC per GPU assumed (OCI does not publish the NIC count)",
+        reference: false,
+        source: "Oracle Cloud docs, GPU memory fabric (BM.GPU.GB200.4: 18 hosts per NVLink 72 fabric, RoCE cluster networks between fabrics)",
+        make: oci_gb200,
+    },
+    ClusterPreset {
+        id: "oci-gb300",
+        name: "OCI GB300",
+        about: "approximation: 4 NVL72 racks of BM.GPU.GB300.4 hosts, one ConnectX-8 per GPU as two 400G RoCE ports (assumed)",
+        reference: false,
+        source: "Oracle Cloud docs, GPU memory fabric (BM.GPU.GB300.4: 18 hosts per NVLink 72 fabric, RoCE cluster networks)",
+        make: oci_gb300,
+    },
+    ClusterPreset {
+        id: "oci-mi355x",
+        name: "OCI MI355X",
+        about: "approximation: 128 BM.GPU.MI355X.8 hosts of 8 MI355X on Infinity Fabric, 8x 400G RoCE each (assumed), RCCL",
+        reference: false,
+        source: "Oracle Cloud MI355X superclusters (AMD/Oracle announcements); NIC count assumed as AMD's 8-GPU MI355X platform",
+        make: oci_mi355x,
+    },
 ];
 
 /// The preset with this id.
@@ -388,7 +479,7 @@ mod tests {
             assert_eq!(cluster_preset(p.id).map(|q| q.id), Some(p.id));
             assert_eq!(matching_preset(&p.cluster()), Some(p.id));
         }
-        assert_eq!(cluster_preset_ids().len(), 19);
+        assert_eq!(cluster_preset_ids().len(), 25);
     }
 
     #[test]
@@ -435,6 +526,23 @@ mod tests {
         let g = cluster_preset("gb300-nvl72").unwrap().cluster().topology().unwrap();
         assert_eq!((g.total_gpus, g.domains), (72, 1));
         assert_eq!(g.nic.line_rate.0 * g.cluster.nics_per_node as f64 / g.cluster.gpus_per_node as f64, 800.0);
+        // GCP A3 Ultra and A4: 8 GPUs and 8x 400G RoCE, 3,200 Gbps per VM, one NIC per GPU.
+        for (id, gpu) in [("gcp-a3-ultra", GpuKind::H200), ("gcp-a4", GpuKind::B200)] {
+            let c = cluster_preset(id).unwrap().cluster();
+            assert_eq!((c.gpu, c.nic, c.gpus_per_node, c.nics_per_node), (gpu, NicKind::Roce400, 8, 8), "{id}");
+            assert_eq!(c.nics_per_node as f64 * c.nic.spec().line_rate.0, 3200.0, "{id}");
+        }
+        // Azure ND GB200 v6: 4x 400G InfiniBand per VM of 4, 18 VMs per rack of 72.
+        let nd = cluster_preset("azure-nd-gb200-v6").unwrap().cluster().topology().unwrap();
+        assert_eq!((nd.cluster.nic, nd.cluster.nics_per_node, nd.cluster.gpus_per_node, nd.domain_gpus), (NicKind::IbNdr, 4, 4, 72));
+        // OCI GB200 / GB300 racks of 72 on RoCE; GB300 gets 800 Gb/s per GPU as two 400G ports.
+        for (id, per_gpu) in [("oci-gb200", 400.0), ("oci-gb300", 800.0)] {
+            let t = cluster_preset(id).unwrap().cluster().topology().unwrap();
+            assert_eq!((t.domain_gpus, t.nic.family), (72, crate::catalog::NetFamily::RoceV2), "{id}");
+            assert_eq!(t.nic.line_rate.0 * t.cluster.nics_per_node as f64 / t.cluster.gpus_per_node as f64, per_gpu, "{id}");
+        }
+        let oci = cluster_preset("oci-mi355x").unwrap().cluster().topology().unwrap();
+        assert_eq!((oci.gpu.arch.library(), oci.domain_gpus), (crate::catalog::CollectiveLibrary::Rccl, 8));
         // Every preset says whether it is a reference design or an approximation, and its source.
         for p in CLUSTER_PRESETS {
             assert!(p.reference || p.about.starts_with("approximation") || !p.source.is_empty(), "{}", p.id);

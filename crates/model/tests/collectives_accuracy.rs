@@ -283,7 +283,8 @@ fn efa_of(text: &str) -> NicKind {
 ///   RDMA NICs the ROCm docs' command names (NCCL_IB_HCA=rdma0..rdma7) and, for the AMD AINIC
 ///   run whose excerpt states no NIC count, one 400G NIC per GPU as AMD's reference nodes have;
 /// - AWS rows: the instance's GPUs on NVSwitch and its EFA interfaces (p4d 4x efa-100, p5 32x
-///   efa-100); NCCL's choice as the model makes it (the aws-ofi-nccl tuner is not modelled);
+///   efa-100); NCCL's choice on the devices aws-ofi-nccl shows it (p5: 8 of 4 rails each), and on
+///   p5 beyond 2 nodes the plugin's region tuner for all_reduce (`nccl::ofi_tuner`);
 /// - GB300 rows: trays of 4 in an NVL72 rack; rows whose network path was forced (NVLS and
 ///   MNNVL off) are two domains of 4 GPUs over the tray's NICs (one efa-400 where the row says
 ///   one EFA interface; 8x roce-400 where ConnectX-8 shows as 8 RoCE devices, each 800G NIC as

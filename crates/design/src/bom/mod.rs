@@ -265,14 +265,28 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
     // A DGX-class chassis whatever NICs the design gives it, so every fabric option of the
     // same GPUs carries the same compute power; its own 8 ConnectX-7 are inside its figure.
     let dgx = parts::dgx_part(c.gpu, c.gpus_per_node).filter(|_| matches!(c.scale_up, ScaleUp::NvSwitch { .. }));
-    let own_nics = matches!(c.nic, NicKind::IbNdr | NicKind::Roce400) && c.nics_per_node <= 8;
+    // DGX B300's own are 8 ConnectX-8 (XDR InfiniBand or 800GbE); the others' 8 ConnectX-7.
+    let own_nics = if c.gpu == crate::catalog::GpuKind::B300 {
+        matches!(c.nic, NicKind::IbXdr | NicKind::Roce800)
+    } else {
+        matches!(c.nic, NicKind::IbNdr | NicKind::Roce400)
+    } && c.nics_per_node <= 8;
+    let own_nic_part = if c.gpu == crate::catalog::GpuKind::B300 { parts::CX8_IN_DGX } else { parts::CX7_IN_DGX };
+    // AWS EFA interfaces come with a rented instance: counted, outside the power and cost totals.
+    let rented = c.nic.spec().family == crate::catalog::NetFamily::Efa;
     let racks = (c.scale_up == ScaleUp::Nvl72).then_some(topo.domains as u64);
     // Compute.
     match (dgx, racks) {
         (Some(p), _) => {
             b.add(Group::Compute, p, nodes);
             b.add(Group::Compute, parts::NVSWITCH_CHIP, nodes * nvswitch_chips(c.scale_up));
-            b.add(Group::Nic, if own_nics { parts::CX7_IN_DGX } else { parts::nic_part(c.nic) }, nics);
+            if own_nics {
+                b.add(Group::Nic, own_nic_part, nics);
+            } else if rented {
+                b.add_count(Group::Nic, parts::nic_part(c.nic), nics);
+            } else {
+                b.add(Group::Nic, parts::nic_part(c.nic), nics);
+            }
         }
         (None, Some(r)) => {
             let gb300 = c.gpu == crate::catalog::GpuKind::Gb300;
@@ -285,12 +299,17 @@ pub fn bom(topo: &Topology, book: &PriceBook) -> Bom {
             b.add(Group::Nic, parts::Part { included: true, power_w: Some(0.0), ..parts::nic_part(c.nic) }, nics);
         }
         (None, None) => {
-            b.add(Group::Compute, parts::GPU_SERVER, nodes);
+            let server = if c.scale_up == ScaleUp::Xgmi { parts::INSTINCT_SERVER } else { parts::GPU_SERVER };
+            b.add(Group::Compute, server, nodes);
             b.add(Group::Compute, parts::gpu_part(c.gpu), gpus);
             if c.gpus_per_node == 8 {
                 b.add(Group::Compute, parts::NVSWITCH_CHIP, nodes * nvswitch_chips(c.scale_up));
             }
-            b.add(Group::Nic, parts::nic_part(c.nic), nics);
+            if rented {
+                b.add_count(Group::Nic, parts::nic_part(c.nic), nics);
+            } else {
+                b.add(Group::Nic, parts::nic_part(c.nic), nics);
+            }
         }
     }
     // Scale-out fabric.

@@ -77,6 +77,22 @@ pub const DGX_H200: Part = part("dgx-h200", "DGX H200-class system (8x H200, 8x 
 /// 14.3 kW max (NVIDIA DGX B200 user guide, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html, 2026-11-30).
 pub const DGX_B200: Part = part("dgx-b200", "DGX B200-class system (8x B200, 8x ConnectX-7)", PartKind::System, Some(14_300.0),
     src!("NVIDIA DGX B200 user guide: 14.3 kW max, https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2026-11-30)"));
+/// DGX B300: 8 Blackwell Ultra B300, 2 NVLink5 switch chips, 8 ConnectX-8 SuperNICs (800G);
+/// 14.5 kW max system power (NVIDIA DGX B300 user guide, as the brief for issue 23 cites it and
+/// as thedailyscout.com quotes NVIDIA's docs, "DGX B300 ... is listed at 14.5 kW",
+/// https://thedailyscout.com/s/mS-qfkbCluI, read 2026-12-01). An HGX B300 server of another
+/// maker is counted at this figure, as HGX H100 servers are at DGX H100's.
+pub const DGX_B300: Part = part("dgx-b300", "DGX B300-class system (8x B300, 8x ConnectX-8)", PartKind::System, Some(14_500.0),
+    src!("NVIDIA DGX B300 user guide: 14.5 kW max (quoted from docs.nvidia.com by https://thedailyscout.com/s/mS-qfkbCluI, read 2026-12-01)"));
+/// ConnectX-8 inside a DGX B300: counted in the DGX's figure.
+pub const CX8_IN_DGX: Part = inside(part("connectx-8-dgx", "ConnectX-8 800G SuperNIC (in the DGX)", PartKind::Nic, Some(0.0),
+    src!("DGX B300: 8 ConnectX-8 SuperNICs, inside the system's figure")));
+/// An 8-GPU AMD Instinct server (8 OAM modules on a universal baseboard, fully connected by
+/// Infinity Fabric): no system power figure is published for the MI300X/MI325X or MI355X
+/// platforms in what was read (AMD publishes the module's board power, 750 W MI300X and
+/// 1,400 W MI355X, which the GPUs' own line carries); the host is unpowered.
+pub const INSTINCT_SERVER: Part = part("instinct-8gpu-server", "AMD Instinct 8-GPU server (host power not published)", PartKind::System, None,
+    src!("AMD Instinct MI300X/MI355X platforms: 8 OAM, fully connected Infinity Fabric; no system power published (searched 2026-12-01); GPUs at board power on their own line"));
 /// A server of the cluster's GPUs with no published system figure: its power is left out
 /// (the GPUs are counted on their own at their TDP).
 pub const GPU_SERVER: Part = part("gpu-server", "GPU server (host power not published here)", PartKind::System, None,
@@ -187,8 +203,8 @@ pub const NVL72_MGMT_TOR: Part = part("gb200-mgmt-tor", "NVL72 management top-of
     src!("2 per GB200 NVL72 rack, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html (2026-12-01)"));
 
 /// Every fixed part (switch and NIC parts come from the catalog: [`switch_part`], [`nic_part`]).
-pub const PARTS: [Part; 27] = [
-    DGX_H100, DGX_H200, DGX_B200, GPU_SERVER, NVL72_RACK, GB300_NVL72_RACK, NVL72_COMPUTE_TRAY, GB300_COMPUTE_TRAY, NVL72_POWER_SHELF, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4,
+pub const PARTS: [Part; 30] = [
+    DGX_H100, DGX_H200, DGX_B200, DGX_B300, CX8_IN_DGX, INSTINCT_SERVER, GPU_SERVER, NVL72_RACK, GB300_NVL72_RACK, NVL72_COMPUTE_TRAY, GB300_COMPUTE_TRAY, NVL72_POWER_SHELF, NVLINK_TRAY, NVSWITCH_CHIP, CX7_IN_DGX, DAC, FIBER_MM, FIBER_SM, TWIN_SR4, TWIN_DR4,
     SINGLE_SR4, OPTIC_OTHER, STORAGE_PORT, OOB_PORT, OOB_SWITCH, UFM, RACK, PDU, NVL72_MGMT_TOR, GPU_IN_RACK,
 ];
 
@@ -259,8 +275,15 @@ pub fn nic_part(nic: NicKind) -> Part {
         NicKind::Efa100 => ("aws-efa-100", "AWS EFA 100G interface"),
         NicKind::Efa200 => ("aws-efa-200", "AWS EFA 200G interface"),
         NicKind::Efa400 => ("aws-efa-400", "AWS EFA 400G interface"),
+        NicKind::Roce100 => ("connectx-6dx-100gbe", "ConnectX-6 Dx 100GbE"),
+        NicKind::Roce200 => ("connectx-6dx-200gbe", "ConnectX-6 Dx 200GbE"),
     };
-    part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog"))
+    match nic {
+        NicKind::Efa100 | NicKind::Efa200 | NicKind::Efa400 => {
+            part(id, name, PartKind::Nic, None, src!("AWS EC2 User Guide, network cards: part of a rented instance, neither sold nor powered on its own (count only)"))
+        }
+        _ => part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog")),
+    }
 }
 
 /// The system part of a DGX-shaped node (8 GPUs of a DGX generation), if there is one.
@@ -269,6 +292,7 @@ pub fn dgx_part(gpu: GpuKind, gpus_per_node: u32) -> Option<Part> {
         (GpuKind::H100, 8) => Some(DGX_H100),
         (GpuKind::H200, 8) => Some(DGX_H200),
         (GpuKind::B200, 8) => Some(DGX_B200),
+        (GpuKind::B300, 8) => Some(DGX_B300),
         _ => None,
     }
 }

@@ -358,3 +358,44 @@ fn planes_add_up_to_the_whole_bill() {
     }
 }
 
+
+#[test]
+fn dgx_b300_is_powered_at_its_user_guide_figure() {
+    // DGX B300: 14.5 kW max; its 8 ConnectX-8 (XDR) inside that figure.
+    let c = Cluster { gpu: GpuKind::B300, scale_up: crate::catalog::ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbXdr, nodes: 32, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    let dgx = line(&b, Group::Compute, "dgx-b300");
+    assert_eq!((dgx.count, dgx.unit_power_w), (32, Some(14_500.0)));
+    let nic = line(&b, Group::Nic, "connectx-8-dgx");
+    assert!(nic.included && nic.count == 256);
+    assert!(!b.unpowered.contains(&"dgx-b300"));
+}
+
+#[test]
+fn instinct_servers_name_their_unpowered_host() {
+    // 8x MI300X on xGMI: the host has no published figure; the GPUs count at 750 W board power.
+    let c = Cluster {
+        gpu: GpuKind::Mi300x,
+        scale_up: crate::catalog::ScaleUp::Xgmi,
+        nic: NicKind::Roce400,
+        nvls: false,
+        nodes: 16,
+        ..Cluster::default()
+    };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    assert_eq!(line(&b, Group::Compute, "instinct-8gpu-server").unit_power_w, None);
+    assert!(b.unpowered.contains(&"instinct-8gpu-server"));
+    let g = line(&b, Group::Compute, "gpu");
+    assert_eq!((g.count, g.unit_power_w), (128, Some(750.0)));
+    assert!(b.lines.iter().all(|l| l.item != "nvswitch-chip"));
+}
+
+#[test]
+fn rented_efa_interfaces_are_counted_only() {
+    // p5: 32 EFA interfaces per instance, part of the rented instance: counted, not powered.
+    let c = Cluster { nodes: 4, nics_per_node: 32, nic: NicKind::Efa100, ..Cluster::default() };
+    let b = bom(&c.topology().unwrap(), &PriceBook::default());
+    let efa = line(&b, Group::Nic, "aws-efa-100");
+    assert_eq!((efa.count, efa.scope), (128, Scope::CountOnly));
+    assert!(!b.unpowered.contains(&"aws-efa-100"));
+}

@@ -155,7 +155,7 @@ impl ScaleUp {
         match gpu {
             GpuKind::V100 => ScaleUp::NvSwitch { gen: 2 },
             GpuKind::A100 => ScaleUp::NvSwitch { gen: 3 },
-            GpuKind::H100 | GpuKind::H200 | GpuKind::H800 | GpuKind::Gh200 | GpuKind::Gh200Hbm3e => ScaleUp::NvSwitch { gen: 4 },
+            GpuKind::H100 | GpuKind::H200 | GpuKind::H800 | GpuKind::H20 | GpuKind::Gh200 | GpuKind::Gh200Hbm3e => ScaleUp::NvSwitch { gen: 4 },
             GpuKind::H100Pcie | GpuKind::H100Nvl | GpuKind::H200Nvl => ScaleUp::NvlinkBridge,
             GpuKind::B200 | GpuKind::B300 => ScaleUp::NvSwitch { gen: 5 },
             GpuKind::Gb200 | GpuKind::Gb300 => ScaleUp::Nvl72,
@@ -314,6 +314,10 @@ pub enum NicKind {
     Efa200,
     #[serde(rename = "efa-400")]
     Efa400,
+    #[serde(rename = "roce-100")]
+    Roce100,
+    #[serde(rename = "roce-200")]
+    Roce200,
 }
 
 /// Wire protocol family of a NIC: decides what NCCL transport and congestion control apply.
@@ -372,7 +376,7 @@ pub struct NicSpec {
 
 /// Sources: NVIDIA ConnectX-6 (HDR 200 Gb/s, PCIe Gen4), ConnectX-7 (NDR 400 Gb/s, PCIe Gen5),
 /// ConnectX-8 SuperNIC (XDR 800 Gb/s, PCIe Gen6) product briefs; IEEE 802.3 for Ethernet rates.
-pub const NICS: [NicSpec; 9] = [
+pub const NICS: [NicSpec; 11] = [
     NicSpec {
         kind: NicKind::IbHdr,
         id: "ib-hdr",
@@ -492,6 +496,33 @@ pub const NICS: [NicSpec; 9] = [
         sharp_capable: false,
         pcie: PcieGen::Gen5,
     },
+    // 100G and 200G RDMA Ethernet: ConnectX-6 Dx (100/200GbE, PCIe Gen4 x16; NVIDIA product
+    // brief) and the other makers' 100/200G RoCE NICs. The same RoCEv2 goodput, latency and
+    // ECMP routing as 400GbE: nothing published for these rates changes them.
+    NicSpec {
+        kind: NicKind::Roce100,
+        id: "roce-100",
+        name: "RoCEv2 100GbE",
+        family: NetFamily::RoceV2,
+        line_rate: Gbps(100.0),
+        efficiency: 0.945,
+        routing: Routing::Ecmp,
+        latency: Micros(2.0),
+        sharp_capable: false,
+        pcie: PcieGen::Gen4,
+    },
+    NicSpec {
+        kind: NicKind::Roce200,
+        id: "roce-200",
+        name: "RoCEv2 200GbE",
+        family: NetFamily::RoceV2,
+        line_rate: Gbps(200.0),
+        efficiency: 0.945,
+        routing: Routing::Ecmp,
+        latency: Micros(2.0),
+        sharp_capable: false,
+        pcie: PcieGen::Gen4,
+    },
 ];
 
 /// Goodput of an EFA interface against its line rate: InfiniBand's 0.955, checked for the class
@@ -508,7 +539,7 @@ pub const EFA_EFFICIENCY: f64 = 0.955;
 pub const EFA_LATENCY: Micros = Micros(23.0);
 
 impl NicKind {
-    pub const ALL: [NicKind; 9] = [
+    pub const ALL: [NicKind; 11] = [
         NicKind::IbHdr,
         NicKind::IbNdr,
         NicKind::IbXdr,
@@ -518,6 +549,8 @@ impl NicKind {
         NicKind::Efa100,
         NicKind::Efa200,
         NicKind::Efa400,
+        NicKind::Roce100,
+        NicKind::Roce200,
     ];
     pub fn spec(self) -> &'static NicSpec {
         &NICS[self as usize]
@@ -542,7 +575,9 @@ impl NicKind {
             // AWS does not publish its EFA fabric: sized as a generic 800G-class Ethernet
             // leaf/spine for the tier ladder (not a bill of materials anyone can buy).
             NicKind::Efa100 | NicKind::Efa200 | NicKind::Efa400 => SwitchKind::Spectrum4,
-            NicKind::Eth100Tcp => SwitchKind::Eth100,
+            NicKind::Eth100Tcp | NicKind::Roce100 => SwitchKind::Eth100,
+            // 200GbE: a 400G-class Ethernet switch split two ways (no 200G-native class here).
+            NicKind::Roce200 => SwitchKind::Spectrum4,
         }
     }
 }

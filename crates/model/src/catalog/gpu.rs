@@ -95,6 +95,7 @@ pub enum GpuKind {
     Mi355x,
     B300,
     Gb300,
+    H20,
 }
 
 /// PCIe generation of a host interface (the link between GPU or NIC and the host).
@@ -173,8 +174,30 @@ const B300: GpuSpec = GpuSpec {
     tdp_w: 1400.0,
 };
 
+/// NVIDIA H20 (HGX H20, the export-market Hopper, 78 SMs). NVIDIA publishes no public datasheet
+/// page for it; SECONDARY sources agree: huggingface.co/hardware/h20 (96 GB, 148 TFLOPS, 400 W)
+/// and willitrunai.com/gpus/h20-96gb (96 GB HBM3 at 4.0 TB/s, 148 TFLOPS FP16 dense, NVLink4
+/// 900 GB/s bidirectional, 400 W TDP); Geekbench listing reports (zangshuxian.com): 78 SMs,
+/// FP16 dense 148 TFLOPS, INT8 296 TOPS. FP8 296 TFLOPS dense is DERIVED (Hopper's FP8 and INT8
+/// tensor rates are equal and twice BF16). The full 18 NVLink4 ports of H100 SXM: the
+/// NVLink rate is not cut (unlike H800). validation/hardware-specs.csv.
+const H20: GpuSpec = GpuSpec {
+    kind: GpuKind::H20,
+    id: "h20",
+    name: "H20 96GB (Hopper)",
+    arch: Arch::Hopper,
+    tflops_bf16: Tflops(148.0),
+    tflops_fp8: Some(Tflops(296.0)),
+    hbm_gb: 96.0,
+    hbm_bw: GBps(4000.0),
+    nvlinks: 18,
+    nvlink_port_bidir: NVLINK_25,
+    pcie: PcieGen::Gen5,
+    tdp_w: 400.0,
+};
+
 /// The catalog, one entry per [`GpuKind`].
-pub const GPUS: [GpuSpec; 17] = [
+pub const GPUS: [GpuSpec; 18] = [
     // NVIDIA Tesla V100 SXM2 datasheet (2018): 125 TFLOPS tensor (FP16), 32 GB HBM2 at 900 GB/s,
     // NVLink 300 GB/s (6 NVLink2 ports).
     GpuSpec {
@@ -437,10 +460,11 @@ pub const GPUS: [GpuSpec; 17] = [
     // B300 per-GPU figures ([`B300`]) are used (SECONDARY, DERIVED), as for the same Blackwell Ultra
     // die. validation/hardware-specs.csv.
     GpuSpec { kind: GpuKind::Gb300, id: "gb300", name: "GB300 (Blackwell Ultra in NVL72)", ..B300 },
+    H20,
 ];
 
 impl GpuKind {
-    pub const ALL: [GpuKind; 17] = [
+    pub const ALL: [GpuKind; 18] = [
         GpuKind::V100,
         GpuKind::A100,
         GpuKind::H100,
@@ -458,6 +482,7 @@ impl GpuKind {
         GpuKind::Mi355x,
         GpuKind::B300,
         GpuKind::Gb300,
+        GpuKind::H20,
     ];
     /// A PCIe card whose NVLink joins cards by bridges (H100 PCIe, H100 NVL, H200 NVL), not
     /// an SXM module on an NVSwitch baseboard.
@@ -506,6 +531,9 @@ mod tests {
         assert_eq!(GpuKind::A100.spec().nvlink_total_bidir(), GBpsBidir(600.0));
         assert_eq!(GpuKind::H100.spec().nvlink_total_bidir(), GBpsBidir(900.0));
         assert_eq!(GpuKind::H800.spec().nvlink_total_bidir(), GBpsBidir(400.0));
+        // H20: full NVLink4 (900 GB/s bidirectional), 96 GB HBM3 at 4.0 TB/s, 148 TFLOPS.
+        assert_eq!(GpuKind::H20.spec().nvlink_total_bidir(), GBpsBidir(900.0));
+        assert_eq!((GpuKind::H20.spec().hbm_gb, GpuKind::H20.spec().hbm_bw, GpuKind::H20.spec().tflops_bf16), (96.0, GBps(4000.0), Tflops(148.0)));
         assert_eq!(GpuKind::B200.spec().nvlink_total_bidir(), GBpsBidir(1800.0));
         assert_eq!(GpuKind::H100.spec().nvlink_total(), GBps(450.0));
         assert_eq!(GpuKind::H100Nvl.spec().nvlink_total_bidir(), GBpsBidir(600.0));

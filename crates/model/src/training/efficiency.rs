@@ -116,7 +116,15 @@ impl ComputeClass {
         let (sms, tile_c) = match spec.arch {
             Arch::Volta => (80, 8.0),
             Arch::Ampere => (108, 16.0),
-            Arch::Hopper => (if gpu == GpuKind::H100Pcie { 114 } else { 132 }, 32.0),
+            // H20: 78 SMs (Geekbench listing reports; validation/hardware-specs.csv).
+            Arch::Hopper => (
+                match gpu {
+                    GpuKind::H100Pcie => 114,
+                    GpuKind::H20 => 78,
+                    _ => 132,
+                },
+                32.0,
+            ),
             Arch::Blackwell => (148, 32.0),
             // Compute units (ROCm docs "Accelerator and GPU hardware specifications"): 304 on
             // gfx942 (MI300X, MI325X), 256 on gfx950 (MI355X); tile cost as Hopper's.
@@ -168,6 +176,9 @@ impl ComputeClass {
                 estimated: true,
                 ..base
             },
+            // H20: no MAMF measurement found; taken as H100 SXM's fractions of its own (far
+            // lower) peak, which its 400 W budget holds without derating (flagged).
+            GpuKind::H20 => ComputeClass { estimated: true, ..base },
             // No measurement of the 350 W PCIe card: H100 SXM scaled by A100 PCIe/SXM
             // (81.1/86.9), i.e. 0.75 BF16 and 0.66 FP8 (flagged). The NVL cards (400 and
             // 600 W) are taken alike: their datasheet peaks already assume their lower clock.
@@ -205,11 +216,22 @@ impl ComputeClass {
                 estimated: true,
                 ..base
             },
-            // AMD Instinct: one measured BF16 GEMM, MI355X at 4096^3, 1,457 TFLOPS (Primus
-            // report, validation/hardware-specs.csv), 0.583 of the DERIVED 2,500 TFLOPS peak.
-            // Taken for MI300X/MI325X too, and for FP8 (no measurement); FlashAttention
-            // fractions as Hopper's. All flagged as estimates.
-            GpuKind::Mi300x | GpuKind::Mi325x | GpuKind::Mi355x => ComputeClass {
+            // AMD Instinct gfx942 (MI300X, MI325X): FP8 measured, hipBLASLt FP8 GEMM on Azure
+            // ND MI300X v5 peaks at 1,159.2 TFLOPS at 8192^3 (1,159.5 at 6144x12288x12288),
+            // 0.443 of the 2,614.9 TFLOPS datasheet peak (Azure AI-benchmarking-guide results,
+            // validation/hardware-specs.csv). BF16 keeps MI355X's fraction below (no gfx942 BF16
+            // GEMM measurement found). Flagged as estimates.
+            GpuKind::Mi300x | GpuKind::Mi325x => ComputeClass {
+                mamf_bf16: 0.583,
+                mamf_bf16_shape: (4096, 4096, 4096),
+                mamf_fp8: Some((0.443, (8192, 8192, 8192))),
+                estimated: true,
+                ..base
+            },
+            // AMD Instinct gfx950: one measured BF16 GEMM, MI355X at 4096^3, 1,457 TFLOPS (Primus
+            // report, validation/hardware-specs.csv), 0.583 of the DERIVED 2,500 TFLOPS peak;
+            // taken for FP8 too (no measurement); FlashAttention fractions as Hopper's. Flagged.
+            GpuKind::Mi355x => ComputeClass {
                 mamf_bf16: 0.583,
                 mamf_bf16_shape: (4096, 4096, 4096),
                 mamf_fp8: Some((0.583, (4096, 4096, 4096))),
