@@ -33,7 +33,7 @@ async function main() {
   const healthy = (await readFile(join(logs, 'h100-1node-all-gather-ring.txt'))).toString();
   const nvls = (await readFile(join(logs, 'h100-1node-all-reduce-nvls.txt'))).toString();
   // A synthetic rccl-tests log of one MI300X node (crates/model/tests/fixtures/README.md).
-  const amd = (await readFile(join(here, '..', 'crates', 'model', 'tests', 'fixtures', 'mi300x-1node-rccl-all-reduce.txt'))).toString();
+  const amd = (await readFile(join(here, '..', 'crates', 'check', 'tests', 'fixtures', 'mi300x-1node-rccl-all-reduce.txt'))).toString();
   const server = await startServer({ root: dist });
   const base = `${server.origin}/`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
