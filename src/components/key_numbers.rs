@@ -2,6 +2,7 @@
 //! time, which algorithm and protocol NCCL picks, and what limits it.
 
 use crate::app::Action;
+use fabricscope_model::trust::Trust;
 use fabricscope_model::Collective;
 use crate::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
 use fabricscope_charts::scale::gbps_label;
@@ -36,6 +37,16 @@ fn size_picker(current: u64, on_action: &Callback<Action>) -> Html {
     }
 }
 
+/// The headline's band in a few words ("±2%", "±2%, extrapolated", "not validated"); the
+/// full sentence is [`Trust::describe`] on the line under the cards.
+fn band_words(t: &Trust) -> String {
+    match t.error_band_pct {
+        None => "not validated".to_string(),
+        Some(p) if t.extrapolated => format!("±{p:.0}%, extrapolated"),
+        Some(p) => format!("±{p:.0}%"),
+    }
+}
+
 /// Drawn as a plain function (not a component): no state, and one generic component less
 /// in the bundle.
 pub fn key_numbers(props: &Props) -> Html {
@@ -57,16 +68,21 @@ pub fn key_numbers(props: &Props) -> Html {
     let op = props.op.name();
     // AllReduce's limit is read in words (the reading); another collective's names its bottleneck.
     let reading = e.reading.as_ref().filter(|_| props.op == Collective::AllReduce);
+    let mut trust_line = String::new();
     match &e.key_of(props.op) {
         None => o.push_str("<div class=\"stat\" data-testid=\"gpus\"><span class=\"stat-label\">GPUs</span><span class=\"stat-value\" data-value=\"1\">1</span><span class=\"stat-sub\">a single GPU has nobody to talk to</span></div>"),
         Some(k) => {
             let _ = write!(
                 o,
-                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">{op} busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU · <span data-testid=\"trust\">{}</span></span></div>",
+                "<div class=\"stat accent\" data-testid=\"busbw\"><span class=\"stat-label\">{op} busbw at {size}</span><span class=\"stat-value\"><span data-testid=\"busbw-value\" data-value=\"{}\">{}</span><span class=\"unit\"> GB/s</span></span><span class=\"stat-sub\">per direction, per GPU · {}</span></div>",
                 k.busbw.0,
                 gbps_label(k.busbw.0),
-                esc(&k.trust.describe())
+                band_words(&k.trust)
             );
+            // The whole trust sentence (its measured scale, how far outside it this cluster
+            // is) on a full-width line: in the card it wrapped to 4 or 6 lines as a dragged
+            // slider crossed the measured scale, moving every panel below on each input.
+            trust_line = format!("<p class=\"trust-line\">{op} busbw: <span data-testid=\"trust\">{}</span></p>", esc(&k.trust.describe()));
             let _ = write!(
                 o,
                 "<div class=\"stat\" data-testid=\"time\"><span class=\"stat-label\">Time for {size}</span><span class=\"stat-value\" data-value=\"{}\">{}</span><span class=\"stat-sub\">algbw {} GB/s</span></div>",
@@ -96,6 +112,9 @@ pub fn key_numbers(props: &Props) -> Html {
         <div class="headline">
             { size_picker(e.key_bytes, &props.on_action) }
             { raw(o) }
+            if !trust_line.is_empty() {
+                { raw(trust_line) }
+            }
         </div>
     }
 }
