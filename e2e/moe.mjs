@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -25,7 +25,7 @@ async function settled(page) {
 
 // EP is pinned after TP and PP (the mapping panel enables EP once TP is pinned).
 async function setup(page, preset, workload, tp, pp, ep) {
-  await page.click(`[data-preset=${preset}]`);
+  await clickPreset(page, preset);
   await page.selectOption('#workload-select', workload);
   await settled(page);
   for (const [sel, v] of [['#tp-select', tp], ['#pp-select', pp], ['#ep-select', ep]]) {
