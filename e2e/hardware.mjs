@@ -81,7 +81,7 @@ async function main() {
 
     await check('compare page lists the new presets', async () => {
       await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
-      await page.waitForSelector('[data-preset=aws-p5]', { timeout: 15000 });
+      await page.waitForSelector('[data-preset=aws-p5]', { state: 'attached', timeout: 15000 });
       for (const id of ['aws-p4d', 'aws-p5en', 'aws-p6-b200', 'gcp-a3-mega', 'mi300x-roce', 'mi355x-pollara', 'gb300-nvl72', 'b300-hgx']) {
         assert(await page.$(`[data-preset=${id}]`), `preset ${id} missing`);
       }

@@ -45,7 +45,7 @@ async function main() {
   const problems = watch(page, []);
   try {
     await page.goto(server.origin + '/', { waitUntil: 'load' });
-    await page.waitForSelector('[data-preset=gb200-nvl72-su]', { timeout: 15000 });
+    await page.waitForSelector('[data-preset=gb200-nvl72-su]', { state: 'attached', timeout: 15000 });
 
     await check('GB200 NVL72 SuperPOD, DeepSeek-V3-like, EP 64: EP groups on NVLink only', async () => {
       await setup(page, 'gb200-nvl72-su', 'deepseek-v3-like', 1, 9, 64);
