@@ -121,6 +121,14 @@ thread_local! {
     static WATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Whether a slider is being dragged (see [`mark_dragging`]).
+pub fn dragging() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .is_some_and(|root| root.class_list().contains("dragging"))
+}
+
 /// Makes every `<select>` show the option its render marked `selected`. Once the user has
 /// picked from a select, the browser keeps that choice and ignores later changes of the
 /// `selected` attribute, so a preset or a link could leave a picker showing hardware the

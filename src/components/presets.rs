@@ -30,7 +30,8 @@ fn button(p: &ClusterPreset, active: Option<&str>, cb: &Callback<Action>) -> Htm
         <button type="button" class={classes!("preset", pressed.then_some("active"))}
             data-preset={id} aria-pressed={pressed.to_string()} title={p.describe()}
             onclick={Callback::from(move |_| cb.emit(Action::Preset(id)))}>
-            { p.name }
+            // Non-breaking hyphens: "Spectrum-X" stays whole in a phone's narrow button.
+            { p.name.replace('-', "\u{2011}") }
         </button>
     }
 }
