@@ -14,7 +14,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -354,7 +354,7 @@ async function main() {
           } else if (kind === 'preset') {
             const p = any(presets);
             log.push(`preset ${p}`);
-            await page.click(`[data-preset=${p}]`);
+            await clickPreset(page, p);
           } else if (kind === 'slider') {
             const id = any(COUNTS);
             const max = Number(await page.getAttribute(`#${id}-slider`, 'max'));

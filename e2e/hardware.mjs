@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -51,7 +51,7 @@ async function main() {
     });
 
     await check('MI300X preset: the pickers show what the model runs (RCCL, xGMI, no NVLS)', async () => {
-      await page.click('[data-preset=mi300x-roce]');
+      await clickPreset(page, 'mi300x-roce');
       await page.waitForFunction(() => document.querySelector('#gpu-select')?.value === 'mi300x', null, { timeout: 10000 });
       assert((await page.inputValue('#scale-up-select')) === 'xgmi', 'scale-up shows xgmi');
       assert((await page.inputValue('#nic-select')) === 'roce-400', 'NIC shows roce-400');
@@ -81,7 +81,7 @@ async function main() {
 
     await check('compare page lists the new presets', async () => {
       await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
-      await page.waitForSelector('[data-preset=aws-p5]', { timeout: 15000 });
+      await page.waitForSelector('[data-preset=aws-p5]', { state: 'attached', timeout: 15000 });
       for (const id of ['aws-p4d', 'aws-p5en', 'aws-p6-b200', 'gcp-a3-mega', 'mi300x-roce', 'mi355x-pollara', 'gb300-nvl72', 'b300-hgx', 'gcp-a3-ultra', 'gcp-a4', 'azure-nd-gb200-v6', 'oci-gb200', 'oci-gb300', 'oci-mi355x']) {
         assert(await page.$(`[data-preset=${id}]`), `preset ${id} missing`);
       }

@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -25,7 +25,7 @@ async function settled(page) {
 
 // EP is pinned after TP and PP (the mapping panel enables EP once TP is pinned).
 async function setup(page, preset, workload, tp, pp, ep) {
-  await page.click(`[data-preset=${preset}]`);
+  await clickPreset(page, preset);
   await page.selectOption('#workload-select', workload);
   await settled(page);
   for (const [sel, v] of [['#tp-select', tp], ['#pp-select', pp], ['#ep-select', ep]]) {
@@ -45,7 +45,7 @@ async function main() {
   const problems = watch(page, []);
   try {
     await page.goto(server.origin + '/', { waitUntil: 'load' });
-    await page.waitForSelector('[data-preset=gb200-nvl72-su]', { timeout: 15000 });
+    await page.waitForSelector('[data-preset=gb200-nvl72-su]', { state: 'attached', timeout: 15000 });
 
     await check('GB200 NVL72 SuperPOD, DeepSeek-V3-like, EP 64: EP groups on NVLink only', async () => {
       await setup(page, 'gb200-nvl72-su', 'deepseek-v3-like', 1, 9, 64);

@@ -105,3 +105,10 @@ export function watch(page, problems) {
   page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
   return problems;
 }
+
+/** Clicks preset `id`: the less common presets are folded under "More presets" on the
+ * explorer and compare.html, so that group is opened first when the button is in it. */
+export async function clickPreset(page, id) {
+  if (await page.$(`details:not([open]) [data-preset=${id}]`)) await page.click(`details:has([data-preset=${id}]) > summary`);
+  await page.click(`[data-preset=${id}]`);
+}

@@ -113,15 +113,44 @@ pub fn mark_dragging() {
     DRAG_END.with(|t| *t.borrow_mut() = Some(timeout));
 }
 
+/// Marks a `<select>` the user has changed (see [`sync_selects`]).
+const PICKED: &str = "data-picked";
+
+thread_local! {
+    /// Whether the document's `change` listener that marks picked selects is installed.
+    static WATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a slider is being dragged (see [`mark_dragging`]).
+pub fn dragging() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .is_some_and(|root| root.class_list().contains("dragging"))
+}
+
 /// Makes every `<select>` show the option its render marked `selected`. Once the user has
 /// picked from a select, the browser keeps that choice and ignores later changes of the
 /// `selected` attribute, so a preset or a link could leave a picker showing hardware the
-/// model is not using (issue 9). Runs after every render of the app (a few dozen elements).
+/// model is not using (issue 9). A select nobody has picked from follows the attribute by
+/// itself, so only the picked ones (marked on their `change` event) are visited: none while a
+/// slider is dragged on a fresh page, where visiting all of them on every input cost about a
+/// millisecond. Runs after every render of the app.
 pub fn sync_selects() {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let Ok(list) = doc.query_selector_all("select") else {
+    if !WATCHING.with(|w| w.replace(true)) {
+        let mark = Closure::<dyn Fn(web_sys::Event)>::new(|e: web_sys::Event| {
+            if let Some(sel) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
+                let _ = sel.set_attribute(PICKED, "");
+            }
+        });
+        // Capture: marked before the app's own handler re-renders.
+        let _ = doc.add_event_listener_with_callback_and_bool("change", mark.as_ref().unchecked_ref(), true);
+        mark.forget();
+    }
+    let Ok(list) = doc.query_selector_all("select[data-picked]") else {
         return;
     };
     for i in 0..list.length() {

@@ -3,9 +3,10 @@
 //!
 //! The search is the one costly part of the page (tens of ms for a 1024-GPU cluster in
 //! wasm, seconds for a large MoE on thousands of nodes), so [`use_training`] runs it 150 ms
-//! after the last change, in slices of a few milliseconds that yield to the event loop; every
-//! input in between re-evaluates the last search's layouts on the new cluster (microseconds),
-//! so the training numbers still follow a dragged slider.
+//! after the last change, once a dragged slider has come to rest, in slices of a few
+//! milliseconds that yield to the event loop; every input in between re-evaluates the last
+//! search's layouts on the new cluster (microseconds), so the training numbers still follow a
+//! dragged slider.
 
 use fabricscope_model::training::explore::{carry_over, Staged, StagedRules, TrainingView};
 use fabricscope_model::training::{Constraints, Framework};
@@ -85,6 +86,21 @@ impl Job {
     fn fail(&self, e: ModelError) {
         self.publish(Err(e));
         self.progress.set(None);
+    }
+
+    /// Starts the search, or waits [`SEARCH_DELAY_MS`] more while a slider is still being
+    /// dragged: a drag slower than one input per [`SEARCH_DELAY_MS`] (or a busy machine's
+    /// slow frames) would otherwise start a search between its inputs and redraw the training
+    /// panel with each answer, inside the drag's frames.
+    fn start(self) {
+        if self.gen.get() != self.my {
+            return;
+        }
+        if crate::hooks::dragging() {
+            Timeout::new(SEARCH_DELAY_MS, move || self.start()).forget();
+        } else {
+            self.slice();
+        }
     }
 
     /// Runs one slice of at most about [`SLICE_MS`] and schedules the next in a later task;
@@ -170,7 +186,7 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
                 Some(c) => {
                     progress.set(Some(Progress { done: 0, total: 0, rules: false }));
                     let job = Job { c, w: w.clone(), ch: *ch, fw: *fw, my, gen, result, progress, phase: Phase::Search(None) };
-                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || job.slice()));
+                    *timer.borrow_mut() = Some(Timeout::new(SEARCH_DELAY_MS, move || job.start()));
                 }
                 None => *timer.borrow_mut() = None,
             }

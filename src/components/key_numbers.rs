@@ -2,6 +2,7 @@
 //! time, which algorithm and protocol NCCL picks, and what limits it.
 
 use crate::app::Action;
+use fabricscope_model::trust::Trust;
 use fabricscope_model::Collective;
 use crate::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
 use fabricscope_charts::scale::gbps_label;
@@ -34,6 +35,16 @@ fn size_picker(current: u64, on_action: &Callback<Action>) -> Html {
     }
 }
 
+/// The headline's band in a few words ("±2%", "±2%, extrapolated", "not validated"); the
+/// full sentence is [`Trust::describe`] on the line under the cards.
+fn band_words(t: &Trust) -> String {
+    match t.error_band_pct {
+        None => "not validated".to_string(),
+        Some(p) if t.extrapolated => format!("±{p:.0}%, extrapolated"),
+        Some(p) => format!("±{p:.0}%"),
+    }
+}
+
 /// Drawn as a plain function (not a component): no state, and one generic component less
 /// in the bundle.
 pub fn key_numbers(props: &Props) -> Html {
@@ -61,7 +72,7 @@ pub fn key_numbers(props: &Props) -> Html {
             <div class="stat accent" data-testid="busbw">
                 <span class="stat-label">{ format!("{op} busbw at {size}") }</span>
                 <span class="stat-value"><span data-testid="busbw-value" data-value={k.busbw.0.to_string()}>{ gbps_label(k.busbw.0) }</span><span class="unit">{ " GB/s" }</span></span>
-                <span class="stat-sub">{ "per direction, per GPU · " }<span data-testid="trust">{ k.trust.describe() }</span></span>
+                <span class="stat-sub">{ format!("per direction, per GPU · {}", band_words(&k.trust)) }</span>
             </div>
             <div class="stat" data-testid="time">
                 <span class="stat-label">{ format!("Time for {size}") }</span>
@@ -84,6 +95,12 @@ pub fn key_numbers(props: &Props) -> Html {
         <div class="headline">
             { size_picker(e.key_bytes, &props.on_action) }
             <div class="stats" data-testid="stats">{ stats }</div>
+            // The whole trust sentence (its measured scale, how far outside it this cluster
+            // is) on a full-width line: in the card it wrapped to 4 or 6 lines as a dragged
+            // slider crossed the measured scale, moving every panel below on each input.
+            if let Some(k) = e.key_of(props.op) {
+                <p class="trust-line">{ format!("{op} busbw: ") }<span data-testid="trust">{ k.trust.describe() }</span></p>
+            }
         </div>
     }
 }

@@ -100,23 +100,28 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         return error_svg(w, h, theme, "no layout to show");
     }
     let narrow = w < 560;
-    let fs = if narrow { 11.0 } else { 12.0 };
+    // Narrow charts are shown scaled down on a phone; their names have the whole width, so
+    // they take a larger size that stays legible there.
+    let fs = if narrow { 12.5 } else { 12.0 };
     let mut g = W::open(w, h, "Step time per layout, stacked by what the time is spent on", theme);
     let (wf, hf) = (w as f64, h as f64);
     let total_of = |r: &StepRow| r.parts.iter().map(|p| p.1.max(0.0)).filter(|v| v.is_finite()).sum::<f64>();
-    // Columns sized to their text: layout names, then bars, then the totals and notes.
-    let label_w = rows
-        .iter()
-        .map(|r| text_width(&r.label, fs, r.highlight))
-        .fold(40.0, f64::max)
-        .min(wf * 0.4);
+    // Columns sized to their text: layout names, then bars, then the totals and notes. A narrow
+    // chart (a phone) puts each layout's name on its own line above its bar instead, across
+    // the whole width: in a left column it was cut to "TP8 PP2…" and rows of the same TP/PP/DP
+    // showed nothing that told them apart.
+    let label_w = if narrow {
+        wf - 16.0
+    } else {
+        rows.iter().map(|r| text_width(&r.label, fs, r.highlight)).fold(40.0, f64::max).min(wf * 0.4)
+    };
     let note_w = rows
         .iter()
         .map(|r| text_width(&r.note, fs - 1.5, false).max(text_width(&seconds_label(total_of(r)), fs, true)))
         .fold(0.0, f64::max)
         .min(wf * 0.35)
         + 12.0;
-    let x0 = 8.0 + label_w + 8.0;
+    let x0 = if narrow { 8.0 } else { 8.0 + label_w + 8.0 };
     let x1 = (wf - note_w).max(x0 + 20.0);
     let max = rows
         .iter()
@@ -143,19 +148,25 @@ pub fn step_chart(rows: &[StepRow], size: Size, theme: &Theme) -> String {
         lx += tw;
     }
     let top = ly + 14.0;
-    let row_h = ((hf - top - 8.0) / rows.len() as f64).min(34.0);
+    let row_h = ((hf - top - 8.0) / rows.len() as f64).min(if narrow { 46.0 } else { 34.0 });
     let text = theme.text.hex();
     let muted = theme.muted.hex();
     for (i, r) in rows.iter().enumerate() {
         let y = top + i as f64 * row_h;
-        let cy = y + row_h / 2.0;
+        // Narrow: the name on the row's first line, the bar and its numbers under it.
+        let cy = if narrow { y + row_h * 0.66 } else { y + row_h / 2.0 };
         if r.highlight {
             g.rect(0.0, y + 1.0, wf, row_h - 2.0, &theme.grid_minor.hex(), "");
         }
         let shown = fit(&r.label, fs, r.highlight, label_w);
-        g.text(8.0 + label_w, cy, fs, "end", &text, if r.highlight { 700 } else { 400 }, &shown);
+        let weight = if r.highlight { 700 } else { 400 };
+        if narrow {
+            g.text(8.0, y + row_h * 0.24, fs, "start", &text, weight, &shown);
+        } else {
+            g.text(8.0 + label_w, cy, fs, "end", &text, weight, &shown);
+        }
         let mut x = x0;
-        let bh = row_h * 0.62;
+        let bh = if narrow { row_h * 0.4 } else { row_h * 0.62 };
         for (name, v) in &r.parts {
             if !(v.is_finite() && *v > 0.0) {
                 continue;
@@ -333,6 +344,20 @@ fn choices_words(r: &StepReport) -> String {
     format!("micro-batch {} · ZeRO {} · {recompute}", m.micro_batch, m.zero)
 }
 
+/// [`choices_words`] short enough for a phone's line: "mb 1 · ZeRO 1 · selective", with the
+/// virtual pipeline stages when interleaved ("v2").
+fn short_choices(r: &StepReport) -> String {
+    use fabricscope_model::training::mapping::Recompute;
+    let m = &r.mapping;
+    let recompute = match m.recompute {
+        Recompute::None => "no recompute",
+        Recompute::Selective => "selective",
+        Recompute::Full => "full recompute",
+    };
+    let v = if m.interleave > 1 { format!(" · v{}", m.interleave) } else { String::new() };
+    format!("mb {} · ZeRO {} · {recompute}{v}", m.micro_batch, m.zero)
+}
+
 /// Chart `id` (one of [`TRAINING_CHART_IDS`]) of a training view: its SVG, width and height.
 /// `width` 0 takes the explorer's size (narrower when `compact`, for phones). `None` for an
 /// unknown id or a view with no layout to show.
@@ -347,11 +372,18 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
     let parts = |r: &StepReport| step_parts(r).into_iter().map(|(n, s)| (n.to_string(), s)).collect();
     match id {
         "step" => {
+            // On a phone the name line says everything that tells layouts apart (the note
+            // after the short bar has room for the MFU only).
+            let size = Size { width: w(920, 420), height: 34 + 34 * (TOP as u32 + 1) + 8 };
+            // Below 560 px [`step_chart`] puts names on their own lines: two-line rows.
+            let narrow = size.width < 560;
+            let size = if narrow { Size { height: 34 + 46 * (TOP as u32 + 1) + 8, ..size } } else { size };
+            let name = |r: &StepReport| if narrow { format!("{} · {}", layout_label(r), short_choices(r)) } else { layout_label(r) };
             let mut rows = vec![StepRow {
-                label: format!("▶ {}", layout_label(chosen)),
+                label: format!("▶ {}", name(chosen)),
                 parts: parts(chosen),
-                note: if compact {
-                    format!("MFU {:.0}%", mfu_pct(chosen))
+                note: if narrow {
+                    format!("MFU {:.0}%{}", mfu_pct(chosen), if chosen.fits { "" } else { " · no fit" })
                 } else {
                     format!("MFU {:.0}% · {}{}", mfu_pct(chosen), choices_words(chosen), if chosen.fits { "" } else { " · no fit" })
                 },
@@ -359,9 +391,9 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
             }];
             for (i, r) in v.top.iter().enumerate().filter(|(_, r)| *r != chosen) {
                 rows.push(StepRow {
-                    label: if compact { layout_label(r) } else { format!("#{} {}", i + 1, layout_label(r)) },
+                    label: format!("#{} {}", i + 1, name(r)),
                     parts: parts(r),
-                    note: if compact {
+                    note: if narrow {
                         format!("MFU {:.0}%", mfu_pct(r))
                     } else {
                         format!("MFU {:.0}% · {}", mfu_pct(r), choices_words(r))
@@ -371,7 +403,6 @@ pub fn training_chart(id: &str, v: &TrainingView, theme: &Theme, width: u32, com
             }
             // A fixed height (the chosen layout plus the top 5), so nothing moves when a new
             // search result arrives.
-            let size = Size { width: w(920, 420), height: 34 + 34 * (TOP as u32 + 1) + 8 };
             Some((step_chart(&rows, size, theme), size.width, size.height))
         }
         "mfu" => {
@@ -417,6 +448,24 @@ mod tests {
         assert_eq!(svg.matches("<title>").count(), 1 + 6, "one title per drawn segment");
         assert!(step_chart(&[], Size { width: 400, height: 200 }, &Theme::dark()).contains("no layout"));
         assert_eq!(seconds_label(0.0123), "12 ms");
+    }
+
+    /// A phone's step chart (420 px): each layout's whole name on its own line, so rows of the
+    /// same TP/PP/DP are told apart; the wide chart keeps names in a column.
+    #[test]
+    fn narrow_step_chart_names_each_layout_in_full() {
+        let a = "▶ TP8 PP2 DP8 · mb 1 · ZeRO 1 · selective";
+        let b = "#2 TP8 PP2 DP8 · mb 2 · ZeRO 1 · full recompute";
+        let svg = step_chart(&[row(a, 1.0, 0.2, true), row(b, 1.2, 0.05, false)], Size { width: 420, height: 130 }, &Theme::light());
+        let t = crate::texts(&svg);
+        for want in [a, b, "MFU 40%", "1.30 s"] {
+            assert!(t.iter().any(|x| x == want), "missing {want}: {t:?}");
+        }
+        // Every text stays inside the chart: names start at the left edge, not right-aligned
+        // into a column.
+        assert!(svg.contains("text-anchor=\"start\" dominant-baseline=\"middle\" fill=\"#") && !svg.contains("…"), "{svg}");
+        let wide = step_chart(&[row("TP8 PP2 DP8", 1.0, 0.2, true)], Size { width: 760, height: 130 }, &Theme::light());
+        assert!(wide.contains("text-anchor=\"end\""), "the wide chart right-aligns names in their column");
     }
 
     #[test]
