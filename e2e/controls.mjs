@@ -9,7 +9,7 @@
 
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -29,10 +29,13 @@ const { results, check, summary } = checker();
 /** Console errors, page errors and failed requests of every page opened. */
 const problems = [];
 
-/** The CLI that decodes links (the model's own reading of what the page wrote). */
+/** The CLI that decodes links (the model's own reading of what the page wrote): $FABRICSCOPE,
+ * else the newer of the release and debug builds (a stale release binary must not answer). */
 function cli(args) {
-  const bins = [process.env.FABRICSCOPE, join(root, 'target/release/fabricscope'), join(root, 'target/debug/fabricscope')];
-  const bin = bins.find((b) => b && existsSync(b));
+  const built = [join(root, 'target/release/fabricscope'), join(root, 'target/debug/fabricscope')]
+    .filter((b) => existsSync(b))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  const bin = process.env.FABRICSCOPE || built[0];
   if (bin) return execFileSync(bin, args, { encoding: 'utf8' });
   return execFileSync('cargo', ['run', '-q', '-p', 'fabricscope-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
 }
