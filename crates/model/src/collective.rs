@@ -553,7 +553,8 @@ impl Comm {
         }
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
-            None if a == Algorithm::Ring && p == Protocol::Simple => (lat, bw_nccl * network::ring_intra_efficiency(self.arch)),
+            // On NVLink only (a PCIe-switched node's ring is another link).
+            None if a == Algorithm::Ring && p == Protocol::Simple && !self.pcie_switches => (lat, bw_nccl * network::ring_intra_efficiency(self.arch)),
             None => (lat, bw_nccl),
             // LL and LL128 carry flags inside the data: they reach at most NCCL's own
             // (protocol-limited) bandwidth; Simple reaches what the network delivers.
