@@ -573,7 +573,8 @@ impl Comm {
     }
 
     /// The latency (µs) and algorithm bandwidth (GB/s) of the expected time for NCCL's choice
-    /// `(a, p)` at this size: NCCL's own terms inside one domain (NVLS on Blackwell corrected),
+    /// `(a, p)` at this size: NCCL's own terms inside one domain (NVLS and the Simple ring on
+    /// Blackwell corrected),
     /// the network's physics across domains.
     pub fn expected_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: Bytes) -> (f64, f64) {
         let (lat, bw_nccl) = self.tuning.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
@@ -582,6 +583,8 @@ impl Comm {
         }
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
+            // On NVLink only (a PCIe-switched node's ring is another link).
+            None if a == Algorithm::Ring && p == Protocol::Simple && !self.pcie_switches => (lat, bw_nccl * network::ring_intra_efficiency(self.arch)),
             None => (lat, bw_nccl),
             // LL and LL128 carry flags inside the data: they reach at most NCCL's own
             // (protocol-limited) bandwidth; Simple reaches what the network delivers.

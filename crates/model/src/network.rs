@@ -377,6 +377,22 @@ fn ln_factorial(k: u64) -> f64 {
     x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x * x)
 }
 
+/// Blackwell's NVLink5 ring (Simple protocol) inside one NVLink domain reaches this fraction of
+/// the bandwidth NCCL's tuning model plans for it. Measured large-message ring busbw against
+/// that plan: DGX B200 700 GB/s (GTC24 S62129), GB200 NVL72 32 GPUs 680 (GTC25 S72583), 8x B300
+/// 695, DGXC B200 all_reduce 679 and all_gather 673.6 (together-nccl-tests), one GB200 tray
+/// 679.6 at 8 GiB (Azure ND GB200 v6), against 713-719 planned: ratios 0.94-0.97, median 0.95.
+/// One value for the class (NVLink5 domains of 4 to 32 GPUs); Hopper's rings meet the plan.
+pub const BLACKWELL_NVLINK_RING_EFFICIENCY: f64 = 0.95;
+
+/// Blackwell's in-domain ring correction (1 elsewhere; see the constant).
+pub fn ring_intra_efficiency(arch: Arch) -> f64 {
+    match arch {
+        Arch::Blackwell => BLACKWELL_NVLINK_RING_EFFICIENCY,
+        _ => 1.0,
+    }
+}
+
 /// NVLS efficiency inside a domain of `gpus` on `arch` (Blackwell only; see the constants).
 pub fn nvls_intra_efficiency(arch: Arch, gpus: u32) -> f64 {
     match arch {

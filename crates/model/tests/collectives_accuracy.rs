@@ -1,5 +1,6 @@
-//! Published nccl-tests results (validation/collectives.csv and collectives-2.csv) against the
-//! model's expected busbw, per tier.
+//! Published nccl-tests results (validation/collectives.csv, collectives-2.csv, collectives-3.csv,
+//! collectives-amd-efa.csv and collectives-nvl72.csv) against the model's expected busbw, per
+//! tier.
 //!
 //! Each row is turned into a scenario by fixed rules that read its hardware, fabric, size and
 //! notes columns (nothing here is tuned per row):
@@ -57,6 +58,7 @@ fn rows() -> Vec<Row> {
         ("collectives-2.csv", include_str!("../../../validation/collectives-2.csv")),
         ("collectives-3.csv", include_str!("../../../validation/collectives-3.csv")),
         ("collectives-amd-efa.csv", include_str!("../../../validation/collectives-amd-efa.csv")),
+        ("collectives-nvl72.csv", include_str!("../../../validation/collectives-nvl72.csv")),
     ] {
         let table = common::read_csv(text);
         let header = &table[0];
@@ -369,6 +371,9 @@ fn case_gb200_racks(r: &Row, op: Collective, gpus: u32, racks: u32) -> Option<Ca
         ..Cluster::default()
     };
     let a = r.algorithm.to_ascii_lowercase();
+    // A label the source prints beside its table ("Ring (as labelled by the source)") is not
+    // an NCCL_ALGO setting: NCCL chooses.
+    let a = if a.contains("as labelled") { String::new() } else { a };
     let algo = if a.starts_with("tree") { AlgoChoice::Tree } else if a.starts_with("ring") { AlgoChoice::Ring } else { AlgoChoice::Auto };
     let group = Placement { ranks: gpus, per_domain: gpus / racks };
     Some(Case { cluster: c, group: Some(group), op, algo, bytes: Bytes(r.message_bytes.unwrap_or(8 << 30)) })
@@ -604,7 +609,16 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     for (t, (m, n, mm, nm)) in &tier_medians {
         let name = TierClass::ALL[*t].name();
         // The classes added for issue 23 (xGMI, EFA) are held to its goal: 15% per tier.
-        let goal = if matches!(TierClass::ALL[*t], TierClass::XgmiNode | TierClass::Efa | TierClass::RcclNodes) { 0.15 } else { 0.05 };
+        // One NVL72 rack (issue 22's goal for NVL72 is 15%): the 24-size sweep of one GB200 tray
+        // (Azure ND GB200 v6, collectives-nvl72.csv) has its plateau within 2% since the
+        // Blackwell ring correction (network.rs), but its ramp (LL and LL128 from 16 KiB to
+        // 32 MiB, Simple from 128 to 512 MiB) is 7-16% optimistic: held to 10% until the ramp of
+        // a single-process 4-GPU run is modelled.
+        let goal = match TierClass::ALL[*t] {
+            TierClass::XgmiNode | TierClass::Efa | TierClass::RcclNodes => 0.15,
+            TierClass::Nvl72Rack => 0.10,
+            _ => 0.05,
+        };
         assert!(*nm == 0 || *mm <= goal, "{name}: median {:.1}% over {nm} measured rows", mm * 100.0);
         assert!(*m <= goal, "{name}: median {:.1}% over {n} rows", m * 100.0);
     }

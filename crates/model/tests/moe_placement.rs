@@ -84,3 +84,50 @@ fn an_impossible_ep_layout_suggests_the_expert_tp_that_makes_it_valid() {
     assert!(e.message.contains("--expert-tp 1"), "{}", e.message);
     assert!(Parallel { expert_tp: 1, ..p }.validate(&w, 512).is_ok());
 }
+
+/// GB200 on 8-GPU NVLink5 nodes, one 800G NIC per GPU: the same GPU and the same network
+/// bandwidth per GPU as the NVL72 racks of [`gb200`], only the NVLink domain differs.
+fn gb200_in_8gpu_nodes(nodes: u32) -> Cluster {
+    Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::NvSwitch { gen: 5 }, gpus_per_node: 8, nodes, nics_per_node: 8, nic: NicKind::IbXdr, ..Cluster::default() }
+}
+
+#[test]
+fn an_moe_step_with_ep_inside_an_nvl72_rack_is_never_slower_than_across_8_gpu_nodes() {
+    // Equal GPUs (576), equal GPU, equal NIC bandwidth per GPU; EP 8 to 64, with and without
+    // the all-to-all overlap, with each token dispatcher. A 72-GPU NVLink domain holds every
+    // one of these EP groups; 8-GPU nodes hold only EP 8.
+    let nvl = gb200(144, 4).topology().unwrap();
+    let ib_cluster = gb200_in_8gpu_nodes(72);
+    let ib = match ib_cluster.topology() {
+        Ok(t) => t,
+        // If the catalog refuses GB200 on 8-GPU boards, B200 (same NVLink5, a little slower
+        // per GPU) stands in: the rack must still never lose.
+        Err(_) => b200(72).topology().unwrap(),
+    };
+    for id in ["deepseek-v3-like", "mixtral-8x7b"] {
+        let mut w = preset(id).unwrap();
+        // A batch every DP size here divides (Mixtral's preset has 1,024 sequences).
+        w.global_batch = 2304;
+        for ep in [8, 16, 32, 64] {
+            if w.moe.unwrap().experts % ep != 0 {
+                continue;
+            }
+            for (fw_id, per_node) in [("megatron-core", false), ("megatron-core", true), ("megatron-core-a2a-overlap", true)] {
+                let mut fw = Framework::from_id(fw_id).unwrap();
+                fw.ep_node_dispatch = per_node;
+                let (pp, dp) = if id == "deepseek-v3-like" { (9, 64) } else { (4, 144) };
+                let p = Parallel { tp: 1, pp, dp, ep, expert_tp: 1, micro_batch: 1, ..Parallel::default() };
+                let on = |t| Evaluator::new(t, &w, fw).unwrap().evaluate(&p).unwrap();
+                let (a, b) = (on(&nvl), on(&ib));
+                assert!(
+                    a.step_time_s <= b.step_time_s * (1.0 + 1e-9),
+                    "{id} EP {ep} {fw_id} per-node {per_node}: NVL72 {:.3} s (EP {:.3} s) > 8-GPU nodes {:.3} s (EP {:.3} s)",
+                    a.step_time_s,
+                    a.breakdown.ep.0 / 1e6,
+                    b.step_time_s,
+                    b.breakdown.ep.0 / 1e6
+                );
+            }
+        }
+    }
+}

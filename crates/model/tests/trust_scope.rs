@@ -56,3 +56,18 @@ fn training_band_is_extrapolated_beyond_the_published_gpu_counts() {
     assert!(outside.band_extrapolated, "{:?}", outside.band_measured_gpus);
     assert!(outside.band_measured_gpus.unwrap()[1] < 32768);
 }
+
+#[test]
+fn nvl72_across_many_racks_is_not_passed_off_as_measured() {
+    // 20 GB200 NVL72 racks (1,440 GPUs, 4 NDR NICs per tray), NVLS on: NCCL reduces inside
+    // each rack on the NVSwitches and crosses the racks with NVLSTree or a ring over the trays'
+    // NICs. The only across-rack measurements are 3 racks with NVLS off: the prediction must
+    // say it is not validated or extrapolated, never a plain band.
+    use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
+    let c = Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes: 360, nics_per_node: 4, nic: NicKind::IbNdr, ..Cluster::default() };
+    let p = all_reduce_1g(&c);
+    assert_eq!(p.trust.tier, TierClass::Nvl72Racks);
+    assert!(["NVLSTree", "Ring", "Tree", "NVLS"].contains(&p.algorithm), "{}", p.algorithm);
+    let text = p.trust.describe();
+    assert!(text.starts_with("extrapolated") || text.starts_with("not validated"), "{text}");
+}

@@ -55,6 +55,13 @@ pub struct Framework {
     /// (Megatron-Core's 1F1B all-to-all overlap, `--overlap-moe-expert-parallel-comm`;
     /// DeepSeek-V3's DualPipe, §3.2.1); else they are exposed.
     pub overlap_moe_a2a: bool,
+    /// An EP group across nodes dispatches each token once per destination node, then fans it
+    /// out over NVLink (DeepEP / HybridEP normal kernels behind Megatron-Core's `flex` token
+    /// dispatcher, which the Megatron-Bridge MoE recipes select: perf_recipes/deepseek/
+    /// common.py sets `moe_token_dispatcher_type = "flex"` with backend "deepep" or
+    /// "hybridep"); else every routed copy crosses the network on its own (NCCL all-to-all,
+    /// Megatron-Core's `alltoall` dispatcher, the default here).
+    pub ep_node_dispatch: bool,
     /// FSDP/ZeRO-3 frees gathered parameters after the forward and gathers them again for the
     /// backward (`reshard_after_forward=True`, PyTorch FSDP2 default; ZeRO-3); with ZeRO stage
     /// 2 semantics the parameters stay gathered until the backward.
@@ -141,6 +148,7 @@ impl Framework {
             hopper_attention: true,
             overlap_tp_comm: true,
             overlap_moe_a2a: false,
+            ep_node_dispatch: false,
             reshard_after_forward: true,
             cp_all_gather: false,
             zero3_collective_efficiency: 1.0,

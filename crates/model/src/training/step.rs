@@ -533,10 +533,11 @@ impl<'a> Evaluator<'a> {
                 let full = self.comms.time(ep_id, Collective::AllToAll, bytes)?;
                 let span = layout.spans[g(Group::Ep)];
                 let share = m.network_copy_share(span.domains);
-                let a2a = if share < 1.0 {
-                    // Node-limited routing: DeepEP-style hierarchical dispatch and combine (one
-                    // network copy per destination node, NVLink fan-out alongside; DeepSeek-V3
-                    // §3.2.2), timed by the EP module; never slower than sending every copy.
+                let a2a = if share < 1.0 || (self.fw.ep_node_dispatch && span.domains > 1) {
+                    // Node-limited routing, or a dispatcher that sends per node (DeepEP,
+                    // HybridEP): hierarchical dispatch and combine (one network copy per
+                    // destination node, NVLink fan-out alongside; DeepSeek-V3 §3.2.2), timed by
+                    // the EP module; never slower than sending every copy.
                     let x = crate::ep::LayerExchange {
                         per_domain: span.placement.per_domain,
                         domains: span.placement.domains(),
