@@ -3,18 +3,9 @@
 //! 32 ECMP seeds at 1,024 GPUs, and one-line typed errors for bad input.
 
 mod common;
-use common::{json, run};
+use common::{fails, json};
 use std::time::Instant;
 
-fn fails(args: &[&str], want: &[&str]) {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(2), "fabricscope {}: {out} {err}", args.join(" "));
-    assert!(out.is_empty());
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    for w in want {
-        assert!(err.contains(w), "'{w}' missing from: {err}");
-    }
-}
 
 /// 2 leaves of radix 6 and 2 spines for 4 nodes of 2 NICs (the small custom tree).
 const SMALL: [&str; 14] = ["--nodes", "4", "--gpus-per-node", "2", "--nics-per-node", "2", "--leaf", "2", "--spine", "2", "--radix", "6", "--rail-optimized", "false"];

@@ -2,17 +2,8 @@
 //! on NVLink only, latency-bound low-latency kernels at decode sizes, one-line errors.
 
 mod common;
-use common::{json, run};
+use common::{fails, json, run};
 
-fn fails(args: &[&str], want: &[&str]) {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(2), "fabricscope {}: {out} {err}", args.join(" "));
-    assert!(out.is_empty());
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    for w in want {
-        assert!(err.contains(w), "'{w}' missing from: {err}");
-    }
-}
 
 #[test]
 fn json_has_dispatch_and_combine_with_time_bottleneck_and_bandwidth() {

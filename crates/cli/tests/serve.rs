@@ -4,17 +4,8 @@
 //! errors that name the flag.
 
 mod common;
-use common::{json, run, stdout_ok};
+use common::{fails, json, run, stdout_ok};
 
-fn fails(args: &[&str], want: &[&str]) {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(2), "fabricscope {}: {out} {err}", args.join(" "));
-    assert!(out.is_empty(), "{out}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    for w in want {
-        assert!(err.contains(w), "'{w}' missing from: {err}");
-    }
-}
 
 fn f(v: &serde_json::Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {v}"))

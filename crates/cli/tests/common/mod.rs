@@ -1,5 +1,6 @@
 //! Running the built `fabricscope` binary from the integration tests: its output, its exit code
-//! with stdout and stderr, and stdout (as text or JSON) of a run that must succeed.
+//! with stdout and stderr, stdout (as text or JSON) of a run that must succeed, and a run that
+//! must fail with one line naming what is wrong.
 #![allow(dead_code)] // each test file uses its own subset
 
 use serde_json::Value;
@@ -29,4 +30,15 @@ pub fn stdout_ok(args: &[&str]) -> String {
 pub fn json(args: &[&str]) -> Value {
     let out = stdout_ok(args);
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// Runs, expects exit code 2, nothing on stdout and exactly one line on stderr containing every `want`.
+pub fn fails(args: &[&str], want: &[&str]) {
+    let (code, out, err) = run(args);
+    assert_eq!(code, Some(2), "fabricscope {}: {out} {err}", args.join(" "));
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    for w in want {
+        assert!(err.contains(w), "'{w}' missing from: {err}");
+    }
 }

@@ -460,42 +460,9 @@ pub const NICS: [NicSpec; 11] = [
     // totals). See [`EFA_EFFICIENCY`] and [`EFA_LATENCY`] for the class's fitted figures. SRD
     // sprays each flow over many paths: routed like adaptive routing. The host interface is
     // taken as PCIe Gen5 (not published per interface).
-    NicSpec {
-        kind: NicKind::Efa100,
-        id: "efa-100",
-        name: "AWS EFA 100G (SRD)",
-        family: NetFamily::Efa,
-        line_rate: Gbps(100.0),
-        efficiency: EFA_EFFICIENCY,
-        routing: Routing::Adaptive,
-        latency: EFA_LATENCY,
-        sharp_capable: false,
-        pcie: PcieGen::Gen5,
-    },
-    NicSpec {
-        kind: NicKind::Efa200,
-        id: "efa-200",
-        name: "AWS EFA 200G (SRD)",
-        family: NetFamily::Efa,
-        line_rate: Gbps(200.0),
-        efficiency: EFA_EFFICIENCY,
-        routing: Routing::Adaptive,
-        latency: EFA_LATENCY,
-        sharp_capable: false,
-        pcie: PcieGen::Gen5,
-    },
-    NicSpec {
-        kind: NicKind::Efa400,
-        id: "efa-400",
-        name: "AWS EFA 400G (SRD)",
-        family: NetFamily::Efa,
-        line_rate: Gbps(400.0),
-        efficiency: EFA_EFFICIENCY,
-        routing: Routing::Adaptive,
-        latency: EFA_LATENCY,
-        sharp_capable: false,
-        pcie: PcieGen::Gen5,
-    },
+    efa(NicKind::Efa100, "efa-100", "AWS EFA 100G (SRD)", 100.0),
+    efa(NicKind::Efa200, "efa-200", "AWS EFA 200G (SRD)", 200.0),
+    efa(NicKind::Efa400, "efa-400", "AWS EFA 400G (SRD)", 400.0),
     // 100G and 200G RDMA Ethernet: ConnectX-6 Dx (100/200GbE, PCIe Gen4 x16; NVIDIA product
     // brief) and the other makers' 100/200G RoCE NICs. The same RoCEv2 goodput, latency and
     // ECMP routing as 400GbE: nothing published for these rates changes them.
@@ -537,6 +504,24 @@ pub const EFA_EFFICIENCY: f64 = 0.955;
 /// fitted for the class on p5.48xlarge 2-node all_reduce at 16-128 B (68.4-69.3 us,
 /// aws/aws-k8s-tester PR 585): 22 us per network step beyond InfiniBand's 1 us.
 pub const EFA_LATENCY: Micros = Micros(23.0);
+
+/// One EFA interface of `gbps` line rate: the class's fitted goodput and latency, SRD's
+/// multipath spraying routed like adaptive routing, a PCIe Gen5 host interface (not published
+/// per interface).
+const fn efa(kind: NicKind, id: &'static str, name: &'static str, gbps: f64) -> NicSpec {
+    NicSpec {
+        kind,
+        id,
+        name,
+        family: NetFamily::Efa,
+        line_rate: Gbps(gbps),
+        efficiency: EFA_EFFICIENCY,
+        routing: Routing::Adaptive,
+        latency: EFA_LATENCY,
+        sharp_capable: false,
+        pcie: PcieGen::Gen5,
+    }
+}
 
 impl NicKind {
     pub const ALL: [NicKind; 11] = [
