@@ -73,7 +73,7 @@ pub fn lesson_animation(p: &Props) -> Html {
     html! {
         <div class="t-lesson-anim" data-testid="lesson-anim" data-play={p.play.id()} data-done={d.done.to_string()}>
             <div class="t-row" role="group" aria-label={format!("Animation: {}", play_name(p.play))}>
-                <button type="button" id="t-lesson-play" onclick={toggle}>{ if clock.1 { "Pause the animation" } else { format!("Play the {} animation", play_name(p.play)) } }</button>
+                <button type="button" id="t-lesson-play" onclick={toggle}>{ if clock.1 { "Pause the animation".to_string() } else { format!("Play the {} animation", play_name(p.play)) } }</button>
                 <button type="button" id="t-lesson-step" onclick={step_on}>{ "Next step of the animation" }</button>
             </div>
             <div class="t-svg"><ChartSvg svg={d.svg} /></div>
