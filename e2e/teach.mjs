@@ -283,6 +283,7 @@ async function main() {
       for (let i = 0; i < 3; i++) {
         await page.click('#t-next');
         await page.waitForSelector('#t-reveal:not([disabled])');
+        if (i < 2) await page.click('#t-reveal');
       }
       assert((await page.getAttribute('[data-testid=lesson-anim]', 'data-play')) === 'kvhandoff', 'step 4 plays the KV handoff');
       await page.click('#t-lesson-step');
