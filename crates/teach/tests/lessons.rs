@@ -167,16 +167,3 @@ fn the_serving_lesson_follows_the_serving_model() {
     let shard = fabricscope_model::units::parse_size(steps[3]["animation"]["size"].as_str().unwrap()).unwrap();
     assert_eq!(shard.0 as f64 * 8.0, a[3].value * 1e6);
 }
-
-#[test]
-#[ignore]
-fn print_serving_lesson() {
-    let text = std::fs::read_to_string(dir().join("serving-tp-kv.json")).unwrap();
-    let l: Value = serde_json::from_str(&text).unwrap();
-    for s in l["steps"].as_array().unwrap() {
-        for k in ["scenario", "explain"] {
-            println!("{k}: {}", fabricscope_teach::lesson::fill(s[k].as_str().unwrap(), s, &Cluster::default()).unwrap());
-        }
-        println!("answer: {:?}", answer_json(&s.to_string(), &Cluster::default()).unwrap());
-    }
-}
