@@ -156,3 +156,26 @@ fn a_batch_beyond_memory_is_refused_naming_the_batch() {
     assert_eq!(e.field, "batch");
     assert!(e.message.contains(&format!("at most {max}")), "{}", e.message);
 }
+
+/// The offline mix under wide EP: every rank waits for any rank's prefill chunk (TensorRT-LLM
+/// tech blog 10), so a request's prefill costs the whole stage: tokens/s per GPU is
+/// 1 / (decode step / (batch x dp) + prefill step / chunk / output_len) per GPU, from the same
+/// model's own decode and prefill steps. Without attention DP the prefill is shared by dp ranks.
+#[test]
+fn offline_wide_ep_charges_a_prefill_chunk_to_the_whole_stage() {
+    let m = serving_preset("deepseek-v3").unwrap();
+    let t = topo(GpuKind::B200, 1, 8);
+    let mut s = Server::new(&t, &m).unwrap();
+    let (input_len, output_len) = (1024u32, 2048u32);
+    let d = Deployment { phase: fabricscope_serving::Phase::Offline, tp: 1, dp: 8, ep: 8, input_len, output_len, precision: Precision::Fp4, kv_precision: Some(Precision::Fp8), ..Deployment::default() };
+    let off = s.evaluate(&d).unwrap();
+    let chunk = 8192 / input_len;
+    let dec = s.evaluate(&Deployment { phase: fabricscope_serving::Phase::Decode, batch: off.batch, context: input_len + output_len / 2, ..d }).unwrap();
+    let pre = s.evaluate(&Deployment { phase: fabricscope_serving::Phase::Prefill, batch: chunk, ..d }).unwrap();
+    let per_token_ms = dec.step_ms / (off.batch as f64 * 8.0) + pre.step_ms / chunk as f64 / output_len as f64;
+    let want = 1e3 / per_token_ms / 8.0;
+    assert!((off.tokens_per_s_per_gpu / want - 1.0).abs() < 1e-9, "{} vs {want}", off.tokens_per_s_per_gpu);
+    // Coupled ranks are never faster than ranks that share the prefill evenly would be.
+    let even = 1e3 / (dec.step_ms / (off.batch as f64 * 8.0) + pre.step_ms / (chunk as f64 * 8.0) / output_len as f64) / 8.0;
+    assert!(off.tokens_per_s_per_gpu < even);
+}

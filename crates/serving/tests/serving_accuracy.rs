@@ -524,7 +524,10 @@ fn serving_accuracy() {
            are software-bound (16-80 output tokens/s per GPU, CUDA graphs off, every rate saturating the server; the\n\
            single-node runs miss by as much as the two-node ones) and are listed under Not evaluated with that reason.\n\
          - **Wide EP** has four public deployments (DeepSeek's Day-6 H800 decode, TensorRT-LLM's B200 DP8/EP8, vLLM's GB200\n\
-           decode and GB300 EP2); the H800 production figure is within 20%, Blackwell's max-throughput rows are over-predicted.\n\
+           decode and GB300 EP2). The two offline (in-flight batching) rows run attention DP ranks coupled by the EP\n\
+           exchange: a rank's prefill chunk holds every rank (TensorRT-LLM tech blog 10, \"ADP Balance Strategy\"), which the\n\
+           model charges to the whole stage; with it the Blackwell rows fall from 7-144% to 7-28% off and the four\n\
+           deployments come out in their measured order.\n\
          - **KV transfer** has two rows: NIXLBench between two A3-Mega H100 VMs (64 MiB) within 1%, and a vLLM NIXL-connector\n\
            transfer on GB200 whose 1.49 ms is 1.15 ms of posting overhead (the reporting user calls it suboptimal): the model's\n\
            wire time misses it by 93%. A median of these two rows is not a calibrated band.\n\n\
