@@ -7,7 +7,9 @@
 // 4. screenshots of a ring mid-flight: desktop and phone, light and dark (e2e/out/teach-*.png);
 // 5. a lesson is completed by keyboard only, and the answer is the model's (9x);
 // 6. a glossary term followed on Learn, or from the explorer, opens its definition;
-// 7. with the server stopped and the browser offline, a lesson still opens and answers.
+// 7. with the server stopped and the browser offline, a lesson still opens and answers;
+// 8. the serving lesson (issue 24): its texts are filled by the model, its animations play
+//    (a decode all-reduce across two nodes, the KV handoff), its answers are the model's.
 //
 //   node e2e/teach.mjs            (DIST=path to test another build)
 
@@ -28,6 +30,7 @@ const FORMULA = {
   nvls: () => 1,
   tree: (n, d) => (2 * (d - 1)) / d,
   nvlstree: (n, d) => (2 * (d - 1)) / d,
+  kvhandoff: () => 1,
 };
 
 // Links (`fabricscope link`): {"n":4} the default 4 nodes of 8 H100, {"n":2} two of them.
@@ -102,7 +105,7 @@ async function main() {
       assert(c4.n === '32' && c4.d === '4', `4 nodes x 8 GPUs: ${JSON.stringify(c4)}`);
     });
 
-    for (const play of ['ring', 'tree', 'nvls', 'nvlstree', 'alltoall']) {
+    for (const play of ['ring', 'tree', 'nvls', 'nvlstree', 'alltoall', 'kvhandoff']) {
       await check(`${play}: played to the end, the bytes counter equals the formula`, async () => {
         await page.selectOption('#t-algo', play);
         await page.selectOption('#t-speed', '4');
@@ -261,6 +264,37 @@ async function main() {
       assert((await page.textContent('[data-testid=lesson-mark-nvlink-vs-ib]')).includes('✓ done'), 'the list marks it done');
       const total = await page.locator('#t-lesson-list li').count();
       assert((await page.textContent('[data-testid=lesson-summary]')) === `1 of ${total} lessons done.`, await page.textContent('[data-testid=lesson-summary]'));
+    });
+
+    await check('the serving lesson: texts filled by the model, the all-reduce and KV-handoff animations play, answers revealed', async () => {
+      await page.click('[data-lesson=serving-tp-kv]');
+      await page.waitForSelector('[data-testid=lesson-anim] svg', { timeout: 10000 });
+      const scen = await page.textContent('#t-lesson .hint');
+      assert(scen.includes('16384 bytes') && !/[{}]/.test(scen), `step 1 filled: ${scen}`);
+      assert((await page.getAttribute('[data-testid=lesson-anim]', 'data-play')) === 'ring', 'a ring all-reduce plays');
+      await page.click('#t-lesson-play');
+      await page.waitForFunction(() => document.querySelector('[data-testid=lesson-anim]')?.dataset.done === 'true', null, { timeout: 30000 });
+      assert(/^Done: \d+ steps/.test(await page.textContent('[data-testid=lesson-anim-now]')), 'the animation ends');
+      await page.click('#t-reveal');
+      const ratio = +(await page.getAttribute('.t-answer', 'data-value'));
+      assert(ratio > 1 && ratio < 10, `across / inside one node: ${ratio}`);
+      const ex = await page.textContent('[data-testid=lesson-explain]');
+      assert(/takes [\d.]+ µs; across the NICs [\d.]+ µs/.test(ex), ex);
+      for (let i = 0; i < 3; i++) {
+        await page.click('#t-next');
+        await page.waitForSelector('#t-reveal:not([disabled])');
+        if (i < 2) await page.click('#t-reveal');
+      }
+      assert((await page.getAttribute('[data-testid=lesson-anim]', 'data-play')) === 'kvhandoff', 'step 4 plays the KV handoff');
+      await page.click('#t-lesson-step');
+      assert((await page.textContent('[data-testid=lesson-anim-now]')).startsWith('Step 2 of 4, KV handoff'), await page.textContent('[data-testid=lesson-anim-now]'));
+      await page.click('#t-reveal');
+      const mb = +(await page.getAttribute('.t-answer', 'data-value'));
+      assert(Math.abs(mb - (8192 * 327680) / 1e6) < 1e-6, `8192 tokens of Llama 3 70B KV: ${mb} MB`);
+      await page.click('#t-next');
+      await page.click('#t-reveal');
+      const share = +(await page.getAttribute('.t-answer', 'data-value'));
+      assert(share > 0 && share < 10, `the handoff's share of TTFT: ${share}%`);
     });
 
     await check('issue 20: a size answer reads "2 MiB = 2^21 bytes", guesses too', async () => {

@@ -118,3 +118,30 @@ async fn a_lesson_step_is_answered_by_the_model() {
     assert_eq!(find(&root, "#t-lesson-h").text_content().unwrap(), "Lesson complete");
     assert!(find(&root, "[data-testid=lesson-done]").text_content().unwrap().contains("2 of 2 guesses close"));
 }
+
+/// The serving lesson (issue 24): the scenario is filled by the model, the step's animation
+/// (a ring all-reduce on the step's two nodes) is drawn and steps, and the answer is the
+/// serving model's ratio of one cross-node all-reduce to one inside NVLink.
+#[wasm_bindgen_test]
+async fn the_serving_lesson_fills_its_text_animates_and_answers_by_the_model() {
+    use fabricscope_teach::lesson::answer_json;
+    let file: serde_json::Value = serde_json::from_str(include_str!("../assets/lessons/serving-tp-kv.json")).unwrap();
+    let want = answer_json(&file["steps"][0].to_string(), &fabricscope_model::Cluster::default()).unwrap();
+    let lesson = Rc::new(check(file).unwrap());
+    let root = host();
+    let props = LessonProps { lesson, start: 0, share: "#".into(), imported: false, on_progress: yew::Callback::noop() };
+    yew::Renderer::<LessonView>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let scenario = find(&root, ".hint").text_content().unwrap();
+    assert!(scenario.contains("16384 bytes") && !scenario.contains('{'), "{scenario}");
+    assert!(root.query_selector("[data-testid=lesson-anim] svg").unwrap().is_some(), "the animation is drawn");
+    assert_eq!(data(&root, "[data-testid=lesson-anim]", "play"), "ring");
+    click(&root, "#t-lesson-step").await;
+    assert!(find(&root, "[data-testid=lesson-anim-now]").text_content().unwrap().starts_with("Step 2 of "));
+    click(&root, "#t-reveal").await;
+    let got: f64 = data(&root, ".t-answer", "value").parse().unwrap();
+    assert_eq!(got, want.value);
+    assert!(got > 1.0, "across the NIC costs more: {got}");
+    let explain = find(&root, "[data-testid=lesson-explain]").text_content().unwrap();
+    assert!(explain.contains("µs; across the NICs") && !explain.contains('{'), "{explain}");
+}

@@ -3,7 +3,9 @@
 
 use super::model::page_cluster;
 use super::progress::{self, Progress};
-use fabricscope_teach::lesson::{answer, StepSpec};
+use super::lesson_anim::LessonAnimation;
+use fabricscope_teach::lesson::{answer, fill, step_cluster, StepSpec};
+use fabricscope_teach::Play;
 use serde_json::Value;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -82,6 +84,26 @@ fn choices(step: &Value) -> Vec<String> {
 
 fn text<'a>(step: &'a Value, k: &str) -> Option<&'a str> {
     step.get(k).and_then(Value::as_str)
+}
+
+/// A step's text with its `{name}` placeholders filled by the model (crates/teach `fill`);
+/// if the model cannot, the text as written and why.
+fn filled(step: &Value, k: &str) -> Option<String> {
+    let t = text(step, k)?;
+    Some(fill(t, step, &page_cluster()).unwrap_or_else(|e| format!("{t} (the model cannot fill this text: {})", e.message)))
+}
+
+/// A step's animation: `{"play": "kvhandoff", "size": "16M"}` on the step's cluster (or the
+/// page's design).
+fn animation(step: &Value, at: usize) -> Html {
+    let Some(a) = step.get("animation") else { return Html::default() };
+    let play = a.get("play").and_then(Value::as_str).and_then(Play::from_id);
+    let bytes = a.get("size").and_then(Value::as_str).and_then(|s| fabricscope_model::units::parse_size(s).ok());
+    let cluster = step_cluster(step).ok().flatten().unwrap_or_else(page_cluster);
+    match (play, bytes) {
+        (Some(play), Some(b)) => html! { <LessonAnimation key={at} {cluster} {play} bytes={b.0} /> },
+        _ => html! { <p class="hint">{ "This step's animation names no algorithm or size the player knows." }</p> },
+    }
 }
 
 /// What one step's reveal said.
@@ -248,15 +270,16 @@ pub fn lesson_view(p: &Props) -> Html {
     html! {
         <>
             <h3 tabindex="-1" id="t-lesson-h" ref={heading}>{ format!("{} · step {} of {n}", l.title, run.step + 1) }</h3>
-            <p class="hint">{ text(s, "scenario").unwrap_or("On the design you have on the page.") }</p>
+            <p class="hint">{ filled(s, "scenario").unwrap_or_else(|| "On the design you have on the page.".into()) }</p>
             <p class="t-question">{ text(s, "question").unwrap_or("") }</p>
             { control }
+            { animation(s, run.step) }
             <p><button type="button" id="t-reveal" onclick={reveal} disabled={answered}>{ "Reveal the answer" }</button></p>
             <div id="t-result" tabindex="-1" aria-live="polite" ref={result}>
                 { match &run.answered {
                     Some(Ok(r)) => html! { <>
                         <p class="t-answer" data-value={r.value.clone()} data-choice={r.choice.clone()}>{ &r.said }</p>
-                        <p>{ text(s, "explain").unwrap_or("") }</p>
+                        <p data-testid="lesson-explain">{ filled(s, "explain").unwrap_or_default() }</p>
                     </> },
                     Some(Err(e)) => html! { format!("The model cannot answer this step: {e}") },
                     None => Html::default(),

@@ -9,6 +9,7 @@
 //! | [`animation`] | the requestAnimationFrame loop as a hook |
 //! | [`algos`] | every algorithm NCCL could run, forced, beside its choice |
 //! | [`lessons`], [`lesson`] | the lesson list, import and share link; one lesson played |
+//! | [`lesson_anim`] | a lesson step's animation on the step's own cluster |
 //! | [`progress`] | lesson progress kept in this browser |
 //! | [`glossary`] | the terms and their definitions |
 
@@ -16,6 +17,7 @@ pub mod algos;
 pub mod animation;
 pub mod glossary;
 pub mod lesson;
+pub mod lesson_anim;
 pub mod lessons;
 pub mod model;
 pub mod player;

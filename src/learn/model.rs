@@ -32,7 +32,7 @@ pub fn page_cluster() -> Cluster {
 }
 
 /// The algorithms the player offers, with their names.
-pub const PLAYS: [(Play, &str); 5] = [(Play::Ring, "Ring"), (Play::Tree, "Tree"), (Play::Nvls, "NVLS"), (Play::NvlsTree, "NVLSTree"), (Play::AllToAll, "AllToAll")];
+pub const PLAYS: [(Play, &str); 6] = [(Play::Ring, "Ring"), (Play::Tree, "Tree"), (Play::Nvls, "NVLS"), (Play::NvlsTree, "NVLSTree"), (Play::AllToAll, "AllToAll"), (Play::KvHandoff, "KV handoff")];
 
 /// A play's name ("Ring").
 pub fn play_name(p: Play) -> &'static str {
@@ -88,7 +88,7 @@ fn nccl(play: Play, topo: &Topology, bytes: Bytes) -> Option<Nccl> {
         Play::Tree => AlgoChoice::Tree,
         Play::Nvls => AlgoChoice::Nvls,
         Play::NvlsTree => AlgoChoice::NvlsTree,
-        Play::AllToAll => return None,
+        Play::AllToAll | Play::KvHandoff => return None,
     };
     let c = Comm::new(topo, topo.whole()).ok()?;
     let p = c.predict(Collective::AllReduce, bytes, algo, ProtoChoice::Auto).ok()?;

@@ -29,6 +29,7 @@ fn play_name(p: Play) -> &'static str {
         Play::Nvls => "NVLS AllReduce",
         Play::NvlsTree => "NVLSTree AllReduce",
         Play::AllToAll => "AllToAll",
+        Play::KvHandoff => "KV handoff, prefill node to decode node",
     }
 }
 

@@ -337,9 +337,16 @@ impl<'a> Server<'a> {
                 let pre = self.step(d, chunk, d.input_len as f64, d.input_len as f64 / 2.0, false)?;
                 // GPU time of the deployment per output token: its share of a decode step and
                 // of its request's prefill (each request: input_len in, output_len out).
-                let per_token = dec.total() / (b as f64 * d.dp as f64) + pre.total() / (chunk * d.dp as f64) / d.output_len as f64;
+                // Attention DP ranks coupled by the EP exchange (wide EP) in one engine: a
+                // rank's prefill chunk holds every rank of the stage, since each iteration
+                // lasts as long as its slowest rank (TensorRT-LLM tech blog 10, "ADP Balance
+                // Strategy": with in-flight batching some ranks run context while others
+                // generate and wait). A chunk then costs the stage its whole time, not
+                // 1/dp of it, and every rank's decode waits for every rank's prefills.
+                let coupled = if d.wide_ep() { d.dp as f64 } else { 1.0 };
+                let per_token = dec.total() / (b as f64 * d.dp as f64) + pre.total() * coupled / (chunk * d.dp as f64) / d.output_len as f64;
                 let t = dec.total();
-                (dec, b, Some(t / 1e3), None, 1e6 / per_token / gpus as f64, 1e6 / (t + pre.total() * b as f64 / (chunk * d.output_len as f64)), dec.comm() / t)
+                (dec, b, Some(t / 1e3), None, 1e6 / per_token / gpus as f64, 1e6 / (t + pre.total() * coupled * b as f64 / (chunk * d.output_len as f64)), dec.comm() / t)
             }
         };
         let step_us = cost.total();

@@ -1,13 +1,17 @@
 //! Physical invariants of the serving model, over random deployments: more HBM bandwidth never
 //! slows decode; TP that crosses the NVLink boundary is never faster than the same TP inside one
 //! domain at batch 1; a larger batch never lowers tokens/s per GPU while it fits; and the KV
-//! cache of DeepSeek-like dimensions is smallest with MLA, then GQA, then MHA.
+//! cache of DeepSeek-like dimensions is smallest with MLA, then GQA, then MHA; a KV transfer
+//! never gets faster as its bytes grow, nor slower with more NICs or a faster NIC, and a
+//! disaggregated request's first token never comes sooner than the same request served whole.
 
 use fabricscope_model::catalog::{GpuKind, GpuSpec};
 use fabricscope_model::{Cluster, Topology};
 use fabricscope_model::catalog::ScaleUp;
 use fabricscope_serving::model::DEEPSEEK_MLA;
 use fabricscope_serving::step::Server;
+use fabricscope_model::catalog::NicKind;
+use fabricscope_serving::kv::{kv_transfer, KvTransferInput};
 use fabricscope_serving::{serving_preset, Attention, Deployment, Precision, ServingModel};
 use proptest::prelude::*;
 
@@ -103,6 +107,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn kv_transfer_time_never_falls_as_bytes_grow_nor_rises_with_more_or_faster_nics(
+        mi in 0usize..ALL.len(), tokens in 1u32..200_000, more in 1u32..200_000, rails in 1u32..8,
+        nic in prop::sample::select(vec![NicKind::IbHdr, NicKind::IbNdr, NicKind::Roce400, NicKind::IbXdr]),
+        faster in prop::sample::select(vec![NicKind::IbNdr, NicKind::IbXdr]),
+    ) {
+        let m = serving_preset(ALL[mi]).unwrap();
+        let t = |nic: NicKind| Cluster { nodes: 2, nic, ..Cluster::default() }.topology().unwrap();
+        let go = |topo: &Topology, tokens: u32, rails: u32| kv_transfer(topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails) }).unwrap();
+        let base = t(nic);
+        let a = go(&base, tokens, rails);
+        let longer = go(&base, tokens + more, rails);
+        prop_assert!(longer.time.0 >= a.time.0 && longer.bytes.0 >= a.bytes.0, "{} tokens {} µs, {} tokens {} µs", tokens, a.time.0, tokens + more, longer.time.0);
+        let wider = go(&base, tokens, rails + 1);
+        prop_assert!(wider.time.0 <= a.time.0, "{} rails {} µs, {} rails {} µs", rails, a.time.0, rails + 1, wider.time.0);
+        let quick = t(faster);
+        if quick.nic.achievable_bw().0 >= base.nic.achievable_bw().0 && quick.nic.latency.0 <= base.nic.latency.0 {
+            prop_assert!(go(&quick, tokens, rails).time.0 <= a.time.0);
+        }
+    }
+
+    #[test]
+    fn a_disaggregated_first_token_never_comes_sooner(mi in 0usize..DENSE.len(), input in 1u32..16_384, tp_exp in 0u32..4) {
+        let m = serving_preset(DENSE[mi]).unwrap();
+        let t = topo(GpuKind::H100, 4, 8);
+        let d = Deployment { tp: 1 << tp_exp, batch: 1, input_len: input, context: input, precision: Precision::Fp8, ..Deployment::default() };
+        let Ok(mut s) = Server::new(&t, &m) else { return Ok(()) };
+        let (Ok(whole), Ok(split)) = (s.evaluate(&d), s.evaluate(&Deployment { disaggregated: true, ..d })) else { return Ok(()) };
+        prop_assert!(split.ttft_ms.unwrap() > whole.ttft_ms.unwrap());
+        prop_assert!(split.breakdown.kv_transfer > 0.0);
+        prop_assert_eq!(split.tpot_ms, whole.tpot_ms);
+    }
+}
+
 #[test]
 fn a_batch_beyond_memory_is_refused_naming_the_batch() {
     let m = serving_preset("llama3-70b").unwrap();
@@ -114,4 +155,27 @@ fn a_batch_beyond_memory_is_refused_naming_the_batch() {
     let e = s.evaluate(&Deployment { batch: max + 1, ..d }).unwrap_err();
     assert_eq!(e.field, "batch");
     assert!(e.message.contains(&format!("at most {max}")), "{}", e.message);
+}
+
+/// The offline mix under wide EP: every rank waits for any rank's prefill chunk (TensorRT-LLM
+/// tech blog 10), so a request's prefill costs the whole stage: tokens/s per GPU is
+/// 1 / (decode step / (batch x dp) + prefill step / chunk / output_len) per GPU, from the same
+/// model's own decode and prefill steps. Without attention DP the prefill is shared by dp ranks.
+#[test]
+fn offline_wide_ep_charges_a_prefill_chunk_to_the_whole_stage() {
+    let m = serving_preset("deepseek-v3").unwrap();
+    let t = topo(GpuKind::B200, 1, 8);
+    let mut s = Server::new(&t, &m).unwrap();
+    let (input_len, output_len) = (1024u32, 2048u32);
+    let d = Deployment { phase: fabricscope_serving::Phase::Offline, tp: 1, dp: 8, ep: 8, input_len, output_len, precision: Precision::Fp4, kv_precision: Some(Precision::Fp8), ..Deployment::default() };
+    let off = s.evaluate(&d).unwrap();
+    let chunk = 8192 / input_len;
+    let dec = s.evaluate(&Deployment { phase: fabricscope_serving::Phase::Decode, batch: off.batch, context: input_len + output_len / 2, ..d }).unwrap();
+    let pre = s.evaluate(&Deployment { phase: fabricscope_serving::Phase::Prefill, batch: chunk, ..d }).unwrap();
+    let per_token_ms = dec.step_ms / (off.batch as f64 * 8.0) + pre.step_ms / chunk as f64 / output_len as f64;
+    let want = 1e3 / per_token_ms / 8.0;
+    assert!((off.tokens_per_s_per_gpu / want - 1.0).abs() < 1e-9, "{} vs {want}", off.tokens_per_s_per_gpu);
+    // Coupled ranks are never faster than ranks that share the prefill evenly would be.
+    let even = 1e3 / (dec.step_ms / (off.batch as f64 * 8.0) + pre.step_ms / (chunk as f64 * 8.0) / output_len as f64) / 8.0;
+    assert!(off.tokens_per_s_per_gpu < even);
 }

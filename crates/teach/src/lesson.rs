@@ -26,6 +26,8 @@ pub enum Kind {
     FirstSize,
     /// NCCL's algorithm at this size (text: "Ring", "NVLS", ...).
     Algorithm,
+    /// A serving figure of a served model and layout (crate::serving).
+    Serve,
 }
 
 /// A number (or an algorithm's name) the model computes on a cluster. One struct for every
@@ -42,6 +44,8 @@ pub struct Measure {
     pub b: String,
     /// Overrides the step's cluster.
     pub cluster: Option<Cluster>,
+    /// What [`Kind::Serve`] computes.
+    pub serve: Option<crate::serving::ServeSpec>,
 }
 
 /// Which GPUs run the collective: all of them, or `ranks` with `per_domain` in each domain.
@@ -133,6 +137,9 @@ impl Measure {
             };
             return Ok(Value::Num(bw(&self.a)? / bw(&self.b)?));
         }
+        if let Some(s) = &self.serve {
+            return Ok(Value::Num(s.eval(topo)?));
+        }
         let comm = Comm::new(topo, placement(topo, self.group))?;
         let run = |b: Bytes, algo| comm.predict(self.op, b, algo, ProtoChoice::Auto);
         Ok(match self.kind {
@@ -221,6 +228,35 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
     Ok(Answer { value, text, choice, values })
 }
 
+/// A step's texts with their `{name}` placeholders filled by the model: each name is a REVEAL
+/// in the step's `"values"` object, computed on the step's cluster (or `page`) and shown with
+/// 3 significant figures. Text without placeholders comes back as it is; a name the step does
+/// not define is an error naming it.
+pub fn fill(text: &str, step: &Json, page: &Cluster) -> Result<String> {
+    if !text.contains('{') {
+        return Ok(text.to_string());
+    }
+    let topo = cluster(step)?.as_ref().unwrap_or(page).topology()?;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let Some(j) = rest[i..].find('}') else {
+            out.push_str(&rest[i..]);
+            return Ok(out);
+        };
+        let name = &rest[i + 1..i + j];
+        let spec = step.get("values").and_then(|v| v.get(name)).ok_or_else(|| bad(format!("the text names {{{name}}}, which the step's \"values\" does not define")))?;
+        match Reveal::parse(spec)?.eval(&topo)? {
+            Value::Num(x) => out.push_str(&show(x)),
+            Value::Text(t) => out.push_str(&t),
+        }
+        rest = &rest[i + j + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// Parses a step (the JSON of one element of a lesson's `steps`) and answers it.
 pub fn answer_json(step: &str, page: &Cluster) -> Result<Answer> {
     // from_slice and Value: the one JSON reader the page already carries (link.rs).
@@ -237,6 +273,11 @@ fn bad(m: String) -> ModelError {
 
 fn text<'a>(v: &'a Json, k: &str) -> Result<&'a str> {
     v.get(k).and_then(Json::as_str).ok_or_else(|| bad(format!("\"{k}\" must be text")))
+}
+
+/// A step's own cluster (its `"cluster"`), if it names one.
+pub fn step_cluster(step: &Json) -> Result<Option<Cluster>> {
+    cluster(step)
 }
 
 fn cluster(v: &Json) -> Result<Option<Cluster>> {
@@ -258,7 +299,8 @@ impl Measure {
             "time" => Kind::Time,
             "first_size" => Kind::FirstSize,
             "algorithm" => Kind::Algorithm,
-            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm"))),
+            "serve" => Kind::Serve,
+            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm, serve"))),
         };
         let word = |k: &str| v.get(k).and_then(Json::as_str).unwrap_or_default();
         let op = match word("op") {
@@ -275,7 +317,8 @@ impl Measure {
         };
         let count = |k: &str| v.get("group").and_then(|g| g.get(k)).and_then(Json::as_u64).map(|x| x.min(u32::MAX as u64) as u32);
         let group = Group { ranks: count("ranks"), per_domain: count("per_domain") };
-        Ok(Measure { kind, op, size, group, algo, a: word("a").into(), b: word("b").into(), cluster: cluster(v)? })
+        let serve = if kind == Kind::Serve { Some(crate::serving::ServeSpec::parse(v)?) } else { None };
+        Ok(Measure { kind, op, size, group, algo, a: word("a").into(), b: word("b").into(), cluster: cluster(v)?, serve })
     }
 }
 

@@ -1,7 +1,8 @@
 //! Teaching: collectives played step by step on a small copy of the cluster ([`schedule`]),
 //! the model's answers to lesson questions ([`lesson`]), and every algorithm side by side ([`algos`]).
 //!
-//! Built on the model (`fabricscope-model`) and nothing else: the model modules this crate may
+//! Built on the model (`fabricscope-model`) and the serving model (`fabricscope-serving`, for
+//! the serving lesson's measures) and nothing else: the model modules this crate may
 //! use are re-exported below under their model names. Used by learn.html and `fabricscope teach`.
 
 pub(crate) use fabricscope_model::{collective, error, nccl, topology, units, Scenario};
@@ -9,5 +10,6 @@ pub(crate) use fabricscope_model::{collective, error, nccl, topology, units, Sce
 pub mod algos;
 pub mod lesson;
 pub mod schedule;
+pub mod serving;
 
 pub use schedule::{schedule, unavailable, Frame, Instance, LinkKind, Play, Schedule};

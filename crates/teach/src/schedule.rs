@@ -26,10 +26,14 @@ pub enum Play {
     NvlsTree,
     /// AllToAll: n-1 rounds, rank i sends its (i+r)-th slice to rank i+r.
     AllToAll,
+    /// KV handoff of disaggregated serving: every GPU of the prefill node (domain 0) sends its
+    /// shard of a prompt's KV cache to the same GPU of the decode node (domain 1) over its NIC,
+    /// a group of layers per step, as engines move it layer by layer.
+    KvHandoff,
 }
 
 impl Play {
-    pub const ALL: [Play; 5] = [Play::Ring, Play::Tree, Play::Nvls, Play::NvlsTree, Play::AllToAll];
+    pub const ALL: [Play; 6] = [Play::Ring, Play::Tree, Play::Nvls, Play::NvlsTree, Play::AllToAll, Play::KvHandoff];
     pub fn id(self) -> &'static str {
         match self {
             Play::Ring => "ring",
@@ -37,6 +41,7 @@ impl Play {
             Play::Nvls => "nvls",
             Play::NvlsTree => "nvlstree",
             Play::AllToAll => "alltoall",
+            Play::KvHandoff => "kvhandoff",
         }
     }
     pub fn from_id(id: &str) -> Option<Play> {
@@ -53,6 +58,7 @@ impl Play {
             Play::AllToAll => ("bytes each GPU sent", "(n-1)/n x S"),
             Play::Nvls => ("bytes each GPU sent into the switch", "1 x S"),
             Play::Tree | Play::NvlsTree => ("network bytes each domain sent (mean)", "2(d-1)/d x S"),
+            Play::KvHandoff => ("KV bytes each prefill GPU sent over its NIC", "1 x S"),
         }
     }
     /// The formula's value per byte of the buffer, for `n` ranks in `d` domains.
@@ -61,7 +67,7 @@ impl Play {
         match self {
             Play::Ring => 2.0 * (n - 1.0) / n,
             Play::AllToAll => (n - 1.0) / n,
-            Play::Nvls => 1.0,
+            Play::Nvls | Play::KvHandoff => 1.0,
             Play::Tree | Play::NvlsTree => 2.0 * (d - 1.0) / d,
         }
     }
@@ -196,6 +202,7 @@ pub fn unavailable(play: Play, inst: &Instance) -> Option<&'static str> {
         Play::Nvls | Play::NvlsTree if !inst.nvls => Some("NVLS needs Hopper or later GPUs on an NVSwitch: the switch must reduce and multicast"),
         Play::NvlsTree if inst.domains < 2 => Some("NVLSTree joins several domains; this cluster has one"),
         Play::Tree if inst.domains < 2 => Some("NCCL's tree joins domains; inside one domain it runs a chain, which the ring shows better"),
+        Play::KvHandoff if inst.domains < 2 => Some("a KV handoff moves a prompt's cache from a prefill node to a decode node; this cluster has one node"),
         _ => None,
     }
 }
@@ -217,8 +224,21 @@ pub fn schedule(play: Play, inst: Instance, bytes: Bytes) -> Result<Schedule> {
         Play::Nvls => (inst.per_domain, nvls(&inst, bytes)),
         Play::Tree => (2, tree(&inst, bytes)),
         Play::NvlsTree => (inst.per_domain, nvls_tree(&inst, bytes)),
+        Play::KvHandoff => (KV_LAYER_GROUPS, kv_handoff(&inst, bytes)),
     };
     Ok(Schedule { play, instance: inst, bytes, slices, steps })
+}
+
+/// Steps a KV handoff is played in: the layers in this many groups (count; a drawing choice,
+/// not an engine's: each group stands for a run of layers sent as their prefill finishes).
+pub const KV_LAYER_GROUPS: u32 = 4;
+
+/// GPU k of domain 0 (prefill) sends its `bytes` of KV cache to GPU k of domain 1 (decode),
+/// a quarter of the layers per step; the other domains stay idle.
+fn kv_handoff(inst: &Instance, bytes: Bytes) -> Vec<Step> {
+    let g = inst.per_domain;
+    let c = split(bytes, KV_LAYER_GROUPS);
+    (0..KV_LAYER_GROUPS).map(|l| step("KV handoff", (0..g).map(|k| inst.gpu(k, g + k, l, c)).collect())).collect()
 }
 
 /// Ring through every rank in order (the domain's last GPU sends to the next domain over its NIC).
@@ -520,6 +540,7 @@ impl Schedule {
         match self.play {
             Play::Ring | Play::AllToAll => f.sent.iter().map(|s| s.0 + s.1).fold(0.0, f64::max),
             Play::Nvls => f.sent.iter().map(|s| s.0).fold(0.0, f64::max),
+            Play::KvHandoff => f.sent.iter().map(|s| s.1).fold(0.0, f64::max),
             Play::Tree | Play::NvlsTree => f.sent.iter().map(|s| s.1).sum::<f64>() / inst.domains as f64,
         }
     }
@@ -712,5 +733,31 @@ mod tests {
             assert!(p.time.0 < s.total().0, "{play:?}: model {} µs vs played {} µs", p.time.0, s.total().0);
             assert!(comm.channels(p.algorithm) > 1, "{play:?}: {} channels", comm.channels(p.algorithm));
         }
+    }
+
+    /// The KV handoff sends every prefill GPU's shard once, over its NIC only, to the GPU of the
+    /// same index on the decode node; one node cannot play it.
+    #[test]
+    fn kv_handoff_crosses_the_nic_once_per_shard() {
+        let s = schedule(Play::KvHandoff, inst(2, 8), Bytes(1 << 24)).unwrap();
+        assert_eq!(s.steps.len(), KV_LAYER_GROUPS as usize);
+        for st in &s.steps {
+            assert_eq!(st.transfers.len(), 8);
+            for t in &st.transfers {
+                assert_eq!(t.link, LinkKind::Nic);
+                let (End::Gpu(a), End::Gpu(b)) = (t.from, t.to) else { panic!("GPU to GPU") };
+                assert_eq!((a / 8, b / 8, a % 8), (0, 1, b % 8));
+            }
+        }
+        let end = s.frame(s.total());
+        assert_eq!(s.measured(&end), s.expected());
+        assert_eq!(s.expected(), s.bytes.as_f64());
+        // Nothing moves over NVLink, and the decode node sends nothing.
+        assert!(end.sent.iter().all(|x| x.0 == 0.0));
+        assert!(end.sent[8..].iter().all(|x| x.1 == 0.0));
+        assert!(schedule(Play::KvHandoff, inst(1, 8), Bytes(1 << 20)).unwrap_err().message.contains("one node"));
+        // Twice the bytes never take less time.
+        let two = schedule(Play::KvHandoff, inst(2, 8), Bytes(1 << 25)).unwrap();
+        assert!(two.total().0 > s.total().0);
     }
 }

@@ -114,3 +114,56 @@ fn the_glossary_defines_every_term_the_page_links() {
         }
     }
 }
+
+/// The serving lesson (issue 24): its answers are the serving model's numbers, its texts are
+/// filled by the model (no placeholder left, none unknown), and it teaches what it says.
+#[test]
+fn the_serving_lesson_follows_the_serving_model() {
+    use fabricscope_serving::step::Server;
+    use fabricscope_serving::{serving_preset, Deployment};
+    use fabricscope_teach::lesson::fill;
+    let a = answers("serving-tp-kv");
+    let text = std::fs::read_to_string(dir().join("serving-tp-kv.json")).unwrap();
+    let l: Value = serde_json::from_str(&text).unwrap();
+    let steps = l["steps"].as_array().unwrap();
+    for (i, s) in steps.iter().enumerate() {
+        for k in ["scenario", "explain"] {
+            let t = fill(s[k].as_str().unwrap(), s, &Cluster::default()).unwrap_or_else(|e| panic!("step {i} {k}: {e}"));
+            assert!(!t.contains('{') && !t.contains('}'), "step {i} {k}: {t}");
+        }
+    }
+    // The same deployments evaluated by crates/serving directly.
+    let topo = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
+    let m = serving_preset("llama3-70b").unwrap();
+    let eval = |tp: u32| Server::new(&topo, &m).unwrap().evaluate(&Deployment { tp, batch: 1, context: 2048, ..Deployment::default() }).unwrap();
+    let (t8, t16) = (eval(8), eval(16));
+    // Step 1: one all-reduce across the NIC costs several times one inside NVLink.
+    assert!(a[0].value > 1.5, "{}", a[0].value);
+    // Step 2: TP 16's all-reduces per token are the serving step's, and more than TP 8's.
+    assert!((a[1].value - t16.breakdown.tp_allreduce).abs() < 1e-9, "{} vs {}", a[1].value, t16.breakdown.tp_allreduce);
+    assert!(t16.breakdown.tp_allreduce > t8.breakdown.tp_allreduce);
+    assert!(t16.network_share > t8.network_share);
+    // Step 3: the right choice is the layout with the smaller TPOT, whichever the model says.
+    assert_eq!(a[2].choice, Some(if t8.tpot_ms < t16.tpot_ms { 0 } else { 1 }));
+    assert_eq!(a[2].values, vec![t8.tpot_ms.unwrap(), t16.tpot_ms.unwrap()]);
+    // Step 4: 8192 tokens x 327,680 bytes (2 x 80 layers x 8 KV heads x 128 x 2 bytes).
+    assert!((a[3].value - 8192.0 * 327_680.0 / 1e6).abs() < 1e-6, "{}", a[3].value);
+    // Step 5: the handoff is a small share of the first token with all 8 NICs.
+    let d = Deployment { tp: 8, batch: 1, context: 8192, input_len: 8192, disaggregated: true, ..Deployment::default() };
+    let r = Server::new(&topo, &m).unwrap().evaluate(&d).unwrap();
+    let share = 100.0 * r.breakdown.kv_transfer / r.ttft_ms.unwrap();
+    assert!((a[4].value - share).abs() < 1e-9 && share > 0.0 && share < 10.0, "{} vs {share}", a[4].value);
+    // The animations name schedules the player knows, and play on the steps' two nodes.
+    for s in steps.iter().filter(|s| s.get("animation").is_some()) {
+        let play = fabricscope_teach::Play::from_id(s["animation"]["play"].as_str().unwrap()).unwrap();
+        let c = fabricscope_teach::lesson::step_cluster(s).unwrap().unwrap();
+        let inst = fabricscope_teach::Instance::of(&c.topology().unwrap());
+        assert_eq!(fabricscope_teach::unavailable(play, &inst), None);
+    }
+    // The first step plays the decode all-reduce at the size the model sends: 16 KiB.
+    assert_eq!(steps[0]["animation"]["size"], "16K");
+    assert_eq!(fill("{bytes}", &steps[0], &Cluster::default()).unwrap(), "16384");
+    // The handoff plays each of the 8 prefill GPUs' share of the prompt's KV cache.
+    let shard = fabricscope_model::units::parse_size(steps[3]["animation"]["size"].as_str().unwrap()).unwrap();
+    assert_eq!(shard.0 as f64 * 8.0, a[3].value * 1e6);
+}
