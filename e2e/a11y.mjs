@@ -8,15 +8,9 @@
 //
 //   node e2e/a11y.mjs            (DIST=path to serve another build)
 
-import { chromium } from 'playwright-core';
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
-const out = join(here, 'out');
+import { join } from 'node:path';
+import { checker, assert, watch } from './static-server.mjs';
+import { setUp, OUT as out } from './run.mjs';
 const { check, summary } = checker();
 
 /** Two nodes of DGX H100 (the link format of src/url.rs, as the other suites use). */
@@ -168,11 +162,7 @@ function structure() {
 }
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run bash scripts/build.sh first`);
-  await mkdir(out, { recursive: true });
-  const server = await startServer({ root: dist, port: Number(process.env.PORT ?? 0) });
-  const base = `${server.origin}/`;
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { base, browser, close } = await setUp({ server: { port: Number(process.env.PORT ?? 0) } });
   const navs = {};
   try {
     for (const [w, h, label] of [[1400, 900, 'desktop'], [390, 844, 'phone']]) {
@@ -210,8 +200,7 @@ async function main() {
       }
     }
   } finally {
-    await browser.close();
-    await server.stop();
+    await close();
   }
   if (!summary('a11y')) process.exit(1);
 }

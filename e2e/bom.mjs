@@ -16,24 +16,16 @@
 //
 //   node e2e/bom.mjs            (DIST=path to test another build)
 
-import { chromium } from 'playwright-core';
-import { readFile, stat, writeFile, mkdtemp, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+import { join } from 'node:path';
+import { checker, assert, watch } from './static-server.mjs';
+import { setUp, newPage, OUT } from './run.mjs';
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}`);
-  const server = await startServer({ root: dist });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { server, browser, close } = await setUp();
   const { check, summary } = checker();
-  const ctx = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-  const page = await ctx.newPage();
-  const problems = watch(page, []);
+  const { page, problems } = await newPage(browser, { serviceWorkers: 'block', acceptDownloads: true });
   try {
     await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
     await page.waitForSelector('[data-preset=dgx-h100-superpod]', { timeout: 15000 });
@@ -187,7 +179,7 @@ async function main() {
     });
 
     await check('screenshots: the price book at 1400 px and a phone, with a refused entry', async () => {
-      const out = join(here, 'out');
+      const out = OUT;
       await mkdir(out, { recursive: true });
       for (const w of [1400, 390]) {
         await page.setViewportSize({ width: w, height: 900 });
@@ -217,8 +209,7 @@ async function main() {
 
     await check('no console error', async () => assert(problems.length === 0, problems.join('\n')));
   } finally {
-    await browser.close();
-    await server.stop();
+    await close();
   }
   process.exit(summary('e2e bom') ? 0 : 1);
 }

@@ -10,15 +10,10 @@
 //
 //   node e2e/charts.mjs            (DIST=path to serve another build)
 
-import { chromium } from 'playwright-core';
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
-const out = join(here, 'out');
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checker, assert } from './static-server.mjs';
+import { setUp, newPage as openPage, OUT as out } from './run.mjs';
 const { check, summary } = checker();
 
 // Links made with `fabricscope link` (format v1): one DGX H100 node; 2 nodes.
@@ -58,17 +53,8 @@ function textsOnPlot() {
 }
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run trunk build --release --offline first`);
-  await mkdir(out, { recursive: true });
-  const server = await startServer({ root: dist });
-  const base = `${server.origin}/`;
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
-  const newPage = async (opts = {}) => {
-    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...opts });
-    const page = await ctx.newPage();
-    const problems = watch(page, []);
-    return { ctx, page, problems };
-  };
+  const { server, base, browser, close } = await setUp();
+  const newPage = (opts = {}) => openPage(browser, opts);
   const explorer = async (page, link = 'v1.e30') => {
     // A new document each time: a fragment-only change would not reload the app.
     await page.goto('about:blank');
@@ -275,8 +261,7 @@ async function main() {
       });
     }
   } finally {
-    await browser.close();
-    await server.stop();
+    await close();
   }
   if (!summary('charts e2e')) process.exit(1);
 }

@@ -11,15 +11,9 @@
 //
 //   node e2e/hardware.mjs       (DIST=path to test another build)
 
-import { chromium } from 'playwright-core';
-import { stat, mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
-const out = join(here, 'out');
+import { join } from 'node:path';
+import { checker, assert, clickPreset } from './static-server.mjs';
+import { setUp, newPage, OUT as out } from './run.mjs';
 
 async function options(page, sel) {
   return page.$$eval(`${sel} option`, (os) => os.map((o) => o.value));
@@ -30,16 +24,11 @@ async function model(page) {
 }
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}`);
-  await mkdir(out, { recursive: true });
-  const server = await startServer({ root: dist });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { base, browser, close } = await setUp();
   const { check, summary } = checker();
-  const ctx = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1400, height: 900 } });
-  const page = await ctx.newPage();
-  const problems = watch(page, []);
+  const { page, problems } = await newPage(browser, { serviceWorkers: 'block' });
   try {
-    await page.goto(server.origin + '/', { waitUntil: 'load' });
+    await page.goto(base, { waitUntil: 'load' });
     await page.waitForSelector('#gpu-select', { timeout: 15000 });
 
     await check('pickers list the new GPUs, NICs and the xGMI fabric', async () => {
@@ -80,7 +69,7 @@ async function main() {
     });
 
     await check('compare page lists the new presets', async () => {
-      await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
+      await page.goto(base + 'compare.html', { waitUntil: 'load' });
       await page.waitForSelector('[data-preset=aws-p5]', { state: 'attached', timeout: 15000 });
       for (const id of ['aws-p4d', 'aws-p5en', 'aws-p6-b200', 'gcp-a3-mega', 'mi300x-roce', 'mi355x-pollara', 'gb300-nvl72', 'b300-hgx', 'gcp-a3-ultra', 'gcp-a4', 'azure-nd-gb200-v6', 'oci-gb200', 'oci-gb300', 'oci-mi355x']) {
         assert(await page.$(`[data-preset=${id}]`), `preset ${id} missing`);
@@ -89,8 +78,7 @@ async function main() {
 
     await check('no console error', async () => assert(problems.length === 0, problems.join('\n')));
   } finally {
-    await browser.close();
-    await server.stop();
+    await close();
   }
   process.exit(summary('e2e hardware') ? 0 : 1);
 }

@@ -9,15 +9,9 @@
 //
 //   node e2e/moe.mjs            (DIST=path to test another build)
 
-import { chromium } from 'playwright-core';
-import { stat, mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
-const out = join(here, 'out');
+import { join } from 'node:path';
+import { checker, assert, clickPreset } from './static-server.mjs';
+import { setUp, newPage, OUT as out } from './run.mjs';
 
 async function settled(page) {
   await page.waitForFunction(() => document.querySelector('[data-testid=training]')?.getAttribute('aria-busy') === 'false', null, { timeout: 60000 });
@@ -35,16 +29,11 @@ async function setup(page, preset, workload, tp, pp, ep) {
 }
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}`);
-  await mkdir(out, { recursive: true });
-  const server = await startServer({ root: dist });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { base, browser, close } = await setUp();
   const { check, summary } = checker();
-  const ctx = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1400, height: 900 } });
-  const page = await ctx.newPage();
-  const problems = watch(page, []);
+  const { page, problems } = await newPage(browser, { serviceWorkers: 'block' });
   try {
-    await page.goto(server.origin + '/', { waitUntil: 'load' });
+    await page.goto(base, { waitUntil: 'load' });
     await page.waitForSelector('[data-preset=gb200-nvl72-su]', { state: 'attached', timeout: 15000 });
 
     await check('GB200 NVL72 SuperPOD, DeepSeek-V3-like, EP 64: EP groups on NVLink only', async () => {
@@ -83,8 +72,7 @@ async function main() {
       assert(problems.length === 0, problems.join('\n'));
     });
   } finally {
-    await browser.close();
-    await server.stop();
+    await close();
   }
   process.exit(summary('e2e moe') ? 0 : 1);
 }

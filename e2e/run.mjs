@@ -8,11 +8,13 @@ import { chromium } from 'playwright-core';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
-const out = join(here, 'out');
+/** The build the suites test (DIST=path for another) and where they save screenshots. */
+export const DIST = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+export const OUT = join(here, 'out');
+const out = OUT;
 
 // Chromium flags and the static server are shared with the other e2e suites.
 export const ARGS = CHROMIUM_ARGS;
@@ -23,17 +25,41 @@ export async function serve(root) {
   return [{ close: () => s.stop() }, `${s.origin}/`];
 }
 
+/** Headless Chromium (CHROMIUM=path for another) with the suites' flags. */
+export function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true });
+}
+
+/**
+ * What every suite starts with: the build checked for `page`, e2e/out/ made, the build served
+ * (`server`: startServer's options besides its root, e.g. a prefix or a port) and Chromium
+ * launched. Resolves to { server, base (the served root's URL), browser, close }.
+ */
+export async function setUp({ page = 'index.html', server: opts = {} } = {}) {
+  assert((await stat(join(DIST, page)).catch(() => null)) !== null, `no ${page} in ${DIST}: run bash scripts/build.sh first`);
+  await mkdir(OUT, { recursive: true });
+  const server = await startServer({ root: DIST, ...opts });
+  const browser = await launch();
+  const close = async () => {
+    await browser.close().catch(() => {});
+    await server.stop();
+  };
+  return { server, base: `${server.origin}${opts.prefix ?? '/'}`, browser, close };
+}
+
+/** A page in a fresh context (1400 x 900 unless `opts` says otherwise); its console errors,
+ * page errors, failed requests and HTTP errors go to `problems`. */
+export async function newPage(browser, opts = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...opts });
+  const page = await ctx.newPage();
+  return { ctx, page, problems: watch(page, []) };
+}
+
 const { results, check, summary } = checker();
 
 /** Opens the app in a fresh context; records console errors and failed requests. */
 async function open(browser, url, { width, height, scale = 1, dark = false }) {
-  const ctx = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: scale, colorScheme: dark ? 'dark' : 'light' });
-  const page = await ctx.newPage();
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console error: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
-  page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+  const { ctx, page, problems } = await newPage(browser, { viewport: { width, height }, deviceScaleFactor: scale, colorScheme: dark ? 'dark' : 'light' });
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid=chart] svg', { timeout: 15000 });
   return { ctx, page, problems };
@@ -73,10 +99,7 @@ async function waitForTraining(page) {
 const finite = (v) => Number.isFinite(v) && v > 0;
 
 async function main() {
-  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run trunk build --release --offline first`);
-  await mkdir(out, { recursive: true });
-  const [server, base] = await serve(dist);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true });
+  const { base, browser, close } = await setUp();
   const pages = [];
   try {
     const desk = await open(browser, base, { width: 1400, height: 900 });
@@ -508,8 +531,7 @@ async function main() {
     });
   } finally {
     for (const p of pages) await p.ctx.close().catch(() => {});
-    await browser.close().catch(() => {});
-    server.close();
+    await close();
   }
   console.log(`screenshots: ${out}`);
   process.exit(summary('e2e') ? 0 : 1);

@@ -4,13 +4,12 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
-    mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
-    CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
-    PickersProps, PresetsProps, TrainingProps,
+    count_field, memo, ClaimsProps, CollectiveProps, CountFieldProps, ExportProps, FormulaProps,
+    HierarchyProps, KeyNumbersProps, MappingProps, PickersProps, PresetsProps, Same, SummaryProps, TierTableProps, Trained,
+    TrainingProps,
 };
 use crate::eval::{count_text, evaluate_at, in_racks, with_gpu, Count, Evaluation, Gauge};
-use crate::hooks::{use_in_view, use_media_query};
+use crate::hooks::{use_frozen, use_in_view, use_media_query};
 use crate::training::{constraints, use_training, workload, DEFAULT_WORKLOAD};
 use crate::url;
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
@@ -18,6 +17,7 @@ use fabricscope_model::training::{Constraints, Recompute};
 use fabricscope_model::{
     cluster_preset, Cluster, Collective, ModelError, Scenario, SizeRange, TrainingChoice, YAxis,
 };
+use fabricscope_model::presets::matching_preset;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -84,6 +84,8 @@ pub enum Action {
     Framework(String),
     /// Virtual pipeline stages per GPU; `None`: the search's choice.
     Interleave(Option<u32>),
+    /// Runs the model on the state the page was opened with (see [`State::from_url_unevaluated`]).
+    Evaluate,
 }
 
 fn texts_of(c: &Cluster) -> [String; 6] {
@@ -92,6 +94,11 @@ fn texts_of(c: &Cluster) -> [String; 6] {
 
 impl State {
     pub fn new(cluster: Cluster) -> State {
+        State::unevaluated(cluster).evaluated()
+    }
+
+    /// The state of `cluster` before the model has run on it (no view, no error).
+    fn unevaluated(cluster: Cluster) -> State {
         State {
             texts: texts_of(&cluster),
             cluster,
@@ -105,27 +112,49 @@ impl State {
             training: TrainingChoice::default(),
             link_notes: Vec::new(),
         }
-        .evaluated()
     }
 
     /// The state the page's URL describes (default cluster when it has no link).
     pub fn from_url() -> State {
+        State::from_url_unevaluated().first_evaluation()
+    }
+
+    /// The state the page's URL describes (default cluster when it has no link), before the
+    /// model has run: the page shows its controls in one task and the model's answer in the
+    /// next ([`Action::Evaluate`]), so neither is a long task.
+    pub fn from_url_unevaluated() -> State {
         match url::read() {
-            Some(d) => State::from_decoded(d),
-            None => State::default(),
+            Some(d) => State::decoded(d),
+            None => State::unevaluated(Cluster::default()),
         }
+    }
+
+    /// Whether the model has yet to run on the state (see [`State::from_url_unevaluated`]).
+    pub fn loading(&self) -> bool {
+        self.view.is_none() && self.error.is_none()
     }
 
     /// The state a decoded link describes: cluster, chart choice and training choice, with a
     /// note for each field that fell back to its default.
     pub fn from_decoded(d: fabricscope_model::link::Decoded) -> State {
-        let sc = d.scenario;
-        let mut s = State::new(sc.cluster);
-        let key = sc.view.headline_bytes().0;
-        if key != s.key_bytes {
-            s.key_bytes = key;
-            s = s.evaluated();
+        State::decoded(d).first_evaluation()
+    }
+
+    /// The model run on the state a link opened. A link to an impossible cluster still gets
+    /// charts (of the default cluster) beside the message saying what is wrong with it.
+    fn first_evaluation(self) -> State {
+        let mut s = self.evaluated();
+        if s.view.is_none() {
+            s.view = State::default().view;
         }
+        s
+    }
+
+    /// [`State::from_decoded`] before the model has run.
+    fn decoded(d: fabricscope_model::link::Decoded) -> State {
+        let sc = d.scenario;
+        let mut s = State::unevaluated(sc.cluster);
+        s.key_bytes = sc.view.headline_bytes().0;
         s.link_notes = d.warnings;
         s.op = sc.view.selected_op;
         s.algbw = sc.view.algbw;
@@ -140,11 +169,6 @@ impl State {
         }
         (t.tp, t.pp, t.cp, t.ep) = (t.tp.max(1), t.pp.max(1), t.cp.max(1), t.ep.max(1));
         s.training = t;
-        // A link to an impossible cluster still gets charts (of the default cluster)
-        // beside the message saying what is wrong with it.
-        if s.view.is_none() {
-            s.view = State::default().view;
-        }
         s
     }
 
@@ -228,6 +252,7 @@ impl Reducible for State {
         let mut next = (*self).clone();
         let c = &mut next.cluster;
         match action {
+            Action::Evaluate => return Rc::new(next.first_evaluation()),
             Action::SetCount(k, v) => k.set(c, v),
             Action::EditCount(k, text) => {
                 // Typing changes nothing until the box is committed.
@@ -326,8 +351,13 @@ pub(crate) const NARROW: &str = "(max-width: 640px)";
 
 /// The slider and box of count `k` (`derived`: the fabric's size where the model chose it).
 pub(crate) fn count_control(state: &State, k: Count, derived: Option<u32>, dispatch: &Callback<Action>) -> Html {
+    count_field(&count_props(state, k, derived, dispatch))
+}
+
+/// What the slider and box of count `k` show.
+fn count_props(state: &State, k: Count, derived: Option<u32>, dispatch: &Callback<Action>) -> CountFieldProps {
     let gauge = Gauge::of(k, &state.cluster);
-    count_field(&CountFieldProps {
+    CountFieldProps {
         value: gauge.shown(&state.cluster),
         label: k.label(&state.cluster),
         gauge,
@@ -335,12 +365,19 @@ pub(crate) fn count_control(state: &State, k: Count, derived: Option<u32>, dispa
         valuetext: count_text(k, &state.cluster, derived),
         error: state.error_for(k.field()),
         on_action: dispatch.clone(),
-    })
+    }
 }
 
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(State::from_url);
+    // The controls first; the model runs in the next task (see State::from_url_unevaluated).
+    let state = use_reducer(State::from_url_unevaluated);
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            gloo_timers::callback::Timeout::new(0, move || dispatcher.dispatch(Action::Evaluate)).forget();
+        });
+    }
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
@@ -352,26 +389,38 @@ pub fn App() -> Html {
         let state = state.clone();
         move |_| state.fixed()
     });
-    // The page joins in steps, one per frame: the controls first, then the headline numbers
-    // and the hierarchy's frame, the throughput chart, the hierarchy's drawing and the panels
-    // below (see `use_steps`).
-    let shown = crate::hooks::use_steps(LATE_PANELS);
-    // The topology drawing waits while off screen (see components::mapping).
+    // The page joins in steps, one per frame: the controls first, then (once the model has
+    // answered) the headline numbers and the hierarchy's frame, the throughput chart, the
+    // hierarchy's drawing and the panels below (see `use_steps`).
+    let shown = crate::hooks::use_steps_after(LATE_PANELS, !state.loading());
+    // While a slider is dragged, a panel off screen keeps the props it was last drawn with
+    // (so it skips rendering) and catches up when the drag comes to rest or it scrolls into
+    // view; the topology drawing and the training charts also wait while off screen (see
+    // components::mapping and components::training).
+    let dragging = crate::hooks::use_dragging();
     let mapping_node = use_node_ref();
     let mapping_in_view = use_in_view(mapping_node.clone(), shown >= 4);
     let mapping_shown = use_mut_ref(|| None);
     let training_node = use_node_ref();
     let training_in_view = use_in_view(training_node.clone(), shown >= 5);
+    let formula_node = use_node_ref();
+    let formula_in_view = use_in_view(formula_node.clone(), shown >= 6);
+    let claims_node = use_node_ref();
+    let claims_in_view = use_in_view(claims_node.clone(), shown >= 6);
+    let export_node = use_node_ref();
+    let export_in_view = use_in_view(export_node.clone(), shown >= 7);
     let (training, progress) = use_training(
         state.view.as_ref().map(|v| v.cluster.clone()),
         state.training.workload.clone(),
         fixed,
         crate::training::framework_of(&state.training).unwrap_or_default(),
     );
+    let training: Trained = training.map(Same);
 
+    // One callback for the page's life: panels compare it by identity.
     let dispatch = {
-        let state = state.clone();
-        Callback::from(move |a: Action| state.dispatch(a))
+        let dispatcher = state.dispatcher();
+        (*use_memo((), move |_| Callback::from(move |a: Action| dispatcher.dispatch(a)))).clone()
     };
     // Pickers show the model's state after any sequence of inputs (see sync_selects).
     use_effect(crate::hooks::sync_selects);
@@ -407,14 +456,47 @@ pub fn App() -> Html {
         Some(f) => format!("{} leaf, {} ports", f.leaves, f.radix),
         None => "no scale-out network".to_string(),
     };
-    let field = |k: Count| count_control(&state, k, derived(k), &dispatch);
+    let field = |k: Count| memo(count_props(&state, k, derived(k), &dispatch));
+
+    // The panels below the charts, each once its step has come; held as they were while
+    // off screen during a drag.
+    let view = state.view.clone().map(Same).filter(|_| shown >= 1);
+    let live = |in_view: bool| in_view || !dragging;
+    let mapping = use_frozen(
+        view.clone().filter(|_| shown >= 4).map(|v| MappingProps {
+            eval: v, fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
+            node: mapping_node.clone(), in_view: mapping_in_view, shown: Same(mapping_shown.clone()),
+        }),
+        live(mapping_in_view),
+    );
+    let training_panel = use_frozen(
+        view.clone().filter(|_| shown >= 5).map(|v| TrainingProps {
+            choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
+            node: training_node.clone(), in_view: training_in_view,
+        }),
+        live(training_in_view),
+    );
+    let formula = use_frozen(
+        view.clone().filter(|_| shown >= 6).map(|v| FormulaProps { eval: v, node: formula_node.clone() }),
+        live(formula_in_view),
+    );
+    let claims = use_frozen(
+        view.clone().filter(|_| shown >= 6).map(|v| ClaimsProps { eval: v, training: training.clone(), node: claims_node.clone() }),
+        live(claims_in_view),
+    );
+    let export = use_frozen(
+        view.clone().filter(|_| shown >= 7).map(|v| ExportProps {
+            scenario: state.scenario(), settled, eval: v, training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone(), node: export_node.clone(),
+        }),
+        live(export_in_view),
+    );
 
     // The masthead and footer are static markup in index.html (shown before the wasm loads,
     // and no bytes of it).
     html! {
         <main class="layout" data-requested={json(&state.cluster)} data-model={state.view.as_ref().map(|v| json(&v.cluster))}>
-            if let Some(v) = state.view.as_ref().filter(|_| shown >= 1) {
-                { summary_bar(v, state.op, &training, stale) }
+            if let Some(v) = &view {
+                { memo(SummaryProps { eval: v.clone(), op: state.op, training: training.clone(), stale }) }
             }
             <section class="panel controls" aria-labelledby="cluster-heading">
                 <h2 id="cluster-heading">{ "Cluster" }</h2>
@@ -423,8 +505,8 @@ pub fn App() -> Html {
                         { for state.link_notes.iter().map(|n| html! { <li>{ n }</li> }) }
                     </ul>
                 }
-                { presets(&PresetsProps { cluster: state.cluster.clone(), on_action: dispatch.clone() }) }
-                { pickers(&PickersProps {
+                { memo(PresetsProps { active: matching_preset(&state.cluster), more: shown >= 1, on_action: dispatch.clone() }) }
+                { memo(PickersProps {
                     cluster: state.cluster.clone(),
                     gpu_error: state.error_for("gpu"),
                     scale_up_error: state.error_for("scale_up"),
@@ -455,7 +537,7 @@ pub fn App() -> Html {
             <section class={classes!("results", stale.then_some("stale"))} aria-labelledby="results-heading">
                 <h2 id="results-heading" class="visually-hidden">{ "Results" }</h2>
                 if shown == 0 {
-                } else if let Some(v) = &state.view {
+                } else if let Some(v) = &view {
                     <p class="stale-note" aria-live="polite" data-testid="stale-note">
                         if stale {
                             { format!("Showing the last valid cluster: {} nodes × {} {}. Fix the highlighted control to update.", v.cluster.nodes, v.cluster.gpus_per_node, v.report.summary.gpu) }
@@ -463,33 +545,33 @@ pub fn App() -> Html {
                             { format!("{} · {} · {}", v.node_summary, v.scale_up, v.nics) }
                         }
                     </p>
-                    { key_numbers(&KeyNumbersProps { eval: v.clone(), op: state.op, on_action: dispatch.clone() }) }
+                    { memo(KeyNumbersProps { eval: v.clone(), op: state.op, on_action: dispatch.clone() }) }
+                    // Each panel in a place of its own (an `if`), never shifted by one that
+                    // joins before it: a Memo at a place keeps drawing the same panel.
                     <div class="panels">
                         // The throughput chart first (the page's first chart), then the
                         // hierarchy's drawing, each laid out in its own frame.
-                        { hierarchy_panel(&HierarchyProps { eval: v.clone(), dark, compact }, shown < 3) }
+                        { memo(HierarchyProps { eval: v.clone(), dark, compact, pending: shown < 3 }) }
                         if shown >= 2 {
-                            { collective_panel(&CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
+                            { memo(CollectiveProps { eval: v.clone(), op: state.op, algbw: state.algbw, y_axis: state.y_axis, sizes: state.sizes, dark, compact, on_action: dispatch.clone() }) }
                         }
-                        if shown >= 4 {
-                            { mapping_panel(&MappingProps {
-                                eval: v.clone(), fixed, training: training.clone(), dark, compact, on_action: dispatch.clone(),
-                                node: mapping_node.clone(), in_view: mapping_in_view, shown: mapping_shown.clone(),
-                            }) }
+                        if let Some(p) = mapping {
+                            { memo(p) }
                         }
-                        if shown >= 5 {
-                            { training_panel(&TrainingProps {
-                                choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
-                                node: training_node.clone(), in_view: training_in_view,
-                            }) }
+                        if let Some(p) = training_panel {
+                            { memo(p) }
                         }
-                        if shown >= 6 {
-                            { formula_panel(&FormulaProps { eval: v.clone() }) }
-                            { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
+                        if let Some(p) = formula {
+                            { memo(p) }
+                        }
+                        if let Some(p) = claims {
+                            { memo(p) }
                         }
                         if shown >= 7 {
-                            { tier_table_panel(&v.cluster) }
-                            { export_panel(&ExportProps { scenario: state.scenario(), settled, eval: v.clone(), training: training.clone(), dark, embed_id: embed_id.clone(), note: export_note.clone() }) }
+                            { memo(TierTableProps { scale_up: v.cluster.scale_up.name(), nic: v.cluster.nic.spec().name }) }
+                        }
+                        if let Some(p) = export {
+                            { memo(p) }
                         }
                     </div>
                 } else {

@@ -21,6 +21,7 @@ use fabricscope_charts::compare::{compare_chart, compare_title, design_label, De
 use fabricscope_charts::Theme;
 use fabricscope_design::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
 use fabricscope_model::link::{encode, find_param, Decoded};
+use fabricscope_model::presets::matching_preset;
 use fabricscope_model::training::explore::{start, TrainingView};
 use fabricscope_model::training::presets::PRESETS;
 use fabricscope_model::training::Constraints;
@@ -181,7 +182,7 @@ fn ComparePage() -> Html {
                     </ul>
                 }
                 <p class="hint">{ "The link's design, or a preset: change it, then add it to the comparison. Load puts a design here; its bill of materials and right-sizing are below." }</p>
-                { presets(&PresetsProps { cluster: c.clone(), on_action: dispatch.clone() }) }
+                { presets(&PresetsProps { active: matching_preset(c), more: true, on_action: dispatch.clone() }) }
                 { pickers(&PickersProps {
                     cluster: c.clone(),
                     gpu_error: state.error_for("gpu"),

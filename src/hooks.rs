@@ -77,11 +77,17 @@ const FRAME_MS: u32 = 16;
 /// DOM, style and layout work, not one long one (issue 9: no main-thread task over 50 ms).
 #[hook]
 pub fn use_steps(total: u8) -> u8 {
+    use_steps_after(total, true)
+}
+
+/// [`use_steps`] that takes its first step one frame after `ready` (until then, 0).
+#[hook]
+pub fn use_steps_after(total: u8, ready: bool) -> u8 {
     let taken = use_state(|| 0u8);
     {
         let taken = taken.clone();
-        use_effect_with(*taken, move |n| {
-            if *n < total {
+        use_effect_with((*taken, ready), move |(n, ready)| {
+            if *ready && *n < total {
                 let next = *n + 1;
                 gloo_timers::callback::Timeout::new(FRAME_MS, move || taken.set(next)).forget();
             }
@@ -108,9 +114,53 @@ pub fn mark_dragging() {
     let _ = root.class_list().add_1("dragging");
     let timeout = gloo_timers::callback::Timeout::new(DRAG_SETTLE_MS, move || {
         let _ = root.class_list().remove_1("dragging");
+        // Listeners may unsubscribe while they run: call a copy of the list.
+        let settled: Vec<Callback<()>> = AT_REST.with(|l| l.borrow().iter().map(|(_, cb)| cb.clone()).collect());
+        for cb in settled {
+            cb.emit(());
+        }
     });
     // Replacing the pending timeout cancels it.
     DRAG_END.with(|t| *t.borrow_mut() = Some(timeout));
+}
+
+thread_local! {
+    /// Who re-renders when a drag comes to rest (see [`use_dragging`]), by subscription number.
+    static AT_REST: std::cell::RefCell<Vec<(u32, Callback<()>)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SUBSCRIBED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a slider is being dragged (see [`mark_dragging`]); the component re-renders when
+/// the drag comes to rest.
+#[hook]
+pub fn use_dragging() -> bool {
+    let update = use_force_update();
+    use_effect_with((), move |_| {
+        let id = SUBSCRIBED.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        AT_REST.with(|l| l.borrow_mut().push((id, Callback::from(move |_| update.force_update()))));
+        move || AT_REST.with(|l| l.borrow_mut().retain(|(i, _)| *i != id))
+    });
+    dragging()
+}
+
+/// `value` while `live`; otherwise the value of the last render in which it was live. A panel
+/// off screen gets the props it was last drawn with while a slider is dragged, so it skips
+/// rendering (its props compare equal) and catches up when the drag comes to rest or it
+/// scrolls into view.
+#[hook]
+pub fn use_frozen<T: Clone + 'static>(value: T, live: bool) -> T {
+    let kept = use_mut_ref(|| None::<T>);
+    let mut kept = kept.borrow_mut();
+    match &*kept {
+        Some(v) if !live => v.clone(),
+        _ => {
+            *kept = Some(value.clone());
+            value
+        }
+    }
 }
 
 /// Marks a `<select>` the user has changed (see [`sync_selects`]).

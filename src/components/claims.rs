@@ -1,19 +1,26 @@
 //! Panel 5b: rules of thumb beside what the model says for this cluster (Report.claims).
 
+use super::{Same, Trained};
 use crate::eval::Evaluation;
-use fabricscope_model::training::explore::TrainingView;
-use fabricscope_model::ModelError;
-use std::rc::Rc;
 use yew::prelude::*;
 
+#[derive(PartialEq, Clone)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
-    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
+    pub eval: Same<Evaluation>,
+    pub training: Trained,
+    /// The panel's element (App observes whether it is on screen).
+    pub node: NodeRef,
 }
 
-/// Drawn as a plain function (not a component): no state, and one generic component less
-/// in the bundle.
-pub fn claims(props: &Props) -> Html {
+impl super::Panel for Props {
+    /// Drawn again only when the evaluation or the training view changes (and, off screen,
+    /// not while a slider is dragged).
+    fn view(&self) -> Html {
+        claims(self)
+    }
+}
+
+fn claims(props: &Props) -> Html {
     let claims = &props.eval.report.claims;
     let rules = props.training.as_deref().and_then(|t| t.as_ref().ok()).map(|t| t.rules.clone()).unwrap_or_default();
     // A ratio of two outcomes reads "1.7×"; a share of the step reads "3%".
@@ -30,7 +37,7 @@ pub fn claims(props: &Props) -> Html {
         }
     };
     html! {
-        <section class="panel prose" data-testid="claims" aria-labelledby="claims-h">
+        <section ref={props.node.clone()} class="panel prose" data-testid="claims" aria-labelledby="claims-h">
             <h3 id="claims-h">{ "6 · Rules of thumb, checked" }</h3>
             if claims.is_empty() {
                 <p class="muted">{ "This cluster has no second tier to compare: add nodes and NICs." }</p>

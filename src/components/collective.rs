@@ -13,11 +13,12 @@ use fabricscope_model::units::Bytes;
 use fabricscope_model::{Collective, SizeRange, View, YAxis};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
-use super::ChartSvg;
+use super::{ChartSvg, Same};
 use yew::prelude::*;
 
+#[derive(PartialEq)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
+    pub eval: Same<Evaluation>,
     pub op: Collective,
     pub algbw: bool,
     pub y_axis: YAxis,
@@ -168,10 +169,17 @@ fn exp_at(overlay: &web_sys::Element, offset_x: f64) -> Option<f64> {
     Some(x_lo + x / attr_f(&plot, "width").max(1.0) * (x_hi - x_lo))
 }
 
-/// Drawn as a plain function with a one-entry cache (see `super::cached`).
-pub fn collective_panel(props: &Props) -> Html {
+impl super::Panel for Props {
+    /// Drawn again when the props change; the drawing is cached on what it draws (see
+    /// `super::cached`).
+    fn view(&self) -> Html {
+        collective_panel(self)
+    }
+}
+
+fn collective_panel(props: &Props) -> Html {
     let op = props.op;
-    let e = props.eval.clone();
+    let e = props.eval.0.clone();
     let view = chart_view(op, props.algbw, props.y_axis, props.sizes, e.key_bytes);
     let curves: Rc<Vec<Curve>> = Rc::new(e.report.curves.iter().filter(|c| c.op == op).cloned().collect());
     let empty = curves.is_empty();

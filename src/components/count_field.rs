@@ -8,6 +8,7 @@ use crate::app::Action;
 use crate::eval::Gauge;
 use yew::prelude::*;
 
+#[derive(PartialEq)]
 pub struct Props {
     /// Unit and slider stops for this cluster.
     pub gauge: Gauge,
@@ -22,8 +23,15 @@ pub struct Props {
     pub on_action: Callback<Action>,
 }
 
-/// Drawn as a plain function (not a component): no state, and one generic component less
-/// in the bundle.
+impl super::Panel for Props {
+    /// Drawn again only when what the field shows changes.
+    fn view(&self) -> Html {
+        count_field(self)
+    }
+}
+
+/// Drawn as a plain function on compare.html (not a component: one generic component less
+/// in its bundle); the explorer draws it through [`super::memo`].
 pub fn count_field(props: &Props) -> Html {
     let g = &props.gauge;
     let k = g.kind;

@@ -12,9 +12,8 @@ use fabricscope_charts::report::{chart_title, render_chart, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::Theme;
 use fabricscope_model::export::{curves_csv, layouts_csv};
-use fabricscope_model::training::explore::{ranked, TrainingView};
-use fabricscope_model::ModelError;
-use std::rc::Rc;
+use fabricscope_model::training::explore::ranked;
+use super::{Same, Trained};
 use fabricscope_model::link::{self, check_file_size, embed_snippet, encode};
 use fabricscope_model::Scenario;
 use wasm_bindgen::closure::Closure;
@@ -31,19 +30,22 @@ const PNG_SCALE: f64 = 2.0;
 /// Layouts listed in the search-results CSV.
 const RANKED: usize = 50;
 
+#[derive(PartialEq, Clone)]
 pub struct Props {
     /// The scenario on the page: what the files hold.
     pub scenario: Scenario,
     /// The scenario in the page's link (written once input settles): what the snippet embeds.
     pub settled: Scenario,
     /// The page's evaluation of `scenario`.
-    pub eval: Rc<Evaluation>,
+    pub eval: Same<Evaluation>,
     /// The training view on the page (its charts are exported as drawn).
-    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
+    pub training: Trained,
     pub dark: bool,
     /// The chart the snippet embeds, and a message about the last import or export.
     pub embed_id: UseStateHandle<String>,
     pub note: UseStateHandle<Option<String>>,
+    /// The panel's element (App observes whether it is on screen).
+    pub node: NodeRef,
 }
 
 thread_local! {
@@ -256,16 +258,22 @@ fn chart_name(id: &str) -> &str {
     }
 }
 
-/// Drawn as a plain function (not a component): one generic component less in the bundle;
-/// App keeps its two bits of state.
-pub fn export_panel(props: &Props) -> Html {
-    let dark = props.dark;
+impl super::Panel for Props {
+    /// Drawn again when the props change (and, off screen, not while a slider is dragged);
+    /// App keeps its two bits of state.
+    fn view(&self) -> Html {
+        export_panel(self)
+    }
+}
+
+fn export_panel(props: &Props) -> Html {
     let embed_id = props.embed_id.clone();
     let import_note = props.note.clone();
+    let dark = props.dark;
     let s = props.scenario.clone();
     // Encoding a link costs a baseline diff: once per settled scenario, not per input event.
     let link = LINK.with(|c| super::cached(c, props.settled.clone(), encode));
-    let eval = props.eval.clone();
+    let eval = props.eval.0.clone();
 
     let save_json = {
         let s = s.clone();
@@ -388,7 +396,7 @@ pub fn export_panel(props: &Props) -> Html {
     };
 
     html! {
-        <section class="panel export" aria-labelledby="export-heading" data-testid="export">
+        <section ref={props.node.clone()} class="panel export" aria-labelledby="export-heading" data-testid="export">
             <h2 id="export-heading">{ "Share and export" }</h2>
             <div class="export-row">
                 // Written out (check.html calls scenario_buttons): 22 bytes less here.

@@ -3,11 +3,14 @@
 
 use crate::eval::{size_words, Evaluation};
 use fabricscope_charts::scale::gbps_label;
-use std::rc::Rc;
+use super::Same;
 use yew::prelude::*;
 
+#[derive(PartialEq, Clone)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
+    pub eval: Same<Evaluation>,
+    /// The panel's element (App observes whether it is on screen).
+    pub node: NodeRef,
 }
 
 fn n(v: f64) -> String {
@@ -29,13 +32,19 @@ fn term(id: &'static str, word: &'static str) -> Html {
     html! { <button type="button" class="term" data-g={id}>{ word }</button> }
 }
 
-/// Drawn as a plain function (not a component): no state, and one generic component less
-/// in the bundle.
-pub fn formula_panel(props: &Props) -> Html {
+impl super::Panel for Props {
+    /// Drawn again only when the evaluation changes (and, off screen, not while a slider is
+    /// dragged: App keeps its props until the drag comes to rest).
+    fn view(&self) -> Html {
+        formula_panel(self)
+    }
+}
+
+fn formula_panel(props: &Props) -> Html {
     let e = &props.eval;
     let Some(f) = &e.formula else {
         return html! {
-            <section class="panel prose" data-testid="formula" aria-labelledby="formula-h">
+            <section ref={props.node.clone()} class="panel prose" data-testid="formula" aria-labelledby="formula-h">
                 <h3 id="formula-h">{ "5 · How is this computed" }</h3>
                 <p>{ "One GPU runs no collectives; add GPUs or nodes to see NCCL's formula." }</p>
             </section>
@@ -130,7 +139,7 @@ pub fn formula_panel(props: &Props) -> Html {
         }
     }
     html! {
-        <section class="panel prose" data-testid="formula" aria-labelledby="formula-h">
+        <section ref={props.node.clone()} class="panel prose" data-testid="formula" aria-labelledby="formula-h">
             <h3 id="formula-h">{ "5 · How is this computed" }</h3>
             <p class="muted">{ format!("The headline AllReduce of {} over {} GPUs in {} domain{}, with your cluster's numbers:", size_words(e.key_bytes), f.ranks, f.domains, if f.domains == 1 { "" } else { "s" }) }</p>
             <ol class="steps">{ for steps }</ol>

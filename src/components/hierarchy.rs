@@ -4,14 +4,17 @@
 use crate::eval::Evaluation;
 use fabricscope_charts::{bandwidth_hierarchy_chart_with, HierarchyOptions, Theme};
 use fabricscope_model::{Tier, TierKind};
-use std::rc::Rc;
-use super::ChartSvg;
+use super::{ChartSvg, Same};
 use yew::prelude::*;
 
+#[derive(PartialEq)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
+    pub eval: Same<Evaluation>,
     pub dark: bool,
     pub compact: bool,
+    /// The panel's frame at its final size and no drawing yet (while the page loads, the
+    /// drawing gets its own frame: nothing moves when it arrives).
+    pub pending: bool,
 }
 
 /// Rows reserved: HBM, scale-up, PCIe, NIC, leaf, spine, core.
@@ -75,10 +78,16 @@ thread_local! {
     static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Drawn as a plain function with a one-entry cache (see `super::cached`).
-/// With `pending`, the panel's frame at its final size and no drawing yet (while the page
-/// loads, the drawing gets its own frame: nothing moves when it arrives).
-pub fn hierarchy_panel(props: &Props, pending: bool) -> Html {
+impl super::Panel for Props {
+    /// Drawn again when the props change; the drawing is cached on what it draws (see
+    /// `super::cached`).
+    fn view(&self) -> Html {
+        hierarchy_panel(self)
+    }
+}
+
+fn hierarchy_panel(props: &Props) -> Html {
+    let pending = props.pending;
     let r = &props.eval.report;
     let ratios: Vec<f64> = r.ratios.iter().map(|x| x.ratio).collect();
     // Keyed on what is drawn, not on the tiers: a node count that changes only a tier's

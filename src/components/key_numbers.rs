@@ -6,11 +6,12 @@ use fabricscope_model::trust::Trust;
 use fabricscope_model::Collective;
 use crate::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
 use fabricscope_charts::scale::gbps_label;
-use std::rc::Rc;
+use super::Same;
 use yew::prelude::*;
 
+#[derive(PartialEq)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
+    pub eval: Same<Evaluation>,
     /// The collective chosen in the throughput panel: the headline follows it.
     pub op: Collective,
     pub on_action: Callback<Action>,
@@ -45,9 +46,15 @@ fn band_words(t: &Trust) -> String {
     }
 }
 
-/// Drawn as a plain function (not a component): no state, and one generic component less
-/// in the bundle.
-pub fn key_numbers(props: &Props) -> Html {
+impl super::Panel for Props {
+    /// Drawn again only when the evaluation or the collective changes (`on_action` is App's
+    /// one stable callback).
+    fn view(&self) -> Html {
+        key_numbers(self)
+    }
+}
+
+fn key_numbers(props: &Props) -> Html {
     let e = &props.eval;
     let size_text = size_words(e.key_bytes);
     let size = size_text.as_str();

@@ -8,21 +8,19 @@ use crate::app::Action;
 use crate::eval::{layout_for, pp_choices, tp_choices, Evaluation};
 use crate::training::{cp_values, ep_values, layout_label, pp_values, tp_values, workload};
 use fabricscope_charts::report::layout_of;
-use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::training::Constraints;
 use fabricscope_charts::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use fabricscope_charts::Theme;
-use fabricscope_model::ModelError;
-use std::rc::Rc;
 use super::controls::{numbers, parsed, select, Opt, SelectAttrs};
-use super::ChartSvg;
+use super::{ChartSvg, Same, Trained};
 use yew::prelude::*;
 
+#[derive(PartialEq, Clone)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
+    pub eval: Same<Evaluation>,
     /// What the user pinned (TP, PP, CP, EP all `None`: the search's best).
     pub fixed: Constraints,
-    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
+    pub training: Trained,
     pub dark: bool,
     pub compact: bool,
     pub on_action: Callback<Action>,
@@ -30,7 +28,7 @@ pub struct Props {
     pub node: NodeRef,
     pub in_view: bool,
     /// The cluster last drawn, kept while the panel is off screen (one per App).
-    pub shown: Rc<std::cell::RefCell<Option<TopoSpec>>>,
+    pub shown: Same<std::cell::RefCell<Option<TopoSpec>>>,
 }
 
 
@@ -44,7 +42,7 @@ pub fn mapping_svg(spec: &TopoSpec, dark: bool, compact: bool) -> (String, bool)
 /// The layout to draw: the search's chosen one when it is for this cluster, else the
 /// requested sizes (live while the search catches up).
 /// Also the CP and EP of the layout (the search's, or the pinned ones).
-fn layout_to_draw(total: u32, fixed: Constraints, training: &Option<Rc<Result<TrainingView, ModelError>>>) -> (Layout, Option<String>, (u32, u32)) {
+fn layout_to_draw(total: u32, fixed: Constraints, training: &Trained) -> (Layout, Option<String>, (u32, u32)) {
     let chosen = training
         .as_deref()
         .and_then(|t| t.as_ref().ok())
@@ -70,9 +68,15 @@ thread_local! {
     static DRAWN: std::cell::RefCell<Option<(Key, AttrValue)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Drawn as a plain function with a one-entry cache (see `super::cached`); App owns the
-/// on-screen observation.
-pub fn mapping_panel(props: &Props) -> Html {
+impl super::Panel for Props {
+    /// Drawn again when the props change; the drawing is cached on what it draws (see
+    /// `super::cached`). App owns the on-screen observation.
+    fn view(&self) -> Html {
+        mapping_panel(self)
+    }
+}
+
+fn mapping_panel(props: &Props) -> Html {
     let e = &props.eval;
     let total = e.total_gpus;
     let (layout, label, (cur_cp, cur_ep)) = layout_to_draw(total, props.fixed, &props.training);

@@ -13,6 +13,7 @@ mod formula;
 mod hierarchy;
 mod key_numbers;
 mod mapping;
+mod memo;
 mod moe;
 mod pickers;
 mod presets;
@@ -23,24 +24,25 @@ mod tier_table;
 mod training;
 
 pub use bom::{bom_of, bom_panel};
+pub use memo::{memo, Panel};
 pub use chart_svg::ChartSvg;
 pub use check::{check_panel, Props as CheckProps};
-pub use claims::{claims, Props as ClaimsProps};
+pub use claims::Props as ClaimsProps;
 pub use compare::{ComparePanel, Props as CompareProps};
-pub use collective::{chart_view, collective_panel, collective_svg, readout, Props as CollectiveProps};
+pub use collective::{chart_view, collective_svg, readout, Props as CollectiveProps};
 pub use count_field::{count_field, Props as CountFieldProps};
-pub use export::{export_panel, Props as ExportProps};
-pub use formula::{formula_panel, Props as FormulaProps};
-pub use hierarchy::{hierarchy_panel, hierarchy_svg, Props as HierarchyProps};
-pub use key_numbers::{key_numbers, Props as KeyNumbersProps};
-pub use mapping::{mapping_panel, Props as MappingProps};
+pub use export::Props as ExportProps;
+pub use formula::Props as FormulaProps;
+pub use hierarchy::{hierarchy_svg, Props as HierarchyProps};
+pub use key_numbers::Props as KeyNumbersProps;
+pub use mapping::Props as MappingProps;
 pub use pickers::{pickers, Props as PickersProps};
 pub use presets::{presets, Props as PresetsProps};
 pub use prices::{price_editor, Props as PriceEditorProps};
 pub use rightsize::{rightsize_panel, Props as RightsizeProps};
-pub use summary::summary_bar;
-pub use tier_table::tier_table_panel;
-pub use training::{training_panel, Props as TrainingProps};
+pub use summary::Props as SummaryProps;
+pub use tier_table::Props as TierTableProps;
+pub use training::Props as TrainingProps;
 
 use web_sys::HtmlInputElement;
 use std::rc::Rc;
@@ -62,14 +64,32 @@ pub(crate) fn checked_of(e: &Event) -> bool {
 /// the contents when they are not `Eq` (a report's thousands of f64s, on every render, even
 /// when nothing changed); this compares the pointers. The key holds its `Rc`, so the address
 /// cannot be reused by another value while the cache remembers it.
-#[derive(Clone)]
-pub(crate) struct Same<T>(pub Rc<T>);
+/// Also the type of a panel's shared props (the evaluation, the training view), so a panel
+/// whose inputs are the same values skips its render for the cost of a pointer comparison.
+pub struct Same<T>(pub Rc<T>);
+
+impl<T> Clone for Same<T> {
+    fn clone(&self) -> Self {
+        Same(self.0.clone())
+    }
+}
 
 impl<T> PartialEq for Same<T> {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
     }
 }
+
+impl<T> std::ops::Deref for Same<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The training view as the panels get it: the search's answer (or its error), compared by
+/// identity; `None` before the first answer.
+pub type Trained = Option<Same<Result<fabricscope_model::training::explore::TrainingView, fabricscope_model::ModelError>>>;
 
 /// A one-entry cache for drawings of the function panels: the value for `key` is recomputed
 /// only when the key changes (what `use_memo` does for components, without one more generic

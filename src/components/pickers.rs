@@ -18,6 +18,23 @@ pub struct Props {
     pub on_action: Callback<Action>,
 }
 
+impl PartialEq for Props {
+    /// Equal when the pickers show the same: the hardware and its messages, whatever the
+    /// counts (a dragged slider leaves the pickers as they are).
+    fn eq(&self, o: &Self) -> bool {
+        let hw = |c: &Cluster| (c.gpu, c.scale_up, c.nic, c.sharp, c.nvls, c.rail_optimized);
+        hw(&self.cluster) == hw(&o.cluster)
+            && (&self.gpu_error, &self.scale_up_error, &self.nic_error) == (&o.gpu_error, &o.scale_up_error, &o.nic_error)
+            && self.on_action == o.on_action
+    }
+}
+
+impl super::Panel for Props {
+    fn view(&self) -> Html {
+        pickers(self)
+    }
+}
+
 fn error(id: &str, e: &Option<String>) -> Html {
     match e {
         Some(m) => html! { <p id={id.to_string()} class="error" role="alert">{ m }</p> },

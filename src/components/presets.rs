@@ -2,13 +2,24 @@
 //! systems) in a labelled disclosure; the one matching the current cluster is pressed.
 
 use crate::app::Action;
-use fabricscope_model::presets::{matching_preset, ClusterPreset, CLUSTER_PRESETS};
-use fabricscope_model::Cluster;
+use fabricscope_model::presets::{ClusterPreset, CLUSTER_PRESETS};
 use yew::prelude::*;
 
+#[derive(PartialEq)]
 pub struct Props {
-    pub cluster: Cluster,
+    /// The preset the cluster is (`fabricscope_model::presets::matching_preset`), if any.
+    pub active: Option<&'static str>,
+    /// Whether the folded groups hold their buttons (the explorer's first render leaves them
+    /// for the next frame: a shorter first task).
+    pub more: bool,
     pub on_action: Callback<Action>,
+}
+
+impl super::Panel for Props {
+    /// Drawn again only when the matching preset changes.
+    fn view(&self) -> Html {
+        presets(self)
+    }
 }
 
 /// Shown as buttons at all times: one of each kind of fabric (InfiniBand pods, Spectrum-X and
@@ -39,7 +50,7 @@ fn button(p: &ClusterPreset, active: Option<&str>, cb: &Callback<Action>) -> Htm
 /// Drawn as a plain function (not a component): no state, and one generic component less
 /// in the bundle.
 pub fn presets(props: &Props) -> Html {
-    let active = matching_preset(&props.cluster);
+    let active = props.active;
     let cb = &props.on_action;
     let listed = |id: &str| COMMON.contains(&id) || GROUPS.iter().any(|(_, ids)| ids.contains(&id));
     let group = |ids: Vec<&ClusterPreset>| ids.into_iter().map(|p| button(p, active, cb)).collect::<Html>();
@@ -58,7 +69,7 @@ pub fn presets(props: &Props) -> Html {
             </div>
             <details class="more-presets" data-testid="more-presets" {open}>
                 <summary>{ format!("More presets ({count}): cloud, AMD, NVIDIA") }</summary>
-                { for groups.into_iter().map(|(label, ps)| html! {
+                { for groups.into_iter().filter(|_| props.more).map(|(label, ps)| html! {
                     <div class="presets" role="group" aria-label={format!("Preset clusters: {label}")}>
                         <span class="presets-label" aria-hidden="true">{ label }</span>
                         { group(ps) }

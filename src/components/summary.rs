@@ -2,16 +2,33 @@
 //! a phone, where the results sit below about 900 px of controls: the chosen collective's busbw at the
 //! headline size, the tier that limits it, and the training step time and MFU once searched.
 
+use super::{Same, Trained};
 use crate::eval::{bottleneck_text, size_words, Evaluation};
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_model::training::explore::TrainingView;
-use fabricscope_model::ModelError;
-use std::rc::Rc;
+use fabricscope_model::Collective;
 use yew::prelude::*;
 
-/// Drawn as a plain function (a line of text, redrawn with the numbers).
-pub fn summary_bar(eval: &Evaluation, op: fabricscope_model::Collective, training: &Option<Rc<Result<TrainingView, ModelError>>>, stale: bool) -> Html {
+#[derive(PartialEq)]
+pub struct Props {
+    pub eval: Same<Evaluation>,
+    pub op: Collective,
+    pub training: Trained,
+    /// The controls hold a cluster the model refused (the numbers are the last valid one's).
+    pub stale: bool,
+}
+
+impl super::Panel for Props {
+    /// Drawn again only when the evaluation, the collective, the training view or staleness
+    /// change.
+    fn view(&self) -> Html {
+        summary_bar(self)
+    }
+}
+
+fn summary_bar(props: &Props) -> Html {
+    let (eval, op, stale) = (&props.eval, props.op, props.stale);
     let collective = match &eval.key_of(op) {
         Some(k) => html! {
             <>
@@ -21,7 +38,7 @@ pub fn summary_bar(eval: &Evaluation, op: fabricscope_model::Collective, trainin
         },
         None => html! { <span>{ "1 GPU: no collective" }</span> },
     };
-    let step = match training.as_deref() {
+    let step = match props.training.as_deref() {
         Some(Ok(TrainingView { chosen: Some(c), .. })) => html! {
             <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ " · MFU " }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b></span>
         },

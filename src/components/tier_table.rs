@@ -3,10 +3,24 @@
 
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_model::report::tier_table;
-use fabricscope_model::Cluster;
 use yew::prelude::*;
 
-fn table(su: &str, nic: &str) -> Html {
+#[derive(PartialEq)]
+pub struct Props {
+    /// The cluster's scale-up fabric and NIC (their rows are marked).
+    pub scale_up: &'static str,
+    pub nic: &'static str,
+}
+
+impl super::Panel for Props {
+    /// The catalog's table: drawn again only when the cluster's fabric or NIC changes.
+    fn view(&self) -> Html {
+        table(self)
+    }
+}
+
+fn table(props: &Props) -> Html {
+    let (su, nic) = (props.scale_up, props.nic);
     let rows = tier_table().into_iter().map(|r| {
         let mine = r.name.starts_with(su) || r.name.starts_with(nic);
         html! {
@@ -37,14 +51,4 @@ fn table(su: &str, nic: &str) -> Html {
             <p class="muted small">{ "Scale-up rows: per GPU with the GPU it ships with; NIC rows: per NIC. ◀ marks this cluster's fabric and NIC." }</p>
         </section>
     }
-}
-
-thread_local! {
-    static DRAWN: std::cell::RefCell<Option<((&'static str, &'static str), Html)>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The table for `cluster`, built once per (scale-up fabric, NIC) pair.
-pub fn tier_table_panel(cluster: &Cluster) -> Html {
-    let key = (cluster.scale_up.name(), cluster.nic.spec().name);
-    DRAWN.with(|c| super::cached(c, key, |(su, nic)| table(su, nic)))
 }

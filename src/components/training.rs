@@ -5,17 +5,17 @@
 use crate::app::Action;
 use crate::training::{custom_id, custom_parts, dp_value, framework_ids, framework_of, interleave_choices, layout_detail, micro_batch_values, recompute_choices, workload, Progress, CUSTOM, CUSTOM_DEFAULT, CUSTOM_FIELDS, ZERO_STAGES};
 use super::controls::{select, Opt, SelectAttrs};
-use super::ChartSvg;
+use super::{ChartSvg, Same, Trained};
 use fabricscope_charts::training::{seconds_label, training_chart};
 use fabricscope_charts::Theme;
 use fabricscope_model::training::assumptions::assumptions;
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::training::{Constraints, Recompute, PRESETS};
 use fabricscope_model::{ModelError, TrainingChoice};
-use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+#[derive(PartialEq, Clone)]
 pub struct Props {
     /// The job and what the user pinned, as chosen.
     pub choice: TrainingChoice,
@@ -23,7 +23,7 @@ pub struct Props {
     pub fixed: Constraints,
     /// GPUs of the cluster shown.
     pub total: u32,
-    pub training: Option<Rc<Result<TrainingView, ModelError>>>,
+    pub training: Trained,
     /// A newer result is being computed.
     pub searching: bool,
     /// How far that search has come (layouts tried and in all; 0 of 0 before it starts).
@@ -110,13 +110,20 @@ fn draw(t: &TrainingView, dark: bool, compact: bool) -> Option<(AttrValue, AttrV
     Some((chart("step")?, chart("mfu")?, chart("memory")?))
 }
 
-type Key = (Option<super::Same<Result<TrainingView, ModelError>>>, bool, bool);
+type Key = (Option<Same<Result<TrainingView, ModelError>>>, bool, bool);
 thread_local! {
     static DRAWN: std::cell::RefCell<Option<(Key, Html)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Drawn as a plain function with a one-entry cache (see `super::cached`).
-pub fn training_panel(props: &Props) -> Html {
+impl super::Panel for Props {
+    /// Drawn again when the props change; the body below the toolbar is cached on the
+    /// search's answer (see `super::cached`).
+    fn view(&self) -> Html {
+        training_panel(self)
+    }
+}
+
+fn training_panel(props: &Props) -> Html {
     // Off screen, the re-evaluations of the last search's layouts while a slider is dragged
     // are not drawn (input-to-paint budget); a search's own answer always is, and the panel
     // catches up as it scrolls into view.
@@ -127,8 +134,8 @@ pub fn training_panel(props: &Props) -> Html {
                 return drawn.clone();
             }
         }
-        super::cached(c, (props.training.clone().map(super::Same), props.dark, props.compact), |(t, dark, compact)| {
-            body(t.as_ref().map(|t| &*t.0), *dark, *compact)
+        super::cached(c, (props.training.clone(), props.dark, props.compact), |(t, dark, compact)| {
+            body(t.as_deref(), *dark, *compact)
         })
     });
     let c = &props.choice;

@@ -7,7 +7,7 @@
 use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs, FlagParser};
 use crate::error::CliError;
 use crate::output;
-use crate::train::{mlp_parser, WorkloadArgs};
+use crate::train::{mlp_parser, ExpertArgs, ShapeArgs, WorkloadArgs};
 use clap::Args;
 use fabricscope_model::limits;
 use fabricscope_model::training::Mlp;
@@ -25,18 +25,8 @@ pub struct ServeModelArgs {
     /// Named model whose shape the other model flags override
     #[arg(long, value_name = "PRESET", value_parser = model_parser())]
     pub model: Option<&'static str>,
-    /// Transformer layers
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::LAYERS))]
-    pub layers: Option<u32>,
-    /// Hidden size
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::HIDDEN))]
-    pub hidden: Option<u32>,
-    /// Attention (query) heads
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEADS))]
-    pub heads: Option<u32>,
-    /// Key/value heads (grouped-query attention) [default: --heads]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::KV_HEADS))]
-    pub kv_heads: Option<u32>,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     /// Dimension of one head (Qwen3 sets it apart from hidden / heads) [default: hidden / heads]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
     pub head_dim: Option<u32>,
@@ -49,21 +39,8 @@ pub struct ServeModelArgs {
     /// Vocabulary size
     #[arg(long, value_name = "N", value_parser = count_parser(limits::VOCAB))]
     pub vocab: Option<u32>,
-    /// Routed experts per MoE layer (makes the model a mixture of experts)
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERTS))]
-    pub experts: Option<u32>,
-    /// Experts each token is routed to [default: 2]
-    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
-    pub top_k: Option<u32>,
-    /// Intermediate size of one expert [default: --ffn]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_FFN))]
-    pub expert_ffn: Option<u32>,
-    /// Intermediate size of the always-active shared expert(s) [default: 0, or the preset's]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::SHARED_EXPERT_FFN))]
-    pub shared_expert_ffn: Option<u32>,
-    /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::MOE_DENSE_LAYERS))]
-    pub moe_dense_layers: Option<u32>,
+    #[command(flatten)]
+    pub experts: ExpertArgs,
     /// Attention kind: mha, gqa, or mla (multi-head latent attention, DeepSeek-V2/V3) [default:
     /// the preset's; gqa when --kv-heads is below --heads, else mha]
     #[arg(long, value_name = "KIND", value_parser = attention_parser())]
@@ -121,7 +98,7 @@ impl ServeModelArgs {
             None => None,
         };
         if preset.is_none() {
-            let missing: Vec<&str> = [("--layers", self.layers.is_none()), ("--hidden", self.hidden.is_none()), ("--heads", self.heads.is_none()), ("--vocab", self.vocab.is_none())]
+            let missing: Vec<&str> = [("--layers", self.shape.layers.is_none()), ("--hidden", self.shape.hidden.is_none()), ("--heads", self.shape.heads.is_none()), ("--vocab", self.vocab.is_none())]
                 .iter()
                 .filter(|x| x.1)
                 .map(|x| x.0)
@@ -134,27 +111,20 @@ impl ServeModelArgs {
         // sequence length or global batch of its own.
         let mut base = preset.as_ref().map(|p| p.work.clone());
         if let Some(w) = base.as_mut() {
-            if self.mlp.is_none() && self.ffn.is_none() && self.hidden.is_some() {
+            if self.mlp.is_none() && self.ffn.is_none() && self.shape.hidden.is_some() {
                 w.mlp = Mlp::Swiglu;
             }
         }
         let wa = WorkloadArgs {
             model: base,
-            layers: self.layers,
-            hidden: self.hidden,
-            heads: self.heads,
-            kv_heads: self.kv_heads,
+            shape: self.shape.clone(),
             head_dim: self.head_dim,
-            ffn: self.ffn.or(if preset.is_none() { self.hidden.map(|h| h.saturating_mul(4)) } else { None }),
+            ffn: self.ffn.or(if preset.is_none() { self.shape.hidden.map(|h| h.saturating_mul(4)) } else { None }),
             mlp: self.mlp.or(if preset.is_none() { Some(Mlp::Swiglu) } else { None }),
             vocab: self.vocab,
             seq: Some(4096),
             global_batch: Some(1),
-            experts: self.experts,
-            top_k: self.top_k,
-            expert_ffn: self.expert_ffn,
-            shared_expert_ffn: self.shared_expert_ffn,
-            moe_dense_layers: self.moe_dense_layers,
+            experts: self.experts.clone(),
             positions: if preset.is_none() { Some(fabricscope_model::training::Positions::Rope) } else { None },
             tied_embeddings: if preset.is_none() { Some(false) } else { None },
             dropout: Some(false),
@@ -181,13 +151,13 @@ impl ServeModelArgs {
                 Attention::Mla { kv_latent: self.kv_latent.unwrap_or(l), rope_dim: self.rope_dim.unwrap_or(r), q_latent: q }
             }
             (Some("mha"), _) => {
-                if self.kv_heads.is_none() {
+                if self.shape.kv_heads.is_none() {
                     work.kv_heads = work.heads;
                 }
                 Attention::Mha
             }
             (Some(_), _) => Attention::Gqa,
-            (None, Some(p)) if self.kv_heads.is_none() && self.heads.is_none() => p.attention,
+            (None, Some(p)) if self.shape.kv_heads.is_none() && self.shape.heads.is_none() => p.attention,
             (None, _) => {
                 if work.kv_heads < work.heads {
                     Attention::Gqa

@@ -18,13 +18,10 @@ use fabricscope_model::units::Bytes;
 use fabricscope_model::Topology;
 use serde::Serialize;
 
-/// The job: a preset, or its shape flag by flag; explicit flags override the preset.
+/// The transformer's size, shared by `train`, `search` and `serve` (flattened into each
+/// command's workload or model flags, under that heading).
 #[derive(Args, Clone, Debug, Default)]
-#[command(next_help_heading = "Workload")]
-pub struct WorkloadArgs {
-    /// Named workload whose shape the other workload flags override
-    #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
-    pub model: Option<Workload>,
+pub struct ShapeArgs {
     /// Transformer layers
     #[arg(long, value_name = "N", value_parser = count_parser(limits::LAYERS))]
     pub layers: Option<u32>,
@@ -37,6 +34,44 @@ pub struct WorkloadArgs {
     /// Key/value heads (grouped-query attention) [default: --heads]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::KV_HEADS))]
     pub kv_heads: Option<u32>,
+}
+
+/// The mixture of experts, shared by `train`, `search` and `serve` like [`ShapeArgs`].
+#[derive(Args, Clone, Debug, Default)]
+pub struct ExpertArgs {
+    /// Routed experts per MoE layer (makes the model a mixture of experts)
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERTS))]
+    pub experts: Option<u32>,
+    /// Experts each token is routed to [default: 2]
+    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
+    pub top_k: Option<u32>,
+    /// Intermediate size of one expert [default: --ffn]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_FFN))]
+    pub expert_ffn: Option<u32>,
+    /// Intermediate size of the always-active shared expert(s) [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::SHARED_EXPERT_FFN))]
+    pub shared_expert_ffn: Option<u32>,
+    /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::MOE_DENSE_LAYERS))]
+    pub moe_dense_layers: Option<u32>,
+}
+
+impl ExpertArgs {
+    /// Whether any expert flag is given.
+    fn any(&self) -> bool {
+        self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() || self.shared_expert_ffn.is_some() || self.moe_dense_layers.is_some()
+    }
+}
+
+/// The job: a preset, or its shape flag by flag; explicit flags override the preset.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Workload")]
+pub struct WorkloadArgs {
+    /// Named workload whose shape the other workload flags override
+    #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
+    pub model: Option<Workload>,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     /// Dimension of one head [default: hidden / heads]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
     pub head_dim: Option<u32>,
@@ -55,21 +90,8 @@ pub struct WorkloadArgs {
     /// Sequences per optimizer step
     #[arg(long, value_name = "N", value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub global_batch: Option<u32>,
-    /// Routed experts per MoE layer (makes the model a mixture of experts)
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERTS))]
-    pub experts: Option<u32>,
-    /// Experts each token is routed to [default: 2]
-    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
-    pub top_k: Option<u32>,
-    /// Intermediate size of one expert [default: --ffn]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_FFN))]
-    pub expert_ffn: Option<u32>,
-    /// Intermediate size of the always-active shared expert(s) [default: 0, or the preset's]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::SHARED_EXPERT_FFN))]
-    pub shared_expert_ffn: Option<u32>,
-    /// Leading layers with a dense MLP instead of experts [default: 0, or the preset's]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::MOE_DENSE_LAYERS))]
-    pub moe_dense_layers: Option<u32>,
+    #[command(flatten)]
+    pub experts: ExpertArgs,
     /// Node-limited routing: each token's experts on at most N nodes, one network copy per
     /// node then NVLink fan-out (DeepSeek-V3: 4) [default: 0, no limit, or the preset's]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::MAX_NODES_PER_TOKEN))]
@@ -154,13 +176,14 @@ pub struct TrainArgs {
 impl WorkloadArgs {
     /// The workload: the preset (if any) with every explicit flag applied on top.
     pub fn workload(&self) -> Result<Workload, CliError> {
+        let (sh, ex) = (&self.shape, &self.experts);
         let mut w = match &self.model {
             Some(p) => p.clone(),
             None => {
                 let missing: Vec<&str> = [
-                    ("--layers", self.layers.is_none()),
-                    ("--hidden", self.hidden.is_none()),
-                    ("--heads", self.heads.is_none()),
+                    ("--layers", sh.layers.is_none()),
+                    ("--hidden", sh.hidden.is_none()),
+                    ("--heads", sh.heads.is_none()),
                     ("--seq", self.seq.is_none()),
                     ("--vocab", self.vocab.is_none()),
                     ("--global-batch", self.global_batch.is_none()),
@@ -183,23 +206,23 @@ impl WorkloadArgs {
             }
         };
         let had_preset = self.model.is_some();
-        if let Some(v) = self.layers {
+        if let Some(v) = sh.layers {
             w.layers = v;
         }
-        if let Some(v) = self.hidden {
+        if let Some(v) = sh.hidden {
             w.hidden = v;
             if !had_preset || self.ffn.is_none() && w.mlp == Mlp::Gelu {
                 w.ffn = v.saturating_mul(4);
             }
             w.head_dim = 0;
         }
-        if let Some(v) = self.heads {
+        if let Some(v) = sh.heads {
             w.heads = v;
-            if self.kv_heads.is_none() && (!had_preset || w.kv_heads == 0 || w.kv_heads > v || v % w.kv_heads != 0) {
+            if sh.kv_heads.is_none() && (!had_preset || w.kv_heads == 0 || w.kv_heads > v || v % w.kv_heads != 0) {
                 w.kv_heads = v;
             }
         }
-        if let Some(v) = self.kv_heads {
+        if let Some(v) = sh.kv_heads {
             w.kv_heads = v;
         }
         if let Some(v) = self.head_dim {
@@ -229,14 +252,14 @@ impl WorkloadArgs {
         if let Some(v) = self.dropout {
             w.dropout = v;
         }
-        if self.experts.is_some() || self.top_k.is_some() || self.expert_ffn.is_some() || self.shared_expert_ffn.is_some() || self.moe_dense_layers.is_some() || self.max_nodes_per_token.is_some() {
+        if ex.any() || self.max_nodes_per_token.is_some() {
             let base = w.moe.unwrap_or(Moe { experts: 8, top_k: 2, expert_ffn: w.ffn, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 });
             let m = Moe {
-                experts: self.experts.unwrap_or(base.experts),
-                top_k: self.top_k.unwrap_or(base.top_k),
-                expert_ffn: self.expert_ffn.unwrap_or(base.expert_ffn),
-                shared_ffn: self.shared_expert_ffn.unwrap_or(base.shared_ffn),
-                dense_layers: self.moe_dense_layers.unwrap_or(base.dense_layers),
+                experts: ex.experts.unwrap_or(base.experts),
+                top_k: ex.top_k.unwrap_or(base.top_k),
+                expert_ffn: ex.expert_ffn.unwrap_or(base.expert_ffn),
+                shared_ffn: ex.shared_expert_ffn.unwrap_or(base.shared_ffn),
+                dense_layers: ex.moe_dense_layers.unwrap_or(base.dense_layers),
                 max_nodes_per_token: self.max_nodes_per_token.unwrap_or(base.max_nodes_per_token),
             };
             w.moe = Some(m);

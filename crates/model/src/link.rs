@@ -546,6 +546,15 @@ fn within_ranges(mut s: Scenario, warnings: &mut Vec<String>) -> Scenario {
 const WRITTEN_WHEN_SET: &[(&str, &str)] = &[("training", "framework"), ("training", "interleave")];
 
 fn baseline() -> Value {
+    thread_local! {
+        // Built once per thread: it checks every v1 field by deserializing a whole Scenario
+        // (milliseconds in wasm, on every link the page writes).
+        static BASELINE: Value = build_baseline();
+    }
+    BASELINE.with(Value::clone)
+}
+
+fn build_baseline() -> Value {
     let mut base = serde_json::to_value(Scenario::default()).unwrap_or(Value::Null);
     let full = serde_json::to_value(crate::scenario::TrainingChoice::default()).ok();
     for (section, field) in WRITTEN_WHEN_SET {
