@@ -6,7 +6,9 @@
 use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs};
 use fabricscope_model::limits;
 use crate::error::CliError;
+use crate::flow_args::FlowArgs;
 use crate::output;
+use crate::train_flow::StragglerArgs;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Args, Command};
@@ -149,6 +151,12 @@ pub struct TrainArgs {
 
     #[command(flatten)]
     pub parallel: ParallelArgs,
+
+    #[command(flatten)]
+    pub flow: FlowArgs,
+
+    #[command(flatten)]
+    pub stragglers: StragglerArgs,
 }
 
 impl WorkloadArgs {
@@ -290,6 +298,9 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     let par = a.parallel.parallel(topo.total_gpus);
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;
     let r = ev.evaluate(&par)?;
+    if a.flow.requested() || a.stragglers.slow_gpus > 0 {
+        return crate::train_flow::run(a, &topo, &w, &par, &r);
+    }
     if a.json {
         return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r });
     }

@@ -104,6 +104,10 @@ pub struct Outcome {
     /// (healthy, alone). Permutation: mean over flows of its max-min rate over the line rate.
     /// With neighbours, the expected value (see `sharing`).
     pub throughput_fraction: Dist,
+    /// `throughput_fraction` seed by seed, in seed order (for callers composing it with the
+    /// analytical model per seed; not in the JSON, whose distribution says the same).
+    #[serde(skip)]
+    pub per_seed: Vec<f64>,
     /// Share of seeds in which two or more connections share a switch-to-switch link that
     /// then limits them below their rate on an ideal fabric (with every neighbour active).
     pub collision_probability: f64,
@@ -293,6 +297,7 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
         deterministic,
         nodes_in_job: per_job,
         throughput_fraction: Dist::of(&expected),
+        per_seed: expected,
         collision_probability: collisions as f64 / runs as f64,
         bottleneck_tier,
         ideal_connection_rate: GBps(ideal_rate),
@@ -362,7 +367,7 @@ mod tests {
                 channels,
                 qps,
                 gpus_per_node: nics,
-                failures: Failures { nics_down: nics_down.min(nics - 1), links_down, spines_down: 0 },
+                failures: Failures { nics_down: nics_down.min(nics - 1), links_down, ..Failures::default() },
                 other_jobs,
                 duty_cycle: 0.5,
             };
