@@ -136,7 +136,7 @@ pub const COMPOSITION: &str = "per seed, the flow model's fraction replaces the 
 struct FlowPredictionJson<'a> {
     #[serde(flatten)]
     prediction: output::PredictionJson,
-    #[serde(rename = "busbw_GBps_per_direction_over_seeds")]
+    #[serde(rename = "busbw_GBps_over_seeds")]
     busbw_over_seeds: Spread,
     #[serde(rename = "time_us_over_seeds")]
     time_over_seeds: Spread,
