@@ -299,7 +299,17 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;
     let r = ev.evaluate(&par)?;
     if a.flow.requested() || a.stragglers.slow_gpus > 0 {
-        return crate::train_flow::run(a, &topo, &w, &par, &r);
+        return crate::train_flow::run(crate::train_flow::Job {
+            flow: &a.flow,
+            stragglers: &a.stragglers,
+            json: a.json,
+            framework: a.workload.framework,
+            topo: &topo,
+            w: &w,
+            par: &par,
+            r: &r,
+            text: if a.json { String::new() } else { report_text(&topo, &w, &r) },
+        });
     }
     if a.json {
         return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r });

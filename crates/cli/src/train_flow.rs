@@ -12,12 +12,12 @@ use crate::error::CliError;
 use crate::flow_args::{factor_parser, study_line, FlowJson, Spread};
 use crate::cluster_args::count_parser;
 use crate::output;
-use crate::train::{report_text, TrainArgs};
+use crate::flow_args::FlowArgs;
 use clap::Args;
 use fabricscope_flow::{Outcome, Traffic};
 use fabricscope_model::limits::{Limit, Unit};
 use fabricscope_model::network::FlowFractions;
-use fabricscope_model::training::{Evaluator, Parallel, StepReport, Workload};
+use fabricscope_model::training::{Evaluator, Framework, Parallel, StepReport, Workload};
 use fabricscope_model::Topology;
 use serde::Serialize;
 
@@ -74,12 +74,27 @@ struct TrainFlowJson<'a> {
 /// What `straggler_model` says in the JSON.
 const STRAGGLER_MODEL: &str = "synchronous step: the stage holding the slowest GPU sets the pace; compute and pipeline bubble scale by 1/F, communication and optimizer unchanged";
 
-pub fn run(a: &TrainArgs, topo: &Topology, w: &Workload, par: &Parallel, r: &StepReport) -> Result<String, CliError> {
-    let (ring, a2a): (Option<Outcome>, Option<Outcome>) = if a.flow.requested() {
-        let ring = a.flow.study(topo, Traffic::Ring, 1)?.1;
+/// What `train` hands over: its flags for the study and the job it evaluated.
+pub struct Job<'a> {
+    pub flow: &'a FlowArgs,
+    pub stragglers: &'a StragglerArgs,
+    pub json: bool,
+    pub framework: Framework,
+    pub topo: &'a Topology,
+    pub w: &'a Workload,
+    pub par: &'a Parallel,
+    pub r: &'a StepReport,
+    /// `train`'s own text for the healthy step, printed first.
+    pub text: String,
+}
+
+pub fn run(j: Job) -> Result<String, CliError> {
+    let Job { flow, stragglers, json, framework, topo, w, par, r, text } = j;
+    let (ring, a2a): (Option<Outcome>, Option<Outcome>) = if flow.requested() {
+        let ring = flow.study(topo, Traffic::Ring, 1)?.1;
         // Experts across nodes put all-to-all on the fabric: its own study.
         let experts_cross = w.moe.is_some() && par.ep > 1 && par.ep * par.etp() > topo.domain_gpus;
-        let a2a = if experts_cross { Some(a.flow.study(topo, Traffic::AllToAll, 1)?.1) } else { None };
+        let a2a = if experts_cross { Some(flow.study(topo, Traffic::AllToAll, 1)?.1) } else { None };
         (Some(ring), a2a)
     } else {
         (None, None)
@@ -95,11 +110,11 @@ pub fn run(a: &TrainArgs, topo: &Topology, w: &Workload, par: &Parallel, r: &Ste
             Some(&(_, s)) => s,
             None => {
                 let s = match key {
-                    (None, None) => a.stragglers.step_s(r),
+                    (None, None) => stragglers.step_s(r),
                     (fr, fa) => {
                         let t = Topology { flow: Some(FlowFractions { ring: fr.map(|x| x.max(1e-9)), all_to_all: fa.map(|x| x.max(1e-9)) }), ..topo.clone() };
-                        let seeded = Evaluator::new(&t, w, a.workload.framework)?.evaluate(par)?;
-                        a.stragglers.step_s(&seeded)
+                        let seeded = Evaluator::new(&t, w, framework)?.evaluate(par)?;
+                        stragglers.step_s(&seeded)
                     }
                 };
                 seen.push((key, s));
@@ -111,7 +126,7 @@ pub fn run(a: &TrainArgs, topo: &Topology, w: &Workload, par: &Parallel, r: &Ste
     }
     let (step, tok) = (Spread::of(&steps), Spread::of(&tokens));
     let composition = crate::collective::COMPOSITION;
-    if a.json {
+    if json {
         return output::json(&TrainFlowJson {
             workload: w,
             gpus: topo.total_gpus,
@@ -119,14 +134,14 @@ pub fn run(a: &TrainArgs, topo: &Topology, w: &Workload, par: &Parallel, r: &Ste
             report: r,
             step_time_s_over_seeds: step,
             tokens_per_s_over_seeds: tok,
-            slow_gpus: a.stragglers.slow_gpus,
-            slow_factor: (a.stragglers.slow_gpus > 0).then(|| a.stragglers.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR)),
+            slow_gpus: stragglers.slow_gpus,
+            slow_factor: (stragglers.slow_gpus > 0).then(|| stragglers.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR)),
             flow: ring.as_ref().map(|o| FlowJson::of(o, composition)),
             flow_alltoall: a2a.as_ref().map(|o| FlowJson::of(o, composition)),
             straggler_model: STRAGGLER_MODEL,
         });
     }
-    let mut s = report_text(topo, w, r);
+    let mut s = text;
     s.push_str(&format!(
         "\nWith routing, sharing, failures and stragglers: step time mean {:.3} s, p10 {:.3}, p50 {:.3}, p90 {:.3} over {} seed(s) (healthy, alone: {:.3} s); tokens/s mean {:.0}\n",
         step.mean, step.p10, step.p50, step.p90, seeds, r.step_time_s, tok.mean
@@ -137,11 +152,11 @@ pub fn run(a: &TrainArgs, topo: &Topology, w: &Workload, par: &Parallel, r: &Ste
     if ring.is_some() {
         s.push_str(&format!("  composition: {composition}\n"));
     }
-    if a.stragglers.slow_gpus > 0 {
+    if stragglers.slow_gpus > 0 {
         s.push_str(&format!(
             "  {} slow GPU(s) at {:.0}% speed: {STRAGGLER_MODEL}\n",
-            a.stragglers.slow_gpus,
-            100.0 * a.stragglers.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR)
+            stragglers.slow_gpus,
+            100.0 * stragglers.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR)
         ));
     }
     Ok(s)

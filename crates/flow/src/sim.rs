@@ -319,25 +319,9 @@ mod tests {
     /// A hand-written two-tier tree: `leaves` leaves of `npl` nodes with `nics` NICs each
     /// (rail-optimized: one leaf per rail and block of nodes), `spines` spines, `up` uplinks a leaf.
     fn tree(leaves: u32, npl: u32, nics: u32, spines: u32, up: u32, rail: bool) -> Fabric {
-        let down = if rail { npl } else { npl * nics };
-        let leaves_per_plane = if rail { leaves * nics } else { leaves };
-        Fabric::build(ClosSpec {
-            nodes: leaves * npl,
-            nics_per_node: nics,
-            line: GBps(50.0),
-            rail_optimized: rail,
-            planes: 1,
-            rails_per_plane: nics,
-            leaves_per_plane,
-            down_per_leaf: down,
-            up_per_leaf: up,
-            nodes_per_leaf: npl,
-            spines_per_plane: spines,
-            spine_up: 0,
-            cores_per_plane: 0,
-            nodes_per_pod: leaves * npl,
-        })
-        .expect("a graph")
+        let spec = ClosSpec::two_tier(leaves, npl, nics, spines, up, GBps(50.0));
+        let spec = if rail { ClosSpec { rail_optimized: true, leaves_per_plane: leaves * nics, down_per_leaf: npl, ..spec } } else { spec };
+        Fabric::build(spec).expect("a graph")
     }
 
     fn close(a: &Dist, b: &Dist) -> bool {

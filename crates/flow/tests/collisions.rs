@@ -11,23 +11,7 @@ use fabricscope_model::units::GBps;
 /// scattered ring alternates leaves, so `n` flows leave each leaf and are hashed once (at the
 /// leaf; a spine has one link down to each leaf).
 fn two_leaves(n: u32, m: u32) -> Fabric {
-    Fabric::build(ClosSpec {
-        nodes: 2 * n,
-        nics_per_node: 1,
-        line: GBps(50.0),
-        rail_optimized: false,
-        planes: 1,
-        rails_per_plane: 1,
-        leaves_per_plane: 2,
-        down_per_leaf: n,
-        up_per_leaf: m,
-        nodes_per_leaf: n,
-        spines_per_plane: m,
-        spine_up: 0,
-        cores_per_plane: 0,
-        nodes_per_pod: 2 * n,
-    })
-    .expect("a graph")
+    Fabric::build(ClosSpec::two_tier(2, n, 1, m, m, GBps(50.0))).expect("a graph")
 }
 
 /// P(max load = k) for `n` flows hashed uniformly onto `m` links, by enumerating all m^n draws.

@@ -168,23 +168,7 @@ fn published_numbers_name_their_source_and_one_nics_connections_never_collide_be
 /// A hand-written two-tier tree: `leaves` leaves of `npl` non-rail-optimized nodes with
 /// `nics` NICs, `spines` spines, one link from every leaf to every spine.
 fn small(leaves: u32, npl: u32, nics: u32, spines: u32) -> Fabric {
-    Fabric::build(ClosSpec {
-        nodes: leaves * npl,
-        nics_per_node: nics,
-        line: GBps(50.0),
-        rail_optimized: false,
-        planes: 1,
-        rails_per_plane: nics,
-        leaves_per_plane: leaves,
-        down_per_leaf: npl * nics,
-        up_per_leaf: spines,
-        nodes_per_leaf: npl,
-        spines_per_plane: spines,
-        spine_up: 0,
-        cores_per_plane: 0,
-        nodes_per_pod: leaves * npl,
-    })
-    .expect("a graph")
+    Fabric::build(ClosSpec::two_tier(leaves, npl, nics, spines, spines, GBps(50.0))).expect("a graph")
 }
 
 proptest! {
