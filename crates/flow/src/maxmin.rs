@@ -182,11 +182,18 @@ pub struct Allocation {
     pub rates: Vec<f64>,
     /// The link that limited each flow (`u32::MAX` for a flow crossing no link).
     pub bottleneck: Vec<u32>,
+    /// When the filling stopped early: the level it stopped at (the flows left rising, rate
+    /// `f64::INFINITY`, have at least this rate, and some have exactly this); else infinite.
+    pub floor: f64,
 }
 
 /// Levels solved by scanning the unfrozen flows before indexing flows by link (count): a scan
 /// reads every flow's links once, the index about three times as much.
 const SCANS: u32 = 2;
+
+/// Full links at one level above which the index is built rather than a scan's pairs sorted
+/// (count; a scan's pairs are sorted, which costs more than indexing once they are many).
+const SCAN_LINKS: usize = 64;
 
 /// A link counts as full within this fraction of its capacity (dimensionless; float slack
 /// for sums of split shares, far below any effect the model reports).
@@ -312,10 +319,20 @@ pub fn max_min(caps: &[f64], paths: &impl Incidence) -> Allocation {
     max_min_until(caps, paths, |_, _| false)
 }
 
-/// Progressive filling that stops once `stop(level, frozen)` says so, called after each level
-/// with the flows that froze there and their bottleneck links. Flows still rising when it
-/// stops keep rate `f64::INFINITY` and no bottleneck (`u32::MAX`): their rates are at least
-/// the last level. [`max_min`] never stops.
+/// Sets the flows still rising to `f64::INFINITY` when the filling stops at `level`.
+fn stopped(rates: &mut [f64], frozen: &[bool], level: f64) -> f64 {
+    for (r, &f) in rates.iter_mut().zip(frozen) {
+        if !f {
+            *r = f64::INFINITY;
+        }
+    }
+    level
+}
+
+/// Progressive filling that stops once `stop(level, frozen)` says so, called before each
+/// level is frozen (`None`) and after it with the flows that froze there and their bottleneck
+/// links. Flows still rising when it stops keep rate `f64::INFINITY` and no bottleneck
+/// (`u32::MAX`): their rates are at least [`Allocation::floor`]. [`max_min`] never stops.
 ///
 /// Event-driven: each link's filling level sits in a min-heap; the next level is the heap's
 /// top, and only the links of flows that froze are updated (no rescan of every link per
@@ -323,7 +340,7 @@ pub fn max_min(caps: &[f64], paths: &impl Incidence) -> Allocation {
 /// order, so a flow's bottleneck is the lowest-numbered link among those that filled when it
 /// froze. Cost: O(entries + heap operations x log links) against the rescan's
 /// O(levels x links).
-pub fn max_min_until(caps: &[f64], paths: &impl Incidence, mut stop: impl FnMut(f64, &[(u32, u32)]) -> bool) -> Allocation {
+pub fn max_min_until(caps: &[f64], paths: &impl Incidence, mut stop: impl FnMut(f64, Option<&[(u32, u32)]>) -> bool) -> Allocation {
     let n = paths.flows();
     let nl = caps.len();
     let np = paths.patterns();
@@ -367,8 +384,13 @@ pub fn max_min_until(caps: &[f64], paths: &impl Incidence, mut stop: impl FnMut(
     let mut full: Vec<u32> = Vec::new();
     let mut hit: Vec<(u32, u32)> = Vec::new();
     let mut now: Vec<(u32, u32)> = Vec::new();
+    let mut floor = f64::INFINITY;
     while let Some(top) = current(&mut heap, &st) {
         let level = top.level;
+        if stop(level, None) {
+            floor = stopped(&mut rates, &frozen, level);
+            break;
+        }
         // Every link full at this level fills now (float slack: within FULL of capacity).
         full.clear();
         while let Some(next) = current(&mut heap, &st) {
@@ -382,7 +404,8 @@ pub fn max_min_until(caps: &[f64], paths: &impl Incidence, mut stop: impl FnMut(
         // The unfrozen flows crossing a full link, by own links or by pattern: (link, flow)
         // pairs of own links from the index, or from a scan of the unfrozen flows while few
         // levels have been needed (an early stop then never pays for the index).
-        if own.is_none() && scans == SCANS {
+        // Many links full at once (a symmetric job's NICs) freeze most flows: index them.
+        if own.is_none() && (scans == SCANS || full.len() > SCAN_LINKS) {
             own = Some(link_flows(nl, paths));
         }
         pairs.clear();
@@ -451,16 +474,12 @@ pub fn max_min_until(caps: &[f64], paths: &impl Incidence, mut stop: impl FnMut(
             w_pat[pi] -= dw[pi];
             dw[pi] = 0.0;
         }
-        if stop(level, &now) {
-            for (r, &f) in rates.iter_mut().zip(&frozen) {
-                if !f {
-                    *r = f64::INFINITY;
-                }
-            }
+        if stop(level, Some(&now)) {
+            floor = stopped(&mut rates, &frozen, level);
             break;
         }
     }
-    Allocation { rates, bottleneck }
+    Allocation { rates, bottleneck, floor }
 }
 
 #[cfg(test)]
@@ -585,7 +604,7 @@ mod tests {
                 }
             }
         }
-        Allocation { rates, bottleneck }
+        Allocation { rates, bottleneck, floor: f64::INFINITY }
     }
 
     /// Random flows over `nl` links: own links with shares, and some through shared patterns.

@@ -227,21 +227,30 @@ fn rates(fab: &Fabric, caps: &[f64], paths: &impl Incidence, ds: &[Demand], owne
         return max_min(caps, paths);
     }
     let top = nic_only.iter().fold(0.0f64, |m, &x| m.max(x)) * (1.0 - 1e-6);
+    // Every flow the job's: the first level to fill freezes one of the job's connections.
+    let all_job0 = owner.iter().all(|o| ds[o.demand].job == 0);
     let (mut job0, mut hit) = (false, false);
-    max_min_until(caps, paths, |level, now| {
-        for &(f, l) in now {
-            let f = f as usize;
-            job0 |= ds[owner[f].demand].job == 0;
-            hit |= fab.links[l as usize].tier.is_fabric() && conns_on[l as usize] >= 2 && level < nic_only[f] * (1.0 - 1e-6);
+    max_min_until(caps, paths, |level, now| match now {
+        // Before freezing a level at or past every ideal rate: nothing can collide any more,
+        // and the job's slowest connection is known (frozen, or exactly this level).
+        None => (job0 || all_job0) && (need == Need::Slowest || hit || level >= top),
+        Some(now) => {
+            for &(f, l) in now {
+                let f = f as usize;
+                job0 |= ds[owner[f].demand].job == 0;
+                hit |= fab.links[l as usize].tier.is_fabric() && conns_on[l as usize] >= 2 && level < nic_only[f] * (1.0 - 1e-6);
+            }
+            job0 && (need == Need::Slowest || hit || level >= top)
         }
-        job0 && (need == Need::Slowest || hit || level >= top)
     })
 }
 
 /// The job's fraction from one solve: `ideal` is its slowest connection on an ideal fabric.
 pub(crate) fn fraction(s: &Solved, ds: &[Demand], traffic: Traffic, ideal: f64, line: f64) -> f64 {
     if traffic.is_collective() {
-        let slowest = s.owner.iter().zip(&s.alloc.rates).filter(|(o, _)| ds[o.demand].job == 0).map(|(_, &r)| r).fold(f64::INFINITY, f64::min);
+        // Connections left rising by an early stop run at the floor or faster (`rates`).
+        let frozen = s.owner.iter().zip(&s.alloc.rates).filter(|(o, _)| ds[o.demand].job == 0).map(|(_, &r)| r).fold(f64::INFINITY, f64::min);
+        let slowest = frozen.min(s.alloc.floor);
         return if slowest.is_finite() && ideal > 0.0 { (slowest / ideal).clamp(0.0, 1.0) } else { 1.0 };
     }
     // Per demand: its rate (summed over its flows) and how many demands it stands for.
