@@ -4,10 +4,14 @@ use crate::cluster_args::{
     algo_parser, op_parser, proto_parser, size_parser, ClusterArgs, GroupArgs,
 };
 use crate::error::CliError;
+use crate::flow_args::{study_line, FlowArgs, FlowJson, Spread};
 use crate::output;
 use clap::Args;
+use fabricscope_flow::Traffic;
+use fabricscope_model::network::FlowFractions;
 use fabricscope_model::units::{format_size, Bytes};
-use fabricscope_model::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice};
+use fabricscope_model::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice, Topology};
+use serde::Serialize;
 
 /// Which algorithm and protocol: NCCL's choice unless forced (as `NCCL_ALGO`, `NCCL_PROTO`).
 #[derive(Args, Clone, Debug)]
@@ -45,6 +49,9 @@ pub struct CollectiveArgs {
 
     #[command(flatten)]
     pub group: GroupArgs,
+
+    #[command(flatten)]
+    pub flow: FlowArgs,
 }
 
 impl AlgoArgs {
@@ -119,10 +126,42 @@ fn reading(c: &fabricscope_model::Cluster, topo: &fabricscope_model::Topology, o
     Some(fabricscope_model::reading::read(&r, &f, p))
 }
 
+/// How the flow model's fraction meets the analytical model (docs/flow.md, "Composed with
+/// the analytical model").
+pub const COMPOSITION: &str = "per seed, the flow model's fraction replaces the analytical routing factor of the network tier (all-to-all: its oversubscription and ECMP factor; rings, trees and the rest: none, so their network bandwidth is scaled by the fraction); NCCL's choice of algorithm and protocol is unchanged";
+
+/// `collective --json` with the flow model: the analytical prediction (its busbw the
+/// healthy, alone, analytical figure) and the busbw over seeds.
+#[derive(Serialize)]
+struct FlowPredictionJson<'a> {
+    #[serde(flatten)]
+    prediction: output::PredictionJson,
+    #[serde(rename = "busbw_GBps_over_seeds")]
+    busbw_over_seeds: Spread,
+    #[serde(rename = "time_us_over_seeds")]
+    time_over_seeds: Spread,
+    flow: FlowJson<'a>,
+}
+
+/// The flow model's traffic for `op`: all-to-all pairs, or ring edges (every other collective
+/// crosses the network as a ring or tree whose edges the flow model draws as the ring's).
+fn traffic_of(op: Collective) -> Traffic {
+    if op == Collective::AllToAll { Traffic::AllToAll } else { Traffic::Ring }
+}
+
+/// The prediction with the network tier at fraction `f` of its bandwidth (the flow model's).
+pub fn with_fraction(topo: &Topology, f: f64, traffic: Traffic) -> Topology {
+    let flow = if traffic == Traffic::AllToAll { FlowFractions { ring: None, all_to_all: Some(f) } } else { FlowFractions { ring: Some(f), all_to_all: None } };
+    Topology { flow: Some(flow), ..topo.clone() }
+}
+
 pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let comm = a.group.comm(&topo)?;
     let p = a.algo.predict(&comm, a.op, a.bytes)?;
+    if a.flow.requested() {
+        return run_flow(a, &topo, &comm, &p);
+    }
     if a.json {
         output::json(&output::PredictionJson::from(&p))
     } else {
@@ -136,4 +175,50 @@ pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
         }
         Ok(text)
     }
+}
+
+/// The prediction over the flow model's seeds: its busbw and time per seed, summarised.
+fn run_flow(a: &CollectiveArgs, topo: &Topology, comm: &Comm, p: &Prediction) -> Result<String, CliError> {
+    if comm.placement != topo.whole() {
+        return Err(CliError::new(
+            "--routing",
+            "the flow model studies the whole cluster's traffic: drop the group flags (--group-ranks, --group-per-node) with --routing, --seeds, --placement, --other-jobs or the failure flags",
+        ));
+    }
+    let traffic = traffic_of(a.op);
+    let (_, out) = a.flow.study(topo, traffic, a.group.qps_per_connection.unwrap_or(1))?;
+    // Deterministic studies and repeated fractions predict once per distinct value.
+    let mut seen: Vec<(f64, Prediction)> = Vec::new();
+    let mut busbw = Vec::with_capacity(out.per_seed.len());
+    let mut time = Vec::with_capacity(out.per_seed.len());
+    for &f in &out.per_seed {
+        let q = match seen.iter().find(|(x, _)| *x == f) {
+            Some((_, q)) => q.clone(),
+            None => {
+                let t = with_fraction(topo, f.max(1e-9), traffic);
+                let q = a.algo.predict(&a.group.comm(&t)?, a.op, a.bytes)?;
+                seen.push((f, q.clone()));
+                q
+            }
+        };
+        busbw.push(q.busbw.0);
+        time.push(q.time.0);
+    }
+    let (busbw, time) = (Spread::of(&busbw), Spread::of(&time));
+    if a.json {
+        return output::json(&FlowPredictionJson {
+            prediction: output::PredictionJson::from(p),
+            busbw_over_seeds: busbw,
+            time_over_seeds: time,
+            flow: FlowJson::of(&out, COMPOSITION),
+        });
+    }
+    let mut text = output::prediction_text(topo, comm.placement, p);
+    text.push_str(&format!(
+        "\nOn the actual fabric ({}): busbw mean {:.1}, p10 {:.1}, p50 {:.1}, p90 {:.1} GB/s per direction over {} seed(s); time mean {:.1} us\n",
+        out.evidence, busbw.mean, busbw.p10, busbw.p50, busbw.p90, out.seeds, time.mean
+    ));
+    text.push_str(&format!("{}\n", study_line(&out)));
+    text.push_str(&format!("composition: {COMPOSITION}\n"));
+    Ok(text)
 }

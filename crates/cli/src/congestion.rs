@@ -2,68 +2,18 @@
 //! traffic pattern routed by policy over seeds, with neighbours and failures; the throughput
 //! fraction's distribution, the collision probability and the bottleneck tier.
 
-use crate::cluster_args::{count_parser, unknown, ClusterArgs, FlagParser};
+use crate::cluster_args::{count_parser, ClusterArgs};
 use crate::error::CliError;
+use crate::flow_args::{traffic_parser, FlowArgs};
 use crate::output;
 use clap::Args;
-use fabricscope_flow::sim::{DEFAULT_CHANNELS, DEFAULT_DUTY_CYCLE, MAX_CHANNELS, MAX_OTHER_JOBS, MAX_QPS, MAX_SEEDS};
-use fabricscope_flow::{run as study, ClosSpec, Dist, Fabric, Failures, Options, Outcome, Placement, Routing, Traffic};
-use fabricscope_model::catalog::Routing as NicRouting;
+use fabricscope_flow::sim::MAX_QPS;
+use fabricscope_flow::{ClosSpec, Dist, Fabric, Outcome, Traffic};
 use fabricscope_model::limits::{Limit, Unit};
 use serde::Serialize;
 
-const fn limit(field: &'static str, what: &'static str, min: u64, max: u64) -> Limit {
-    Limit { field, what, min, max, unit: Unit::Count }
-}
-
-/// Seeds per study (count; [`MAX_SEEDS`] bounds a request's time).
-const SEEDS: Limit = limit("seeds", "the seed count", 1, MAX_SEEDS as u64);
-/// Ring channels per NIC (count; NCCL's MAXCHANNELS, see [`MAX_CHANNELS`]).
-const CHANNELS: Limit = limit("channels", "ring channels per NIC", 1, MAX_CHANNELS as u64);
 /// Queue pairs per connection (count; as the model's `limits::QPS_PER_CONNECTION`).
-const QPS: Limit = limit("qps_per_connection", "queue pairs per connection", 1, MAX_QPS as u64);
-/// Other jobs (count; [`MAX_OTHER_JOBS`]).
-const OTHER_JOBS: Limit = limit("other_jobs", "the number of other jobs", 0, MAX_OTHER_JOBS as u64);
-/// NICs, links or spines down (count; the fabric check bounds them further).
-const DOWN: Limit = limit("down", "the number of failed parts", 0, 1_024);
-
-fn traffic_ids() -> Vec<&'static str> {
-    Traffic::ALL.iter().map(|t| t.0).collect()
-}
-fn routing_ids() -> Vec<&'static str> {
-    Routing::ALL.iter().map(|t| t.0).collect()
-}
-fn placement_ids() -> Vec<&'static str> {
-    Placement::ALL.iter().map(|t| t.0).collect()
-}
-
-fn traffic_parser() -> FlagParser<Traffic> {
-    FlagParser {
-        parse: |s| Traffic::ALL.iter().find(|t| t.0 == s).map(|t| t.1).ok_or_else(|| unknown("traffic", s, &traffic_ids())),
-        ids: Some(traffic_ids),
-    }
-}
-fn routing_parser() -> FlagParser<Routing> {
-    FlagParser {
-        parse: |s| Routing::ALL.iter().find(|t| t.0 == s).map(|t| t.1).ok_or_else(|| unknown("routing", s, &routing_ids())),
-        ids: Some(routing_ids),
-    }
-}
-fn placement_parser() -> FlagParser<Placement> {
-    FlagParser {
-        parse: |s| Placement::ALL.iter().find(|t| t.0 == s).map(|t| t.1).ok_or_else(|| unknown("placement", s, &placement_ids())),
-        ids: Some(placement_ids),
-    }
-}
-fn fraction_parser() -> FlagParser<f64> {
-    FlagParser {
-        parse: |s| match s.trim().parse::<f64>() {
-            Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-            _ => Err(format!("'{}' is not a share of time: use a number from 0 to 1", fabricscope_model::error::printable(s, 40))),
-        },
-        ids: None,
-    }
-}
+const QPS: Limit = Limit { field: "qps_per_connection", what: "queue pairs per connection", min: 1, max: MAX_QPS as u64, unit: Unit::Count };
 
 #[derive(Args, Clone, Debug)]
 pub struct CongestionArgs {
@@ -71,49 +21,12 @@ pub struct CongestionArgs {
     #[arg(long, value_name = "PATTERN", value_parser = traffic_parser(), default_value = "ring")]
     pub traffic: Traffic,
 
-    /// Routing over equal-cost paths [default: the NIC's fabric: adaptive on InfiniBand, ecmp on Ethernet]
-    #[arg(long, value_name = "POLICY", value_parser = routing_parser())]
-    pub routing: Option<Routing>,
-
-    /// Seeds (hash draws and permutations) to sample
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(SEEDS), default_value = "32")]
-    pub seeds: u32,
-
-    /// First seed (seeds run from it upwards)
-    #[arg(long, value_name = "S", default_value = "1")]
-    pub seed: u64,
-
-    /// Where the job's nodes sit
-    #[arg(long, value_name = "PLACEMENT", value_parser = placement_parser(), default_value = "contiguous")]
-    pub placement: Placement,
-
-    /// NICs down on the job's first node (NCCL moves their traffic to the surviving NICs)
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(DOWN), default_value = "0")]
-    pub nics_down: u32,
-
-    /// Leaf-to-spine links down, on the leaf of the job's first NIC
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(DOWN), default_value = "0")]
-    pub links_down: u32,
-
-    /// Spine switches down, in the job's pod
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(DOWN), default_value = "0")]
-    pub spines_down: u32,
-
-    /// Ring channels per NIC [default: 1, as NCCL's 8 channels on 8 NICs]
-    #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = count_parser(CHANNELS))]
-    pub channels: Option<u32>,
-
     /// Queue pairs per connection, as NCCL_IB_QPS_PER_CONNECTION (each hashed on its own)
     #[arg(long, value_name = "Q", allow_negative_numbers = true, value_parser = count_parser(QPS), default_value = "1")]
     pub qps_per_connection: u32,
 
-    /// Other jobs of the same size on the fabric (the nodes are split evenly among all jobs)
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(OTHER_JOBS), default_value = "0")]
-    pub other_jobs: u32,
-
-    /// Share of time each other job communicates while this one does (an assumption) [default: 0.5]
-    #[arg(long, value_name = "SHARE", allow_negative_numbers = true, value_parser = fraction_parser())]
-    pub duty_cycle: Option<f64>,
+    #[command(flatten)]
+    pub flow: FlowArgs,
 
     /// Print one JSON object instead of text
     #[arg(long)]
@@ -137,36 +50,18 @@ struct CongestionJson<'a> {
 
 pub fn run(a: &CongestionArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
-    let fab = Fabric::build(ClosSpec::from_topology(&topo)?)?;
-    let routing = a.routing.unwrap_or(match topo.nic.routing {
-        NicRouting::Adaptive => Routing::Adaptive,
-        NicRouting::Ecmp => Routing::Ecmp,
-    });
-    let o = Options {
-        traffic: a.traffic,
-        routing,
-        seeds: a.seeds,
-        first_seed: a.seed,
-        placement: a.placement,
-        channels: a.channels.unwrap_or(DEFAULT_CHANNELS),
-        qps: a.qps_per_connection,
-        gpus_per_node: topo.cluster.gpus_per_node,
-        failures: Failures { nics_down: a.nics_down, links_down: a.links_down, spines_down: a.spines_down },
-        other_jobs: a.other_jobs,
-        duty_cycle: a.duty_cycle.unwrap_or(DEFAULT_DUTY_CYCLE),
-    };
-    let out = study(&fab, &o)?;
+    let (fab, out) = a.flow.study(&topo, a.traffic, a.qps_per_connection)?;
     if a.json {
         return output::json(&CongestionJson {
             cluster: output::cluster_line(&topo),
             gpus: topo.total_gpus,
             nic: topo.nic.id,
-            routing_from_nic: a.routing.is_none(),
+            routing_from_nic: a.flow.routing.is_none(),
             fabric: &fab.spec,
             outcome: &out,
         });
     }
-    Ok(text(&topo, &fab, &out, a.routing.is_none()))
+    Ok(text(&topo, &fab, &out, a.flow.routing.is_none()))
 }
 
 fn dist(d: &Dist) -> String {
@@ -198,8 +93,11 @@ fn text(topo: &fabricscope_model::Topology, fab: &Fabric, o: &Outcome, from_nic:
     ));
     if o.failures.any() {
         t.push_str(&format!(
-            "failures: {} NIC(s) down on the job's first node, {} leaf-spine link(s) down, {} spine(s) down\n",
-            o.failures.nics_down, o.failures.links_down, o.failures.spines_down
+            "failures: {} NIC(s) down on the job's first node, {} leaf-spine link(s) down, {} spine(s) down{}\n",
+            o.failures.nics_down,
+            o.failures.links_down,
+            o.failures.spines_down,
+            if o.failures.degraded() { format!(", {} leaf-spine link(s) at {:.0}% of their rate", o.failures.degraded_links, 100.0 * o.failures.degraded_factor) } else { String::new() }
         ));
     }
     t.push_str(&format!("\nthroughput fraction (of an ideal non-blocking fabric): {}\n", dist(&o.throughput_fraction)));

@@ -12,6 +12,7 @@ mod error;
 mod eval;
 #[cfg(test)]
 mod field_names;
+mod flow_args;
 mod link;
 mod output;
 mod render;
@@ -22,6 +23,7 @@ mod sweep;
 mod teach;
 mod tiers;
 mod train;
+mod train_flow;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;

@@ -6,7 +6,9 @@
 use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs};
 use fabricscope_model::limits;
 use crate::error::CliError;
+use crate::flow_args::FlowArgs;
 use crate::output;
+use crate::train_flow::StragglerArgs;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Args, Command};
@@ -171,6 +173,12 @@ pub struct TrainArgs {
 
     #[command(flatten)]
     pub parallel: ParallelArgs,
+
+    #[command(flatten)]
+    pub flow: FlowArgs,
+
+    #[command(flatten)]
+    pub stragglers: StragglerArgs,
 }
 
 impl WorkloadArgs {
@@ -313,6 +321,19 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     let par = a.parallel.parallel(topo.total_gpus);
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;
     let r = ev.evaluate(&par)?;
+    if a.flow.requested() || a.stragglers.slow_gpus > 0 {
+        return crate::train_flow::run(crate::train_flow::Job {
+            flow: &a.flow,
+            stragglers: &a.stragglers,
+            json: a.json,
+            framework: a.workload.framework,
+            topo: &topo,
+            w: &w,
+            par: &par,
+            r: &r,
+            text: if a.json { String::new() } else { report_text(&topo, &w, &r) },
+        });
+    }
     if a.json {
         return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r });
     }

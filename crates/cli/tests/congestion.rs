@@ -91,6 +91,8 @@ fn bad_input_is_one_line_naming_the_flag_and_what_is_allowed() {
     // Bounded work: no flag makes a solve run for hours.
     fails(&["congestion", "--nodes", "2048", "--traffic", "alltoall"], &["--traffic", "use fewer nodes"]);
     fails(&["congestion", "--nodes", "4096", "--routing", "ecmp", "--seeds", "4096"], &["--seeds", "use at most"]);
-    // An all-to-all over 1,024 GPUs under ECMP hashes 1 M connections a seed: 9 seeds at most.
-    fails(&["congestion", "--nodes", "128", "--traffic", "alltoall", "--routing", "ecmp", "--seeds", "32"], &["--seeds", "use at most 9 seeds"]);
+    // An all-to-all over 1,024 GPUs under ECMP hashes 1 M connections a seed: 96 seeds at most.
+    fails(&["congestion", "--nodes", "128", "--traffic", "alltoall", "--routing", "ecmp", "--seeds", "128"], &["--seeds", "use at most 96 seeds"]);
+    fails(&["congestion", "--degraded-links", "1", "--degraded-factor", "0"], &["--degraded-factor", "above 0 and at most 1"]);
+    fails(&with(&SMALL, &["--links-down", "1", "--degraded-links", "2"]), &["--degraded-links", "use 0 to 1"]);
 }

@@ -1,5 +1,6 @@
 //! How fast the flow model answers at 1,024 GPUs (128 nodes x 8 H100, 8x NDR, radix 64):
-//! one deterministic (adaptive) solve of a ring and of a permutation, and 32 ECMP seeds.
+//! one deterministic (adaptive) solve of a ring, a permutation and an all-to-all, and 32 ECMP
+//! seeds of each.
 //!
 //! `cargo bench -p fabricscope-flow --bench flow -- --warm-up-time 1 --measurement-time 3`
 
@@ -24,6 +25,10 @@ fn solves(c: &mut Criterion) {
         ("ring_ecmp_32_seeds", false, Traffic::Ring, Routing::Ecmp, 32),
         ("permutation_ecmp_32_seeds", false, Traffic::RandomPermutation, Routing::Ecmp, 32),
         ("alltoall_adaptive_1_solve", false, Traffic::AllToAll, Routing::Adaptive, 1),
+        ("permutation_adaptive_1_seed_rail_optimized", true, Traffic::RandomPermutation, Routing::Adaptive, 1),
+        ("alltoall_adaptive_1_solve_rail_optimized", true, Traffic::AllToAll, Routing::Adaptive, 1),
+        ("alltoall_ecmp_1_seed", false, Traffic::AllToAll, Routing::Ecmp, 1),
+        ("alltoall_ecmp_32_seeds", false, Traffic::AllToAll, Routing::Ecmp, 32),
     ] {
         let fab = fabric(rail);
         let o = Options { traffic, routing, seeds, ..Options::default() };

@@ -1,5 +1,5 @@
 //! Failures as capacity edits: NICs down on one node (NCCL moves their traffic to the node's
-//! surviving NICs over NVLink), leaf-spine links down, spines down.
+//! surviving NICs over NVLink), leaf-spine links down or degraded, spines down.
 
 use crate::graph::{Fabric, LinkTier};
 use crate::traffic::Demand;
@@ -7,7 +7,7 @@ use fabricscope_model::error::{ModelError, Result};
 use serde::Serialize;
 
 /// What is broken, and where.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Failures {
     /// NICs down on one node (the job's first): rails 0..K.
     pub nics_down: u32,
@@ -15,11 +15,30 @@ pub struct Failures {
     pub links_down: u32,
     /// Spine switches down, the first of the job's plane and pod.
     pub spines_down: u32,
+    /// Leaf-to-spine links running below their rate (both directions), on the leaf of the
+    /// job's first NIC, after the links down: a port negotiated down, a dirty optic.
+    pub degraded_links: u32,
+    /// The capacity a degraded link keeps (dimensionless, above 0 and at most 1).
+    pub degraded_factor: f64,
 }
+
+impl Default for Failures {
+    fn default() -> Self {
+        Failures { nics_down: 0, links_down: 0, spines_down: 0, degraded_links: 0, degraded_factor: 1.0 }
+    }
+}
+
+/// `degraded_factor` is checked finite, so equality is total.
+impl Eq for Failures {}
 
 impl Failures {
     pub fn any(&self) -> bool {
-        self.nics_down + self.links_down + self.spines_down > 0
+        self.nics_down + self.links_down + self.spines_down > 0 || self.degraded()
+    }
+
+    /// Some link runs below its rate.
+    pub fn degraded(&self) -> bool {
+        self.degraded_links > 0 && self.degraded_factor < 1.0
     }
 
     /// Checks the counts against the fabric: a node keeps a NIC, a leaf an uplink, a pod a spine.
@@ -42,6 +61,15 @@ impl Failures {
                 format!("the job's first leaf has {up} uplinks; with {} down it is cut off: use 0 to {}", self.links_down, up - 1),
             ));
         }
+        if !(self.degraded_factor > 0.0 && self.degraded_factor <= 1.0) {
+            return Err(ModelError::new("degraded_factor", format!("a degraded link keeps a share of its capacity above 0 and at most 1; got {}", self.degraded_factor)));
+        }
+        if self.degraded_links > 0 && self.links_down + self.degraded_links > up {
+            return Err(ModelError::new(
+                "degraded_links",
+                format!("the job's first leaf has {up} uplinks, {} of them down: use 0 to {} degraded links", self.links_down, up.saturating_sub(self.links_down)),
+            ));
+        }
         let spines = pod_spines(fab, leaf).len() as u32;
         if self.spines_down > 0 && spines == 0 {
             return Err(ModelError::new("spines_down", "this fabric has no spine switches (one leaf per plane): use 0"));
@@ -62,6 +90,12 @@ impl Failures {
         for l in fab.uplinks[leaf].clone().into_iter().take(self.links_down as usize) {
             fab.links[l as usize].alive = false;
             fab.links[l as usize + 1].alive = false;
+        }
+        let degraded = fab.uplinks[leaf].clone().into_iter().skip(self.links_down as usize).take(self.degraded_links as usize);
+        for l in degraded {
+            for x in [l as usize, l as usize + 1] {
+                fab.links[x].cap = fabricscope_model::units::GBps(fab.links[x].cap.0 * self.degraded_factor);
+            }
         }
         for spine in pod_spines(fab, leaf).into_iter().take(self.spines_down as usize) {
             for x in fab.links.iter_mut() {

@@ -94,6 +94,27 @@ pub struct ClosSpec {
 }
 
 impl ClosSpec {
+    /// A hand-written two-tier tree, not rail-optimized: `leaves` leaves of `nodes_per_leaf`
+    /// nodes with `nics` NICs each, `spines` spines, `up_per_leaf` uplinks a leaf, ports at `line`.
+    pub fn two_tier(leaves: u32, nodes_per_leaf: u32, nics: u32, spines: u32, up_per_leaf: u32, line: GBps) -> ClosSpec {
+        ClosSpec {
+            nodes: leaves * nodes_per_leaf,
+            nics_per_node: nics,
+            line,
+            rail_optimized: false,
+            planes: 1,
+            rails_per_plane: nics,
+            leaves_per_plane: leaves,
+            down_per_leaf: nodes_per_leaf * nics,
+            up_per_leaf,
+            nodes_per_leaf,
+            spines_per_plane: spines,
+            spine_up: 0,
+            cores_per_plane: 0,
+            nodes_per_pod: leaves * nodes_per_leaf,
+        }
+    }
+
     /// The fat tree `fabric_tree` sized for this cluster.
     pub fn from_topology(t: &Topology) -> Result<ClosSpec> {
         let f = t.fabric.as_ref().ok_or_else(|| {

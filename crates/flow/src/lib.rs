@@ -16,19 +16,23 @@
 //! | [`graph`] | the directed-link graph of a sized (or hand-written) Clos |
 //! | [`traffic`] | ring, all-to-all and permutation demands; job placement |
 //! | [`route`] | ECMP hash draws and even splits over equal-cost paths |
-//! | [`maxmin`] | max-min fair rates by progressive filling |
+//! | [`maxmin`] | max-min fair rates by progressive filling (event-driven) |
+//! | [`classes`] | interchangeable demands grouped into flow classes (exact) |
+//! | [`solve`] | one solve: routing by policy, rates, the job's fraction and collisions |
 //! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
 //! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
 //! | [`stats`] | mean and percentiles over seeds |
 //! | [`transport`] | PFC, DCQCN, incast as labelled bands with sources (not applied) |
 //! | [`rng`] | a small deterministic PRNG and the per-switch hash |
 
+pub mod classes;
 pub mod failures;
 pub mod graph;
 pub mod maxmin;
 pub mod rng;
 pub mod route;
 pub mod sim;
+mod solve;
 pub mod stats;
 pub mod traffic;
 pub mod transport;

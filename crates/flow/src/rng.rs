@@ -47,6 +47,38 @@ pub fn hash3(seed: u64, flow: u64, switch: u64) -> u64 {
     mix(mix(seed ^ GAMMA).wrapping_add(flow.wrapping_mul(GAMMA)) ^ switch.wrapping_mul(0xD6E8_FEB8_6659_FD93))
 }
 
+/// A hasher for the model's own integer keys (leaf pairs, class keys): one multiply-rotate
+/// per word, as rustc's FxHasher, far cheaper than the default SipHash on hot maps. Not for
+/// untrusted keys (no flooding resistance is needed: every key comes from the model).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FastHasher(u64);
+
+/// FxHasher's 64-bit multiplier (dimensionless; rustc-hash, from Firefox's hash).
+const FX: u64 = 0x517C_C1B7_2722_0A95;
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(FX);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// A `HashMap` keyed by the model's integers, hashed with [`FastHasher`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

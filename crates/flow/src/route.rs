@@ -5,7 +5,7 @@
 //! Traffic between NICs on one leaf never leaves it (rail-local when placement allows).
 
 use crate::graph::Fabric;
-use crate::rng::hash3;
+use crate::rng::{hash3, FastMap};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -44,11 +44,17 @@ pub struct Router<'a> {
     splits: HashMap<(u32, u32), Vec<(u32, f64)>>,
     /// Per switch: its slot in the next frontier, or `u32::MAX` (kept clear between uses).
     scratch: Vec<u32>,
+    /// (switch, destination leaf) -> its next-hop links, a range of `hop_links`.
+    hops: FastMap<u64, (u32, u32)>,
+    hop_links: Vec<u32>,
+    /// Per switch: (destination leaf, start, count) of its last looked-up next hops, so the
+    /// connections of one demand (one destination) skip the map.
+    memo: Vec<(u32, u32, u32)>,
 }
 
 impl<'a> Router<'a> {
     pub fn new(fab: &'a Fabric) -> Self {
-        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()] }
+        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()], hops: FastMap::default(), hop_links: Vec::new(), memo: vec![(u32::MAX, 0, 0); fab.switches.len()] }
     }
 
     /// Hops from every switch to `leaf` over live links (reverse breadth-first search).
@@ -82,27 +88,65 @@ impl<'a> Router<'a> {
         })
     }
 
-    /// One hashed path, link by link, appended to `out` (each with share 1). False when the
-    /// leaves are not connected.
-    pub fn ecmp(&mut self, src: u32, dst: u32, seed: u64, flow: u64, out: &mut Vec<(u32, f64)>) -> bool {
-        let fab = self.fab;
-        let d = Self::dist_to(fab, &mut self.dist, dst);
-        if d[src as usize] == FAR {
-            return false;
+    /// The next-hop links from `x` towards leaf `dst` (none when `x` cannot reach it), found
+    /// once per (switch, leaf) and kept.
+    fn hops(&mut self, x: u32, dst: u32) -> &[u32] {
+        let (s, n) = self.hop_range(x, dst);
+        &self.hop_links[s as usize..(s + n) as usize]
+    }
+
+    /// Where [`Self::hops`] keeps `x`'s next hops towards `dst`: (start, count) in `hop_links`.
+    fn hop_range(&mut self, x: u32, dst: u32) -> (u32, u32) {
+        let m = self.memo[x as usize];
+        if m.0 == dst {
+            return (m.1, m.2);
         }
+        let r = self.hop_range_kept(x, dst);
+        self.memo[x as usize] = (dst, r.0, r.1);
+        r
+    }
+
+    fn hop_range_kept(&mut self, x: u32, dst: u32) -> (u32, u32) {
+        let key = (x as u64) << 32 | dst as u64;
+        match self.hops.get(&key) {
+            Some(&r) => r,
+            None => {
+                let fab = self.fab;
+                let d = Self::dist_to(fab, &mut self.dist, dst);
+                let s = self.hop_links.len() as u32;
+                if d[x as usize] != FAR {
+                    self.hop_links.extend(Self::next_hops(fab, d, x));
+                }
+                let r = (s, self.hop_links.len() as u32 - s);
+                self.hops.insert(key, r);
+                r
+            }
+        }
+    }
+
+    /// One hashed path from leaf `src` to leaf `dst`, link by link, appended to `out`. False
+    /// when the leaves are not connected.
+    pub fn ecmp_links(&mut self, src: u32, dst: u32, seed: u64, flow: u64, out: &mut Vec<u32>) -> bool {
         let mut x = src;
-        let mut hops: Vec<u32> = Vec::with_capacity(8);
         while x != dst {
-            hops.clear();
-            hops.extend(Self::next_hops(fab, d, x));
+            let hops = self.hops(x, dst);
             if hops.is_empty() {
                 return false;
             }
             let l = hops[(hash3(seed, flow, x as u64) % hops.len() as u64) as usize];
-            out.push((l, 1.0));
-            x = fab.links[l as usize].to;
+            out.push(l);
+            x = self.fab.links[l as usize].to;
         }
         true
+    }
+
+    /// One hashed path, link by link, appended to `out` (each with share 1). False when the
+    /// leaves are not connected.
+    pub fn ecmp(&mut self, src: u32, dst: u32, seed: u64, flow: u64, out: &mut Vec<(u32, f64)>) -> bool {
+        let mut links = Vec::with_capacity(4);
+        let ok = self.ecmp_links(src, dst, seed, flow, &mut links);
+        out.extend(links.into_iter().map(|l| (l, 1.0)));
+        ok
     }
 
     /// The even split of one flow over every equal-cost path, appended to `out` as (link,
@@ -113,34 +157,30 @@ impl<'a> Router<'a> {
             return !s.is_empty() || src == dst;
         }
         let fab = self.fab;
-        let d = Self::dist_to(fab, &mut self.dist, dst);
         let mut shares = Vec::new();
-        if d[src as usize] != FAR {
-            let scratch = &mut self.scratch;
-            let mut frontier: Vec<(u32, f64)> = vec![(src, 1.0)];
-            let mut next: Vec<(u32, f64)> = Vec::new();
-            while frontier.first().is_some_and(|&(x, _)| x != dst) {
-                next.clear();
-                for &(x, w) in &frontier {
-                    let n = Self::next_hops(fab, d, x).count();
-                    let each = w / n.max(1) as f64;
-                    for l in Self::next_hops(fab, d, x) {
-                        shares.push((l, each));
-                        let to = fab.links[l as usize].to;
-                        let slot = scratch[to as usize];
-                        if slot == u32::MAX {
-                            scratch[to as usize] = next.len() as u32;
-                            next.push((to, each));
-                        } else {
-                            next[slot as usize].1 += each;
-                        }
+        let mut frontier: Vec<(u32, f64)> = vec![(src, 1.0)];
+        let mut next: Vec<(u32, f64)> = Vec::new();
+        while frontier.first().is_some_and(|&(x, _)| x != dst) {
+            next.clear();
+            for &(x, w) in &frontier {
+                let (s, n) = self.hop_range(x, dst);
+                let each = w / n.max(1) as f64;
+                for &l in &self.hop_links[s as usize..(s + n) as usize] {
+                    shares.push((l, each));
+                    let to = fab.links[l as usize].to;
+                    let slot = self.scratch[to as usize];
+                    if slot == u32::MAX {
+                        self.scratch[to as usize] = next.len() as u32;
+                        next.push((to, each));
+                    } else {
+                        next[slot as usize].1 += each;
                     }
                 }
-                for &(x, _) in &next {
-                    scratch[x as usize] = u32::MAX;
-                }
-                std::mem::swap(&mut frontier, &mut next);
             }
+            for &(x, _) in &next {
+                self.scratch[x as usize] = u32::MAX;
+            }
+            std::mem::swap(&mut frontier, &mut next);
         }
         let ok = !shares.is_empty() || src == dst;
         out.extend_from_slice(&shares);

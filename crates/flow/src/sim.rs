@@ -4,16 +4,16 @@
 
 use crate::failures::Failures;
 use crate::graph::{Fabric, LinkTier};
-use crate::maxmin::{max_min, Allocation, Paths};
 use crate::rng::Rng;
 use crate::route::{Router, Routing};
+use crate::solve::{caps, collided, fraction, ideal_slowest, nic_only_rates, slowest_tier, solve, Need};
 use crate::stats::Dist;
 use crate::traffic::{demands, node_order, Demand, Placement, Shape, Traffic};
 use crate::transport::{derates, Derate};
 use fabricscope_model::error::{ModelError, Result};
 use fabricscope_model::units::GBps;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 /// Most seeds one study runs (count; bounds a CLI or page request's time).
 pub const MAX_SEEDS: u32 = 4096;
@@ -28,9 +28,10 @@ pub const MAX_OTHER_JOBS: u32 = 15;
 /// is 2.1 million and takes seconds; a bound, so no flag can make a solve run for hours.
 pub const MAX_DEMANDS: u64 = 2_500_000;
 /// Most routed paths summed over seeds and sharing cases (count; an ECMP path per connection,
-/// an even split per demand). About 3 us each natively (an all-to-all over 1,024 GPUs under
-/// ECMP: 1 M connections, 3 s a seed, measured on the release CLI), so about 30 s at most.
-pub const MAX_WORK: u64 = 10_000_000;
+/// an even split per demand). About 0.05-0.1 us each natively (an all-to-all over 1,024 GPUs
+/// under ECMP: 1 M connections, 50-110 ms a seed on a shared 2-core machine, docs/flow.md),
+/// so at most about 10 s; 32 seeds of that all-to-all fit.
+pub const MAX_WORK: u64 = 100_000_000;
 /// Default ring channels per NIC (count): NCCL's tuning model finds 8 channels for 8 NICs on
 /// H100 nodes (validation/nccl-golden.csv), one per NIC.
 pub const DEFAULT_CHANNELS: u32 = 1;
@@ -103,6 +104,10 @@ pub struct Outcome {
     /// (healthy, alone). Permutation: mean over flows of its max-min rate over the line rate.
     /// With neighbours, the expected value (see `sharing`).
     pub throughput_fraction: Dist,
+    /// `throughput_fraction` seed by seed, in seed order (for callers composing it with the
+    /// analytical model per seed; not in the JSON, whose distribution says the same).
+    #[serde(skip)]
+    pub per_seed: Vec<f64>,
     /// Share of seeds in which two or more connections share a switch-to-switch link that
     /// then limits them below their rate on an ideal fabric (with every neighbour active).
     pub collision_probability: f64,
@@ -145,147 +150,6 @@ fn check(o: &Options) -> Result<()> {
     Ok(())
 }
 
-/// One solve of some demands: the flows (merged connections), their demand and weight.
-struct Solved {
-    alloc: Allocation,
-    /// Per flow: (demand index, connections it stands for).
-    owner: Vec<(usize, u32)>,
-    /// Per flow: its rate with only NIC links (what it would get on an ideal fabric).
-    nic_only: Vec<f64>,
-    /// Connections on each link.
-    conns_on: Vec<u32>,
-}
-
-fn solve(fab: &Fabric, router: &mut Router, routing: Routing, seed: u64, ds: &[Demand]) -> Result<Solved> {
-    let mut paths = Paths::new();
-    let mut nic_paths = Paths::new();
-    let mut owner = Vec::new();
-    let mut conns_on = vec![0u32; fab.links.len()];
-    let mut buf: Vec<(u32, f64)> = Vec::new();
-    let mut drawn: Vec<Vec<u32>> = Vec::new();
-    // Leaf pair -> (pattern id, connections using it).
-    let mut patterns: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
-    for (i, d) in ds.iter().enumerate() {
-        let (sl, dl) = (fab.nic_leaf[d.src as usize], fab.nic_leaf[d.dst as usize]);
-        let ends = [(fab.nic_up[d.src as usize], 1.0), (fab.nic_down[d.dst as usize], 1.0)];
-        let cut = || ModelError::new("links_down", "the failures cut the fabric in two: a flow has no path left");
-        match routing {
-            Routing::Ecmp => {
-            let mut add = |fabric: &[(u32, f64)], w: u32, paths: &mut Paths| {
-                buf.clear();
-                buf.extend(ends.iter().map(|&(l, s)| (l, s * w as f64)));
-                buf.extend(fabric.iter().map(|&(l, s)| (l, s * w as f64)));
-                paths.push(&buf);
-                nic_paths.push(&[(ends[0].0, w as f64), (ends[1].0, w as f64)]);
-                for &(l, _) in buf.iter() {
-                    conns_on[l as usize] += w;
-                }
-                owner.push((i, w));
-            };
-                drawn.clear();
-                for c in 0..d.conns {
-                    let mut p = Vec::new();
-                    if !router.ecmp(sl, dl, seed, d.key ^ ((c as u64) << 40), &mut p) {
-                        return Err(cut());
-                    }
-                    drawn.push(p.into_iter().map(|(l, _)| l).collect());
-                }
-                drawn.sort_unstable();
-                let mut k = 0;
-                while k < drawn.len() {
-                    let mut j = k;
-                    while j < drawn.len() && drawn[j] == drawn[k] {
-                        j += 1;
-                    }
-                    let links: Vec<(u32, f64)> = drawn[k].iter().map(|&l| (l, 1.0)).collect();
-                    add(&links, (j - k) as u32, &mut paths);
-                    k = j;
-                }
-            }
-            Routing::Adaptive | Routing::Spray => {
-                // One shared pattern per leaf pair; the flow carries its NIC links itself.
-                let pat = match patterns.get(&(sl, dl)) {
-                    Some(&(p, _)) => p,
-                    None => {
-                        let mut p = Vec::new();
-                        if !router.split(sl, dl, &mut p) {
-                            return Err(cut());
-                        }
-                        let id = paths.pattern(&p);
-                        patterns.insert((sl, dl), (id, 0));
-                        id
-                    }
-                };
-                let w = d.conns as f64;
-                paths.push_with(&[(ends[0].0, w), (ends[1].0, w)], pat, w);
-                nic_paths.push(&[(ends[0].0, w), (ends[1].0, w)]);
-                conns_on[ends[0].0 as usize] += d.conns;
-                conns_on[ends[1].0 as usize] += d.conns;
-                if let Some(e) = patterns.get_mut(&(sl, dl)) {
-                    e.1 += d.conns;
-                }
-                owner.push((i, d.conns));
-            }
-        }
-    }
-    for &(p, conns) in patterns.values() {
-        for &(l, _) in paths.pattern_links(p) {
-            conns_on[l as usize] += conns;
-        }
-    }
-    let caps: Vec<f64> = fab.links.iter().map(|l| if l.alive { l.cap.0 } else { 0.0 }).collect();
-    let alloc = max_min(&caps, &paths);
-    let nic_only = max_min(&caps, &nic_paths).rates;
-    Ok(Solved { alloc, owner, nic_only, conns_on })
-}
-
-/// The job's fraction from one solve: `ideal` is its slowest connection on an ideal fabric.
-fn fraction(s: &Solved, ds: &[Demand], traffic: Traffic, ideal: f64, line: f64) -> f64 {
-    if traffic.is_collective() {
-        let slowest = s.owner.iter().zip(&s.alloc.rates).filter(|((d, _), _)| ds[*d].job == 0).map(|(_, &r)| r).fold(f64::INFINITY, f64::min);
-        return if slowest.is_finite() && ideal > 0.0 { (slowest / ideal).clamp(0.0, 1.0) } else { 1.0 };
-    }
-    let mut per = vec![0.0; ds.len()];
-    for (&(d, w), &r) in s.owner.iter().zip(&s.alloc.rates) {
-        per[d] += r * w as f64;
-    }
-    let mine: Vec<f64> = ds.iter().zip(&per).filter(|(d, _)| d.job == 0).map(|(_, &r)| (r / line).min(1.0)).collect();
-    if mine.is_empty() { 1.0 } else { mine.iter().sum::<f64>() / mine.len() as f64 }
-}
-
-/// Did two or more connections share a switch link that limited them below their ideal rate?
-fn collided(fab: &Fabric, s: &Solved) -> bool {
-    s.alloc.bottleneck.iter().zip(&s.alloc.rates).zip(&s.nic_only).any(|((&b, &r), &ideal)| {
-        b != u32::MAX && fab.links[b as usize].tier.is_fabric() && s.conns_on[b as usize] >= 2 && r < ideal * (1.0 - 1e-6)
-    })
-}
-
-fn slowest_tier(fab: &Fabric, s: &Solved, ds: &[Demand]) -> LinkTier {
-    let mut best: Option<(f64, u32, f64)> = None;
-    for (((&(d, _), &r), &b), &ideal) in s.owner.iter().zip(&s.alloc.rates).zip(&s.alloc.bottleneck).zip(&s.nic_only) {
-        if ds[d].job == 0 && b != u32::MAX && best.is_none_or(|(x, _, _)| r < x * (1.0 - 1e-9)) {
-            best = Some((r, b, ideal));
-        }
-    }
-    match best {
-        // At its NICs' rate: whatever link froze it first, the NIC is what limits it.
-        Some((r, b, ideal)) if r < ideal * (1.0 - 1e-6) => fab.links[b as usize].tier,
-        _ => LinkTier::NicToLeaf,
-    }
-}
-
-/// The slowest connection's rate when only NICs limit (an ideal non-blocking fabric).
-fn ideal_slowest(fab: &Fabric, ds: &[Demand]) -> Option<f64> {
-    let mut p = Paths::new();
-    for d in ds {
-        let w = d.conns as f64;
-        p.push(&[(fab.nic_up[d.src as usize], w), (fab.nic_down[d.dst as usize], w)]);
-    }
-    let caps: Vec<f64> = fab.links.iter().map(|l| l.cap.0).collect();
-    let r = max_min(&caps, &p).rates.into_iter().fold(f64::INFINITY, f64::min);
-    r.is_finite().then_some(r)
-}
-
 /// Binomial weight of `a` of `k` neighbours active at probability `p`.
 fn binom(k: u32, a: u32, p: f64) -> f64 {
     let mut c = 1.0;
@@ -297,6 +161,12 @@ fn binom(k: u32, a: u32, p: f64) -> f64 {
 
 /// Runs the study on `healthy` (failures are applied here).
 pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
+    run_with(healthy, o, false)
+}
+
+/// [`run`], solving every demand on its own when `per_demand` (no flow classes): the
+/// reference the classes are tested against.
+pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Result<Outcome> {
     check(o)?;
     let jobs = o.other_jobs + 1;
     let order = node_order(healthy, o.placement);
@@ -351,17 +221,48 @@ pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
     let mut collisions = 0;
     let mut tiers: Vec<LinkTier> = Vec::new();
     let mut ideal_rate = line;
+    // Ring and all-to-all demands do not depend on the seed: their rates on an ideal fabric
+    // (NIC links only, per sharing case) are solved once, not once per seed.
+    let fixed = o.traffic != Traffic::RandomPermutation;
+    let fab_caps = caps(&fab);
+    let mut nic_only: Vec<Option<Vec<f64>>> = vec![None; cases];
+    let mut ideal: Option<f64> = None;
     for s in 0..runs {
         let seed = o.first_seed.wrapping_add(s as u64);
         let mut rng = Rng::new(seed);
         let per: Vec<Vec<Demand>> = (0..jobs).map(|j| demands(&fab, j, job_nodes[j as usize], shape, &mut rng)).collect();
-        // Ideal: the job alone and healthy, limited only by its NICs.
-        ideal_rate = ideal_slowest(healthy, &per[0]).unwrap_or(line);
+        if !fixed {
+            ideal = None;
+        }
         let mut ex = 0.0;
         for (a, case) in by_case.iter_mut().enumerate() {
-            let ds: Vec<Demand> = per.iter().take(a + 1).flatten().copied().collect();
-            let ds = o.failures.reroute(&fab, first, ds);
-            let solved = solve(&fab, &mut router, o.routing, seed, &ds)?;
+            // The first `a` neighbours' demands with the job's (borrowed when nothing moves).
+            let ds: Cow<[Demand]> = match (a, o.failures.nics_down) {
+                (0, 0) => Cow::Borrowed(&per[0]),
+                _ => Cow::Owned(o.failures.reroute(&fab, first, per.iter().take(a + 1).flatten().copied().collect())),
+            };
+            if o.routing == Routing::Ecmp && (nic_only[a].is_none() || !fixed) {
+                nic_only[a] = Some(nic_only_rates(&fab, &fab_caps, &ds, per_demand));
+            }
+            // What this case's figures need of the rates (the reference fills every rate).
+            let need = match (o.traffic.is_collective(), a + 1 == cases) {
+                _ if per_demand => Need::Every,
+                (false, _) => Need::Every,
+                (true, false) => Need::Slowest,
+                (true, true) => Need::SlowestAndCollisions,
+            };
+            let solved = solve(&fab, &mut router, o.routing, seed, &ds, nic_only[a].as_deref(), per_demand, need)?;
+            // Ideal: the job alone and healthy, limited only by its NICs. Failures leave NIC
+            // links whole, so with no NIC down the first case's NIC-only rates are the ideal's.
+            ideal_rate = match ideal {
+                Some(r) => r,
+                None if o.failures.nics_down == 0 => {
+                    let r = solved.nic_only.iter().fold(f64::INFINITY, |m, &x| m.min(x));
+                    if r.is_finite() { r } else { line }
+                }
+                None => ideal_slowest(healthy, &per[0], per_demand).unwrap_or(line),
+            };
+            ideal = Some(ideal_rate);
             let f = fraction(&solved, &ds, o.traffic, ideal_rate, line);
             case.push(f);
             ex += binom(o.other_jobs, a as u32, o.duty_cycle) * f;
@@ -396,6 +297,7 @@ pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
         deterministic,
         nodes_in_job: per_job,
         throughput_fraction: Dist::of(&expected),
+        per_seed: expected,
         collision_probability: collisions as f64 / runs as f64,
         bottleneck_tier,
         ideal_connection_rate: GBps(ideal_rate),
@@ -405,4 +307,83 @@ pub fn run(healthy: &Fabric, o: &Options) -> Result<Outcome> {
         transport: derates(),
         evidence: EVIDENCE,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::ClosSpec;
+    use fabricscope_model::units::GBps;
+    use proptest::prelude::*;
+
+    /// A hand-written two-tier tree: `leaves` leaves of `npl` nodes with `nics` NICs each
+    /// (rail-optimized: one leaf per rail and block of nodes), `spines` spines, `up` uplinks a leaf.
+    fn tree(leaves: u32, npl: u32, nics: u32, spines: u32, up: u32, rail: bool) -> Fabric {
+        let spec = ClosSpec::two_tier(leaves, npl, nics, spines, up, GBps(50.0));
+        let spec = if rail { ClosSpec { rail_optimized: true, leaves_per_plane: leaves * nics, down_per_leaf: npl, ..spec } } else { spec };
+        Fabric::build(spec).expect("a graph")
+    }
+
+    fn close(a: &Dist, b: &Dist) -> bool {
+        let pairs = [(a.mean, b.mean), (a.p10, b.p10), (a.p50, b.p50), (a.p90, b.p90), (a.min, b.min), (a.max, b.max)];
+        pairs.iter().all(|(x, y)| (x - y).abs() <= 1e-9)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+        /// Flow classes change nothing: every figure equals the per-demand solve's (rates to
+        /// 1e-9; collisions, tiers and seeds exactly), for every traffic, routing, placement,
+        /// neighbours and failures on random small trees.
+        #[test]
+        fn classes_give_the_per_demand_figures(
+            leaves in 2u32..5, npl in 1u32..4, nics in 1u32..4, spines in 1u32..4, upx in 1u32..3, rail in any::<bool>(),
+            t in 0usize..3, r in 0usize..3, scattered in any::<bool>(), other_jobs in 0u32..3, qps in 1u32..3, channels in 1u32..3,
+            nics_down in 0u32..2, links_down in 0u32..2, seed in 0u64..1000,
+        ) {
+            let fab = tree(leaves, npl, nics, spines, spines * upx, rail);
+            let o = Options {
+                traffic: Traffic::ALL[t].1,
+                routing: Routing::ALL[r].1,
+                seeds: 3,
+                first_seed: seed,
+                placement: if scattered { Placement::Scattered } else { Placement::Contiguous },
+                channels,
+                qps,
+                gpus_per_node: nics,
+                failures: Failures { nics_down: nics_down.min(nics - 1), links_down, ..Failures::default() },
+                other_jobs,
+                duty_cycle: 0.5,
+            };
+            let (a, b) = (run_with(&fab, &o, false), run_with(&fab, &o, true));
+            match (a, b) {
+                (Ok(a), Ok(b)) => {
+                    prop_assert!(close(&a.throughput_fraction, &b.throughput_fraction), "{:?} vs {:?}", a.throughput_fraction, b.throughput_fraction);
+                    prop_assert_eq!(a.collision_probability, b.collision_probability);
+                    prop_assert_eq!(a.bottleneck_tier, b.bottleneck_tier);
+                    prop_assert!((a.ideal_connection_rate.0 - b.ideal_connection_rate.0).abs() <= 1e-9);
+                    if let (Some(x), Some(y)) = (&a.sharing, &b.sharing) {
+                        prop_assert!(close(&x.best, &y.best) && close(&x.worst, &y.worst) && close(&x.expected, &y.expected));
+                    }
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.field, b.field),
+                (a, b) => prop_assert!(false, "{:?} vs {:?}", a.map(|x| x.throughput_fraction), b.map(|x| x.throughput_fraction)),
+            }
+        }
+    }
+
+    /// The symmetric all-to-all the speed rests on aggregates: 1,024 NICs, one class per pair
+    /// of leaves, not one per NIC pair.
+    #[test]
+    fn a_symmetric_alltoall_is_one_class_per_leaf_pair() {
+        let c = fabricscope_model::Cluster { nodes: 128, rail_optimized: false, ..fabricscope_model::Cluster::default() };
+        let fab = Fabric::build(ClosSpec::from_topology(&c.topology().expect("a cluster")).expect("a fabric")).expect("a graph");
+        let nodes: Vec<u32> = (0..128).collect();
+        let shape = crate::traffic::Shape { traffic: Traffic::AllToAll, channels: 1, qps: 1, gpus_per_node: 8 };
+        let ds = demands(&fab, 0, &nodes, shape, &mut crate::rng::Rng::new(1));
+        let cl = crate::classes::Classes::find(&fab, &ds);
+        let leaves = fab.spec.leaves_per_plane as usize * fab.spec.planes as usize;
+        assert_eq!(ds.len(), 128 * 127 * 8);
+        assert_eq!(cl.len(), leaves * leaves, "{} leaves", leaves);
+    }
 }

@@ -111,7 +111,11 @@ pub struct Shape {
 pub fn demands(fab: &Fabric, job: u32, nodes: &[u32], shape: Shape, rng: &mut Rng) -> Vec<Demand> {
     let r = fab.spec.nics_per_node;
     let m = nodes.len();
-    let mut out = Vec::new();
+    let pairs = match shape.traffic {
+        Traffic::AllToAll => m * m.saturating_sub(1),
+        Traffic::Ring | Traffic::RandomPermutation => m,
+    };
+    let mut out = Vec::with_capacity(pairs * r as usize);
     let mut push = |src: u32, dst: u32, conns: u32| {
         let key = ((job as u64) << 48) ^ ((src as u64) << 24) ^ dst as u64;
         out.push(Demand { job, src, dst, conns, key });

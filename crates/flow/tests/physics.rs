@@ -168,23 +168,7 @@ fn published_numbers_name_their_source_and_one_nics_connections_never_collide_be
 /// A hand-written two-tier tree: `leaves` leaves of `npl` non-rail-optimized nodes with
 /// `nics` NICs, `spines` spines, one link from every leaf to every spine.
 fn small(leaves: u32, npl: u32, nics: u32, spines: u32) -> Fabric {
-    Fabric::build(ClosSpec {
-        nodes: leaves * npl,
-        nics_per_node: nics,
-        line: GBps(50.0),
-        rail_optimized: false,
-        planes: 1,
-        rails_per_plane: nics,
-        leaves_per_plane: leaves,
-        down_per_leaf: npl * nics,
-        up_per_leaf: spines,
-        nodes_per_leaf: npl,
-        spines_per_plane: spines,
-        spine_up: 0,
-        cores_per_plane: 0,
-        nodes_per_pod: leaves * npl,
-    })
-    .expect("a graph")
+    Fabric::build(ClosSpec::two_tier(leaves, npl, nics, spines, spines, GBps(50.0))).expect("a graph")
 }
 
 proptest! {
@@ -214,4 +198,32 @@ proptest! {
         }
         prop_assert!(d.min <= d.p10 && d.p10 <= d.p50 && d.p50 <= d.p90 && d.p90 <= d.max);
     }
+}
+
+#[test]
+fn a_degraded_link_never_speeds_anything_up() {
+    // Degrading uplinks of the job's first leaf (capacity x F) lowers or keeps every figure,
+    // monotonically in F; F = 1 is the healthy fabric; an all-to-all off rails on a 2:1 tree
+    // crosses those uplinks, so it slows.
+    let c = Cluster { nodes: 16, rail_optimized: false, oversubscription: Some(2.0), ..Cluster::default() };
+    let fab = fabric_of(&c);
+    for (traffic, routing) in [(Traffic::AllToAll, Routing::Adaptive), (Traffic::Ring, Routing::Ecmp), (Traffic::RandomPermutation, Routing::Spray)] {
+        let base = Options { traffic, routing, seeds: 8, placement: Placement::Scattered, ..Options::default() };
+        let healthy = run(&fab, &base).expect("a study").throughput_fraction.mean;
+        let mut last = healthy;
+        for f in [1.0, 0.75, 0.5, 0.25, 0.1] {
+            let o = Options { failures: Failures { degraded_links: 4, degraded_factor: f, ..Failures::default() }, ..base };
+            let got = run(&fab, &o).expect("a study").throughput_fraction.mean;
+            assert!(got <= last + 1e-9, "{traffic:?} {routing:?}: F {f} gave {got}, more than {last}");
+            if f == 1.0 {
+                assert!((got - healthy).abs() < 1e-12);
+            }
+            last = got;
+        }
+        if traffic == Traffic::AllToAll {
+            assert!(last < healthy - 0.01, "all-to-all with 4 uplinks at 10%: {last} vs {healthy}");
+        }
+    }
+    let bad = Options { failures: Failures { degraded_links: 1, degraded_factor: 0.0, ..Failures::default() }, ..Options::default() };
+    assert_eq!(run(&fab, &bad).unwrap_err().field, "degraded_factor");
 }

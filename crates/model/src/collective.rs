@@ -433,6 +433,7 @@ impl Comm {
                 family: topo.nic.family,
                 qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
                 host_staged: topo.gpu.kind.is_grace_blackwell(),
+                flow: topo.flow,
             }
         });
         // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.

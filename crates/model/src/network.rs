@@ -120,6 +120,19 @@ pub const DEFAULT_QPS_PER_CONNECTION: u32 = 1;
 /// line rate with one.
 pub const MULTI_QP_RING_EFFICIENCY: f64 = 1.0;
 
+/// What the flow model (crates/flow) found a collective keeps of the network's bandwidth on
+/// the actual fabric (routing policy, neighbours, failures), for one seed: it replaces the
+/// analytical routing factor, never multiplies it. Rings, trees and the other reductions take
+/// `ring`: their network bandwidth is scaled by it (the analytical model gives them no
+/// routing or oversubscription loss: few flows, the NICs bind). All-to-all takes `all_to_all`
+/// in place of [`NetPath::all_to_all_net_efficiency`]'s oversubscription-and-ECMP factor.
+/// `None` leaves that part analytical. Dimensionless, in (0, 1].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlowFractions {
+    pub ring: Option<f64>,
+    pub all_to_all: Option<f64>,
+}
+
 /// The network as one communicator sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NetPath {
@@ -161,6 +174,8 @@ pub struct NetPath {
     /// NICs reached through host memory, not GPUDirect over PCIe (GB200 trays: Grace memory
     /// over NVLink-C2C), so the NIC's reads never wait on the GPU's PCIe path.
     pub host_staged: bool,
+    /// The flow model's fractions in place of the analytical routing factors (None: analytical).
+    pub flow: Option<FlowFractions>,
 }
 
 impl NetPath {
@@ -212,7 +227,9 @@ impl NetPath {
             Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
         };
         let inject = (self.nic_side * nic_eff).min(self.gpu_side) * gpu_eff;
-        let net = inject / self.traffic(func, a);
+        // The flow model's fraction for the fabric the bytes cross (1 when not run).
+        let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
+        let net = inject * routed / self.traffic(func, a);
         // Inside the domain: NVLS-based algorithms are bound by the switch's reduction, the
         // rest by each GPU's scale-up links, which carry what a ring would.
         let intra_cap = match a {
@@ -287,6 +304,11 @@ impl NetPath {
     /// (a model of one flow per uplink, from the 65th node on, dropped busbw five-fold at
     /// once; ECMP's flow-level spread is for the flow model to give).
     pub fn all_to_all_net_efficiency(&self) -> f64 {
+        if let Some(f) = self.flow.and_then(|f| f.all_to_all) {
+            // The flow model's fraction replaces this whole factor (its own oversubscription,
+            // collisions, neighbours and failures): not both.
+            return f;
+        }
         let d = self.domains as f64;
         if self.domains <= self.domains_per_leaf {
             return 1.0;
@@ -459,6 +481,7 @@ mod tests {
             family: NetFamily::InfiniBand,
             qps_per_connection: qps,
             host_staged,
+            flow: None,
         }
     }
 

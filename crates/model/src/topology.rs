@@ -143,6 +143,11 @@ pub struct Topology {
     pub tiers: Vec<Tier>,
     /// Bandwidth across the worst cut into two halves, per direction.
     pub bisection: GBps,
+    /// The flow model's fractions of the network's bandwidth, when a caller ran it (routing,
+    /// sharing and failures: crates/flow); `None`, the analytical model alone. Never part of
+    /// a scenario: the CLI sets it per seed (docs/flow.md, "Composed with the analytical model").
+    #[serde(skip)]
+    pub flow: Option<crate::network::FlowFractions>,
 }
 
 fn nvlink_gen_of(gpu: GpuKind) -> u8 {
@@ -236,6 +241,7 @@ impl Cluster {
             fabric,
             tiers,
             bisection: scale_up_half,
+            flow: None,
         }
         .with_bisection(nic))
     }

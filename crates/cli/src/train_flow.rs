@@ -1,0 +1,163 @@
+//! `train` with the flow model and stragglers: the step time over the flow model's seeds
+//! (routing, neighbours, failures on the actual fabric) and with slow GPUs on the critical path.
+//!
+//! Slow GPUs. A training step is synchronous: every data-parallel replica waits for the
+//! slowest rank at the gradient reduction, and a pipeline runs at its slowest stage's pace.
+//! So one GPU at `F` of its speed makes the stage holding it take 1/F as long for its kernels:
+//! the step's compute (the slowest stage's kernels, all micro-batches) and the pipeline's fill
+//! and drain (made of the same stage times) grow by 1/F; communication and the optimizer step
+//! do not. More slow GPUs at the same factor cost the same as one (the slowest sets the pace).
+
+use crate::error::CliError;
+use crate::flow_args::{factor_parser, study_line, FlowJson, Spread};
+use crate::cluster_args::count_parser;
+use crate::output;
+use crate::flow_args::FlowArgs;
+use clap::Args;
+use fabricscope_flow::{Outcome, Traffic};
+use fabricscope_model::limits::{Limit, Unit};
+use fabricscope_model::network::FlowFractions;
+use fabricscope_model::training::{Evaluator, Framework, Parallel, StepReport, Workload};
+use fabricscope_model::Topology;
+use serde::Serialize;
+
+/// Slow GPUs (count; at most the largest cluster's GPUs).
+const SLOW_GPUS: Limit = Limit { field: "slow_gpus", what: "the number of slow GPUs", min: 0, max: 1 << 20, unit: Unit::Count };
+/// The speed a slow GPU keeps when `--slow-factor` is not given (dimensionless; an example, a
+/// GPU throttled to 80% of its clock by power or heat, not a measurement).
+pub const DEFAULT_SLOW_FACTOR: f64 = 0.8;
+
+/// GPUs running below their speed on the step's critical path.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Stragglers")]
+pub struct StragglerArgs {
+    /// GPUs running slow (thermal or power throttling, a bad HBM stack); the step waits for them
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(SLOW_GPUS), default_value = "0")]
+    pub slow_gpus: u32,
+
+    /// Speed a slow GPU keeps, above 0 and at most 1 [default: 0.8]
+    #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = factor_parser())]
+    pub slow_factor: Option<f64>,
+}
+
+impl StragglerArgs {
+    /// The step time (s) of `r` with the slow GPUs: compute and bubble at 1/F (module doc).
+    pub fn step_s(&self, r: &StepReport) -> f64 {
+        if self.slow_gpus == 0 {
+            return r.step_time_s;
+        }
+        let f = self.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR);
+        let stage_us = r.breakdown.compute.0 + r.breakdown.bubble.0;
+        r.step_time_s + stage_us * (1.0 / f - 1.0) / 1e6
+    }
+}
+
+/// `train --json` with the flow model or stragglers.
+#[derive(Serialize)]
+struct TrainFlowJson<'a> {
+    workload: &'a Workload,
+    gpus: u32,
+    gpu: &'static str,
+    #[serde(flatten)]
+    report: &'a StepReport,
+    /// The step time over seeds (with slow GPUs when asked), seconds.
+    step_time_s_over_seeds: Spread,
+    tokens_per_s_over_seeds: Spread,
+    slow_gpus: u32,
+    slow_factor: Option<f64>,
+    /// The data-parallel (ring) study; `alltoall` when the job's experts cross nodes.
+    flow: Option<FlowJson<'a>>,
+    flow_alltoall: Option<FlowJson<'a>>,
+    straggler_model: &'static str,
+}
+
+/// What `straggler_model` says in the JSON.
+const STRAGGLER_MODEL: &str = "synchronous step: the stage holding the slowest GPU sets the pace; compute and pipeline bubble scale by 1/F, communication and optimizer unchanged";
+
+/// What `train` hands over: its flags for the study and the job it evaluated.
+pub struct Job<'a> {
+    pub flow: &'a FlowArgs,
+    pub stragglers: &'a StragglerArgs,
+    pub json: bool,
+    pub framework: Framework,
+    pub topo: &'a Topology,
+    pub w: &'a Workload,
+    pub par: &'a Parallel,
+    pub r: &'a StepReport,
+    /// `train`'s own text for the healthy step, printed first.
+    pub text: String,
+}
+
+pub fn run(j: Job) -> Result<String, CliError> {
+    let Job { flow, stragglers, json, framework, topo, w, par, r, text } = j;
+    let (ring, a2a): (Option<Outcome>, Option<Outcome>) = if flow.requested() {
+        let ring = flow.study(topo, Traffic::Ring, 1)?.1;
+        // Experts across nodes put all-to-all on the fabric: its own study.
+        let experts_cross = w.moe.is_some() && par.ep > 1 && par.ep * par.etp() > topo.domain_gpus;
+        let a2a = if experts_cross { Some(flow.study(topo, Traffic::AllToAll, 1)?.1) } else { None };
+        (Some(ring), a2a)
+    } else {
+        (None, None)
+    };
+    let seeds = ring.as_ref().map_or(1, |o| o.per_seed.len()).max(a2a.as_ref().map_or(1, |o| o.per_seed.len()));
+    let at = |o: &Option<Outcome>, i: usize| o.as_ref().map(|o| o.per_seed[i.min(o.per_seed.len() - 1)]);
+    let mut steps = Vec::with_capacity(seeds);
+    let mut tokens = Vec::with_capacity(seeds);
+    let mut seen: Vec<((Option<f64>, Option<f64>), f64)> = Vec::new();
+    for i in 0..seeds {
+        let key = (at(&ring, i), at(&a2a, i));
+        let step = match seen.iter().find(|(k, _)| *k == key) {
+            Some(&(_, s)) => s,
+            None => {
+                let s = match key {
+                    (None, None) => stragglers.step_s(r),
+                    (fr, fa) => {
+                        let t = Topology { flow: Some(FlowFractions { ring: fr.map(|x| x.max(1e-9)), all_to_all: fa.map(|x| x.max(1e-9)) }), ..topo.clone() };
+                        let seeded = Evaluator::new(&t, w, framework)?.evaluate(par)?;
+                        stragglers.step_s(&seeded)
+                    }
+                };
+                seen.push((key, s));
+                s
+            }
+        };
+        steps.push(step);
+        tokens.push(w.tokens_per_step() as f64 / step);
+    }
+    let (step, tok) = (Spread::of(&steps), Spread::of(&tokens));
+    let composition = crate::collective::COMPOSITION;
+    if json {
+        return output::json(&TrainFlowJson {
+            workload: w,
+            gpus: topo.total_gpus,
+            gpu: topo.gpu.id,
+            report: r,
+            step_time_s_over_seeds: step,
+            tokens_per_s_over_seeds: tok,
+            slow_gpus: stragglers.slow_gpus,
+            slow_factor: (stragglers.slow_gpus > 0).then(|| stragglers.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR)),
+            flow: ring.as_ref().map(|o| FlowJson::of(o, composition)),
+            flow_alltoall: a2a.as_ref().map(|o| FlowJson::of(o, composition)),
+            straggler_model: STRAGGLER_MODEL,
+        });
+    }
+    let mut s = text;
+    s.push_str(&format!(
+        "\nWith routing, sharing, failures and stragglers: step time mean {:.3} s, p10 {:.3}, p50 {:.3}, p90 {:.3} over {} seed(s) (healthy, alone: {:.3} s); tokens/s mean {:.0}\n",
+        step.mean, step.p10, step.p50, step.p90, seeds, r.step_time_s, tok.mean
+    ));
+    for o in ring.iter().chain(a2a.iter()) {
+        s.push_str(&format!("  {}\n", study_line(o)));
+    }
+    if ring.is_some() {
+        s.push_str(&format!("  composition: {composition}\n"));
+    }
+    if stragglers.slow_gpus > 0 {
+        s.push_str(&format!(
+            "  {} slow GPU(s) at {:.0}% speed: {STRAGGLER_MODEL}\n",
+            stragglers.slow_gpus,
+            100.0 * stragglers.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR)
+        ));
+    }
+    Ok(s)
+}
