@@ -18,6 +18,7 @@ mod render;
 mod rightsize;
 mod search;
 mod serve;
+mod serve_chart;
 mod sweep;
 mod teach;
 mod tiers;

@@ -61,6 +61,41 @@ pub fn batches(max_batch: u32) -> Vec<u32> {
     v
 }
 
+/// A deployment's curve with what a chart says about it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Curve {
+    pub deployment: Deployment,
+    pub group: Group,
+    pub points: Vec<CurvePoint>,
+    /// The deployment's error band, percent; `None`: not validated.
+    pub band_pct: Option<f64>,
+}
+
+impl Curve {
+    /// "TP 8 inside NVLink", "EP 64 across NVLink".
+    pub fn label(&self) -> String {
+        format!("{} {} {}", self.group.kind, self.group.size, if self.group.crosses { "across NVLink" } else { "inside NVLink" })
+    }
+}
+
+/// [`curve`] with the group and band: the deployment's own curve.
+pub fn curve_of(server: &mut Server, d: &Deployment) -> Result<Curve> {
+    let band_pct = server.evaluate(&Deployment { batch: 1, ..*d })?.error_band_pct;
+    Ok(Curve { deployment: *d, group: group(server.topo, server.model, d), points: curve(server, d)?, band_pct })
+}
+
+/// The deployment's curve and, when one is valid, its [`counterpart`]'s across the boundary.
+pub fn with_counterpart(topo: &Topology, model: &ServingModel, d: &Deployment) -> Result<Vec<Curve>> {
+    let mut s = Server::new(topo, model)?;
+    let mut out = vec![curve_of(&mut s, d)?];
+    if let Some(alt) = counterpart(topo, model, d) {
+        if let Ok(c) = curve_of(&mut s, &alt) {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
 /// The curve of `d` (its batch replaced by each of [`batches`]); errors when even batch 1 does
 /// not run (the error names the field). Decode and prefill; the offline mix has one point.
 pub fn curve(server: &mut Server, d: &Deployment) -> Result<Vec<CurvePoint>> {
