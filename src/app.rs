@@ -482,6 +482,8 @@ pub fn App() -> Html {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
+                            // Serving (issue 24): its own state; computes only while on screen.
+                            <crate::components::ServingPanel cluster={v.cluster.clone()} {dark} {compact} />
                         }
                         if shown >= 6 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
