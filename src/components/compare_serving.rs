@@ -7,7 +7,7 @@ use super::controls::{numbers, select, Opt, SelectAttrs};
 use super::ChartSvg;
 use crate::hooks::use_in_view;
 use crate::serving::ServingChoice;
-use fabricscope_charts::serving::CAPTION;
+use fabricscope_charts::serving::caption;
 use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
 use fabricscope_model::Cluster;
 use fabricscope_serving::curve::curve_of;
@@ -45,7 +45,7 @@ fn overlay(designs: &[(String, Cluster)], c: &ServingChoice, dark: bool, compact
         return (None, refused);
     }
     let (w, h) = if compact { (400, 400) } else { (760, 420) };
-    (Some(serving_chart(&ServingChart { series, prefill: false, batch_labels: false }, w, h, &Theme::for_dark(dark)).into()), refused)
+    (Some(serving_chart(&ServingChart { series, prefill: false, batch_labels: false, caption: false }, w, h, &Theme::for_dark(dark)).into()), refused)
 }
 
 #[function_component(CompareServing)]
@@ -106,7 +106,7 @@ pub fn compare_serving(p: &Props) -> Html {
             if let Some(svg) = svg {
                 <figure class="serving-figure">
                     <div class="chart-svg" data-testid="compare-serving-chart"><ChartSvg {svg} /></div>
-                    <figcaption class="muted small">{ CAPTION }</figcaption>
+                    <figcaption class="muted small">{ caption(false) }</figcaption>
                 </figure>
             } else if refused.is_empty() {
                 <p class="muted">{ "Pin designs above to compare how each serves." }</p>

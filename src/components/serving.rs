@@ -7,7 +7,7 @@ use super::controls::{check, numbers, select, Opt, SelectAttrs};
 use super::ChartSvg;
 use crate::hooks::use_in_view;
 use crate::serving::{serve, use_serving_search, Served, ServingChoice};
-use fabricscope_charts::serving::CAPTION;
+use fabricscope_charts::serving::caption;
 use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
 use fabricscope_model::{Cluster, ModelError};
 use fabricscope_serving::{Phase, Precision, SERVING_PRESETS};
@@ -83,15 +83,16 @@ fn breakdown(s: &Served) -> Html {
     let r = &s.report;
     let b = &r.breakdown;
     let step = r.step_ms.max(1e-12);
-    let hidden = |own: f64, other: f64| own < other;
-    let rows: [(&str, f64, bool); 7] = [
+    // The roofline's smaller term overlaps the larger; the KV transfer is in TTFT, not the step.
+    let hidden = |own: f64, other: f64| (own < other).then_some("hidden (roofline)");
+    let rows: [(&str, f64, Option<&str>); 7] = [
         ("Weights and KV cache read", b.weights_kv_read, hidden(b.weights_kv_read, b.compute)),
         ("Compute", b.compute, hidden(b.compute, b.weights_kv_read)),
-        ("Per-layer kernels and host work", b.layer_overhead, false),
-        ("TP all-reduce", b.tp_allreduce, false),
-        ("EP dispatch and combine (exposed)", b.ep_dispatch_combine, false),
-        ("Pipeline hops", b.pipeline, false),
-        ("KV transfer (in TTFT)", b.kv_transfer, true),
+        ("Per-layer kernels and host work", b.layer_overhead, None),
+        ("TP all-reduce", b.tp_allreduce, None),
+        ("EP dispatch and combine (exposed)", b.ep_dispatch_combine, None),
+        ("Pipeline hops", b.pipeline, None),
+        ("KV transfer (in TTFT)", b.kv_transfer, Some("in TTFT")),
     ];
     html! {
         <div class="table-scroll" tabindex="0" role="region" aria-labelledby="serving-breakdown-h">
@@ -99,11 +100,11 @@ fn breakdown(s: &Served) -> Html {
                 <caption class="muted">{ format!("One {} step: {:.3} ms, {}-bound (the roofline takes the larger of read and compute)", r.phase.id(), r.step_ms, r.bound) }</caption>
                 <thead><tr><th scope="col">{ "Part" }</th><th scope="col" class="num">{ "ms" }</th><th scope="col" class="num">{ "Share of step" }</th></tr></thead>
                 <tbody>
-                    { for rows.iter().map(|(name, ms, off_step)| html! {
+                    { for rows.iter().map(|(name, ms, note)| html! {
                         <tr>
                             <th scope="row">{ *name }</th>
                             <td class="num">{ format!("{ms:.3}") }</td>
-                            <td class="num">{ if *off_step { "not in step".to_string() } else { format!("{:.0}%", ms / step * 100.0) } }</td>
+                            <td class="num">{ note.map_or_else(|| format!("{:.0}%", ms / step * 100.0), str::to_string) }</td>
                         </tr>
                     }) }
                 </tbody>
@@ -141,7 +142,7 @@ struct Shown {
 fn draw(s: &Served, choice: &ServingChoice, dark: bool, compact: bool) -> AttrValue {
     let series = s.curves.iter().enumerate().map(|(i, c)| ServingSeries::of(c, None, (i == 0).then_some(choice.batch))).collect();
     let (w, h) = if compact { (400, 380) } else { (760, 400) };
-    serving_chart(&ServingChart { series, prefill: choice.phase == Phase::Prefill, batch_labels: true }, w, h, &Theme::for_dark(dark)).into()
+    serving_chart(&ServingChart { series, prefill: choice.phase == Phase::Prefill, batch_labels: true, caption: false }, w, h, &Theme::for_dark(dark)).into()
 }
 
 #[function_component(ServingPanel)]
@@ -240,7 +241,7 @@ pub fn serving_panel(p: &Props) -> Html {
                 } }</p>
                 <figure class="serving-figure">
                     <div class="chart-svg" data-testid="serving-chart"><ChartSvg svg={svg.clone()} /></div>
-                    <figcaption class="muted small">{ CAPTION }</figcaption>
+                    <figcaption class="muted small">{ caption(true) }</figcaption>
                 </figure>
                 <h4 class="sub" id="serving-breakdown-h">{ "Where the step's time goes" }</h4>
                 { breakdown(s) }

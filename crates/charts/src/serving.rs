@@ -44,6 +44,9 @@ pub struct ServingChart {
     /// Label every point with its batch (the explorer's one or two curves); hover titles only
     /// when false (the compare overlay's four).
     pub batch_labels: bool,
+    /// Write [`caption`] under the plot (the CLI's file); a page shows it as its figure's
+    /// caption instead, where screen readers read it.
+    pub caption: bool,
 }
 
 impl ServingSeries {
@@ -61,8 +64,24 @@ impl ServingSeries {
 
 /// Dash pattern of a curve whose group crosses the NVLink domain.
 const CROSS_DASH: &str = "7 5";
-/// The caption under the plot (the chart's reading key).
-pub const CAPTION: &str = "Batch grows along each curve (labels: sequences per DP rank). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the error band.";
+/// The chart's reading key, for a chart with batch labels on its points or without.
+pub fn caption(batch_labels: bool) -> &'static str {
+    if batch_labels {
+        "Batch grows along each curve (labels: sequences per DP rank; ringed: the chosen batch). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the error band."
+    } else {
+        "Batch grows along each curve (hover a point for its batch; ringed: the chosen batch). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the error band."
+    }
+}
+
+/// A tick's number: "16k", "2.5k", "450", "0.5".
+fn tick(v: f64) -> String {
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    if v.abs() >= 1e4 {
+        format!("{}k", trim(format!("{:.2}", v / 1e3)))
+    } else {
+        tick_label(v)
+    }
+}
 
 /// The axis titles (x, y).
 pub fn axis_titles(prefill: bool) -> (&'static str, &'static str) {
@@ -93,9 +112,9 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
     let (x0, x1, xt) = ticks(0.0, xmax.max(1e-9));
     let (y0, y1, yt) = ticks(0.0, ymax.max(1e-9));
     let (x_title, y_title) = axis_titles(c.prefill);
-    let caption = wrap(CAPTION, 11.0, false, w as f64 - 24.0);
+    let caption = if c.caption { wrap(caption(c.batch_labels), 11.0, false, w as f64 - 24.0) } else { Vec::new() };
     let (left, right, top) = (62.0, w as f64 - 16.0, 16.0);
-    let bottom = h as f64 - 46.0 - 14.0 * caption.len() as f64;
+    let bottom = h as f64 - 46.0 - if caption.is_empty() { 0.0 } else { 6.0 + 14.0 * caption.len() as f64 };
     let (ax, ay) = (Axis::new(x0, x1, left, right), Axis::new(y0, y1, bottom, top));
     let mut d = Doc::new(w, h, theme);
     let (grid, muted, text) = (theme.grid.hex(), theme.muted.hex(), theme.text.hex());
@@ -107,10 +126,10 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
     }
     d.flush();
     for &v in &xt {
-        d.text(ax.px(v), bottom + 14.0, 11.0, "middle", "middle", &muted, 400, &tick_label(v));
+        d.text(ax.px(v), bottom + 14.0, 11.0, "middle", "middle", &muted, 400, &tick(v));
     }
     for &v in &yt {
-        d.text(left - 6.0, ay.px(v), 11.0, "end", "middle", &muted, 400, &tick_label(v));
+        d.text(left - 6.0, ay.px(v), 11.0, "end", "middle", &muted, 400, &tick(v));
     }
     d.text_role((left + right) / 2.0, bottom + 32.0, 12.0, "middle", "middle", &text, 400, x_title, "x-title");
     let mid = (top + bottom) / 2.0;
@@ -198,7 +217,14 @@ mod tests {
     }
 
     fn numbers(svg: &str, role_free: impl Fn(&str) -> bool) -> Vec<f64> {
-        texts(svg).iter().filter(|t| role_free(t)).filter_map(|t| t.trim_end_matches('k').parse::<f64>().ok()).collect()
+        texts(svg)
+            .iter()
+            .filter(|t| role_free(t))
+            .filter_map(|t| match t.strip_suffix('k') {
+                Some(k) => k.parse::<f64>().ok().map(|v| v * 1e3),
+                None => t.parse::<f64>().ok(),
+            })
+            .collect()
     }
 
     #[test]
@@ -206,7 +232,7 @@ mod tests {
         for theme in [Theme::light(), Theme::dark()] {
             for n in 1..=4 {
                 let s: Vec<ServingSeries> = (0..n).map(|i| series(&format!("design {i}"), i == 1, 1.0 + i as f64 * 0.3)).collect();
-                let svg = serving_chart(&ServingChart { series: s, prefill: false, batch_labels: n == 1 }, 720, 420, &theme);
+                let svg = serving_chart(&ServingChart { series: s, prefill: false, batch_labels: n == 1, caption: true }, 720, 420, &theme);
                 assert_eq!(svg.matches("data-series=").count(), n, "{n}");
                 assert_eq!(svg.matches("data-crosses=\"true\"").count(), usize::from(n > 1));
                 // The crossing curve's legend sample is dashed like its curve.
@@ -222,6 +248,8 @@ mod tests {
                 }
                 assert!(t.iter().any(|s| s == axis_titles(false).0) && t.iter().any(|s| s == axis_titles(false).1));
                 assert!(svg.contains(&theme.series[0].hex()));
+                assert_eq!(svg.matches("data-role=\"caption\"").count(), texts(&svg).iter().filter(|t| caption(n == 1).contains(t.as_str())).count());
+                assert!(svg.matches("data-role=\"caption\"").count() >= 2);
                 assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
             }
         }
@@ -229,7 +257,7 @@ mod tests {
 
     #[test]
     fn axes_start_at_zero_and_rise() {
-        let svg = serving_chart(&ServingChart { series: vec![series("TP 8", false, 1.0)], prefill: false, batch_labels: false }, 720, 420, &Theme::light());
+        let svg = serving_chart(&ServingChart { series: vec![series("TP 8", false, 1.0)], prefill: false, batch_labels: false, caption: false }, 720, 420, &Theme::light());
         // Tick labels in document order: x ticks then y ticks, each strictly increasing.
         let all = numbers(&svg, |_| true);
         let split = all.windows(2).position(|w| w[1] <= w[0]).map(|i| i + 1).unwrap_or(all.len());
@@ -239,6 +267,10 @@ mod tests {
         assert!(xs.windows(2).all(|w| w[1] > w[0]) && ys.windows(2).all(|w| w[1] > w[0]), "{xs:?} {ys:?}");
         // Covering the data: x to 100 tokens/s per user, y to the band's top.
         assert!(*xs.last().unwrap() >= 97.0 && *ys.last().unwrap() >= 12.0 * 64.0 / 3.0 * 1.06);
+        // Thousands read "16k", not "16.00k".
+        assert_eq!(tick(16_000.0), "16k");
+        assert_eq!(tick(12_500.0), "12.5k");
+        assert_eq!(tick(450.0), "450");
         // The chosen batch is ringed.
         assert_eq!(svg.matches("r=\"7.5\"").count(), 1);
     }
@@ -247,8 +279,8 @@ mod tests {
     fn bad_data_draws_a_message_not_a_panic() {
         let mut s = series("x", false, 1.0);
         s.points[2].per_gpu = f64::NAN;
-        let svg = serving_chart(&ServingChart { series: vec![s], prefill: true, batch_labels: true }, 10, 10, &Theme::dark());
+        let svg = serving_chart(&ServingChart { series: vec![s], prefill: true, batch_labels: true, caption: true }, 10, 10, &Theme::dark());
         assert!(texts(&svg).iter().any(|t| t == "no serving curve to draw"));
-        assert!(serving_chart(&ServingChart { series: vec![], prefill: false, batch_labels: true }, 600, 300, &Theme::light()).contains("no serving curve"));
+        assert!(serving_chart(&ServingChart { series: vec![], prefill: false, batch_labels: true, caption: true }, 600, 300, &Theme::light()).contains("no serving curve"));
     }
 }

@@ -15,6 +15,6 @@ pub fn write(path: &Path, topo: &Topology, m: &ServingModel, d: &Deployment, dar
     }
     let curves = with_counterpart(topo, m, d)?;
     let series = curves.iter().enumerate().map(|(i, c)| ServingSeries::of(c, None, (i == 0).then_some(d.batch))).collect();
-    let svg = serving_chart(&ServingChart { series, prefill: d.phase == Phase::Prefill, batch_labels: true }, 760, 440, &Theme::for_dark(dark));
+    let svg = serving_chart(&ServingChart { series, prefill: d.phase == Phase::Prefill, batch_labels: true, caption: true }, 760, 440, &Theme::for_dark(dark));
     std::fs::write(path, svg).map_err(|e| CliError::new("--svg", format!("cannot write {}: {e}", path.display())))
 }
