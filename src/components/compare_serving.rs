@@ -3,16 +3,15 @@
 //! by the explorer's renderer. A design that cannot host the deployment is named with the
 //! model's reason, never dropped in silence.
 
-use super::controls::{numbers, select, Opt, SelectAttrs};
+use super::serving::{field_select, Field};
 use super::ChartSvg;
-use crate::hooks::use_in_view;
 use crate::serving::ServingChoice;
 use fabricscope_charts::serving::caption;
 use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
 use fabricscope_model::Cluster;
 use fabricscope_serving::curve::curve_of;
 use fabricscope_serving::step::Server;
-use fabricscope_serving::{serving_preset, Precision, SERVING_PRESETS};
+use fabricscope_serving::{serving_preset, Precision};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -51,7 +50,7 @@ fn overlay(designs: &[(String, Cluster)], c: &ServingChoice, dark: bool, compact
 #[function_component(CompareServing)]
 pub fn compare_serving(p: &Props) -> Html {
     let node = use_node_ref();
-    let in_view = use_in_view(node.clone(), true);
+    let in_view = crate::serving::use_on_screen(node.clone());
     let choice = use_state_eq(default_choice);
     let c = *choice;
     // Computed once per change of designs or deployment, and only once on screen.
@@ -65,26 +64,7 @@ pub fn compare_serving(p: &Props) -> Html {
         }
     }
     let (svg, refused) = drawn.borrow().as_ref().map(|(_, v)| v.clone()).unwrap_or_default();
-    let set = |f: fn(&mut ServingChoice, &str)| {
-        let choice = choice.clone();
-        Callback::from(move |v: String| {
-            let mut next = *choice;
-            f(&mut next, &v);
-            choice.set(next);
-        })
-    };
-    let max = p.designs.iter().map(|(_, c)| c.total_gpus()).max().unwrap_or(8).min(1024);
-    let pow2 = |m: u32| (0..20).map(|i| 1u32 << i).take_while(|v| *v <= m.max(1)).collect::<Vec<u32>>();
-    let sizes = |mut v: Vec<u32>, cur: u32| {
-        if !v.contains(&cur) {
-            v.push(cur);
-            v.sort_unstable();
-        }
-        numbers(v, cur)
-    };
-    let labelled = |l: &'static str| SelectAttrs { aria_label: Some(l), ..SelectAttrs::default() };
-    let models = SERVING_PRESETS.iter().map(|(id, about)| Opt { title: Some(about), ..Opt::new(*id, *id, *id == c.model) }).collect();
-    let precisions = Precision::ALL.iter().map(|pr| Opt::new(pr.id(), pr.id().to_uppercase(), *pr == c.precision)).collect();
+    let max = p.designs.iter().map(|(_, c)| c.total_gpus()).max().unwrap_or(8);
     html! {
         <section ref={node} class="panel chart wide serving" data-testid="compare-serving" aria-labelledby="compare-serving-h">
             <div class="figcaption">
@@ -92,11 +72,7 @@ pub fn compare_serving(p: &Props) -> Html {
                 <span class="chart-sub">{ "One model and deployment (decode) on every pinned design: where its TP or EP group leaves the NVLink domain, the curve drops" }</span>
             </div>
             <div class="toolbar" role="group" aria-label="Served model and deployment on every design">
-                <label class="inline">{ "Model " }{ select("cmp-serving-model", models, labelled("Served model"), set(|c, v| if let Some((id, _)) = SERVING_PRESETS.iter().find(|(id, _)| *id == v) { c.model = id })) }</label>
-                <label class="inline">{ "TP " }{ select("cmp-serving-tp", sizes(pow2(max.min(256)), c.tp), labelled("Tensor parallelism"), set(|c, v| c.tp = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "EP " }{ select("cmp-serving-ep", sizes(pow2(max), c.ep), labelled("Expert parallelism"), set(|c, v| c.ep = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "DP " }{ select("cmp-serving-dp", sizes(pow2(max), c.dp), labelled("Attention data parallelism"), set(|c, v| c.dp = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "Precision " }{ select("cmp-serving-precision", precisions, labelled("Weight and matmul precision"), set(|c, v| c.precision = Precision::from_id(v).unwrap_or_default())) }</label>
+                { for [Field::Model, Field::Tp, Field::Ep, Field::Dp, Field::Precision].iter().map(|f| field_select(*f, false, &choice, max, None)) }
             </div>
             if !refused.is_empty() {
                 <ul class="notes" data-testid="compare-serving-refused">

@@ -5,7 +5,6 @@
 
 use super::controls::{check, numbers, select, Opt, SelectAttrs};
 use super::ChartSvg;
-use crate::hooks::use_in_view;
 use crate::serving::{serve, use_serving_search, Served, ServingChoice};
 use fabricscope_charts::serving::caption;
 use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
@@ -44,6 +43,7 @@ fn band(b: Option<f64>) -> String {
     b.map_or_else(|| "not validated".to_string(), |p| format!("±{p:.0}%"))
 }
 
+#[inline(never)]
 fn stat(label: &'static str, testid: &'static str, exact: Option<f64>, value: String, sub: String) -> Html {
     html! {
         <div class="stat">
@@ -130,11 +130,111 @@ fn numbers_view(s: &Served) -> Html {
     }
 }
 
-/// The panel's last answer: the last valid evaluation (and its chart), and the error of the
-/// current choice if it has one.
-#[derive(Clone, Default)]
+/// A control of the deployment: one `<select>` each, built by [`field_select`].
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Field {
+    Model,
+    Phase,
+    Tp,
+    Ep,
+    Dp,
+    Batch,
+    Context,
+    Input,
+    Precision,
+}
+
+impl Field {
+    /// The explorer panel's controls, in order.
+    pub const EXPLORER: [Field; 9] = [Field::Model, Field::Phase, Field::Tp, Field::Ep, Field::Dp, Field::Batch, Field::Context, Field::Input, Field::Precision];
+    /// Label, short name, accessible name, and the model's field name in its errors.
+    fn about(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            Field::Model => ("Model ", "model", "Served model", "model"),
+            Field::Phase => ("Phase ", "phase", "Phase: decode or prefill", "phase"),
+            Field::Tp => ("TP ", "tp", "Tensor parallelism", "tp"),
+            Field::Ep => ("EP ", "ep", "Expert parallelism", "ep"),
+            Field::Dp => ("DP ", "dp", "Attention data parallelism", "dp"),
+            Field::Batch => ("Batch ", "batch", "Sequences per attention DP rank", "batch"),
+            Field::Context => ("Context ", "context", "Tokens of KV cache per sequence", "context"),
+            Field::Input => ("Input ", "input", "Prompt tokens per request", "input_len"),
+            Field::Precision => ("Precision ", "precision", "Weight and matmul precision", "precision"),
+        }
+    }
+    /// Element ids: the explorer's and the compare page's.
+    fn ids(self) -> (&'static str, &'static str) {
+        match self {
+            Field::Model => ("serving-model", "cmp-serving-model"),
+            Field::Phase => ("serving-phase", "cmp-serving-phase"),
+            Field::Tp => ("serving-tp", "cmp-serving-tp"),
+            Field::Ep => ("serving-ep", "cmp-serving-ep"),
+            Field::Dp => ("serving-dp", "cmp-serving-dp"),
+            Field::Batch => ("serving-batch", "cmp-serving-batch"),
+            Field::Context => ("serving-context", "cmp-serving-context"),
+            Field::Input => ("serving-input", "cmp-serving-input"),
+            Field::Precision => ("serving-precision", "cmp-serving-precision"),
+        }
+    }
+    /// The options offered on a cluster of `total` GPUs, the current one selected.
+    fn options(self, c: &ServingChoice, total: u32) -> Vec<Opt> {
+        let range = |lo: u32, hi: u32| (lo..=hi).map(|i| 1u32 << i).collect::<Vec<u32>>();
+        match self {
+            Field::Model => SERVING_PRESETS.iter().map(|(id, about)| Opt { title: Some(*about), ..Opt::new(*id, *id, *id == c.model) }).collect(),
+            Field::Phase => [Phase::Decode, Phase::Prefill].iter().map(|ph| Opt::new(ph.id(), ph.id(), *ph == c.phase)).collect(),
+            Field::Precision => Precision::ALL.iter().map(|pr| Opt::new(pr.id(), pr.id().to_uppercase(), *pr == c.precision)).collect(),
+            Field::Tp => sizes(pow2(total.min(256)), c.tp),
+            Field::Ep => sizes(pow2(total.min(1024)), c.ep),
+            Field::Dp => sizes(pow2(total.min(1024)), c.dp),
+            Field::Batch => sizes(pow2(4096), c.batch),
+            Field::Context => sizes(range(9, 17), c.context),
+            Field::Input => sizes(range(7, 15), c.input_len),
+        }
+    }
+    /// `c` with this field set to the option `v`.
+    fn apply(self, c: &mut ServingChoice, v: &str) {
+        let n = v.parse::<u32>().unwrap_or(1).max(1);
+        match self {
+            Field::Model => {
+                if let Some((id, _)) = SERVING_PRESETS.iter().find(|(id, _)| *id == v) {
+                    c.model = id;
+                }
+            }
+            Field::Phase => c.phase = Phase::from_id(v).unwrap_or_default(),
+            Field::Precision => c.precision = Precision::from_id(v).unwrap_or_default(),
+            Field::Tp => c.tp = n,
+            Field::Ep => c.ep = n,
+            Field::Dp => c.dp = n,
+            Field::Batch => c.batch = n,
+            Field::Context => c.context = n,
+            Field::Input => c.input_len = n,
+        }
+    }
+}
+
+/// The labelled `<select>` of `f` (the explorer's id, or the compare page's), marked invalid when the model's
+/// error (`err_field`) names it.
+#[inline(never)]
+pub(crate) fn field_select(f: Field, explorer: bool, choice: &UseStateHandle<ServingChoice>, total: u32, err_field: Option<&str>) -> Html {
+    let (label, _, aria, model_field) = f.about();
+    let id = if explorer { f.ids().0 } else { f.ids().1 };
+    let attrs = SelectAttrs { aria_label: Some(aria), error_id: (err_field == Some(model_field)).then_some(ERROR_ID), ..SelectAttrs::default() };
+    let on = {
+        let choice = choice.clone();
+        Callback::from(move |v: String| {
+            let mut next = *choice;
+            f.apply(&mut next, &v);
+            choice.set(next);
+        })
+    };
+    html! { <label class="inline">{ label }{ select(id, f.options(choice, total), attrs, on) }</label> }
+}
+
+/// The panel's last answer: the cluster it is for, the last valid evaluation (and its chart),
+/// and the error of the current choice if it has one. Shared by pointer: the body re-renders
+/// only when a new answer is made (never while the panel is off screen).
+#[derive(Default)]
 struct Shown {
-    key: Option<(Cluster, ServingChoice, bool, bool)>,
+    cluster: Cluster,
     good: Option<(Rc<Served>, AttrValue)>,
     error: Option<ModelError>,
 }
@@ -145,47 +245,57 @@ fn draw(s: &Served, choice: &ServingChoice, dark: bool, compact: bool) -> AttrVa
     serving_chart(&ServingChart { series, prefill: choice.phase == Phase::Prefill, batch_labels: true, caption: false }, w, h, &Theme::for_dark(dark)).into()
 }
 
+type Key = (Cluster, ServingChoice, bool, bool);
+
+/// The panel: observes whether it is on screen and, only then, evaluates the choice on the
+/// cluster when either changed; the body below redraws only for a new answer.
 #[function_component(ServingPanel)]
 pub fn serving_panel(p: &Props) -> Html {
     let node = use_node_ref();
-    let in_view = use_in_view(node.clone(), true);
+    let in_view = crate::serving::use_on_screen(node.clone());
     let choice = use_state_eq(ServingChoice::default);
-    let target = use_state_eq(|| 20u32);
-    let shown = use_mut_ref(Shown::default);
+    let shown = use_mut_ref(|| (None::<Key>, Rc::new(Shown::default())));
     let c = *choice;
-    // Work only while on screen: off screen the panel keeps what it last showed.
     if in_view {
         let key = (p.cluster.clone(), c, p.dark, p.compact);
-        let mut sh = shown.borrow_mut();
-        if sh.key.as_ref() != Some(&key) {
-            match serve(&p.cluster, &c) {
+        let mut cell = shown.borrow_mut();
+        if cell.0.as_ref() != Some(&key) {
+            let last = cell.1.good.clone();
+            let next = match serve(&p.cluster, &c) {
                 Ok(s) => {
                     let svg = draw(&s, &c, p.dark, p.compact);
-                    sh.good = Some((Rc::new(s), svg));
-                    sh.error = None;
+                    Shown { cluster: p.cluster.clone(), good: Some((Rc::new(s), svg)), error: None }
                 }
-                Err(e) => sh.error = Some(e),
-            }
-            sh.key = Some(key);
+                // The last valid chart stays beside the error.
+                Err(e) => Shown { cluster: p.cluster.clone(), good: last, error: Some(e) },
+            };
+            *cell = (Some(key), Rc::new(next));
         }
     }
-    let sh = shown.borrow().clone();
-    let (found, progress, start) = use_serving_search(p.cluster.clone(), c, *target);
+    let view = super::Same(shown.borrow().1.clone());
+    html! {
+        <section ref={node} class="panel chart wide serving" data-testid="serving" aria-labelledby="serving-h">
+            <ServingBody {view} {choice} />
+        </section>
+    }
+}
 
-    let set = |f: fn(&mut ServingChoice, &str)| {
-        let choice = choice.clone();
-        Callback::from(move |v: String| {
-            let mut next = *choice;
-            f(&mut next, &v);
-            choice.set(next);
-        })
-    };
-    let err_for = |field: &str| sh.error.as_ref().is_some_and(|e| e.field == field);
-    let attrs = |label: &'static str, field: &str| SelectAttrs { aria_label: Some(label), error_id: err_for(field).then_some(ERROR_ID), ..SelectAttrs::default() };
-    let total = p.cluster.total_gpus();
-    let models = SERVING_PRESETS.iter().map(|(id, about)| Opt { title: Some(about), ..Opt::new(*id, *id, *id == c.model) }).collect();
-    let phases = [Phase::Decode, Phase::Prefill].iter().map(|ph| Opt::new(ph.id(), ph.id(), *ph == c.phase)).collect();
-    let precisions = Precision::ALL.iter().map(|pr| Opt::new(pr.id(), pr.id().to_uppercase(), *pr == c.precision)).collect();
+#[derive(Properties, PartialEq)]
+struct BodyProps {
+    view: super::Same<Shown>,
+    choice: UseStateHandle<ServingChoice>,
+}
+
+#[function_component(ServingBody)]
+fn serving_body(p: &BodyProps) -> Html {
+    let choice = p.choice.clone();
+    let c = *choice;
+    let target = use_state_eq(|| 20u32);
+    let sh = &*p.view.0;
+    let (found, progress, start) = use_serving_search(sh.cluster.clone(), c, *target);
+
+    let err_field = sh.error.as_ref().map(|e| e.field);
+    let total = sh.cluster.total_gpus();
     let on_target = {
         let target = target.clone();
         Callback::from(move |e: Event| {
@@ -207,21 +317,13 @@ pub fn serving_panel(p: &Props) -> Html {
     };
     let searching = progress.is_some();
     html! {
-        <section ref={node} class="panel chart wide serving" data-testid="serving" aria-labelledby="serving-h" aria-busy={searching.to_string()}>
+        <div aria-busy={searching.to_string()}>
             <div class="figcaption">
                 <h3 id="serving-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
                 <span class="chart-sub">{ "A model deployed for inference: decode or prefill step as a roofline of weights and KV cache against compute, plus TP all-reduces, EP dispatch/combine and the KV handoff on the fabric's tiers" }</span>
             </div>
             <div class="toolbar" role="group" aria-label="Served model and deployment">
-                <label class="inline">{ "Model " }{ select("serving-model", models, attrs("Served model", "model"), set(|c, v| if let Some((id, _)) = SERVING_PRESETS.iter().find(|(id, _)| *id == v) { c.model = id })) }</label>
-                <label class="inline">{ "Phase " }{ select("serving-phase", phases, attrs("Phase: decode or prefill", "phase"), set(|c, v| c.phase = Phase::from_id(v).unwrap_or_default())) }</label>
-                <label class="inline">{ "TP " }{ select("serving-tp", sizes(pow2(total.min(256)), c.tp), attrs("Tensor parallelism", "tp"), set(|c, v| c.tp = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "EP " }{ select("serving-ep", sizes(pow2(total.min(1024)), c.ep), attrs("Expert parallelism", "ep"), set(|c, v| c.ep = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "DP " }{ select("serving-dp", sizes(pow2(total.min(1024)), c.dp), attrs("Attention data parallelism", "dp"), set(|c, v| c.dp = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "Batch " }{ select("serving-batch", sizes(pow2(4096), c.batch), attrs("Sequences per attention DP rank", "batch"), set(|c, v| c.batch = v.parse::<u32>().unwrap_or(1).max(1))) }</label>
-                <label class="inline">{ "Context " }{ select("serving-context", sizes((9..=17).map(|i| 1u32 << i).collect(), c.context), attrs("Tokens of KV cache per sequence", "context"), set(|c, v| c.context = v.parse::<u32>().unwrap_or(2048).max(1))) }</label>
-                <label class="inline">{ "Input " }{ select("serving-input", sizes((7..=15).map(|i| 1u32 << i).collect(), c.input_len), attrs("Prompt tokens per request", "input_len"), set(|c, v| c.input_len = v.parse::<u32>().unwrap_or(1024).max(1))) }</label>
-                <label class="inline">{ "Precision " }{ select("serving-precision", precisions, attrs("Weight and matmul precision", "precision"), set(|c, v| c.precision = Precision::from_id(v).unwrap_or_default())) }</label>
+                { for Field::EXPLORER.iter().map(|f| field_select(*f, true, &choice, total, err_field)) }
                 { check("serving-disagg", "Disaggregated prefill", "Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token)", c.disaggregated, false, {
                     let choice = choice.clone();
                     Callback::from(move |on: bool| choice.set(ServingChoice { disaggregated: on, ..*choice }))
@@ -245,6 +347,8 @@ pub fn serving_panel(p: &Props) -> Html {
                 </figure>
                 <h4 class="sub" id="serving-breakdown-h">{ "Where the step's time goes" }</h4>
                 { breakdown(s) }
+            } else if sh.error.is_none() {
+                <p class="muted" data-testid="serving-waiting">{ "Computed when this panel is on screen." }</p>
             }
             <h4 class="sub" id="serving-search-h">{ "Best layout at a per-user speed" }</h4>
             <div class="toolbar" role="group" aria-labelledby="serving-search-h">
@@ -274,6 +378,6 @@ pub fn serving_panel(p: &Props) -> Html {
                     },
                 } }
             }
-        </section>
+        </div>
     }
 }
