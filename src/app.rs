@@ -344,6 +344,8 @@ pub fn App() -> Html {
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
+    // The serving frame's link (issue 24): encoded once per settled change, not per input.
+    let serving_link = use_memo(settled.clone(), fabricscope_model::link::encode);
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -482,8 +484,9 @@ pub fn App() -> Html {
                                 choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
                                 node: training_node.clone(), in_view: training_in_view,
                             }) }
-                            // Serving (issue 24): its own state; computes only while on screen.
-                            <crate::components::ServingPanel cluster={v.cluster.clone()} {dark} {compact} />
+                            // Serving (issue 24): serving.html's own wasm in a frame, loaded
+                            // when scrolled near and moved to each settled cluster.
+                            { crate::components::serving_frame(&serving_link) }
                         }
                         if shown >= 6 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }

@@ -12,6 +12,7 @@
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
 //! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`serving`] | the serving panel's deployment, its curve and the search in slices |
+//! | [`serving_page`] | serving.html's root: the serving panel for the link's cluster (the explorer frames it; its own wasm, src/bin/fabricscope-serving) |
 //! | [`prices`] | compare.html's price book: read from the link or this browser, saved |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
@@ -32,6 +33,7 @@ pub mod learn;
 pub mod prices;
 pub mod rightsize;
 pub mod serving;
+pub mod serving_page;
 pub mod training;
 pub mod url;
 

@@ -130,6 +130,21 @@ fn numbers_view(s: &Served) -> Html {
     }
 }
 
+/// The explorer's serving section: serving.html (its own wasm) in a frame for the cluster of
+/// `link`, loaded once scrolled near; a new link moves only the frame's fragment (no reload).
+pub fn serving_frame(link: &str) -> Html {
+    html! {
+        <section class="panel chart wide" data-testid="serving-section" aria-labelledby="serving-frame-h">
+            <div class="figcaption">
+                <h3 id="serving-frame-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
+                <a class="chart-sub" href={format!("serving.html#s={link}")} data-testid="to-serving">{ "Open the serving panel on its own page" }</a>
+            </div>
+            <iframe class="serving-frame" data-testid="serving-frame" loading="lazy" title="Serving panel for this cluster: model, deployment, curve, breakdown and search"
+                src={format!("serving.html?frame#s={link}")}></iframe>
+        </section>
+    }
+}
+
 /// A control of the deployment: one `<select>` each, built by [`field_select`].
 #[derive(Clone, Copy, PartialEq)]
 pub(crate) enum Field {
