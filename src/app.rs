@@ -486,7 +486,7 @@ pub fn App() -> Html {
                             }) }
                             // Serving (issue 24): serving.html's own wasm in a frame, loaded
                             // when scrolled near and moved to each settled cluster.
-                            { crate::components::serving_frame(&serving_link) }
+                            <crate::components::ServingFrame link={serving_link.clone()} />
                         }
                         if shown >= 6 {
                             { formula_panel(&FormulaProps { eval: v.clone() }) }

@@ -41,7 +41,7 @@ pub use pickers::{pickers, Props as PickersProps};
 pub use presets::{presets, Props as PresetsProps};
 pub use prices::{price_editor, Props as PriceEditorProps};
 pub use rightsize::{rightsize_panel, Props as RightsizeProps};
-pub use serving::{serving_frame, Props as ServingProps, ServingPanel};
+pub use serving::{FrameProps as ServingFrameProps, Props as ServingProps, ServingFrame, ServingPanel};
 pub use summary::summary_bar;
 pub use tier_table::tier_table_panel;
 pub use training::{training_panel, Props as TrainingProps};

@@ -130,17 +130,33 @@ fn numbers_view(s: &Served) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+pub struct FrameProps {
+    /// The explorer's settled link (`encode` of its scenario).
+    pub link: Rc<String>,
+}
+
 /// The explorer's serving section: serving.html (its own wasm) in a frame for the cluster of
-/// `link`, loaded once scrolled near; a new link moves only the frame's fragment (no reload).
-pub fn serving_frame(link: &str) -> Html {
+/// the link. The frame gets its address only once the section has come near the screen (no
+/// load, and no task, for a reader who never scrolls there); after that a new link moves only
+/// the frame's fragment, which the page follows without reloading.
+#[function_component(ServingFrame)]
+pub fn serving_frame(p: &FrameProps) -> Html {
+    let node = use_node_ref();
+    let near = crate::serving::use_on_screen(node.clone());
+    let seen = use_mut_ref(|| false);
+    if near {
+        *seen.borrow_mut() = true;
+    }
+    let link = &*p.link;
     html! {
-        <section class="panel chart wide" data-testid="serving-section" aria-labelledby="serving-frame-h">
+        <section ref={node} class="panel chart wide" data-testid="serving-section" aria-labelledby="serving-frame-h">
             <div class="figcaption">
                 <h3 id="serving-frame-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
                 <a class="chart-sub" href={format!("serving.html#s={link}")} data-testid="to-serving">{ "Open the serving panel on its own page" }</a>
             </div>
-            <iframe class="serving-frame" data-testid="serving-frame" loading="lazy" title="Serving panel for this cluster: model, deployment, curve, breakdown and search"
-                src={format!("serving.html?frame#s={link}")}></iframe>
+            <iframe class="serving-frame" data-testid="serving-frame" title="Serving panel for this cluster: model, deployment, curve, breakdown and search"
+                src={(*seen.borrow()).then(|| format!("serving.html?frame#s={link}"))}></iframe>
         </section>
     }
 }
