@@ -82,7 +82,7 @@ pub fn compare_serving(p: &Props) -> Html {
             if let Some(svg) = svg {
                 <figure class="serving-figure">
                     <div class="chart-svg" data-testid="compare-serving-chart"><ChartSvg {svg} /></div>
-                    <figcaption class="muted small">{ caption(false) }</figcaption>
+                    <figcaption class="muted small">{ caption(false) }{ " The designs may differ in GPU (HBM bandwidth, FLOPs) as well as in fabric: the explorer's serving panel breaks one design's step down." }</figcaption>
                 </figure>
             } else if refused.is_empty() {
                 <p class="muted">{ "Pin designs above to compare how each serves." }</p>
