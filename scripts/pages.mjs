@@ -14,6 +14,7 @@ export const PAGES = [
   { html: 'check.html', name: 'Check a real cluster' },
   { html: 'compare.html', name: 'Compare and price designs' },
   { html: 'embed.html', name: 'Embed (one chart for an iframe)' },
+  { html: 'serving.html', name: 'Serving (the explorer\'s serving panel, in a frame)' },
   { html: 'index.html', name: 'explorer' },
 ];
 

@@ -381,6 +381,8 @@ pub fn App() -> Html {
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
+    // The serving frame's link (issue 24): encoded once per settled change, not per input.
+    let serving_link = use_memo(settled.clone(), fabricscope_model::link::encode);
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -560,6 +562,11 @@ pub fn App() -> Html {
                         }
                         if let Some(p) = training_panel {
                             { memo(p) }
+                        }
+                        if shown >= 5 {
+                            // Serving (issue 24): serving.html's own wasm in a frame, loaded
+                            // when scrolled near and moved to each settled cluster.
+                            <crate::components::ServingFrame link={serving_link.clone()} />
                         }
                         if let Some(p) = formula {
                             { memo(p) }

@@ -201,6 +201,8 @@ fn ComparePage() -> Html {
                     <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={None} {dark} {compact}
                         on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} book={prices.book.clone()} />
                     if step >= 2 {
+                        // Serving (issue 24): the pinned designs' curves for one deployment.
+                        <crate::components::CompareServing designs={designs.list.iter().enumerate().map(|(i, d)| (fabricscope_charts::compare::design_label(i, &d.name), d.scenario.cluster.clone())).collect::<Vec<_>>()} {dark} {compact} />
                         { bom_panel(&v.cluster, &prices.book) }
                     }
                     if step >= 3 {

@@ -11,6 +11,8 @@
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
 //! | [`rightsize`] | the right-sizer, run on request in slices |
+//! | [`serving`] | the serving panel's deployment, its curve and the search in slices |
+//! | [`serving_page`] | serving.html's root: the serving panel for the link's cluster (the explorer frames it; its own wasm, src/bin/fabricscope-serving) |
 //! | [`prices`] | compare.html's price book: read from the link or this browser, saved |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
@@ -30,6 +32,8 @@ pub mod hooks;
 pub mod learn;
 pub mod prices;
 pub mod rightsize;
+pub mod serving;
+pub mod serving_page;
 pub mod training;
 pub mod url;
 

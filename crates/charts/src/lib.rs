@@ -12,6 +12,7 @@
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //! | [`pareto`] | the right-sizer's fabric options: cost or power against step time |
+//! | [`serving`] | tokens/s per GPU against per user as batch grows; the NVLink boundary; bands |
 //! | [`check`] | measured nccl-tests points over the expected curve and band |
 //! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
@@ -34,6 +35,7 @@ pub mod hierarchy;
 pub mod pareto;
 pub mod report;
 pub mod scale;
+pub mod serving;
 pub mod topology;
 pub mod training;
 pub mod teach;
@@ -46,4 +48,5 @@ pub use svg::{escape, polylines_in, svg_size, texts};
 pub use collective::{collective_chart, collective_chart_with_points, ChartOptions, Mark, Points, Series};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
+pub use serving::{serving_chart, ServingChart, ServingPoint, ServingSeries};
 pub use theme::{Rgb, Theme};

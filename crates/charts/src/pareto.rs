@@ -9,7 +9,7 @@ use fabricscope_design::rightsize::{Axis as X, RightSize};
 use std::fmt::Write;
 
 /// Ticks of a linear axis over `lo..hi`: about five 1-2-5 steps, and the range widened to them.
-fn ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
+pub(crate) fn ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
     let span = if hi > lo { hi - lo } else { lo.abs().max(1.0) * 0.1 };
     let step = nice_ceil(nice_floor(span / 5.0).max(f64::MIN_POSITIVE));
     let (a, b) = ((lo / step).floor() * step, (hi / step).ceil() * step);
@@ -19,7 +19,7 @@ fn ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
 }
 
 /// A number for a tick: "1.32k", "450", "0.48".
-fn tick_label(v: f64) -> String {
+pub(crate) fn tick_label(v: f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
         format!("{:.3}M", v / 1e6).trim_end_matches('0').trim_end_matches('.').to_string()

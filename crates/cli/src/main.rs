@@ -19,6 +19,7 @@ mod render;
 mod rightsize;
 mod search;
 mod serve;
+mod serve_chart;
 mod sweep;
 mod teach;
 mod tiers;

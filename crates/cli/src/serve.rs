@@ -234,6 +234,13 @@ pub struct ServeArgs {
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
+    /// Also write the serving curve (tokens/s per GPU against per user as batch grows, the
+    /// deployment and its counterpart across the NVLink boundary) as SVG to this file
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
+    /// Palette of the --svg chart
+    #[arg(long, value_enum, default_value = "light")]
+    pub theme: crate::render::ThemeArg,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -371,6 +378,9 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     }
     let d = a.deployment();
     let r = Server::new(&topo, &m)?.evaluate(&d)?;
+    if let Some(path) = &a.svg {
+        crate::serve_chart::write(path, &topo, &m, &d, a.theme == crate::render::ThemeArg::Dark)?;
+    }
     if a.json {
         return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r });
     }

@@ -1,0 +1,215 @@
+// The serving panel (issue 24), against a release build (dist/):
+// - the explorer with the DGX H100 SuperPOD preset, scrolled to the serving panel (serving.html,
+//   its own wasm, in a lazy frame that follows the explorer's settled link): Llama 3 8B
+//   at TP 8 stays inside the 8-GPU NVLink domain; TP 16 crosses it: the boundary note says so,
+//   TPOT rises (the all-reduces cross the network every layer) and the chart's curve is dashed;
+// - an invalid deployment (EP 2 on a dense model) names the field and keeps the last chart;
+// - the cluster changed in the explorer reaches the frame (1 node: TP 16 no longer fits);
+// - the TP x EP x DP x batch search answers with progress and no main-thread task over 50 ms,
+//   in under 2 s;
+// - compare.html with GB200 NVL72 and H100 RoCE pinned: two curves for DeepSeek-V3 EP 32, the
+//   H100 one across the NVLink boundary, the NVL72 one inside;
+// - screenshots at 1400 x 900 in both themes to e2e/out/serving-*.png; no console error.
+//
+//   node e2e/serving.mjs            (DIST=path to test another build)
+
+import { chromium } from 'playwright-core';
+import { stat, mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+const out = join(here, 'out');
+/** Longest main-thread task allowed during the search, ms. */
+const LONG_TASK_MS = 50;
+
+
+async function main() {
+  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}`);
+  await mkdir(out, { recursive: true });
+  const server = await startServer({ root: dist, port: Number(process.env.PORT ?? 0) });
+  const base = `${server.origin}/`;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { check, summary } = checker();
+  const ctx = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1400, height: 900 } });
+  const page = await ctx.newPage();
+  const problems = watch(page, []);
+  const panel = '[data-testid=serving]';
+  let f = null; // the serving frame
+  const choose = async (sel, v) => {
+    await f.selectOption(sel, String(v));
+    await page.waitForTimeout(100);
+  };
+  const value = async (id) => Number(await f.getAttribute(`[data-testid=${id}]`, 'data-value'));
+  try {
+    await page.goto(base, { waitUntil: 'load' });
+    await page.waitForSelector('[data-preset=dgx-h100-superpod]', { state: 'attached', timeout: 15000 });
+
+    await check('the explorer frames serving.html for its cluster, loaded once scrolled near', async () => {
+      await clickPreset(page, 'dgx-h100-superpod');
+      await page.waitForSelector('[data-testid=serving-frame]', { state: 'attached', timeout: 20000 });
+      await page.locator('[data-testid=serving-frame]').scrollIntoViewIfNeeded();
+      await page.frameLocator('[data-testid=serving-frame]').locator('[data-testid=serving-tpot]').waitFor({ timeout: 20000 });
+      f = await (await page.$('[data-testid=serving-frame]')).contentFrame();
+      await page.waitForTimeout(500);
+      const hash = await page.evaluate(() => location.hash);
+      assert(hash.startsWith('#s=') && f.url().endsWith(hash), `frame ${f.url()} follows the explorer's link ${hash}`);
+      assert(f.url().includes('serving.html?frame'), f.url());
+      assert(!(await f.isVisible('.masthead')), 'no masthead in the frame');
+    });
+
+    await check('TP 8 inside the NVLink domain, TP 16 across it: TPOT rises and the note says so', async () => {
+      await choose('#serving-model', 'llama3-8b');
+      await choose('#serving-tp', 8);
+      assert((await f.getAttribute('[data-testid=serving-boundary]', 'data-crosses')) === 'false', 'TP 8 inside');
+      const inside = await value('serving-tpot');
+      const note8 = await f.textContent('[data-testid=serving-boundary]');
+      assert(note8.includes('TP 8 stays inside one NVLink domain of 8 GPUs') && note8.includes('TP 16'), note8);
+      // The chart: the deployment (solid) and its counterpart across the boundary (dashed).
+      const crosses = await f.$$eval('[data-testid=serving-chart] path[data-series]', (ps) => ps.map((p) => p.getAttribute('data-crosses')));
+      assert(JSON.stringify(crosses) === '["false","true"]', `curves: ${crosses}`);
+      await choose('#serving-tp', 16);
+      assert((await f.getAttribute('[data-testid=serving-boundary]', 'data-crosses')) === 'true', 'TP 16 crosses');
+      const across = await value('serving-tpot');
+      const note16 = await f.textContent('[data-testid=serving-boundary]');
+      assert(note16.includes('TP 16 spans 2 NVLink domains') && note16.includes('crosses the network'), note16);
+      assert(across > inside * 1.2, `TPOT across ${across} ms vs inside ${inside} ms`);
+      const band = await f.textContent('[data-testid=serving-band]');
+      assert(/Band ±\d+%|Not validated/.test(band), band);
+      const rows = await f.locator('[data-testid=serving-breakdown] tbody tr').allInnerTexts();
+      assert(rows.length === 7 && rows.some((r) => r.startsWith('TP all-reduce')), rows.join(' | '));
+      console.log(`    Llama 3 8B batch 32: TPOT ${inside.toFixed(2)} ms at TP 8, ${across.toFixed(2)} ms at TP 16`);
+      // One change re-evaluates the deployment, its curve and its counterpart (about 30
+      // configurations) and redraws: the whole task, timed in the page, stays short.
+      const taskMs = await f.evaluate(async () => {
+        const sel = document.querySelector('#serving-batch');
+        const t0 = performance.now();
+        sel.value = '64';
+        sel.dispatchEvent(new Event('change', { bubbles: true }));
+        await new Promise((r) => setTimeout(r, 0));
+        return performance.now() - t0;
+      });
+      console.log(`    one change of the panel (evaluate ~30 configurations, draw): ${taskMs.toFixed(1)} ms`);
+      assert(taskMs < 50, `the panel's update took ${taskMs} ms`);
+    });
+
+    await check('the explorer cluster reaches the frame: on 1 node TP 16 no longer fits', async () => {
+      await page.fill('#nodes-number', '1');
+      await page.press('#nodes-number', 'Enter');
+      await f.waitForSelector('[data-testid=serving-error]', { timeout: 5000 });
+      const err = await f.textContent('[data-testid=serving-error]');
+      assert(err.includes('the cluster has 8'), err);
+      assert((await f.$$('[data-testid=serving-chart] path[data-series]')).length === 2, 'the last valid chart stays');
+      await page.fill('#nodes-number', '128');
+      await page.press('#nodes-number', 'Enter');
+      await f.waitForSelector('[data-testid=serving-error]', { state: 'detached', timeout: 5000 });
+      await choose('#serving-tp', 8);
+    });
+
+    await check('an invalid deployment names the field and keeps the last chart', async () => {
+      await choose('#serving-ep', 2);
+      const err = await f.textContent('[data-testid=serving-error]');
+      assert((await f.getAttribute('[data-testid=serving-error]', 'data-field')) === 'ep' && err.includes('ep 1'), err);
+      assert((await f.getAttribute('#serving-ep', 'aria-invalid')) === 'true', 'the EP control is marked');
+      assert((await f.$$('[data-testid=serving-chart] path[data-series]')).length === 2, 'the last chart stays');
+      await choose('#serving-ep', 1);
+      assert((await f.$('[data-testid=serving-error]')) === null, 'the error clears');
+    });
+
+    await check('screenshots of the panel, light and dark', async () => {
+      await choose('#serving-model', 'llama3-70b');
+      await f.locator(panel).screenshot({ path: join(out, 'serving-1400-light.png') });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.waitForTimeout(300);
+      await f.locator(panel).screenshot({ path: join(out, 'serving-1400-dark.png') });
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
+
+    await check('the search answers with progress, no long task, under 2 s', async () => {
+      await choose('#serving-model', 'deepseek-v3');
+      await choose('#serving-precision', 'fp8');
+      const observe = () => {
+        window.__tasks = [];
+        new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__tasks.push(e.duration))).observe({ type: 'longtask' });
+      };
+      await page.evaluate(observe);
+      await f.evaluate(observe);
+      await f.evaluate(() => {
+        window.__status = [];
+        const s = document.querySelector('[data-testid=serving-search-status]');
+        new MutationObserver(() => window.__status.push(s.textContent)).observe(s, { childList: true, subtree: true, characterData: true });
+      });
+      const t0 = Date.now();
+      await f.click('[data-testid=serving-search]');
+      await f.waitForSelector('[data-testid=serving-search-result]', { timeout: 10000 });
+      const ms = Date.now() - t0;
+      const { tasks, status } = await f.evaluate(() => ({ tasks: window.__tasks, status: window.__status }));
+      const top = await page.evaluate(() => window.__tasks);
+      const text = await f.textContent('[data-testid=serving-search-result]');
+      console.log(`    search: ${ms} ms, ${status.filter((s) => s.startsWith('searching')).length} progress updates, long tasks ${JSON.stringify(tasks.concat(top).map(Math.round))}; ${text.slice(0, 150)}`);
+      assert(status.some((s) => /searching: \d+% of \d+ deployments/.test(s)), `progress shown: ${JSON.stringify(status)}`);
+      assert(tasks.concat(top).every((d) => d <= LONG_TASK_MS), `a task over ${LONG_TASK_MS} ms: ${tasks} ${top}`);
+      assert(ms < 2000, `search took ${ms} ms`);
+      assert(/Best at ≥ 20 tokens\/s per user: TP \d+ × EP \d+ × DP \d+/.test(text), text);
+      // Its layout can be taken into the panel.
+      const tp = await f.getAttribute('[data-testid=serving-search-result]', 'data-tp');
+      await f.click('[data-testid=serving-search-result] button');
+      await page.waitForTimeout(100);
+      assert((await f.$eval('#serving-tp', (s) => s.value)) === tp, 'the best layout is applied');
+    });
+
+    await check('compare.html: NVL72 against 8-GPU RoCE nodes, two curves, the boundary on the right one', async () => {
+      await page.goto(`${base}compare.html#s=v1.e30`, { waitUntil: 'load' });
+      await page.evaluate(() => localStorage.clear());
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=compare]', { timeout: 15000 });
+      while ((await page.$$('[data-testid=design-remove]')).length > 0) {
+        await page.click('[data-testid=design-remove]');
+        await page.waitForTimeout(50);
+      }
+      for (const id of ['gb200-nvl72', 'h100-roce']) {
+        await clickPreset(page, id);
+        await page.waitForTimeout(100);
+        await page.click('[data-testid=pin]');
+        await page.waitForTimeout(100);
+      }
+      const cmp = '[data-testid=compare-serving]';
+      await page.waitForSelector(cmp, { state: 'attached', timeout: 15000 });
+      await page.locator(cmp).scrollIntoViewIfNeeded();
+      // Drawn once on screen (the panel waits while off screen).
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=compare-serving-chart] path[data-series]').length === 2, null, { timeout: 10000 });
+      const curves = await page.$$eval('[data-testid=compare-serving-chart] path[data-series]', (ps) => ps.map((p) => p.getAttribute('data-crosses')));
+      const legend = await page.$$eval('[data-testid=compare-serving-chart] text[data-role=legend]', (ts) => ts.map((t) => t.textContent));
+      const refused = await page.$$eval('[data-testid=compare-serving-refused] li', (ls) => ls.map((l) => l.textContent));
+      console.log(`    legend: ${legend.join(' | ')}; refused: ${refused.join(' | ')}`);
+      assert(curves.length === 2, `two curves: ${curves} (refused: ${refused})`);
+      assert(legend.some((l) => l.startsWith('A ·') && l.includes('EP 32 inside NVLink')), legend.join(' | '));
+      assert(legend.some((l) => l.startsWith('B ·') && l.includes('EP 32 across NVLink')), legend.join(' | '));
+      await page.locator(cmp).screenshot({ path: join(out, 'serving-compare-light.png') });
+      // A design that cannot host the deployment is named, not dropped: EP 512 over DP 512
+      // needs 512 GPUs; the NVL72 design has 288.
+      await page.selectOption('#cmp-serving-dp', '512');
+      await page.selectOption('#cmp-serving-ep', '512');
+      await page.waitForTimeout(300);
+      const refused512 = await page.$$eval('[data-testid=compare-serving-refused] li', (ls) => ls.map((l) => l.textContent));
+      const curves512 = await page.$$eval('[data-testid=compare-serving-chart] path[data-series]', (ps) => ps.length);
+      assert(refused512.length === 1 && refused512[0].startsWith('A ·') && refused512[0].includes('cannot host it') && refused512[0].includes('288'), `refused: ${refused512}`);
+      assert(curves512 === 1, `the other design still drawn: ${curves512}`);
+    });
+
+    await check('no console error', async () => {
+      assert(problems.length === 0, problems.join('\n'));
+    });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  process.exit(summary('e2e serving') ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

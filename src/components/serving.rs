@@ -1,0 +1,414 @@
+//! The serving panel: an LLM served on the page's cluster. Pick a model and a deployment;
+//! see tokens/s per GPU against per user as batch grows (and the same deployment across the
+//! NVLink boundary), the step's breakdown, TPOT, TTFT and throughput with their bands, and
+//! search TP x EP x DP x batch for a per-user speed. Computed only while on screen.
+
+use super::controls::{check, numbers, select, Opt, SelectAttrs};
+use super::ChartSvg;
+use crate::serving::{serve, use_serving_search, Served, ServingChoice};
+use fabricscope_charts::serving::caption;
+use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
+use fabricscope_model::{Cluster, ModelError};
+use fabricscope_serving::{Phase, Precision, SERVING_PRESETS};
+use std::rc::Rc;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The cluster the page shows (a valid one).
+    pub cluster: Cluster,
+    pub dark: bool,
+    pub compact: bool,
+}
+
+/// Id of the error message; the control it names points at it.
+const ERROR_ID: &str = "serving-error";
+
+fn pow2(max: u32) -> Vec<u32> {
+    (0..20).map(|i| 1u32 << i).take_while(|v| *v <= max.max(1)).collect()
+}
+
+/// Sizes offered, with the current one even when it is not a power of two.
+fn sizes(mut v: Vec<u32>, current: u32) -> Vec<Opt> {
+    if !v.contains(&current) {
+        v.push(current);
+        v.sort_unstable();
+    }
+    numbers(v, current)
+}
+
+/// "±6%" or "not validated".
+fn band(b: Option<f64>) -> String {
+    b.map_or_else(|| "not validated".to_string(), |p| format!("±{p:.0}%"))
+}
+
+#[inline(never)]
+fn stat(label: &'static str, testid: &'static str, exact: Option<f64>, value: String, sub: String) -> Html {
+    html! {
+        <div class="stat">
+            <span class="stat-label">{ label }</span>
+            <span class="stat-value" data-testid={testid} data-value={exact.map(|v| v.to_string())}>{ value }</span>
+            <span class="stat-sub">{ sub }</span>
+        </div>
+    }
+}
+
+/// The sentence under the chart: where the deployment's group sits against the NVLink domain.
+fn boundary_note(s: &Served) -> String {
+    let g = s.group;
+    let other = s.curves.get(1).map(|c| format!("{} {}", c.group.kind, c.group.size));
+    let domains = g.size.div_ceil(s.domain_gpus.max(1));
+    if g.crosses {
+        format!(
+            "{} {} spans {domains} NVLink domains of {} GPUs: its {} crosses the network in every layer (dashed).{}",
+            g.kind,
+            g.size,
+            s.domain_gpus,
+            if g.kind == "TP" { "all-reduce" } else { "dispatch and combine" },
+            other.map_or(String::new(), |o| format!(" Solid: {o}, inside one domain."))
+        )
+    } else {
+        format!(
+            "{} {} stays inside one NVLink domain of {} GPUs (solid).{}",
+            g.kind,
+            g.size,
+            s.domain_gpus,
+            other.map_or(" No layout across the boundary fits this cluster and model.".to_string(), |o| format!(" Dashed: {o}, across the boundary."))
+        )
+    }
+}
+
+fn breakdown(s: &Served) -> Html {
+    let r = &s.report;
+    let b = &r.breakdown;
+    let step = r.step_ms.max(1e-12);
+    // The roofline's smaller term overlaps the larger; the KV transfer is in TTFT, not the step.
+    let hidden = |own: f64, other: f64| (own < other).then_some("hidden (roofline)");
+    let rows: [(&str, f64, Option<&str>); 7] = [
+        ("Weights and KV cache read", b.weights_kv_read, hidden(b.weights_kv_read, b.compute)),
+        ("Compute", b.compute, hidden(b.compute, b.weights_kv_read)),
+        ("Per-layer kernels and host work", b.layer_overhead, None),
+        ("TP all-reduce", b.tp_allreduce, None),
+        ("EP dispatch and combine (exposed)", b.ep_dispatch_combine, None),
+        ("Pipeline hops", b.pipeline, None),
+        ("KV transfer (in TTFT)", b.kv_transfer, Some("in TTFT")),
+    ];
+    html! {
+        <div class="table-scroll" tabindex="0" role="region" aria-labelledby="serving-breakdown-h">
+            <table data-testid="serving-breakdown">
+                <caption class="muted">{ format!("One {} step: {:.3} ms, {}-bound (the roofline takes the larger of read and compute)", r.phase.id(), r.step_ms, r.bound) }</caption>
+                <thead><tr><th scope="col">{ "Part" }</th><th scope="col" class="num">{ "ms" }</th><th scope="col" class="num">{ "Share of step" }</th></tr></thead>
+                <tbody>
+                    { for rows.iter().map(|(name, ms, note)| html! {
+                        <tr>
+                            <th scope="row">{ *name }</th>
+                            <td class="num">{ format!("{ms:.3}") }</td>
+                            <td class="num">{ note.map_or_else(|| format!("{:.0}%", ms / step * 100.0), str::to_string) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+fn numbers_view(s: &Served) -> Html {
+    let r = &s.report;
+    let b = band(r.error_band_pct);
+    let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.2} ms"));
+    let with_band = |x: String| format!("{x} · {b}");
+    html! {
+        <div class="stats mini" data-testid="serving-numbers">
+            { stat("Time per output token", "serving-tpot", r.tpot_ms, ms(r.tpot_ms), with_band(if r.phase == Phase::Prefill { "decode only".into() } else { format!("batch {} per DP rank", r.batch) })) }
+            { stat("Time to first token", "serving-ttft", r.ttft_ms, ms(r.ttft_ms), with_band(if r.breakdown.kv_transfer > 0.0 { format!("{:.2} ms KV transfer", r.breakdown.kv_transfer) } else { "one prompt".into() })) }
+            { stat("Tokens/s per GPU", "serving-per-gpu", Some(r.tokens_per_s_per_gpu), format!("{:.0}", r.tokens_per_s_per_gpu), with_band(format!("{} GPUs", r.gpus))) }
+            { stat("Tokens/s per node", "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with_band(format!("{} node{}", r.nodes, if r.nodes == 1 { "" } else { "s" }))) }
+            { stat("Tokens/s per user", "serving-per-user", Some(r.tokens_per_s_per_user), format!("{:.1}", r.tokens_per_s_per_user), b.clone()) }
+            { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), format!("memory {:.0} of {:.0} GB per GPU", r.memory_gb, r.hbm_usable_gb)) }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FrameProps {
+    /// The explorer's settled link (`encode` of its scenario).
+    pub link: Rc<String>,
+}
+
+/// The explorer's serving section: serving.html (its own wasm) in a frame for the cluster of
+/// the link. The frame gets its address only once the section has come near the screen (no
+/// load, and no task, for a reader who never scrolls there); after that a new link moves only
+/// the frame's fragment, which the page follows without reloading.
+#[function_component(ServingFrame)]
+pub fn serving_frame(p: &FrameProps) -> Html {
+    let node = use_node_ref();
+    let near = crate::serving::use_on_screen(node.clone());
+    let seen = use_mut_ref(|| false);
+    if near {
+        *seen.borrow_mut() = true;
+    }
+    let link = &*p.link;
+    html! {
+        <section ref={node} class="panel chart wide" data-testid="serving-section" aria-labelledby="serving-frame-h">
+            <div class="figcaption">
+                <h3 id="serving-frame-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
+                <a class="chart-sub" href={format!("serving.html#s={link}")} data-testid="to-serving">{ "Open the serving panel on its own page" }</a>
+            </div>
+            <iframe class="serving-frame" data-testid="serving-frame" title="Serving panel for this cluster: model, deployment, curve, breakdown and search"
+                src={(*seen.borrow()).then(|| format!("serving.html?frame#s={link}"))}></iframe>
+        </section>
+    }
+}
+
+/// A control of the deployment: one `<select>` each, built by [`field_select`].
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Field {
+    Model,
+    Phase,
+    Tp,
+    Ep,
+    Dp,
+    Batch,
+    Context,
+    Input,
+    Precision,
+}
+
+impl Field {
+    /// The explorer panel's controls, in order.
+    pub const EXPLORER: [Field; 9] = [Field::Model, Field::Phase, Field::Tp, Field::Ep, Field::Dp, Field::Batch, Field::Context, Field::Input, Field::Precision];
+    /// Label, short name, accessible name, and the model's field name in its errors.
+    fn about(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            Field::Model => ("Model ", "model", "Served model", "model"),
+            Field::Phase => ("Phase ", "phase", "Phase: decode or prefill", "phase"),
+            Field::Tp => ("TP ", "tp", "Tensor parallelism", "tp"),
+            Field::Ep => ("EP ", "ep", "Expert parallelism", "ep"),
+            Field::Dp => ("DP ", "dp", "Attention data parallelism", "dp"),
+            Field::Batch => ("Batch ", "batch", "Sequences per attention DP rank", "batch"),
+            Field::Context => ("Context ", "context", "Tokens of KV cache per sequence", "context"),
+            Field::Input => ("Input ", "input", "Prompt tokens per request", "input_len"),
+            Field::Precision => ("Precision ", "precision", "Weight and matmul precision", "precision"),
+        }
+    }
+    /// Element ids: the explorer's and the compare page's.
+    fn ids(self) -> (&'static str, &'static str) {
+        match self {
+            Field::Model => ("serving-model", "cmp-serving-model"),
+            Field::Phase => ("serving-phase", "cmp-serving-phase"),
+            Field::Tp => ("serving-tp", "cmp-serving-tp"),
+            Field::Ep => ("serving-ep", "cmp-serving-ep"),
+            Field::Dp => ("serving-dp", "cmp-serving-dp"),
+            Field::Batch => ("serving-batch", "cmp-serving-batch"),
+            Field::Context => ("serving-context", "cmp-serving-context"),
+            Field::Input => ("serving-input", "cmp-serving-input"),
+            Field::Precision => ("serving-precision", "cmp-serving-precision"),
+        }
+    }
+    /// The options offered on a cluster of `total` GPUs, the current one selected.
+    fn options(self, c: &ServingChoice, total: u32) -> Vec<Opt> {
+        let range = |lo: u32, hi: u32| (lo..=hi).map(|i| 1u32 << i).collect::<Vec<u32>>();
+        match self {
+            Field::Model => SERVING_PRESETS.iter().map(|(id, about)| Opt { title: Some(*about), ..Opt::new(*id, *id, *id == c.model) }).collect(),
+            Field::Phase => [Phase::Decode, Phase::Prefill].iter().map(|ph| Opt::new(ph.id(), ph.id(), *ph == c.phase)).collect(),
+            Field::Precision => Precision::ALL.iter().map(|pr| Opt::new(pr.id(), pr.id().to_uppercase(), *pr == c.precision)).collect(),
+            Field::Tp => sizes(pow2(total.min(256)), c.tp),
+            Field::Ep => sizes(pow2(total.min(1024)), c.ep),
+            Field::Dp => sizes(pow2(total.min(1024)), c.dp),
+            Field::Batch => sizes(pow2(4096), c.batch),
+            Field::Context => sizes(range(9, 17), c.context),
+            Field::Input => sizes(range(7, 15), c.input_len),
+        }
+    }
+    /// `c` with this field set to the option `v`.
+    fn apply(self, c: &mut ServingChoice, v: &str) {
+        let n = v.parse::<u32>().unwrap_or(1).max(1);
+        match self {
+            Field::Model => {
+                if let Some((id, _)) = SERVING_PRESETS.iter().find(|(id, _)| *id == v) {
+                    c.model = id;
+                }
+            }
+            Field::Phase => c.phase = Phase::from_id(v).unwrap_or_default(),
+            Field::Precision => c.precision = Precision::from_id(v).unwrap_or_default(),
+            Field::Tp => c.tp = n,
+            Field::Ep => c.ep = n,
+            Field::Dp => c.dp = n,
+            Field::Batch => c.batch = n,
+            Field::Context => c.context = n,
+            Field::Input => c.input_len = n,
+        }
+    }
+}
+
+/// The labelled `<select>` of `f` (the explorer's id, or the compare page's), marked invalid when the model's
+/// error (`err_field`) names it.
+#[inline(never)]
+pub(crate) fn field_select(f: Field, explorer: bool, choice: &UseStateHandle<ServingChoice>, total: u32, err_field: Option<&str>) -> Html {
+    let (label, _, aria, model_field) = f.about();
+    let id = if explorer { f.ids().0 } else { f.ids().1 };
+    let attrs = SelectAttrs { aria_label: Some(aria), error_id: (err_field == Some(model_field)).then_some(ERROR_ID), ..SelectAttrs::default() };
+    let on = {
+        let choice = choice.clone();
+        Callback::from(move |v: String| {
+            let mut next = *choice;
+            f.apply(&mut next, &v);
+            choice.set(next);
+        })
+    };
+    html! { <label class="inline">{ label }{ select(id, f.options(choice, total), attrs, on) }</label> }
+}
+
+/// The panel's last answer: the cluster it is for, the last valid evaluation (and its chart),
+/// and the error of the current choice if it has one. Shared by pointer: the body re-renders
+/// only when a new answer is made (never while the panel is off screen).
+#[derive(Default)]
+struct Shown {
+    cluster: Cluster,
+    good: Option<(Rc<Served>, AttrValue)>,
+    error: Option<ModelError>,
+}
+
+fn draw(s: &Served, choice: &ServingChoice, dark: bool, compact: bool) -> AttrValue {
+    let series = s.curves.iter().enumerate().map(|(i, c)| ServingSeries::of(c, None, (i == 0).then_some(choice.batch))).collect();
+    let (w, h) = if compact { (400, 380) } else { (760, 400) };
+    serving_chart(&ServingChart { series, prefill: choice.phase == Phase::Prefill, batch_labels: true, caption: false }, w, h, &Theme::for_dark(dark)).into()
+}
+
+type Key = (Cluster, ServingChoice, bool, bool);
+
+/// The panel: observes whether it is on screen and, only then, evaluates the choice on the
+/// cluster when either changed; the body below redraws only for a new answer.
+#[function_component(ServingPanel)]
+pub fn serving_panel(p: &Props) -> Html {
+    let node = use_node_ref();
+    let in_view = crate::serving::use_on_screen(node.clone());
+    let choice = use_state_eq(ServingChoice::default);
+    let shown = use_mut_ref(|| (None::<Key>, Rc::new(Shown::default())));
+    let c = *choice;
+    if in_view {
+        let key = (p.cluster.clone(), c, p.dark, p.compact);
+        let mut cell = shown.borrow_mut();
+        if cell.0.as_ref() != Some(&key) {
+            let last = cell.1.good.clone();
+            let next = match serve(&p.cluster, &c) {
+                Ok(s) => {
+                    let svg = draw(&s, &c, p.dark, p.compact);
+                    Shown { cluster: p.cluster.clone(), good: Some((Rc::new(s), svg)), error: None }
+                }
+                // The last valid chart stays beside the error.
+                Err(e) => Shown { cluster: p.cluster.clone(), good: last, error: Some(e) },
+            };
+            *cell = (Some(key), Rc::new(next));
+        }
+    }
+    let view = super::Same(shown.borrow().1.clone());
+    html! {
+        <section ref={node} class="panel chart wide serving" data-testid="serving" aria-labelledby="serving-h">
+            <ServingBody {view} {choice} />
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct BodyProps {
+    view: super::Same<Shown>,
+    choice: UseStateHandle<ServingChoice>,
+}
+
+#[function_component(ServingBody)]
+fn serving_body(p: &BodyProps) -> Html {
+    let choice = p.choice.clone();
+    let c = *choice;
+    let target = use_state_eq(|| 20u32);
+    let sh = &*p.view.0;
+    let (found, progress, start) = use_serving_search(sh.cluster.clone(), c, *target);
+
+    let err_field = sh.error.as_ref().map(|e| e.field);
+    let total = sh.cluster.total_gpus();
+    let on_target = {
+        let target = target.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(v) = input.value().trim().parse::<f64>() {
+                if v.is_finite() && (0.0..=100_000.0).contains(&v) {
+                    target.set(v.round() as u32);
+                }
+            }
+        })
+    };
+    let use_best = {
+        let (choice, found) = (choice.clone(), found.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(b) = found.as_ref().and_then(|f| f.result.as_ref().ok()).and_then(|r| r.best.as_ref()) {
+                choice.set(ServingChoice { phase: Phase::Decode, tp: b.tp, ep: b.ep, dp: b.dp, batch: b.batch, ..*choice });
+            }
+        })
+    };
+    let searching = progress.is_some();
+    html! {
+        <div aria-busy={searching.to_string()}>
+            <div class="figcaption">
+                <h3 id="serving-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
+                <span class="chart-sub">{ "A model deployed for inference: decode or prefill step as a roofline of weights and KV cache against compute, plus TP all-reduces, EP dispatch/combine and the KV handoff on the fabric's tiers" }</span>
+            </div>
+            <div class="toolbar" role="group" aria-label="Served model and deployment">
+                { for Field::EXPLORER.iter().map(|f| field_select(*f, true, &choice, total, err_field)) }
+                { check("serving-disagg", "Disaggregated prefill", "Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token)", c.disaggregated, false, {
+                    let choice = choice.clone();
+                    Callback::from(move |on: bool| choice.set(ServingChoice { disaggregated: on, ..*choice }))
+                }) }
+            </div>
+            if let Some(e) = &sh.error {
+                <p class="error" role="alert" id={ERROR_ID} data-testid="serving-error" data-field={e.field}>
+                    { format!("{}: {}{}", e.field.replace('_', " "), e.message, if sh.good.is_some() { " (showing the last valid deployment)" } else { "" }) }
+                </p>
+            }
+            if let Some((s, svg)) = &sh.good {
+                <p class="bottleneck" data-testid="serving-boundary" data-crosses={s.group.crosses.to_string()}>{ boundary_note(s) }</p>
+                { numbers_view(s) }
+                <p class="muted small" data-testid="serving-band">{ match s.report.error_band_pct {
+                    Some(pct) => format!("Band ±{pct:.0}%: the median error of {} on published {} runs.", s.report.accuracy_class.id(), s.report.hardware_class.id()),
+                    None => format!("Not validated: no published measurement of {} on {} hardware; the numbers are the model's extrapolation.", s.report.accuracy_class.id(), s.report.hardware_class.id()),
+                } }</p>
+                <figure class="serving-figure">
+                    <div class="chart-svg" data-testid="serving-chart"><ChartSvg svg={svg.clone()} /></div>
+                    <figcaption class="muted small">{ caption(true) }</figcaption>
+                </figure>
+                <h4 class="sub" id="serving-breakdown-h">{ "Where the step's time goes" }</h4>
+                { breakdown(s) }
+            } else if sh.error.is_none() {
+                <p class="muted" data-testid="serving-waiting">{ "Computed when this panel is on screen." }</p>
+            }
+            <h4 class="sub" id="serving-search-h">{ "Best layout at a per-user speed" }</h4>
+            <div class="toolbar" role="group" aria-labelledby="serving-search-h">
+                <label class="inline" for="serving-target">{ "At least (output tokens/s per user) " }</label>
+                <input id="serving-target" type="number" min="0" max="100000" step="1" value={target.to_string()} onchange={on_target} />
+                <button type="button" data-testid="serving-search" disabled={searching} onclick={start.reform(|_: MouseEvent| ())}>{ "Search TP × EP × DP × batch" }</button>
+                <span class="status" role="status" data-testid="serving-search-status">
+                    { match progress {
+                        Some((d, t)) if t > 0 => format!("searching: {}% of {t} deployments", 100 * d / t),
+                        Some(_) => "searching…".to_string(),
+                        None => String::new(),
+                    } }
+                </span>
+            </div>
+            if let Some(f) = &found {
+                { match &f.result {
+                    Err(e) => html! { <p class="error" data-testid="serving-search-result">{ format!("{}: {}", e.field, e.message) }</p> },
+                    Ok(r) => match &r.best {
+                        Some(b) => html! {
+                            <p data-testid="serving-search-result" data-tp={b.tp.to_string()} data-ep={b.ep.to_string()} data-dp={b.dp.to_string()}>
+                                { format!("Best at ≥ {} tokens/s per user: TP {} × EP {} × DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms). {} deployments tried, {} refused (do not fit or do not split). ",
+                                    *target, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms, r.points.len() + r.refused as usize, r.refused) }
+                                <button type="button" onclick={use_best}>{ "Use this layout" }</button>
+                            </p>
+                        },
+                        None => html! { <p class="warning" data-testid="serving-search-result">{ format!("No deployment reaches {} tokens/s per user on this cluster ({} tried).", *target, r.points.len() + r.refused as usize) }</p> },
+                    },
+                } }
+            }
+        </div>
+    }
+}
