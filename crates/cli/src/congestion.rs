@@ -7,6 +7,8 @@ use crate::error::CliError;
 use crate::output;
 use clap::Args;
 use fabricscope_flow::sim::{DEFAULT_CHANNELS, DEFAULT_DUTY_CYCLE, MAX_CHANNELS, MAX_OTHER_JOBS, MAX_QPS, MAX_SEEDS};
+use fabricscope_charts::{fabric_loads_chart, LoadsOptions, Theme};
+use fabricscope_flow::{link_loads, Seeds};
 use fabricscope_flow::{run as study, ClosSpec, Dist, Fabric, Failures, Options, Outcome, Placement, Routing, Traffic};
 use fabricscope_model::catalog::Routing as NicRouting;
 use fabricscope_model::limits::{Limit, Unit};
@@ -119,6 +121,19 @@ pub struct CongestionArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Print the fat tree with its loaded links as SVG instead of text (the median seed's
+    /// loads; the web page draws the same)
+    #[arg(long, conflicts_with = "json")]
+    pub svg: bool,
+
+    /// Palette of --svg
+    #[arg(long, value_enum, default_value = "light", requires = "svg")]
+    pub theme: crate::render::ThemeArg,
+
+    /// Width of --svg in pixels
+    #[arg(long, default_value_t = 720, requires = "svg", value_parser = clap::value_parser!(u32).range(300..=2000))]
+    pub width: u32,
+
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -155,6 +170,9 @@ pub fn run(a: &CongestionArgs) -> Result<String, CliError> {
         other_jobs: a.other_jobs,
         duty_cycle: a.duty_cycle.unwrap_or(DEFAULT_DUTY_CYCLE),
     };
+    if a.svg {
+        return svg(a, &fab, o);
+    }
     let out = study(&fab, &o)?;
     if a.json {
         return output::json(&CongestionJson {
@@ -167,6 +185,24 @@ pub fn run(a: &CongestionArgs) -> Result<String, CliError> {
         });
     }
     Ok(text(&topo, &fab, &out, a.routing.is_none()))
+}
+
+/// The study seed by seed (the same figures as one run), then the median seed's link loads drawn.
+fn svg(a: &CongestionArgs, fab: &Fabric, o: Options) -> Result<String, CliError> {
+    let mut seeds = Seeds::new(o);
+    while !seeds.step(fab)? {}
+    let (Some(out), Some(seed)) = (seeds.outcome(), seeds.median_seed()) else {
+        return Err(CliError::new("seeds", "no seed was solved".to_string()));
+    };
+    let loads = link_loads(fab, &o, seed)?;
+    let what = if out.deterministic {
+        format!("{} {}", out.traffic.id(), out.routing.id())
+    } else {
+        format!("{} {}, the median of {} seeds: seed {seed}", out.traffic.id(), out.routing.id(), out.seeds)
+    };
+    let opts = LoadsOptions { width: a.width, bottleneck_tier: out.bottleneck_tier.to_string(), what };
+    let theme = Theme::for_dark(a.theme == crate::render::ThemeArg::Dark);
+    Ok(format!("{}\n", fabric_loads_chart(&loads, &opts, &theme)))
 }
 
 fn dist(d: &Dist) -> String {
