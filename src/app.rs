@@ -4,7 +4,7 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
+    claims, collective_panel, CongestionPanel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
     CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
@@ -62,6 +62,8 @@ pub enum Action {
     Sharp(bool),
     Nvls(bool),
     RailOptimized(bool),
+    /// The fat tree's leaf oversubscription (None: non-blocking); the tree is re-sized at it.
+    Oversubscription(Option<f64>),
     Preset(&'static str),
     /// View-only: no model run.
     Op(Collective),
@@ -244,6 +246,11 @@ impl Reducible for State {
                 }
             },
             Action::Gpu(_) | Action::ScaleUp(_) | Action::Nic(_) | Action::Sharp(_) | Action::Nvls(_) | Action::RailOptimized(_) => pick_hardware(c, action),
+            Action::Oversubscription(r) => {
+                // The ratio sizes the spines: a spine count the user gave would override it.
+                c.oversubscription = r;
+                c.spine_switches = None;
+            }
             Action::Preset(id) => {
                 if let Some(p) = cluster_preset(id) {
                     next.cluster = p.cluster();
@@ -484,6 +491,8 @@ pub fn App() -> Html {
                             }) }
                         }
                         if shown >= 6 {
+                            <CongestionPanel eval={v.clone()} op={state.op} dark={dark} compact={compact} on_action={dispatch.clone()}
+                                step_s={training.as_deref().and_then(|t| t.as_ref().ok()).and_then(|t| t.chosen.as_ref()).map(|c| c.step_time_s)} />
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                         }

@@ -10,6 +10,7 @@
 //! | [`compare_work`] | each design's search and scaling curves, in slices |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
+//! | [`congestion`] | the flow model's study over seeds, in slices while its panel is on screen |
 //! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`prices`] | compare.html's price book: read from the link or this browser, saved |
 //! | [`hooks`] | browser-facing hooks (media queries) |
@@ -22,6 +23,7 @@ pub mod app;
 pub mod compare_work;
 pub mod check_page;
 pub mod compare_page;
+pub mod congestion;
 pub mod components;
 pub mod designs;
 pub mod embed;
