@@ -44,6 +44,7 @@ stage "e2e teach (issue 13)" node e2e/teach.mjs
 stage "e2e accessibility (issue 20: contrast, headings, names)" node e2e/a11y.mjs
 stage "e2e hardware (issue 23)" node e2e/hardware.mjs
 stage "e2e MoE: EP groups and dispatch/combine (issue 22)" node e2e/moe.mjs
+stage "e2e congestion, sharing and failures (issue 25)" node e2e/congestion.mjs
 
 echo
 echo "==== timings ===="

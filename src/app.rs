@@ -4,7 +4,7 @@
 //! page explains the error next to the control at fault and keeps its charts.
 
 use crate::components::{
-    claims, collective_panel, CongestionPanel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
+    claims, collective_panel, count_field, export_panel, formula_panel, hierarchy_panel, key_numbers,
     mapping_panel, pickers, presets, summary_bar, tier_table_panel, training_panel, ClaimsProps,
     CollectiveProps, CountFieldProps, ExportProps, FormulaProps, HierarchyProps, KeyNumbersProps, MappingProps,
     PickersProps, PresetsProps, TrainingProps,
@@ -491,8 +491,6 @@ pub fn App() -> Html {
                             }) }
                         }
                         if shown >= 6 {
-                            <CongestionPanel eval={v.clone()} op={state.op} dark={dark} compact={compact} on_action={dispatch.clone()}
-                                step_s={training.as_deref().and_then(|t| t.as_ref().ok()).and_then(|t| t.chosen.as_ref()).map(|c| c.step_time_s)} />
                             { formula_panel(&FormulaProps { eval: v.clone() }) }
                             { claims(&ClaimsProps { eval: v.clone(), training: training.clone() }) }
                         }

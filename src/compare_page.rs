@@ -8,7 +8,7 @@
 use crate::app::{count_control, Action, State, DARK, NARROW};
 use crate::components::export::{copy_text, page_base, save_scenario};
 use fabricscope_model::link::embed_snippet;
-use crate::components::{bom_of, bom_panel, pickers, presets, price_editor, rightsize_panel, ComparePanel, PickersProps, PresetsProps, PriceEditorProps, RightsizeProps};
+use crate::components::{bom_of, bom_panel, pickers, presets, price_editor, rightsize_panel, CompareCongestion, CongestionPanel, ComparePanel, PickersProps, PresetsProps, PriceEditorProps, RightsizeProps};
 use crate::prices::Prices;
 use fabricscope_design::bom::PriceBook;
 use crate::designs::DesignAction;
@@ -200,6 +200,12 @@ fn ComparePage() -> Html {
                     <ComparePanel designs={designs.clone()} scenario={settled.clone()} current={state.scenario()} eval={v.clone()} training={None} {dark} {compact}
                         on_load={let c = controls.clone(); Callback::from(move |s: Scenario| c.dispatch(ControlsAction::Load(Box::new(s))))} book={prices.book.clone()} />
                     if step >= 2 {
+                        <CompareCongestion designs={designs.list.clone()} {dark} {compact} />
+                        // The design in the controls under the flow model (issue 25; here rather
+                        // than in the explorer, whose bundle it would take over its budget).
+                        <CongestionPanel cluster={v.cluster.clone()} ratio={v.report.summary.fabric.as_ref().map_or(1.0, |f| f.oversubscription)}
+                            leaves={v.report.summary.fabric.as_ref().map_or(0, |f| f.leaves)} op={fabricscope_model::Collective::AllReduce} busbw={v.key.map(|k| k.busbw.0)}
+                            key_bytes={v.key_bytes} {dark} {compact} on_action={dispatch.clone()} step_s={None::<f64>} />
                         { bom_panel(&v.cluster, &prices.book) }
                     }
                     if step >= 3 {

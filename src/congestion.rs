@@ -16,9 +16,14 @@ const DRAG_WAIT_MS: u32 = 150;
 /// A seed that took longer than this in the page stops the study after it, ms: the next
 /// would be a long task too (over 50 ms blocks input); the CLI runs the rest.
 const LONG_SEED_MS: f64 = 40.0;
-/// Most routed paths per seed the page runs under ECMP (count: one path per connection;
-/// about 1 µs each natively, 2-3 times that in wasm, so about 40 ms at most in the page).
-pub const PAGE_ECMP_PATHS: u64 = 20_000;
+/// Most routed paths per seed the page runs under ECMP (count: one path per connection).
+/// Measured in the release page (Chromium, this 2-core machine): a ring over 1,024 NICs, 8
+/// seeds, 22 ms in all; an all-to-all over 16 nodes (15,360 paths) 45 ms a seed, too long.
+pub const PAGE_ECMP_PATHS: u64 = 5_000;
+/// Most NICs a random permutation covers in the page (count): its max-min solve takes many
+/// more filling rounds than a ring's (one per distinct rate); measured 41 ms a seed at 512
+/// NICs and 79 ms at 1,024 under ECMP in the release page.
+pub const PAGE_PERMUTATION_NICS: u64 = 256;
 /// Most NIC-to-NIC demands per seed the page runs when split (adaptive, spray) (count: an
 /// all-to-all over 32 nodes of 8 NICs is 7,936 and takes about 5 ms natively).
 pub const PAGE_SPLIT_DEMANDS: u64 = 10_000;
@@ -82,19 +87,27 @@ pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
 
 /// Whether one seed fits the page's budget.
 pub fn fits_page(spec: &ClosSpec, o: &Options) -> bool {
+    if o.traffic == Traffic::RandomPermutation && spec.nodes as u64 * spec.nics_per_node as u64 > PAGE_PERMUTATION_NICS {
+        return false;
+    }
     seed_work(spec, o) <= if o.routing == Routing::Ecmp { PAGE_ECMP_PATHS } else { PAGE_SPLIT_DEMANDS }
 }
 
-/// A finished (or stopped) study and the inputs it answers.
+/// One study's answer.
 #[derive(Debug)]
-pub struct Done {
-    pub cluster: Cluster,
-    pub settings: Settings,
+pub struct Study {
     pub outcome: Result<Outcome, ModelError>,
-    /// The median seed's link loads (None when the study failed).
+    /// The median seed's link loads (when asked for and the study ran).
     pub loads: Option<Rc<Loads>>,
     /// Why the study stopped early or did not run in the page.
     pub note: Option<String>,
+}
+
+/// The answers to a list of studies and the inputs they answer.
+#[derive(Debug)]
+pub struct Done {
+    pub key: Vec<(Cluster, Settings)>,
+    pub studies: Vec<Study>,
     pub seq: u64,
 }
 
@@ -102,11 +115,18 @@ thread_local! {
     static SEQ: Cell<u64> = const { Cell::new(0) };
 }
 
-struct Job {
-    cluster: Cluster,
-    settings: Settings,
+/// The study in progress: its fabric and seeds so far.
+struct Running {
     fab: Rc<Fabric>,
     seeds: Seeds,
+}
+
+struct Job {
+    key: Vec<(Cluster, Settings)>,
+    /// Solve the median seed's loads too (the explorer's drawing).
+    draw: bool,
+    studies: Vec<Study>,
+    running: Option<Running>,
     my: u64,
     gen: Rc<Cell<u64>>,
     result: UseStateHandle<Option<Rc<Done>>>,
@@ -114,17 +134,21 @@ struct Job {
 }
 
 impl Job {
-    fn publish(&self, outcome: Result<Outcome, ModelError>, loads: Option<Loads>, note: Option<String>) {
+    fn alive(&self) -> bool {
+        self.gen.get() == self.my
+    }
+
+    fn publish(self) {
         let seq = SEQ.with(|s| {
             s.set(s.get() + 1);
             s.get()
         });
-        self.result.set(Some(Rc::new(Done { cluster: self.cluster.clone(), settings: self.settings, outcome, loads: loads.map(Rc::new), note, seq })));
+        self.result.set(Some(Rc::new(Done { key: self.key, studies: self.studies, seq })));
         self.progress.set(None);
     }
 
     fn start(self) {
-        if self.gen.get() != self.my {
+        if !self.alive() {
             return;
         }
         if crate::hooks::dragging() {
@@ -134,52 +158,92 @@ impl Job {
         }
     }
 
+    /// Sets up the next study: its fabric, or its answer when it cannot run in the page.
+    fn next_study(&mut self) {
+        let (c, s) = &self.key[self.studies.len()];
+        let o = options(s, c);
+        let built = c.topology().and_then(|t| ClosSpec::from_topology(&t)).and_then(Fabric::build);
+        match built {
+            Err(e) => self.studies.push(Study { outcome: Err(e), loads: None, note: None }),
+            Ok(fab) if !fits_page(&fab.spec, &o) => {
+                let ecmp = o.routing == Routing::Ecmp;
+                let note = format!(
+                    "Too large to sample in the page without blocking it: {} routed {} per seed (the page runs up to {}). Run it with the CLI: {}",
+                    seed_work(&fab.spec, &o),
+                    if ecmp { "paths" } else { "flows" },
+                    if ecmp { PAGE_ECMP_PATHS } else { PAGE_SPLIT_DEMANDS },
+                    cli_line(c, s)
+                );
+                self.studies.push(Study { outcome: Err(ModelError::new("traffic", "too large for the page")), loads: None, note: Some(note) });
+            }
+            Ok(fab) => self.running = Some(Running { fab: Rc::new(fab), seeds: Seeds::new(o) }),
+        }
+    }
+
+    /// Ends the running study: its figures and, when drawing, the median seed's loads.
+    fn end_study(&mut self, note: Option<String>) {
+        let Some(r) = self.running.take() else { return };
+        let loads = if self.draw { r.seeds.median_seed().and_then(|s| link_loads(&r.fab, r.seeds.options(), s).ok()) } else { None };
+        let outcome = r.seeds.outcome().ok_or_else(|| ModelError::new("seeds", "no seed was solved"));
+        self.studies.push(Study { outcome, loads: loads.map(Rc::new), note });
+    }
+
+    /// Runs seeds for at most about [`SLICE_MS`], then yields to the page.
     fn slice(mut self) {
-        if self.gen.get() != self.my {
+        if !self.alive() {
             return;
         }
         let t0 = js_sys::Date::now();
-        loop {
+        while js_sys::Date::now() - t0 < SLICE_MS {
+            if self.studies.len() == self.key.len() {
+                return self.publish();
+            }
+            let Some(r) = self.running.as_mut() else {
+                self.next_study();
+                continue;
+            };
             let t = js_sys::Date::now();
-            match self.seeds.step(&self.fab) {
-                Err(e) => return self.publish(Err(e), None, None),
-                Ok(true) => break,
-                Ok(false) => {}
-            }
-            let took = js_sys::Date::now() - t;
-            if took > LONG_SEED_MS {
-                let (done, total) = self.seeds.progress();
-                let note = format!("Stopped after {done} of {total} seeds: one seed took {took:.0} ms in the page. The CLI's fabricscope congestion runs them all.");
-                return self.finish(Some(note));
-            }
-            if js_sys::Date::now() - t0 >= SLICE_MS {
-                self.progress.set(Some(self.seeds.progress()));
-                Timeout::new(0, move || self.slice()).forget();
-                return;
+            match r.seeds.step(&r.fab) {
+                Err(e) => {
+                    self.running = None;
+                    self.studies.push(Study { outcome: Err(e), loads: None, note: None });
+                }
+                Ok(true) => {
+                    // The drawing's solve in a task of its own.
+                    if self.draw {
+                        break;
+                    }
+                    self.end_study(None);
+                }
+                Ok(false) => {
+                    let took = js_sys::Date::now() - t;
+                    if took > LONG_SEED_MS {
+                        let (done, total) = r.seeds.progress();
+                        self.end_study(Some(format!("Stopped after {done} of {total} seeds: one seed took {took:.0} ms in the page. The CLI's fabricscope congestion runs them all.")));
+                    }
+                }
             }
         }
-        self.progress.set(Some(self.seeds.progress()));
-        // The drawing's solve in a task of its own.
-        Timeout::new(0, move || self.finish(None)).forget();
-    }
-
-    fn finish(self, note: Option<String>) {
-        if self.gen.get() != self.my {
+        let (d, t) = self.running.as_ref().map_or((0, 0), |r| r.seeds.progress());
+        if self.draw && d == t && t > 0 {
+            self.progress.set(Some((d, t)));
+            Timeout::new(0, move || {
+                self.end_study(None);
+                self.slice()
+            })
+            .forget();
             return;
         }
-        let out = self.seeds.outcome();
-        let loads = self.seeds.median_seed().and_then(|s| link_loads(&self.fab, self.seeds.options(), s).ok());
-        match out {
-            Some(o) => self.publish(Ok(o), loads, note),
-            None => self.publish(Err(ModelError::new("seeds", "no seed was solved")), None, note),
-        }
+        self.progress.set(Some((d, t)));
+        Timeout::new(0, move || self.slice()).forget();
     }
 }
 
-/// The study for `cluster` and `settings`, run while `in_view` (else the last answer stays).
-/// Returns the last answer and, while one runs, (seeds solved, seeds in all).
+/// The studies of `key` (cluster and settings each), run one after another while `in_view`
+/// (else the last answers stay). Returns the last answers and, while they run, the running
+/// study's (seeds solved, seeds in all).
 #[hook]
-pub fn use_congestion(cluster: Cluster, settings: Settings, in_view: bool) -> (Option<Rc<Done>>, Option<(u32, u32)>) {
+pub fn use_congestion(key: Vec<(Cluster, Settings)>, draw: bool, in_view: bool) -> (Option<Rc<Done>>, Option<(u32, u32)>) {
     let result = use_state(|| None::<Rc<Done>>);
     let progress = use_state_eq(|| None::<(u32, u32)>);
     let gen = use_mut_ref(|| Rc::new(Cell::new(0u64)));
@@ -187,47 +251,20 @@ pub fn use_congestion(cluster: Cluster, settings: Settings, in_view: bool) -> (O
         let result = result.clone();
         let progress = progress.clone();
         let gen = gen.borrow().clone();
-        use_effect_with((cluster, settings, in_view), move |(c, s, in_view)| {
+        use_effect_with((key, in_view), move |(key, in_view)| {
             // Any change stops a running study; off screen nothing new starts.
             gen.set(gen.get() + 1);
-            let answered = result.as_ref().is_some_and(|d| d.cluster == *c && d.settings == *s);
-            if !*in_view || answered {
+            let answered = result.as_ref().is_some_and(|d| d.key == *key);
+            if !*in_view || answered || key.is_empty() {
                 progress.set(None);
                 return;
             }
-            let my = gen.get();
-            let o = options(s, c);
-            let built = c.topology().and_then(|t| ClosSpec::from_topology(&t)).and_then(Fabric::build);
-            let job = |fab: Fabric| Job { cluster: c.clone(), settings: *s, fab: Rc::new(fab), seeds: Seeds::new(o), my, gen: gen.clone(), result: result.clone(), progress: progress.clone() };
-            match built {
-                Err(e) => job_error(&result, c, s, e),
-                Ok(fab) if !fits_page(&fab.spec, &o) => {
-                    let work = seed_work(&fab.spec, &o);
-                    let note = format!(
-                        "Too large to sample in the page without blocking it: {work} routed {} per seed (the page runs up to {}). Run it with the CLI: {}",
-                        if o.routing == Routing::Ecmp { "paths" } else { "flows" },
-                        if o.routing == Routing::Ecmp { PAGE_ECMP_PATHS } else { PAGE_SPLIT_DEMANDS },
-                        cli_line(c, s)
-                    );
-                    job(fab).publish(Err(ModelError::new("traffic", "too large for the page")), None, Some(note));
-                }
-                Ok(fab) => {
-                    progress.set(Some((0, o.seeds)));
-                    let j = job(fab);
-                    Timeout::new(0, move || j.start()).forget();
-                }
-            }
+            progress.set(Some((0, key[0].1.seeds)));
+            let job = Job { key: key.clone(), draw, studies: Vec::new(), running: None, my: gen.get(), gen, result, progress };
+            Timeout::new(0, move || job.start()).forget();
         });
     }
     ((*result).clone(), *progress)
-}
-
-fn job_error(result: &UseStateHandle<Option<Rc<Done>>>, c: &Cluster, s: &Settings, e: ModelError) {
-    let seq = SEQ.with(|x| {
-        x.set(x.get() + 1);
-        x.get()
-    });
-    result.set(Some(Rc::new(Done { cluster: c.clone(), settings: *s, outcome: Err(e), loads: None, note: None, seq })));
 }
 
 /// The same study as a `fabricscope congestion` command line.

@@ -5,22 +5,29 @@
 
 use super::ChartSvg;
 use crate::app::Action;
-use crate::congestion::{routing_of, use_congestion, Done, Settings};
-use crate::eval::{size_words, Evaluation};
+use crate::congestion::{routing_of, use_congestion, Settings, Study};
+use crate::eval::size_words;
 use crate::hooks::use_in_view;
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::{fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
 use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
-use fabricscope_model::Collective;
-use std::rc::Rc;
+use fabricscope_model::{Cluster, Collective};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+/// Small props (compared on every render of the page): the cluster and the few numbers the
+/// panel reads from the evaluation, not the evaluation itself.
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    pub eval: Rc<Evaluation>,
-    /// The collective of the throughput chart (its busbw is read against the fraction).
+    pub cluster: Cluster,
+    /// The fat tree's leaf oversubscription (down:up) and its leaves (0 without a fabric).
+    pub ratio: f64,
+    pub leaves: u32,
+    /// The collective of the throughput chart and its busbw at the headline size (GB/s per
+    /// direction; None for a single GPU).
     pub op: Collective,
+    pub busbw: Option<f64>,
+    pub key_bytes: u64,
     /// The training search's step time, seconds (None before it answers).
     pub step_s: Option<f64>,
     pub dark: bool,
@@ -102,8 +109,8 @@ pub fn congestion_panel(props: &Props) -> Html {
     let in_view = use_in_view(node.clone(), true);
     let settings = use_state(Settings::default);
     let input_error = use_state(|| None::<String>);
-    let cluster = props.eval.cluster.clone();
-    let (done, progress) = use_congestion(cluster.clone(), *settings, in_view);
+    let cluster = props.cluster.clone();
+    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], true, in_view);
     let routing = routing_of(&settings, &cluster);
     let set = |f: fn(&mut Settings, &str)| {
         let (settings, err) = (settings.clone(), input_error.clone());
@@ -126,8 +133,7 @@ pub fn congestion_panel(props: &Props) -> Html {
             Err(e) => err.set(Some(e)),
         })
     };
-    let fabric = props.eval.report.summary.fabric.as_ref();
-    let ratio = fabric.map_or(1.0, |f| f.oversubscription);
+    let ratio = props.ratio;
     let over_opts: Vec<(String, String, bool)> = {
         let mut v: Vec<(String, String, bool)> = [1.0, 2.0, 3.0, 4.0].iter().map(|&r| (r.to_string(), if r == 1.0 { "1:1 (non-blocking)".to_string() } else { format!("{r}:1") }, (ratio - r).abs() < 0.01)).collect();
         if !v.iter().any(|o| o.2) {
@@ -143,10 +149,17 @@ pub fn congestion_panel(props: &Props) -> Html {
             }
         })
     };
-    let one_leaf = fabric.is_none_or(|f| f.leaves <= 1);
-    let current = done.as_ref().filter(|d| d.cluster == cluster && d.settings == *settings).is_some();
-    let theme = Theme::for_dark(props.dark);
-    let width = if props.compact { 360 } else { 720 };
+    let one_leaf = props.leaves <= 1;
+    let current = done.as_ref().is_some_and(|d| d.key.first().is_some_and(|k| k.0 == cluster && k.1 == *settings));
+    // The charts of an answer are drawn once per answer and theme, not on every input.
+    let svgs = {
+        let done = done.clone();
+        use_memo((done.as_ref().map(|d| d.seq), props.dark, props.compact), move |(_, dark, compact)| {
+            let theme = Theme::for_dark(*dark);
+            let width = if *compact { 360 } else { 720 };
+            done.as_ref().and_then(|d| d.studies.first()).map(|s| charts(s, &theme, width)).unwrap_or_default()
+        })
+    };
     html! {
         <section ref={node} class="panel wide congestion" data-testid="congestion" aria-labelledby="congestion-h"
             data-running={progress.is_some().to_string()} data-current={current.to_string()}>
@@ -183,25 +196,18 @@ pub fn congestion_panel(props: &Props) -> Html {
                     _ => String::new(),
                 } }
             </p>
-            if let Some(d) = done.as_ref() {
+            if let Some((d, k)) = done.as_ref().and_then(|d| d.studies.first().zip(d.key.first())) {
                 <div class={classes!("congestion-result", (!current).then_some("stale"))}>
-                    { result(d, props, &theme, width) }
+                    { result(d, &k.1, props, &svgs) }
                 </div>
             }
         </section>
     }
 }
 
-fn result(d: &Done, props: &Props, theme: &Theme, width: u32) -> Html {
-    let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
-    let o = match &d.outcome {
-        Ok(o) => o,
-        Err(e) if d.note.is_some() => {
-            let _ = e;
-            return html! { { for note } };
-        }
-        Err(e) => return html! { <p class="error" role="alert" data-testid="congestion-error">{ format!("{}: {}", e.field, e.message) }</p> },
-    };
+/// The band chart and the loaded fat tree of an answer (empty when it has none).
+fn charts(d: &Study, theme: &Theme, width: u32) -> (AttrValue, Option<AttrValue>) {
+    let Ok(o) = &d.outcome else { return Default::default() };
     let f = &o.throughput_fraction;
     let mut rows = vec![band(if o.sharing.is_some() { "expected" } else { o.routing.id() }, f, 0)];
     if let Some(s) = &o.sharing {
@@ -214,6 +220,18 @@ fn result(d: &Done, props: &Props, theme: &Theme, width: u32) -> Html {
         let what = if o.deterministic { format!("{} {}", o.traffic.id(), o.routing.id()) } else { format!("{} {}, the median of {} seeds: seed {}", o.traffic.id(), o.routing.id(), o.seeds, l.seed) };
         AttrValue::from(fabric_loads_chart(l, &LoadsOptions { width, bottleneck_tier: o.bottleneck_tier.to_string(), what }, theme))
     });
+    (bands, drawing)
+}
+
+fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Option<AttrValue>)) -> Html {
+    let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
+    let o = match &d.outcome {
+        Ok(o) => o,
+        Err(_) if d.note.is_some() => return html! { { for note } },
+        Err(e) => return html! { <p class="error" role="alert" data-testid="congestion-error">{ format!("{}: {}", e.field, e.message) }</p> },
+    };
+    let f = &o.throughput_fraction;
+    let (bands, drawing) = svgs.clone();
     html! {
         <>
             { for note }
@@ -244,7 +262,7 @@ fn result(d: &Done, props: &Props, theme: &Theme, width: u32) -> Html {
             <h4>{ "Evidence" }</h4>
             <ul class="notes" data-testid="evidence">
                 <li>{ "Every figure above is modelled, not measured: no published measurement matches this study." }</li>
-                { for published(&d.settings, o.routing).into_iter().map(|p| html! { <li>{ p }</li> }) }
+                { for published(settings, o.routing).into_iter().map(|p| html! { <li>{ p }</li> }) }
             </ul>
         </>
     }
@@ -252,14 +270,14 @@ fn result(d: &Done, props: &Props, theme: &Theme, width: u32) -> Html {
 
 /// The fraction against the page's collective and step time, with the assumption stated.
 fn meaning(o: &Outcome, props: &Props) -> Html {
-    let e = &props.eval;
+    let c = &props.cluster;
     let ring_op = !matches!(props.op, Collective::AllToAll);
     let matches = (o.traffic == Traffic::Ring && ring_op) || (o.traffic == Traffic::AllToAll && !ring_op);
-    let busbw = e.key_of(props.op).filter(|_| matches && e.cluster.nodes > 1).map(|k| {
-        let eth = e.cluster.nic.spec().routing == fabricscope_model::catalog::Routing::Ecmp;
+    let busbw = props.busbw.filter(|_| matches && c.nodes > 1).map(|b| {
+        let eth = c.nic.spec().routing == fabricscope_model::catalog::Routing::Ecmp;
         html! {
             <li data-testid="busbw-times-fraction">
-                { format!("{} busbw at {}: {} GB/s in the model; × the median fraction {} ≈ {} GB/s. ", props.op.name(), size_words(e.key_bytes), gbps_label(k.busbw.0), pct(o.throughput_fraction.p50), gbps_label(k.busbw.0 * o.throughput_fraction.p50)) }
+                { format!("{} busbw at {}: {} GB/s in the model; × the median fraction {} ≈ {} GB/s. ", props.op.name(), size_words(props.key_bytes), gbps_label(b), pct(o.throughput_fraction.p50), gbps_label(b * o.throughput_fraction.p50)) }
                 { "Assumes the network's slowest flow sets the whole collective's pace." }
                 if eth { { " On Ethernet the model's busbw already includes its own ECMP collision estimate, so this may count collisions twice." } }
             </li>
