@@ -1,8 +1,9 @@
 // Congestion, sharing and failures (issue 25) on compare.html (the panel lives there: in the
 // explorer the flow model took its bundle over the 350 KB budget), against a release build:
 // - 16 nodes, not rail-optimized, 2:1 oversubscribed, ECMP: a band with p10 < p90 and a
-//   collision probability; adaptive routing narrows it; a NIC down lowers the fraction; a
-//   link down is drawn dashed in the loaded fat tree;
+//   collision probability; adaptive routing narrows it; a NIC down lowers the fraction; the
+//   loaded fat tree's command line (`fabricscope congestion ... --svg`, drawn by the CLI: on the
+//   page it took compare.html over its budget) carries the settings;
 // - off screen the panel does nothing on a slider input (the answer stays, marked stale);
 // - a heavy study (a ring over 1,024 NICs scattered over 32 leaves, ECMP, 64 seeds): progress
 //   shown, no main-thread task over 50 ms (PerformanceObserver 'longtask') from its start to
@@ -94,9 +95,9 @@ async function main() {
       assert(bands === 1, `one band drawn: ${bands}`);
       const transport = await page.textContent('[data-testid=transport]');
       assert(['PFC pauses', 'DCQCN', 'incast', 'retransmits'].every((t) => transport.includes(`${t}: not modelled`)), transport);
-      assert((await page.textContent('[data-testid=evidence]')).includes('modelled, not measured'), 'evidence line');
-      const links = await page.$$eval('[data-testid=fabric-loads] line[data-links]', (ls) => ls.reduce((s, l) => s + (l.dataset.tier === 'leaf-spine' ? +l.dataset.links : 0), 0));
-      assert(links === 4 * 16, `64 leaf-spine links drawn (4 leaves x 16 uplinks): ${links}`);
+      assert(transport.includes('modelled, not measured'), 'evidence line');
+      const cli = await page.textContent('[data-testid=fabric-loads-cli]');
+      assert(cli.includes('fabricscope congestion') && cli.includes('--routing ecmp') && cli.includes('--oversubscription 2') && cli.includes('--svg'), cli);
     });
 
     await check('adaptive routing narrows the band', async () => {
@@ -107,7 +108,7 @@ async function main() {
       assert(a.seeds === 1, 'deterministic: one solve');
     });
 
-    await check('a NIC down lowers the fraction; a link down is drawn dashed', async () => {
+    await check('a NIC down lowers the fraction; a link down reaches the drawing\'s command line', async () => {
       const before = await answered(page);
       await setNumber(page, '#cg-nics', 1);
       const after = await answered(page);
@@ -115,8 +116,8 @@ async function main() {
       await setNumber(page, '#cg-nics', 0);
       await setNumber(page, '#cg-links', 2);
       await answered(page);
-      const failed = await page.$$eval('[data-testid=fabric-loads] line[data-failed]', (ls) => ls.reduce((s, l) => s + +l.dataset.links, 0));
-      assert(failed === 2, `2 failed links dashed: ${failed}`);
+      const cli = await page.textContent('[data-testid=fabric-loads-cli]');
+      assert(cli.includes('--links-down 2'), cli);
       await setNumber(page, '#cg-nics', 999);
       assert((await page.textContent('[data-testid=congestion-input-error]')).includes('NICs down'), 'a bad count is refused with its reason');
       await setNumber(page, '#cg-links', 0);

@@ -36,7 +36,7 @@ pub fn compare_congestion(props: &Props) -> Html {
         .enumerate()
         .map(|(i, d)| (d.scenario.cluster.clone(), Settings { other_jobs: jobs.get(i).copied().unwrap_or(0), ..*shared }))
         .collect();
-    let (done, progress) = use_congestion(key.clone(), false, in_view);
+    let (done, progress) = use_congestion(key.clone(), in_view);
     let current = done.as_ref().is_some_and(|d| d.key == key);
     let on_routing = {
         let shared = shared.clone();
@@ -105,17 +105,20 @@ pub fn compare_congestion(props: &Props) -> Html {
                 <table data-testid="cc-table">
                     <thead><tr>
                         <th scope="col">{ "Design" }</th><th scope="col">{ "Routing" }</th><th scope="col">{ "Other jobs" }</th>
-                        <th scope="col" class="num">{ "Median" }</th><th scope="col" class="num">{ "p10–p90" }</th><th scope="col" class="num">{ "Collisions" }</th><th scope="col">{ "Bottleneck" }</th>
+                        <th scope="col">{ "Throughput fraction: median (p10–p90)" }</th><th scope="col">{ "Bottleneck" }</th>
                     </tr></thead>
                     <tbody>
                         { for props.designs.iter().enumerate().map(|(i, d)| {
                             let label = design_label(i, &d.name);
                             let study = done.as_ref().filter(|_| current).and_then(|x| x.studies.get(i));
-                            let (med, band, coll, tier, p50) = match study.map(|s| (&s.outcome, &s.note)) {
-                                Some((Ok(o), _)) => (pct(o.throughput_fraction.p50), format!("{}–{}", pct(o.throughput_fraction.p10), pct(o.throughput_fraction.p90)), pct(o.collision_probability), o.bottleneck_tier.to_string(), Some(o.throughput_fraction.p50)),
-                                Some((Err(_), Some(n))) => ("—".into(), n.clone(), String::new(), String::new(), None),
-                                Some((Err(e), None)) => ("—".into(), format!("{}: {}", e.field, e.message), String::new(), String::new(), None),
-                                None => ("…".into(), String::new(), String::new(), String::new(), None),
+                            let (text, tier, p50) = match study.map(|s| (&s.outcome, &s.note)) {
+                                Some((Ok(o), _)) => {
+                                    let f = o.throughput_fraction;
+                                    (format!("{} ({}–{})", pct(f.p50), pct(f.p10), pct(f.p90)), o.bottleneck_tier.to_string(), Some(f.p50))
+                                }
+                                Some((Err(_), Some(n))) => (n.clone(), String::new(), None),
+                                Some((Err(e), None)) => (format!("{}: {}", e.field, e.message), String::new(), None),
+                                None => ("…".into(), String::new(), None),
                             };
                             let id = format!("cc-jobs-{i}");
                             html! {
@@ -124,7 +127,7 @@ pub fn compare_congestion(props: &Props) -> Html {
                                     <td>{ routing_of(&shared, &d.scenario.cluster).id() }</td>
                                     <td><input id={id} class="small-num" type="number" min="0" max="15" aria-label={format!("Other jobs on {label}'s fabric")}
                                         value={jobs.get(i).copied().unwrap_or(0).to_string()} onchange={set_jobs(i)} /></td>
-                                    <td class="num">{ med }</td><td class="num">{ band }</td><td class="num">{ coll }</td><td>{ tier }</td>
+                                    <td>{ text }</td><td>{ tier }</td>
                                 </tr>
                             }
                         }) }

@@ -5,11 +5,11 @@
 
 use super::ChartSvg;
 use crate::app::Action;
-use crate::congestion::{routing_of, use_congestion, Settings, Study};
+use crate::congestion::{cli_line, routing_of, use_congestion, Settings, Study};
 use crate::eval::size_words;
 use crate::hooks::use_in_view;
 use fabricscope_charts::scale::gbps_label;
-use fabricscope_charts::{fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
+use fabricscope_charts::{fraction_bands_chart, BandRow, Theme};
 use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
 use fabricscope_model::{Cluster, Collective};
 use web_sys::HtmlSelectElement;
@@ -110,7 +110,7 @@ pub fn congestion_panel(props: &Props) -> Html {
     let settings = use_state(Settings::default);
     let input_error = use_state(|| None::<String>);
     let cluster = props.cluster.clone();
-    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], true, in_view);
+    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], in_view);
     let routing = routing_of(&settings, &cluster);
     let set = |f: fn(&mut Settings, &str)| {
         let (settings, err) = (settings.clone(), input_error.clone());
@@ -179,7 +179,7 @@ pub fn congestion_panel(props: &Props) -> Html {
                 { number("cg-links", "Links down ", settings.failures.links_down, 256, set_n(|s, n| s.failures.links_down = n)) }
                 { number("cg-spines", "Spines down ", settings.failures.spines_down, 256, set_n(|s, n| s.failures.spines_down = n)) }
             </div>
-            <p class="hint" data-testid="routing-note">{ ROUTINGS.iter().find(|r| r.0 == routing).map_or("", |r| r.2) }
+            <p class="hint" data-testid="routing-note">{ ROUTINGS.iter().find(|r| r.0 == routing).map_or(String::new(), |r| format!("{}: {}", r.1, r.2)) }
                 if settings.routing.is_none() { { " (this NIC's default)" } }
             </p>
             <p class="hint">{ "Oversubscription is the cluster's own (the fat tree sized at that ratio); NICs go down on the job's first node, links on its first leaf, spines in its pod." }</p>
@@ -205,9 +205,9 @@ pub fn congestion_panel(props: &Props) -> Html {
     }
 }
 
-/// The band chart and the loaded fat tree of an answer (empty when it has none).
-fn charts(d: &Study, theme: &Theme, width: u32) -> (AttrValue, Option<AttrValue>) {
-    let Ok(o) = &d.outcome else { return Default::default() };
+/// The band chart of an answer (empty when it has none).
+fn charts(d: &Study, theme: &Theme, width: u32) -> AttrValue {
+    let Ok(o) = &d.outcome else { return AttrValue::default() };
     let f = &o.throughput_fraction;
     let mut rows = vec![band(if o.sharing.is_some() { "expected" } else { o.routing.id() }, f, 0)];
     if let Some(s) = &o.sharing {
@@ -215,15 +215,10 @@ fn charts(d: &Study, theme: &Theme, width: u32) -> (AttrValue, Option<AttrValue>
         rows.push(band("worst (overlapping)", &s.worst, 4));
     }
     let title = format!("Throughput fraction over {} seed(s): p10 {}, median {}, p90 {}", o.seeds, pct(f.p10), pct(f.p50), pct(f.p90));
-    let bands = AttrValue::from(fraction_bands_chart(&rows, width, &title, theme));
-    let drawing = d.loads.as_ref().map(|l| {
-        let what = if o.deterministic { format!("{} {}", o.traffic.id(), o.routing.id()) } else { format!("{} {}, the median of {} seeds: seed {}", o.traffic.id(), o.routing.id(), o.seeds, l.seed) };
-        AttrValue::from(fabric_loads_chart(l, &LoadsOptions { width, bottleneck_tier: o.bottleneck_tier.to_string(), what }, theme))
-    });
-    (bands, drawing)
+    AttrValue::from(fraction_bands_chart(&rows, width, &title, theme))
 }
 
-fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Option<AttrValue>)) -> Html {
+fn result(d: &Study, settings: &Settings, props: &Props, bands: &AttrValue) -> Html {
     let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
     let o = match &d.outcome {
         Ok(o) => o,
@@ -231,38 +226,26 @@ fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Opti
         Err(e) => return html! { <p class="error" role="alert" data-testid="congestion-error">{ format!("{}: {}", e.field, e.message) }</p> },
     };
     let f = &o.throughput_fraction;
-    let (bands, drawing) = svgs.clone();
+    let bands = bands.clone();
     html! {
         <>
             { for note }
-            <div class="stats" data-testid="congestion-numbers" data-p10={f.p10.to_string()} data-p50={f.p50.to_string()} data-p90={f.p90.to_string()}
+            <p class="congestion-numbers" data-testid="congestion-numbers" data-p10={f.p10.to_string()} data-p50={f.p50.to_string()} data-p90={f.p90.to_string()}
                 data-collision={o.collision_probability.to_string()} data-tier={o.bottleneck_tier} data-seeds={o.seeds.to_string()}>
-                <div class="stat accent"><span class="stat-label">{ "Throughput fraction (median)" }</span>
-                    <span class="stat-value">{ pct(f.p50) }</span>
-                    <span class="stat-sub">{ if o.deterministic { "deterministic: one solve".to_string() } else { format!("p10 {} – p90 {} over {} seeds", pct(f.p10), pct(f.p90), o.seeds) } }</span></div>
-                <div class="stat"><span class="stat-label">{ "Collision probability" }</span>
-                    <span class="stat-value">{ pct(o.collision_probability) }</span>
-                    <span class="stat-sub">{ "seeds where flows share a switch link that limits them" }</span></div>
-                <div class="stat"><span class="stat-label">{ "Bottleneck tier" }</span>
-                    <span class="stat-value">{ o.bottleneck_tier }</span>
-                    <span class="stat-sub">{ "where the slowest flow is limited, most often" }</span></div>
-            </div>
+                { format!("Throughput fraction {} (median{}) · flows collide on a limiting switch link in {} of seeds · bottleneck tier: {}",
+                    pct(f.p50),
+                    if o.deterministic { ", deterministic: one solve".to_string() } else { format!("; p10 {} – p90 {} over {} seeds", pct(f.p10), pct(f.p90), o.seeds) },
+                    pct(o.collision_probability), o.bottleneck_tier) }
+            </p>
             <ChartSvg svg={bands} />
             { meaning(o, props) }
-            if let Some(svg) = drawing {
-                <figure class="congestion-drawing" data-testid="fabric-loads">
-                    <figcaption class="chart-sub">{ "The fat tree's first plane with each link's load in that seed (rates are each flow's max-min share)." }</figcaption>
-                    <ChartSvg {svg} />
-                </figure>
-            }
-            <h4>{ "What the flow model does not see" }</h4>
+            <p class="hint" data-testid="fabric-loads-cli">{ "The fat tree with each link's load (the median seed's, failed links dashed): " }<code>{ format!("{} --svg", cli_line(&props.cluster, settings)) }</code></p>
+            <h4>{ "Not modelled, and the evidence" }</h4>
             <ul class="notes" data-testid="transport">
-                { for o.transport.iter().map(|t| html! { <li>{ format!("{}: not modelled; assumes {} ({}; crates/flow transport.rs)", t.effect, t.assumes, t.source.trim_start_matches("not modelled: ")) }</li> }) }
-            </ul>
-            <h4>{ "Evidence" }</h4>
-            <ul class="notes" data-testid="evidence">
-                <li>{ "Every figure above is modelled, not measured: no published measurement matches this study." }</li>
-                { for published(settings, o.routing).into_iter().map(|p| html! { <li>{ p }</li> }) }
+                { for o.transport.iter().map(|t| format!("{}: not modelled; assumes {} ({}; crates/flow transport.rs)", t.effect, t.assumes, t.source.trim_start_matches("not modelled: ")))
+                    .chain(std::iter::once("Every figure above is modelled, not measured: no published measurement matches this study.".to_string()))
+                    .chain(published(settings, o.routing).into_iter().map(String::from))
+                    .map(|t| html! { <li>{ t }</li> }) }
             </ul>
         </>
     }

@@ -91,8 +91,9 @@ pub fn fabric_loads_chart(l: &Loads, opts: &LoadsOptions, theme: &Theme) -> Stri
         .collect();
     let row_gap = 96.0;
     let top = 34.0;
-    let legend_h = if narrow { 64.0 } else { 40.0 };
-    let h = top + row_gap * (tiers.len() as f64 - 1.0) + 24.0 + 58.0 + legend_h;
+    // Six legend items: one row wide, three rows of two on a phone.
+    let legend_h = if narrow { 66.0 } else { 26.0 };
+    let h = top + row_gap * (tiers.len() as f64 - 1.0) + 58.0 + legend_h;
     let mut d = Doc::new(w as u32, h as u32, theme);
     let label_w = if narrow { 44.0 } else { 64.0 };
     let (x0, x1) = (label_w + 8.0, w - 10.0);
@@ -242,7 +243,7 @@ pub fn fabric_loads_chart(l: &Loads, opts: &LoadsOptions, theme: &Theme) -> Stri
     let items: [(usize, &str); 4] = [(0, "idle"), (1, "under 50%"), (2, "50-95%"), (3, "95% or more")];
     let mut lx = 8.0;
     let mut row_y = ly;
-    let step = if narrow { (w - 16.0) / 3.0 } else { 0.0 };
+    let step = if narrow { (w - 16.0) / 2.0 } else { 0.0 };
     let put = |d: &mut Doc, draw: &dyn Fn(&mut Doc, f64, f64), text: &str, lx: &mut f64, row_y: &mut f64| {
         let tw = crate::text::text_width(text, 11.0, false) + 34.0;
         let adv = if narrow { step } else { tw + 10.0 };
