@@ -135,7 +135,7 @@ pub fn compare_congestion(props: &Props) -> Html {
                 </table>
             </div>
             if let Some(svg) = chart {
-                <div data-testid="cc-bands"><super::ChartSvg {svg} /></div>
+                <div class="chart-svg" data-testid="cc-bands"><super::ChartSvg {svg} /></div>
             }
             <p class="hint">{ "Other jobs split each design's nodes evenly with the job (each of the same size, communicating half the time: the expected value is shown). Transport effects (PFC, DCQCN, incast, retransmits) are not modelled. The per-design other-jobs counts are not kept in the link." }</p>
         </section>

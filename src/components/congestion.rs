@@ -237,7 +237,7 @@ fn result(d: &Study, settings: &Settings, props: &Props, bands: &AttrValue) -> H
                     if o.deterministic { ", deterministic: one solve".to_string() } else { format!("; p10 {} – p90 {} over {} seeds", pct(f.p10), pct(f.p90), o.seeds) },
                     pct(o.collision_probability), o.bottleneck_tier) }
             </p>
-            <ChartSvg svg={bands} />
+            <div class="chart-svg" data-testid="congestion-bands"><ChartSvg svg={bands} /></div>
             { meaning(o, props) }
             <p class="hint" data-testid="fabric-loads-cli">{ "The fat tree with each link's load (the median seed's, failed links dashed): " }<code>{ format!("{} --svg", cli_line(&props.cluster, settings)) }</code></p>
             <h4>{ "Not modelled, and the evidence" }</h4>
