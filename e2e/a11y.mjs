@@ -21,6 +21,7 @@ const PAGES = [
   { name: 'learn', path: 'learn.html', ready: '#t-svg svg', headings: 3 },
   { name: 'embed', path: 'embed.html?embed=busbw', ready: '[data-testid=embed-chart] svg', headings: 0 },
   { name: 'serving', path: 'serving.html', ready: '[data-testid=serving-chart] svg', headings: 3 },
+  { name: 'congestion', path: 'congestion.html', ready: '[data-testid=congestion]', headings: 3 },
 ];
 
 /** Runs in the page: every text below AA, with what it was measured against. */

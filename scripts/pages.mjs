@@ -15,6 +15,7 @@ export const PAGES = [
   { html: 'compare.html', name: 'Compare and price designs' },
   { html: 'embed.html', name: 'Embed (one chart for an iframe)' },
   { html: 'serving.html', name: 'Serving (the explorer\'s serving panel, in a frame)' },
+  { html: 'congestion.html', name: 'Congestion (the explorer\'s and compare page\'s flow-model panel, in a frame)' },
   { html: 'index.html', name: 'explorer' },
 ];
 

@@ -45,6 +45,7 @@ stage "e2e accessibility (issue 20: contrast, headings, names)" node e2e/a11y.mj
 stage "e2e hardware (issue 23)" node e2e/hardware.mjs
 stage "e2e MoE: EP groups and dispatch/combine (issue 22)" node e2e/moe.mjs
 stage "e2e serving panel, search and compare overlay (issue 24)" node e2e/serving.mjs
+stage "e2e congestion, sharing and failures (issue 25)" node e2e/congestion.mjs
 
 echo
 echo "==== timings ===="

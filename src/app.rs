@@ -62,6 +62,8 @@ pub enum Action {
     Sharp(bool),
     Nvls(bool),
     RailOptimized(bool),
+    /// The fat tree's leaf oversubscription (None: non-blocking); the tree is re-sized at it.
+    Oversubscription(Option<f64>),
     Preset(&'static str),
     /// View-only: no model run.
     Op(Collective),
@@ -269,6 +271,11 @@ impl Reducible for State {
                 }
             },
             Action::Gpu(_) | Action::ScaleUp(_) | Action::Nic(_) | Action::Sharp(_) | Action::Nvls(_) | Action::RailOptimized(_) => pick_hardware(c, action),
+            Action::Oversubscription(r) => {
+                // The ratio sizes the spines: a spine count the user gave would override it.
+                c.oversubscription = r;
+                c.spine_switches = None;
+            }
             Action::Preset(id) => {
                 if let Some(p) = cluster_preset(id) {
                     next.cluster = p.cluster();
@@ -383,6 +390,7 @@ pub fn App() -> Html {
     let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
     // The serving frame's link (issue 24): encoded once per settled change, not per input.
     let serving_link = use_memo(settled.clone(), fabricscope_model::link::encode);
+    let congestion_fragment = use_memo(serving_link.clone(), |l| format!("s={l}"));
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -567,6 +575,11 @@ pub fn App() -> Html {
                             // Serving (issue 24): serving.html's own wasm in a frame, loaded
                             // when scrolled near and moved to each settled cluster.
                             <crate::components::ServingFrame link={serving_link.clone()} />
+                            // Congestion (issue 25): congestion.html's own wasm, framed the same way.
+                            <crate::components::PageFrame page="congestion.html" fragment={congestion_fragment.clone()} kind="congestion"
+                                heading="Congestion, sharing and failures · this cluster's fat tree under the flow model"
+                                frame_title="Congestion panel for this cluster: routing, oversubscription, neighbours, failures, throughput band over seeds"
+                                open_text="Open the congestion panel on its own page" />
                         }
                         if let Some(p) = formula {
                             { memo(p) }

@@ -8,7 +8,7 @@
 use crate::app::{count_control, Action, State, DARK, NARROW};
 use crate::components::export::{copy_text, page_base, save_scenario};
 use fabricscope_model::link::embed_snippet;
-use crate::components::{bom_of, bom_panel, pickers, presets, price_editor, rightsize_panel, ComparePanel, PickersProps, PresetsProps, PriceEditorProps, RightsizeProps};
+use crate::components::{bom_of, bom_panel, pickers, presets, price_editor, rightsize_panel, ComparePanel, PageFrame, PickersProps, PresetsProps, PriceEditorProps, RightsizeProps};
 use crate::prices::Prices;
 use fabricscope_design::bom::PriceBook;
 use crate::designs::DesignAction;
@@ -151,6 +151,7 @@ fn ComparePage() -> Html {
     let scenario = Scenario { prices: prices.book.to_value(), ..state.scenario() };
     let settled = url::use_link_writer(scenario, "compare.html", fabricscope_model::link::encode, designs_link.clone());
     let note = use_state(|| None::<String>);
+    let congestion_fragment = use_memo((settled.clone(), designs_link.clone()), |(s, d)| format!("s={}{d}", encode(s)));
     // Opened with no saved designs: the link's design is the first.
     {
         let (designs, s) = (designs.clone(), state.scenario());
@@ -203,6 +204,13 @@ fn ComparePage() -> Html {
                     if step >= 2 {
                         // Serving (issue 24): the pinned designs' curves for one deployment.
                         <crate::components::CompareServing designs={designs.list.iter().enumerate().map(|(i, d)| (fabricscope_charts::compare::design_label(i, &d.name), d.scenario.cluster.clone())).collect::<Vec<_>>()} {dark} {compact} />
+                        // Congestion (issue 25): congestion.html's own wasm in a frame, for the
+                        // design in the controls and the pinned designs side by side (a dedicated
+                        // design beside a shared one); the flow model costs this page nothing.
+                        <PageFrame page="congestion.html" fragment={congestion_fragment.clone()} kind="congestion" class="with-designs"
+                            heading="Congestion, sharing and failures · the designs under the flow model"
+                            frame_title="Congestion panel for the pinned designs and the design in the controls: routing, neighbours, failures, throughput bands over seeds"
+                            open_text="Open the congestion panel on its own page" />
                         { bom_panel(&v.cluster, &prices.book) }
                     }
                     if step >= 3 {

@@ -10,8 +10,10 @@
 //! | [`compare_work`] | each design's search and scaling curves, in slices |
 //! | [`embed`] | `?embed=<chart>`: one chart sized to its iframe, linking back |
 //! | [`training`] | the training job: chosen layout, top layouts, MFU grid, rules (search debounced) |
+//! | [`congestion`] | the flow model's study over seeds, in slices while its panel is on screen |
 //! | [`rightsize`] | the right-sizer, run on request in slices |
 //! | [`serving`] | the serving panel's deployment, its curve and the search in slices |
+//! | [`congestion_page`] | congestion.html's root: the flow model's panel for the link's design and the pinned designs (the explorer and compare frame it; its own wasm, src/bin/fabricscope-congestion) |
 //! | [`serving_page`] | serving.html's root: the serving panel for the link's cluster (the explorer frames it; its own wasm, src/bin/fabricscope-serving) |
 //! | [`prices`] | compare.html's price book: read from the link or this browser, saved |
 //! | [`hooks`] | browser-facing hooks (media queries) |
@@ -24,6 +26,7 @@ pub mod app;
 pub mod compare_work;
 pub mod check_page;
 pub mod compare_page;
+pub mod congestion;
 pub mod components;
 pub mod designs;
 pub mod embed;
@@ -34,6 +37,7 @@ pub mod prices;
 pub mod rightsize;
 pub mod serving;
 pub mod serving_page;
+pub mod congestion_page;
 pub mod training;
 pub mod url;
 

@@ -137,27 +137,14 @@ pub struct FrameProps {
 }
 
 /// The explorer's serving section: serving.html (its own wasm) in a frame for the cluster of
-/// the link. The frame gets its address only once the section has come near the screen (no
-/// load, and no task, for a reader who never scrolls there); after that a new link moves only
-/// the frame's fragment, which the page follows without reloading.
+/// the link (see [`super::PageFrame`]).
 #[function_component(ServingFrame)]
 pub fn serving_frame(p: &FrameProps) -> Html {
-    let node = use_node_ref();
-    let near = crate::serving::use_on_screen(node.clone());
-    let seen = use_mut_ref(|| false);
-    if near {
-        *seen.borrow_mut() = true;
-    }
-    let link = &*p.link;
+    let fragment = Rc::new(format!("s={}", p.link));
     html! {
-        <section ref={node} class="panel chart wide" data-testid="serving-section" aria-labelledby="serving-frame-h">
-            <div class="figcaption">
-                <h3 id="serving-frame-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
-                <a class="chart-sub" href={format!("serving.html#s={link}")} data-testid="to-serving">{ "Open the serving panel on its own page" }</a>
-            </div>
-            <iframe class="serving-frame" data-testid="serving-frame" title="Serving panel for this cluster: model, deployment, curve, breakdown and search"
-                src={(*seen.borrow()).then(|| format!("serving.html?frame#s={link}"))}></iframe>
-        </section>
+        <super::PageFrame page="serving.html" {fragment} kind="serving" heading="Serving · LLM inference on this cluster"
+            frame_title="Serving panel for this cluster: model, deployment, curve, breakdown and search"
+            open_text="Open the serving panel on its own page" />
     }
 }
 

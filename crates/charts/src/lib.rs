@@ -18,6 +18,8 @@
 //! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //! | [`teach`] | one frame of a collective played step by step on a small cluster |
+//! | [`fabric_loads`] | the fat tree with each link's load (flow model), failed links dashed |
+//! | [`band`] | throughput fraction over seeds as p10-p90 bands with the median |
 //! | [`report`] | every chart of a Report, named and captioned (CLI `render`, `?embed=`) |
 //!
 //! Renderers never panic: a drawing failure yields a small SVG that says what went wrong.
@@ -28,9 +30,11 @@
 //! time. The page has to fit 250 KB gzipped and repaint within 16 ms of an input; these
 //! charts are boxes, lines and labels with fixed metrics, which plain SVG text does directly.
 
+pub mod band;
 pub mod check;
 pub mod collective;
 pub mod compare;
+pub mod fabric_loads;
 pub mod hierarchy;
 pub mod pareto;
 pub mod report;
@@ -46,6 +50,8 @@ pub mod theme;
 pub use svg::{escape, polylines_in, svg_size, texts};
 
 pub use collective::{collective_chart, collective_chart_with_points, ChartOptions, Mark, Points, Series};
+pub use band::{fraction_bands_chart, BandRow};
+pub use fabric_loads::{fabric_loads_chart, LoadsOptions};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
 pub use serving::{serving_chart, ServingChart, ServingPoint, ServingSeries};

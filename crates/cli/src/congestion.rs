@@ -7,8 +7,9 @@ use crate::error::CliError;
 use crate::flow_args::{traffic_parser, FlowArgs};
 use crate::output;
 use clap::Args;
+use fabricscope_charts::{fabric_loads_chart, LoadsOptions, Theme};
 use fabricscope_flow::sim::MAX_QPS;
-use fabricscope_flow::{ClosSpec, Dist, Fabric, Outcome, Traffic};
+use fabricscope_flow::{link_loads, ClosSpec, Dist, Fabric, Options, Outcome, Seeds, Traffic};
 use fabricscope_model::limits::{Limit, Unit};
 use serde::Serialize;
 
@@ -32,6 +33,19 @@ pub struct CongestionArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Print the fat tree with its loaded links as SVG instead of text (the median seed's
+    /// loads; the web page draws the same)
+    #[arg(long, conflicts_with = "json")]
+    pub svg: bool,
+
+    /// Palette of --svg
+    #[arg(long, value_enum, default_value = "light", requires = "svg")]
+    pub theme: crate::render::ThemeArg,
+
+    /// Width of --svg in pixels
+    #[arg(long, default_value_t = 720, requires = "svg", value_parser = clap::value_parser!(u32).range(300..=2000))]
+    pub width: u32,
+
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
@@ -50,6 +64,10 @@ struct CongestionJson<'a> {
 
 pub fn run(a: &CongestionArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
+    if a.svg {
+        let fab = Fabric::build(ClosSpec::from_topology(&topo)?)?;
+        return svg(a, &fab, a.flow.options(&topo, a.traffic, a.qps_per_connection));
+    }
     let (fab, out) = a.flow.study(&topo, a.traffic, a.qps_per_connection)?;
     if a.json {
         return output::json(&CongestionJson {
@@ -62,6 +80,24 @@ pub fn run(a: &CongestionArgs) -> Result<String, CliError> {
         });
     }
     Ok(text(&topo, &fab, &out, a.flow.routing.is_none()))
+}
+
+/// The study seed by seed (the same figures as one run), then the median seed's link loads drawn.
+fn svg(a: &CongestionArgs, fab: &Fabric, o: Options) -> Result<String, CliError> {
+    let mut seeds = Seeds::new(o);
+    while !seeds.step(fab)? {}
+    let (Some(out), Some(seed)) = (seeds.outcome(), seeds.median_seed()) else {
+        return Err(CliError::new("seeds", "no seed was solved".to_string()));
+    };
+    let loads = link_loads(fab, &o, seed)?;
+    let what = if out.deterministic {
+        format!("{} {}", out.traffic.id(), out.routing.id())
+    } else {
+        format!("{} {}, the median of {} seeds: seed {seed}", out.traffic.id(), out.routing.id(), out.seeds)
+    };
+    let opts = LoadsOptions { width: a.width, bottleneck_tier: out.bottleneck_tier.to_string(), what };
+    let theme = Theme::for_dark(a.theme == crate::render::ThemeArg::Dark);
+    Ok(format!("{}\n", fabric_loads_chart(&loads, &opts, &theme)))
 }
 
 fn dist(d: &Dist) -> String {

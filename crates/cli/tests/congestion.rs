@@ -96,3 +96,30 @@ fn bad_input_is_one_line_naming_the_flag_and_what_is_allowed() {
     fails(&["congestion", "--degraded-links", "1", "--degraded-factor", "0"], &["--degraded-factor", "above 0 and at most 1"]);
     fails(&with(&SMALL, &["--links-down", "1", "--degraded-links", "2"]), &["--degraded-links", "use 0 to 1"]);
 }
+
+/// `--svg` draws the small tree with its loads: 2 leaves x 2 uplinks (4 links, one of them
+/// down and dashed), every utilisation in [0, 1], the bottleneck tier marked, a title and a
+/// description; dark differs from light only in colours; `--svg` with `--json` is refused.
+#[test]
+fn svg_draws_the_tree_with_its_loaded_and_failed_links() {
+    let out = common::stdout_ok(&with(&SMALL, &["--routing", "ecmp", "--seeds", "16", "--links-down", "1", "--svg"]));
+    assert!(out.starts_with("<svg") && out.trim_end().ends_with("</svg>"), "{out}");
+    let links: u32 = out
+        .split("<line")
+        .skip(1)
+        .filter(|l| l.split("/>").next().is_some_and(|a| a.contains("data-tier=\"leaf-spine\"")))
+        .filter_map(|l| l.split("data-links=\"").nth(1)?.split('"').next()?.parse::<u32>().ok())
+        .sum();
+    assert_eq!(links, 4, "{out}");
+    assert_eq!(out.matches("data-failed").count(), 1);
+    let utils: Vec<f64> = out.split("data-util=\"").skip(1).filter_map(|x| x.split('"').next()?.parse().ok()).collect();
+    assert!(!utils.is_empty() && utils.iter().all(|u| (0.0..=1.0).contains(u)), "{utils:?}");
+    assert!(out.contains("data-role=\"bottleneck\""));
+    assert!(out.contains("<title>Fabric loads, plane 1 (ring ecmp, the median of 16 seeds"), "{out}");
+    assert!(out.contains("<desc>2 of 2 leaves, 2 of 2 spines drawn; 4 switch links drawn, 1 down;"), "{out}");
+    let dark = common::stdout_ok(&with(&SMALL, &["--routing", "ecmp", "--seeds", "16", "--links-down", "1", "--svg", "--theme", "dark"]));
+    assert_ne!(dark, out);
+    assert_eq!(dark.matches("data-links").count(), out.matches("data-links").count());
+    let (code, _, err) = common::run(&with(&SMALL, &["--svg", "--json"]));
+    assert_eq!(code, Some(2), "{err}");
+}

@@ -22,15 +22,19 @@
 //! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
 //! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
 //! | [`stats`] | mean and percentiles over seeds |
+//! | [`seeds`] | a study one seed at a time (the page's slices), merged; the median seed |
+//! | [`loads`] | each link's utilisation in one seed's solve (the loaded-links drawing) |
 //! | [`transport`] | PFC, DCQCN, incast as labelled bands with sources (not applied) |
 //! | [`rng`] | a small deterministic PRNG and the per-switch hash |
 
 pub mod classes;
 pub mod failures;
 pub mod graph;
+pub mod loads;
 pub mod maxmin;
 pub mod rng;
 pub mod route;
+pub mod seeds;
 pub mod sim;
 mod solve;
 pub mod stats;
@@ -39,7 +43,9 @@ pub mod transport;
 
 pub use failures::Failures;
 pub use graph::{ClosSpec, Fabric, LinkTier};
+pub use loads::{link_loads, Loads};
 pub use route::Routing;
+pub use seeds::Seeds;
 pub use sim::{run, Options, Outcome, Sharing};
 pub use stats::Dist;
 pub use traffic::{Placement, Traffic};

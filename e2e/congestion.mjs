@@ -1,0 +1,247 @@
+// Congestion, sharing and failures (issue 25) on congestion.html (its own wasm: in the explorer or
+// compare.html the flow model took their bundles over budget), which the explorer and
+// compare.html show in a frame for their design, against a release build:
+// - the explorer's frame loads once scrolled near and shows the panel for its cluster;
+// - 16 nodes, not rail-optimized, 2:1 oversubscribed, ECMP: a band with p10 < p90 and a
+//   collision probability; adaptive routing narrows it; a NIC down lowers the fraction; the
+//   loaded fat tree's command line (`fabricscope congestion ... --svg`, drawn by the CLI: on the
+//   page it took compare.html over its budget) carries the settings;
+// - off screen the panel does nothing on a slider input (the answer stays, marked stale);
+// - a heavy study (a ring over 1,024 NICs scattered over 32 leaves, ECMP, 64 seeds): progress
+//   shown, no main-thread task over 50 ms (PerformanceObserver 'longtask') from its start to
+//   its answer; a random permutation over 1,024 NICs is sent to the CLI with its command line;
+// - the designs' panel: a shared oversubscribed RoCE design (with another job) beside a
+//   dedicated non-blocking SuperPOD: each row's median, the shared one lower;
+// - screenshots of the panel at 1400x900 light and dark and at 390x844 go to
+//   e2e/out/congestion-*.png; no console error.
+//
+//   node e2e/congestion.mjs            (DIST=path to test another build)
+
+import { chromium } from 'playwright-core';
+import { stat, mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
+const out = join(here, 'out');
+const PANEL = '[data-testid=congestion]';
+const NUMBERS = '[data-testid=congestion-numbers]';
+
+// Long tasks and the panel's status lines, from the page's start.
+const OBSERVE = () => {
+  window.__longtasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  window.__statuses = new Set();
+  const look = () => {
+    const s = document.querySelector('[data-testid=congestion-status]');
+    if (s && s.textContent) window.__statuses.add(s.textContent);
+  };
+  new MutationObserver(look).observe(document, { subtree: true, childList: true, characterData: true });
+};
+
+async function answered(page) {
+  await page.waitForFunction(
+    () => {
+      const p = document.querySelector('[data-testid=congestion]');
+      return p && p.dataset.current === 'true' && p.dataset.running === 'false' && document.querySelector('[data-testid=congestion-numbers]');
+    },
+    null,
+    { timeout: 60000 },
+  );
+  return page.$eval(NUMBERS, (n) => ({ p10: +n.dataset.p10, p50: +n.dataset.p50, p90: +n.dataset.p90, collision: +n.dataset.collision, tier: n.dataset.tier, seeds: +n.dataset.seeds }));
+}
+
+async function setNumber(page, sel, v) {
+  await page.fill(sel, String(v));
+  await page.locator(sel).dispatchEvent('change');
+}
+
+async function commitNodes(page, n) {
+  await page.fill('#nodes-number', String(n));
+  await page.press('#nodes-number', 'Enter');
+}
+
+/** compare.html's congestion frame, scrolled into view and loaded. */
+async function frameOf(page) {
+  await page.locator('[data-testid=congestion-section]').scrollIntoViewIfNeeded();
+  let f = null;
+  for (let i = 0; i < 200 && !f; i++) {
+    f = page.frames().find((x) => x.url().includes('congestion.html'));
+    if (!f) await page.waitForTimeout(100);
+  }
+  assert(f, 'the congestion frame loaded');
+  await f.waitForSelector(PANEL, { timeout: 20000 });
+  return f;
+}
+
+/** Scrolls the frame's panel (or a part of it) into the outer page's view. */
+async function show(f, sel = PANEL) {
+  await f.locator(sel).scrollIntoViewIfNeeded();
+}
+
+async function main() {
+  assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}`);
+  await mkdir(out, { recursive: true });
+  const server = await startServer({ root: dist });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const { check, summary } = checker();
+  const ctx = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 1400, height: 900 } });
+  await ctx.addInitScript(OBSERVE);
+  const page = await ctx.newPage();
+  const problems = watch(page, []);
+  let ecmp;
+  try {
+    await check('the explorer frames the panel for its cluster once scrolled near', async () => {
+      await page.goto(server.origin + '/', { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=congestion-section]', { timeout: 20000 });
+      const before = await page.$eval('[data-testid=congestion-frame]', (f) => f.getAttribute('src'));
+      assert(!before, `no address before it is seen: ${before}`);
+      const f = await frameOf(page);
+      await show(f);
+      const r = await answered(f);
+      assert(r.seeds >= 1 && r.p50 > 0 && r.p50 <= 1, JSON.stringify(r));
+    });
+
+    // Nothing saved: the link's (default) design is pinned as A.
+    await page.goto(server.origin + '/compare.html', { waitUntil: 'load' });
+    await page.evaluate(() => localStorage.clear());
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForSelector('[data-testid=congestion-section]', { timeout: 20000 });
+    let f;
+
+    await check('ECMP on a 2:1 tree: a band with p10 < p90 and a collision probability', async () => {
+      await commitNodes(page, 16);
+      if (await page.isChecked('#rail-check')) await page.click('#rail-check');
+      f = await frameOf(page);
+      await page.waitForTimeout(800);
+      await f.waitForSelector(PANEL, { timeout: 20000 });
+      await f.selectOption('#cg-oversub', '2');
+      await f.selectOption('#cg-routing', 'ecmp');
+      await show(f);
+      ecmp = await answered(f);
+      assert(ecmp.p10 < ecmp.p90, `band ${JSON.stringify(ecmp)}`);
+      assert(ecmp.collision > 0, `collision probability ${ecmp.collision}`);
+      assert(ecmp.tier === 'leaf-spine' && ecmp.seeds === 16, JSON.stringify(ecmp));
+      const bands = await f.$$eval(`${PANEL} rect[data-p10]`, (r) => r.length);
+      assert(bands === 1, `one band drawn: ${bands}`);
+      const transport = await f.textContent('[data-testid=transport]');
+      assert(['PFC pauses', 'DCQCN', 'incast', 'retransmits'].every((t) => transport.includes(`${t}: not modelled`)), transport);
+      assert(transport.includes('modelled, not measured'), 'evidence line');
+      const cli = await f.textContent('[data-testid=fabric-loads-cli]');
+      assert(cli.includes('fabricscope congestion') && cli.includes('--routing ecmp') && cli.includes('--oversubscription 2') && cli.includes('--svg'), cli);
+    });
+
+    await check('adaptive routing narrows the band', async () => {
+      await f.selectOption('#cg-routing', 'adaptive');
+      const a = await answered(f);
+      assert(a.p90 - a.p10 < ecmp.p90 - ecmp.p10, `adaptive ${JSON.stringify(a)} vs ECMP ${JSON.stringify(ecmp)}`);
+      assert(a.p50 >= ecmp.p50, `adaptive median ${a.p50} >= ECMP ${ecmp.p50}`);
+      assert(a.seeds === 1, 'deterministic: one solve');
+    });
+
+    await check('a NIC down lowers the fraction; a link down reaches the drawing\'s command line', async () => {
+      const before = await answered(f);
+      await setNumber(f, '#cg-nics', 1);
+      const after = await answered(f);
+      assert(after.p50 < before.p50, `NIC down: ${after.p50} < ${before.p50}`);
+      await setNumber(f, '#cg-nics', 0);
+      await setNumber(f, '#cg-links', 2);
+      await answered(f);
+      const cli = await f.textContent('[data-testid=fabric-loads-cli]');
+      assert(cli.includes('--links-down 2'), cli);
+      await setNumber(f, '#cg-nics', 999);
+      assert((await f.textContent('[data-testid=congestion-input-error]')).includes('NICs down'), 'a bad count is refused with its reason');
+      await setNumber(f, '#cg-links', 0);
+    });
+
+    await check('screenshots: 1400 px light and dark, 390 px phone', async () => {
+      await answered(f);
+      await f.locator(PANEL).screenshot({ path: join(out, 'congestion-light.png') });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.waitForTimeout(200);
+      await f.locator(PANEL).screenshot({ path: join(out, 'congestion-dark.png') });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(300);
+      await show(f);
+      await answered(f);
+      await f.locator(PANEL).screenshot({ path: join(out, 'congestion-phone.png') });
+      await page.setViewportSize({ width: 1400, height: 900 });
+    });
+
+    await check('off screen, a slider input starts nothing; in view it updates', async () => {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForTimeout(300);
+      await commitNodes(page, 24);
+      await page.waitForTimeout(1200);
+      const st = await f.$eval(PANEL, (p) => ({ current: p.dataset.current, running: p.dataset.running }));
+      assert(st.current === 'false' && st.running === 'false', `off screen: ${JSON.stringify(st)}`);
+      await show(f);
+      await answered(f);
+    });
+
+    await check('a heavy study: progress shown, no task over 50 ms', async () => {
+      await commitNodes(page, 128);
+      await page.waitForTimeout(1200);
+      await f.waitForSelector(PANEL, { timeout: 20000 });
+      await show(f);
+      await f.selectOption('#cg-traffic', 'random-permutation');
+      await f.selectOption('#cg-routing', 'ecmp');
+      await show(f);
+      await f.waitForSelector('[data-testid=congestion-note]', { timeout: 20000 });
+      const note = await f.textContent('[data-testid=congestion-note]');
+      assert(note.includes('fabricscope congestion') && note.includes('--traffic random-permutation'), note);
+      await f.selectOption('#cg-traffic', 'ring');
+      await f.selectOption('#cg-placement', 'scattered');
+      await answered(f);
+      const from = await f.evaluate(() => performance.now());
+      await setNumber(f, '#cg-seeds', 64);
+      const r = await answered(f);
+      const res = await f.evaluate((from) => ({ tasks: window.__longtasks.filter((t) => t.start >= from), statuses: [...window.__statuses] }), from);
+      assert(r.seeds === 64, `64 seeds: ${r.seeds}`);
+      assert(res.statuses.some((s) => /sampling: seed \d+ of 64/.test(s)), `progress shown: ${res.statuses.join(' | ')}`);
+      assert(res.tasks.length === 0, `long tasks: ${JSON.stringify(res.tasks)}`);
+    });
+
+    await check('the designs side by side: dedicated non-blocking against shared oversubscribed', async () => {
+      // The shared design: RoCE (ECMP by default) with another job on its fabric.
+      await commitNodes(page, 32);
+      await page.selectOption('#nic-select', 'roce-400');
+      await page.waitForTimeout(300);
+      await page.click('[data-testid=pin]');
+      await clickPreset(page, 'dgx-h100-superpod');
+      await page.waitForTimeout(100);
+      await page.click('[data-testid=pin]');
+      await f.waitForSelector('#cc-jobs-2', { timeout: 10000 });
+      await show(f, '[data-testid=compare-congestion]');
+      await setNumber(page, '#cc-jobs-1', 1);
+      await f.waitForFunction(() => {
+        const p = document.querySelector('[data-testid=compare-congestion]');
+        const rows = [...document.querySelectorAll('[data-testid=cc-row]')];
+        return p?.dataset.current === 'true' && rows.length === 3 && rows.every((r) => r.dataset.p50);
+      }, null, { timeout: 60000 });
+      const p50 = await f.$$eval('[data-testid=cc-row]', (rs) => rs.map((r) => +r.dataset.p50));
+      assert(p50[1] < p50[2], `shared ${p50[1]} < dedicated ${p50[2]}`);
+      const bands = await f.$$eval('[data-testid=cc-bands] rect[data-p10]', (r) => r.length);
+      assert(bands === 3, `a band per design: ${bands}`);
+      await f.locator('[data-testid=compare-congestion]').screenshot({ path: join(out, 'congestion-compare.png') });
+    });
+
+    await check('no console error', async () => {
+      assert(problems.length === 0, problems.join('\n'));
+    });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  process.exit(summary('e2e congestion') ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

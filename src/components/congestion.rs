@@ -1,0 +1,281 @@
+//! "Congestion, sharing and failures": routing policy, traffic, placement, neighbours and
+//! failures as controls; the flow model's throughput fraction as a band over seeds, the
+//! collision probability, the bottleneck tier, the fat tree with its loaded links, and the
+//! transport effects the model does not see (issue 25).
+
+use super::ChartSvg;
+use crate::app::Action;
+use crate::congestion::{cli_line, routing_of, use_congestion, Settings, Study};
+use crate::eval::size_words;
+use crate::hooks::use_in_view;
+use fabricscope_charts::scale::gbps_label;
+use fabricscope_charts::{fraction_bands_chart, BandRow, Theme};
+use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
+use fabricscope_model::{Cluster, Collective};
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+/// Small props (compared on every render of the page): the cluster and the few numbers the
+/// panel reads from the evaluation, not the evaluation itself.
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub cluster: Cluster,
+    /// The fat tree's leaf oversubscription (down:up) and its leaves (0 without a fabric).
+    pub ratio: f64,
+    pub leaves: u32,
+    /// The collective of the throughput chart and its busbw at the headline size (GB/s per
+    /// direction; None for a single GPU).
+    pub op: Collective,
+    pub busbw: Option<f64>,
+    pub key_bytes: u64,
+    /// The training search's step time, seconds (None before it answers).
+    pub step_s: Option<f64>,
+    pub dark: bool,
+    pub compact: bool,
+    /// Sets the cluster's oversubscription (the page's one fat tree).
+    pub on_action: Callback<Action>,
+}
+
+/// What each routing policy is and which fabrics do it.
+const ROUTINGS: [(Routing, &str, &str); 3] = [
+    (Routing::Ecmp, "ECMP", "each flow (queue pair) is hashed onto one path at every switch; RoCE fabrics by default"),
+    (Routing::Adaptive, "adaptive", "switches steer traffic to less loaded paths; InfiniBand adaptive routing (modelled as an even split)"),
+    (Routing::Spray, "spray", "packets sprayed over every equal-cost path, as Spectrum-X does (modelled as an even split)"),
+];
+
+const TRAFFIC: [(Traffic, &str); 3] = [(Traffic::Ring, "ring (AllReduce, AllGather)"), (Traffic::AllToAll, "all-to-all"), (Traffic::RandomPermutation, "random permutation")];
+
+/// Published figures near each effect (validation/congestion.csv); none measures the study the
+/// page runs, so each is context and the page's numbers stay "modelled, not measured".
+fn published(s: &Settings, r: Routing) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if r == Routing::Ecmp {
+        v.push("ECMP collisions: Baidu reports about 70 of 100 Gb/s per link with hash collisions; Meta reports up to 40% more AllReduce throughput from QP-aware hashing with more QPs (validation/congestion.csv).");
+    } else {
+        v.push("Load balancing: NVIDIA reports 98% of theoretical line rate on Spectrum-X with adaptive routing (arXiv:2605.21187; validation/congestion.csv).");
+    }
+    if s.other_jobs > 0 {
+        v.push("Neighbours: CASSINI (NSDI 2024) measured up to 1.6x average and 2.5x tail job time between interleaved and overlapping jobs on a 24-server testbed (validation/congestion.csv).");
+    }
+    if s.failures.links_down + s.failures.spines_down > 0 {
+        v.push("Links down: the only published figure found is a latency change (+7% with 10% of links down, Spectrum-X), not a throughput (validation/congestion.csv).");
+    }
+    v
+}
+
+fn band(label: &str, d: &Dist, color: usize) -> BandRow {
+    BandRow { label: label.to_string(), min: d.min, p10: d.p10, p50: d.p50, p90: d.p90, max: d.max, color }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// A labelled `<select>` of (value, text) pairs.
+fn picker(id: &'static str, label: &'static str, opts: Vec<(String, String, bool)>, on: Callback<String>) -> Html {
+    let onchange = Callback::from(move |e: Event| {
+        let s: HtmlSelectElement = e.target_unchecked_into();
+        on.emit(s.value());
+    });
+    html! {
+        <label class="inline" for={id}>{ label }
+            <select {id} {onchange}>
+                { for opts.into_iter().map(|(v, t, sel)| html! { <option value={v} selected={sel}>{ t }</option> }) }
+            </select>
+        </label>
+    }
+}
+
+/// A labelled number box, applied on change; text that is not a whole number in range is
+/// refused with its reason and the setting stays.
+fn number(id: &'static str, label: &'static str, value: u32, max: u32, on: Callback<Result<u32, String>>) -> Html {
+    let onchange = Callback::from(move |e: Event| {
+        let v = super::value_of(&e);
+        on.emit(match v.trim().parse::<u32>() {
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(format!("{label}: '{}' is not a whole number from 0 to {max}", v.chars().take(12).collect::<String>())),
+        })
+    });
+    html! {
+        <label class="inline" for={id}>{ label }
+            <input {id} class="small-num" type="number" min="0" max={max.to_string()} value={value.to_string()} {onchange} />
+        </label>
+    }
+}
+
+#[function_component(CongestionPanel)]
+pub fn congestion_panel(props: &Props) -> Html {
+    let node = use_node_ref();
+    let in_view = use_in_view(node.clone(), true);
+    let settings = use_state(Settings::default);
+    let input_error = use_state(|| None::<String>);
+    let cluster = props.cluster.clone();
+    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], in_view);
+    let routing = routing_of(&settings, &cluster);
+    let set = |f: fn(&mut Settings, &str)| {
+        let (settings, err) = (settings.clone(), input_error.clone());
+        Callback::from(move |v: String| {
+            let mut s = *settings;
+            f(&mut s, &v);
+            err.set(None);
+            settings.set(s);
+        })
+    };
+    let set_n = |f: fn(&mut Settings, u32)| {
+        let (settings, err) = (settings.clone(), input_error.clone());
+        Callback::from(move |v: Result<u32, String>| match v {
+            Ok(n) => {
+                let mut s = *settings;
+                f(&mut s, n);
+                err.set(None);
+                settings.set(s);
+            }
+            Err(e) => err.set(Some(e)),
+        })
+    };
+    let ratio = props.ratio;
+    let over_opts: Vec<(String, String, bool)> = {
+        let mut v: Vec<(String, String, bool)> = [1.0, 2.0, 3.0, 4.0].iter().map(|&r| (r.to_string(), if r == 1.0 { "1:1 (non-blocking)".to_string() } else { format!("{r}:1") }, (ratio - r).abs() < 0.01)).collect();
+        if !v.iter().any(|o| o.2) {
+            v.insert(0, ("".into(), format!("{ratio:.2}:1 (set by the fat tree's switch counts)"), true));
+        }
+        v
+    };
+    let on_over = {
+        let cb = props.on_action.clone();
+        Callback::from(move |v: String| {
+            if let Ok(r) = v.parse::<f64>() {
+                cb.emit(Action::Oversubscription(if r == 1.0 { None } else { Some(r) }));
+            }
+        })
+    };
+    let one_leaf = props.leaves <= 1;
+    let current = done.as_ref().is_some_and(|d| d.key.first().is_some_and(|k| k.0 == cluster && k.1 == *settings));
+    // The charts of an answer are drawn once per answer and theme, not on every input.
+    let svgs = {
+        let done = done.clone();
+        use_memo((done.as_ref().map(|d| d.seq), props.dark, props.compact), move |(_, dark, compact)| {
+            let theme = Theme::for_dark(*dark);
+            let width = if *compact { 360 } else { 720 };
+            done.as_ref().and_then(|d| d.studies.first()).map(|s| charts(s, &theme, width)).unwrap_or_default()
+        })
+    };
+    html! {
+        <section ref={node} class="panel wide congestion" data-testid="congestion" aria-labelledby="congestion-h"
+            data-running={progress.is_some().to_string()} data-current={current.to_string()}>
+            <h3 id="congestion-h" class="chart-title">{ "Congestion, sharing and failures" }</h3>
+            <p class="chart-sub">{ "Flow-level model: the traffic's flows routed over this cluster's fat tree, rates shared max-min fairly on every link, repeated over hash seeds. Modelled, not measured." }</p>
+            <div class="toolbar">
+                { picker("cg-routing", "Routing ", ROUTINGS.iter().map(|(r, t, _)| (r.id().to_string(), t.to_string(), *r == routing)).collect(),
+                    set(|s, v| s.routing = Routing::ALL.iter().find(|r| r.0 == v).map(|r| r.1))) }
+                { picker("cg-traffic", "Traffic ", TRAFFIC.iter().map(|(t, x)| (t.id().to_string(), x.to_string(), *t == settings.traffic)).collect(),
+                    set(|s, v| if let Some(t) = Traffic::ALL.iter().find(|t| t.0 == v) { s.traffic = t.1 })) }
+                { picker("cg-placement", "Placement ", Placement::ALL.iter().map(|(id, p)| (id.to_string(), id.to_string(), *p == settings.placement)).collect(),
+                    set(|s, v| if let Some(p) = Placement::ALL.iter().find(|p| p.0 == v) { s.placement = p.1 })) }
+                { picker("cg-oversub", "Oversubscription ", over_opts, on_over) }
+                { number("cg-seeds", "Seeds ", settings.seeds, 256, set_n(|s, n| s.seeds = n.max(1))) }
+                { number("cg-jobs", "Other jobs ", settings.other_jobs, 15, set_n(|s, n| s.other_jobs = n)) }
+                { number("cg-nics", "NICs down ", settings.failures.nics_down, 31, set_n(|s, n| s.failures.nics_down = n)) }
+                { number("cg-links", "Links down ", settings.failures.links_down, 256, set_n(|s, n| s.failures.links_down = n)) }
+                { number("cg-spines", "Spines down ", settings.failures.spines_down, 256, set_n(|s, n| s.failures.spines_down = n)) }
+            </div>
+            <p class="hint" data-testid="routing-note">{ ROUTINGS.iter().find(|r| r.0 == routing).map_or(String::new(), |r| format!("{}: {}", r.1, r.2)) }
+                if settings.routing.is_none() { { " (this NIC's default)" } }
+            </p>
+            <p class="hint">{ "Oversubscription is the cluster's own (the fat tree sized at that ratio); NICs go down on the job's first node, links on its first leaf, spines in its pod." }</p>
+            if one_leaf {
+                <p class="hint" data-testid="one-leaf">{ "One leaf switch: no spine for flows to collide on; only NICs limit them. Add nodes for a two-tier tree." }</p>
+            }
+            if let Some(e) = &*input_error {
+                <p class="error" role="alert" data-testid="congestion-input-error">{ e.clone() }</p>
+            }
+            <p class="muted small" aria-live="polite" data-testid="congestion-status">
+                { match (progress, current) {
+                    (Some((d, t)), _) => format!("sampling: seed {d} of {t}…{}", if done.is_some() { " (showing the last answer)" } else { "" }),
+                    (None, false) if done.is_some() => "last answer, for other settings: scroll here to update".to_string(),
+                    _ => String::new(),
+                } }
+            </p>
+            if let Some((d, k)) = done.as_ref().and_then(|d| d.studies.first().zip(d.key.first())) {
+                <div class={classes!("congestion-result", (!current).then_some("stale"))}>
+                    { result(d, &k.1, props, &svgs) }
+                </div>
+            }
+        </section>
+    }
+}
+
+/// The band chart of an answer (empty when it has none).
+fn charts(d: &Study, theme: &Theme, width: u32) -> AttrValue {
+    let Ok(o) = &d.outcome else { return AttrValue::default() };
+    let f = &o.throughput_fraction;
+    let mut rows = vec![band(if o.sharing.is_some() { "expected" } else { o.routing.id() }, f, 0)];
+    if let Some(s) = &o.sharing {
+        rows.push(band("best (interleaved)", &s.best, 2));
+        rows.push(band("worst (overlapping)", &s.worst, 4));
+    }
+    let title = format!("Throughput fraction over {} seed(s): p10 {}, median {}, p90 {}", o.seeds, pct(f.p10), pct(f.p50), pct(f.p90));
+    AttrValue::from(fraction_bands_chart(&rows, width, &title, theme))
+}
+
+fn result(d: &Study, settings: &Settings, props: &Props, bands: &AttrValue) -> Html {
+    let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
+    let o = match &d.outcome {
+        Ok(o) => o,
+        Err(_) if d.note.is_some() => return html! { { for note } },
+        Err(e) => return html! { <p class="error" role="alert" data-testid="congestion-error">{ format!("{}: {}", e.field, e.message) }</p> },
+    };
+    let f = &o.throughput_fraction;
+    let bands = bands.clone();
+    html! {
+        <>
+            { for note }
+            <p class="congestion-numbers" data-testid="congestion-numbers" data-p10={f.p10.to_string()} data-p50={f.p50.to_string()} data-p90={f.p90.to_string()}
+                data-collision={o.collision_probability.to_string()} data-tier={o.bottleneck_tier} data-seeds={o.seeds.to_string()}>
+                { format!("Throughput fraction {} (median{}) · flows collide on a limiting switch link in {} of seeds · bottleneck tier: {}",
+                    pct(f.p50),
+                    if o.deterministic { ", deterministic: one solve".to_string() } else { format!("; p10 {} – p90 {} over {} seeds", pct(f.p10), pct(f.p90), o.seeds) },
+                    pct(o.collision_probability), o.bottleneck_tier) }
+            </p>
+            <div class="chart-svg" data-testid="congestion-bands"><ChartSvg svg={bands} /></div>
+            { meaning(o, props) }
+            <p class="hint" data-testid="fabric-loads-cli">{ "The fat tree with each link's load (the median seed's, failed links dashed): " }<code>{ format!("{} --svg", cli_line(&props.cluster, settings)) }</code></p>
+            <h4>{ "Not modelled, and the evidence" }</h4>
+            <ul class="notes" data-testid="transport">
+                { for o.transport.iter().map(|t| format!("{}: not modelled; assumes {} ({}; crates/flow transport.rs)", t.effect, t.assumes, t.source.trim_start_matches("not modelled: ")))
+                    .chain(std::iter::once("Every figure above is modelled, not measured: no published measurement matches this study.".to_string()))
+                    .chain(published(settings, o.routing).into_iter().map(String::from))
+                    .map(|t| html! { <li>{ t }</li> }) }
+            </ul>
+        </>
+    }
+}
+
+/// The fraction against the page's collective and step time, with the assumption stated.
+fn meaning(o: &Outcome, props: &Props) -> Html {
+    let c = &props.cluster;
+    let ring_op = !matches!(props.op, Collective::AllToAll);
+    let matches = (o.traffic == Traffic::Ring && ring_op) || (o.traffic == Traffic::AllToAll && !ring_op);
+    let busbw = props.busbw.filter(|_| matches && c.nodes > 1).map(|b| {
+        let eth = c.nic.spec().routing == fabricscope_model::catalog::Routing::Ecmp;
+        html! {
+            <li data-testid="busbw-times-fraction">
+                { format!("{} busbw at {}: {} GB/s in the model; × the median fraction {} ≈ {} GB/s. ", props.op.name(), size_words(props.key_bytes), gbps_label(b), pct(o.throughput_fraction.p50), gbps_label(b * o.throughput_fraction.p50)) }
+                { "Assumes the network's slowest flow sets the whole collective's pace." }
+                if eth { { " On Ethernet the model's busbw already includes its own ECMP collision estimate, so this may count collisions twice." } }
+            </li>
+        }
+    });
+    html! {
+        <ul class="notes" data-testid="congestion-meaning">
+            { for busbw }
+            if !matches {
+                <li>{ format!("The {} traffic studied is not the {} of the charts above: the fraction is not applied to its busbw.", o.traffic.id(), props.op.name()) }</li>
+            }
+            <li>{ match props.step_s {
+                Some(s) => format!("Training step: {} in the model, not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out.", fabricscope_charts::training::seconds_label(s)),
+                None => "Training step: not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out.".to_string(),
+            } }</li>
+        </ul>
+    }
+}
