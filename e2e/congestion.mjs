@@ -131,6 +131,8 @@ async function main() {
       const transport = await f.textContent('[data-testid=transport]');
       assert(['PFC pauses', 'DCQCN', 'incast', 'retransmits'].every((t) => transport.includes(`${t}: not modelled`)), transport);
       assert(transport.includes('modelled, not measured'), 'evidence line');
+      const links = await f.$$eval('[data-testid=fabric-loads] svg line, [data-testid=fabric-loads] svg path', (l) => l.length);
+      assert(links > 0, `the loaded fat tree is drawn: ${links} lines`);
       const cli = await f.textContent('[data-testid=fabric-loads-cli]');
       assert(cli.includes('fabricscope congestion') && cli.includes('--routing ecmp') && cli.includes('--oversubscription 2') && cli.includes('--svg'), cli);
     });

@@ -2,7 +2,7 @@
 //! most [`SLICE_MS`] (the page answers input and paints between them), only while the panel is
 //! on screen; the last answer stays shown, marked stale, until the new one is complete.
 
-use fabricscope_flow::{ClosSpec, Fabric, Failures, Options, Outcome, Placement, Routing, Seeds, Traffic};
+use fabricscope_flow::{link_loads, ClosSpec, Fabric, Failures, Loads, Options, Outcome, Placement, Routing, Seeds, Traffic};
 use fabricscope_model::{Cluster, ModelError};
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;
@@ -97,6 +97,8 @@ pub fn fits_page(spec: &ClosSpec, o: &Options) -> bool {
 #[derive(Debug)]
 pub struct Study {
     pub outcome: Result<Outcome, ModelError>,
+    /// The median seed's link loads (when asked for and the study ran).
+    pub loads: Option<Rc<Loads>>,
     /// Why the study stopped early or did not run in the page.
     pub note: Option<String>,
 }
@@ -121,6 +123,8 @@ struct Running {
 
 struct Job {
     key: Vec<(Cluster, Settings)>,
+    /// Solve the median seed's loads too (the explorer's drawing).
+    draw: bool,
     studies: Vec<Study>,
     running: Option<Running>,
     my: u64,
@@ -160,7 +164,7 @@ impl Job {
         let o = options(s, c);
         let built = c.topology().and_then(|t| ClosSpec::from_topology(&t)).and_then(Fabric::build);
         match built {
-            Err(e) => self.studies.push(Study { outcome: Err(e), note: None }),
+            Err(e) => self.studies.push(Study { outcome: Err(e), loads: None, note: None }),
             Ok(fab) if !fits_page(&fab.spec, &o) => {
                 let ecmp = o.routing == Routing::Ecmp;
                 let note = format!(
@@ -170,18 +174,18 @@ impl Job {
                     if ecmp { PAGE_ECMP_PATHS } else { PAGE_SPLIT_DEMANDS },
                     cli_line(c, s)
                 );
-                self.studies.push(Study { outcome: Err(ModelError::new("traffic", "too large for the page")), note: Some(note) });
+                self.studies.push(Study { outcome: Err(ModelError::new("traffic", "too large for the page")), loads: None, note: Some(note) });
             }
             Ok(fab) => self.running = Some(Running { fab: Rc::new(fab), seeds: Seeds::new(o) }),
         }
     }
 
-    /// Ends the running study with its figures. (The fat tree with its loaded links is the
-    /// CLI's `fabricscope congestion --svg`: drawn here it took compare.html over its budget.)
+    /// Ends the running study: its figures and, when drawing, the median seed's loads.
     fn end_study(&mut self, note: Option<String>) {
         let Some(r) = self.running.take() else { return };
+        let loads = if self.draw { r.seeds.median_seed().and_then(|s| link_loads(&r.fab, r.seeds.options(), s).ok()) } else { None };
         let outcome = r.seeds.outcome().ok_or_else(|| ModelError::new("seeds", "no seed was solved"));
-        self.studies.push(Study { outcome, note });
+        self.studies.push(Study { outcome, loads: loads.map(Rc::new), note });
     }
 
     /// Runs seeds for at most about [`SLICE_MS`], then yields to the page.
@@ -202,9 +206,15 @@ impl Job {
             match r.seeds.step(&r.fab) {
                 Err(e) => {
                     self.running = None;
-                    self.studies.push(Study { outcome: Err(e), note: None });
+                    self.studies.push(Study { outcome: Err(e), loads: None, note: None });
                 }
-                Ok(true) => self.end_study(None),
+                Ok(true) => {
+                    // The drawing's solve in a task of its own.
+                    if self.draw {
+                        break;
+                    }
+                    self.end_study(None);
+                }
                 Ok(false) => {
                     let took = js_sys::Date::now() - t;
                     if took > LONG_SEED_MS {
@@ -215,6 +225,15 @@ impl Job {
             }
         }
         let (d, t) = self.running.as_ref().map_or((0, 0), |r| r.seeds.progress());
+        if self.draw && d == t && t > 0 {
+            self.progress.set(Some((d, t)));
+            Timeout::new(0, move || {
+                self.end_study(None);
+                self.slice()
+            })
+            .forget();
+            return;
+        }
         self.progress.set(Some((d, t)));
         Timeout::new(0, move || self.slice()).forget();
     }
@@ -224,7 +243,7 @@ impl Job {
 /// (else the last answers stay). Returns the last answers and, while they run, the running
 /// study's (seeds solved, seeds in all).
 #[hook]
-pub fn use_congestion(key: Vec<(Cluster, Settings)>, in_view: bool) -> (Option<Rc<Done>>, Option<(u32, u32)>) {
+pub fn use_congestion(key: Vec<(Cluster, Settings)>, draw: bool, in_view: bool) -> (Option<Rc<Done>>, Option<(u32, u32)>) {
     let result = use_state(|| None::<Rc<Done>>);
     let progress = use_state_eq(|| None::<(u32, u32)>);
     let gen = use_mut_ref(|| Rc::new(Cell::new(0u64)));
@@ -241,7 +260,7 @@ pub fn use_congestion(key: Vec<(Cluster, Settings)>, in_view: bool) -> (Option<R
                 return;
             }
             progress.set(Some((0, key[0].1.seeds)));
-            let job = Job { key: key.clone(), studies: Vec::new(), running: None, my: gen.get(), gen, result, progress };
+            let job = Job { key: key.clone(), draw, studies: Vec::new(), running: None, my: gen.get(), gen, result, progress };
             Timeout::new(0, move || job.start()).forget();
         });
     }

@@ -36,7 +36,7 @@ pub fn compare_congestion(props: &Props) -> Html {
         .enumerate()
         .map(|(i, d)| (d.scenario.cluster.clone(), Settings { other_jobs: jobs.get(i).copied().unwrap_or(0), ..*shared }))
         .collect();
-    let (done, progress) = use_congestion(key.clone(), in_view);
+    let (done, progress) = use_congestion(key.clone(), false, in_view);
     let current = done.as_ref().is_some_and(|d| d.key == key);
     let on_routing = {
         let shared = shared.clone();

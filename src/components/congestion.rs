@@ -9,7 +9,7 @@ use crate::congestion::{cli_line, routing_of, use_congestion, Settings, Study};
 use crate::eval::size_words;
 use crate::hooks::use_in_view;
 use fabricscope_charts::scale::gbps_label;
-use fabricscope_charts::{fraction_bands_chart, BandRow, Theme};
+use fabricscope_charts::{fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
 use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
 use fabricscope_model::{Cluster, Collective};
 use web_sys::HtmlSelectElement;
@@ -110,7 +110,7 @@ pub fn congestion_panel(props: &Props) -> Html {
     let settings = use_state(Settings::default);
     let input_error = use_state(|| None::<String>);
     let cluster = props.cluster.clone();
-    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], in_view);
+    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], true, in_view);
     let routing = routing_of(&settings, &cluster);
     let set = |f: fn(&mut Settings, &str)| {
         let (settings, err) = (settings.clone(), input_error.clone());
@@ -205,9 +205,9 @@ pub fn congestion_panel(props: &Props) -> Html {
     }
 }
 
-/// The band chart of an answer (empty when it has none).
-fn charts(d: &Study, theme: &Theme, width: u32) -> AttrValue {
-    let Ok(o) = &d.outcome else { return AttrValue::default() };
+/// The band chart and the loaded fat tree of an answer (empty when it has none).
+fn charts(d: &Study, theme: &Theme, width: u32) -> (AttrValue, Option<AttrValue>) {
+    let Ok(o) = &d.outcome else { return Default::default() };
     let f = &o.throughput_fraction;
     let mut rows = vec![band(if o.sharing.is_some() { "expected" } else { o.routing.id() }, f, 0)];
     if let Some(s) = &o.sharing {
@@ -215,10 +215,15 @@ fn charts(d: &Study, theme: &Theme, width: u32) -> AttrValue {
         rows.push(band("worst (overlapping)", &s.worst, 4));
     }
     let title = format!("Throughput fraction over {} seed(s): p10 {}, median {}, p90 {}", o.seeds, pct(f.p10), pct(f.p50), pct(f.p90));
-    AttrValue::from(fraction_bands_chart(&rows, width, &title, theme))
+    let bands = AttrValue::from(fraction_bands_chart(&rows, width, &title, theme));
+    let drawing = d.loads.as_ref().map(|l| {
+        let what = if o.deterministic { format!("{} {}", o.traffic.id(), o.routing.id()) } else { format!("{} {}, the median of {} seeds: seed {}", o.traffic.id(), o.routing.id(), o.seeds, l.seed) };
+        AttrValue::from(fabric_loads_chart(l, &LoadsOptions { width, bottleneck_tier: o.bottleneck_tier.to_string(), what }, theme))
+    });
+    (bands, drawing)
 }
 
-fn result(d: &Study, settings: &Settings, props: &Props, bands: &AttrValue) -> Html {
+fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Option<AttrValue>)) -> Html {
     let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
     let o = match &d.outcome {
         Ok(o) => o,
@@ -226,7 +231,7 @@ fn result(d: &Study, settings: &Settings, props: &Props, bands: &AttrValue) -> H
         Err(e) => return html! { <p class="error" role="alert" data-testid="congestion-error">{ format!("{}: {}", e.field, e.message) }</p> },
     };
     let f = &o.throughput_fraction;
-    let bands = bands.clone();
+    let (bands, drawing) = svgs.clone();
     html! {
         <>
             { for note }
@@ -239,7 +244,13 @@ fn result(d: &Study, settings: &Settings, props: &Props, bands: &AttrValue) -> H
             </p>
             <div class="chart-svg" data-testid="congestion-bands"><ChartSvg svg={bands} /></div>
             { meaning(o, props) }
-            <p class="hint" data-testid="fabric-loads-cli">{ "The fat tree with each link's load (the median seed's, failed links dashed): " }<code>{ format!("{} --svg", cli_line(&props.cluster, settings)) }</code></p>
+            if let Some(svg) = drawing {
+                <figure class="congestion-drawing" data-testid="fabric-loads">
+                    <figcaption class="chart-sub">{ "The fat tree's first plane with each link's load in that seed (rates are each flow's max-min share)." }</figcaption>
+                    <ChartSvg {svg} />
+                </figure>
+            }
+            <p class="hint" data-testid="fabric-loads-cli">{ "The same drawing from the command line: " }<code>{ format!("{} --svg", cli_line(&props.cluster, settings)) }</code></p>
             <h4>{ "Not modelled, and the evidence" }</h4>
             <ul class="notes" data-testid="transport">
                 { for o.transport.iter().map(|t| format!("{}: not modelled; assumes {} ({}; crates/flow transport.rs)", t.effect, t.assumes, t.source.trim_start_matches("not modelled: ")))
