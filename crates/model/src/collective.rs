@@ -605,7 +605,15 @@ impl Comm {
         let lat = r.timing_lat[func as usize][a as usize][p as usize];
         let ring_simple = a == Algorithm::Ring && p == Protocol::Simple;
         let (lat, bw) = match &self.net {
-            None if ring_simple => (lat + rccl::timing::xgmi_ring_fill(bytes).0, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY),
+            None if ring_simple => {
+                let n = self.placement.ranks as f64;
+                let steps = match func {
+                    Func::AllReduce => 2.0 * (n - 1.0),
+                    Func::AllGather | Func::ReduceScatter => n - 1.0,
+                    Func::Broadcast | Func::Reduce => n,
+                };
+                (lat + rccl::timing::xgmi_ring_fill(steps, bytes).0, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY)
+            }
             None => (lat, bw_rccl),
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };

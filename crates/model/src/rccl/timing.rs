@@ -39,29 +39,34 @@ pub fn measured(arch: crate::catalog::Arch) -> bool {
 /// NVIDIA's figure is `network::HOST_LAUNCH_STAGGER`.
 pub const HIP_LAUNCH_STAGGER: Micros = Micros(4.4);
 
-/// Pipeline fill of RCCL's Simple ring inside an xGMI node at full depth, us: the time a
-/// Simple ring takes beyond `latency + bytes / bandwidth` once its chunks are full. RCCL never
-/// shrinks the Simple ring's AllReduce chunk (`computeCollChunkInfo` adjusts chunkSize for
-/// Tree, the Broadcast/Reduce pipelines, CollNet and NVLS only; ROCm/rccl src/enqueue.cc
-/// lines 1844-1866 @0cbce2a7), so a ring step moves one chunk of `buffSize / NCCL_STEPS x
-/// ALLREDUCE_CHUNKSTEPS` (4 MiB / 8 x 4 = 2 MiB, src/init.cc line 839 and
-/// src/include/collectives.h) split over the channels, and the first and last chunk of each
-/// channel cross the 2(n-1) ring steps unpipelined. nChannels is not cut at these sizes
-/// (enqueue.cc line 1666: only below nc x 256 threads x 64 B, under 1 MiB for 64 channels;
-/// RCCL keeps the threads, line 1669). Fitted once for the class on the one-process-per-GPU
-/// rccl-tests rows of the AMD ROCm docs (no host launch effects; validation/collectives-amd-efa.csv):
-/// 16 MiB takes 148.5 us, 128 MiB 794.5, 1 GiB 5979.6, each 35-37 us above latency plus
-/// bytes at the 8 GiB rate; 1 MiB (26.6 us) shows almost none of it.
-pub const XGMI_RING_FILL_US: f64 = 36.0;
+/// What each step of RCCL's Simple ring inside an xGMI node costs beyond `latency + bytes /
+/// bandwidth` once its pieces are large, us. RCCL's choice does not change between 1 MiB and
+/// 1 GiB on 8x MI300X (Ring/Simple by its own tables, `super`), nor do its channels: nChannels
+/// is cut only while `nBytes < nc x nThreads x 64` (ROCm/rccl src/enqueue.cc
+/// `getChannnelThreadInfo` line 1666 @0cbce2a7; 256 threads, NCCL_SIMPLE_THREAD_THRESHOLD 64,
+/// so under 1 MiB for 64 channels, and RCCL never halves the threads, line 1669), and the
+/// AllReduce ring's chunk is never shrunk (`computeCollChunkInfo`, lines 1844-1866, adjusts
+/// Tree, the Broadcast/Reduce pipelines, CollNet and NVLS only): its 2 MiB chunk
+/// (`DEFAULT_BUFFSIZE` 4 MiB / `NCCL_STEPS` 8 x `ALLREDUCE_CHUNKSTEPS` 4; init.cc line 839,
+/// include/collectives.h) moves in 1 MiB slices. So the medium-size ramp is in the timing, not
+/// the choice: each ring step's piece grows with the message until the slices are full, and a
+/// step that moves a large piece costs more than the LL-fitted step latency (completion
+/// fences and flag round trips per slice). Fitted once for the class on the
+/// one-process-per-GPU rccl-tests rows of the AMD ROCm docs (no host launch effects;
+/// validation/collectives-amd-efa.csv): 16 MiB takes 148.5 us, 128 MiB 794.5, 1 GiB 5979.6,
+/// each 35-37 us above latency plus bytes at the 8 GiB rate over 14 steps: 2.6 us a step;
+/// 1 MiB (26.6 us) shows almost none of it.
+pub const XGMI_RING_FILL_PER_STEP_US: f64 = 2.6;
 
-/// Message size at which the fill reaches [`XGMI_RING_FILL_US`], bytes: 16 MiB, the smallest
-/// one-process-per-GPU row that shows all of it (1 MiB shows ~1 us, 16 MiB 36 us); below it
-/// the fill grows linearly with the per-channel piece. Where exactly between 1 and 16 MiB
-/// the chunks fill is not measured (no public 2-8 MiB row without host launch effects).
+/// Message size at which the per-step cost reaches [`XGMI_RING_FILL_PER_STEP_US`], bytes: 16
+/// MiB, the smallest one-process-per-GPU row that shows all of it (1 MiB shows ~1 us, 16 MiB
+/// 36 us); below it the cost grows linearly with the piece. Where exactly between 1 and 16 MiB
+/// the slices fill is not measured (no public 2-8 MiB row without host launch effects).
 pub const XGMI_RING_FILL_FULL: u64 = 16 << 20;
 
-/// [`XGMI_RING_FILL_US`] at `bytes`: linear up to [`XGMI_RING_FILL_FULL`], flat above.
-pub fn xgmi_ring_fill(bytes: crate::units::Bytes) -> Micros {
+/// The fill of a Simple ring of `steps` steps at `bytes`: [`XGMI_RING_FILL_PER_STEP_US`] per
+/// step, linear up to [`XGMI_RING_FILL_FULL`], flat above.
+pub fn xgmi_ring_fill(steps: f64, bytes: crate::units::Bytes) -> Micros {
     let frac = (bytes.as_f64() / XGMI_RING_FILL_FULL as f64).min(1.0);
-    Micros(XGMI_RING_FILL_US * frac)
+    Micros(XGMI_RING_FILL_PER_STEP_US * steps * frac)
 }
