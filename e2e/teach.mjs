@@ -7,7 +7,8 @@
 // 4. screenshots of a ring mid-flight: desktop and phone, light and dark (e2e/out/teach-*.png);
 // 5. a lesson is completed by keyboard only, and the answer is the model's (9x);
 // 6. a glossary term followed on Learn, or from the explorer, opens its definition;
-// 7. with the server stopped and the browser offline, a lesson still opens and answers.
+// 7. with the server stopped and the browser offline, a lesson still opens and answers;
+// 8. the AMD xGMI mesh (e2e/teach-mesh.mjs): the mesh drawn, no NVLS, the ring's formula.
 //
 //   node e2e/teach.mjs            (DIST=path to test another build)
 
@@ -16,6 +17,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { meshChecks } from './teach-mesh.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -118,6 +120,8 @@ async function main() {
         assert(c.now.startsWith(`Done: ${steps} steps`), `${steps} steps in the transcript`);
       });
     }
+
+    await meshChecks(browser, `${base}learn.html`, check);
 
     await check('keys: Home, ArrowRight steps, Space plays and pauses; the transcript line is aria-live', async () => {
       await page.selectOption('#t-algo', 'ring');

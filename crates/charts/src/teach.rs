@@ -63,7 +63,7 @@ impl Geo {
         let mesh = s.instance.mesh_links().is_some();
         // A mesh's circle: as wide as the cell allows, at most 110 px across the middle.
         let ring_r = ((cell_w - 60.0) / 2.0).clamp(40.0, 110.0);
-        let cell_h = if mesh { 2.0 * ring_r + 76.0 } else { 112.0 };
+        let cell_h = if mesh { 2.0 * ring_r + 92.0 } else { 112.0 };
         let top = 62.0;
         let mut geo = Geo { wide, mesh, gpu: Vec::new(), r: 0.0, switch_y: Vec::new(), bottom: Vec::new(), net: 0.0 };
         let spacing = (cell_w - 16.0) / g as f64;
@@ -78,7 +78,8 @@ impl Geo {
                     (x0 + 8.0 + spacing * (k as f64 + 0.5), y0 + 30.0)
                 });
             }
-            geo.switch_y.push(y0 + if mesh { 2.0 * ring_r + 46.0 } else { 70.0 });
+            // A mesh's name sits under its lowest GPU and that GPU's counter bar.
+            geo.switch_y.push(y0 + if mesh { 2.0 * ring_r + 66.0 } else { 70.0 });
             geo.bottom.push(y0 + cell_h - 12.0);
         }
         let rows = d.div_ceil(cols);

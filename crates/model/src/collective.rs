@@ -581,6 +581,8 @@ impl Comm {
         if let Some(r) = &self.rccl {
             return self.rccl_terms(r, func, a, p, bw_nccl, bytes);
         }
+        // Small messages run on fewer channels than NCCL's table assumes (enqueue.cc).
+        let bw_nccl = bw_nccl * crate::nccl::enqueue::channel_share(a, p, bytes.0, self.tuning.comm_channels(), self.placement.ranks);
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
             // On NVLink only (a PCIe-switched node's ring is another link).

@@ -231,7 +231,7 @@ pub fn unavailable(play: Play, inst: &Instance) -> Option<&'static str> {
         }
         Play::Nvls | Play::NvlsTree if !inst.nvls => Some("NVLS needs Hopper or later GPUs on an NVSwitch: the switch must reduce and multicast"),
         Play::NvlsTree if inst.domains < 2 => Some("NVLSTree joins several domains; this cluster has one"),
-        Play::Tree if inst.domains < 2 => Some("NCCL's tree joins domains; inside one domain it runs a chain, which the ring shows better"),
+        Play::Tree if inst.domains < 2 => Some("NCCL's (and RCCL's) tree joins domains; inside one domain it runs a chain, which the ring shows better"),
         _ => None,
     }
 }
