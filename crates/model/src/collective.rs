@@ -581,8 +581,11 @@ impl Comm {
         if let Some(r) = &self.rccl {
             return self.rccl_terms(r, func, a, p, bw_nccl, bytes);
         }
-        // Small messages run on fewer channels than NCCL's table assumes (enqueue.cc).
-        let bw_nccl = bw_nccl * crate::nccl::enqueue::channel_share(a, p, bytes.0, self.tuning.comm_channels(), self.placement.ranks);
+        // Small messages run on fewer channels than NCCL's table assumes (enqueue.cc). Inside
+        // one domain, where rows test it (NVL72 trays, 8-GPU nodes at 1-256 KiB); across
+        // domains a channel's share of the NICs at these sizes is not modelled.
+        let share = if self.net.is_none() { crate::nccl::enqueue::channel_share(a, p, bytes.0, self.tuning.comm_channels(), self.placement.ranks) } else { 1.0 };
+        let bw_nccl = bw_nccl * share;
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
             // On NVLink only (a PCIe-switched node's ring is another link).
