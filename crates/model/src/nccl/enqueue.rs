@@ -17,8 +17,9 @@ const MAX_THREADS: [u64; 3] = [512, 640, 512];
 /// The share of the tuning model's bandwidth a Ring or Tree of `bytes` runs at: NCCL drops
 /// channels while `bytes < nc x nt x threadThreshold` (down to one), then halves the threads
 /// (enqueue.cc lines 1834-1866); a Ring LL's threshold is multiplied by the ranks (tuning.cc
-/// line 524). LL and LL128 move data with every thread, so a channel's bandwidth follows its
-/// threads. 1 for NVLS, NVLSTree, CollNet and PAT (their channels are fixed) and for large messages.
+/// line 524). The bandwidth follows the channels; the halved threads (below one channel's
+/// threshold, where the latency term dominates) are left out. 1 for NVLS, NVLSTree, CollNet
+/// and PAT (their channels are fixed) and for large messages.
 pub fn channel_share(a: Algorithm, p: Protocol, bytes: u64, channels: u32, ranks: u32) -> f64 {
     if !matches!(a, Algorithm::Ring | Algorithm::Tree) || channels == 0 {
         return 1.0;
@@ -36,9 +37,10 @@ pub fn channel_share(a: Algorithm, p: Protocol, bytes: u64, channels: u32, ranks
     while bytes < nc * nt * thr && nt % 128 == 0 {
         nt /= 2;
     }
-    // Simple's threads copy in bulk: fewer threads do not slow a channel the same way.
-    let thread_share = if p == Protocol::Simple { 1.0 } else { nt as f64 / nt_max as f64 };
-    nc as f64 / channels as f64 * thread_share
+    // The threads are halved only below one channel's threshold, where the latency term
+    // dominates; the bandwidth follows the channels.
+    let _ = nt;
+    nc as f64 / channels as f64
 }
 
 #[cfg(test)]
@@ -50,8 +52,9 @@ mod tests {
         // Ring LL on 4 ranks: 16 KiB per channel (512 threads x 8 B x 4 ranks).
         assert_eq!(channel_share(Algorithm::Ring, Protocol::Ll, 64 << 10, 16, 4), 4.0 / 16.0);
         assert_eq!(channel_share(Algorithm::Ring, Protocol::Ll, 1 << 20, 16, 4), 1.0);
-        // Below one channel's threshold the threads halve too.
-        assert_eq!(channel_share(Algorithm::Ring, Protocol::Ll, 4 << 10, 16, 4), 1.0 / 16.0 / 4.0);
+        // Below one channel's threshold: one channel (NCCL then halves its threads, which the
+        // share leaves out: the latency term dominates there).
+        assert_eq!(channel_share(Algorithm::Ring, Protocol::Ll, 4 << 10, 16, 4), 1.0 / 16.0);
         assert_eq!(channel_share(Algorithm::Nvls, Protocol::Simple, 1024, 16, 8), 1.0);
     }
 }
