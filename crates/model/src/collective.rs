@@ -581,15 +581,6 @@ impl Comm {
         if let Some(r) = &self.rccl {
             return self.rccl_terms(r, func, a, p, bw_nccl, bytes);
         }
-        // Small messages run on fewer channels than NCCL's table assumes (enqueue.cc). Inside
-        // one domain, where rows test it (NVL72 trays, 8-GPU nodes at 1-256 KiB); across
-        // domains a channel's share of the NICs at these sizes is not modelled (NCCL's LL caps
-        // its total, so a share of channels there would make more NICs slower).
-        // Broadcast and Reduce (pipelines from or to one root) keep the table's bandwidth: no
-        // row tests them at these sizes.
-        let ring_pattern = matches!(func, Func::AllReduce | Func::AllGather | Func::ReduceScatter);
-        let share = if self.net.is_none() && ring_pattern { crate::nccl::enqueue::channel_share(a, p, bytes.0, self.tuning.comm_channels(), self.placement.ranks) } else { 1.0 };
-        let bw_nccl = bw_nccl * share;
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
             // On NVLink only (a PCIe-switched node's ring is another link).

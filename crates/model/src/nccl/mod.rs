@@ -3,7 +3,6 @@
 //! them into a latency and a bandwidth per algorithm and protocol.
 
 pub mod constants;
-pub mod enqueue;
 pub mod ofi_tuner;
 pub mod search;
 pub mod tuning;
