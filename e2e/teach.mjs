@@ -9,7 +9,8 @@
 // 6. a glossary term followed on Learn, or from the explorer, opens its definition;
 // 7. with the server stopped and the browser offline, a lesson still opens and answers;
 // 8. the serving lesson (issue 24): its texts are filled by the model, its animations play
-//    (a decode all-reduce across two nodes, the KV handoff), its answers are the model's.
+//    (a decode all-reduce across two nodes, the KV handoff), its answers are the model's;
+// 9. the AMD xGMI mesh (e2e/teach-mesh.mjs): the mesh drawn, no NVLS, the ring's formula.
 //
 //   node e2e/teach.mjs            (DIST=path to test another build)
 
@@ -18,6 +19,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { meshChecks } from './teach-mesh.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -121,6 +123,8 @@ async function main() {
         assert(c.now.startsWith(`Done: ${steps} steps`), `${steps} steps in the transcript`);
       });
     }
+
+    await meshChecks(browser, `${base}learn.html`, check);
 
     await check('keys: Home, ArrowRight steps, Space plays and pauses; the transcript line is aria-live', async () => {
       await page.selectOption('#t-algo', 'ring');

@@ -31,6 +31,46 @@ pub fn page_cluster() -> Cluster {
     scenario_of(&q, &h).cluster
 }
 
+/// Which cluster the player plays on: the page's design, or one node of either platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platform {
+    Link,
+    NvSwitch,
+    XgmiMesh,
+}
+
+impl Platform {
+    /// Every platform: its id and its name in the picker.
+    pub const ALL: [(Platform, &'static str, &'static str); 3] = [
+        (Platform::Link, "link", "Your design (the page's link)"),
+        (Platform::NvSwitch, "nvswitch", "NVIDIA NVSwitch node (8x H100)"),
+        (Platform::XgmiMesh, "xgmi", "AMD xGMI mesh (8x MI300X)"),
+    ];
+    pub fn id(self) -> &'static str {
+        Self::ALL.iter().find(|x| x.0 == self).map_or("link", |x| x.1)
+    }
+    pub fn from_id(id: &str) -> Platform {
+        Self::ALL.iter().find(|x| x.1 == id).map_or(Platform::Link, |x| x.0)
+    }
+    /// The cluster played: the link's, or one 8-GPU node of the platform.
+    pub fn cluster(self) -> Cluster {
+        use fabricscope_model::catalog::{GpuKind, ScaleUp};
+        match self {
+            Platform::Link => page_cluster(),
+            Platform::NvSwitch => Cluster { nodes: 1, ..Cluster::default() },
+            Platform::XgmiMesh => Cluster {
+                gpu: GpuKind::Mi300x,
+                nodes: 1,
+                gpus_per_node: 8,
+                scale_up: ScaleUp::Xgmi,
+                nvls: false,
+                cpu: fabricscope_model::topology::CpuVendor::Amd,
+                ..Cluster::default()
+            },
+        }
+    }
+}
+
 /// The algorithms the player offers, with their names.
 pub const PLAYS: [(Play, &str); 6] = [(Play::Ring, "Ring"), (Play::Tree, "Tree"), (Play::Nvls, "NVLS"), (Play::NvlsTree, "NVLSTree"), (Play::AllToAll, "AllToAll"), (Play::KvHandoff, "KV handoff")];
 
@@ -65,6 +105,8 @@ pub struct Plan {
     pub steps: Vec<(f64, String)>,
     pub scale_up: String,
     pub nic: String,
+    /// On an xGMI mesh: which links the play uses and why RCCL runs several rings and no NVLS.
+    pub mesh_note: Option<String>,
 }
 
 impl Plan {
@@ -108,7 +150,10 @@ pub fn plan(cluster: &Cluster, play: Play, bytes: u64) -> Planned {
         let (what, formula) = s.play.formula();
         let steps = (0..s.steps.len()).map(|i| (s.start_of(i).0, s.describe(i))).collect();
         let (scale_up, nic) = link_names(&topo);
-        Plan { reduced: fabricscope_teach::schedule::reduction(&topo, &s), nccl: nccl(s.play, &topo, asked), what, formula, steps, scale_up, nic, schedule: s }
+        let nccl = nccl(s.play, &topo, asked);
+        let channels = Comm::new(&topo, topo.whole()).ok().map(|c| c.channels("Ring"));
+        let mesh_note = fabricscope_teach::mesh::note(&s, channels);
+        Plan { reduced: fabricscope_teach::schedule::reduction(&topo, &s), nccl, what, formula, steps, scale_up, nic, mesh_note, schedule: s }
     });
     Planned { plays, plan }
 }
@@ -227,6 +272,18 @@ mod tests {
         assert!(end.done && (end.measured - want).abs() < 1e-6 * want, "{} vs {want}", end.measured);
         assert_eq!(p.steps.len(), 62, "2(n-1) steps of a ring");
         assert!(end.svg.starts_with("<svg"));
+    }
+
+    /// On the AMD platform the ring plays on the mesh and the page explains it.
+    #[test]
+    fn the_xgmi_platform_plays_on_a_mesh_without_nvls() {
+        let planned = plan(&Platform::XgmiMesh.cluster(), Play::Ring, 1 << 24);
+        let p = planned.plan.expect("ring plays on MI300X");
+        assert_eq!(p.schedule.instance.mesh_links(), Some(7));
+        let note = p.mesh_note.expect("a mesh note");
+        assert!(note.contains("28 links") && note.contains("no NVLS"), "{note}");
+        assert!(planned.plays.iter().any(|(x, why)| *x == Play::Nvls && why.is_some_and(|w| w.contains("no switch"))));
+        assert!(plan(&Platform::NvSwitch.cluster(), Play::Ring, 1 << 24).plan.unwrap().mesh_note.is_none());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! End jump. The numbers (transcript, counter, NCCL's own time) are the model's (`super::model`).
 
 use super::animation::use_animation_frame;
-use super::model::{frame, mib, page_cluster, page_url, plan, play_name, Planned, PLAYS};
+use super::model::{frame, mib, page_url, plan, play_name, Planned, Platform, PLAYS};
 use crate::app::DARK;
 use crate::components::ChartSvg;
 use crate::hooks::use_media_query;
@@ -24,6 +24,8 @@ const REDUCED: &str = "(prefers-reduced-motion: reduce)";
 #[derive(Clone, PartialEq)]
 pub struct Player {
     pub play: Play,
+    /// The cluster played: the link's design or one node of a platform.
+    pub platform: Platform,
     pub bytes: u64,
     pub speed: f64,
     pub planned: Rc<Planned>,
@@ -40,6 +42,7 @@ pub enum PlayerAction {
     /// Plans again if the link changed since the plan was made.
     Fresh,
     Bytes(u64),
+    Platform(Platform),
     Speed(f64),
     /// Jumps to `t` µs (pauses).
     Seek(f64),
@@ -57,13 +60,14 @@ pub enum PlayerAction {
 impl Player {
     pub fn new() -> Self {
         let bytes = 1 << 24;
-        Player { play: Play::Ring, bytes, speed: 1.0, planned: Rc::new(plan(&page_cluster(), Play::Ring, bytes)), link: page_url(), t: 0.0, playing: false }
+        let platform = Platform::Link;
+        Player { play: Play::Ring, platform, bytes, speed: 1.0, planned: Rc::new(plan(&platform.cluster(), Play::Ring, bytes)), link: page_url(), t: 0.0, playing: false }
     }
     fn total(&self) -> f64 {
         self.planned.plan.as_ref().map_or(0.0, |p| p.total())
     }
     fn replan(&mut self) {
-        self.planned = Rc::new(plan(&page_cluster(), self.play, self.bytes));
+        self.planned = Rc::new(plan(&self.platform.cluster(), self.play, self.bytes));
         self.link = page_url();
         self.t = 0.0;
         self.playing = false;
@@ -111,6 +115,15 @@ impl Reducible for Player {
             }
             PlayerAction::Bytes(b) => {
                 s.bytes = b;
+                s.replan();
+            }
+            PlayerAction::Platform(p) => {
+                s.platform = p;
+                // An algorithm the new platform cannot play falls back to the ring.
+                let inst_ok = |pl: Play| plan(&p.cluster(), pl, s.bytes).plan.is_ok();
+                if !inst_ok(s.play) {
+                    s.play = Play::Ring;
+                }
                 s.replan();
             }
             PlayerAction::Speed(x) => s.speed = x,
@@ -232,6 +245,7 @@ pub fn player_part(p: &Props) -> Html {
     };
     let on_algo = send.reform(move |e: Event| PlayerAction::Replan(Play::from_id(&select_value(e))));
     let on_size = send.reform(move |e: Event| PlayerAction::Bytes(select_value(e).parse().unwrap_or(1 << 24)));
+    let on_platform = send.reform(move |e: Event| PlayerAction::Platform(Platform::from_id(&select_value(e))));
     let on_speed = send.reform(move |e: Event| PlayerAction::Speed(select_value(e).parse().unwrap_or(1.0)));
     let on_scrub = send.reform(|e: InputEvent| PlayerAction::SeekShare(e.target_unchecked_into::<web_sys::HtmlInputElement>().value_as_number() / 1000.0));
     let step_back = send.reform(|_: MouseEvent| PlayerAction::StepBy(-1));
@@ -266,14 +280,15 @@ pub fn player_part(p: &Props) -> Html {
         };
         let channels = match &p.nccl {
             Some(x) => format!(
-                "This plays one channel of NCCL's {c}, one step after another: here it takes {} for {}. NCCL runs {c} channels at once, each with its share of the buffer, and pipelines the steps: {} {} (forced) takes {} on your {} GPUs, the time the Algorithms table gives.",
+                "This plays one channel of {lib}'s {c}, one step after another: here it takes {} for {}. {lib} runs {c} channels at once, each with its share of the buffer, and pipelines the steps: {} {} (forced) takes {} on your {} GPUs, the time the Algorithms table gives.",
                 us(p.total()),
                 mib(bytes as f64),
                 x.algorithm,
                 x.protocol,
                 us(x.time),
                 x.ranks,
-                c = x.channels
+                c = x.channels,
+                lib = if sch.instance.mesh_links().is_some() { "RCCL" } else { "NCCL" }
             ),
             None => format!("This plays the exchange one step after another ({} for {}); NCCL pipelines it over several channels at once, so a real run is faster.", us(p.total()), mib(bytes as f64)),
         };
@@ -285,6 +300,11 @@ pub fn player_part(p: &Props) -> Html {
         <div class="t-body" {onkeydown}>
             <p class="hint">{ "A small copy of your design (up to 4 nodes of 8 GPUs) with its own links. Each step lasts as long as its slowest transfer: chunks on the fast links arrive and wait, faded, for the slow one. Keys: Space plays or pauses, arrows step, Home and End jump." }</p>
             <div class="t-row">
+                <label>{ "Platform " }
+                    <select id="t-platform" onchange={on_platform}>
+                        { for Platform::ALL.iter().map(|(p, id, name)| html! { <option value={*id} selected={*p == s.platform}>{ *name }</option> }) }
+                    </select>
+                </label>
                 <label>{ "Algorithm " }
                     <select id="t-algo" onchange={on_algo}>
                         { for PLAYS.iter().map(|(id, name)| {
@@ -314,6 +334,9 @@ pub fn player_part(p: &Props) -> Html {
                 <p id="t-channels" class="t-channels" data-testid="teach-channels"></p>
             }
             <p id="t-reduced" class="hint" data-testid="teach-reduced">{ plan.and_then(|p| p.reduced.clone()) }</p>
+            if let Some(note) = plan.and_then(|p| p.mesh_note.clone()) {
+                <p id="t-mesh" class="t-channels" data-testid="teach-mesh">{ note }</p>
+            }
             <div class="t-row" role="group" aria-label="Playback">
                 <button type="button" id="t-back" onclick={step_back} aria-label="Previous step">{ "‹ Step" }</button>
                 <button type="button" id="t-play" onclick={toggle} aria-label={if s.playing { "Pause" } else { "Play" }}>{ if s.playing { "Pause" } else { "Play" } }</button>

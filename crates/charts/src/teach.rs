@@ -46,6 +46,8 @@ pub fn size_text(b: f64) -> String {
 struct Geo {
     /// Domains side by side (else stacked, with the network on the right).
     wide: bool,
+    /// GPUs on a circle joined pair by pair (an xGMI mesh), not in a row above a switch.
+    mesh: bool,
     gpu: Vec<(f64, f64)>,
     r: f64,
     switch_y: Vec<f64>,
@@ -59,17 +61,26 @@ impl Geo {
         let (d, g) = (s.instance.domains as usize, s.instance.per_domain as usize);
         let wide = (w - 16.0) / d as f64 >= 150.0;
         let (cols, cell_w) = if wide { (d, (w - 16.0) / d as f64) } else { (1, w - 56.0) };
-        let cell_h = 112.0;
+        let mesh = s.instance.mesh_links().is_some();
+        // A mesh's circle: as wide as the cell allows, at most 110 px across the middle.
+        let ring_r = ((cell_w - 60.0) / 2.0).clamp(40.0, 110.0);
+        let cell_h = if mesh { 2.0 * ring_r + 92.0 } else { 112.0 };
         let top = 62.0;
-        let mut geo = Geo { wide, gpu: Vec::new(), r: 0.0, switch_y: Vec::new(), bottom: Vec::new(), net: 0.0 };
+        let mut geo = Geo { wide, mesh, gpu: Vec::new(), r: 0.0, switch_y: Vec::new(), bottom: Vec::new(), net: 0.0 };
         let spacing = (cell_w - 16.0) / g as f64;
-        geo.r = (spacing * 0.36).min(11.0);
+        geo.r = if mesh { 11.0 } else { (spacing * 0.36).min(11.0) };
         for dom in 0..d {
             let (x0, y0) = (8.0 + (dom % cols) as f64 * cell_w, top + (dom / cols) as f64 * cell_h);
             for k in 0..g {
-                geo.gpu.push((x0 + 8.0 + spacing * (k as f64 + 0.5), y0 + 30.0));
+                geo.gpu.push(if mesh {
+                    let a = std::f64::consts::TAU * k as f64 / g as f64 - std::f64::consts::FRAC_PI_2;
+                    (x0 + cell_w / 2.0 + ring_r * a.cos(), y0 + 30.0 + ring_r + ring_r * a.sin())
+                } else {
+                    (x0 + 8.0 + spacing * (k as f64 + 0.5), y0 + 30.0)
+                });
             }
-            geo.switch_y.push(y0 + 70.0);
+            // A mesh's name sits under its lowest GPU and that GPU's counter bar.
+            geo.switch_y.push(y0 + if mesh { 2.0 * ring_r + 66.0 } else { 70.0 });
             geo.bottom.push(y0 + cell_h - 12.0);
         }
         let rows = d.div_ceil(cols);
@@ -98,7 +109,10 @@ impl Geo {
             (End::Gpu(a), End::Gpu(b)) => {
                 let (pa, pb) = (self.at(a), self.at(b));
                 let (da, db) = (self.domain(s, a), self.domain(s, b));
-                if link == LinkKind::ScaleUp {
+                if link == LinkKind::ScaleUp && self.mesh {
+                    // The mesh's own link between the two GPUs.
+                    vec![pa, pb]
+                } else if link == LinkKind::ScaleUp {
                     let y = self.switch_y[da];
                     vec![pa, (pa.0, y), (pb.0, y), pb]
                 } else {
@@ -118,9 +132,9 @@ impl Geo {
     }
 }
 
-/// Length of a segment: paths run only across and down, so |dx| + |dy| is exact.
+/// Length of a segment (a mesh's links run on the diagonal).
 fn seg_len(a: (f64, f64), b: (f64, f64)) -> f64 {
-    (b.0 - a.0).abs() + (b.1 - a.1).abs()
+    (b.0 - a.0).hypot(b.1 - a.1)
 }
 
 /// The point a fraction `f` of the way along `pts`.
@@ -156,7 +170,18 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
     // Domains, switches, links.
     let end = s.frame(s.total());
     let most = end.sent.iter().map(|x| x.0 + x.1).fold(1.0, f64::max);
+    let active: Vec<(u32, u32)> = s.steps.get(f.step).filter(|_| !f.done).map_or(Vec::new(), |st| {
+        st.transfers.iter().filter_map(|t| match (t.from, t.to, t.link) {
+            (End::Gpu(a), End::Gpu(b), LinkKind::ScaleUp) => Some((a.min(b), a.max(b))),
+            _ => None,
+        }).collect()
+    });
+    let used = fabricscope_teach::mesh::used_links(s);
     for dom in 0..inst.domains as usize {
+        if geo.mesh {
+            draw_mesh(&mut doc, &geo, s, dom, &active, &used, theme);
+            continue;
+        }
         let (x_first, y) = geo.gpu[dom * g];
         let x_last = geo.gpu[dom * g + g - 1].0;
         let pad = geo.r + 8.0;
@@ -164,7 +189,7 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
         doc.text(x_first - pad + 4.0, y - 17.0, 10.0, "start", "middle", &muted, 400, &format!("{} {}", if inst.rack { "rack" } else { "node" }, dom + 1));
         let sy = geo.switch_y[dom];
         doc.rect(x_first - geo.r, sy - 4.0, x_last - x_first + 2.0 * geo.r, 8.0, &grid, " rx=\"3\"");
-        doc.text((x_first + x_last) / 2.0, sy + 14.0, 10.0, "middle", "middle", &muted, 400, if inst.switch { "switch" } else { "PCIe / host" });
+        doc.text((x_first + x_last) / 2.0, sy + 14.0, 10.0, "middle", "middle", &muted, 400, if inst.switch() { "switch" } else { "PCIe / host" });
         for k in 0..g {
             let (cx, cy) = geo.gpu[dom * g + k];
             doc.seg(cx, cy, cx, sy, &up_c, 2.0);
@@ -208,7 +233,11 @@ pub fn teach_frame(s: &Schedule, f: &Frame, names: &LinkNames, theme: &Theme, wi
     }
     // Legend: one line per link kind when wide, name and rate on two lines when narrow.
     let mut ly = h - if geo.wide { 40.0 } else { 54.0 };
-    let kinds = [(names.scale_up, inst.scale_up_bw.0, &up_c, 2.0, ""), (names.nic, inst.nic_bw.0, &nic_c, 1.5, "3 3")];
+    let up_name = match inst.mesh_links() {
+        Some(l) => format!("{} ({l} links per GPU, one per peer; a lit link carries a chunk now)", names.scale_up),
+        None => names.scale_up.to_string(),
+    };
+    let kinds = [(up_name.as_str(), inst.scale_up_bw.0, &up_c, 2.0, ""), (names.nic, inst.nic_bw.0, &nic_c, 1.5, "3 3")];
     for (name, bw, color, width, dash) in kinds.iter().take(if inst.domains > 1 { 2 } else { 1 }) {
         let rate = format!("{bw:.0} GB/s per GPU per direction");
         doc.line_dashed((8.0, ly), (24.0, ly), color, *width, dash);
@@ -247,6 +276,62 @@ mod tests {
             assert!(svg.contains("2(n-1)/n x S = 30.00 MiB"), "{w}");
             let (vw, _) = crate::svg_size(&svg);
             assert_eq!(vw, w);
+        }
+    }
+
+    #[test]
+    fn an_xgmi_node_is_drawn_as_a_mesh_with_the_links_in_use_lit() {
+        let c = Cluster { gpu: fabricscope_model::catalog::GpuKind::Mi300x, nodes: 1, scale_up: fabricscope_model::catalog::ScaleUp::Xgmi, nvls: false, ..Cluster::default() };
+        let s = schedule(Play::Ring, Instance::of(&c.topology().unwrap()), Bytes(16 << 20)).unwrap();
+        let f = s.frame(Micros(s.total().0 * 0.01));
+        let svg = teach_frame(&s, &f, &LinkNames { scale_up: "xGMI", nic: "" }, &Theme::light(), 900);
+        assert_eq!(svg.matches("<circle").count(), 8);
+        assert!(svg.contains("xGMI mesh: no switch") && svg.contains("7 links per GPU"));
+        // Every GPU on the circle: no two share a row of more than two.
+        let geo = Geo::new(&s, 900.0).0;
+        let (cx, cy) = geo.gpu.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0 / 8.0, a.1 + p.1 / 8.0));
+        let radii: Vec<f64> = geo.gpu.iter().map(|p| (p.0 - cx).hypot(p.1 - cy)).collect();
+        assert!(radii.iter().all(|r| (r - radii[0]).abs() < 1e-6 && *r > 30.0), "{radii:?}");
+        // The step under way lights 8 links (the ring's), drawn 4 px wide.
+        let lit = svg.split("stroke-width=\"4\" d=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("");
+        assert_eq!(lit.matches('M').count(), 8, "{svg}");
+        // The 20 links the ring does not use stay faint.
+        let faint = svg.split("stroke-width=\"0.8\" d=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("");
+        assert_eq!(faint.matches('M').count(), 20);
+    }
+}
+
+/// One domain of a mesh: its box, every GPU-to-GPU link faint, the links the play uses in the
+/// scale-up colour, the links carrying a chunk now thick, and its NIC stubs.
+fn draw_mesh(doc: &mut Doc, geo: &Geo, s: &Schedule, dom: usize, active: &[(u32, u32)], used: &[(u32, u32)], theme: &Theme) {
+    let inst = s.instance;
+    let (muted, grid, up_c, nic_c) = (theme.muted.hex(), theme.axis.hex(), theme.series_color(0).hex(), theme.series_color(1).hex());
+    let g = inst.per_domain as usize;
+    let pts = &geo.gpu[dom * g..dom * g + g];
+    let (x0, x1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, _) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let pad = geo.r + 18.0;
+    doc.rect(x0 - pad, y0 - 26.0, x1 - x0 + 2.0 * pad, geo.bottom[dom] - y0 + 22.0, "none", &format!(" stroke=\"{grid}\" rx=\"6\""));
+    doc.text(x0 - pad + 4.0, y0 - 17.0, 10.0, "start", "middle", &muted, 400, &format!("node {}", dom + 1));
+    doc.text((x0 + x1) / 2.0, geo.switch_y[dom], 10.0, "middle", "middle", &muted, 400, "xGMI mesh: no switch");
+    for (a, b) in fabricscope_teach::mesh::links(&inst, dom as u32) {
+        let (pa, pb) = (geo.at(a), geo.at(b));
+        let (color, width) = if active.contains(&(a, b)) {
+            (&up_c, 4.0)
+        } else if used.contains(&(a, b)) {
+            (&up_c, 1.6)
+        } else {
+            (&grid, 0.8)
+        };
+        doc.seg(pa.0, pa.1, pb.0, pb.1, color, width);
+    }
+    if inst.domains > 1 {
+        for k in 0..g {
+            let r = (dom * g + k) as u32;
+            let path = geo.path(s, End::Gpu(r), End::Gpu((r + g as u32) % inst.ranks()), LinkKind::Nic);
+            doc.flush();
+            let stub = if geo.wide { &path[1..3] } else { &path[1..4] };
+            doc.polyline_dashed(stub, &nic_c, 1.0, "3 3");
         }
     }
 }

@@ -580,7 +580,7 @@ impl Comm {
     pub fn expected_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: Bytes) -> (f64, f64) {
         let (lat, bw_nccl) = self.tuning.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
         if let Some(r) = &self.rccl {
-            return self.rccl_terms(r, func, a, p, bw_nccl);
+            return self.rccl_terms(r, func, a, p, bw_nccl, bytes);
         }
         let (lat, bw) = match &self.net {
             None if a == Algorithm::Nvls => (lat, bw_nccl * network::nvls_intra_efficiency(self.arch, self.placement.per_domain)),
@@ -598,14 +598,23 @@ impl Comm {
     }
 
     /// RCCL's choice timed: its latency scaled to what an xGMI node measures; inside a node
-    /// the Simple ring at the measured fraction of its planned bandwidth, other entries at
+    /// the Simple ring at the measured fraction of its planned bandwidth plus its pipeline
+    /// fill (`rccl::timing::xgmi_ring_fill`), other entries at
     /// RCCL's own (protocol-limited) bandwidth; across nodes the network model, capped by RCCL's
     /// bandwidth for LL and LL128 (as NCCL's are): flags in the data limit them, not the wire.
-    fn rccl_terms(&self, r: &RcclComm, func: Func, a: Algorithm, p: Protocol, bw_rccl: f64) -> (f64, f64) {
+    fn rccl_terms(&self, r: &RcclComm, func: Func, a: Algorithm, p: Protocol, bw_rccl: f64, bytes: Bytes) -> (f64, f64) {
         let lat = r.timing_lat[func as usize][a as usize][p as usize];
         let ring_simple = a == Algorithm::Ring && p == Protocol::Simple;
         let (lat, bw) = match &self.net {
-            None if ring_simple => (lat, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY),
+            None if ring_simple => {
+                let n = self.placement.ranks as f64;
+                let steps = match func {
+                    Func::AllReduce => 2.0 * (n - 1.0),
+                    Func::AllGather | Func::ReduceScatter => n - 1.0,
+                    Func::Broadcast | Func::Reduce => n,
+                };
+                (lat + rccl::timing::xgmi_ring_fill(steps, bytes).0, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY)
+            }
             None => (lat, bw_rccl),
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };

@@ -5,11 +5,12 @@
 //! the serving lesson's measures) and nothing else: the model modules this crate may
 //! use are re-exported below under their model names. Used by learn.html and `fabricscope teach`.
 
-pub(crate) use fabricscope_model::{collective, error, nccl, topology, units, Scenario};
+pub(crate) use fabricscope_model::{catalog, collective, error, nccl, topology, units, Scenario};
 
 pub mod algos;
 pub mod lesson;
+pub mod mesh;
 pub mod schedule;
 pub mod serving;
 
-pub use schedule::{schedule, unavailable, Frame, Instance, LinkKind, Play, Schedule};
+pub use schedule::{schedule, unavailable, Fabric, Frame, Instance, LinkKind, Play, Schedule};

@@ -8,6 +8,7 @@
 //! transfer (latency + bytes / bandwidth), not the calibrated prediction of `collective`.
 
 use crate::error::{ModelError, Result};
+use crate::catalog::ScaleUp;
 use crate::topology::{TierKind, Topology};
 use crate::units::{Bytes, GBps, Micros};
 use serde::Serialize;
@@ -110,13 +111,27 @@ pub struct Step {
     pub duration: Micros,
 }
 
+/// How a domain's GPUs are joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fabric {
+    /// Every GPU's links go to a switch (NVSwitch, NVL72): any pair at the GPU's full rate.
+    Switch,
+    /// Every pair of GPUs has its own link and there is no switch (AMD Infinity Fabric, xGMI):
+    /// a transfer between two GPUs uses the one link between them, `1 / links` of the GPU's
+    /// bandwidth; nothing in between can reduce.
+    Mesh { links: u32 },
+    /// A PCIe tree or an NVLink bridge through the host.
+    Bus,
+}
+
 /// The small instance of a cluster the schedule runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Instance {
     pub domains: u32,
     pub per_domain: u32,
-    /// GPUs of a domain meet at a switch (NVSwitch, NVL72) rather than a PCIe tree or bridge.
-    pub switch: bool,
+    /// How the GPUs of a domain meet: a switch, a point-to-point mesh or a bus.
+    pub fabric: Fabric,
     /// The domain's switch can reduce and multicast (NVLS: Hopper or later on NVSwitch).
     pub nvls: bool,
     /// A domain spans several hosts (an NVL72 rack), not one node.
@@ -134,10 +149,16 @@ impl Instance {
         let up = tier(TierKind::ScaleUp).or_else(|| tier(TierKind::Pcie));
         let nic = tier(TierKind::Nic).or(up);
         let su = topo.cluster.scale_up;
+        let per_domain = topo.domain_gpus.clamp(2, MAX_PLAYED_GPUS).min(topo.total_gpus.max(2));
+        let fabric = match su {
+            _ if su.has_nvswitch() => Fabric::Switch,
+            ScaleUp::Xgmi => Fabric::Mesh { links: per_domain - 1 },
+            _ => Fabric::Bus,
+        };
         Instance {
             domains: topo.domains.clamp(1, MAX_PLAYED_DOMAINS),
-            per_domain: topo.domain_gpus.clamp(2, MAX_PLAYED_GPUS).min(topo.total_gpus.max(2)),
-            switch: su.has_nvswitch(),
+            per_domain,
+            fabric,
             nvls: su.has_nvswitch() && topo.gpu.arch.compute_capability() >= 90,
             rack: topo.domain_gpus > topo.cluster.gpus_per_node,
             scale_up_bw: up.map_or(GBps(1.0), |t| t.bw_per_gpu),
@@ -148,6 +169,17 @@ impl Instance {
     }
     pub fn ranks(&self) -> u32 {
         self.domains * self.per_domain
+    }
+    /// GPUs of a domain meet at a switch.
+    pub fn switch(&self) -> bool {
+        self.fabric == Fabric::Switch
+    }
+    /// Links per GPU of a point-to-point mesh, `None` for a switch or a bus.
+    pub fn mesh_links(&self) -> Option<u32> {
+        match self.fabric {
+            Fabric::Mesh { links } => Some(links.max(1)),
+            _ => None,
+        }
     }
     pub fn domain_of(&self, rank: u32) -> u32 {
         rank / self.per_domain.max(1)
@@ -161,7 +193,8 @@ impl Instance {
     }
     fn cost(&self, link: LinkKind, bytes: Bytes) -> Micros {
         let (bw, lat) = match link {
-            LinkKind::ScaleUp => (self.scale_up_bw, self.scale_up_latency),
+            // On a mesh a pair of GPUs has one of the GPU's links to itself.
+            LinkKind::ScaleUp => (GBps(self.scale_up_bw.0 / self.mesh_links().unwrap_or(1) as f64), self.scale_up_latency),
             LinkKind::Nic => (self.nic_bw, self.nic_latency),
         };
         lat + bw.time_for(bytes)
@@ -199,9 +232,12 @@ fn step(phase: &'static str, transfers: Vec<Transfer>) -> Step {
 /// Why `play` cannot run on `inst`, if it cannot.
 pub fn unavailable(play: Play, inst: &Instance) -> Option<&'static str> {
     match play {
+        Play::Nvls | Play::NvlsTree if inst.mesh_links().is_some() => {
+            Some("an xGMI mesh has no switch to reduce in or multicast from (RCCL has no NVLS): every GPU adds what its peers send")
+        }
         Play::Nvls | Play::NvlsTree if !inst.nvls => Some("NVLS needs Hopper or later GPUs on an NVSwitch: the switch must reduce and multicast"),
         Play::NvlsTree if inst.domains < 2 => Some("NVLSTree joins several domains; this cluster has one"),
-        Play::Tree if inst.domains < 2 => Some("NCCL's tree joins domains; inside one domain it runs a chain, which the ring shows better"),
+        Play::Tree if inst.domains < 2 => Some("NCCL's (and RCCL's) tree joins domains; inside one domain it runs a chain, which the ring shows better"),
         Play::KvHandoff if inst.domains < 2 => Some("a KV handoff moves a prompt's cache from a prefill node to a decode node; this cluster has one node"),
         _ => None,
     }

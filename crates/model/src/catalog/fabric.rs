@@ -503,6 +503,18 @@ pub const EFA_EFFICIENCY: f64 = 0.955;
 /// One-way small-message latency of EFA SRD through libfabric and aws-ofi-nccl, NIC to NIC,
 /// fitted for the class on p5.48xlarge 2-node all_reduce at 16-128 B (68.4-69.3 us,
 /// aws/aws-k8s-tester PR 585): 22 us per network step beyond InfiniBand's 1 us.
+///
+/// Not modelled: what p5 measures at 32 MiB. There the runs take about 42 us more per
+/// inter-node ring step (all_gather, Ring/LL128, 4-32 nodes; 66 at 2), about 30 us more per
+/// inter-node tree hop (all_reduce, Tree/LL128) and about 100 us more per NVLSTree network step
+/// (2 nodes) than this latency gives, while at 1-2 GiB the same rings are already 5-11% slow
+/// at 32 nodes, so a fixed per-step cost does not fit both. Candidates in aws-ofi-nccl
+/// (@2daf7d30): messages above `EAGER_MAX_SIZE` (8 KiB, include/nccl_ofi_param.h line 228)
+/// go by RDMA write after the receiver's control message, and messages up to
+/// `MIN_STRIPE_SIZE` (128 KiB, line 160) ride one of the interfaces behind a GPU instead of
+/// being striped (src/nccl_ofi_scheduler.cpp `get_num_stripes`); neither alone gives the size
+/// of the gap, and no public LL128 run over EFA at 64-512 MiB separates a protocol-bandwidth
+/// deficit from a per-step cost.
 pub const EFA_LATENCY: Micros = Micros(23.0);
 
 /// One EFA interface of `gbps` line rate: the class's fitted goodput and latency, SRD's
