@@ -40,7 +40,21 @@ pub fn use_media_query(query: &'static str) -> bool {
 /// True until the observer reports, and where IntersectionObserver is missing.
 #[hook]
 pub fn use_in_view(node: NodeRef, mounted: bool) -> bool {
-    let visible = use_state_eq(|| true);
+    use_near_view(node, mounted, true)
+}
+
+/// Whether the element behind `node` is on screen (or within a quarter screen of it). Unlike
+/// [`use_in_view`] it starts false: a panel far down the page (or a framed page) computes or
+/// loads nothing while the page loads, only once the observer has seen it near the screen.
+#[hook]
+pub fn use_on_screen(node: NodeRef) -> bool {
+    use_near_view(node, true, false)
+}
+
+/// [`use_in_view`] and [`use_on_screen`]: `initial` until the observer reports.
+#[hook]
+fn use_near_view(node: NodeRef, mounted: bool, initial: bool) -> bool {
+    let visible = use_state_eq(move || initial);
     {
         let visible = visible.clone();
         // Re-run once the node is in the page (`mounted`): a NodeRef compares by identity.

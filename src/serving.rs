@@ -6,47 +6,13 @@
 use crate::training::SLICE_MS;
 use fabricscope_model::{Cluster, ModelError};
 use fabricscope_serving::curve::{group, with_counterpart, Curve, Group};
-use fabricscope_serving::staged::StagedSearch;
+use fabricscope_serving::search::StagedSearch;
 use fabricscope_serving::step::{ServeReport, Server};
 use fabricscope_serving::{serving_preset, Deployment, Phase, Precision, SearchOptions, SearchResult};
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// Whether the element behind `node` is on screen (or within a quarter screen of it). Unlike
-/// [`crate::hooks::use_in_view`] it starts false: a panel far down the page computes nothing
-/// while the page loads, only once the observer has seen it on screen.
-#[hook]
-pub fn use_on_screen(node: NodeRef) -> bool {
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::JsCast;
-    let visible = use_state_eq(|| false);
-    {
-        let visible = visible.clone();
-        use_effect_with(node, move |node| {
-            let el = node.cast::<web_sys::Element>();
-            let cb = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                if let Some(e) = entries.iter().last().and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok()) {
-                    visible.set(e.is_intersecting());
-                }
-            });
-            let init = web_sys::IntersectionObserverInit::new();
-            init.set_root_margin("25% 0px 25% 0px");
-            let obs = web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &init).ok();
-            if let (Some(o), Some(el)) = (&obs, &el) {
-                o.observe(el);
-            }
-            move || {
-                if let Some(o) = obs {
-                    o.disconnect();
-                }
-                drop(cb);
-            }
-        });
-    }
-    *visible
-}
 
 /// What the user chose in the panel.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -14,21 +14,9 @@ fn cluster_of_link() -> Cluster {
     url::read().map(|d| d.scenario.cluster).unwrap_or_default()
 }
 
-/// Mounts the page into `#app` one timer tick after the wasm is instantiated; in a frame
-/// (`?frame`), marks the document so the stylesheet hides the masthead and footer.
+/// Mounts the page (see [`crate::components::page_frame::mount_framed`]).
 pub fn mount() {
-    gloo_timers::callback::Timeout::new(0, || {
-        let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-        if doc.url().unwrap_or_default().contains("?frame") {
-            if let Some(html) = doc.document_element() {
-                let _ = html.class_list().add_1("frame-mode");
-            }
-        }
-        if let Some(el) = doc.get_element_by_id("app") {
-            yew::Renderer::<ServingPage>::with_root(el).render();
-        }
-    })
-    .forget();
+    crate::components::page_frame::mount_framed::<ServingPage>();
 }
 
 #[component]

@@ -50,7 +50,7 @@ fn overlay(designs: &[(String, Cluster)], c: &ServingChoice, dark: bool, compact
 #[function_component(CompareServing)]
 pub fn compare_serving(p: &Props) -> Html {
     let node = use_node_ref();
-    let in_view = crate::serving::use_on_screen(node.clone());
+    let in_view = crate::hooks::use_on_screen(node.clone());
     let choice = use_state_eq(default_choice);
     let c = *choice;
     // Computed once per change of designs or deployment, and only once on screen.

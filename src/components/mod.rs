@@ -9,7 +9,7 @@ mod compare;
 mod compare_serving;
 mod compare_congestion;
 mod congestion;
-mod page_frame;
+pub mod page_frame;
 pub(crate) mod controls;
 mod count_field;
 pub(crate) mod export;

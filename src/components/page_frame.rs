@@ -25,7 +25,7 @@ pub struct Props {
 #[function_component(PageFrame)]
 pub fn page_frame(p: &Props) -> Html {
     let node = use_node_ref();
-    let near = crate::serving::use_on_screen(node.clone());
+    let near = crate::hooks::use_on_screen(node.clone());
     let seen = use_mut_ref(|| false);
     if near {
         *seen.borrow_mut() = true;
@@ -42,4 +42,25 @@ pub fn page_frame(p: &Props) -> Html {
                 src={(*seen.borrow()).then(|| format!("{page}?frame#{fragment}"))}></iframe>
         </section>
     }
+}
+
+/// Mounts a framed page's root `C` into `#app` one timer tick after the wasm is instantiated;
+/// in a frame (`?frame`), marks the document so the stylesheet hides the masthead and footer.
+pub fn mount_framed<C>()
+where
+    C: BaseComponent,
+    C::Properties: Default,
+{
+    gloo_timers::callback::Timeout::new(0, || {
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+        if doc.url().unwrap_or_default().contains("?frame") {
+            if let Some(html) = doc.document_element() {
+                let _ = html.class_list().add_1("frame-mode");
+            }
+        }
+        if let Some(el) = doc.get_element_by_id("app") {
+            yew::Renderer::<C>::with_root(el).render();
+        }
+    })
+    .forget();
 }

@@ -270,7 +270,7 @@ type Key = (Cluster, ServingChoice, bool, bool);
 #[function_component(ServingPanel)]
 pub fn serving_panel(p: &Props) -> Html {
     let node = use_node_ref();
-    let in_view = crate::serving::use_on_screen(node.clone());
+    let in_view = crate::hooks::use_on_screen(node.clone());
     let choice = use_state_eq(ServingChoice::default);
     let shown = use_mut_ref(|| (None::<Key>, Rc::new(Shown::default())));
     let c = *choice;

@@ -8,6 +8,26 @@ use crate::theme::Theme;
 use fabricscope_design::rightsize::{Axis as X, RightSize};
 use std::fmt::Write;
 
+/// A plot's grid lines and tick labels (the Pareto and serving charts share the frame):
+/// `frame` is (left, right, top, bottom) in pixels.
+pub(crate) fn grid(d: &mut Doc, (ax, ay): (&Axis, &Axis), (xt, yt): (&[f64], &[f64]), frame: (f64, f64, f64, f64), theme: &Theme, label: &dyn Fn(f64) -> String) {
+    let (left, right, top, bottom) = frame;
+    let (ink, muted) = (theme.grid.hex(), theme.muted.hex());
+    for &v in xt {
+        d.seg(ax.px(v), top, ax.px(v), bottom, &ink, 1.0);
+    }
+    for &v in yt {
+        d.seg(left, ay.px(v), right, ay.px(v), &ink, 1.0);
+    }
+    d.flush();
+    for &v in xt {
+        d.text(ax.px(v), bottom + 14.0, 11.0, "middle", "middle", &muted, 400, &label(v));
+    }
+    for &v in yt {
+        d.text(left - 6.0, ay.px(v), 11.0, "end", "middle", &muted, 400, &label(v));
+    }
+}
+
 /// Ticks of a linear axis over `lo..hi`: about five 1-2-5 steps, and the range widened to them.
 pub(crate) fn ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
     let span = if hi > lo { hi - lo } else { lo.abs().max(1.0) * 0.1 };
@@ -71,20 +91,8 @@ pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> St
     let (left, right, top, bottom) = (62.0, w as f64 - 16.0, 16.0, h as f64 - 46.0);
     let (ax, ay) = (Axis::new(x0, x1, left, right), Axis::new(y0, y1, bottom, top));
     let mut d = Doc::new(w, h, theme);
-    let (grid, muted, text) = (theme.grid.hex(), theme.muted.hex(), theme.text.hex());
-    for &v in &xt {
-        d.seg(ax.px(v), top, ax.px(v), bottom, &grid, 1.0);
-    }
-    for &v in &yt {
-        d.seg(left, ay.px(v), right, ay.px(v), &grid, 1.0);
-    }
-    d.flush();
-    for &v in &xt {
-        d.text(ax.px(v), bottom + 14.0, 11.0, "middle", "middle", &muted, 400, &tick_label(v));
-    }
-    for &v in &yt {
-        d.text(left - 6.0, ay.px(v), 11.0, "end", "middle", &muted, 400, &tick_label(v));
-    }
+    let (muted, text) = (theme.muted.hex(), theme.text.hex());
+    grid(&mut d, (&ax, &ay), (&xt, &yt), (left, right, top, bottom), theme, &tick_label);
     let unit = match r.axis {
         X::CostUsd => "cost, USD",
         X::PowerKw if r.lower_bound => "power, kW (switches not counted)",

@@ -117,20 +117,8 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
     let bottom = h as f64 - 46.0 - if caption.is_empty() { 0.0 } else { 6.0 + 14.0 * caption.len() as f64 };
     let (ax, ay) = (Axis::new(x0, x1, left, right), Axis::new(y0, y1, bottom, top));
     let mut d = Doc::new(w, h, theme);
-    let (grid, muted, text) = (theme.grid.hex(), theme.muted.hex(), theme.text.hex());
-    for &v in &xt {
-        d.seg(ax.px(v), top, ax.px(v), bottom, &grid, 1.0);
-    }
-    for &v in &yt {
-        d.seg(left, ay.px(v), right, ay.px(v), &grid, 1.0);
-    }
-    d.flush();
-    for &v in &xt {
-        d.text(ax.px(v), bottom + 14.0, 11.0, "middle", "middle", &muted, 400, &tick(v));
-    }
-    for &v in &yt {
-        d.text(left - 6.0, ay.px(v), 11.0, "end", "middle", &muted, 400, &tick(v));
-    }
+    let (muted, text) = (theme.muted.hex(), theme.text.hex());
+    crate::pareto::grid(&mut d, (&ax, &ay), (&xt, &yt), (left, right, top, bottom), theme, &tick);
     d.text_role((left + right) / 2.0, bottom + 32.0, 12.0, "middle", "middle", &text, 400, x_title, "x-title");
     let mid = (top + bottom) / 2.0;
     let _ = write!(

@@ -100,22 +100,7 @@ mod tests {
     use fabricscope_model::units::GBps;
 
     fn spec(rail_optimized: bool) -> ClosSpec {
-        ClosSpec {
-            nodes: 16,
-            nics_per_node: 8,
-            line: GBps(50.0),
-            rail_optimized,
-            planes: 1,
-            rails_per_plane: 8,
-            leaves_per_plane: 4,
-            down_per_leaf: 32,
-            up_per_leaf: 16,
-            nodes_per_leaf: 4,
-            spines_per_plane: 1,
-            spine_up: 0,
-            cores_per_plane: 0,
-            nodes_per_pod: 16,
-        }
+        ClosSpec { rail_optimized, ..ClosSpec::two_tier(4, 4, 8, 1, 16, GBps(50.0)) }
     }
 
     /// Two uplinks down on a 2:1 leaf: its NICs get 14/32 of the line, its surviving uplinks

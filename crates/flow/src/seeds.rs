@@ -106,22 +106,7 @@ mod tests {
     /// 16 nodes of 8 NICs on 4 leaves with 16 uplinks each to one spine (2:1), not
     /// rail-optimized: ECMP hashes eight ring flows per leaf onto 16 uplinks.
     fn two_to_one() -> Fabric {
-        let spec = ClosSpec {
-            nodes: 16,
-            nics_per_node: 8,
-            line: GBps(50.0),
-            rail_optimized: false,
-            planes: 1,
-            rails_per_plane: 8,
-            leaves_per_plane: 4,
-            down_per_leaf: 32,
-            up_per_leaf: 16,
-            nodes_per_leaf: 4,
-            spines_per_plane: 1,
-            spine_up: 0,
-            cores_per_plane: 0,
-            nodes_per_pod: 16,
-        };
+        let spec = ClosSpec::two_tier(4, 4, 8, 1, 16, GBps(50.0));
         Fabric::build(spec).unwrap()
     }
 

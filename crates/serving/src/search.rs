@@ -45,54 +45,135 @@ pub struct SearchResult {
     pub refused: u32,
 }
 
+/// Searches decode deployments of `model` on `topo` (all at once; [`StagedSearch`] runs the
+/// same candidates in slices).
+pub fn search(topo: &Topology, model: &ServingModel, opts: &SearchOptions) -> Result<SearchResult> {
+    let mut s = StagedSearch::new(topo, model, opts.clone())?;
+    s.run(topo, model, &mut || true)?;
+    Ok(s.into_result())
+}
+
 fn powers_of_two(max: u32) -> impl Iterator<Item = u32> {
     (0..32).map(|i| 1u32 << i).take_while(move |v| *v <= max)
 }
 
-/// Searches decode deployments of `model` on `topo`.
-pub fn search(topo: &Topology, model: &ServingModel, opts: &SearchOptions) -> Result<SearchResult> {
-    if !opts.min_tokens_per_s_per_user.is_finite() || opts.min_tokens_per_s_per_user < 0.0 {
-        return Err(ModelError::new("min_tokens_per_s_per_user", "the per-user speed target is a number of tokens/s, 0 or more"));
-    }
-    let mut server = Server::new(topo, model)?;
+/// Every deployment `search` tries, in its order.
+pub fn candidates(topo: &Topology, model: &ServingModel, opts: &SearchOptions) -> Vec<Deployment> {
     let gpus = opts.max_gpus.unwrap_or(topo.total_gpus).min(topo.total_gpus);
-    let mut points = Vec::new();
-    let mut refused = 0;
-    let mut best: Option<SearchPoint> = None;
+    let mut out = Vec::new();
     for tp in powers_of_two(gpus.min(model.work.heads)) {
         for dp in powers_of_two(gpus / tp) {
             let stage = tp * dp;
             let eps: Vec<u32> = match model.work.moe {
                 None => vec![1],
                 Some(_) if dp == 1 => powers_of_two(stage).collect(),
-                // Wide EP: the experts over the whole stage.
                 Some(_) => vec![stage],
             };
             for ep in eps {
                 for batch in powers_of_two(opts.max_batch.max(1)) {
-                    let d = Deployment { phase: Phase::Decode, tp, dp, ep, pp: 1, batch, ..opts.base };
-                    let Ok(r) = server.evaluate(&d) else {
-                        refused += 1;
-                        continue;
-                    };
-                    let p = SearchPoint {
-                        tp,
-                        ep,
-                        dp,
-                        batch,
-                        tokens_per_s_per_gpu: r.tokens_per_s_per_gpu,
-                        tokens_per_s_per_user: r.tokens_per_s_per_user,
-                        tpot_ms: r.tpot_ms.unwrap_or(0.0),
-                    };
-                    if p.tokens_per_s_per_user >= opts.min_tokens_per_s_per_user
-                        && best.as_ref().is_none_or(|b| p.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu)
-                    {
-                        best = Some(p.clone());
-                    }
-                    points.push(p);
+                    out.push(Deployment { phase: Phase::Decode, tp, dp, ep, pp: 1, batch, ..opts.base });
                 }
             }
         }
     }
-    Ok(SearchResult { best, points, refused })
+    out
+}
+
+/// A search under way.
+pub struct StagedSearch {
+    opts: SearchOptions,
+    todo: Vec<Deployment>,
+    next: usize,
+    result: SearchResult,
+}
+
+impl StagedSearch {
+    pub fn new(topo: &Topology, model: &ServingModel, opts: SearchOptions) -> Result<Self> {
+        if !opts.min_tokens_per_s_per_user.is_finite() || opts.min_tokens_per_s_per_user < 0.0 {
+            return Err(ModelError::new("min_tokens_per_s_per_user", "the per-user speed target is a number of tokens/s, 0 or more"));
+        }
+        model.validate()?;
+        let todo = candidates(topo, model, &opts);
+        Ok(StagedSearch { opts, todo, next: 0, result: SearchResult { best: None, points: Vec::new(), refused: 0 } })
+    }
+
+    /// (evaluated, total) candidates.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.todo.len())
+    }
+
+    /// Evaluates candidates while `more()` (at least one per call); returns whether all are done.
+    pub fn run(&mut self, topo: &Topology, model: &ServingModel, more: &mut dyn FnMut() -> bool) -> Result<bool> {
+        let mut server = Server::new(topo, model)?;
+        while self.next < self.todo.len() {
+            let d = self.todo[self.next];
+            self.next += 1;
+            match server.evaluate(&d) {
+                Err(_) => self.result.refused += 1,
+                Ok(r) => {
+                    let p = SearchPoint {
+                        tp: d.tp,
+                        ep: d.ep,
+                        dp: d.dp,
+                        batch: d.batch,
+                        tokens_per_s_per_gpu: r.tokens_per_s_per_gpu,
+                        tokens_per_s_per_user: r.tokens_per_s_per_user,
+                        tpot_ms: r.tpot_ms.unwrap_or(0.0),
+                    };
+                    if p.tokens_per_s_per_user >= self.opts.min_tokens_per_s_per_user
+                        && self.result.best.as_ref().is_none_or(|b| p.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu)
+                    {
+                        self.result.best = Some(p.clone());
+                    }
+                    self.result.points.push(p);
+                }
+            }
+            if !more() {
+                break;
+            }
+        }
+        Ok(self.next >= self.todo.len())
+    }
+
+    /// The answer so far (the whole answer once [`StagedSearch::run`] returned true).
+    pub fn result(&self) -> &SearchResult {
+        &self.result
+    }
+    pub fn into_result(self) -> SearchResult {
+        self.result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::serving_preset;
+    use fabricscope_model::Cluster;
+
+    #[test]
+    fn slices_give_the_same_answer_as_one_search() {
+        let topo = Cluster { nodes: 4, ..Cluster::default() }.topology().unwrap();
+        for id in ["llama3-70b", "qwen3-235b-a22b"] {
+            let m = serving_preset(id).unwrap();
+            let opts = SearchOptions { base: Deployment::default(), min_tokens_per_s_per_user: 30.0, max_batch: 256, max_gpus: None };
+            let whole = search(&topo, &m, &opts).unwrap();
+            let mut s = StagedSearch::new(&topo, &m, opts).unwrap();
+            let mut calls = 0;
+            // Three candidates per slice.
+            while !{
+                let mut n = 0;
+                s.run(&topo, &m, &mut || {
+                    n += 1;
+                    n < 3
+                })
+                .unwrap()
+            } {
+                calls += 1;
+            }
+            assert!(calls > 3, "{id}: {calls}");
+            assert_eq!(s.progress().0, s.progress().1);
+            assert_eq!(s.into_result(), whole, "{id}");
+            assert!(whole.best.is_some(), "{id}");
+        }
+    }
 }
