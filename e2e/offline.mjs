@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { PAGES } from '../scripts/pages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -76,7 +77,7 @@ async function main() {
       assert(mine.length === 1, `one cache for ${version}: ${JSON.stringify(caches)}`);
       assert(mine[0][1] === files.length, `${mine[0][1]} of ${files.length} files cached`);
       assert(files.some((f) => f.endsWith('.wasm')) && files.includes('index.html'), `the list has the wasm and the shell: ${files}`);
-      assert(files.includes('learn.html') && !files.includes('teach.js') && files.includes('check.html') && files.includes('compare.html') && files.includes('embed.html') && files.filter((f) => f.endsWith('.wasm')).length === 5, `one sw.js for every page (Learn's, Check's, Compare's and the embed page, code and wasm too): ${files}`);
+      assert(files.includes('learn.html') && !files.includes('teach.js') && files.includes('check.html') && files.includes('compare.html') && files.includes('embed.html') && files.includes('serving.html') && files.includes('congestion.html') && files.filter((f) => f.endsWith('.wasm')).length === PAGES.length, `one sw.js for every page (Learn's, Check's, Compare's, the embed, serving and congestion pages, code and wasm too): ${files}`);
     });
 
     await check('offline (server stopped, browser offline): reload renders the explorer and it computes', async () => {
