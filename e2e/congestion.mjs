@@ -220,7 +220,7 @@ async function main() {
       await page.click('[data-testid=pin]');
       await f.waitForSelector('#cc-jobs-2', { timeout: 10000 });
       await show(f, '[data-testid=compare-congestion]');
-      await setNumber(page, '#cc-jobs-1', 1);
+      await setNumber(f, '#cc-jobs-1', 1);
       await f.waitForFunction(() => {
         const p = document.querySelector('[data-testid=compare-congestion]');
         const rows = [...document.querySelectorAll('[data-testid=cc-row]')];

@@ -4,7 +4,7 @@
 //! and each design's throughput fraction as a band over seeds (issue 25).
 
 use crate::congestion::{routing_of, use_congestion, Settings};
-use crate::hooks::use_in_view;
+use crate::hooks::use_on_screen;
 use fabricscope_charts::compare::design_label;
 use fabricscope_charts::{fraction_bands_chart, BandRow, Theme};
 use fabricscope_design::compare::Design;
@@ -26,7 +26,8 @@ fn pct(x: f64) -> String {
 #[function_component(CompareCongestion)]
 pub fn compare_congestion(props: &Props) -> Html {
     let node = use_node_ref();
-    let in_view = use_in_view(node.clone(), true);
+    // Starts false: a framed page (re)mounted off screen computes nothing until seen.
+    let in_view = use_on_screen(node.clone());
     // Shared: routing (None: each design's NIC), traffic, seeds. Per design: other jobs.
     let shared = use_state(|| Settings { seeds: 16, ..Settings::default() });
     let jobs = use_state(Vec::<u32>::new);

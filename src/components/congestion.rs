@@ -7,7 +7,7 @@ use super::ChartSvg;
 use crate::app::Action;
 use crate::congestion::{cli_line, routing_of, use_congestion, Settings, Study};
 use crate::eval::size_words;
-use crate::hooks::use_in_view;
+use crate::hooks::use_on_screen;
 use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::{fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
 use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
@@ -106,7 +106,8 @@ fn number(id: &'static str, label: &'static str, value: u32, max: u32, on: Callb
 #[function_component(CongestionPanel)]
 pub fn congestion_panel(props: &Props) -> Html {
     let node = use_node_ref();
-    let in_view = use_in_view(node.clone(), true);
+    // Starts false: a framed page (re)mounted off screen computes nothing until seen.
+    let in_view = use_on_screen(node.clone());
     let settings = use_state(Settings::default);
     let input_error = use_state(|| None::<String>);
     let cluster = props.cluster.clone();
