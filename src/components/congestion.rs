@@ -248,7 +248,7 @@ fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Opti
             if let Some(svg) = drawing {
                 <figure class="congestion-drawing" data-testid="fabric-loads">
                     <figcaption class="chart-sub">{ "The fat tree's first plane with each link's load in that seed (rates are each flow's max-min share)." }</figcaption>
-                    <ChartSvg {svg} />
+                    <div class="chart-svg"><ChartSvg {svg} /></div>
                 </figure>
             }
             <p class="hint" data-testid="fabric-loads-cli">{ "The same drawing from the command line: " }<code>{ format!("{} --svg", cli_line(&props.cluster, settings)) }</code></p>
