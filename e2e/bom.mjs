@@ -19,7 +19,7 @@
 import { readFile, writeFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checker, assert, watch } from './static-server.mjs';
+import { checker, assert, watch, longestTask } from './static-server.mjs';
 import { setUp, newPage, OUT } from './run.mjs';
 
 async function main() {
@@ -53,7 +53,7 @@ async function main() {
       await page.waitForSelector('[data-testid=rightsize-systems]', { timeout: 30000 });
       const ms = Date.now() - t0;
       const long = await page.evaluate(() => window.__long);
-      assert(long.every((d) => d <= 50), `long tasks: ${long}`);
+      longestTask('the right-sizer', long);
       // QM9700 has a published maximum, SN5600 and generic servers do not: the NDR DGX options
       // are ranked by power, the rest are not, and the summary says how many.
       const systems = await page.textContent('[data-testid=rightsize-systems]');

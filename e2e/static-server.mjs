@@ -97,6 +97,29 @@ export function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
+/** The RAIL long-task threshold, ms: the target for any main-thread task while a page works. */
+export const LONG_TASK_MS = 50;
+/** A task this long is a frozen page, ms: no load on a shared CI box explains it (the freezes
+ * the issues found were 2.7 s and 8.6 s; a quadratic read of a hostile log, 20 s). */
+export const FREEZE_MS = 250;
+
+/**
+ * A timing budget, measured and reported (OK/OVER against `target`), as bench.mjs does: it
+ * fails the check only past `freeze` (a page that hangs), or past `target` with BENCH_STRICT=1.
+ * Timings are benchmarks here, not exact assertions: a loaded 2-core box is noisy.
+ */
+export function budget(what, ms, target, freeze) {
+  const ok = ms <= target;
+  console.log(`    ${what}: ${Math.round(ms)} ms (target ${target} ms) ${ok ? 'OK' : 'OVER'}`);
+  const limit = process.env.BENCH_STRICT === '1' ? target : freeze;
+  assert(ms <= limit, `${what}: ${Math.round(ms)} ms (limit ${limit} ms${limit === target ? ', BENCH_STRICT=1' : ''})`);
+}
+
+/** [`budget`] for the longest of a list of main-thread tasks (ms). */
+export function longestTask(what, durations) {
+  budget(`${what}: longest main-thread task of ${durations.length} long ones`, Math.max(0, ...durations), LONG_TASK_MS, FREEZE_MS);
+}
+
 /** Records console errors, page errors, failed requests and HTTP errors of a page. */
 export function watch(page, problems) {
   page.on('console', (m) => m.type() === 'error' && problems.push(`console error: ${m.text()}`));
