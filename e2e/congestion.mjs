@@ -21,7 +21,7 @@ import { chromium } from 'playwright-core';
 import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset, longestTask } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -182,6 +182,8 @@ async function main() {
       await page.waitForTimeout(1200);
       const st = await f.$eval(PANEL, (p) => ({ current: p.dataset.current, running: p.dataset.running }));
       assert(st.current === 'false' && st.running === 'false', `off screen: ${JSON.stringify(st)}`);
+      // The panel was remounted on the new design; the user's routing carried over.
+      assert((await f.$eval('#cg-routing', (s) => s.value)) === 'adaptive', 'the routing chosen before the new design is kept');
       await show(f);
       await answered(f);
     });
@@ -206,7 +208,7 @@ async function main() {
       const res = await f.evaluate((from) => ({ tasks: window.__longtasks.filter((t) => t.start >= from), statuses: [...window.__statuses] }), from);
       assert(r.seeds === 64, `64 seeds: ${r.seeds}`);
       assert(res.statuses.some((s) => /sampling: seed \d+ of 64/.test(s)), `progress shown: ${res.statuses.join(' | ')}`);
-      assert(res.tasks.length === 0, `long tasks: ${JSON.stringify(res.tasks)}`);
+      longestTask('64 seeds sampled', res.tasks.map((t) => t.duration));
     });
 
     await check('the designs side by side: dedicated non-blocking against shared oversubscribed', async () => {
@@ -230,7 +232,16 @@ async function main() {
       assert(p50[1] < p50[2], `shared ${p50[1]} < dedicated ${p50[2]}`);
       const bands = await f.$$eval('[data-testid=cc-bands] rect[data-p10]', (r) => r.length);
       assert(bands === 3, `a band per design: ${bands}`);
-      await f.locator('[data-testid=compare-congestion]').screenshot({ path: join(out, 'congestion-compare.png') });
+      // compare.html may still move the frame to its settled link (a remount): retry the picture.
+      for (let i = 0; ; i++) {
+        try {
+          await f.waitForSelector('[data-testid=compare-congestion][data-current=true]', { timeout: 60000 });
+          await f.locator('[data-testid=compare-congestion]').screenshot({ path: join(out, 'congestion-compare.png') });
+          break;
+        } catch (e) {
+          if (i === 2) throw e;
+        }
+      }
     });
 
     await check('no console error', async () => {

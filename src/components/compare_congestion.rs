@@ -23,14 +23,22 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
+thread_local! {
+    /// The shared settings and per-design neighbours as last drawn, for the remount on each
+    /// new set of designs (the user's choices carry over).
+    static KEPT: std::cell::RefCell<Option<(Settings, Vec<u32>)>> = const { std::cell::RefCell::new(None) };
+}
+
 #[function_component(CompareCongestion)]
 pub fn compare_congestion(props: &Props) -> Html {
     let node = use_node_ref();
     // Starts false: a framed page (re)mounted off screen computes nothing until seen.
     let in_view = use_on_screen(node.clone());
     // Shared: routing (None: each design's NIC), traffic, seeds. Per design: other jobs.
-    let shared = use_state(|| Settings { seeds: 16, ..Settings::default() });
-    let jobs = use_state(Vec::<u32>::new);
+    let kept = KEPT.with(|k| k.borrow().clone());
+    let shared = use_state(|| kept.as_ref().map_or(Settings { seeds: 16, ..Settings::default() }, |k| k.0));
+    let jobs = use_state(|| kept.map(|k| k.1).unwrap_or_default());
+    KEPT.with(|k| *k.borrow_mut() = Some((*shared, (*jobs).clone())));
     let key: Vec<_> = props
         .designs
         .iter()

@@ -103,12 +103,19 @@ fn number(id: &'static str, label: &'static str, value: u32, max: u32, on: Callb
     }
 }
 
+thread_local! {
+    /// The panel's settings as last drawn: the framed page remounts its panels on each new
+    /// design, and the user's routing, traffic, neighbours and failures carry over to it.
+    static KEPT: std::cell::Cell<Option<Settings>> = const { std::cell::Cell::new(None) };
+}
+
 #[function_component(CongestionPanel)]
 pub fn congestion_panel(props: &Props) -> Html {
     let node = use_node_ref();
     // Starts false: a framed page (re)mounted off screen computes nothing until seen.
     let in_view = use_on_screen(node.clone());
-    let settings = use_state(Settings::default);
+    let settings = use_state(|| KEPT.get().unwrap_or_default());
+    KEPT.set(Some(*settings));
     let input_error = use_state(|| None::<String>);
     let cluster = props.cluster.clone();
     let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], true, in_view);
