@@ -82,8 +82,14 @@ impl Reading {
                 return;
             }
         }
-        let Reading { parser, note, on_measured, .. } = self;
-        finish(parser.finish(), &note, &on_measured);
+        // The check and its drawing in a task of their own, after the last slice of reading.
+        let Reading { parser, note, on_measured, gen, .. } = self;
+        gloo_timers::callback::Timeout::new(0, move || {
+            if READING.with(|g| g.get()) == gen {
+                finish(parser.finish(), &note, &on_measured);
+            }
+        })
+        .forget();
     }
 }
 
