@@ -18,6 +18,7 @@
 //! | [`route`] | ECMP hash draws and even splits over equal-cost paths |
 //! | [`maxmin`] | max-min fair rates by progressive filling (event-driven) |
 //! | [`classes`] | interchangeable demands grouped into flow classes (exact) |
+//! | [`early`] | ECMP's early answer: a collective's figures from the first filling level |
 //! | [`solve`] | one solve: routing by policy, rates, the job's fraction and collisions |
 //! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
 //! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
@@ -28,6 +29,7 @@
 //! | [`rng`] | a small deterministic PRNG and the per-switch hash |
 
 pub mod classes;
+mod early;
 pub mod failures;
 pub mod graph;
 pub mod loads;

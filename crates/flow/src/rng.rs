@@ -10,6 +10,7 @@ pub struct Rng(u64);
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// SplitMix64's output mix of one 64-bit word.
+#[inline]
 pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -44,7 +45,18 @@ impl Rng {
 /// salt and the ports the run happened to pick), the flow and the switch, so two switches
 /// hash one flow independently, as ECMP does with per-switch hash seeds.
 pub fn hash3(seed: u64, flow: u64, switch: u64) -> u64 {
-    mix(mix(seed ^ GAMMA).wrapping_add(flow.wrapping_mul(GAMMA)) ^ switch.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+    hash_salted(salt(seed), flow, switch)
+}
+
+/// The part of [`hash3`] that depends on the seed alone, computed once per seed.
+pub fn salt(seed: u64) -> u64 {
+    mix(seed ^ GAMMA)
+}
+
+/// [`hash3`] from the seed's [`salt`]: one mix per draw (the same value as `hash3`).
+#[inline]
+pub fn hash_salted(salt: u64, flow: u64, switch: u64) -> u64 {
+    mix(salt.wrapping_add(flow.wrapping_mul(GAMMA)) ^ switch.wrapping_mul(0xD6E8_FEB8_6659_FD93))
 }
 
 /// A hasher for the model's own integer keys (leaf pairs, class keys): one multiply-rotate

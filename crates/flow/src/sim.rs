@@ -194,7 +194,6 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     o.failures.check(healthy, first)?;
     let mut fab = healthy.clone();
     o.failures.apply(&mut fab, first);
-    let mut router = Router::new(&fab);
     let line = healthy.spec.line.0;
     let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
     let deterministic = o.routing != Routing::Ecmp && o.traffic != Traffic::RandomPermutation;
@@ -216,63 +215,14 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
             ),
         ));
     }
-    let mut by_case: Vec<Vec<f64>> = vec![Vec::new(); cases];
-    let mut expected = Vec::new();
-    let mut collisions = 0;
-    let mut tiers: Vec<LinkTier> = Vec::new();
-    let mut ideal_rate = line;
-    // Ring and all-to-all demands do not depend on the seed: their rates on an ideal fabric
-    // (NIC links only, per sharing case) are solved once, not once per seed.
-    let fixed = o.traffic != Traffic::RandomPermutation;
     let fab_caps = caps(&fab);
-    let mut nic_only: Vec<Option<Vec<f64>>> = vec![None; cases];
-    let mut ideal: Option<f64> = None;
-    for s in 0..runs {
-        let seed = o.first_seed.wrapping_add(s as u64);
-        let mut rng = Rng::new(seed);
-        let per: Vec<Vec<Demand>> = (0..jobs).map(|j| demands(&fab, j, job_nodes[j as usize], shape, &mut rng)).collect();
-        if !fixed {
-            ideal = None;
-        }
-        let mut ex = 0.0;
-        for (a, case) in by_case.iter_mut().enumerate() {
-            // The first `a` neighbours' demands with the job's (borrowed when nothing moves).
-            let ds: Cow<[Demand]> = match (a, o.failures.nics_down) {
-                (0, 0) => Cow::Borrowed(&per[0]),
-                _ => Cow::Owned(o.failures.reroute(&fab, first, per.iter().take(a + 1).flatten().copied().collect())),
-            };
-            if o.routing == Routing::Ecmp && (nic_only[a].is_none() || !fixed) {
-                nic_only[a] = Some(nic_only_rates(&fab, &fab_caps, &ds, per_demand));
-            }
-            // What this case's figures need of the rates (the reference fills every rate).
-            let need = match (o.traffic.is_collective(), a + 1 == cases) {
-                _ if per_demand => Need::Every,
-                (false, _) => Need::Every,
-                (true, false) => Need::Slowest,
-                (true, true) => Need::SlowestAndCollisions,
-            };
-            let solved = solve(&fab, &mut router, o.routing, seed, &ds, nic_only[a].as_deref(), per_demand, need)?;
-            // Ideal: the job alone and healthy, limited only by its NICs. Failures leave NIC
-            // links whole, so with no NIC down the first case's NIC-only rates are the ideal's.
-            ideal_rate = match ideal {
-                Some(r) => r,
-                None if o.failures.nics_down == 0 => {
-                    let r = solved.nic_only.iter().fold(f64::INFINITY, |m, &x| m.min(x));
-                    if r.is_finite() { r } else { line }
-                }
-                None => ideal_slowest(healthy, &per[0], per_demand).unwrap_or(line),
-            };
-            ideal = Some(ideal_rate);
-            let f = fraction(&solved, &ds, o.traffic, ideal_rate, line);
-            case.push(f);
-            ex += binom(o.other_jobs, a as u32, o.duty_cycle) * f;
-            if a + 1 == cases {
-                collisions += collided(&fab, &solved) as u32;
-                tiers.push(slowest_tier(&fab, &solved, &ds));
-            }
-        }
-        expected.push(ex);
-    }
+    let study = Study { healthy, fab: &fab, o, job_nodes: &job_nodes, shape, first, line, fab_caps: &fab_caps, per_demand };
+    let recs = run_seeds(&study, runs, per_solve * runs as u64 * cases as u64)?;
+    let by_case: Vec<Vec<f64>> = (0..cases).map(|a| recs.iter().map(|r| r.by_case[a]).collect()).collect();
+    let expected: Vec<f64> = recs.iter().map(|r| r.expected).collect();
+    let collisions = recs.iter().filter(|r| r.collided).count();
+    let tiers: Vec<LinkTier> = recs.iter().map(|r| r.tier).collect();
+    let ideal_rate = recs.last().map_or(line, |r| r.ideal_rate);
     let mut labels: Vec<(&'static str, usize)> = Vec::new();
     for t in &tiers {
         match labels.iter_mut().find(|(l, _)| *l == t.label()) {
@@ -307,6 +257,129 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
         transport: derates(),
         evidence: EVIDENCE,
     })
+}
+
+/// What stays the same from seed to seed of one study.
+struct Study<'a> {
+    healthy: &'a Fabric,
+    /// The fabric with the failures applied.
+    fab: &'a Fabric,
+    o: &'a Options,
+    job_nodes: &'a [&'a [u32]],
+    shape: Shape,
+    /// The job's first node (failures sit there).
+    first: u32,
+    line: f64,
+    fab_caps: &'a [f64],
+    per_demand: bool,
+}
+
+/// What one seed finds.
+struct SeedRun {
+    /// The job's fraction per sharing case (0, 1, ... neighbours active).
+    by_case: Vec<f64>,
+    /// Over the cases, weighted by how likely each is.
+    expected: f64,
+    /// With every neighbour active: did flows collide, and which tier limits the job.
+    collided: bool,
+    tier: LinkTier,
+    /// The job's slowest connection on an ideal fabric.
+    ideal_rate: f64,
+}
+
+/// Studies of at least this many routed paths run their seeds on threads (count; about
+/// 25 ms of solving, far above the cost of starting a thread).
+#[cfg(not(target_arch = "wasm32"))]
+const PARALLEL_WORK: u64 = 1 << 18;
+
+/// The seeds `0..runs` of a study, in seed order: natively on as many threads as the machine
+/// has (each taking a consecutive run of seeds; the figures do not depend on which thread
+/// solves a seed), on one in the browser (the page keeps its own worker).
+#[cfg(not(target_arch = "wasm32"))]
+fn run_seeds(st: &Study, runs: u32, work: u64) -> Result<Vec<SeedRun>> {
+    let threads = if work >= PARALLEL_WORK { std::thread::available_parallelism().map_or(1, |n| n.get()).min(runs as usize) } else { 1 };
+    if threads <= 1 {
+        return seed_range(st, 0..runs);
+    }
+    let t = threads as u32;
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..t).map(|i| sc.spawn(move || seed_range(st, runs * i / t..runs * (i + 1) / t))).collect();
+        let mut out = Vec::with_capacity(runs as usize);
+        // Joined in seed order, so the first error is the earliest seed's, as on one thread.
+        for h in handles {
+            match h.join() {
+                Ok(r) => out.extend(r?),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok(out)
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn run_seeds(st: &Study, runs: u32, _work: u64) -> Result<Vec<SeedRun>> {
+    seed_range(st, 0..runs)
+}
+
+/// Seeds `range` (offsets from the first seed) of a study, one after another.
+fn seed_range(st: &Study, range: std::ops::Range<u32>) -> Result<Vec<SeedRun>> {
+    let (o, fab, healthy, first, line, per_demand) = (st.o, st.fab, st.healthy, st.first, st.line, st.per_demand);
+    let jobs = o.other_jobs + 1;
+    let cases = o.other_jobs as usize + 1;
+    let mut router = Router::new(fab);
+    let mut out = Vec::with_capacity(range.len());
+    // Ring and all-to-all demands do not depend on the seed: their rates on an ideal fabric
+    // (NIC links only, per sharing case) are solved once, not once per seed.
+    let fixed = o.traffic != Traffic::RandomPermutation;
+    let mut nic_only: Vec<Option<Vec<f64>>> = vec![None; cases];
+    let mut ideal: Option<f64> = None;
+    for s in range {
+        let seed = o.first_seed.wrapping_add(s as u64);
+        let mut rng = Rng::new(seed);
+        let per: Vec<Vec<Demand>> = (0..jobs).map(|j| demands(fab, j, st.job_nodes[j as usize], st.shape, &mut rng)).collect();
+        if !fixed {
+            ideal = None;
+        }
+        let mut run = SeedRun { by_case: Vec::with_capacity(cases), expected: 0.0, collided: false, tier: LinkTier::NicToLeaf, ideal_rate: line };
+        for a in 0..cases {
+            // The first `a` neighbours' demands with the job's (borrowed when nothing moves).
+            let ds: Cow<[Demand]> = match (a, o.failures.nics_down) {
+                (0, 0) => Cow::Borrowed(&per[0]),
+                _ => Cow::Owned(o.failures.reroute(fab, first, per.iter().take(a + 1).flatten().copied().collect())),
+            };
+            if o.routing == Routing::Ecmp && (nic_only[a].is_none() || !fixed) {
+                nic_only[a] = Some(nic_only_rates(fab, st.fab_caps, &ds, per_demand));
+            }
+            // What this case's figures need of the rates (the reference fills every rate).
+            let need = match (o.traffic.is_collective(), a + 1 == cases) {
+                _ if per_demand => Need::Every,
+                (false, _) => Need::Every,
+                (true, false) => Need::Slowest,
+                (true, true) => Need::SlowestAndCollisions,
+            };
+            let solved = solve(fab, &mut router, o.routing, seed, &ds, nic_only[a].as_deref(), per_demand, need)?;
+            // Ideal: the job alone and healthy, limited only by its NICs. Failures leave NIC
+            // links whole, so with no NIC down the first case's NIC-only rates are the ideal's.
+            let ideal_rate = match ideal {
+                Some(r) => r,
+                None if o.failures.nics_down == 0 => {
+                    if solved.ideal.is_finite() { solved.ideal } else { line }
+                }
+                None => ideal_slowest(healthy, &per[0], per_demand).unwrap_or(line),
+            };
+            ideal = Some(ideal_rate);
+            run.ideal_rate = ideal_rate;
+            let f = fraction(&solved, &ds, o.traffic, ideal_rate, line);
+            run.by_case.push(f);
+            run.expected += binom(o.other_jobs, a as u32, o.duty_cycle) * f;
+            if a + 1 == cases {
+                run.collided = collided(fab, &solved);
+                run.tier = slowest_tier(fab, &solved, &ds);
+            }
+        }
+        out.push(run);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
