@@ -9,7 +9,7 @@
 //! Why it pays: an all-to-all over 1,024 GPUs is a million hashed connections a seed; storing
 //! each as a flow (and indexing them) cost most of a seed's time, counting them costs little.
 
-use crate::graph::Fabric;
+use crate::graph::{Fabric, LinkTier};
 use crate::maxmin::{Allocation, FULL};
 use crate::route::Router;
 use crate::solve::{cut, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
@@ -54,6 +54,20 @@ pub(crate) fn first_level(fab: &Fabric, router: &mut Router, caps: &[f64], salt:
         }
         is_full[l] = true;
     }
+    // On a whole tree a path climbs from its source leaf and descends to its destination leaf,
+    // so a full leaf uplink is crossed only by demands from its leaf and a full leaf downlink
+    // only by demands to its leaf (a failed link may send a path through a third leaf).
+    let whole = fab.links.iter().all(|l| l.alive);
+    let (mut from_leaf, mut to_leaf, mut anywhere) = (vec![false; fab.switches.len()], vec![false; fab.switches.len()], !whole);
+    for l in (0..nl).filter(|&l| is_full[l]) {
+        let link = &fab.links[l];
+        match link.tier {
+            LinkTier::LeafToSpine => from_leaf[link.from as usize] = true,
+            LinkTier::SpineToLeaf => to_leaf[link.to as usize] = true,
+            LinkTier::SpineToCore | LinkTier::CoreToSpine => anywhere = true,
+            LinkTier::NicToLeaf | LinkTier::LeafToNic => {}
+        }
+    }
     let done = |job0: bool, hit: bool| job0 && (need == Need::Slowest || hit || level >= top);
     let mut out = Solved { alloc: Allocation { rates: Vec::new(), bottleneck: Vec::new(), floor: level }, owner: Vec::new(), nic_only: Vec::new(), conns_on, ideal };
     // Before anything freezes (the job's every flow rises together): settled at the NICs' rate.
@@ -80,7 +94,8 @@ pub(crate) fn first_level(fab: &Fabric, router: &mut Router, caps: &[f64], salt:
         let (sl, dl) = (fab.nic_leaf[d.src as usize], fab.nic_leaf[d.dst as usize]);
         let ends = [fab.nic_up[d.src as usize], fab.nic_down[d.dst as usize]];
         // Most demands have no connection on a full link: a walk without storing tells.
-        let any = is_full[ends[0] as usize] || is_full[ends[1] as usize] || (0..d.conns).any(|c| {
+        let near = anywhere || from_leaf[sl as usize] || to_leaf[dl as usize];
+        let any = is_full[ends[0] as usize] || is_full[ends[1] as usize] || near && (0..d.conns).any(|c| {
             let mut on = false;
             router.ecmp_walk(sl, dl, salt, d.key ^ ((c as u64) << 40), |l| on |= is_full[l as usize]);
             on

@@ -7,7 +7,8 @@
 //! report distributions; sharing (other jobs) and failures (NICs, links, spines) are edits
 //! of the demands and of the graph.
 //!
-//! Pure and deterministic: no I/O, no web types, no clock, no threads. May use
+//! Pure and deterministic: no I/O, no web types, no clock; natively a study's seeds run on
+//! scoped threads (the figures do not depend on which thread solves a seed), never in wasm. May use
 //! `fabricscope-model` (topology, fat-tree sizing, units, errors) and serde, nothing else;
 //! nothing in `fabricscope-model` may use this crate.
 //!

@@ -5,7 +5,7 @@
 //! Traffic between NICs on one leaf never leaves it (rail-local when placement allows).
 
 use crate::graph::Fabric;
-use crate::rng::{hash_salted, salt, FastMap};
+use crate::rng::{hash_salted, salt, FastMap, FastMod};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -54,6 +54,8 @@ pub struct Router<'a> {
     /// dense table replacing the map on fabrics of up to [`DENSE`] switch pairs, where the
     /// hashed connections of an all-to-all change destination leaf from one demand to the next.
     dense: Vec<(u32, u32)>,
+    /// Remainder by `n` for every next-hop count `n` a switch can have (its out-degree).
+    mods: Vec<FastMod>,
 }
 
 /// Most switch pairs the dense next-hop table holds (count; 8 bytes each, so 8 MB; a 1,024-GPU
@@ -62,7 +64,7 @@ const DENSE: usize = 1 << 20;
 
 impl<'a> Router<'a> {
     pub fn new(fab: &'a Fabric) -> Self {
-        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()], hops: FastMap::default(), hop_links: Vec::new(), memo: vec![(u32::MAX, 0, 0); fab.switches.len()], dense: Vec::new() }
+        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()], hops: FastMap::default(), hop_links: Vec::new(), memo: vec![(u32::MAX, 0, 0); fab.switches.len()], dense: Vec::new(), mods: (0..=fab.out.iter().map(Vec::len).max().unwrap_or(0)).map(|n| FastMod::new(n as u32)).collect() }
     }
 
     /// Hops from every switch to `leaf` over live links (reverse breadth-first search).
@@ -163,7 +165,7 @@ impl<'a> Router<'a> {
             let l = match n {
                 0 => return false,
                 1 => self.hop_links[s as usize],
-                _ => self.hop_links[(s as u64 + hash_salted(salt, flow, x as u64) % n as u64) as usize],
+                _ => self.hop_links[(s as u64 + self.mods[n as usize].of(hash_salted(salt, flow, x as u64))) as usize],
             };
             f(l);
             x = self.fab.links[l as usize].to;

@@ -28,9 +28,10 @@ pub const MAX_OTHER_JOBS: u32 = 15;
 /// is 2.1 million and takes seconds; a bound, so no flag can make a solve run for hours.
 pub const MAX_DEMANDS: u64 = 2_500_000;
 /// Most routed paths summed over seeds and sharing cases (count; an ECMP path per connection,
-/// an even split per demand). About 0.05-0.1 us each natively (an all-to-all over 1,024 GPUs
-/// under ECMP: 1 M connections, 50-110 ms a seed on a shared 2-core machine, docs/flow.md),
-/// so at most about 10 s; 32 seeds of that all-to-all fit.
+/// an even split per demand). About 0.05-0.1 us each natively when every flow is solved (an
+/// all-to-all over 1,024 GPUs under ECMP: 1 M connections, 50-110 ms a seed on a shared 2-core
+/// machine), 0.01-0.03 us when ECMP's early answer settles a collective (docs/flow.md), so at
+/// most about 10 s on one thread; 32 seeds of that all-to-all fit.
 pub const MAX_WORK: u64 = 100_000_000;
 /// Default ring channels per NIC (count): NCCL's tuning model finds 8 channels for 8 NICs on
 /// H100 nodes (validation/nccl-golden.csv), one per NIC.
@@ -341,14 +342,14 @@ fn seed_range(st: &Study, range: std::ops::Range<u32>) -> Result<Vec<SeedRun>> {
             ideal = None;
         }
         let mut run = SeedRun { by_case: Vec::with_capacity(cases), expected: 0.0, collided: false, tier: LinkTier::NicToLeaf, ideal_rate: line };
-        for a in 0..cases {
+        for (a, nic_only) in nic_only.iter_mut().enumerate() {
             // The first `a` neighbours' demands with the job's (borrowed when nothing moves).
             let ds: Cow<[Demand]> = match (a, o.failures.nics_down) {
                 (0, 0) => Cow::Borrowed(&per[0]),
                 _ => Cow::Owned(o.failures.reroute(fab, first, per.iter().take(a + 1).flatten().copied().collect())),
             };
-            if o.routing == Routing::Ecmp && (nic_only[a].is_none() || !fixed) {
-                nic_only[a] = Some(nic_only_rates(fab, st.fab_caps, &ds, per_demand));
+            if o.routing == Routing::Ecmp && (nic_only.is_none() || !fixed) {
+                *nic_only = Some(nic_only_rates(fab, st.fab_caps, &ds, per_demand));
             }
             // What this case's figures need of the rates (the reference fills every rate).
             let need = match (o.traffic.is_collective(), a + 1 == cases) {
@@ -357,7 +358,7 @@ fn seed_range(st: &Study, range: std::ops::Range<u32>) -> Result<Vec<SeedRun>> {
                 (true, false) => Need::Slowest,
                 (true, true) => Need::SlowestAndCollisions,
             };
-            let solved = solve(fab, &mut router, o.routing, seed, &ds, nic_only[a].as_deref(), per_demand, need)?;
+            let solved = solve(fab, &mut router, o.routing, seed, &ds, nic_only.as_deref(), per_demand, need)?;
             // Ideal: the job alone and healthy, limited only by its NICs. Failures leave NIC
             // links whole, so with no NIC down the first case's NIC-only rates are the ideal's.
             let ideal_rate = match ideal {
