@@ -3,7 +3,7 @@
 //! non-blocking fabric, how often flows collide, and which tier limits it.
 
 use crate::failures::Failures;
-use crate::graph::{Fabric, LinkTier};
+use crate::graph::{ClosSpec, Fabric, LinkTier};
 use crate::rng::Rng;
 use crate::route::{Router, Routing};
 use crate::solve::{caps, collided, fraction, ideal_slowest, nic_only_rates, slowest_tier, solve, Need};
@@ -151,6 +151,16 @@ fn check(o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// Paths (ECMP: one per connection) or demands (adaptive routing, spraying: one split each)
+/// one seed of a study routes over all its sharing cases' jobs: what the page budgets a seed by.
+pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
+    let jobs = o.other_jobs as u64 + 1;
+    let m = (spec.nodes as u64 / jobs).max(1);
+    let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
+    let (demands, conns) = o.traffic.size(spec, m, &shape);
+    jobs * if o.routing == Routing::Ecmp { conns } else { demands }
+}
+
 /// Binomial weight of `a` of `k` neighbours active at probability `p`.
 fn binom(k: u32, a: u32, p: f64) -> f64 {
     let mut c = 1.0;
@@ -180,11 +190,9 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     }
     let job_nodes: Vec<&[u32]> = (0..jobs as usize).map(|j| &order[j * per_job as usize..(j + 1) * per_job as usize]).collect();
     let m = per_job as u64;
-    let per_demands = match o.traffic {
-        Traffic::AllToAll => m * (m - 1),
-        Traffic::Ring | Traffic::RandomPermutation => m,
-    } * healthy.spec.nics_per_node as u64
-        * jobs as u64;
+    let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
+    let (per_job_demands, per_job_conns) = o.traffic.size(&healthy.spec, m, &shape);
+    let per_demands = per_job_demands * jobs as u64;
     if per_demands > MAX_DEMANDS {
         return Err(ModelError::new(
             "traffic",
@@ -196,17 +204,11 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     let mut fab = healthy.clone();
     o.failures.apply(&mut fab, first);
     let line = healthy.spec.line.0;
-    let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
     let deterministic = o.routing != Routing::Ecmp && o.traffic != Traffic::RandomPermutation;
     let runs = if deterministic { 1 } else { o.seeds };
     let cases = o.other_jobs as usize + 1;
     // Paths per solve: one per connection under ECMP, one per demand when split.
-    let conns = match o.traffic {
-        Traffic::Ring => o.channels * o.qps,
-        Traffic::AllToAll => o.gpus_per_node * o.gpus_per_node.div_ceil(healthy.spec.nics_per_node).max(1) * o.qps,
-        Traffic::RandomPermutation => o.qps,
-    } as u64;
-    let per_solve = if o.routing == Routing::Ecmp { per_demands * conns } else { per_demands };
+    let per_solve = if o.routing == Routing::Ecmp { per_job_conns * jobs as u64 } else { per_demands };
     if per_solve * runs as u64 * cases as u64 > MAX_WORK {
         return Err(ModelError::new(
             "seeds",
@@ -412,7 +414,7 @@ mod tests {
         #[test]
         fn classes_give_the_per_demand_figures(
             leaves in 2u32..5, npl in 1u32..4, nics in 1u32..4, spines in 1u32..4, upx in 1u32..3, rail in any::<bool>(),
-            t in 0usize..3, r in 0usize..3, scattered in any::<bool>(), other_jobs in 0u32..3, qps in 1u32..3, channels in 1u32..3,
+            t in 0usize..Traffic::ALL.len(), r in 0usize..3, scattered in any::<bool>(), other_jobs in 0u32..3, qps in 1u32..3, channels in 1u32..3,
             nics_down in 0u32..2, links_down in 0u32..2, seed in 0u64..1000,
         ) {
             let fab = tree(leaves, npl, nics, spines, spines * upx, rail);
