@@ -12,7 +12,7 @@
 use crate::graph::{Fabric, LinkTier};
 use crate::maxmin::{Allocation, FULL};
 use crate::route::Router;
-use crate::solve::{cut, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
+use crate::solved::{cut, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
 use crate::traffic::Demand;
 use fabricscope_model::error::Result;
 

@@ -20,6 +20,7 @@
 //! | [`maxmin`] | max-min fair rates by progressive filling (event-driven) |
 //! | [`classes`] | interchangeable demands grouped into flow classes (exact) |
 //! | [`early`] | ECMP's early answer: a collective's figures from the first filling level |
+//! | [`solved`] | what a solve returns and what a study asks of it |
 //! | [`solve`] | one solve: routing by policy, rates, the job's fraction and collisions |
 //! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
 //! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
@@ -40,6 +41,7 @@ pub mod route;
 pub mod seeds;
 pub mod sim;
 mod solve;
+mod solved;
 pub mod stats;
 pub mod traffic;
 pub mod transport;

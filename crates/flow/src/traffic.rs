@@ -259,7 +259,7 @@ fn btree_parent(n: u32, rank: u32) -> Option<u32> {
 /// The parent of `rank` in the second tree: the first tree mirrored (rank `n - 1 - r`) for
 /// an even `n`, shifted by one rank for an odd `n` (trees.cc's `ncclGetDtree`).
 fn mirror_parent(n: u32, rank: u32) -> Option<u32> {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         btree_parent(n, n - 1 - rank).map(|p| n - 1 - p)
     } else {
         btree_parent(n, (rank + n - 1) % n).map(|p| (p + 1) % n)
