@@ -45,9 +45,9 @@ const ROUTINGS: [(Routing, &str, &str); 3] = [
 
 const TRAFFIC: [(Traffic, &str); 5] = [
     (Traffic::Ring, "ring (AllReduce, AllGather)"),
-    (Traffic::Tree, "tree (AllReduce, NCCL's double binary tree)"),
-    (Traffic::AllToAll, "all-to-all with PXN (NCCL's default: rail-matched)"),
-    (Traffic::AllToAllNoPxn, "all-to-all without PXN (each GPU's own NIC, across rails)"),
+    (Traffic::Tree, "tree (AllReduce)"),
+    (Traffic::AllToAll, "all-to-all with PXN"),
+    (Traffic::AllToAllNoPxn, "all-to-all without PXN"),
     (Traffic::RandomPermutation, "random permutation"),
 ];
 
