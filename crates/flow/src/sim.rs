@@ -337,10 +337,15 @@ fn seed_range(st: &Study, range: std::ops::Range<u32>) -> Result<Vec<SeedRun>> {
     let fixed = o.traffic != Traffic::RandomPermutation;
     let mut nic_only: Vec<Option<Vec<f64>>> = vec![None; cases];
     let mut ideal: Option<f64> = None;
+    // The jobs' demands: drawn per seed for a permutation, built once otherwise.
+    let mut kept: Option<Vec<Vec<Demand>>> = None;
     for s in range {
         let seed = o.first_seed.wrapping_add(s as u64);
-        let mut rng = Rng::new(seed);
-        let per: Vec<Vec<Demand>> = (0..jobs).map(|j| demands(fab, j, st.job_nodes[j as usize], st.shape, &mut rng)).collect();
+        if !fixed || kept.is_none() {
+            let mut rng = Rng::new(seed);
+            kept = Some((0..jobs).map(|j| demands(fab, j, st.job_nodes[j as usize], st.shape, &mut rng)).collect());
+        }
+        let Some(per) = kept.as_ref() else { continue };
         if !fixed {
             ideal = None;
         }
