@@ -70,19 +70,7 @@ pub fn options(s: &Settings, c: &Cluster) -> Options {
 
 /// Paths (ECMP) or demands (split) one seed routes, as crates/flow's sim counts them.
 pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
-    let jobs = o.other_jobs as u64 + 1;
-    let m = (spec.nodes as u64 / jobs).max(1);
-    let demands = if o.traffic == Traffic::AllToAll { m * (m - 1) } else { m } * spec.nics_per_node as u64 * jobs;
-    let conns = match o.traffic {
-        Traffic::Ring => o.channels * o.qps,
-        Traffic::AllToAll => o.gpus_per_node * o.gpus_per_node.div_ceil(spec.nics_per_node).max(1) * o.qps,
-        Traffic::RandomPermutation => o.qps,
-    } as u64;
-    if o.routing == Routing::Ecmp {
-        demands * conns
-    } else {
-        demands
-    }
+    fabricscope_flow::sim::seed_work(spec, o)
 }
 
 /// Whether one seed fits the page's budget.

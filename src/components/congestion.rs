@@ -43,7 +43,13 @@ const ROUTINGS: [(Routing, &str, &str); 3] = [
     (Routing::Spray, "spray", "packets sprayed over every equal-cost path, as Spectrum-X does (modelled as an even split)"),
 ];
 
-const TRAFFIC: [(Traffic, &str); 3] = [(Traffic::Ring, "ring (AllReduce, AllGather)"), (Traffic::AllToAll, "all-to-all"), (Traffic::RandomPermutation, "random permutation")];
+const TRAFFIC: [(Traffic, &str); 5] = [
+    (Traffic::Ring, "ring (AllReduce, AllGather)"),
+    (Traffic::Tree, "tree (AllReduce)"),
+    (Traffic::AllToAll, "all-to-all with PXN"),
+    (Traffic::AllToAllNoPxn, "all-to-all without PXN"),
+    (Traffic::RandomPermutation, "random permutation"),
+];
 
 /// Published figures near each effect (validation/congestion.csv); none measures the study the
 /// page runs, so each is context and the page's numbers stay "modelled, not measured".

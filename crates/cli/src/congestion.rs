@@ -18,7 +18,12 @@ const QPS: Limit = Limit { field: "qps_per_connection", what: "queue pairs per c
 
 #[derive(Args, Clone, Debug)]
 pub struct CongestionArgs {
-    /// Traffic pattern
+    /// Traffic pattern: ring (NCCL ring channels, rail-matched), tree (NCCL's double binary tree
+    /// across nodes, both trees' edges both ways on each channel's rail), alltoall (with PXN,
+    /// NCCL's default: a cross-node send first crosses NVLink to the local GPU whose NIC is on
+    /// the destination's rail, so the flow stays on one rail), alltoall-no-pxn (each GPU's own
+    /// NIC to each remote GPU's NIC, across rails: through the spine on a rail-optimized tree),
+    /// random-permutation (every NIC to one NIC of another node, drawn per seed)
     #[arg(long, value_name = "PATTERN", value_parser = traffic_parser(), default_value = "ring")]
     pub traffic: Traffic,
 

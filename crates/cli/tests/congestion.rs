@@ -75,9 +75,55 @@ fn thirty_two_ecmp_seeds_at_1024_gpus() {
     assert_eq!(v["seeds"], 32);
 }
 
+/// The figures `json` must carry for any traffic: a distribution in [0, 1] in order, a
+/// collision probability in [0, 1] and a tier label.
+fn figures(v: &serde_json::Value) -> (f64, f64, &str) {
+    let f = &v["throughput_fraction"];
+    let q = |k: &str| f[k].as_f64().unwrap_or_else(|| panic!("{k} in {f}"));
+    assert!(0.0 <= q("p10") && q("p10") <= q("p50") && q("p50") <= q("p90") && q("p90") <= 1.0, "{f}");
+    let c = v["collision_probability"].as_f64().expect("collision_probability");
+    assert!((0.0..=1.0).contains(&c), "{c}");
+    let tier = v["bottleneck_tier"].as_str().expect("bottleneck_tier");
+    assert!(["nic", "leaf-spine", "spine-core"].contains(&tier), "{tier}");
+    (q("mean"), c, tier)
+}
+
+/// NCCL's double binary tree on a 2:1 tree of 32 nodes, not rail-optimized (4 nodes a leaf):
+/// hashed tree edges collide on the halved uplinks, adaptive routing spreads them.
+#[test]
+fn tree_traffic_reports_its_figures_and_hashing_costs_it_on_a_2_to_1_tree() {
+    let base = ["congestion", "--nodes", "32", "--rail-optimized", "false", "--oversubscription", "2", "--traffic", "tree", "--json"];
+    let e = json(&[&base[..], &["--routing", "ecmp", "--seeds", "16"]].concat());
+    assert_eq!(e["traffic"], "tree");
+    let (ecmp, c, tier) = figures(&e);
+    assert!(c > 0.5 && tier == "leaf-spine", "{c} {tier}");
+    let a = json(&[&base[..], &["--routing", "adaptive"]].concat());
+    let (ar, _, _) = figures(&a);
+    assert!(ecmp < ar, "ECMP {ecmp} vs adaptive {ar}");
+}
+
+/// 16 nodes on a rail-optimized 2:1 tree: two rails of all 16 nodes on each leaf, so PXN's
+/// all-to-all never leaves a leaf (1.0), while without PXN 6 of 8 destination rails sit on other
+/// leaves: 3/4 of the bytes cross uplinks of half the NICs' rate, 0.5 / 0.75 = 2/3.
+#[test]
+fn alltoall_without_pxn_crosses_rails_and_pays_the_oversubscription_pxn_avoids() {
+    let base = ["congestion", "--nodes", "16", "--oversubscription", "2", "--routing", "adaptive", "--json"];
+    let pxn = json(&[&base[..], &["--traffic", "alltoall"]].concat());
+    let no = json(&[&base[..], &["--traffic", "alltoall-no-pxn"]].concat());
+    assert_eq!(no["traffic"], "alltoall-no-pxn");
+    let (p, _, pt) = figures(&pxn);
+    let (n, c, nt) = figures(&no);
+    assert!((p - 1.0).abs() < 1e-9 && pt == "nic", "PXN {p} {pt}");
+    assert!((n - 2.0 / 3.0).abs() < 1e-6 && nt == "leaf-spine" && c == 1.0, "no PXN {n} {nt} {c}");
+    // Under ECMP too: the figures are a distribution over seeds.
+    let e = json(&["congestion", "--nodes", "16", "--traffic", "alltoall-no-pxn", "--routing", "ecmp", "--seeds", "8", "--json"]);
+    assert_eq!(e["seeds"], 8);
+    figures(&e);
+}
+
 #[test]
 fn bad_input_is_one_line_naming_the_flag_and_what_is_allowed() {
-    fails(&["congestion", "--traffic", "tree"], &["--traffic", "ring, alltoall, random-permutation"]);
+    fails(&["congestion", "--traffic", "mesh"], &["--traffic", "ring, tree, alltoall, alltoall-no-pxn, random-permutation"]);
     fails(&["congestion", "--routing", "ospf"], &["--routing", "ecmp, adaptive, spray"]);
     fails(&["congestion", "--placement", "random"], &["--placement", "contiguous, scattered"]);
     fails(&["congestion", "--seeds", "0"], &["--seeds", "between 1 and 4096"]);

@@ -7,7 +7,8 @@
 //! report distributions; sharing (other jobs) and failures (NICs, links, spines) are edits
 //! of the demands and of the graph.
 //!
-//! Pure and deterministic: no I/O, no web types, no clock, no threads. May use
+//! Pure and deterministic: no I/O, no web types, no clock; natively a study's seeds run on
+//! scoped threads (the figures do not depend on which thread solves a seed), never in wasm. May use
 //! `fabricscope-model` (topology, fat-tree sizing, units, errors) and serde, nothing else;
 //! nothing in `fabricscope-model` may use this crate.
 //!
@@ -18,6 +19,8 @@
 //! | [`route`] | ECMP hash draws and even splits over equal-cost paths |
 //! | [`maxmin`] | max-min fair rates by progressive filling (event-driven) |
 //! | [`classes`] | interchangeable demands grouped into flow classes (exact) |
+//! | [`early`] | ECMP's early answer: a collective's figures from the first filling level |
+//! | [`solved`] | what a solve returns and what a study asks of it |
 //! | [`solve`] | one solve: routing by policy, rates, the job's fraction and collisions |
 //! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
 //! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
@@ -28,6 +31,7 @@
 //! | [`rng`] | a small deterministic PRNG and the per-switch hash |
 
 pub mod classes;
+mod early;
 pub mod failures;
 pub mod graph;
 pub mod loads;
@@ -37,6 +41,7 @@ pub mod route;
 pub mod seeds;
 pub mod sim;
 mod solve;
+mod solved;
 pub mod stats;
 pub mod traffic;
 pub mod transport;

@@ -197,7 +197,7 @@ const SCAN_LINKS: usize = 64;
 
 /// A link counts as full within this fraction of its capacity (dimensionless; float slack
 /// for sums of split shares, far below any effect the model reports).
-const FULL: f64 = 1e-9;
+pub(crate) const FULL: f64 = 1e-9;
 
 /// Compressed incidence: for each of `n` rows, the items listed with it.
 fn csr(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {

@@ -10,6 +10,7 @@ pub struct Rng(u64);
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// SplitMix64's output mix of one 64-bit word.
+#[inline]
 pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -44,7 +45,45 @@ impl Rng {
 /// salt and the ports the run happened to pick), the flow and the switch, so two switches
 /// hash one flow independently, as ECMP does with per-switch hash seeds.
 pub fn hash3(seed: u64, flow: u64, switch: u64) -> u64 {
-    mix(mix(seed ^ GAMMA).wrapping_add(flow.wrapping_mul(GAMMA)) ^ switch.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+    hash_salted(salt(seed), flow, switch)
+}
+
+/// The part of [`hash3`] that depends on the seed alone, computed once per seed.
+pub fn salt(seed: u64) -> u64 {
+    mix(seed ^ GAMMA)
+}
+
+/// [`hash3`] from the seed's [`salt`]: one mix per draw (the same value as `hash3`).
+#[inline]
+pub fn hash_salted(salt: u64, flow: u64, switch: u64) -> u64 {
+    mix(salt.wrapping_add(flow.wrapping_mul(GAMMA)) ^ switch.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+}
+
+/// `x % n` for a fixed `n` without a division: Lemire, Kaser and Kurz, "Faster remainder by
+/// direct computation" (Software: Practice and Experience, 2019), exact for every 64-bit `x`
+/// and 32-bit `n` > 0 since 128 >= 64 + 32 bits. ECMP draws one per switch hop, and a 64-bit
+/// division took most of a hashed connection's time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastMod {
+    m: u128,
+    n: u64,
+}
+
+impl FastMod {
+    pub fn new(n: u32) -> FastMod {
+        let n = n.max(1) as u64;
+        FastMod { m: (u128::MAX / n as u128).wrapping_add(1), n }
+    }
+
+    /// `x % n`, exactly.
+    #[inline]
+    pub fn of(self, x: u64) -> u64 {
+        let low = self.m.wrapping_mul(x as u128);
+        // The top 64 bits of the 192-bit product `low * n`.
+        let hi = (low >> 64) * self.n as u128;
+        let lo = ((low as u64) as u128 * self.n as u128) >> 64;
+        ((hi + lo) >> 64) as u64
+    }
 }
 
 /// A hasher for the model's own integer keys (leaf pairs, class keys): one multiply-rotate
@@ -95,5 +134,20 @@ mod tests {
         // Each of 4 outcomes near 1000 of 4000 (binomial sd ~27).
         assert!(seen.iter().all(|&n| (850..1150).contains(&n)), "{seen:?}");
         assert_ne!(hash3(1, 2, 3), hash3(1, 2, 4));
+    }
+
+    #[test]
+    fn fast_remainders_are_remainders() {
+        let mut r = Rng::new(3);
+        for n in (1..=300).chain([1023, 65_535, 1 << 20, u32::MAX - 1, u32::MAX]) {
+            let f = FastMod::new(n);
+            for x in [0, 1, n as u64 - 1, n as u64, n as u64 + 1, u64::MAX, u64::MAX - 1, u64::MAX / 2] {
+                assert_eq!(f.of(x), x % n as u64, "{x} % {n}");
+            }
+            for _ in 0..200 {
+                let x = r.next_u64();
+                assert_eq!(f.of(x), x % n as u64, "{x} % {n}");
+            }
+        }
     }
 }

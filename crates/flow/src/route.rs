@@ -5,7 +5,7 @@
 //! Traffic between NICs on one leaf never leaves it (rail-local when placement allows).
 
 use crate::graph::Fabric;
-use crate::rng::{hash3, FastMap};
+use crate::rng::{hash_salted, salt, FastMap, FastMod};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -50,11 +50,21 @@ pub struct Router<'a> {
     /// Per switch: (destination leaf, start, count) of its last looked-up next hops, so the
     /// connections of one demand (one destination) skip the map.
     memo: Vec<(u32, u32, u32)>,
+    /// (switch x switch) -> next hops (start, count), `(u32::MAX, 0)` until looked up: a
+    /// dense table replacing the map on fabrics of up to [`DENSE`] switch pairs, where the
+    /// hashed connections of an all-to-all change destination leaf from one demand to the next.
+    dense: Vec<(u32, u32)>,
+    /// Remainder by `n` for every next-hop count `n` a switch can have (its out-degree).
+    mods: Vec<FastMod>,
 }
+
+/// Most switch pairs the dense next-hop table holds (count; 8 bytes each, so 8 MB; a 1,024-GPU
+/// two-tier tree has about 100 switches, 10,000 pairs).
+const DENSE: usize = 1 << 20;
 
 impl<'a> Router<'a> {
     pub fn new(fab: &'a Fabric) -> Self {
-        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()], hops: FastMap::default(), hop_links: Vec::new(), memo: vec![(u32::MAX, 0, 0); fab.switches.len()] }
+        Router { fab, dist: HashMap::new(), splits: HashMap::new(), scratch: vec![u32::MAX; fab.switches.len()], hops: FastMap::default(), hop_links: Vec::new(), memo: vec![(u32::MAX, 0, 0); fab.switches.len()], dense: Vec::new(), mods: (0..=fab.out.iter().map(Vec::len).max().unwrap_or(0)).map(|n| FastMod::new(n as u32)).collect() }
     }
 
     /// Hops from every switch to `leaf` over live links (reverse breadth-first search).
@@ -89,14 +99,28 @@ impl<'a> Router<'a> {
     }
 
     /// The next-hop links from `x` towards leaf `dst` (none when `x` cannot reach it), found
-    /// once per (switch, leaf) and kept.
-    fn hops(&mut self, x: u32, dst: u32) -> &[u32] {
-        let (s, n) = self.hop_range(x, dst);
-        &self.hop_links[s as usize..(s + n) as usize]
+    /// once per (switch, leaf) and kept: (start, count) in `hop_links`.
+    #[inline]
+    fn hop_range(&mut self, x: u32, dst: u32) -> (u32, u32) {
+        let at = x as usize * self.fab.switches.len() + dst as usize;
+        match self.dense.get(at) {
+            Some(&r) if r.0 != u32::MAX => r,
+            _ => self.hop_range_slow(x, dst),
+        }
     }
 
-    /// Where [`Self::hops`] keeps `x`'s next hops towards `dst`: (start, count) in `hop_links`.
-    fn hop_range(&mut self, x: u32, dst: u32) -> (u32, u32) {
+    /// [`Self::hop_range`] when the dense table does not have it (yet, or at all).
+    #[inline(never)]
+    fn hop_range_slow(&mut self, x: u32, dst: u32) -> (u32, u32) {
+        let ns = self.fab.switches.len();
+        if ns * ns <= DENSE {
+            if self.dense.is_empty() {
+                self.dense = vec![(u32::MAX, 0); ns * ns];
+            }
+            let r = self.hop_range_kept(x, dst);
+            self.dense[x as usize * ns + dst as usize] = r;
+            return r;
+        }
         let m = self.memo[x as usize];
         if m.0 == dst {
             return (m.1, m.2);
@@ -127,14 +151,23 @@ impl<'a> Router<'a> {
     /// One hashed path from leaf `src` to leaf `dst`, link by link, appended to `out`. False
     /// when the leaves are not connected.
     pub fn ecmp_links(&mut self, src: u32, dst: u32, seed: u64, flow: u64, out: &mut Vec<u32>) -> bool {
+        self.ecmp_walk(src, dst, salt(seed), flow, |l| out.push(l))
+    }
+
+    /// [`Self::ecmp_links`] with the seed's [`salt`] computed once by the caller, calling `f`
+    /// on each link instead of storing it: the same draws (a switch with one next hop draws
+    /// nothing, as any hash modulo 1 picks it).
+    #[inline]
+    pub fn ecmp_walk(&mut self, src: u32, dst: u32, salt: u64, flow: u64, mut f: impl FnMut(u32)) -> bool {
         let mut x = src;
         while x != dst {
-            let hops = self.hops(x, dst);
-            if hops.is_empty() {
-                return false;
-            }
-            let l = hops[(hash3(seed, flow, x as u64) % hops.len() as u64) as usize];
-            out.push(l);
+            let (s, n) = self.hop_range(x, dst);
+            let l = match n {
+                0 => return false,
+                1 => self.hop_links[s as usize],
+                _ => self.hop_links[(s as u64 + self.mods[n as usize].of(hash_salted(salt, flow, x as u64))) as usize],
+            };
+            f(l);
             x = self.fab.links[l as usize].to;
         }
         true

@@ -3,10 +3,11 @@
 //! non-blocking fabric, how often flows collide, and which tier limits it.
 
 use crate::failures::Failures;
-use crate::graph::{Fabric, LinkTier};
+use crate::graph::{ClosSpec, Fabric, LinkTier};
 use crate::rng::Rng;
 use crate::route::{Router, Routing};
-use crate::solve::{caps, collided, fraction, ideal_slowest, nic_only_rates, slowest_tier, solve, Need};
+use crate::solve::{caps, collided, fraction, ideal_slowest, nic_only_rates, slowest_tier, solve};
+use crate::solved::Need;
 use crate::stats::Dist;
 use crate::traffic::{demands, node_order, Demand, Placement, Shape, Traffic};
 use crate::transport::{derates, Derate};
@@ -28,9 +29,10 @@ pub const MAX_OTHER_JOBS: u32 = 15;
 /// is 2.1 million and takes seconds; a bound, so no flag can make a solve run for hours.
 pub const MAX_DEMANDS: u64 = 2_500_000;
 /// Most routed paths summed over seeds and sharing cases (count; an ECMP path per connection,
-/// an even split per demand). About 0.05-0.1 us each natively (an all-to-all over 1,024 GPUs
-/// under ECMP: 1 M connections, 50-110 ms a seed on a shared 2-core machine, docs/flow.md),
-/// so at most about 10 s; 32 seeds of that all-to-all fit.
+/// an even split per demand). About 0.05-0.1 us each natively when every flow is solved (an
+/// all-to-all over 1,024 GPUs under ECMP: 1 M connections, 50-110 ms a seed on a shared 2-core
+/// machine), 0.01-0.03 us when ECMP's early answer settles a collective (docs/flow.md), so at
+/// most about 10 s on one thread; 32 seeds of that all-to-all fit.
 pub const MAX_WORK: u64 = 100_000_000;
 /// Default ring channels per NIC (count): NCCL's tuning model finds 8 channels for 8 NICs on
 /// H100 nodes (validation/nccl-golden.csv), one per NIC.
@@ -150,6 +152,16 @@ fn check(o: &Options) -> Result<()> {
     Ok(())
 }
 
+/// Paths (ECMP: one per connection) or demands (adaptive routing, spraying: one split each)
+/// one seed of a study routes over all its sharing cases' jobs: what the page budgets a seed by.
+pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
+    let jobs = o.other_jobs as u64 + 1;
+    let m = (spec.nodes as u64 / jobs).max(1);
+    let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
+    let (demands, conns) = o.traffic.size(spec, m, &shape);
+    jobs * if o.routing == Routing::Ecmp { conns } else { demands }
+}
+
 /// Binomial weight of `a` of `k` neighbours active at probability `p`.
 fn binom(k: u32, a: u32, p: f64) -> f64 {
     let mut c = 1.0;
@@ -179,11 +191,9 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     }
     let job_nodes: Vec<&[u32]> = (0..jobs as usize).map(|j| &order[j * per_job as usize..(j + 1) * per_job as usize]).collect();
     let m = per_job as u64;
-    let per_demands = match o.traffic {
-        Traffic::AllToAll => m * (m - 1),
-        Traffic::Ring | Traffic::RandomPermutation => m,
-    } * healthy.spec.nics_per_node as u64
-        * jobs as u64;
+    let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
+    let (per_job_demands, per_job_conns) = o.traffic.size(&healthy.spec, m, &shape);
+    let per_demands = per_job_demands * jobs as u64;
     if per_demands > MAX_DEMANDS {
         return Err(ModelError::new(
             "traffic",
@@ -194,19 +204,12 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     o.failures.check(healthy, first)?;
     let mut fab = healthy.clone();
     o.failures.apply(&mut fab, first);
-    let mut router = Router::new(&fab);
     let line = healthy.spec.line.0;
-    let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
     let deterministic = o.routing != Routing::Ecmp && o.traffic != Traffic::RandomPermutation;
     let runs = if deterministic { 1 } else { o.seeds };
     let cases = o.other_jobs as usize + 1;
     // Paths per solve: one per connection under ECMP, one per demand when split.
-    let conns = match o.traffic {
-        Traffic::Ring => o.channels * o.qps,
-        Traffic::AllToAll => o.gpus_per_node * o.gpus_per_node.div_ceil(healthy.spec.nics_per_node).max(1) * o.qps,
-        Traffic::RandomPermutation => o.qps,
-    } as u64;
-    let per_solve = if o.routing == Routing::Ecmp { per_demands * conns } else { per_demands };
+    let per_solve = if o.routing == Routing::Ecmp { per_job_conns * jobs as u64 } else { per_demands };
     if per_solve * runs as u64 * cases as u64 > MAX_WORK {
         return Err(ModelError::new(
             "seeds",
@@ -216,63 +219,14 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
             ),
         ));
     }
-    let mut by_case: Vec<Vec<f64>> = vec![Vec::new(); cases];
-    let mut expected = Vec::new();
-    let mut collisions = 0;
-    let mut tiers: Vec<LinkTier> = Vec::new();
-    let mut ideal_rate = line;
-    // Ring and all-to-all demands do not depend on the seed: their rates on an ideal fabric
-    // (NIC links only, per sharing case) are solved once, not once per seed.
-    let fixed = o.traffic != Traffic::RandomPermutation;
     let fab_caps = caps(&fab);
-    let mut nic_only: Vec<Option<Vec<f64>>> = vec![None; cases];
-    let mut ideal: Option<f64> = None;
-    for s in 0..runs {
-        let seed = o.first_seed.wrapping_add(s as u64);
-        let mut rng = Rng::new(seed);
-        let per: Vec<Vec<Demand>> = (0..jobs).map(|j| demands(&fab, j, job_nodes[j as usize], shape, &mut rng)).collect();
-        if !fixed {
-            ideal = None;
-        }
-        let mut ex = 0.0;
-        for (a, case) in by_case.iter_mut().enumerate() {
-            // The first `a` neighbours' demands with the job's (borrowed when nothing moves).
-            let ds: Cow<[Demand]> = match (a, o.failures.nics_down) {
-                (0, 0) => Cow::Borrowed(&per[0]),
-                _ => Cow::Owned(o.failures.reroute(&fab, first, per.iter().take(a + 1).flatten().copied().collect())),
-            };
-            if o.routing == Routing::Ecmp && (nic_only[a].is_none() || !fixed) {
-                nic_only[a] = Some(nic_only_rates(&fab, &fab_caps, &ds, per_demand));
-            }
-            // What this case's figures need of the rates (the reference fills every rate).
-            let need = match (o.traffic.is_collective(), a + 1 == cases) {
-                _ if per_demand => Need::Every,
-                (false, _) => Need::Every,
-                (true, false) => Need::Slowest,
-                (true, true) => Need::SlowestAndCollisions,
-            };
-            let solved = solve(&fab, &mut router, o.routing, seed, &ds, nic_only[a].as_deref(), per_demand, need)?;
-            // Ideal: the job alone and healthy, limited only by its NICs. Failures leave NIC
-            // links whole, so with no NIC down the first case's NIC-only rates are the ideal's.
-            ideal_rate = match ideal {
-                Some(r) => r,
-                None if o.failures.nics_down == 0 => {
-                    let r = solved.nic_only.iter().fold(f64::INFINITY, |m, &x| m.min(x));
-                    if r.is_finite() { r } else { line }
-                }
-                None => ideal_slowest(healthy, &per[0], per_demand).unwrap_or(line),
-            };
-            ideal = Some(ideal_rate);
-            let f = fraction(&solved, &ds, o.traffic, ideal_rate, line);
-            case.push(f);
-            ex += binom(o.other_jobs, a as u32, o.duty_cycle) * f;
-            if a + 1 == cases {
-                collisions += collided(&fab, &solved) as u32;
-                tiers.push(slowest_tier(&fab, &solved, &ds));
-            }
-        }
-        expected.push(ex);
-    }
+    let study = Study { healthy, fab: &fab, o, job_nodes: &job_nodes, shape, first, line, fab_caps: &fab_caps, per_demand };
+    let recs = run_seeds(&study, runs, per_solve * runs as u64 * cases as u64)?;
+    let by_case: Vec<Vec<f64>> = (0..cases).map(|a| recs.iter().map(|r| r.by_case[a]).collect()).collect();
+    let expected: Vec<f64> = recs.iter().map(|r| r.expected).collect();
+    let collisions = recs.iter().filter(|r| r.collided).count();
+    let tiers: Vec<LinkTier> = recs.iter().map(|r| r.tier).collect();
+    let ideal_rate = recs.last().map_or(line, |r| r.ideal_rate);
     let mut labels: Vec<(&'static str, usize)> = Vec::new();
     for t in &tiers {
         match labels.iter_mut().find(|(l, _)| *l == t.label()) {
@@ -309,6 +263,134 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     })
 }
 
+/// What stays the same from seed to seed of one study.
+struct Study<'a> {
+    healthy: &'a Fabric,
+    /// The fabric with the failures applied.
+    fab: &'a Fabric,
+    o: &'a Options,
+    job_nodes: &'a [&'a [u32]],
+    shape: Shape,
+    /// The job's first node (failures sit there).
+    first: u32,
+    line: f64,
+    fab_caps: &'a [f64],
+    per_demand: bool,
+}
+
+/// What one seed finds.
+struct SeedRun {
+    /// The job's fraction per sharing case (0, 1, ... neighbours active).
+    by_case: Vec<f64>,
+    /// Over the cases, weighted by how likely each is.
+    expected: f64,
+    /// With every neighbour active: did flows collide, and which tier limits the job.
+    collided: bool,
+    tier: LinkTier,
+    /// The job's slowest connection on an ideal fabric.
+    ideal_rate: f64,
+}
+
+/// Studies of at least this many routed paths run their seeds on threads (count; about
+/// 25 ms of solving, far above the cost of starting a thread).
+#[cfg(not(target_arch = "wasm32"))]
+const PARALLEL_WORK: u64 = 1 << 18;
+
+/// The seeds `0..runs` of a study, in seed order: natively on as many threads as the machine
+/// has (each taking a consecutive run of seeds; the figures do not depend on which thread
+/// solves a seed), on one in the browser (the page keeps its own worker).
+#[cfg(not(target_arch = "wasm32"))]
+fn run_seeds(st: &Study, runs: u32, work: u64) -> Result<Vec<SeedRun>> {
+    let threads = if work >= PARALLEL_WORK { std::thread::available_parallelism().map_or(1, |n| n.get()).min(runs as usize) } else { 1 };
+    if threads <= 1 {
+        return seed_range(st, 0..runs);
+    }
+    let t = threads as u32;
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..t).map(|i| sc.spawn(move || seed_range(st, runs * i / t..runs * (i + 1) / t))).collect();
+        let mut out = Vec::with_capacity(runs as usize);
+        // Joined in seed order, so the first error is the earliest seed's, as on one thread.
+        for h in handles {
+            match h.join() {
+                Ok(r) => out.extend(r?),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok(out)
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn run_seeds(st: &Study, runs: u32, _work: u64) -> Result<Vec<SeedRun>> {
+    seed_range(st, 0..runs)
+}
+
+/// Seeds `range` (offsets from the first seed) of a study, one after another.
+fn seed_range(st: &Study, range: std::ops::Range<u32>) -> Result<Vec<SeedRun>> {
+    let (o, fab, healthy, first, line, per_demand) = (st.o, st.fab, st.healthy, st.first, st.line, st.per_demand);
+    let jobs = o.other_jobs + 1;
+    let cases = o.other_jobs as usize + 1;
+    let mut router = Router::new(fab);
+    let mut out = Vec::with_capacity(range.len());
+    // Ring and all-to-all demands do not depend on the seed: their rates on an ideal fabric
+    // (NIC links only, per sharing case) are solved once, not once per seed.
+    let fixed = o.traffic != Traffic::RandomPermutation;
+    let mut nic_only: Vec<Option<Vec<f64>>> = vec![None; cases];
+    let mut ideal: Option<f64> = None;
+    // The jobs' demands: drawn per seed for a permutation, built once otherwise.
+    let mut kept: Option<Vec<Vec<Demand>>> = None;
+    for s in range {
+        let seed = o.first_seed.wrapping_add(s as u64);
+        if !fixed || kept.is_none() {
+            let mut rng = Rng::new(seed);
+            kept = Some((0..jobs).map(|j| demands(fab, j, st.job_nodes[j as usize], st.shape, &mut rng)).collect());
+        }
+        let Some(per) = kept.as_ref() else { continue };
+        if !fixed {
+            ideal = None;
+        }
+        let mut run = SeedRun { by_case: Vec::with_capacity(cases), expected: 0.0, collided: false, tier: LinkTier::NicToLeaf, ideal_rate: line };
+        for (a, nic_only) in nic_only.iter_mut().enumerate() {
+            // The first `a` neighbours' demands with the job's (borrowed when nothing moves).
+            let ds: Cow<[Demand]> = match (a, o.failures.nics_down) {
+                (0, 0) => Cow::Borrowed(&per[0]),
+                _ => Cow::Owned(o.failures.reroute(fab, first, per.iter().take(a + 1).flatten().copied().collect())),
+            };
+            if o.routing == Routing::Ecmp && (nic_only.is_none() || !fixed) {
+                *nic_only = Some(nic_only_rates(fab, st.fab_caps, &ds, per_demand));
+            }
+            // What this case's figures need of the rates (the reference fills every rate).
+            let need = match (o.traffic.is_collective(), a + 1 == cases) {
+                _ if per_demand => Need::Every,
+                (false, _) => Need::Every,
+                (true, false) => Need::Slowest,
+                (true, true) => Need::SlowestAndCollisions,
+            };
+            let solved = solve(fab, &mut router, o.routing, seed, &ds, nic_only.as_deref(), per_demand, need)?;
+            // Ideal: the job alone and healthy, limited only by its NICs. Failures leave NIC
+            // links whole, so with no NIC down the first case's NIC-only rates are the ideal's.
+            let ideal_rate = match ideal {
+                Some(r) => r,
+                None if o.failures.nics_down == 0 => {
+                    if solved.ideal.is_finite() { solved.ideal } else { line }
+                }
+                None => ideal_slowest(healthy, &per[0], per_demand).unwrap_or(line),
+            };
+            ideal = Some(ideal_rate);
+            run.ideal_rate = ideal_rate;
+            let f = fraction(&solved, &ds, o.traffic, ideal_rate, line);
+            run.by_case.push(f);
+            run.expected += binom(o.other_jobs, a as u32, o.duty_cycle) * f;
+            if a + 1 == cases {
+                run.collided = collided(fab, &solved);
+                run.tier = slowest_tier(fab, &solved, &ds);
+            }
+        }
+        out.push(run);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,7 +420,7 @@ mod tests {
         #[test]
         fn classes_give_the_per_demand_figures(
             leaves in 2u32..5, npl in 1u32..4, nics in 1u32..4, spines in 1u32..4, upx in 1u32..3, rail in any::<bool>(),
-            t in 0usize..3, r in 0usize..3, scattered in any::<bool>(), other_jobs in 0u32..3, qps in 1u32..3, channels in 1u32..3,
+            t in 0usize..Traffic::ALL.len(), r in 0usize..3, scattered in any::<bool>(), other_jobs in 0u32..3, qps in 1u32..3, channels in 1u32..3,
             nics_down in 0u32..2, links_down in 0u32..2, seed in 0u64..1000,
         ) {
             let fab = tree(leaves, npl, nics, spines, spines * upx, rail);

@@ -9,46 +9,12 @@
 use crate::classes::Classes;
 use crate::graph::{Fabric, LinkTier};
 use crate::maxmin::{max_min, max_min_until, Allocation, Incidence, Paths, Uniform};
-use crate::rng::FastMap;
+use crate::early::first_level;
+use crate::solved::{cut, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
+use crate::rng::{salt, FastMap};
 use crate::route::{Router, Routing};
 use crate::traffic::{Demand, Traffic};
-use fabricscope_model::error::{ModelError, Result};
-
-/// What a flow of a solve stands for.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Owner {
-    /// A demand it belongs to (a class's first demand).
-    pub demand: usize,
-    /// Connections per demand it carries.
-    pub conns: u32,
-    /// Demands it stands for (a class's size; 1 under ECMP).
-    pub members: u32,
-}
-
-/// One solve of some demands: the flows, what each stands for, and the load they put on links.
-pub(crate) struct Solved {
-    pub alloc: Allocation,
-    pub owner: Vec<Owner>,
-    /// Per flow: its rate with only NIC links (what it would get on an ideal fabric).
-    pub nic_only: Vec<f64>,
-    /// Connections on each link.
-    pub conns_on: Vec<u32>,
-}
-
-/// What a study reads from a solve, so the filling may stop once that is known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Need {
-    /// Every flow's rate (a permutation's mean over flows).
-    Every,
-    /// The job's slowest connection (a collective's fraction) and its bottleneck.
-    Slowest,
-    /// The slowest connection and whether any connection collided.
-    SlowestAndCollisions,
-}
-
-fn cut() -> ModelError {
-    ModelError::new("links_down", "the failures cut the fabric in two: a flow has no path left")
-}
+use fabricscope_model::error::Result;
 
 /// Capacities of `fab`'s links (0 on a failed one).
 pub(crate) fn caps(fab: &Fabric) -> Vec<f64> {
@@ -93,25 +59,15 @@ pub(crate) fn solve(fab: &Fabric, router: &mut Router, routing: Routing, seed: u
     }
 }
 
-/// A hashed path of up to [`MAX_HOPS`] switch links as one sortable key (unused hops are
-/// `u32::MAX`); longer paths (a detour around failures) keep their links in a side list.
-type PathKey = [u32; MAX_HOPS];
-
-/// Switch links on a path kept in a [`PathKey`] (count): leaf, spine, core, spine, leaf.
-const MAX_HOPS: usize = 4;
-
-fn path_key(links: &[u32]) -> PathKey {
-    let mut k = [u32::MAX; MAX_HOPS];
-    k[..links.len().min(MAX_HOPS)].copy_from_slice(&links[..links.len().min(MAX_HOPS)]);
-    k
-}
-
-fn unpack(k: PathKey) -> impl Iterator<Item = u32> {
-    k.into_iter().take_while(|&l| l != u32::MAX)
-}
-
-/// ECMP: one flow per distinct hashed path of each demand's connections.
+/// ECMP: one flow per distinct hashed path of each demand's connections (a collective's
+/// figures from the filling's first level when that settles them, [`first_level`]).
 fn ecmp(fab: &Fabric, router: &mut Router, caps: &[f64], seed: u64, ds: &[Demand], per_demand: &[f64], need: Need) -> Result<Solved> {
+    let salt = salt(seed);
+    if need != Need::Every {
+        if let Some(s) = first_level(fab, router, caps, salt, ds, per_demand, need)? {
+            return Ok(s);
+        }
+    }
     let conns: usize = ds.iter().map(|d| d.conns as usize).sum();
     // Room for one flow per connection crossing NIC, leaf and spine links (two tiers).
     let mut paths = Uniform::with_capacity(conns, conns * 4);
@@ -137,7 +93,7 @@ fn ecmp(fab: &Fabric, router: &mut Router, caps: &[f64], seed: u64, ds: &[Demand
         keys.clear();
         for c in 0..d.conns {
             let s = hops.len();
-            if !router.ecmp_links(sl, dl, seed, d.key ^ ((c as u64) << 40), &mut hops) {
+            if !router.ecmp_walk(sl, dl, salt, d.key ^ ((c as u64) << 40), |l| hops.push(l)) {
                 return Err(cut());
             }
             if hops.len() - s > MAX_HOPS {
@@ -166,7 +122,8 @@ fn ecmp(fab: &Fabric, router: &mut Router, caps: &[f64], seed: u64, ds: &[Demand
         }
     }
     let alloc = rates(fab, caps, &paths, ds, &owner, &nic_only, &conns_on, need);
-    Ok(Solved { alloc, owner, nic_only, conns_on })
+    let ideal = nic_only.iter().fold(f64::INFINITY, |m, &x| m.min(x));
+    Ok(Solved { alloc, owner, nic_only, conns_on, ideal })
 }
 
 /// Adaptive routing or spraying: one flow per class, its fabric links the leaf pair's even
@@ -215,7 +172,8 @@ fn split(fab: &Fabric, router: &mut Router, caps: &[f64], ds: &[Demand], per_dem
     }
     let nic_only = max_min(caps, &nic_paths).rates;
     let alloc = rates(fab, caps, &paths, ds, &owner, &nic_only, &conns_on, need);
-    Ok(Solved { alloc, owner, nic_only, conns_on })
+    let ideal = nic_only.iter().fold(f64::INFINITY, |m, &x| m.min(x));
+    Ok(Solved { alloc, owner, nic_only, conns_on, ideal })
 }
 
 /// Max-min rates of `paths`, filled only as far as `need` asks. The slowest connection is the

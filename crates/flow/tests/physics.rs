@@ -1,7 +1,7 @@
 //! The physics checks (#25, "Done when"), each against a physical expectation stated
 //! with its band and why; and property tests over random small trees.
 
-use fabricscope_flow::{run, ClosSpec, Failures, Fabric, Options, Outcome, Placement, Routing, Traffic};
+use fabricscope_flow::{link_loads, run, ClosSpec, Failures, Fabric, Options, Outcome, Placement, Routing, Traffic};
 use fabricscope_model::units::GBps;
 use fabricscope_model::Cluster;
 use proptest::prelude::*;
@@ -176,7 +176,7 @@ proptest! {
 
     #[test]
     fn another_spine_never_lowers_the_adaptive_fraction(
-        leaves in 2u32..6, npl in 1u32..5, nics in 1u32..4, spines in 1u32..6, t in 0usize..3, seed in 0u64..1000,
+        leaves in 2u32..6, npl in 1u32..5, nics in 1u32..4, spines in 1u32..6, t in 0usize..Traffic::ALL.len(), seed in 0u64..1000,
     ) {
         let traffic = Traffic::ALL[t].1;
         let o = Options { traffic, routing: Routing::Adaptive, seeds: 1, first_seed: seed, gpus_per_node: nics, ..Options::default() };
@@ -188,7 +188,7 @@ proptest! {
 
     #[test]
     fn fractions_and_probabilities_stay_within_0_and_1(
-        leaves in 2u32..6, npl in 1u32..5, nics in 1u32..4, spines in 1u32..6, t in 0usize..3, r in 0usize..3, qps in 1u32..4,
+        leaves in 2u32..6, npl in 1u32..5, nics in 1u32..4, spines in 1u32..6, t in 0usize..Traffic::ALL.len(), r in 0usize..3, qps in 1u32..4,
     ) {
         let o = Options { traffic: Traffic::ALL[t].1, routing: Routing::ALL[r].1, seeds: 4, qps, gpus_per_node: nics, ..Options::default() };
         let out = run(&small(leaves, npl, nics, spines), &o).expect("a study");
@@ -226,4 +226,86 @@ fn a_degraded_link_never_speeds_anything_up() {
     }
     let bad = Options { failures: Failures { degraded_links: 1, degraded_factor: 0.0, ..Failures::default() }, ..Options::default() };
     assert_eq!(run(&fab, &bad).unwrap_err().field, "degraded_factor");
+}
+
+#[test]
+fn a_tree_on_a_non_blocking_fabric_keeps_its_rate() {
+    // Adaptive routing splits every tree edge that leaves a leaf over as many uplinks as the
+    // leaf has NICs: no uplink carries more than the NICs do, so nothing beyond the NICs limits
+    // the tree (>= 0.95, rail-optimized or not). Under ECMP on the rail-optimized tree each
+    // rail's 32-node block sits on one leaf, so only the few edges between blocks leave it and a
+    // NIC's busiest link carries 4 connections (up to its parent and to 2 children in one tree,
+    // to its parent in the other): an uplink would need more than 4 of them to slow the tree.
+    for rail in [true, false] {
+        let fab = fabric_of(&dgx_1024(rail, None));
+        let ar = study(&fab, Traffic::Tree, Routing::Adaptive, 1);
+        assert!(ar.throughput_fraction.p10 >= 0.95, "rail {rail}: {:?}", ar.throughput_fraction);
+        assert_eq!(ar.bottleneck_tier, "nic");
+    }
+    let ecmp = study(&fabric_of(&dgx_1024(true, None)), Traffic::Tree, Routing::Ecmp, 16);
+    assert!(ecmp.throughput_fraction.p10 >= 0.95, "{:?}", ecmp.throughput_fraction);
+}
+
+#[test]
+fn a_tree_under_ecmp_on_a_2_to_1_tree_runs_below_adaptive_routing() {
+    // Not rail-optimized, 4 nodes a leaf: most tree edges leave their leaf, 16 uplinks for 32
+    // NICs. Hashing puts several edges on one uplink in every seed; adaptive routing spreads
+    // them evenly, so the hashed tree is slower in every seed, not only on average.
+    let fab = fabric_of(&dgx_1024(false, Some(2.0)));
+    let ecmp = study(&fab, Traffic::Tree, Routing::Ecmp, 32);
+    let ar = study(&fab, Traffic::Tree, Routing::Adaptive, 1);
+    let a = ar.throughput_fraction.mean;
+    assert!(a < 1.0 && a > 0.5, "adaptive at 2:1: {a}");
+    assert!(ecmp.throughput_fraction.max < a, "ECMP {:?} vs adaptive {a}", ecmp.throughput_fraction);
+    assert!(ecmp.collision_probability >= 0.9 && ecmp.bottleneck_tier == "leaf-spine", "{ecmp:?}");
+}
+
+/// 16 DGX H100 nodes, rail-optimized: 4 leaves of 32 ports, each holding 2 whole rails of all
+/// 16 nodes (sized by `fabric_tree`; checked below), at down:up `ratio`.
+fn sixteen_rail_optimized(ratio: Option<f64>) -> Fabric {
+    fabric_of(&Cluster { nodes: 16, rail_optimized: true, oversubscription: ratio, ..Cluster::default() })
+}
+
+#[test]
+fn pxn_keeps_an_alltoall_on_its_rails_and_without_pxn_it_crosses_the_spine() {
+    let fab = sixteen_rail_optimized(None);
+    assert_eq!((fab.spec.leaves_per_plane, fab.spec.nodes_per_leaf, fab.spec.down_per_leaf), (4, 16, 32));
+    let spine = |traffic: Traffic| {
+        let o = Options { traffic, routing: Routing::Adaptive, ..Options::default() };
+        let loads = link_loads(&fab, &o, 1).expect("loads");
+        loads.fabric.links.iter().zip(&loads.utilisation).filter(|(l, _)| l.tier.is_fabric()).map(|(_, &u)| u).fold(0.0f64, f64::max)
+    };
+    // PXN: every flow runs from rail r to rail r, and a rail's NICs share a leaf.
+    assert_eq!(spine(Traffic::AllToAll), 0.0);
+    // Without PXN, 6 of a NIC's 8 destination rails are on other leaves.
+    assert!(spine(Traffic::AllToAllNoPxn) > 0.5, "{}", spine(Traffic::AllToAllNoPxn));
+    // Non-blocking: both run at their NICs' rate.
+    for t in [Traffic::AllToAll, Traffic::AllToAllNoPxn] {
+        assert!((study(&fab, t, Routing::Adaptive, 1).throughput_fraction.mean - 1.0).abs() < 1e-9, "{t:?}");
+    }
+}
+
+#[test]
+fn without_pxn_an_alltoall_pays_the_oversubscription_pxn_avoids() {
+    // Adaptive routing, so the fraction is the fluid bound: a leaf at down:up d:u whose NICs
+    // send a share s of their bytes off the leaf runs at min(1, (u/d) / s).
+    // 16 nodes (rails fit a leaf): PXN sends nothing off the leaf (1.0 at any ratio); without
+    // PXN s = 6/8 with two rails a leaf (2:1: 0.5 / 0.75 = 2/3), 5/8 with three (4:1, three
+    // leaves of 48 ports: 0.25 / 0.625 = 0.4).
+    for (ratio, no_pxn) in [(1.0, 1.0), (2.0, 2.0 / 3.0), (4.0, 0.4)] {
+        let fab = sixteen_rail_optimized(Some(ratio));
+        let p = study(&fab, Traffic::AllToAll, Routing::Adaptive, 1).throughput_fraction.mean;
+        let n = study(&fab, Traffic::AllToAllNoPxn, Routing::Adaptive, 1).throughput_fraction.mean;
+        assert!((p - 1.0).abs() < 1e-9, "PXN at {ratio}:1: {p}");
+        assert!((n - no_pxn).abs() < 1e-6, "no PXN at {ratio}:1: {n}, expected {no_pxn}");
+    }
+    // 1,024 GPUs at 2:1 (each rail over 4 leaves of 32 nodes): PXN sends the 96 of 127 peers on
+    // other leaves off it, s = 96/127; without PXN all but the 31 same-rail, same-leaf peers of
+    // 127 x 8 destinations, s = 1 - 31/1016. Both slow; PXN less.
+    let fab = fabric_of(&dgx_1024(true, Some(2.0)));
+    let p = study(&fab, Traffic::AllToAll, Routing::Adaptive, 1).throughput_fraction.mean;
+    let n = study(&fab, Traffic::AllToAllNoPxn, Routing::Adaptive, 1).throughput_fraction.mean;
+    assert!((p - 0.5 / (96.0 / 127.0)).abs() < 1e-6, "PXN: {p}");
+    assert!((n - 0.5 / (1.0 - 31.0 / 1016.0)).abs() < 1e-6, "no PXN: {n}");
+    assert!(n < p);
 }
