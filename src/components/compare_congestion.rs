@@ -103,7 +103,7 @@ pub fn compare_congestion(props: &Props) -> Html {
                 </label>
                 <label class="inline" for="cc-traffic">{ "Traffic " }
                     <select id="cc-traffic" onchange={on_traffic}>
-                        { for Traffic::ALL.iter().map(|(id, t)| html! { <option value={*id} selected={*t == shared.traffic}>{ *id }</option> }) }
+                        { for super::congestion::TRAFFIC.iter().map(|(t, label)| html! { <option value={t.id()} selected={*t == shared.traffic}>{ *label }</option> }) }
                     </select>
                 </label>
             </div>

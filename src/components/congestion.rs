@@ -43,7 +43,8 @@ const ROUTINGS: [(Routing, &str, &str); 3] = [
     (Routing::Spray, "spray", "packets sprayed over every equal-cost path, as Spectrum-X does (modelled as an even split)"),
 ];
 
-const TRAFFIC: [(Traffic, &str); 5] = [
+/// The traffic patterns and their labels (the compare page's select uses them too).
+pub(crate) const TRAFFIC: [(Traffic, &str); 5] = [
     (Traffic::Ring, "ring (AllReduce, AllGather)"),
     (Traffic::Tree, "tree (AllReduce)"),
     (Traffic::AllToAll, "all-to-all with PXN"),
