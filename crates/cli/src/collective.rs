@@ -143,10 +143,16 @@ struct FlowPredictionJson<'a> {
     flow: FlowJson<'a>,
 }
 
-/// The flow model's traffic for `op`: all-to-all pairs, or ring edges (every other collective
-/// crosses the network as a ring or tree whose edges the flow model draws as the ring's).
-fn traffic_of(op: Collective) -> Traffic {
-    if op == Collective::AllToAll { Traffic::AllToAll } else { Traffic::Ring }
+/// The flow model's traffic for `op` run by `algorithm` (NCCL's choice or the forced one):
+/// all-to-all pairs; the double binary tree's edges for Tree and NVLSTree (a tree of nodes
+/// across the network); ring edges for the rest (CollNet's traffic to the switch is drawn as
+/// the ring's).
+fn traffic_of(op: Collective, algorithm: &str) -> Traffic {
+    match (op, algorithm) {
+        (Collective::AllToAll, _) => Traffic::AllToAll,
+        (_, "Tree" | "NVLSTree") => Traffic::Tree,
+        _ => Traffic::Ring,
+    }
 }
 
 /// The prediction with the network tier at fraction `f` of its bandwidth (the flow model's).
@@ -185,7 +191,7 @@ fn run_flow(a: &CollectiveArgs, topo: &Topology, comm: &Comm, p: &Prediction) ->
             "the flow model studies the whole cluster's traffic: drop the group flags (--group-ranks, --group-per-node) with --routing, --seeds, --placement, --other-jobs or the failure flags",
         ));
     }
-    let traffic = traffic_of(a.op);
+    let traffic = traffic_of(a.op, p.algorithm);
     let (_, out) = a.flow.study(topo, traffic, a.group.qps_per_connection.unwrap_or(1))?;
     // Deterministic studies and repeated fractions predict once per distinct value.
     let mut seen: Vec<(f64, Prediction)> = Vec::new();

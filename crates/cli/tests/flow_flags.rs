@@ -102,3 +102,13 @@ fn bad_flow_flags_name_the_flag_and_the_allowed_values() {
     fails(&["train", "--model", "gpt-1.7b", "--slow-gpus", "-1"], &["--slow-gpus", "whole number"]);
     fails(&["train", "--model", "gpt-1.7b", "--nodes", "16", "--nics-down", "8"], &["--nics-down", "use 0 to 7"]);
 }
+
+#[test]
+fn a_tree_run_is_studied_as_the_trees_edges_a_ring_run_as_the_rings() {
+    let base = ["collective", "--op", "all_reduce", "--bytes", "1G", "--nodes", "16", "--rail-optimized", "false", "--oversubscription", "2", "--routing", "ecmp", "--seeds", "8", "--json"];
+    let tree = json(&args(&base, &["--algo", "tree"]));
+    assert_eq!(tree["algorithm"], "Tree", "{tree}");
+    assert_eq!(tree["flow"]["traffic"], "tree", "{tree}");
+    let ring = json(&args(&base, &["--algo", "ring"]));
+    assert_eq!(ring["flow"]["traffic"], "ring", "{ring}");
+}
