@@ -40,21 +40,33 @@ pub trait Task {
 /// Makes a page's job from its JSON (one function per page: its `main` passes it to [`serve`]).
 pub type Handler = fn(&str) -> Box<dyn Task>;
 
-/// Page to worker.
+/// Page to worker: this header as JSON, then the job's text (none: cancel the channel's job),
+/// two strings of one array, so a large job (a log) is never escaped into JSON again.
 #[derive(Serialize, Deserialize)]
 struct Request {
     ch: u32,
     gen: u64,
-    /// `None`: cancel the channel's job.
-    job: Option<String>,
 }
 
-/// Worker to page.
+/// Worker to page: this header as JSON, then the answer's text for `Done`.
 #[derive(Serialize, Deserialize)]
 enum Reply {
     Ready,
     Progress { ch: u32, gen: u64, done: u64, total: u64 },
-    Done { ch: u32, gen: u64, answer: String },
+    Done { ch: u32, gen: u64 },
+}
+
+/// The two strings of a message.
+fn message(head: &impl Serialize, body: Option<&str>) -> Option<js_sys::Array> {
+    let head = serde_json::to_string(head).ok()?;
+    Some(js_sys::Array::of2(&JsValue::from_str(&head), &body.map_or(JsValue::NULL, JsValue::from_str)))
+}
+
+/// A message's header and body.
+fn unpack<T: for<'de> Deserialize<'de>>(data: JsValue) -> Option<(T, Option<String>)> {
+    let a: js_sys::Array = data.dyn_into().ok()?;
+    let head = serde_json::from_str(&a.get(0).as_string()?).ok()?;
+    Some((head, a.get(1).as_string()))
 }
 
 /// Whether this wasm runs in a worker (no `window`): `main` then serves jobs.
@@ -73,25 +85,25 @@ fn scope() -> web_sys::DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn post_to_page(r: &Reply) {
-    if let Ok(text) = serde_json::to_string(r) {
-        let _ = scope().post_message(&JsValue::from_str(&text));
+fn post_to_page(r: &Reply, answer: Option<&str>) {
+    if let Some(m) = message(r, answer) {
+        let _ = scope().post_message(&m);
     }
 }
 
 /// The worker's entry: runs the jobs the page posts with `handler`, then says it is ready.
 pub fn serve(handler: Handler) {
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-        let Some(req) = e.data().as_string().and_then(|t| serde_json::from_str::<Request>(&t).ok()) else { return };
+        let Some((req, job)) = unpack::<Request>(e.data()) else { return };
         LATEST.with(|l| l.borrow_mut().insert(req.ch, req.gen));
-        if let Some(job) = req.job {
+        if let Some(job) = job {
             let task = handler(&job);
             Timeout::new(0, move || slice(req.ch, req.gen, task)).forget();
         }
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    post_to_page(&Reply::Ready);
+    post_to_page(&Reply::Ready, None);
 }
 
 fn slice(ch: u32, gen: u64, mut task: Box<dyn Task>) {
@@ -100,9 +112,9 @@ fn slice(ch: u32, gen: u64, mut task: Box<dyn Task>) {
     }
     let t0 = js_sys::Date::now();
     match task.run(&mut || js_sys::Date::now() - t0 < WORKER_SLICE_MS) {
-        Step::Done(answer) => post_to_page(&Reply::Done { ch, gen, answer }),
+        Step::Done(answer) => post_to_page(&Reply::Done { ch, gen }, Some(&answer)),
         Step::More(done, total) => {
-            post_to_page(&Reply::Progress { ch, gen, done, total });
+            post_to_page(&Reply::Progress { ch, gen, done, total }, None);
             Timeout::new(0, move || slice(ch, gen, task)).forget();
         }
     }
@@ -122,7 +134,7 @@ struct Pending {
 enum State {
     Unstarted,
     /// Started; requests wait until it says it is ready.
-    Starting(web_sys::Worker, Vec<String>),
+    Starting(web_sys::Worker, Vec<js_sys::Array>),
     Ready(web_sys::Worker),
     Failed,
 }
@@ -168,8 +180,8 @@ fn start() -> Option<web_sys::Worker> {
     opts.set_type(web_sys::WorkerType::Module);
     let w = web_sys::Worker::new_with_options(&url, &opts).ok()?;
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
-        if let Some(r) = e.data().as_string().and_then(|t| serde_json::from_str::<Reply>(&t).ok()) {
-            on_reply(r);
+        if let Some((r, answer)) = unpack::<Reply>(e.data()) {
+            on_reply(r, answer);
         }
     });
     w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -195,13 +207,13 @@ fn fail() {
     }
 }
 
-fn on_reply(r: Reply) {
+fn on_reply(r: Reply, answer: Option<String>) {
     match r {
         Reply::Ready => POOL.with(|p| {
             let mut p = p.borrow_mut();
             if let State::Starting(w, queued) = std::mem::replace(&mut p.state, State::Unstarted) {
                 for m in queued {
-                    let _ = w.post_message(&JsValue::from_str(&m));
+                    let _ = w.post_message(&m);
                 }
                 p.state = State::Ready(w);
             }
@@ -218,7 +230,7 @@ fn on_reply(r: Reply) {
                 });
             }
         }
-        Reply::Done { ch, gen, answer } => {
+        Reply::Done { ch, gen } => {
             let job = POOL.with(|p| {
                 let mut p = p.borrow_mut();
                 if p.pending.get(&ch).is_some_and(|j| j.gen == gen) {
@@ -228,18 +240,18 @@ fn on_reply(r: Reply) {
                 }
             });
             if let Some(done) = job.and_then(|j| j.done) {
-                done(answer);
+                done(answer.unwrap_or_default());
             }
         }
     }
 }
 
-fn post(p: &mut Pool, req: &Request) {
-    let Ok(text) = serde_json::to_string(req) else { return };
+fn post(p: &mut Pool, req: &Request, job: Option<&str>) {
+    let Some(m) = message(req, job) else { return };
     match &mut p.state {
-        State::Starting(_, queued) => queued.push(text),
+        State::Starting(_, queued) => queued.push(m),
         State::Ready(w) => {
-            let _ = w.post_message(&JsValue::from_str(&text));
+            let _ = w.post_message(&m);
         }
         State::Unstarted | State::Failed => {}
     }
@@ -262,7 +274,7 @@ pub fn run(ch: u32, gen: u64, job: String, progress: impl Fn(u64, u64) + 'static
             return Some(fallback);
         }
         p.pending.insert(ch, Pending { gen, progress: Box::new(progress), done: Some(Box::new(done)), fallback: Some(fallback) });
-        post(&mut p, &Request { ch, gen, job: Some(job) });
+        post(&mut p, &Request { ch, gen }, Some(&job));
         None
     });
     // Outside the pool's borrow: the fallback may start jobs of its own.
@@ -276,7 +288,7 @@ pub fn cancel(ch: u32, gen: u64) {
     POOL.with(|p| {
         let mut p = p.borrow_mut();
         if p.pending.remove(&ch).is_some() {
-            post(&mut p, &Request { ch, gen, job: None });
+            post(&mut p, &Request { ch, gen }, None);
         }
     });
 }
