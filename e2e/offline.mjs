@@ -150,7 +150,7 @@ async function main() {
       await page.click('[data-testid=serving-search]');
       await page.waitForSelector('[data-testid=serving-search-result]', { timeout: 15000 });
       const where = await page.getAttribute('[data-testid=serving-search-result]', 'data-where');
-      assert(where === 'worker' && workers.some((u) => /\/worker-[0-9a-f]{16}\.js\?glue=/.test(u)), `the search ran in the worker offline: ${where}, ${workers}`);
+      assert(where === 'worker' && workers.some((u) => /\/worker-[0-9a-f]{16}\.js$/.test(u)), `the search ran in the worker offline: ${where}, ${workers}`);
       const offline = problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p));
       assert(offline.length === 0, offline.join('\n'));
     });

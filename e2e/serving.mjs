@@ -166,11 +166,17 @@ async function main() {
 
     await check('a change of input while the search runs drops it; the next search answers the new input', async () => {
       await choose('#serving-model', 'qwen3-235b-a22b');
-      await f.click('[data-testid=serving-search]');
-      await f.fill('#serving-target', '30');
-      await f.locator('#serving-target').dispatchEvent('change');
+      // The search starts and, in the same task (before any answer can come back from the
+      // worker), the target changes: the running search is cancelled and its answer dropped.
+      await f.evaluate(() => {
+        document.querySelector('[data-testid=serving-search]').click();
+        const i = document.querySelector('#serving-target');
+        i.value = '30';
+        i.dispatchEvent(new Event('change', { bubbles: true }));
+      });
       await page.waitForTimeout(1500);
-      assert((await f.$('[data-testid=serving-search-result]')) === null, 'no answer for the old target');
+      const stale = await f.$('[data-testid=serving-search-result]');
+      assert(stale === null, `no answer for the old target: ${stale && (await stale.textContent())}; target ${await f.$eval('#serving-target', (e) => e.value)}`);
       assert((await f.textContent('[data-testid=serving-search-status]')) === '', 'no search running');
       await f.click('[data-testid=serving-search]');
       await f.waitForSelector('[data-testid=serving-search-result]', { timeout: 10000 });

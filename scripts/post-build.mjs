@@ -18,7 +18,7 @@
 // 4. Workers: write worker-<hash>.js, the bootstrap of a module Web Worker that starts the
 //    page's own wasm again off the main thread (src/worker.rs: long searches and studies), and
 //    name it in each page by <meta name="fabricscope-worker">. It imports the glue and wasm the
-//    page names in its query (same origin only), so a worker costs no second wasm. It is
+//    page names in its first message (same origin only), so a worker costs no second wasm. It is
 //    generated here rather than kept in assets/ (hand-written JS there is sw.js and pages.js).
 // 5. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
 //    hashed names) and a cache version derived from their contents, so a new deploy gets a
@@ -166,12 +166,17 @@ async function mergePage(page) {
   say(`merged ${page}'s build (${copied.length} files) from ${relative(root, from)}`);
 }
 
-/** The worker bootstrap (job 4): same-origin glue and wasm from its query; wasm-bindgen's init
- *  runs the bin's main, which sees no window and serves the page's jobs. */
+/** The worker bootstrap (job 4), minified by hand (it is written after esbuild's pass): its
+ *  first message names the page's glue and wasm (same origin
+ *  only; not in its query, which a service worker's cached response would drop from the
+ *  worker's location); wasm-bindgen's init runs the bin's main, which sees no window and serves
+ *  the page's jobs. */
 const WORKER_JS =
-  "const q=new URL(self.location.href).searchParams,u=k=>{const x=new URL(q.get(k)||'',self.location.href);" +
-  "if(x.origin!==self.location.origin)throw new Error('fabricscope worker: '+k+' must be same-origin');return x.href};" +
-  "const m=await import(u('glue'));await m.default({module_or_path:u('wasm')});\n";
+  "onmessage=e=>{onmessage=null;const u=i=>{const x=new URL(e.data[i],location.href);" +
+  "if(x.origin!==location.origin)throw new Error('fabricscope worker: the glue and wasm must be same-origin');return x.href};" +
+  // A failure is thrown again outside the promise: the page's Worker gets an error event and
+  // runs its jobs on the main thread instead.
+  "(async()=>{const m=await import(u(0));await m.default({module_or_path:u(1)})})().catch(x=>setTimeout(()=>{throw x}))};\n";
 
 async function writeWorker(page) {
   const name = `worker-${sha('sha256', WORKER_JS).toString('hex').slice(0, 16)}.js`;

@@ -8,9 +8,11 @@
 //! fallback runs the same job in main-thread slices, as before.
 //!
 //! The bootstrap is `worker-<hash>.js`, written by scripts/post-build.mjs next to each page and
-//! named by `<meta name="fabricscope-worker">`: it imports the glue named in its query (the
-//! page's `<link rel=modulepreload>`) and instantiates the wasm (its `<link rel=preload>`),
-//! whose `main` sees no `window` and calls [`serve`] instead of mounting the page.
+//! named by `<meta name="fabricscope-worker">`: its first message names the glue (the page's
+//! `<link rel=modulepreload>`) and the wasm (its `<link rel=preload>`), which it imports and
+//! instantiates; the wasm's `main` sees no `window` and calls [`serve`] instead of mounting the
+//! page. (Not in the bootstrap's query: a service worker answering from its cache gives the
+//! worker the cached URL, without the query.)
 
 use gloo_timers::callback::Timeout;
 use serde::{Deserialize, Serialize};
@@ -18,6 +20,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
+
+/// A worker not ready this long after its start is given up for main-thread slices, ms (its
+/// start compiles the page's wasm a second time: ~0.1 s measured on this 2-core box).
+const READY_MS: u32 = 10_000;
 
 /// Longest slice of a job in the worker, ms: the latency of a cancel and of progress updates
 /// (the worker's slices block nothing the user sees).
@@ -158,9 +164,9 @@ pub fn channel() -> u32 {
     })
 }
 
-/// The bootstrap's address with the page's glue and wasm in its query, from the tags Trunk
-/// and scripts/post-build.mjs wrote; `None` in a page without them (trunk serve, tests).
-fn worker_url() -> Option<String> {
+/// The bootstrap's address and its first message (the page's glue and wasm), from the tags
+/// Trunk and scripts/post-build.mjs wrote; `None` in a page without them (trunk serve, tests).
+fn worker_url() -> Option<(String, js_sys::Array)> {
     let doc = web_sys::window()?.document()?;
     let attr = |sel: &str, name: &str| doc.query_selector(sel).ok().flatten().and_then(|e| e.get_attribute(name));
     let boot = attr("meta[name=fabricscope-worker]", "content")?;
@@ -168,17 +174,17 @@ fn worker_url() -> Option<String> {
     let wasm = attr("link[rel=preload][type='application/wasm']", "href")?;
     let base = doc.base_uri().ok().flatten()?;
     let abs = |u: &str| web_sys::Url::new_with_base(u, &base).ok();
-    let url = abs(&boot)?;
-    url.search_params().set("glue", &abs(&glue)?.href());
-    url.search_params().set("wasm", &abs(&wasm)?.href());
-    Some(url.href())
+    let first = js_sys::Array::of2(&JsValue::from_str(&abs(&glue)?.href()), &JsValue::from_str(&abs(&wasm)?.href()));
+    Some((abs(&boot)?.href(), first))
 }
 
 fn start() -> Option<web_sys::Worker> {
-    let url = worker_url()?;
+    let (url, first) = worker_url()?;
     let opts = web_sys::WorkerOptions::new();
     opts.set_type(web_sys::WorkerType::Module);
     let w = web_sys::Worker::new_with_options(&url, &opts).ok()?;
+    // Queued until the bootstrap has run; jobs wait for the wasm's "ready".
+    w.post_message(&first).ok()?;
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
         if let Some((r, answer)) = unpack::<Reply>(e.data()) {
             on_reply(r, answer);
@@ -189,6 +195,12 @@ fn start() -> Option<web_sys::Worker> {
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_: web_sys::Event| fail());
     w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
+    Timeout::new(READY_MS, || {
+        if POOL.with(|p| matches!(p.borrow().state, State::Starting(..))) {
+            fail();
+        }
+    })
+    .forget();
     Some(w)
 }
 
