@@ -281,9 +281,14 @@ async function main() {
       const { page, problems } = await newPage();
       await open(page);
       // NCCL_DEBUG=INFO chatter (read and skipped as such) around a healthy sweep.
-      const chatter = Array.from({ length: 60000 }, (_, i) => `node${i % 8}:${1000 + i}:${1000 + i} [${i % 8}] NCCL INFO Channel ${String(i % 32).padStart(2, '0')}/0 : ${i % 8}[${i % 8}] -> ${(i + 1) % 8}[${(i + 1) % 8}] via P2P/IPC/read`).join('\n');
-      const big = `${chatter}\n${healthy}`;
-      await page.fill('[data-testid=check-log]', big);
+      // Set in the page (Playwright's fill types it in far too slowly).
+      const size = await page.evaluate((healthy) => {
+        const chatter = Array.from({ length: 60000 }, (_, i) => `node${i % 8}:${1000 + i}:${1000 + i} [${i % 8}] NCCL INFO Channel ${String(i % 32).padStart(2, '0')}/0 : ${i % 8}[${i % 8}] -> ${(i + 1) % 8}[${(i + 1) % 8}] via P2P/IPC/read`).join('\n');
+        const box = document.querySelector('[data-testid=check-log]');
+        box.value = `${chatter}\n${healthy}`;
+        box.dispatchEvent(new Event('input', { bubbles: true }));
+        return box.value.length;
+      }, healthy);
       await page.evaluate(() => {
         window.__long = [];
         new PerformanceObserver((l) => window.__long.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: false });
@@ -299,10 +304,11 @@ async function main() {
       const ms = Date.now() - t0;
       const status = await page.textContent('[data-testid=check-status]');
       const { long, notes } = await page.evaluate(() => ({ long: window.__long, notes: window.__notes }));
-      console.log(`    ${(big.length / 1e6).toFixed(1)} MB read in ${ms} ms; notes: ${[...new Set(notes)].slice(0, 4).join(' | ')}`);
+      console.log(`    ${(size / 1e6).toFixed(1)} MB read in ${ms} ms; all long tasks ${JSON.stringify(long.map(Math.round))}; notes: ${[...new Set(notes)].slice(0, 4).join(' | ')}`);
       assert(status.startsWith('Healthy'), status);
       assert(notes.some((n) => /Reading the log in a background worker: \d+%/.test(n)), `progress from the worker: ${[...new Set(notes)].join(' | ')}`);
-      // Handing the text to the worker and the final check and render may be a task each.
+      // Reading the textarea's 4 MB value on the click and the final check and render may be a
+      // task each (measured 99 ms and 253 ms with the main-thread reader before the worker too).
       longestTask('reading a 4 MB log in the worker, besides handing it over and the final check and render', long.sort((a, b) => a - b).slice(0, -2));
       budget('a 4 MB log, click to verdict', ms, 3000, 30000);
       assert(problems.length === 0, problems.join('\n'));

@@ -17,7 +17,7 @@
 //    staging directory, so dist/ deploys as one folder.
 // 4. Workers: write worker-<hash>.js, the bootstrap of a module Web Worker that starts the
 //    page's own wasm again off the main thread (src/worker.rs: long searches and studies), and
-//    name it in each page by <meta name="fabricscope-worker">. It imports the glue and wasm the
+//    name it by <meta name="fabricscope-worker"> in each page marked `worker` in pages.mjs. It imports the glue and wasm the
 //    page names in its first message (same origin only), so a worker costs no second wasm. It is
 //    generated here rather than kept in assets/ (hand-written JS there is sw.js and pages.js).
 // 5. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
@@ -191,7 +191,7 @@ async function writeWorker(page) {
 
 for (const p of pages) await externalizeLoader(p);
 await minifyAssets();
-for (const p of pages) await writeWorker(p);
+for (const p of pages) if (PAGES.find((x) => x.html === p)?.worker) await writeWorker(p);
 if (pages.includes('index.html')) {
   for (const p of PAGES) if (p.html !== 'index.html') await mergePage(p.html);
   await writeServiceWorker();
