@@ -106,6 +106,10 @@ async function main() {
       await show(f);
       const r = await answered(f);
       assert(r.seeds >= 1 && r.p50 > 0 && r.p50 <= 1, JSON.stringify(r));
+      // The frame is as tall as the panel inside it: no blank space below, no inner scroll bar.
+      await page.waitForTimeout(300);
+      const fit = await page.$eval('[data-testid=congestion-frame]', (fr) => [fr.getBoundingClientRect().height, fr.contentDocument.body.scrollHeight]);
+      assert(Math.abs(fit[0] - fit[1]) <= 2, `frame ${fit[0]} px for content ${fit[1]} px`);
     });
 
     // Nothing saved: the link's (default) design is pinned as A.

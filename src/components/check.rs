@@ -97,10 +97,16 @@ impl Reading {
             gloo_timers::callback::Timeout::new(0, move || self.slice()).forget();
             return;
         }
-        let Reading { parser, note, on_measured, .. } = self;
-        let (runs, n) = summary(parser.finish());
-        note.set(n);
-        on_measured.emit(runs);
+        // The check and its drawing in a task of their own, after the last slice of reading.
+        let Reading { parser, note, on_measured, gen, .. } = self;
+        gloo_timers::callback::Timeout::new(0, move || {
+            if READING.with(|g| g.get()) == gen {
+                let (runs, n) = summary(parser.finish());
+                note.set(n);
+                on_measured.emit(runs);
+            }
+        })
+        .forget();
     }
 }
 

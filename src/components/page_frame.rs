@@ -45,7 +45,8 @@ pub fn page_frame(p: &Props) -> Html {
 }
 
 /// Mounts a framed page's root `C` into `#app` one timer tick after the wasm is instantiated;
-/// in a frame (`?frame`), marks the document so the stylesheet hides the masthead and footer.
+/// in a frame (`?frame`), marks the document so the stylesheet hides the masthead and footer,
+/// and keeps the frame as tall as the page's content ([`follow_height`]).
 pub fn mount_framed<C>()
 where
     C: BaseComponent,
@@ -57,10 +58,33 @@ where
             if let Some(html) = doc.document_element() {
                 let _ = html.class_list().add_1("frame-mode");
             }
+            follow_height(&doc);
         }
         if let Some(el) = doc.get_element_by_id("app") {
             yew::Renderer::<C>::with_root(el).render();
         }
     })
     .forget();
+}
+
+/// Sets the height of the frame showing this page (same origin: `window.frameElement`) to the
+/// height of its body whenever that changes, so the outer page scrolls it as one with its own
+/// content: no blank space under a short panel, no inner scroll bar under a tall one. Through
+/// the CSSOM (`style.height`), which the pages' CSP allows where a `style` attribute is not.
+fn follow_height(doc: &web_sys::Document) {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    // The frame element belongs to the outer page's realm, where `instanceof` of this one
+    // fails: cast without the check (frameElement is an iframe, an HTMLElement).
+    let frame = web_sys::window().and_then(|w| w.frame_element().ok().flatten()).map(|f| f.unchecked_into::<web_sys::HtmlElement>());
+    let (Some(frame), Some(body)) = (frame, doc.body()) else { return };
+    let measured = body.clone();
+    let resize = Closure::<dyn Fn()>::new(move || {
+        let _ = frame.style().set_property("height", &format!("{}px", measured.scroll_height()));
+    });
+    if let Ok(obs) = web_sys::ResizeObserver::new(resize.as_ref().unchecked_ref()) {
+        obs.observe(&body);
+        // Both live as long as the page.
+        std::mem::forget(obs);
+        resize.forget();
+    }
 }

@@ -129,11 +129,25 @@ fn strip_prefix(line: &str) -> &str {
     let mut s = line.trim_start();
     loop {
         let before = s.len();
-        if let Some(inner_end) = s.strip_prefix('[').and_then(|r| r.bytes().position(|b| !(b.is_ascii_digit() || b == b','))) {
-            if s.as_bytes().get(inner_end + 1) == Some(&b']') {
-                s = s[inner_end + 2..].trim_start_matches("<stdout>:").trim_start_matches("<stderr>:").trim_start();
-                continue;
+        // `[1,0]`, then `<stdout>:` or `<stderr>:`, as often as they repeat: compared byte by
+        // byte in one loop, as a line of a million such prefixes makes this the whole cost.
+        let b = s.as_bytes();
+        let mut i = 0;
+        while b.get(i) == Some(&b'[') {
+            let inner = b[i + 1..].iter().position(|&c| !(c.is_ascii_digit() || c == b','));
+            let Some(k) = inner.filter(|k| b.get(i + k + 1) == Some(&b']')) else { break };
+            i += k + 2;
+            while b.get(i) == Some(&b'<') && (b[i..].starts_with(b"<stdout>:") || b[i..].starts_with(b"<stderr>:")) {
+                i += 9;
             }
+            while b.get(i).is_some_and(|c| *c == b' ' || *c == b'\t') {
+                i += 1;
+            }
+        }
+        if i > 0 {
+            // `i` is past ASCII bytes only: a char boundary.
+            s = s[i..].trim_start();
+            continue;
         }
         let head = &s.as_bytes()[..s.len().min(PREFIX_HEAD_CHARS + 2)];
         if let Some(i) = head.windows(2).position(|w| w == b": ") {
