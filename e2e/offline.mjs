@@ -7,7 +7,8 @@
 //    (an input changes the numbers), an embed of another scenario draws another chart, and
 //    Learn (learn.html, not opened before) plays a frame, compare.html (not opened before)
 //    draws its comparison and bill of materials, and check.html (not opened before)
-//    checks a pasted log: one sw.js precaches every page.
+//    checks a pasted log, serving.html (not opened before) runs its search in its Web Worker
+//    (the bootstrap, glue and wasm all from the cache): one sw.js precaches every page.
 // 3. Serve a "new deploy" (same files, sw.js with another version) on the same origin: the
 //    new worker activates and the old version's cache is gone.
 //
@@ -78,6 +79,9 @@ async function main() {
       assert(mine[0][1] === files.length, `${mine[0][1]} of ${files.length} files cached`);
       assert(files.some((f) => f.endsWith('.wasm')) && files.includes('index.html'), `the list has the wasm and the shell: ${files}`);
       assert(files.includes('learn.html') && !files.includes('teach.js') && files.includes('check.html') && files.includes('compare.html') && files.includes('embed.html') && files.includes('serving.html') && files.includes('congestion.html') && files.filter((f) => f.endsWith('.wasm')).length === PAGES.length, `one sw.js for every page (Learn's, Check's, Compare's, the embed, serving and congestion pages, code and wasm too): ${files}`);
+      // The Web Worker's bootstrap (src/worker.rs: the page's own wasm started off the main
+      // thread) is cached too; the worker adds no wasm of its own.
+      assert(files.filter((f) => /^worker-[0-9a-f]{16}\.js$/.test(f)).length === 1, `the worker bootstrap is cached: ${files}`);
     });
 
     await check('offline (server stopped, browser offline): reload renders the explorer and it computes', async () => {
@@ -134,6 +138,19 @@ async function main() {
       await page.waitForSelector('[data-testid=check-status]', { timeout: 15000 });
       const status = await page.textContent('[data-testid=check-status]');
       assert(status.startsWith('Healthy'), status);
+      const offline = problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p));
+      assert(offline.length === 0, offline.join('\n'));
+    });
+
+    await check('offline: serving.html (never opened) searches in its Web Worker, bootstrap, glue and wasm from the cache', async () => {
+      const workers = [];
+      page.on('worker', (w) => workers.push(w.url()));
+      await page.goto(`${base}serving.html#s=${NODES64}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=serving-search]', { timeout: 15000 });
+      await page.click('[data-testid=serving-search]');
+      await page.waitForSelector('[data-testid=serving-search-result]', { timeout: 15000 });
+      const where = await page.getAttribute('[data-testid=serving-search-result]', 'data-where');
+      assert(where === 'worker' && workers.some((u) => /\/worker-[0-9a-f]{16}\.js$/.test(u)), `the search ran in the worker offline: ${where}, ${workers}`);
       const offline = problems.filter((p) => !/ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED/.test(p));
       assert(offline.length === 0, offline.join('\n'));
     });

@@ -5,8 +5,10 @@
 //   TPOT rises (the all-reduces cross the network every layer) and the chart's curve is dashed;
 // - an invalid deployment (EP 2 on a dense model) names the field and keeps the last chart;
 // - the cluster changed in the explorer reaches the frame (1 node: TP 16 no longer fits);
-// - the TP x EP x DP x batch search answers with progress and no main-thread task over 50 ms,
-//   in under 2 s;
+// - the TP x EP x DP x batch search (DeepSeek-V3 on 1,024 GPUs: over 10^4 deployments, 16
+//   batches an octave) runs in the page's Web Worker: it answers with progress and no
+//   main-thread task over 50 ms, timed from click to answer (target 2 s); a change of input
+//   while it runs drops it (no stale answer), and the next search answers the new input;
 // - compare.html with GB200 NVL72 and H100 RoCE pinned: two curves for DeepSeek-V3 EP 32, the
 //   H100 one across the NVLink boundary, the NVL72 one inside;
 // - screenshots at 1400 x 900 in both themes to e2e/out/serving-*.png; no console error.
@@ -124,7 +126,7 @@ async function main() {
       await page.emulateMedia({ colorScheme: 'light' });
     });
 
-    await check('the search answers with progress, no long task, under 2 s', async () => {
+    await check('the 10^4-point search runs in the worker: progress, no long task, under 2 s', async () => {
       await choose('#serving-model', 'deepseek-v3');
       await choose('#serving-precision', 'fp8');
       const observe = () => {
@@ -147,14 +149,40 @@ async function main() {
       const text = await f.textContent('[data-testid=serving-search-result]');
       console.log(`    search: ${ms} ms, ${status.filter((s) => s.startsWith('searching')).length} progress updates, long tasks ${JSON.stringify(tasks.concat(top).map(Math.round))}; ${text.slice(0, 150)}`);
       assert(status.some((s) => /searching: \d+% of \d+ deployments/.test(s)), `progress shown: ${JSON.stringify(status)}`);
-      longestTask('the serving search', tasks.concat(top));
-      budget('the serving search, click to answer', ms, 2000, 10000);
+      const res = await f.$eval('[data-testid=serving-search-result]', (e) => ({ tried: +e.dataset.tried, where: e.dataset.where, ms: +e.dataset.ms }));
+      console.log(`    ${res.tried} deployments tried in the ${res.where} (${res.ms} ms as the page timed it)`);
+      assert(res.tried >= 10000, `a 10^4-point search: ${res.tried}`);
+      assert(res.where === 'worker', `off the main thread: ${res.where}`);
+      longestTask('the 10^4-point serving search', tasks.concat(top));
+      budget('the 10^4-point serving search, click to answer', ms, 2000, 10000);
+      await f.locator('[data-testid=serving-search-result]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(out, 'serving-search-1400-light.png') });
       assert(/Best at ≥ 20 tokens\/s per user: TP \d+ × EP \d+ × DP \d+/.test(text), text);
       // Its layout can be taken into the panel.
       const tp = await f.getAttribute('[data-testid=serving-search-result]', 'data-tp');
       await f.click('[data-testid=serving-search-result] button');
       await page.waitForTimeout(100);
       assert((await f.$eval('#serving-tp', (s) => s.value)) === tp, 'the best layout is applied');
+    });
+
+    await check('a change of input while the search runs drops it; the next search answers the new input', async () => {
+      await choose('#serving-model', 'qwen3-235b-a22b');
+      // The search starts and, in the same task (before any answer can come back from the
+      // worker), the target changes: the running search is cancelled and its answer dropped.
+      await f.evaluate(() => {
+        document.querySelector('[data-testid=serving-search]').click();
+        const i = document.querySelector('#serving-target');
+        i.value = '30';
+        i.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await page.waitForTimeout(1500);
+      const stale = await f.$('[data-testid=serving-search-result]');
+      assert(stale === null, `no answer for the old target: ${stale && (await stale.textContent())}; target ${await f.$eval('#serving-target', (e) => e.value)}`);
+      assert((await f.textContent('[data-testid=serving-search-status]')) === '', 'no search running');
+      await f.click('[data-testid=serving-search]');
+      await f.waitForSelector('[data-testid=serving-search-result]', { timeout: 10000 });
+      const text = await f.textContent('[data-testid=serving-search-result]');
+      assert(/at ≥ 30 tokens\/s per user|reaches 30 tokens\/s per user/.test(text), text);
     });
 
     await check('compare.html: NVL72 against 8-GPU RoCE nodes, two curves, the boundary on the right one', async () => {

@@ -3,6 +3,8 @@
 // (scripts/build.sh), then index.html into dist/, whose post-build hook merges the others in
 // and writes one sw.js for all (scripts/post-build.mjs). e2e/bench.mjs holds each to its own
 // budget (350 KB gzipped for the explorer, 400 KB for the others). A new page: its HTML at the root, a [[bin]] in Cargo.toml, one line here.
+// `worker: true`: the page runs long jobs in a Web Worker started from its own wasm
+// (src/worker.rs); post-build.mjs names the worker's bootstrap in it.
 //
 //   node scripts/pages.mjs        prints the pages built before index.html (for the shell scripts)
 
@@ -11,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 
 export const PAGES = [
   { html: 'learn.html', name: 'Learn' },
-  { html: 'check.html', name: 'Check a real cluster' },
+  { html: 'check.html', name: 'Check a real cluster', worker: true },
   { html: 'compare.html', name: 'Compare and price designs' },
   { html: 'embed.html', name: 'Embed (one chart for an iframe)' },
-  { html: 'serving.html', name: 'Serving (the explorer\'s serving panel, in a frame)' },
-  { html: 'congestion.html', name: 'Congestion (the explorer\'s and compare page\'s flow-model panel, in a frame)' },
+  { html: 'serving.html', name: 'Serving (the explorer\'s serving panel, in a frame)', worker: true },
+  { html: 'congestion.html', name: 'Congestion (the explorer\'s and compare page\'s flow-model panel, in a frame)', worker: true },
   { html: 'index.html', name: 'explorer' },
 ];
 

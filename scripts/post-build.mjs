@@ -15,7 +15,12 @@
 //    written last, is minified below its version and file list.
 // 3. Pages: in index.html's run, copy each other page's build (target/<page>-dist) into the
 //    staging directory, so dist/ deploys as one folder.
-// 4. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
+// 4. Workers: write worker-<hash>.js, the bootstrap of a module Web Worker that starts the
+//    page's own wasm again off the main thread (src/worker.rs: long searches and studies), and
+//    name it by <meta name="fabricscope-worker"> in each page marked `worker` in pages.mjs. It imports the glue and wasm the
+//    page names in its first message (same origin only), so a worker costs no second wasm. It is
+//    generated here rather than kept in assets/ (hand-written JS there is sw.js and pages.js).
+// 5. Offline: write sw.js from assets/sw.js with the list of files of this build (Trunk's
 //    hashed names) and a cache version derived from their contents, so a new deploy gets a
 //    new cache and the old one is deleted. One sw.js precaches every page's files; the other
 //    pages' own runs write none (index.html's run does, after the merge).
@@ -161,8 +166,32 @@ async function mergePage(page) {
   say(`merged ${page}'s build (${copied.length} files) from ${relative(root, from)}`);
 }
 
+/** The worker bootstrap (job 4), minified by hand (it is written after esbuild's pass): its
+ *  first message names the page's glue and wasm (same origin
+ *  only; not in its query, which a service worker's cached response would drop from the
+ *  worker's location); wasm-bindgen's init runs the bin's main, which sees no window and serves
+ *  the page's jobs. */
+const WORKER_JS =
+  "onmessage=e=>{onmessage=null;const u=i=>{const x=new URL(e.data[i],location.href);" +
+  "if(x.origin!==location.origin)throw new Error('fabricscope worker: the glue and wasm must be same-origin');return x.href};" +
+  // A failure is thrown again outside the promise: the page's Worker gets an error event and
+  // runs its jobs on the main thread instead.
+  "(async()=>{const m=await import(u(0));await m.default({module_or_path:u(1)})})().catch(x=>setTimeout(()=>{throw x}))};\n";
+
+async function writeWorker(page) {
+  const name = `worker-${sha('sha256', WORKER_JS).toString('hex').slice(0, 16)}.js`;
+  await writeFile(join(staging, name), WORKER_JS);
+  const pagePath = join(staging, page);
+  const html = await readFile(pagePath, 'utf8');
+  if (!html.includes('name="fabricscope-worker"')) {
+    await writeFile(pagePath, html.replace('</head>', `<meta name="fabricscope-worker" content="./${name}"/></head>`));
+  }
+  say(`${page}: worker bootstrap ${name}`);
+}
+
 for (const p of pages) await externalizeLoader(p);
 await minifyAssets();
+for (const p of pages) if (PAGES.find((x) => x.html === p)?.worker) await writeWorker(p);
 if (pages.includes('index.html')) {
   for (const p of PAGES) if (p.html !== 'index.html') await mergePage(p.html);
   await writeServiceWorker();

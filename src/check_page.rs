@@ -12,6 +12,9 @@ use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
 
+/// check.html's worker jobs: long logs read off the main thread (its `main` in a worker).
+pub use crate::components::check_worker_task as worker_task;
+
 /// The page's state: the scenario of the link (its cluster is the design checked against,
 /// its measured runs what the log said) and notes on fields of the link or file that fell back.
 #[derive(Clone, Default, PartialEq)]

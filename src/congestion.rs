@@ -1,9 +1,13 @@
-//! The congestion study on the page: crates/flow's seeds run a few at a time in slices of at
-//! most [`SLICE_MS`] (the page answers input and paints between them), only while the panel is
-//! on screen; the last answer stays shown, marked stale, until the new one is complete.
+//! The congestion study on the page: crates/flow's seeds run in the page's Web Worker
+//! (src/worker.rs, [`WORKER`] limits), or where no worker runs a few at a time in main-thread
+//! slices of at most [`SLICE_MS`] ([`PAGE`] limits: the page answers input and paints between
+//! them), only while the panel is on screen; the last answer stays shown, marked stale, until
+//! the new one is complete.
 
-use fabricscope_flow::{link_loads, ClosSpec, Fabric, Failures, Loads, Options, Outcome, Placement, Routing, Seeds, Traffic};
+use crate::worker::{self, Step, Task};
+use fabricscope_flow::{failed_fabric, link_loads, ClosSpec, Fabric, Failures, Loads, Options, Outcome, Placement, Routing, Seeds, Traffic};
 use fabricscope_model::{Cluster, ModelError};
+use serde::{Deserialize, Serialize};
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -28,8 +32,33 @@ pub const PAGE_PERMUTATION_NICS: u64 = 256;
 /// all-to-all over 32 nodes of 8 NICs is 7,936 and takes about 5 ms natively).
 pub const PAGE_SPLIT_DEMANDS: u64 = 10_000;
 
-/// What the user chose in the panel (the cluster comes from the page).
+/// How large a seed may be where a study runs, and when a long seed stops it.
 #[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Routed paths per seed under ECMP (count).
+    pub ecmp_paths: u64,
+    /// NICs a random permutation covers (count).
+    pub permutation_nics: u64,
+    /// NIC-to-NIC demands per seed when split (count).
+    pub split_demands: u64,
+    /// A seed longer than this stops the study after it, ms.
+    pub long_seed_ms: f64,
+    /// Where: "the page" or "the background worker".
+    pub place: &'static str,
+}
+
+/// In main-thread slices (where no worker runs): every seed a short task.
+pub const PAGE: Limits = Limits { ecmp_paths: PAGE_ECMP_PATHS, permutation_nics: PAGE_PERMUTATION_NICS, split_demands: PAGE_SPLIT_DEMANDS, long_seed_ms: LONG_SEED_MS, place: "the page" };
+
+/// In the page's Web Worker (src/worker.rs), where a long seed blocks no input: an ECMP
+/// all-to-all over 32 nodes of 8 GPUs (63,488 paths a seed, about 4x the 16-node one the page
+/// measured at 45 ms), a permutation over 1,024 NICs (79 ms a seed in the release page), a
+/// split all-to-all over 128 nodes of 8 NICs (130,048 demands); a study of 16 such seeds
+/// answers in seconds, and a seed over 2 s stops it (the CLI runs the rest).
+pub const WORKER: Limits = Limits { ecmp_paths: 65_000, permutation_nics: 1_024, split_demands: 130_000, long_seed_ms: 2_000.0, place: "the background worker" };
+
+/// What the user chose in the panel (the cluster comes from the page).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// `None`: the NIC's own fabric (adaptive on InfiniBand, ECMP on Ethernet).
     pub routing: Option<Routing>,
@@ -73,12 +102,17 @@ pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
     fabricscope_flow::sim::seed_work(spec, o)
 }
 
-/// Whether one seed fits the page's budget.
-pub fn fits_page(spec: &ClosSpec, o: &Options) -> bool {
-    if o.traffic == Traffic::RandomPermutation && spec.nodes as u64 * spec.nics_per_node as u64 > PAGE_PERMUTATION_NICS {
+/// Whether one seed fits `lim`.
+pub fn fits(spec: &ClosSpec, o: &Options, lim: &Limits) -> bool {
+    if o.traffic == Traffic::RandomPermutation && spec.nodes as u64 * spec.nics_per_node as u64 > lim.permutation_nics {
         return false;
     }
-    seed_work(spec, o) <= if o.routing == Routing::Ecmp { PAGE_ECMP_PATHS } else { PAGE_SPLIT_DEMANDS }
+    seed_work(spec, o) <= if o.routing == Routing::Ecmp { lim.ecmp_paths } else { lim.split_demands }
+}
+
+/// Whether one seed fits the page's main-thread budget.
+pub fn fits_page(spec: &ClosSpec, o: &Options) -> bool {
+    fits(spec, o, &PAGE)
 }
 
 /// One study's answer.
@@ -109,57 +143,45 @@ struct Running {
     seeds: Seeds,
 }
 
-struct Job {
+/// The studies of a key, worked through a unit at a time (a study's setup, a seed, the
+/// drawing's solve) by the page's slices or by the worker.
+pub struct Runner {
     key: Vec<(Cluster, Settings)>,
     /// Solve the median seed's loads too (the explorer's drawing).
     draw: bool,
+    lim: Limits,
     studies: Vec<Study>,
     running: Option<Running>,
-    my: u64,
-    gen: Rc<Cell<u64>>,
-    result: UseStateHandle<Option<Rc<Done>>>,
-    progress: UseStateHandle<Option<(u32, u32)>>,
+    /// The running study's seeds are done: end it (the drawing's solve) next, in a slice of
+    /// its own.
+    end_next: bool,
 }
 
-impl Job {
-    fn alive(&self) -> bool {
-        self.gen.get() == self.my
+impl Runner {
+    pub fn new(key: Vec<(Cluster, Settings)>, draw: bool, lim: Limits) -> Runner {
+        Runner { key, draw, lim, studies: Vec::new(), running: None, end_next: false }
     }
 
-    fn publish(self) {
-        let seq = SEQ.with(|s| {
-            s.set(s.get() + 1);
-            s.get()
-        });
-        self.result.set(Some(Rc::new(Done { key: self.key, studies: self.studies, seq })));
-        self.progress.set(None);
+    /// The running study's (seeds solved, seeds in all).
+    pub fn progress(&self) -> (u32, u32) {
+        self.running.as_ref().map_or((0, 0), |r| r.seeds.progress())
     }
 
-    fn start(self) {
-        if !self.alive() {
-            return;
-        }
-        if crate::hooks::dragging() {
-            Timeout::new(DRAG_WAIT_MS, move || self.start()).forget();
-        } else {
-            self.slice();
-        }
-    }
-
-    /// Sets up the next study: its fabric, or its answer when it cannot run in the page.
+    /// Sets up the next study: its fabric, or its answer when it cannot run here.
     fn next_study(&mut self) {
         let (c, s) = &self.key[self.studies.len()];
         let o = options(s, c);
         let built = c.topology().and_then(|t| ClosSpec::from_topology(&t)).and_then(Fabric::build);
         match built {
             Err(e) => self.studies.push(Study { outcome: Err(e), loads: None, note: None }),
-            Ok(fab) if !fits_page(&fab.spec, &o) => {
+            Ok(fab) if !fits(&fab.spec, &o, &self.lim) => {
                 let ecmp = o.routing == Routing::Ecmp;
                 let note = format!(
-                    "Too large to sample in the page without blocking it: {} routed {} per seed (the page runs up to {}). Run it with the CLI: {}",
+                    "Too large to sample in {} without blocking it: {} routed {} per seed (it runs up to {}). Run it with the CLI: {}",
+                    self.lim.place,
                     seed_work(&fab.spec, &o),
                     if ecmp { "paths" } else { "flows" },
-                    if ecmp { PAGE_ECMP_PATHS } else { PAGE_SPLIT_DEMANDS },
+                    if ecmp { self.lim.ecmp_paths } else { self.lim.split_demands },
                     cli_line(c, s)
                 );
                 self.studies.push(Study { outcome: Err(ModelError::new("traffic", "too large for the page")), loads: None, note: Some(note) });
@@ -176,65 +198,188 @@ impl Job {
         self.studies.push(Study { outcome, loads: loads.map(Rc::new), note });
     }
 
-    /// Runs seeds for at most about [`SLICE_MS`], then yields to the page.
+    /// Works a unit at a time while `more()`; true once every study is answered.
+    pub fn work(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        loop {
+            if std::mem::take(&mut self.end_next) {
+                self.end_study(None);
+            }
+            if self.studies.len() == self.key.len() {
+                return true;
+            }
+            match self.running.as_mut() {
+                None => self.next_study(),
+                Some(r) => {
+                    let t = js_sys::Date::now();
+                    match r.seeds.step(&r.fab) {
+                        Err(e) => {
+                            self.running = None;
+                            self.studies.push(Study { outcome: Err(e), loads: None, note: None });
+                        }
+                        // The drawing's solve in a slice of its own.
+                        Ok(true) if self.draw => {
+                            self.end_next = true;
+                            return false;
+                        }
+                        Ok(true) => self.end_study(None),
+                        Ok(false) => {
+                            let took = js_sys::Date::now() - t;
+                            if took > self.lim.long_seed_ms {
+                                let (done, total) = r.seeds.progress();
+                                let place = self.lim.place;
+                                self.end_study(Some(format!("Stopped after {done} of {total} seeds: one seed took {took:.0} ms in {place}. The CLI's fabricscope congestion runs them all.")));
+                            }
+                        }
+                    }
+                }
+            }
+            if !more() {
+                return self.studies.len() == self.key.len() && !self.end_next;
+            }
+        }
+    }
+
+    pub fn into_studies(self) -> Vec<Study> {
+        self.studies
+    }
+}
+
+/// A study as the worker sends it: the outcome's JSON (without its per-seed list, sent
+/// beside it), the error's field and message, the drawing's loads (per link, and the seed).
+#[derive(Serialize, Deserialize)]
+struct StudyWire {
+    outcome: Result<Outcome, (String, String)>,
+    per_seed: Vec<f64>,
+    loads: Option<(Vec<f64>, u64)>,
+    note: Option<String>,
+}
+
+/// The job the page posts to the worker.
+#[derive(Serialize, Deserialize)]
+struct StudiesJob {
+    key: Vec<(Cluster, Settings)>,
+    draw: bool,
+}
+
+/// The studies in the worker (its limits: [`WORKER`]).
+struct StudiesTask(Option<Runner>);
+
+impl Task for StudiesTask {
+    fn run(&mut self, more: &mut dyn FnMut() -> bool) -> Step {
+        let Some(r) = self.0.as_mut() else { return Step::Done(String::new()) };
+        if !r.work(more) {
+            let (d, t) = r.progress();
+            return Step::More(d as u64, t as u64);
+        }
+        let wire: Vec<StudyWire> = self
+            .0
+            .take()
+            .map(Runner::into_studies)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|st| {
+                let per_seed = st.outcome.as_ref().map(|o| o.per_seed.clone()).unwrap_or_default();
+                StudyWire {
+                    outcome: st.outcome.map_err(|e| (e.field.to_string(), e.message)),
+                    per_seed,
+                    loads: st.loads.map(|l| (l.utilisation.clone(), l.seed)),
+                    note: st.note,
+                }
+            })
+            .collect();
+        Step::Done(serde_json::to_string(&wire).unwrap_or_default())
+    }
+}
+
+/// congestion.html's worker jobs (its `main` in a worker serves them): a list of studies.
+pub fn worker_task(job: &str) -> Box<dyn Task> {
+    Box::new(StudiesTask(serde_json::from_str::<StudiesJob>(job).ok().map(|j| Runner::new(j.key, j.draw, WORKER))))
+}
+
+/// A field named in the worker's answer, as the page's errors name it.
+fn field_of(name: &str) -> &'static str {
+    const FIELDS: [&str; 12] = ["seeds", "traffic", "nodes", "links_down", "nics_down", "spines_down", "degraded_links", "degraded_factor", "other_jobs", "channels", "qps", "routing"];
+    FIELDS.into_iter().find(|f| *f == name).unwrap_or("congestion")
+}
+
+/// The worker's answer for `key` as the page's studies; `None` if unreadable. The drawing's
+/// fabric (with its failures) is rebuilt here around the loads the worker solved.
+fn read_answer(key: &[(Cluster, Settings)], answer: &str) -> Option<Vec<Study>> {
+    let wire: Vec<StudyWire> = serde_json::from_str(answer).ok()?;
+    if wire.len() != key.len() {
+        return None;
+    }
+    let study = |(c, s): &(Cluster, Settings), w: StudyWire| {
+        let loads = w.loads.and_then(|(utilisation, seed)| {
+            let healthy = c.topology().and_then(|t| ClosSpec::from_topology(&t)).and_then(Fabric::build).ok()?;
+            let fabric = failed_fabric(&healthy, &options(s, c)).ok()?;
+            (fabric.links.len() == utilisation.len()).then(|| Rc::new(Loads { fabric, utilisation, seed }))
+        });
+        let outcome = w.outcome.map(|o| Outcome { per_seed: w.per_seed, ..o }).map_err(|(f, m)| ModelError::new(field_of(&f), m));
+        Study { outcome, loads, note: w.note }
+    };
+    Some(key.iter().zip(wire).map(|(k, w)| study(k, w)).collect())
+}
+
+fn publish(key: Vec<(Cluster, Settings)>, studies: Vec<Study>, result: &UseStateHandle<Option<Rc<Done>>>, progress: &UseStateHandle<Option<(u32, u32)>>) {
+    let seq = SEQ.with(|s| {
+        s.set(s.get() + 1);
+        s.get()
+    });
+    result.set(Some(Rc::new(Done { key, studies, seq })));
+    progress.set(None);
+}
+
+/// The fallback where no worker runs: the studies in main-thread slices ([`PAGE`] limits).
+struct Job {
+    key: Vec<(Cluster, Settings)>,
+    runner: Runner,
+    my: u64,
+    gen: Rc<Cell<u64>>,
+    result: UseStateHandle<Option<Rc<Done>>>,
+    progress: UseStateHandle<Option<(u32, u32)>>,
+}
+
+impl Job {
+    fn alive(&self) -> bool {
+        self.gen.get() == self.my
+    }
+
+    fn start(self) {
+        if !self.alive() {
+            return;
+        }
+        if crate::hooks::dragging() {
+            Timeout::new(DRAG_WAIT_MS, move || self.start()).forget();
+        } else {
+            self.slice();
+        }
+    }
+
+    /// Runs for at most about [`SLICE_MS`], then yields to the page.
     fn slice(mut self) {
         if !self.alive() {
             return;
         }
         let t0 = js_sys::Date::now();
-        while js_sys::Date::now() - t0 < SLICE_MS {
-            if self.studies.len() == self.key.len() {
-                return self.publish();
-            }
-            let Some(r) = self.running.as_mut() else {
-                self.next_study();
-                continue;
-            };
-            let t = js_sys::Date::now();
-            match r.seeds.step(&r.fab) {
-                Err(e) => {
-                    self.running = None;
-                    self.studies.push(Study { outcome: Err(e), loads: None, note: None });
-                }
-                Ok(true) => {
-                    // The drawing's solve in a task of its own.
-                    if self.draw {
-                        break;
-                    }
-                    self.end_study(None);
-                }
-                Ok(false) => {
-                    let took = js_sys::Date::now() - t;
-                    if took > LONG_SEED_MS {
-                        let (done, total) = r.seeds.progress();
-                        self.end_study(Some(format!("Stopped after {done} of {total} seeds: one seed took {took:.0} ms in the page. The CLI's fabricscope congestion runs them all.")));
-                    }
-                }
-            }
+        if self.runner.work(&mut || js_sys::Date::now() - t0 < SLICE_MS) {
+            return publish(self.key, self.runner.into_studies(), &self.result, &self.progress);
         }
-        let (d, t) = self.running.as_ref().map_or((0, 0), |r| r.seeds.progress());
-        if self.draw && d == t && t > 0 {
-            self.progress.set(Some((d, t)));
-            Timeout::new(0, move || {
-                self.end_study(None);
-                self.slice()
-            })
-            .forget();
-            return;
-        }
-        self.progress.set(Some((d, t)));
+        self.progress.set(Some(self.runner.progress()));
         Timeout::new(0, move || self.slice()).forget();
     }
 }
 
 /// The studies of `key` (cluster and settings each), run one after another while `in_view`
-/// (else the last answers stay). Returns the last answers and, while they run, the running
-/// study's (seeds solved, seeds in all).
+/// (else the last answers stay), in the page's Web Worker (else in main-thread slices).
+/// Returns the last answers and, while they run, the running study's (seeds solved, seeds in
+/// all).
 #[hook]
 pub fn use_congestion(key: Vec<(Cluster, Settings)>, draw: bool, in_view: bool) -> (Option<Rc<Done>>, Option<(u32, u32)>) {
     let result = use_state(|| None::<Rc<Done>>);
     let progress = use_state_eq(|| None::<(u32, u32)>);
     let gen = use_mut_ref(|| Rc::new(Cell::new(0u64)));
+    let ch = *use_memo((), |_| worker::channel());
     {
         let result = result.clone();
         let progress = progress.clone();
@@ -242,14 +387,45 @@ pub fn use_congestion(key: Vec<(Cluster, Settings)>, draw: bool, in_view: bool) 
         use_effect_with((key, in_view), move |(key, in_view)| {
             // Any change stops a running study; off screen nothing new starts.
             gen.set(gen.get() + 1);
+            worker::cancel(ch, gen.get());
             let answered = result.as_ref().is_some_and(|d| d.key == *key);
             if !*in_view || answered || key.is_empty() {
                 progress.set(None);
                 return;
             }
             progress.set(Some((0, key[0].1.seeds)));
-            let job = Job { key: key.clone(), draw, studies: Vec::new(), running: None, my: gen.get(), gen, result, progress };
-            Timeout::new(0, move || job.start()).forget();
+            let my = gen.get();
+            let job = serde_json::to_string(&StudiesJob { key: key.clone(), draw }).unwrap_or_default();
+            let on_progress = {
+                let (gen, progress) = (gen.clone(), progress.clone());
+                move |d: u64, t: u64| {
+                    if gen.get() == my {
+                        progress.set(Some((d as u32, t as u32)));
+                    }
+                }
+            };
+            // Runs the studies here, with the page's limits.
+            let fallback = || {
+                let (key, gen, result, progress) = (key.clone(), gen.clone(), result.clone(), progress.clone());
+                move || {
+                    let job = Job { runner: Runner::new(key.clone(), draw, PAGE), key, my, gen, result, progress };
+                    Timeout::new(0, move || job.start()).forget();
+                }
+            };
+            let on_done = {
+                let (key, gen, result, progress, read_failed) = (key.clone(), gen.clone(), result.clone(), progress.clone(), fallback());
+                move |answer: String| {
+                    if gen.get() != my {
+                        return;
+                    }
+                    match read_answer(&key, &answer) {
+                        Some(studies) => publish(key, studies, &result, &progress),
+                        // An answer the page cannot read: run the studies here instead.
+                        None => read_failed(),
+                    }
+                }
+            };
+            worker::run(ch, my, job, on_progress, on_done, fallback());
         });
     }
     ((*result).clone(), *progress)
@@ -309,6 +485,14 @@ mod tests {
         assert!(!fits_page(&spec(&mid), &options(&s, &mid)));
         let line = cli_line(&Cluster { oversubscription: Some(2.0), ..mid }, &Settings { failures: Failures { nics_down: 1, ..Failures::default() }, ..s });
         assert_eq!(line, "fabricscope congestion --gpu h100 --nodes 64 --gpus-per-node 8 --nics-per-node 8 --nic ib-ndr --rail-optimized true --oversubscription 2 --traffic alltoall --routing ecmp --placement contiguous --seeds 16 --nics-down 1");
+        // The worker samples what the page sends to the CLI: an ECMP all-to-all over 32 nodes,
+        // a permutation over 1,024 NICs; not a 64-node ECMP all-to-all (258,048 paths a seed).
+        let a2a32 = Cluster { nodes: 32, ..Cluster::default() };
+        assert_eq!(seed_work(&spec(&a2a32), &options(&s, &a2a32)), 32 * 31 * 8 * 8);
+        assert!(!fits_page(&spec(&a2a32), &options(&s, &a2a32)) && fits(&spec(&a2a32), &options(&s, &a2a32), &WORKER));
+        assert!(!fits(&spec(&mid), &options(&s, &mid), &WORKER));
+        let perm = Settings { traffic: Traffic::RandomPermutation, ..Settings::default() };
+        assert!(!fits_page(&spec(&big), &options(&perm, &big)) && fits(&spec(&big), &options(&perm, &big), &WORKER));
         // The routing follows the NIC until one is picked.
         assert_eq!(routing_of(&Settings::default(), &Cluster::default()), Routing::Adaptive);
         let roce = Cluster { nic: fabricscope_model::catalog::NicKind::Roce400, ..Cluster::default() };

@@ -16,6 +16,7 @@
 //! | [`congestion_page`] | congestion.html's root: the flow model's panel for the link's design and the pinned designs (the explorer and compare frame it; its own wasm, src/bin/fabricscope-congestion) |
 //! | [`serving_page`] | serving.html's root: the serving panel for the link's cluster (the explorer frames it; its own wasm, src/bin/fabricscope-serving) |
 //! | [`prices`] | compare.html's price book: read from the link or this browser, saved |
+//! | [`worker`] | long work off the main thread: the page's own wasm in a module Web Worker, jobs by channel and generation, main-thread slices where no worker runs |
 //! | [`hooks`] | browser-facing hooks (media queries) |
 //! | [`url`] | the scenario in the page's link (read on load, written debounced) |
 //! | [`compare_page`] | compare.html's root: compare and price designs (its own wasm, src/bin/fabricscope-compare) |
@@ -40,6 +41,7 @@ pub mod serving_page;
 pub mod congestion_page;
 pub mod training;
 pub mod url;
+pub mod worker;
 
 pub use app::App;
 

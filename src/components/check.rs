@@ -44,10 +44,34 @@ thread_local! {
 const SLICE_MS: f64 = 8.0;
 /// Lines read between looks at the clock.
 const LINES_PER_LOOK: usize = 64;
+/// Logs at least this long (bytes) are read in the page's Web Worker (src/worker.rs), off the
+/// main thread; shorter ones in main-thread slices, as every log where no worker runs (a
+/// worker's start, ~0.1 s the first time, is more than reading 64 KiB takes).
+const WORKER_MIN_BYTES: usize = 64 * 1024;
 
 thread_local! {
     /// Numbers each reading: a newer paste stops an older reading's slices.
     static READING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The worker channel of this page's readings.
+    static CHANNEL: u32 = crate::worker::channel();
+}
+
+/// Reads lines of `text` from `*at` while `more()` (asked every [`LINES_PER_LOOK`] lines);
+/// true once all are read.
+fn read_lines(text: &str, at: &mut usize, parser: &mut Parser, more: &mut dyn FnMut() -> bool) -> bool {
+    let mut lines = 0;
+    while *at < text.len() {
+        let rest = &text[*at..];
+        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        let line = rest[..end].trim_end_matches('\n');
+        parser.line(line.strip_suffix('\r').unwrap_or(line));
+        *at += end;
+        lines += 1;
+        if lines % LINES_PER_LOOK == 0 && !more() {
+            break;
+        }
+    }
+    *at >= text.len()
 }
 
 /// A log being read, line by line, in slices of at most [`SLICE_MS`] (a 1 MB log is read
@@ -67,26 +91,19 @@ impl Reading {
             return;
         }
         let start = js_sys::Date::now();
-        let mut lines = 0;
-        while self.at < self.text.len() {
-            let rest = &self.text[self.at..];
-            let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
-            let line = rest[..end].trim_end_matches('\n');
-            self.parser.line(line.strip_suffix('\r').unwrap_or(line));
-            self.at += end;
-            lines += 1;
-            if lines % LINES_PER_LOOK == 0 && js_sys::Date::now() - start > SLICE_MS && self.at < self.text.len() {
-                let pct = self.at * 100 / self.text.len().max(1);
-                self.note.set(Some(format!("Reading the log: {pct}% ({} lines)…", self.parser.lines())));
-                gloo_timers::callback::Timeout::new(0, move || self.slice()).forget();
-                return;
-            }
+        if !read_lines(&self.text, &mut self.at, &mut self.parser, &mut || js_sys::Date::now() - start <= SLICE_MS) {
+            let pct = self.at * 100 / self.text.len().max(1);
+            self.note.set(Some(format!("Reading the log: {pct}% ({} lines)…", self.parser.lines())));
+            gloo_timers::callback::Timeout::new(0, move || self.slice()).forget();
+            return;
         }
         // The check and its drawing in a task of their own, after the last slice of reading.
         let Reading { parser, note, on_measured, gen, .. } = self;
         gloo_timers::callback::Timeout::new(0, move || {
             if READING.with(|g| g.get()) == gen {
-                finish(parser.finish(), &note, &on_measured);
+                let (runs, n) = summary(parser.finish());
+                note.set(n);
+                on_measured.emit(runs);
             }
         })
         .forget();
@@ -94,8 +111,8 @@ impl Reading {
 }
 
 /// What a finished reading says: its runs, or why not (a bad paste clears the old verdict:
-/// the runs it was about are no longer what the box holds).
-fn finish(read: Result<Log, ModelError>, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
+/// the runs it was about are no longer what the box holds), and the note on what was not read.
+fn summary(read: Result<Log, ModelError>) -> (Vec<Measured>, Option<String>) {
     match read {
         Ok(log) => {
             let (runs, skipped) = Measured::from_log_noted(&log);
@@ -115,23 +132,70 @@ fn finish(read: Result<Log, ModelError>, note: &UseStateHandle<Option<String>>, 
             for k in &skipped {
                 let _ = write!(n, "{}Skipped {k}.", if n.is_empty() { "" } else { "\n" });
             }
-            note.set((!n.is_empty()).then_some(n));
-            on_measured.emit(runs);
+            (runs, (!n.is_empty()).then_some(n))
         }
-        Err(e) => {
-            note.set(Some(e.message));
-            on_measured.emit(Vec::new());
-        }
+        Err(e) => (Vec::new(), Some(e.message)),
     }
 }
 
-/// Reads pasted or dropped text into measured runs, or says why not.
+/// A log read in the worker; its answer is [`summary`]'s, as JSON.
+struct ReadTask {
+    text: String,
+    at: usize,
+    parser: Parser,
+}
+
+impl crate::worker::Task for ReadTask {
+    fn run(&mut self, more: &mut dyn FnMut() -> bool) -> crate::worker::Step {
+        if !read_lines(&self.text, &mut self.at, &mut self.parser, more) {
+            return crate::worker::Step::More(self.at as u64, self.text.len() as u64);
+        }
+        let answer = summary(std::mem::take(&mut self.parser).finish());
+        crate::worker::Step::Done(serde_json::to_string(&answer).unwrap_or_default())
+    }
+}
+
+/// check.html's worker jobs (its `main` in a worker serves them): a log's text, read.
+pub fn worker_task(job: &str) -> Box<dyn crate::worker::Task> {
+    Box::new(ReadTask { text: job.to_string(), at: 0, parser: Parser::default() })
+}
+
+/// Reads pasted or dropped text into measured runs, or says why not: a long log in the
+/// page's worker (the note shows its progress), else in main-thread slices.
 fn read(text: String, note: &UseStateHandle<Option<String>>, on_measured: &Callback<Vec<Measured>>) {
     let gen = READING.with(|g| {
         g.set(g.get().wrapping_add(1));
         g.get()
     });
-    Reading { text, at: 0, parser: Parser::default(), gen, note: note.clone(), on_measured: on_measured.clone() }.slice();
+    let reading = Reading { text, at: 0, parser: Parser::default(), gen, note: note.clone(), on_measured: on_measured.clone() };
+    let ch = CHANNEL.with(|c| *c);
+    if reading.text.len() < WORKER_MIN_BYTES {
+        crate::worker::cancel(ch, gen as u64);
+        return reading.slice();
+    }
+    let live = move || READING.with(|g| g.get()) == gen;
+    let on_progress = {
+        let note = note.clone();
+        move |done: u64, total: u64| {
+            if live() {
+                note.set(Some(format!("Reading the log in a background worker: {}%…", done * 100 / total.max(1))));
+            }
+        }
+    };
+    let on_done = {
+        let (note, on_measured) = (note.clone(), on_measured.clone());
+        move |answer: String| {
+            if !live() {
+                return;
+            }
+            let (runs, n) = serde_json::from_str::<(Vec<Measured>, Option<String>)>(&answer).unwrap_or_else(|e| (Vec::new(), Some(format!("The background reading's answer was unreadable ({e}); paste the log again."))));
+            note.set(n);
+            on_measured.emit(runs);
+        }
+    };
+    let job = reading.text.clone();
+    note.set(Some("Reading the log in a background worker: 0%…".into()));
+    crate::worker::run(ch, gen as u64, job, on_progress, on_done, move || reading.slice());
 }
 
 /// Reads a chosen or dropped file as text, then [`read`].
@@ -260,8 +324,12 @@ pub fn check_panel(p: &Props) -> Html {
             match act.as_str() {
                 "run" => read(pasted(), &note, &on_measured),
                 "clear" => {
-                    // A reading still in slices stops too.
-                    READING.with(|g| g.set(g.get().wrapping_add(1)));
+                    // A reading still in slices (or in the worker) stops too.
+                    let gen = READING.with(|g| {
+                        g.set(g.get().wrapping_add(1));
+                        g.get()
+                    });
+                    crate::worker::cancel(CHANNEL.with(|c| *c), gen as u64);
                     note.set(None);
                     on_measured.emit(Vec::new());
                 }

@@ -31,7 +31,7 @@ mod training;
 pub use bom::{bom_of, bom_panel};
 pub use memo::{memo, Panel};
 pub use chart_svg::ChartSvg;
-pub use check::{check_panel, Props as CheckProps};
+pub use check::{check_panel, worker_task as check_worker_task, Props as CheckProps};
 pub use claims::Props as ClaimsProps;
 pub use congestion::{CongestionPanel, Props as CongestionProps};
 pub use compare_congestion::{CompareCongestion, Props as CompareCongestionProps};

@@ -384,16 +384,20 @@ fn serving_body(p: &BodyProps) -> Html {
             if let Some(f) = &found {
                 { match &f.result {
                     Err(e) => html! { <p class="error" data-testid="serving-search-result">{ format!("{}: {}", e.field, e.message) }</p> },
-                    Ok(r) => match &r.best {
-                        Some(b) => html! {
-                            <p data-testid="serving-search-result" data-tp={b.tp.to_string()} data-ep={b.ep.to_string()} data-dp={b.dp.to_string()}>
-                                { format!("Best at ≥ {} tokens/s per user: TP {} × EP {} × DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms). {} deployments tried, {} refused (do not fit or do not split). ",
-                                    *target, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms, r.points.len() + r.refused as usize, r.refused) }
-                                <button type="button" onclick={use_best}>{ "Use this layout" }</button>
-                            </p>
-                        },
-                        None => html! { <p class="warning" data-testid="serving-search-result">{ format!("No deployment reaches {} tokens/s per user on this cluster ({} tried).", *target, r.points.len() + r.refused as usize) }</p> },
-                    },
+                    Ok(r) => {
+                        let timing = format!("{} deployments tried in {:.2} s {}, {} refused (do not fit or do not split). ", r.tried, f.ms / 1000.0, if f.off_thread { "in a background worker" } else { "on the page" }, r.refused);
+                        let (ms, place) = (format!("{:.0}", f.ms), if f.off_thread { "worker" } else { "page" });
+                        match &r.best {
+                            Some(b) => html! {
+                                <p data-testid="serving-search-result" data-tp={b.tp.to_string()} data-ep={b.ep.to_string()} data-dp={b.dp.to_string()} data-batch={b.batch.to_string()} data-tried={r.tried.to_string()} data-ms={ms} data-where={place}>
+                                    { format!("Best at ≥ {} tokens/s per user: TP {} × EP {} × DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms). {timing}",
+                                        *target, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms) }
+                                    <button type="button" onclick={use_best}>{ "Use this layout" }</button>
+                                </p>
+                            },
+                            None => html! { <p class="warning" data-testid="serving-search-result" data-tried={r.tried.to_string()} data-ms={ms} data-where={place}>{ format!("No deployment reaches {} tokens/s per user on this cluster. {timing}", *target) }</p> },
+                        }
+                    }
                 } }
             }
         </div>

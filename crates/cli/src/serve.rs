@@ -268,7 +268,7 @@ struct SearchJson<'a> {
 }
 
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
-    let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, max_gpus: None };
+    let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, batch_steps: 1, max_gpus: None };
     let r = fabricscope_serving::search(topo, m, &opts)?;
     if a.json {
         return output::json(&SearchJson { model: m.name(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused });

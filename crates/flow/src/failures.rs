@@ -4,10 +4,10 @@
 use crate::graph::{Fabric, LinkTier};
 use crate::traffic::Demand;
 use fabricscope_model::error::{ModelError, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What is broken, and where.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failures {
     /// NICs down on one node (the job's first): rails 0..K.
     pub nics_down: u32,

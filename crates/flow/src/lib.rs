@@ -48,7 +48,7 @@ pub mod transport;
 
 pub use failures::Failures;
 pub use graph::{ClosSpec, Fabric, LinkTier};
-pub use loads::{link_loads, Loads};
+pub use loads::{failed_fabric, link_loads, Loads};
 pub use route::Routing;
 pub use seeds::Seeds;
 pub use sim::{run, Options, Outcome, Sharing};

@@ -21,6 +21,18 @@ pub struct Loads {
     pub seed: u64,
 }
 
+/// `healthy` with the study's failures applied: the fabric [`link_loads`] loads (the page
+/// rebuilds it around loads its worker solved).
+pub fn failed_fabric(healthy: &Fabric, o: &Options) -> Result<Fabric> {
+    let Some(&first) = node_order(healthy, o.placement).first() else {
+        return Err(ModelError::new("nodes", "the fabric has no node"));
+    };
+    o.failures.check(healthy, first)?;
+    let mut fab = healthy.clone();
+    o.failures.apply(&mut fab, first);
+    Ok(fab)
+}
+
 /// The loads of seed `seed` of the study `o` on `healthy` (failures are applied here).
 pub fn link_loads(healthy: &Fabric, o: &Options, seed: u64) -> Result<Loads> {
     let jobs = o.other_jobs + 1;
@@ -30,9 +42,7 @@ pub fn link_loads(healthy: &Fabric, o: &Options, seed: u64) -> Result<Loads> {
         return Err(ModelError::new("nodes", "a job needs at least 2 nodes to use the fabric"));
     }
     let first = order[0];
-    o.failures.check(healthy, first)?;
-    let mut fab = healthy.clone();
-    o.failures.apply(&mut fab, first);
+    let fab = failed_fabric(healthy, o)?;
     let shape = Shape { traffic: o.traffic, channels: o.channels, qps: o.qps, gpus_per_node: o.gpus_per_node };
     let mut rng = Rng::new(seed);
     let ds: Vec<Demand> = (0..jobs).flat_map(|j| demands(&fab, j, &order[j as usize * per_job..(j as usize + 1) * per_job], shape, &mut rng)).collect();

@@ -6,11 +6,11 @@
 
 use crate::graph::Fabric;
 use crate::rng::{hash_salted, salt, FastMap, FastMod};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// How switches spread flows over equal-cost paths.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Routing {
     /// Static hashing: each flow (queue pair) sticks to one next hop per switch.

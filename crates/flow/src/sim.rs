@@ -13,7 +13,7 @@ use crate::traffic::{demands, node_order, Demand, Placement, Shape, Traffic};
 use crate::transport::{derates, Derate};
 use fabricscope_model::error::{ModelError, Result};
 use fabricscope_model::units::GBps;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 /// Most seeds one study runs (count; bounds a CLI or page request's time).
@@ -82,7 +82,7 @@ impl Default for Options {
 
 /// The job's figures with neighbours that never overlap it (best), always do (worst), and
 /// overlap each with probability `duty_cycle` independently (expected).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sharing {
     pub other_jobs: u32,
     pub nodes_per_job: u32,
@@ -92,8 +92,9 @@ pub struct Sharing {
     pub expected: Dist,
 }
 
-/// What a study finds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// What a study finds. Read back from its JSON (the page's worker sends it) without `per_seed`,
+/// which the JSON leaves out; the labels are the crate's own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub traffic: Traffic,
     pub routing: Routing,
@@ -115,7 +116,8 @@ pub struct Outcome {
     pub collision_probability: f64,
     /// Where the job's slowest connection is limited, most often over seeds: "nic",
     /// "leaf-spine" or "spine-core".
-    pub bottleneck_tier: &'static str,
+    #[serde(deserialize_with = "tier_label")]
+    pub bottleneck_tier: TierLabel,
     /// A connection's rate on the ideal fabric, per direction.
     #[serde(rename = "ideal_connection_GBps_per_direction")]
     pub ideal_connection_rate: GBps,
@@ -124,8 +126,24 @@ pub struct Outcome {
     pub failures: Failures,
     pub sharing: Option<Sharing>,
     /// What a flow model cannot see, as labelled bands (not applied to the fraction).
+    #[serde(skip_deserializing, default = "derates")]
     pub transport: Vec<Derate>,
+    #[serde(skip_deserializing, default = "evidence")]
     pub evidence: &'static str,
+}
+
+/// A tier's label (one of [`LinkTier::label`]'s). An alias, so serde's derive does not take
+/// the field for a string borrowed from the JSON (which would tie `Outcome` to `'static` input).
+pub type TierLabel = &'static str;
+
+/// A bottleneck tier read back: one of [`LinkTier::label`]'s.
+fn tier_label<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<&'static str, D::Error> {
+    let s = String::deserialize(d)?;
+    ["nic", "leaf-spine", "spine-core"].into_iter().find(|l| *l == s).ok_or_else(|| serde::de::Error::custom(format!("unknown bottleneck tier {s}")))
+}
+
+fn evidence() -> &'static str {
+    EVIDENCE
 }
 
 /// What every figure of an outcome rests on.

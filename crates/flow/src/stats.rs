@@ -1,10 +1,10 @@
 //! A distribution over seeds: mean and percentiles.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Mean and percentiles of one figure over seeds (linear interpolation between order
 /// statistics, the usual "type 7" definition).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Dist {
     pub mean: f64,
     pub p10: f64,

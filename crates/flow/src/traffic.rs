@@ -11,10 +11,10 @@
 
 use crate::graph::Fabric;
 use crate::rng::{FastMap, Rng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the job sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Traffic {
     /// Ring AllReduce / AllGather: each node sends to the next, per rail, channel and QP.
@@ -76,7 +76,7 @@ impl Traffic {
 }
 
 /// Where jobs' nodes sit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
     /// Consecutive nodes: a job fills leaves one after another.

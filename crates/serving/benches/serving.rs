@@ -18,7 +18,7 @@ fn bench(c: &mut Criterion) {
     // A whole search: DeepSeek-V3 on 4,096 H100 (512 nodes), batches 1 to 8192 (about 1,500
     // points since wide EP spans the stage; the per-point cost times 10^4 is the budget).
     let big = Cluster { nodes: 512, ..Cluster::default() }.topology().expect("512 nodes");
-    let opts = SearchOptions { base: d, min_tokens_per_s_per_user: 20.0, max_batch: 8192, max_gpus: None };
+    let opts = SearchOptions { base: d, min_tokens_per_s_per_user: 20.0, max_batch: 8192, batch_steps: 1, max_gpus: None };
     let r = search(&big, &model, &opts).expect("search");
     eprintln!("search points: {} evaluated, {} refused", r.points.len(), r.refused);
     c.bench_function("serve_search_4096_gpus", |b| b.iter(|| search(black_box(&big), &model, &opts)));

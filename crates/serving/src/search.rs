@@ -7,7 +7,7 @@ use crate::model::ServingModel;
 use crate::step::Server;
 use fabricscope_model::error::{ModelError, Result};
 use fabricscope_model::Topology;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What to search.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,14 +16,19 @@ pub struct SearchOptions {
     pub base: Deployment,
     /// Output tokens/s each user must see at least.
     pub min_tokens_per_s_per_user: f64,
-    /// Largest batch per DP rank tried (powers of two up to it, and up to what fits).
+    /// Largest batch per DP rank tried (see `batch_steps`; what does not fit is refused).
     pub max_batch: u32,
+    /// Batches tried per octave (rounded up to a power of two): 1 tries powers of two only;
+    /// 16 (the page's thorough search) every batch below 32, then 16 evenly spaced per
+    /// doubling (32, 34, ... 62, 64, 68, ...), so the largest batch meeting a per-user speed is
+    /// found within 1/16 of an octave instead of a factor of two.
+    pub batch_steps: u32,
     /// Largest tp x dp tried; `None`: the whole cluster.
     pub max_gpus: Option<u32>,
 }
 
 /// One deployment tried.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchPoint {
     pub tp: u32,
     pub ep: u32,
@@ -57,9 +62,22 @@ fn powers_of_two(max: u32) -> impl Iterator<Item = u32> {
     (0..32).map(|i| 1u32 << i).take_while(move |v| *v <= max)
 }
 
+/// The batches tried up to `max` with `steps` per octave: every integer below 2·steps, then
+/// those of the form m·2^k with steps <= m < 2·steps (`steps` rounded up to a power of two).
+pub fn batch_grid(max: u32, steps: u32) -> Vec<u32> {
+    let bits = steps.clamp(1, 1 << 16).next_power_of_two().trailing_zeros();
+    (1..=max.max(1))
+        .filter(|b| {
+            let len = 32 - b.leading_zeros();
+            len <= bits + 1 || b.trailing_zeros() >= len - bits - 1
+        })
+        .collect()
+}
+
 /// Every deployment `search` tries, in its order.
 pub fn candidates(topo: &Topology, model: &ServingModel, opts: &SearchOptions) -> Vec<Deployment> {
     let gpus = opts.max_gpus.unwrap_or(topo.total_gpus).min(topo.total_gpus);
+    let batches = batch_grid(opts.max_batch, opts.batch_steps);
     let mut out = Vec::new();
     for tp in powers_of_two(gpus.min(model.work.heads)) {
         for dp in powers_of_two(gpus / tp) {
@@ -70,7 +88,7 @@ pub fn candidates(topo: &Topology, model: &ServingModel, opts: &SearchOptions) -
                 Some(_) => vec![stage],
             };
             for ep in eps {
-                for batch in powers_of_two(opts.max_batch.max(1)) {
+                for &batch in &batches {
                     out.push(Deployment { phase: Phase::Decode, tp, dp, ep, pp: 1, batch, ..opts.base });
                 }
             }
@@ -155,7 +173,7 @@ mod tests {
         let topo = Cluster { nodes: 4, ..Cluster::default() }.topology().unwrap();
         for id in ["llama3-70b", "qwen3-235b-a22b"] {
             let m = serving_preset(id).unwrap();
-            let opts = SearchOptions { base: Deployment::default(), min_tokens_per_s_per_user: 30.0, max_batch: 256, max_gpus: None };
+            let opts = SearchOptions { base: Deployment::default(), min_tokens_per_s_per_user: 30.0, max_batch: 256, batch_steps: 1, max_gpus: None };
             let whole = search(&topo, &m, &opts).unwrap();
             let mut s = StagedSearch::new(&topo, &m, opts).unwrap();
             let mut calls = 0;
@@ -175,5 +193,39 @@ mod tests {
             assert_eq!(s.into_result(), whole, "{id}");
             assert!(whole.best.is_some(), "{id}");
         }
+    }
+
+    #[test]
+    fn the_batch_grid_is_powers_of_two_or_sixteen_steps_an_octave() {
+        assert_eq!(batch_grid(4096, 1), (0..=12).map(|k| 1 << k).collect::<Vec<u32>>());
+        let fine = batch_grid(4096, 16);
+        // 1..=31, then 16 per octave from 32 to 4095 (7 octaves), then 4096.
+        assert_eq!(fine.len(), 31 + 7 * 16 + 1);
+        assert_eq!(&fine[29..35], &[30, 31, 32, 34, 36, 38]);
+        assert_eq!(fine[fine.len() - 2..], [3968, 4096]);
+        // Adjacent batches differ by at most 1/16 of the smaller above 16.
+        assert!(fine.windows(2).all(|w| w[0] < 16 || (w[1] - w[0]) * 16 <= w[0]));
+        assert_eq!(batch_grid(0, 16), vec![1]);
+    }
+
+    /// The page's thorough search of issue 24: DeepSeek-V3 on the 1,024-GPU DGX H100 SuperPOD,
+    /// every TP x EP x DP (88 layouts) at 144 batches: over 10^4 deployments; and the finer
+    /// grid finds a best at least as good as the powers of two (it includes them).
+    #[test]
+    fn the_thorough_search_tries_over_ten_thousand_deployments_and_never_does_worse() {
+        let topo = fabricscope_model::presets::cluster_preset("dgx-h100-superpod").unwrap().cluster().topology().unwrap();
+        let m = serving_preset("deepseek-v3").unwrap();
+        let base = Deployment { precision: crate::Precision::Fp8, ..Deployment::default() };
+        let opts = |steps| SearchOptions { base, min_tokens_per_s_per_user: 20.0, max_batch: 4096, batch_steps: steps, max_gpus: None };
+        let coarse = candidates(&topo, &m, &opts(1));
+        let fine = candidates(&topo, &m, &opts(16));
+        assert_eq!(coarse.len(), 1144);
+        assert_eq!(fine.len(), 1144 / 13 * 144);
+        let t = std::time::Instant::now();
+        let best_fine = search(&topo, &m, &opts(16)).unwrap().best.unwrap();
+        eprintln!("thorough search: {} deployments in {:?}", fine.len(), t.elapsed());
+        let best_coarse = search(&topo, &m, &opts(1)).unwrap().best.unwrap();
+        assert!(best_fine.tokens_per_s_per_gpu >= best_coarse.tokens_per_s_per_gpu);
+        assert!(best_fine.tokens_per_s_per_user >= 20.0);
     }
 }

@@ -1,4 +1,9 @@
-//! check.html's wasm: mounts "Check a real cluster" (fabricscope_web::check_page) only.
+//! check.html's wasm: mounts "Check a real cluster" (fabricscope_web::check_page) only; started
+//! again in the page's Web Worker (no `window`), it reads long logs instead.
 fn main() {
-    fabricscope_web::check_page::mount();
+    if fabricscope_web::worker::in_worker() {
+        fabricscope_web::worker::serve(fabricscope_web::check_page::worker_task);
+    } else {
+        fabricscope_web::check_page::mount();
+    }
 }
