@@ -124,7 +124,17 @@ export function longestTask(what, durations) {
 export function watch(page, problems) {
   page.on('console', (m) => m.type() === 'error' && problems.push(`console error: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.on('requestfailed', (r) => {
+    // A framed page's load cut short by the next fragment the outer page gives it (a slider
+    // moved while the frame loads) is superseded, not failed: the frame loads the newer one.
+    let superseded = false;
+    try {
+      superseded = r.isNavigationRequest() && r.frame() !== page.mainFrame() && r.failure()?.errorText === 'net::ERR_ABORTED';
+    } catch {
+      // A service worker's request has no frame: not a framed page's load.
+    }
+    if (!superseded) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`);
+  });
   page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
   return problems;
 }
