@@ -12,7 +12,7 @@
 use crate::graph::{Fabric, LinkTier};
 use crate::maxmin::{Allocation, FULL};
 use crate::route::Router;
-use crate::solved::{cut, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
+use crate::solved::{cut, each_path, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
 use crate::traffic::Demand;
 use fabricscope_model::error::Result;
 
@@ -115,16 +115,7 @@ pub(crate) fn first_level(fab: &Fabric, router: &mut Router, caps: &[f64], salt:
                 keys.push(path_key(&hops[s..]));
             }
         }
-        keys.sort_unstable();
-        let mut k = 0;
-        while k < keys.len() {
-            let mut j = k + 1;
-            while j < keys.len() && keys[j] == keys[k] {
-                j += 1;
-            }
-            push(&mut out, &mut ends.iter().copied().chain(unpack(keys[k])), (j - k) as u32, i);
-            k = j;
-        }
+        each_path(&mut keys, |key, n| push(&mut out, &mut ends.iter().copied().chain(unpack(key)), n, i));
     }
     Ok(done(job0, hit).then_some(out))
 }

@@ -10,7 +10,7 @@ use crate::classes::Classes;
 use crate::graph::{Fabric, LinkTier};
 use crate::maxmin::{max_min, max_min_until, Allocation, Incidence, Paths, Uniform};
 use crate::early::first_level;
-use crate::solved::{cut, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
+use crate::solved::{cut, each_path, path_key, unpack, Need, Owner, PathKey, Solved, MAX_HOPS};
 use crate::rng::{salt, FastMap};
 use crate::route::{Router, Routing};
 use crate::traffic::{Demand, Traffic};
@@ -106,20 +106,12 @@ fn ecmp(fab: &Fabric, router: &mut Router, caps: &[f64], seed: u64, ds: &[Demand
                 keys.push(path_key(&hops[s..]));
             }
         }
-        // Connections on one path are one flow (they share every link): sorted, then runs.
-        keys.sort_unstable();
-        let mut k = 0;
-        while k < keys.len() {
-            let mut j = k + 1;
-            while j < keys.len() && keys[j] == keys[k] {
-                j += 1;
-            }
+        each_path(&mut keys, |key, n| {
             buf.clear();
             buf.extend_from_slice(&ends);
-            buf.extend(unpack(keys[k]));
-            push(&mut paths, &buf, (j - k) as u32, i);
-            k = j;
-        }
+            buf.extend(unpack(key));
+            push(&mut paths, &buf, n, i);
+        });
     }
     let alloc = rates(fab, caps, &paths, ds, &owner, &nic_only, &conns_on, need);
     let ideal = nic_only.iter().fold(f64::INFINITY, |m, &x| m.min(x));

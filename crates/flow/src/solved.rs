@@ -61,3 +61,18 @@ pub(crate) fn unpack(k: PathKey) -> impl Iterator<Item = u32> {
     k.into_iter().take_while(|&l| l != u32::MAX)
 }
 
+/// Connections on one path are one flow (they share every link): sorts `keys`, then calls
+/// `each` once per distinct path with the number of connections on it.
+pub(crate) fn each_path(keys: &mut [PathKey], mut each: impl FnMut(PathKey, u32)) {
+    keys.sort_unstable();
+    let mut k = 0;
+    while k < keys.len() {
+        let mut j = k + 1;
+        while j < keys.len() && keys[j] == keys[k] {
+            j += 1;
+        }
+        each(keys[k], (j - k) as u32);
+        k = j;
+    }
+}
+
