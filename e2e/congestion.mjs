@@ -141,6 +141,11 @@ async function main() {
       assert(links > 0, `the loaded fat tree is drawn: ${links} lines`);
       const cli = await f.textContent('[data-testid=fabric-loads-cli]');
       assert(cli.includes('fabricscope congestion') && cli.includes('--routing ecmp') && cli.includes('--oversubscription 2') && cli.includes('--svg'), cli);
+      // The throughput over message size with the spread over seeds: AllReduce's ring traffic.
+      const spread = await f.$$eval('[data-testid=busbw-over-seeds] path[data-role=band]', (p) => p.length);
+      assert(spread === 1, `the busbw chart shades the seeds' p10-p90: ${spread}`);
+      const at = await f.$eval('[data-testid=busbw-over-seeds-at-key]', (e) => [+e.dataset.alone, +e.dataset.p50]);
+      assert(at[1] > 0 && at[1] <= at[0], `median under the study ${at[1]} <= alone ${at[0]}`);
     });
 
     await check('adaptive routing narrows the band', async () => {

@@ -65,7 +65,7 @@ fn Body(p: &BodyProps) -> Html {
                 <CompareCongestion {designs} {dark} {compact} />
             }
             <CongestionPanel cluster={v.cluster.clone()} ratio={fabric.map_or(1.0, |f| f.oversubscription)}
-                leaves={fabric.map_or(0, |f| f.leaves)} op={fabricscope_model::Collective::AllReduce} busbw={v.key.map(|k| k.busbw.0)}
+                leaves={fabric.map_or(0, |f| f.leaves)} op={fabricscope_model::Collective::AllReduce}
                 key_bytes={v.key_bytes} {dark} {compact} on_action={dispatch} step_s={None::<f64>} />
         </>
     }

@@ -9,7 +9,8 @@ use crate::congestion::{cli_line, routing_of, use_congestion, Settings, Study};
 use crate::eval::size_words;
 use crate::hooks::use_on_screen;
 use fabricscope_charts::scale::gbps_label;
-use fabricscope_charts::{fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
+use fabricscope_charts::{busbw_spread_chart, fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
+use fabricscope_flow::compose::{busbw_spread, traffic_is_of, BusbwSpread};
 use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
 use fabricscope_model::{Cluster, Collective};
 use web_sys::HtmlSelectElement;
@@ -23,10 +24,8 @@ pub struct Props {
     /// The fat tree's leaf oversubscription (down:up) and its leaves (0 without a fabric).
     pub ratio: f64,
     pub leaves: u32,
-    /// The collective of the throughput chart and its busbw at the headline size (GB/s per
-    /// direction; None for a single GPU).
+    /// The collective of the throughput chart and its headline size (bytes).
     pub op: Collective,
-    pub busbw: Option<f64>,
     pub key_bytes: u64,
     /// The training search's step time, seconds (None before it answers).
     pub step_s: Option<f64>,
@@ -169,10 +168,11 @@ pub fn congestion_panel(props: &Props) -> Html {
     // The charts of an answer are drawn once per answer and theme, not on every input.
     let svgs = {
         let done = done.clone();
-        use_memo((done.as_ref().map(|d| d.seq), props.dark, props.compact), move |(_, dark, compact)| {
+        use_memo((done.as_ref().map(|d| d.seq), props.dark, props.compact, props.op, props.key_bytes), move |(_, dark, compact, op, key)| {
             let theme = Theme::for_dark(*dark);
             let width = if *compact { 360 } else { 720 };
-            done.as_ref().and_then(|d| d.studies.first()).map(|s| charts(s, &theme, width)).unwrap_or_default()
+            let first = done.as_ref().and_then(|d| d.studies.first().zip(d.key.first()));
+            first.map(|(s, k)| charts(s, &k.0, *op, *key, &theme, width, *compact)).unwrap_or_default()
         })
     };
     html! {
@@ -220,9 +220,35 @@ pub fn congestion_panel(props: &Props) -> Html {
     }
 }
 
-/// The band chart and the loaded fat tree of an answer (empty when it has none).
-fn charts(d: &Study, theme: &Theme, width: u32) -> (AttrValue, Option<AttrValue>) {
-    let Ok(o) = &d.outcome else { return Default::default() };
+/// What an answer draws: the band chart, the loaded fat tree, and the collective's busbw over
+/// the seeds (when the study is its traffic), with its figures at the headline size.
+#[derive(Default, Clone, PartialEq)]
+struct Drawn {
+    bands: AttrValue,
+    drawing: Option<AttrValue>,
+    busbw: Option<(AttrValue, BusbwSpread)>,
+}
+
+/// Sizes of the busbw-over-seeds chart, bytes: 64 KiB to 16 GiB in powers of two.
+const SPREAD_SIZES: std::ops::RangeInclusive<u32> = 16..=34;
+
+/// The busbw over seeds of `op` on `cluster` for the study `o`, and its figures at `key`
+/// bytes; `None` when the study is not that collective's traffic (or one node: no network).
+fn busbw_over_seeds(o: &Outcome, cluster: &Cluster, op: Collective, key: u64, theme: &Theme, width: u32, compact: bool) -> Option<(AttrValue, BusbwSpread)> {
+    if cluster.nodes < 2 || !traffic_is_of(op, o.traffic) {
+        return None;
+    }
+    let topo = cluster.topology().ok()?;
+    let mut sizes: Vec<u64> = SPREAD_SIZES.map(|e| 1u64 << e).collect();
+    let rows = busbw_spread(&topo, op, o.traffic, &o.throughput_fraction, &sizes).ok()?;
+    sizes = vec![key];
+    let at_key = busbw_spread(&topo, op, o.traffic, &o.throughput_fraction, &sizes).ok()?.first().copied()?;
+    Some((AttrValue::from(busbw_spread_chart(&rows, op.name(), width, compact, theme)), at_key))
+}
+
+/// The charts of an answer (empty when it has none).
+fn charts(d: &Study, cluster: &Cluster, op: Collective, key: u64, theme: &Theme, width: u32, compact: bool) -> Drawn {
+    let Ok(o) = &d.outcome else { return Drawn::default() };
     let f = &o.throughput_fraction;
     let mut rows = vec![band(if o.sharing.is_some() { "expected" } else { o.routing.id() }, f, 0)];
     if let Some(s) = &o.sharing {
@@ -235,10 +261,10 @@ fn charts(d: &Study, theme: &Theme, width: u32) -> (AttrValue, Option<AttrValue>
         let what = if o.deterministic { format!("{} {}", o.traffic.id(), o.routing.id()) } else { format!("{} {}, the median of {} seeds: seed {}", o.traffic.id(), o.routing.id(), o.seeds, l.seed) };
         AttrValue::from(fabric_loads_chart(l, &LoadsOptions { width, bottleneck_tier: o.bottleneck_tier.to_string(), what }, theme))
     });
-    (bands, drawing)
+    Drawn { bands, drawing, busbw: busbw_over_seeds(o, cluster, op, key, theme, width, compact) }
 }
 
-fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Option<AttrValue>)) -> Html {
+fn result(d: &Study, settings: &Settings, props: &Props, svgs: &Drawn) -> Html {
     let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
     let o = match &d.outcome {
         Ok(o) => o,
@@ -246,7 +272,7 @@ fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Opti
         Err(e) => return html! { <p class="error" role="alert" data-testid="congestion-error">{ format!("{}: {}", e.field, e.message) }</p> },
     };
     let f = &o.throughput_fraction;
-    let (bands, drawing) = svgs.clone();
+    let Drawn { bands, drawing, busbw } = svgs.clone();
     html! {
         <>
             { for note }
@@ -258,7 +284,13 @@ fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Opti
                     pct(o.collision_probability), o.bottleneck_tier) }
             </p>
             <div class="chart-svg" data-testid="congestion-bands"><ChartSvg svg={bands} /></div>
-            { meaning(o, props) }
+            { meaning(o, props, busbw.as_ref().map(|b| &b.1)) }
+            if let Some((svg, _)) = busbw {
+                <figure class="congestion-drawing" data-testid="busbw-over-seeds">
+                    <figcaption class="chart-sub">{ format!("{} busbw on the whole cluster: alone on the fabric, and over this study's seeds (the fraction replaces the network's routing factor; docs/flow.md)", props.op.name()) }</figcaption>
+                    <div class="chart-svg"><ChartSvg {svg} /></div>
+                </figure>
+            }
             if let Some(svg) = drawing {
                 <figure class="congestion-drawing" data-testid="fabric-loads">
                     <figcaption class="chart-sub">{ "The fat tree's first plane with each link's load in that seed (rates are each flow's max-min share)." }</figcaption>
@@ -278,17 +310,14 @@ fn result(d: &Study, settings: &Settings, props: &Props, svgs: &(AttrValue, Opti
 }
 
 /// The fraction against the page's collective and step time, with the assumption stated.
-fn meaning(o: &Outcome, props: &Props) -> Html {
-    let c = &props.cluster;
-    let ring_op = !matches!(props.op, Collective::AllToAll);
-    let matches = (o.traffic == Traffic::Ring && ring_op) || (o.traffic == Traffic::AllToAll && !ring_op);
-    let busbw = props.busbw.filter(|_| matches && c.nodes > 1).map(|b| {
-        let eth = c.nic.spec().routing == fabricscope_model::catalog::Routing::Ecmp;
+fn meaning(o: &Outcome, props: &Props, at_key: Option<&BusbwSpread>) -> Html {
+    let matches = traffic_is_of(props.op, o.traffic);
+    let busbw = at_key.map(|b| {
+        let spread = if o.deterministic { String::new() } else { format!(", {} to {} GB/s from p10 to p90", gbps_label(b.p10), gbps_label(b.p90)) };
         html! {
-            <li data-testid="busbw-times-fraction">
-                { format!("{} busbw at {}: {} GB/s in the model; × the median fraction {} ≈ {} GB/s. ", props.op.name(), size_words(props.key_bytes), gbps_label(b), pct(o.throughput_fraction.p50), gbps_label(b * o.throughput_fraction.p50)) }
-                { "Assumes the network's slowest flow sets the whole collective's pace." }
-                if eth { { " On Ethernet the model's busbw already includes its own ECMP collision estimate, so this may count collisions twice." } }
+            <li data-testid="busbw-over-seeds-at-key" data-alone={b.alone.to_string()} data-p50={b.p50.to_string()}>
+                { format!("{} busbw at {}: {} GB/s alone on the fabric (the analytical model); under this study {} GB/s at the median fraction{spread}. ", props.op.name(), size_words(props.key_bytes), gbps_label(b.alone), gbps_label(b.p50)) }
+                { "NCCL's choice of algorithm is timed again at each fraction, which replaces the network's routing factor; assumes the network's slowest flow sets the whole collective's pace." }
             </li>
         }
     });
@@ -296,11 +325,11 @@ fn meaning(o: &Outcome, props: &Props) -> Html {
         <ul class="notes" data-testid="congestion-meaning">
             { for busbw }
             if !matches {
-                <li>{ format!("The {} traffic studied is not the {} of the charts above: the fraction is not applied to its busbw.", o.traffic.id(), props.op.name()) }</li>
+                <li>{ format!("The {} traffic studied is not the {} of the charts above: no busbw is derived from it.", o.traffic.id(), props.op.name()) }</li>
             }
             <li>{ match props.step_s {
-                Some(s) => format!("Training step: {} in the model, not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out.", fabricscope_charts::training::seconds_label(s)),
-                None => "Training step: not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out.".to_string(),
+                Some(s) => format!("Training step: {} in the model, not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; `fabricscope train` with the same routing, sharing and failure flags prints the step time over seeds.", fabricscope_charts::training::seconds_label(s)),
+                None => "Training step: not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; `fabricscope train` with the same routing, sharing and failure flags prints the step time over seeds.".to_string(),
             } }</li>
         </ul>
     }

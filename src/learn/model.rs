@@ -223,7 +223,7 @@ pub fn algos(scenario: &Scenario, bytes: u64, proto: &str, width: u32, dark: boo
         let sizes: Vec<Bytes> = sweep_sizes(s.view.min_bytes, s.view.max_bytes).collect();
         let extra = curves(&comm, op, &sizes, s.view.algbw)
             .into_iter()
-            .map(|(a, points)| fabricscope_charts::Series { label: format!("{} forced", a.id()), points, band: Vec::new() })
+            .map(|(a, points)| fabricscope_charts::Series { label: format!("{} forced", a.id()), points, ..Default::default() })
             .collect();
         if let Ok(r) = fabricscope_model::evaluate(&s) {
             svg = fabricscope_charts::report::throughput_chart_with(&r, &s.view, &Theme::for_dark(dark), width, 420, width < 600, extra);

@@ -88,3 +88,44 @@ mod tests {
         }
     }
 }
+
+/// A collective's busbw against message size under a flow study: alone on the fabric (the
+/// analytical model) and over the study's seeds (the median, shaded from p10 to p90).
+pub fn busbw_spread_chart(rows: &[fabricscope_flow::compose::BusbwSpread], op: &str, width: u32, compact: bool, theme: &Theme) -> String {
+    use crate::collective::{collective_chart, ChartOptions, Series};
+    let pts = |f: fn(&fabricscope_flow::compose::BusbwSpread) -> f64| rows.iter().map(|r| (r.bytes, f(r))).collect();
+    let series = [
+        Series { label: "alone on the fabric (analytical model)".into(), points: pts(|r| r.alone), ..Series::default() },
+        Series {
+            label: "under this study: median over seeds, shaded p10 to p90".into(),
+            points: pts(|r| r.p50),
+            spread: rows.iter().map(|r| (r.p10, r.p90)).collect(),
+            ..Series::default()
+        },
+    ];
+    let opts = ChartOptions {
+        width,
+        height: if compact { 340 } else { 380 },
+        min_bytes: rows.first().map_or(1 << 16, |r| r.bytes),
+        max_bytes: rows.last().map_or(16 << 30, |r| r.bytes),
+        y_label: "busbw, GB/s per direction".into(),
+        linear: true,
+        description: format!("{op} busbw against message size, alone on the fabric and over the flow model's seeds"),
+        ..ChartOptions::default()
+    };
+    collective_chart(&series, &opts, theme)
+}
+
+#[cfg(test)]
+mod spread_tests {
+    use super::*;
+    use fabricscope_flow::compose::BusbwSpread;
+
+    #[test]
+    fn the_study_is_a_shaded_median_under_the_analytical_line() {
+        let rows: Vec<BusbwSpread> = (16..=34).map(|e| BusbwSpread { bytes: 1 << e, alone: 300.0, p10: 150.0, p50: 200.0, p90: 250.0 }).collect();
+        let svg = busbw_spread_chart(&rows, "AllReduce", 720, false, &Theme::light());
+        assert_eq!(svg.matches("data-role=\"band\"").count(), 1, "one shaded spread");
+        assert!(svg.contains("alone on the fabric") && svg.contains("p10 to p90"));
+    }
+}

@@ -21,7 +21,7 @@ pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
         let (exp, band): (Vec<(u64, f64)>, Vec<f64>) = rows.clone().map(|w| ((w.bytes, w.expected_busbw), w.band_pct.unwrap_or(0.0) / 100.0)).unzip();
         let name = p.op.name();
         let run = if r.plateaus.len() > 1 { format!(" (run {})", p.run + 1) } else { String::new() };
-        series.push(Series { label: format!("{name} expected{run}"), points: exp, band });
+        series.push(Series { label: format!("{name} expected{run}"), points: exp, band, ..Series::default() });
         points.push(Points { label: format!("{name} measured{run}"), points: rows.map(|w| (w.bytes, w.measured_busbw)).collect() });
     }
     let lo = r.rows.iter().map(|w| w.bytes).min().unwrap_or(8);

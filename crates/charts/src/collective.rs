@@ -20,6 +20,9 @@ pub struct Series {
     /// Relative half-width of the error band at each point (0.04 = ±4%), shaded around the
     /// line; empty, or 0 at a point, where nothing backs the number.
     pub band: Vec<f64>,
+    /// A band of its own at each point instead, (low, high) in GB/s per direction (e.g. p10
+    /// to p90 over the flow model's seeds); used where not empty.
+    pub spread: Vec<(f64, f64)>,
 }
 
 /// A point of a series to mark and label, e.g. where NCCL's algorithm or protocol changes.
@@ -278,19 +281,28 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
     let to_px = |p: &(f64, f64)| (x.px(p.0), ya.px(yv(p.1)));
     // Error bands under the lines: the value x (1 ± band), kept inside the plot.
     for (i, s) in series.iter().enumerate() {
-        let pts: Vec<(f64, f64, f64)> = s
-            .points
-            .iter()
-            .zip(&s.band)
-            .filter(|((b, g), e)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0 && **e > 0.0)
-            .map(|((b, g), e)| ((*b as f64).log2(), *g, *e))
-            .collect();
+        // (log2 size, low, high) of each point with a band.
+        let pts: Vec<(f64, f64, f64)> = if s.spread.is_empty() {
+            s.points
+                .iter()
+                .zip(&s.band)
+                .filter(|((b, g), e)| *b >= min_b && *b <= max_b && g.is_finite() && *g > 0.0 && **e > 0.0)
+                .map(|((b, g), e)| ((*b as f64).log2(), (g * (1.0 - e)).max(g * 0.01), g * (1.0 + e)))
+                .collect()
+        } else {
+            s.points
+                .iter()
+                .zip(&s.spread)
+                .filter(|((b, _), (lo, hi))| *b >= min_b && *b <= max_b && lo.is_finite() && hi.is_finite() && *lo > 0.0 && hi >= lo)
+                .map(|((b, _), (lo, hi))| ((*b as f64).log2(), *lo, *hi))
+                .collect()
+        };
         if pts.len() < 2 {
             continue;
         }
         let clamp = |py: f64| py.clamp(top, bottom);
-        let upper = pts.iter().map(|(bx, g, e)| (x.px(*bx), clamp(ya.px(yv(g * (1.0 + e))))));
-        let lower = pts.iter().rev().map(|(bx, g, e)| (x.px(*bx), clamp(ya.px(yv((g * (1.0 - e)).max(g * 0.01))))));
+        let upper = pts.iter().map(|(bx, _, hi)| (x.px(*bx), clamp(ya.px(yv(*hi)))));
+        let lower = pts.iter().rev().map(|(bx, lo, _)| (x.px(*bx), clamp(ya.px(yv(*lo)))));
         let mut path = String::from("M");
         for (k, (px, py)) in upper.chain(lower).enumerate() {
             use std::fmt::Write;
@@ -447,6 +459,7 @@ mod tests {
             label: label.into(),
             band: vec![0.05; points.len()],
             points,
+            spread: Vec::new(),
         }
     }
 
@@ -526,10 +539,23 @@ mod tests {
     }
 
     #[test]
+    fn a_spread_is_shaded_between_its_own_low_and_high() {
+        let mut a = curve("seeds", 100.0);
+        a.band = Vec::new();
+        a.spread = a.points.iter().map(|p| (0.5 * p.1, 0.9 * p.1)).collect();
+        let svg = collective_chart(&[a.clone()], &ChartOptions::default(), &Theme::light());
+        assert_eq!(count(&svg, "data-role=\"band\""), 1);
+        a.spread = a.points.iter().map(|p| (0.9 * p.1, 0.5 * p.1)).collect();
+        let svg = collective_chart(&[a], &ChartOptions::default(), &Theme::light());
+        assert_eq!(count(&svg, "data-role=\"band\""), 0, "a low above its high is not drawn");
+    }
+
+    #[test]
     fn unusable_points_are_skipped_not_fatal() {
         let s = [Series {
             label: "odd".into(),
             band: Vec::new(),
+            spread: Vec::new(),
             points: vec![
                 (0, 1.0),
                 (8, f64::NAN),

@@ -62,7 +62,7 @@ pub fn compare_chart(id: &str, designs: &[DesignData], view: &View, theme: &Them
     let op = view.selected_op;
     let title = compare_title(id)?;
     let lines = |pts: &dyn Fn(&DesignData) -> Vec<(u64, f64)>| -> Vec<Series> {
-        designs.iter().map(|d| Series { label: d.name.to_string(), points: pts(d), band: Vec::new() }).collect()
+        designs.iter().map(|d| Series { label: d.name.to_string(), points: pts(d), ..Series::default() }).collect()
     };
     let plot = |series: &[Series], opts: ChartOptions| collective_chart(series, &ChartOptions { width: w, height: if compact { 380 } else { 440 }, description: title.into(), ..opts }, theme);
     let size = view.headline_bytes();

@@ -287,6 +287,7 @@ pub fn throughput_chart_with(r: &Report, v: &View, theme: &Theme, width: u32, he
                 let m = t.error_band_pct.unwrap_or(0.0);
                 (if t.extrapolated { t.worst_error_pct.unwrap_or(m).max(m) } else { m }) / 100.0
             }).collect(),
+            spread: Vec::new(),
         });
         // A change below the shown sizes is marked at the first shown size.
         let mut changes = choice_changes(c);

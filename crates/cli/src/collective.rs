@@ -8,7 +8,6 @@ use crate::flow_args::{study_line, FlowArgs, FlowJson, Spread};
 use crate::output;
 use clap::Args;
 use fabricscope_flow::Traffic;
-use fabricscope_model::network::FlowFractions;
 use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice, Topology};
 use serde::Serialize;
@@ -155,12 +154,6 @@ fn traffic_of(op: Collective, algorithm: &str) -> Traffic {
     }
 }
 
-/// The prediction with the network tier at fraction `f` of its bandwidth (the flow model's).
-pub fn with_fraction(topo: &Topology, f: f64, traffic: Traffic) -> Topology {
-    let flow = if traffic == Traffic::AllToAll { FlowFractions { ring: None, all_to_all: Some(f) } } else { FlowFractions { ring: Some(f), all_to_all: None } };
-    Topology { flow: Some(flow), ..topo.clone() }
-}
-
 pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let comm = a.group.comm(&topo)?;
@@ -201,7 +194,7 @@ fn run_flow(a: &CollectiveArgs, topo: &Topology, comm: &Comm, p: &Prediction) ->
         let q = match seen.iter().find(|(x, _)| *x == f) {
             Some((_, q)) => q.clone(),
             None => {
-                let t = with_fraction(topo, f.max(1e-9), traffic);
+                let t = fabricscope_flow::compose::with_fraction(topo, f, traffic);
                 let q = a.algo.predict(&a.group.comm(&t)?, a.op, a.bytes)?;
                 seen.push((f, q.clone()));
                 q

@@ -18,6 +18,7 @@
 //! | [`traffic`] | ring, all-to-all and permutation demands; job placement |
 //! | [`route`] | ECMP hash draws and even splits over equal-cost paths |
 //! | [`maxmin`] | max-min fair rates by progressive filling (event-driven) |
+//! | [`compose`] | the fraction composed with the analytical model: busbw over seeds |
 //! | [`classes`] | interchangeable demands grouped into flow classes (exact) |
 //! | [`early`] | ECMP's early answer: a collective's figures from the first filling level |
 //! | [`solved`] | what a solve returns and what a study asks of it |
@@ -31,6 +32,7 @@
 //! | [`rng`] | a small deterministic PRNG and the per-switch hash |
 
 pub mod classes;
+pub mod compose;
 mod early;
 pub mod failures;
 pub mod graph;
