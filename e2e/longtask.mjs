@@ -60,6 +60,12 @@ function instrument(longMs) {
     const s = document.querySelector('[data-testid=training-status]')?.textContent;
     if (s) window.__statuses.add(s.replace(/\d+%/, 'N%'));
   }).observe(document, { subtree: true, childList: true, characterData: true });
+  // Each time the training panel turns busy (a search starts), however briefly: a fast search
+  // can start and answer between two polls of the test.
+  window.__busyAt = [];
+  new MutationObserver(() => {
+    if (document.querySelector('[data-testid=training]')?.getAttribute('aria-busy') === 'true') window.__busyAt.push(performance.now());
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['aria-busy'] });
   window.__keys = [];
   document.addEventListener(
     'keydown',
@@ -87,21 +93,25 @@ async function run(browser, origin, c) {
   // starts again on the new cluster, and the page must answer it all the same).
   let typed = false;
   let restarted = false;
+  let keyAt = 0;
   const t0 = Date.now();
   while (Date.now() - t0 < 120000) {
     const s = await status(page);
     // Typed mid-search when the poll catches it, else (a fast search) right after it.
     if (!typed && (/searching: \d+% of \d+ layouts/.test(s) || / layouts searched$/.test(s))) {
       await page.focus('#nodes-number');
+      keyAt = await page.evaluate(() => performance.now());
       await page.keyboard.press('End');
       await page.keyboard.press('Backspace');
       await page.keyboard.type(String(c.scenario.cluster.nodes - 1).slice(-1));
       typed = true;
+      // Typed mid-search, the panel stays busy through the restart (no new mutation).
+      restarted = await busy(page);
     }
-    const b = await busy(page);
-    // The key restarts the search: wait for that search, not the one it interrupted.
-    if (typed && b) restarted = true;
-    if (restarted && !b && / layouts searched$/.test(s)) break;
+    // The key restarts the search: wait for that search, not the one it interrupted (seen
+    // busy after the key, by the page's own record: it may have answered between polls).
+    if (typed && !restarted) restarted = await page.evaluate((t) => window.__busyAt.some((x) => x >= t), keyAt);
+    if (restarted && !(await busy(page)) && / layouts searched$/.test(await status(page))) break;
     await page.waitForTimeout(20);
   }
   const res = await page.evaluate(
