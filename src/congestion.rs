@@ -5,6 +5,7 @@
 //! the new one is complete.
 
 use crate::worker::{self, Step, Task};
+use fabricscope_flow::sim::seed_work;
 use fabricscope_flow::{failed_fabric, link_loads, ClosSpec, Fabric, Failures, Loads, Options, Outcome, Placement, Routing, Seeds, Traffic};
 use fabricscope_model::{Cluster, ModelError};
 use serde::{Deserialize, Serialize};
@@ -98,10 +99,6 @@ pub fn options(s: &Settings, c: &Cluster) -> Options {
     }
 }
 
-/// Paths (ECMP) or demands (split) one seed routes, as crates/flow's sim counts them.
-pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
-    fabricscope_flow::sim::seed_work(spec, o)
-}
 
 /// Whether one seed fits `lim`.
 pub fn fits(spec: &ClosSpec, o: &Options, lim: &Limits) -> bool {

@@ -328,8 +328,8 @@ fn meaning(o: &Outcome, props: &Props, at_key: Option<&BusbwSpread>) -> Html {
                 <li>{ format!("The {} traffic studied is not the {} of the charts above: no busbw is derived from it.", o.traffic.id(), props.op.name()) }</li>
             }
             <li>{ match props.step_s {
-                Some(s) => format!("Training step: {} in the model, not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; `fabricscope train` with the same routing, sharing and failure flags prints the step time over seeds.", fabricscope_charts::training::seconds_label(s)),
-                None => "Training step: not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; `fabricscope train` with the same routing, sharing and failure flags prints the step time over seeds.".to_string(),
+                Some(s) => format!("Training step: {} in the model, not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; fabricscope train with the same routing, sharing and failure flags prints the step time over seeds.", fabricscope_charts::training::seconds_label(s)),
+                None => "Training step: not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; fabricscope train with the same routing, sharing and failure flags prints the step time over seeds.".to_string(),
             } }</li>
         </ul>
     }
