@@ -2,6 +2,9 @@
 // compare.html the flow model took their bundles over budget), which the explorer and
 // compare.html show in a frame for their design, against a release build:
 // - the explorer's frame loads once scrolled near and shows the panel for its cluster;
+// - the explorer's training layout reaches the frame (p=): its step alone equals the explorer's
+//   step time, under ECMP at 2:1 the step over seeds is no shorter, a GPU at half speed
+//   stretches it, a bad slow-GPU count is refused with its reason;
 // - 16 nodes, not rail-optimized, 2:1 oversubscribed, ECMP: a band with p10 < p90 and a
 //   collision probability; adaptive routing narrows it; a NIC down lowers the fraction; the
 //   loaded fat tree's command line (`fabricscope congestion ... --svg`, drawn by the CLI: on the
@@ -110,6 +113,43 @@ async function main() {
       await page.waitForTimeout(300);
       const fit = await page.$eval('[data-testid=congestion-frame]', (fr) => [fr.getBoundingClientRect().height, fr.contentDocument.body.scrollHeight]);
       assert(Math.abs(fit[0] - fit[1]) <= 2, `frame ${fit[0]} px for content ${fit[1]} px`);
+    });
+
+    await check("the explorer's training layout is timed over the study's seeds; a slow GPU stretches it", async () => {
+      // The explorer's search answers; its layout reaches the frame's link (p=) and the panel.
+      await page.waitForSelector('[data-testid=step-time]', { timeout: 60000 });
+      const f = await frameOf(page);
+      await show(f);
+      const stepNumbers = async () => {
+        await f.waitForSelector('[data-testid=step-over-seeds-numbers]', { timeout: 60000 });
+        await answered(f);
+        return f.$eval('[data-testid=step-over-seeds-numbers]', (n) => ({ alone: +n.dataset.alone, p10: +n.dataset.p10, p50: +n.dataset.p50, p90: +n.dataset.p90, seeds: +n.dataset.seeds }));
+      };
+      const explorer = await page.$eval('[data-testid=step-time]', (e) => +e.dataset.value);
+      const s0 = await stepNumbers();
+      assert(Math.abs(s0.alone - explorer) <= 1e-6 * explorer, `alone ${s0.alone} s is the explorer's step ${explorer} s`);
+      assert(s0.p10 <= s0.p50 && s0.p50 <= s0.p90 && s0.p10 >= s0.alone * (1 - 1e-9), JSON.stringify(s0));
+      const caption = await f.textContent('[data-testid=step-over-seeds] figcaption');
+      assert(/TP\d+ PP\d+ DP\d+/.test(caption), caption);
+      // 2:1 under ECMP: the ring's fraction drops, and the step can only grow.
+      await f.selectOption('#cg-oversub', '2');
+      await f.selectOption('#cg-routing', 'ecmp');
+      await page.waitForTimeout(500);
+      const s1 = await stepNumbers();
+      assert(s1.p50 >= s1.alone && s1.p90 >= s1.p50, `under ECMP at 2:1 ${JSON.stringify(s1)}`);
+      // One GPU at half speed: its stage's compute and bubble take twice as long.
+      await setNumber(f, '#cg-slow-speed', 50);
+      await setNumber(f, '#cg-slow', 1);
+      await page.waitForTimeout(300);
+      const s2 = await stepNumbers();
+      assert(s2.p50 > s1.p50 * 1.2 && s2.p50 < s1.p50 * 2.0 + 1e-9, `a GPU at half speed: ${s2.p50} s against ${s1.p50} s`);
+      await setNumber(f, '#cg-slow', 99999999);
+      assert((await f.textContent('[data-testid=congestion-input-error]')).includes('Slow GPUs'), 'a bad count is refused with its reason');
+      await setNumber(f, '#cg-slow', 0);
+      await setNumber(f, '#cg-slow-speed', 80);
+      await f.selectOption('#cg-routing', 'adaptive');
+      await f.selectOption('#cg-oversub', '1');
+      await f.locator('[data-testid=step-over-seeds]').screenshot({ path: join(out, 'congestion-step.png') });
     });
 
     // Nothing saved: the link's (default) design is pinned as A.

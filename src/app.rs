@@ -390,7 +390,6 @@ pub fn App() -> Html {
     let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
     // The serving frame's link (issue 24): encoded once per settled change, not per input.
     let serving_link = use_memo(settled.clone(), fabricscope_model::link::encode);
-    let congestion_fragment = use_memo(serving_link.clone(), |l| format!("s={l}"));
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -426,6 +425,13 @@ pub fn App() -> Html {
         crate::training::framework_of(&state.training).unwrap_or_default(),
     );
     let training: Trained = training.map(Same);
+    // The congestion frame's link: the design, and the training layout on show (`p=`), so the
+    // panel times that step over its seeds (issue 25).
+    let chosen = training.as_ref().and_then(|t| t.0.as_ref().as_ref().ok().and_then(|v| v.chosen.as_ref().map(|r| r.mapping)));
+    let congestion_fragment = use_memo((serving_link.clone(), chosen), |(l, par)| match par {
+        Some(par) => format!("s={l}&{}{}", crate::training::LAYOUT_PARAM, crate::training::layout_param(par)),
+        None => format!("s={l}"),
+    });
 
     // One callback for the page's life: panels compare it by identity.
     let dispatch = {

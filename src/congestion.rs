@@ -7,6 +7,9 @@
 use crate::worker::{self, Step, Task};
 use fabricscope_flow::sim::seed_work;
 use fabricscope_flow::{failed_fabric, link_loads, ClosSpec, Fabric, Failures, Loads, Options, Outcome, Placement, Routing, Seeds, Traffic};
+use fabricscope_flow::step::{experts_cross, step_over_seeds, StepSpread, Stragglers};
+use fabricscope_model::training::explore::workload;
+use fabricscope_model::training::{Framework, Parallel};
 use fabricscope_model::{Cluster, ModelError};
 use serde::{Deserialize, Serialize};
 use gloo_timers::callback::Timeout;
@@ -75,6 +78,44 @@ impl Default for Settings {
     fn default() -> Self {
         Settings { routing: None, traffic: Traffic::Ring, placement: Placement::Contiguous, seeds: 16, other_jobs: 0, failures: Failures::default() }
     }
+}
+
+/// The explorer's training job on show, as the link carries it: the workload and framework of
+/// its scenario and the layout of its `p=` (see [`crate::training::layout_of`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingJob {
+    pub workload: String,
+    pub framework: Framework,
+    pub parallel: Parallel,
+}
+
+/// The traffics a training step needs studied beside the panel's own (`s.traffic`): the
+/// data-parallel ring, and the all-to-all when the job's experts cross nodes (as the CLI's
+/// `train --routing` does).
+pub fn step_traffics(c: &Cluster, s: &Settings, job: &TrainingJob) -> Vec<Traffic> {
+    let crosses = c.topology().ok().zip(workload(&job.workload).ok()).is_some_and(|(t, w)| experts_cross(&t, &w, &job.parallel));
+    [Some(Traffic::Ring), crosses.then_some(Traffic::AllToAll)].into_iter().flatten().filter(|t| *t != s.traffic).collect()
+}
+
+/// The step over the studies' seeds: `studies[i]` answers `key[i]`; the ring's and the
+/// all-to-all's fractions are read from whichever study has that traffic.
+pub fn step_spread(key: &[(Cluster, Settings)], studies: &[Study], job: &TrainingJob, slow: &Stragglers) -> Result<StepSpread, ModelError> {
+    let (c, _) = key.first().ok_or_else(|| ModelError::new("traffic", "no study"))?;
+    // A study the step needs that did not answer leaves no step: its note says why.
+    let fractions = |t: Traffic| -> Result<Option<Vec<f64>>, ModelError> {
+        match key.iter().zip(studies).find(|(k, _)| k.1.traffic == t) {
+            None => Ok(None),
+            Some((_, st)) => match &st.outcome {
+                Ok(o) => Ok(Some(o.per_seed.clone())),
+                Err(e) => Err(ModelError::new("traffic", format!("the {} study the step needs did not run: {}", t.id(), st.note.as_ref().unwrap_or(&e.message)))),
+            },
+        }
+    };
+    let topo = c.topology()?;
+    let w = workload(&job.workload)?;
+    let ring = fractions(Traffic::Ring)?;
+    let a2a = if experts_cross(&topo, &w, &job.parallel) { fractions(Traffic::AllToAll)? } else { None };
+    step_over_seeds(&topo, &w, job.framework, &job.parallel, ring.as_deref(), a2a.as_deref(), slow)
 }
 
 /// The routing a setting means on this cluster.
@@ -191,7 +232,8 @@ impl Runner {
     /// Ends the running study: its figures and, when drawing, the median seed's loads.
     fn end_study(&mut self, note: Option<String>) {
         let Some(r) = self.running.take() else { return };
-        let loads = if self.draw { r.seeds.median_seed().and_then(|s| link_loads(&r.fab, r.seeds.options(), s).ok()) } else { None };
+        // Only the first study is drawn (the others time the training step).
+        let loads = if self.draw && self.studies.is_empty() { r.seeds.median_seed().and_then(|s| link_loads(&r.fab, r.seeds.options(), s).ok()) } else { None };
         let outcome = r.seeds.outcome().ok_or_else(|| ModelError::new("seeds", "no seed was solved"));
         self.studies.push(Study { outcome, loads: loads.map(Rc::new), note });
     }
@@ -215,7 +257,7 @@ impl Runner {
                             self.studies.push(Study { outcome: Err(e), loads: None, note: None });
                         }
                         // The drawing's solve in a slice of its own.
-                        Ok(true) if self.draw => {
+                        Ok(true) if self.draw && self.studies.is_empty() => {
                             self.end_next = true;
                             return false;
                         }

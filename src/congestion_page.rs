@@ -6,6 +6,7 @@
 
 use crate::app::{State, DARK, NARROW};
 use crate::components::{CompareCongestion, CongestionPanel};
+use crate::congestion::TrainingJob;
 use crate::hooks::use_media_query;
 use fabricscope_design::compare::decode_designs;
 use fabricscope_model::link::find_param;
@@ -59,6 +60,8 @@ fn Body(p: &BodyProps) -> Html {
         return html! { <p class="empty">{ "Nothing to show: the link's design is not valid." }</p> };
     };
     let fabric = v.report.summary.fabric.as_ref();
+    // The explorer's training layout on show, when the link carries one (`p=`).
+    let training = crate::training::layout_of(fragment).zip(crate::training::framework_of(&state.training).ok()).map(|(parallel, framework)| TrainingJob { workload: state.training.workload.clone(), framework, parallel });
     html! {
         <>
             if !designs.is_empty() {
@@ -66,7 +69,7 @@ fn Body(p: &BodyProps) -> Html {
             }
             <CongestionPanel cluster={v.cluster.clone()} ratio={fabric.map_or(1.0, |f| f.oversubscription)}
                 leaves={fabric.map_or(0, |f| f.leaves)} op={fabricscope_model::Collective::AllReduce}
-                key_bytes={v.key_bytes} {dark} {compact} on_action={dispatch} step_s={None::<f64>} />
+                key_bytes={v.key_bytes} {dark} {compact} on_action={dispatch} {training} />
         </>
     }
 }

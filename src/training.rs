@@ -209,3 +209,21 @@ pub fn use_training(cluster: Option<Cluster>, workload: String, fixed: Constrain
     });
     ((*shown).clone(), *progress)
 }
+
+/// The `p=` parameter of a framed page's link: a layout (`Parallel`) as base64url JSON, so
+/// the congestion page times the explorer's chosen layout over its seeds without searching.
+pub const LAYOUT_PARAM: &str = "p=";
+
+/// `par` as the value of [`LAYOUT_PARAM`] (through a `Value`, whose serializer the link uses).
+pub fn layout_param(par: &fabricscope_model::training::Parallel) -> String {
+    let json = serde_json::to_value(par).map(|v| fabricscope_model::link::json_text(&v)).unwrap_or_default();
+    fabricscope_model::link::base64url_encode(json.as_bytes())
+}
+
+/// The layout a link's [`LAYOUT_PARAM`] carries; `None` when absent or unreadable.
+pub fn layout_of(fragment: &str) -> Option<fabricscope_model::training::Parallel> {
+    let raw = fabricscope_model::link::find_param("", fragment, LAYOUT_PARAM)?;
+    let bytes = fabricscope_model::link::base64url_decode(raw)?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    serde_json::from_value(value).ok()
+}

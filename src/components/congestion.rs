@@ -5,14 +5,16 @@
 
 use super::ChartSvg;
 use crate::app::Action;
-use crate::congestion::{cli_line, routing_of, use_congestion, Settings, Study};
+use crate::congestion::{cli_line, routing_of, step_spread, step_traffics, use_congestion, Settings, Study, TrainingJob};
 use crate::eval::size_words;
 use crate::hooks::use_on_screen;
 use fabricscope_charts::scale::gbps_label;
-use fabricscope_charts::{busbw_spread_chart, fabric_loads_chart, fraction_bands_chart, BandRow, LoadsOptions, Theme};
+use fabricscope_charts::training::seconds_label;
+use fabricscope_charts::{busbw_spread_chart, fabric_loads_chart, fraction_bands_chart, step_bands_chart, BandRow, LoadsOptions, Theme};
+use fabricscope_flow::step::{StepSpread, Stragglers, DEFAULT_SLOW_FACTOR};
 use fabricscope_flow::compose::{busbw_spread, traffic_is_of, BusbwSpread};
 use fabricscope_flow::{Dist, Outcome, Placement, Routing, Traffic};
-use fabricscope_model::{Cluster, Collective};
+use fabricscope_model::{Cluster, Collective, ModelError};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -27,8 +29,10 @@ pub struct Props {
     /// The collective of the throughput chart and its headline size (bytes).
     pub op: Collective,
     pub key_bytes: u64,
-    /// The training search's step time, seconds (None before it answers).
-    pub step_s: Option<f64>,
+    /// The explorer's training job on show (its link's layout): its step is timed over the
+    /// study's seeds; `None` when the link carries none.
+    #[prop_or_default]
+    pub training: Option<TrainingJob>,
     pub dark: bool,
     pub compact: bool,
     /// Sets the cluster's oversubscription (the page's one fat tree).
@@ -92,19 +96,19 @@ fn picker(id: &'static str, label: &'static str, opts: Vec<(String, String, bool
     }
 }
 
-/// A labelled number box, applied on change; text that is not a whole number in range is
-/// refused with its reason and the setting stays.
-fn number(id: &'static str, label: &'static str, value: u32, max: u32, on: Callback<Result<u32, String>>) -> Html {
+/// A labelled number box, applied on change; text that is not a whole number from `min` to
+/// `max` is refused with its reason and the setting stays.
+fn number(id: &'static str, label: &'static str, value: u32, (min, max): (u32, u32), on: Callback<Result<u32, String>>) -> Html {
     let onchange = Callback::from(move |e: Event| {
         let v = super::value_of(&e);
         on.emit(match v.trim().parse::<u32>() {
-            Ok(n) if n <= max => Ok(n),
-            _ => Err(format!("{label}: '{}' is not a whole number from 0 to {max}", v.chars().take(12).collect::<String>())),
+            Ok(n) if (min..=max).contains(&n) => Ok(n),
+            _ => Err(format!("{}: '{}' is not a whole number from {min} to {max}", label.trim(), v.chars().take(12).collect::<String>())),
         })
     });
     html! {
         <label class="inline" for={id}>{ label }
-            <input {id} class="small-num" type="number" min="0" max={max.to_string()} value={value.to_string()} {onchange} />
+            <input {id} class="small-num" type="number" min={min.to_string()} max={max.to_string()} value={value.to_string()} {onchange} />
         </label>
     }
 }
@@ -113,6 +117,8 @@ thread_local! {
     /// The panel's settings as last drawn: the framed page remounts its panels on each new
     /// design, and the user's routing, traffic, neighbours and failures carry over to it.
     static KEPT: std::cell::Cell<Option<Settings>> = const { std::cell::Cell::new(None) };
+    /// The slow GPUs as last set (they change the step, not the flow study).
+    static KEPT_SLOW: std::cell::Cell<Stragglers> = const { std::cell::Cell::new(Stragglers { gpus: 0, factor: DEFAULT_SLOW_FACTOR }) };
 }
 
 #[function_component(CongestionPanel)]
@@ -124,7 +130,18 @@ pub fn congestion_panel(props: &Props) -> Html {
     KEPT.set(Some(*settings));
     let input_error = use_state(|| None::<String>);
     let cluster = props.cluster.clone();
-    let (done, progress) = use_congestion(vec![(cluster.clone(), *settings)], true, in_view);
+    let slow = use_state(|| KEPT_SLOW.get());
+    KEPT_SLOW.set(*slow);
+    // The panel's study first (drawn), then the traffics the training step needs.
+    let key = (*use_memo((cluster.clone(), *settings, props.training.clone()), |(c, s, job)| {
+        let mut key = vec![(c.clone(), *s)];
+        if let Some(job) = job {
+            key.extend(step_traffics(c, s, job).into_iter().map(|traffic| (c.clone(), Settings { traffic, ..*s })));
+        }
+        key
+    }))
+    .clone();
+    let (done, progress) = use_congestion(key.clone(), true, in_view);
     let routing = routing_of(&settings, &cluster);
     let set = |f: fn(&mut Settings, &str)| {
         let (settings, err) = (settings.clone(), input_error.clone());
@@ -175,6 +192,17 @@ pub fn congestion_panel(props: &Props) -> Html {
             first.map(|(s, k)| charts(s, &k.0, *op, *key, &theme, width, *compact)).unwrap_or_default()
         })
     };
+    // The training step over the answer's seeds: evaluated once per answer, job and slow GPUs.
+    let step = {
+        let (done, key) = (done.clone(), key.clone());
+        use_memo((done.as_ref().map(|d| d.seq), props.training.clone(), *slow, props.dark, props.compact), move |(_, job, slow, dark, compact)| {
+            // Only an answer to this key has every study the step needs.
+            let (d, job) = (done.as_ref().filter(|d| d.key == key)?, job.as_ref()?);
+            let spread = step_spread(&d.key, &d.studies, job, slow);
+            let svg = spread.as_ref().ok().map(|s| AttrValue::from(step_chart(s, slow, Theme::for_dark(*dark), if *compact { 360 } else { 720 })));
+            Some((spread, svg))
+        })
+    };
     html! {
         <section ref={node} class="panel wide congestion" data-testid="congestion" aria-labelledby="congestion-h"
             data-running={progress.is_some().to_string()} data-current={current.to_string()}>
@@ -188,11 +216,25 @@ pub fn congestion_panel(props: &Props) -> Html {
                 { picker("cg-placement", "Placement ", Placement::ALL.iter().map(|(id, p)| (id.to_string(), id.to_string(), *p == settings.placement)).collect(),
                     set(|s, v| if let Some(p) = Placement::ALL.iter().find(|p| p.0 == v) { s.placement = p.1 })) }
                 { picker("cg-oversub", "Oversubscription ", over_opts, on_over) }
-                { number("cg-seeds", "Seeds ", settings.seeds, 256, set_n(|s, n| s.seeds = n.max(1))) }
-                { number("cg-jobs", "Other jobs ", settings.other_jobs, 15, set_n(|s, n| s.other_jobs = n)) }
-                { number("cg-nics", "NICs down ", settings.failures.nics_down, 31, set_n(|s, n| s.failures.nics_down = n)) }
-                { number("cg-links", "Links down ", settings.failures.links_down, 256, set_n(|s, n| s.failures.links_down = n)) }
-                { number("cg-spines", "Spines down ", settings.failures.spines_down, 256, set_n(|s, n| s.failures.spines_down = n)) }
+                { number("cg-seeds", "Seeds ", settings.seeds, (1, 256), set_n(|s, n| s.seeds = n.max(1))) }
+                { number("cg-jobs", "Other jobs ", settings.other_jobs, (0, 15), set_n(|s, n| s.other_jobs = n)) }
+                { number("cg-nics", "NICs down ", settings.failures.nics_down, (0, 31), set_n(|s, n| s.failures.nics_down = n)) }
+                { number("cg-links", "Links down ", settings.failures.links_down, (0, 256), set_n(|s, n| s.failures.links_down = n)) }
+                { number("cg-spines", "Spines down ", settings.failures.spines_down, (0, 256), set_n(|s, n| s.failures.spines_down = n)) }
+                { number("cg-slow", "Slow GPUs ", slow.gpus, (0, cluster.nodes.saturating_mul(cluster.gpus_per_node).max(1)), {
+                    let (slow, err) = (slow.clone(), input_error.clone());
+                    Callback::from(move |v: Result<u32, String>| match v {
+                        Ok(n) => { err.set(None); slow.set(Stragglers { gpus: n, ..*slow }) }
+                        Err(e) => err.set(Some(e)),
+                    })
+                }) }
+                { number("cg-slow-speed", "at speed % ", (slow.factor * 100.0).round() as u32, (1, 100), {
+                    let (slow, err) = (slow.clone(), input_error.clone());
+                    Callback::from(move |v: Result<u32, String>| match v {
+                        Ok(n) => { err.set(None); slow.set(Stragglers { factor: n as f64 / 100.0, ..*slow }) }
+                        Err(e) => err.set(Some(e)),
+                    })
+                }) }
             </div>
             <p class="hint" data-testid="routing-note">{ ROUTINGS.iter().find(|r| r.0 == routing).map_or(String::new(), |r| format!("{}: {}", r.1, r.2)) }
                 if settings.routing.is_none() { { " (this NIC's default)" } }
@@ -213,7 +255,7 @@ pub fn congestion_panel(props: &Props) -> Html {
             </p>
             if let Some((d, k)) = done.as_ref().and_then(|d| d.studies.first().zip(d.key.first())) {
                 <div class={classes!("congestion-result", (!current).then_some("stale"))}>
-                    { result(d, &k.1, props, &svgs) }
+                    { result(d, &k.1, props, &svgs, step_section(props.training.as_ref(), &step, &slow)) }
                 </div>
             }
         </section>
@@ -264,7 +306,7 @@ fn charts(d: &Study, cluster: &Cluster, op: Collective, key: u64, theme: &Theme,
     Drawn { bands, drawing, busbw: busbw_over_seeds(o, cluster, op, key, theme, width, compact) }
 }
 
-fn result(d: &Study, settings: &Settings, props: &Props, svgs: &Drawn) -> Html {
+fn result(d: &Study, settings: &Settings, props: &Props, svgs: &Drawn, step: Html) -> Html {
     let note = d.note.as_ref().map(|n| html! { <p class="warning" data-testid="congestion-note">{ n.clone() }</p> });
     let o = match &d.outcome {
         Ok(o) => o,
@@ -291,6 +333,7 @@ fn result(d: &Study, settings: &Settings, props: &Props, svgs: &Drawn) -> Html {
                     <div class="chart-svg"><ChartSvg {svg} /></div>
                 </figure>
             }
+            { step }
             if let Some(svg) = drawing {
                 <figure class="congestion-drawing" data-testid="fabric-loads">
                     <figcaption class="chart-sub">{ "The fat tree's first plane with each link's load in that seed (rates are each flow's max-min share)." }</figcaption>
@@ -327,10 +370,67 @@ fn meaning(o: &Outcome, props: &Props, at_key: Option<&BusbwSpread>) -> Html {
             if !matches {
                 <li>{ format!("The {} traffic studied is not the {} of the charts above: no busbw is derived from it.", o.traffic.id(), props.op.name()) }</li>
             }
-            <li>{ match props.step_s {
-                Some(s) => format!("Training step: {} in the model, not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; fabricscope train with the same routing, sharing and failure flags prints the step time over seeds.", fabricscope_charts::training::seconds_label(s)),
-                None => "Training step: not adjusted here: the fraction would slow only the step's exposed network time, which this panel does not split out; fabricscope train with the same routing, sharing and failure flags prints the step time over seeds.".to_string(),
-            } }</li>
+            if props.training.is_none() {
+                <li>{ "Training step: not timed here, because this link carries no training layout. Open the panel from the explorer (its link carries the layout on show), or run fabricscope train with the same routing, sharing and failure flags." }</li>
+            }
         </ul>
+    }
+}
+
+/// The step over seeds as bands: alone on the fabric, and under this study (with the slow
+/// GPUs, when set).
+fn step_chart(s: &StepSpread, slow: &Stragglers, theme: Theme, width: u32) -> String {
+    let d = &s.step_s;
+    // Short labels: a phone's chart keeps 84 px for them.
+    let under = if slow.gpus > 0 { format!("study, {} slow", slow.gpus) } else { "this study".to_string() };
+    let rows = [
+        BandRow { label: "alone".into(), min: s.alone_s, p10: s.alone_s, p50: s.alone_s, p90: s.alone_s, max: s.alone_s, color: 0 },
+        BandRow { label: under, min: d.min, p10: d.p10, p50: d.p50, p90: d.p90, max: d.max, color: 1 },
+    ];
+    let title = format!("Training step over {} seed(s): {} alone, median {}, p10 {} to p90 {}", s.per_seed_s.len(), seconds_label(s.alone_s), seconds_label(d.p50), seconds_label(d.p10), seconds_label(d.p90));
+    step_bands_chart(&rows, width, &title, &theme)
+}
+
+/// The training step of the explorer's layout over the study's seeds: the chart and figures,
+/// or why there are none.
+fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, ModelError>, Option<AttrValue>)>, slow: &Stragglers) -> Html {
+    let (Some(job), Some((spread, svg))) = (job, step.as_ref()) else { return Html::default() };
+    let layout = fabricscope_model::training::explore::parallel_label(&job.parallel);
+    let body = match spread {
+        Err(e) => html! { <p class="warning" data-testid="step-over-seeds-error">{ format!("Training step not timed: {}: {}", e.field, e.message) }</p> },
+        Ok(s) => {
+            let d = &s.step_s;
+            let slower = |x: f64| if s.alone_s > 0.0 { format!("{:+.1}%", (x / s.alone_s - 1.0) * 100.0) } else { String::new() };
+            let stragglers = if slow.gpus > 0 {
+                format!(" With {} slow GPU(s) at {:.0}% speed: the stage holding the slowest sets the pace, its compute and pipeline bubble at 1/F; communication and the optimizer are unchanged.", slow.gpus, slow.factor * 100.0)
+            } else {
+                String::new()
+            };
+            html! {
+                <>
+                    <div class="chart-svg">{ for svg.clone().map(|svg| html! { <ChartSvg {svg} /> }) }</div>
+                    <p data-testid="step-over-seeds-numbers" data-alone={s.alone_s.to_string()} data-p10={d.p10.to_string()} data-p50={d.p50.to_string()} data-p90={d.p90.to_string()} data-seeds={s.per_seed_s.len().to_string()}>
+                        { format!("{} alone on the fabric; under this study {} at the median ({}), {} to {} from p10 to p90 over {} seed(s); {} tokens/s at the median.",
+                            seconds_label(s.alone_s), seconds_label(d.p50), slower(d.p50), seconds_label(d.p10), seconds_label(d.p90), s.per_seed_s.len(), tokens_label(s.tokens_per_s.p50)) }
+                    </p>
+                    <p class="hint">{ format!("Each seed's data-parallel ring fraction (and the all-to-all's, when the experts cross nodes) replaces the network's routing factor and the step is evaluated again, as fabricscope train --routing does (crates/flow step.rs). Modelled, not measured.{stragglers}") }</p>
+                </>
+            }
+        }
+    };
+    html! {
+        <figure class="congestion-drawing" data-testid="step-over-seeds">
+            <figcaption class="chart-sub">{ format!("Training step of the explorer's layout ({layout}) over this study's seeds") }</figcaption>
+            { body }
+        </figure>
+    }
+}
+
+/// Tokens per second to three figures: 295,675 as "296 thousand".
+fn tokens_label(t: f64) -> String {
+    match t {
+        t if t >= 1e6 => format!("{:.3} million", t / 1e6),
+        t if t >= 1e3 => format!("{:.0} thousand", t / 1e3),
+        t => format!("{t:.0}"),
     }
 }

@@ -1,12 +1,14 @@
-//! Throughput fraction over seeds as bands: one row per study (a sharing case, or a design
-//! when comparing), the p10-p90 band with the median marked and min-max whiskers, on a 0-1
-//! axis (the fraction of the same traffic on an ideal non-blocking fabric).
+//! Figures over seeds as bands: one row per study (a sharing case, or a design when
+//! comparing), the p10-p90 band with the median marked and min-max whiskers, on a 0-1 axis
+//! (the fraction of the same traffic on an ideal non-blocking fabric), or on a time axis (the
+//! training step over seeds).
 
 use crate::svg::{Axis, Doc};
 use crate::text::fit;
 use crate::theme::Theme;
 
-/// One band: its label and its figures (dimensionless fractions, 0 to 1).
+/// One band: its label and its figures (dimensionless fractions, 0 to 1, or step times in
+/// seconds for [`step_bands_chart`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BandRow {
     pub label: String,
@@ -21,6 +23,41 @@ pub struct BandRow {
 
 /// The bands as SVG text, `width` wide; the title names the chart for screen readers.
 pub fn fraction_bands_chart(rows: &[BandRow], width: u32, title: &str, theme: &Theme) -> String {
+    let axis = BandAxis { lo: 0.0, hi: 1.0, ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0], label: |t| format!("{:.0}%", t * 100.0), caption: "of the ideal non-blocking fabric's throughput" };
+    bands_chart(rows, width, title, theme, &axis)
+}
+
+/// Training step times over seeds as bands (seconds: `BandRow`'s figures are step times here),
+/// on an axis that starts from 0 when the rows spread over more than a fifth of their largest
+/// value, else at a tick just below the shortest (a few percent between seeds would not show
+/// on an axis from 0; the tick labels say where it starts); shorter is better.
+pub fn step_bands_chart(rows: &[BandRow], width: u32, title: &str, theme: &Theme) -> String {
+    let finite = || rows.iter().flat_map(|r| [r.min, r.max]).filter(|v| v.is_finite() && *v > 0.0);
+    let max = finite().fold(0.0, f64::max);
+    let min = finite().fold(f64::INFINITY, f64::min);
+    let (lo, hi, step) = if !(min < max * 0.8) && max > 0.0 {
+        // Five intervals over the spread with room on both sides (at least 2% of the value).
+        let step = crate::scale::nice_ceil(((max - min) * 1.4).max(max * 0.02) / 5.0);
+        ((min / step - 0.5).floor().max(0.0) * step, (max / step + 0.5).ceil() * step, step)
+    } else {
+        let (hi, step) = crate::scale::linear_range(max, 5);
+        (0.0, hi, step)
+    };
+    let ticks = (0..=(((hi - lo) / step).round() as usize)).map(|i| lo + i as f64 * step).collect();
+    let axis = BandAxis { lo, hi, ticks, label: |t| if t == 0.0 { "0".into() } else { crate::training::seconds_label(t) }, caption: "training step time (shorter is better)" };
+    bands_chart(rows, width, title, theme, &axis)
+}
+
+/// A band chart's horizontal axis: from 0 to `hi`, its ticks, their label, and what it measures.
+struct BandAxis {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+    label: fn(f64) -> String,
+    caption: &'static str,
+}
+
+fn bands_chart(rows: &[BandRow], width: u32, title: &str, theme: &Theme, axis: &BandAxis) -> String {
     let w = width.clamp(280, 2000) as f64;
     let narrow = w < 560.0;
     let fs = if narrow { 11.0 } else { 12.0 };
@@ -28,16 +65,16 @@ pub fn fraction_bands_chart(rows: &[BandRow], width: u32, title: &str, theme: &T
     let row_h = 30.0;
     let h = 16.0 + row_h * rows.len().max(1) as f64 + 40.0;
     let mut d = Doc::new(w as u32, h as u32, theme);
-    let x = Axis::new(0.0, 1.0, label_w + 8.0, w - 56.0);
+    let x = Axis::new(axis.lo, axis.hi, label_w + 8.0, w - 56.0);
     let bottom = 16.0 + row_h * rows.len().max(1) as f64;
-    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+    for &t in &axis.ticks {
         let px = x.px(t);
         d.seg(px, 10.0, px, bottom, &theme.grid.hex(), 1.0);
-        d.text(px, bottom + 14.0, fs - 1.0, "middle", "middle", &theme.muted.hex(), 400, &format!("{:.0}%", t * 100.0));
+        d.text(px, bottom + 14.0, fs - 1.0, "middle", "middle", &theme.muted.hex(), 400, &(axis.label)(t));
     }
     d.flush();
-    d.text(x.px(0.5), bottom + 31.0, fs - 1.0, "middle", "middle", &theme.muted.hex(), 400, "of the ideal non-blocking fabric's throughput");
-    let clamp = |v: f64| if v.is_finite() { v.clamp(0.0, 1.0) } else { 0.0 };
+    d.text(x.px((axis.lo + axis.hi) / 2.0), bottom + 31.0, fs - 1.0, "middle", "middle", &theme.muted.hex(), 400, axis.caption);
+    let clamp = |v: f64| if v.is_finite() { v.clamp(axis.lo, axis.hi) } else { axis.lo };
     for (i, r) in rows.iter().enumerate() {
         let y = 16.0 + row_h * (i as f64 + 0.5);
         let c = theme.series_color(r.color).hex();
@@ -64,7 +101,7 @@ pub fn fraction_bands_chart(rows: &[BandRow], width: u32, title: &str, theme: &T
         let m = x.px(clamp(r.p50));
         d.seg(m, y - 10.0, m, y + 10.0, &theme.text.hex(), 2.5);
         d.flush();
-        d.text(w - 50.0, y, fs, "start", "middle", &theme.text.hex(), 600, &format!("{:.0}%", clamp(r.p50) * 100.0));
+        d.text(w - 50.0, y, fs, "start", "middle", &theme.text.hex(), 600, &(axis.label)(clamp(r.p50)));
     }
     d.finish(title)
 }
@@ -86,6 +123,36 @@ mod tests {
             let texts = crate::texts(&svg);
             assert!(texts.contains(&"40%".to_string()) && texts.contains(&"ECMP".to_string()), "{texts:?}");
         }
+    }
+
+    /// Step times sit on a seconds axis that reaches past the slowest seed: a 2.4 s median
+    /// with a 3.1 s worst seed (a spread of over a fifth of the value) on an axis from 0 to
+    /// 4 s; seeds within a few percent on an axis that starts just below them, so the band
+    /// is wider than a hair.
+    #[test]
+    fn step_bands_use_a_seconds_axis_past_the_slowest_seed() {
+        let rows = [
+            BandRow { label: "alone".into(), min: 2.0, p10: 2.0, p50: 2.0, p90: 2.0, max: 2.0, color: 0 },
+            BandRow { label: "over 16 seeds".into(), min: 2.1, p10: 2.2, p50: 2.4, p90: 2.9, max: 3.1, color: 1 },
+        ];
+        let svg = step_bands_chart(&rows, 720, "step", &Theme::dark());
+        let texts = crate::texts(&svg);
+        for t in ["2.40 s", "2.00 s", "4.00 s", "0"] {
+            assert!(texts.contains(&t.to_string()), "{t} in {texts:?}");
+        }
+        assert!(svg.contains("data-p10=\"2.2000\" data-p90=\"2.9000\""), "the band's figures are not clamped to a 0-1 axis");
+        let close = [
+            BandRow { label: "alone".into(), min: 14.19, p10: 14.19, p50: 14.19, p90: 14.19, max: 14.19, color: 0 },
+            BandRow { label: "over 16 seeds".into(), min: 14.3, p10: 14.4, p50: 14.6, p90: 14.9, max: 15.1, color: 1 },
+        ];
+        let svg = step_bands_chart(&close, 720, "step", &Theme::light());
+        let texts = crate::texts(&svg);
+        assert!(!texts.contains(&"0".to_string()) && texts.contains(&"14.60 s".to_string()), "{texts:?}");
+        let ticks: Vec<f64> = texts.iter().filter_map(|t| t.strip_suffix(" s")?.parse().ok()).collect();
+        let (lo, hi) = (ticks.iter().cloned().fold(f64::MAX, f64::min), ticks.iter().cloned().fold(0.0, f64::max));
+        assert!(lo <= 14.19 && lo >= 13.0 && hi >= 15.1 && hi <= 16.0, "axis {lo}-{hi} s around 14.19-15.1 s: {texts:?}");
+        let width = |svg: &str| -> f64 { svg.split("width=\"").filter_map(|p| p.split('"').next()?.parse::<f64>().ok()).filter(|w| *w < 700.0).fold(0.0, f64::max) };
+        assert!(width(&svg) > 100.0, "the p10-p90 band is wide enough to see: {} px", width(&svg));
     }
 }
 

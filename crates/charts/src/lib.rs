@@ -50,7 +50,7 @@ pub mod theme;
 pub use svg::{escape, polylines_in, svg_size, texts};
 
 pub use collective::{collective_chart, collective_chart_with_points, ChartOptions, Mark, Points, Series};
-pub use band::{busbw_spread_chart, fraction_bands_chart, BandRow};
+pub use band::{busbw_spread_chart, fraction_bands_chart, step_bands_chart, BandRow};
 pub use fabric_loads::{fabric_loads_chart, LoadsOptions};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};

@@ -1,12 +1,6 @@
 //! `train` with the flow model and stragglers: the step time over the flow model's seeds
-//! (routing, neighbours, failures on the actual fabric) and with slow GPUs on the critical path.
-//!
-//! Slow GPUs. A training step is synchronous: every data-parallel replica waits for the
-//! slowest rank at the gradient reduction, and a pipeline runs at its slowest stage's pace.
-//! So one GPU at `F` of its speed makes the stage holding it take 1/F as long for its kernels:
-//! the step's compute (the slowest stage's kernels, all micro-batches) and the pipeline's fill
-//! and drain (made of the same stage times) grow by 1/F; communication and the optimizer step
-//! do not. More slow GPUs at the same factor cost the same as one (the slowest sets the pace).
+//! (routing, neighbours, failures on the actual fabric) and with slow GPUs on the critical path,
+//! as crates/flow's `step` composes them (the page's congestion panel uses the same).
 
 use crate::error::CliError;
 use crate::flow_args::{factor_parser, study_line, FlowJson, Spread};
@@ -16,16 +10,14 @@ use crate::flow_args::FlowArgs;
 use clap::Args;
 use fabricscope_flow::{Outcome, Traffic};
 use fabricscope_model::limits::{Limit, Unit};
-use fabricscope_model::network::FlowFractions;
-use fabricscope_model::training::{Evaluator, Framework, Parallel, StepReport, Workload};
+use fabricscope_flow::step::{experts_cross, step_over_seeds, Stragglers, STRAGGLER_MODEL};
+use fabricscope_model::training::{Framework, Parallel, StepReport, Workload};
 use fabricscope_model::Topology;
 use serde::Serialize;
 
 /// Slow GPUs (count; at most the largest cluster's GPUs).
 const SLOW_GPUS: Limit = Limit { field: "slow_gpus", what: "the number of slow GPUs", min: 0, max: 1 << 20, unit: Unit::Count };
-/// The speed a slow GPU keeps when `--slow-factor` is not given (dimensionless; an example, a
-/// GPU throttled to 80% of its clock by power or heat, not a measurement).
-pub const DEFAULT_SLOW_FACTOR: f64 = 0.8;
+pub use fabricscope_flow::step::DEFAULT_SLOW_FACTOR;
 
 /// GPUs running below their speed on the step's critical path.
 #[derive(Args, Clone, Debug, Default)]
@@ -41,14 +33,9 @@ pub struct StragglerArgs {
 }
 
 impl StragglerArgs {
-    /// The step time (s) of `r` with the slow GPUs: compute and bubble at 1/F (module doc).
-    pub fn step_s(&self, r: &StepReport) -> f64 {
-        if self.slow_gpus == 0 {
-            return r.step_time_s;
-        }
-        let f = self.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR);
-        let stage_us = r.breakdown.compute.0 + r.breakdown.bubble.0;
-        r.step_time_s + stage_us * (1.0 / f - 1.0) / 1e6
+    /// The slow GPUs as the step model takes them.
+    pub fn stragglers(&self) -> Stragglers {
+        Stragglers { gpus: self.slow_gpus, factor: self.slow_factor.unwrap_or(DEFAULT_SLOW_FACTOR) }
     }
 }
 
@@ -71,8 +58,6 @@ struct TrainFlowJson<'a> {
     straggler_model: &'static str,
 }
 
-/// What `straggler_model` says in the JSON.
-const STRAGGLER_MODEL: &str = "synchronous step: the stage holding the slowest GPU sets the pace; compute and pipeline bubble scale by 1/F, communication and optimizer unchanged";
 
 /// What `train` hands over: its flags for the study and the job it evaluated.
 pub struct Job<'a> {
@@ -93,37 +78,17 @@ pub fn run(j: Job) -> Result<String, CliError> {
     let (ring, a2a): (Option<Outcome>, Option<Outcome>) = if flow.requested() {
         let ring = flow.study(topo, Traffic::Ring, 1)?.1;
         // Experts across nodes put all-to-all on the fabric: its own study.
-        let experts_cross = w.moe.is_some() && par.ep > 1 && par.ep * par.etp() > topo.domain_gpus;
-        let a2a = if experts_cross { Some(flow.study(topo, Traffic::AllToAll, 1)?.1) } else { None };
+        let a2a = if experts_cross(topo, w, par) { Some(flow.study(topo, Traffic::AllToAll, 1)?.1) } else { None };
         (Some(ring), a2a)
     } else {
         (None, None)
     };
-    let seeds = ring.as_ref().map_or(1, |o| o.per_seed.len()).max(a2a.as_ref().map_or(1, |o| o.per_seed.len()));
-    let at = |o: &Option<Outcome>, i: usize| o.as_ref().map(|o| o.per_seed[i.min(o.per_seed.len() - 1)]);
-    let mut steps = Vec::with_capacity(seeds);
-    let mut tokens = Vec::with_capacity(seeds);
-    let mut seen: Vec<((Option<f64>, Option<f64>), f64)> = Vec::new();
-    for i in 0..seeds {
-        let key = (at(&ring, i), at(&a2a, i));
-        let step = match seen.iter().find(|(k, _)| *k == key) {
-            Some(&(_, s)) => s,
-            None => {
-                let s = match key {
-                    (None, None) => stragglers.step_s(r),
-                    (fr, fa) => {
-                        let t = Topology { flow: Some(FlowFractions { ring: fr.map(|x| x.max(1e-9)), all_to_all: fa.map(|x| x.max(1e-9)) }), ..topo.clone() };
-                        let seeded = Evaluator::new(&t, w, framework)?.evaluate(par)?;
-                        stragglers.step_s(&seeded)
-                    }
-                };
-                seen.push((key, s));
-                s
-            }
-        };
-        steps.push(step);
-        tokens.push(w.tokens_per_step() as f64 / step);
-    }
+    let per_seed = |o: &Option<Outcome>| o.as_ref().map(|o| o.per_seed.clone());
+    let (fr, fa) = (per_seed(&ring), per_seed(&a2a));
+    let spread = step_over_seeds(topo, w, framework, par, fr.as_deref(), fa.as_deref(), &stragglers.stragglers())?;
+    let seeds = spread.per_seed_s.len();
+    let tokens: Vec<f64> = spread.per_seed_s.iter().map(|s| w.tokens_per_step() as f64 / s).collect();
+    let steps = spread.per_seed_s;
     let (step, tok) = (Spread::of(&steps), Spread::of(&tokens));
     let composition = crate::collective::COMPOSITION;
     if json {

@@ -9,7 +9,7 @@
 //!
 //! Pure and deterministic: no I/O, no web types, no clock; natively a study's seeds run on
 //! scoped threads (the figures do not depend on which thread solves a seed), never in wasm. May use
-//! `fabricscope-model` (topology, fat-tree sizing, units, errors) and serde, nothing else;
+//! `fabricscope-model` (topology, fat-tree sizing, units, errors, the training step) and serde, nothing else;
 //! nothing in `fabricscope-model` may use this crate.
 //!
 //! | module | what it holds |
@@ -26,6 +26,7 @@
 //! | [`failures`] | NICs, links and spines down; NCCL's rerouting through surviving NICs |
 //! | [`sim`] | a study over seeds: throughput fraction, collisions, bottleneck tier, sharing |
 //! | [`stats`] | mean and percentiles over seeds |
+//! | [`step`] | a training step over seeds, and with slow GPUs |
 //! | [`seeds`] | a study one seed at a time (the page's slices), merged; the median seed |
 //! | [`loads`] | each link's utilisation in one seed's solve (the loaded-links drawing) |
 //! | [`transport`] | PFC, DCQCN, incast as labelled bands with sources (not applied) |
@@ -45,6 +46,7 @@ pub mod sim;
 mod solve;
 mod solved;
 pub mod stats;
+pub mod step;
 pub mod traffic;
 pub mod transport;
 
