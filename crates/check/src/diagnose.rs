@@ -62,6 +62,8 @@ pub struct Plateau {
     pub validated: bool,
     /// The run lies outside the scale (nodes, racks, GPUs) its class was measured at.
     pub extrapolated: bool,
+    /// No measurement backs the class; its parts are measured (`Trust::composed`).
+    pub composed: bool,
     /// How far the expectation can be trusted, in words ([`crate::trust::Trust::describe`]).
     pub trust: String,
     pub algorithm: &'static str,
@@ -220,7 +222,10 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
             ratio: w.ratio,
             departs_at,
             tolerance: tol,
-            validated: lp.trust.validated_cases > 0,
+            // A composed class (no measurement of its own, its parts measured) is judged like an
+            // extrapolated one: healthy within its band, "cannot judge" outside it.
+            validated: lp.trust.validated_cases > 0 || lp.trust.composed,
+            composed: lp.trust.composed,
             extrapolated: lp.trust.extrapolated,
             trust: lp.trust.describe(),
             algorithm: lp.algorithm,
@@ -374,7 +379,14 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, fell_back: bool, assumed: Op
     if let Some(a) = assumed.as_deref().filter(|_| off) {
         add(1.05, a, fig.clone(), "give the GPU and the NIC (--gpu, --nic, --nics-per-node; on check.html, the design's pickers), then check again");
     }
-    if p.extrapolated && off {
+    if p.composed && off {
+        add(
+            1.04,
+            &format!("the expectation is extrapolated: no measurement backs {} across NVL72 racks, only its parts", p.algorithm),
+            format!("{fig}; {}", p.trust),
+            "compare with a published nccl-tests result for NVL72 across racks, or rerun on 2 racks with NCCL_ALGO=Ring, a class the model was measured on",
+        );
+    } else if p.extrapolated && off {
         add(
             1.04,
             "the expectation is extrapolated: the run is outside the scale of the measurements behind the model",

@@ -160,6 +160,33 @@ fn a_20_rack_log_that_prints_its_last_rank_only_is_1440_ranks() {
     assert_eq!((field(&r, "nodes"), field(&r, "gpus_per_node")), (("180", Source::Flag), ("8", Source::Inferred)));
 }
 
+/// 20 GB200 NVL72 racks with the hardware given: NVLSTree across racks has no measurement of
+/// its own, only its parts (NVLS in one rack, trees across racks, NVLSTree across InfiniBand
+/// nodes). A run at the expectation is healthy, said as extrapolated; a run at half of it is
+/// "cannot judge" naming the missing measurement, never "not healthy".
+#[test]
+fn twenty_racks_are_judged_within_the_band_of_their_measured_parts_and_never_called_broken() {
+    let preset = fabricscope_model::presets::cluster_preset("gb200-nvl72").expect("the GB200 NVL72 preset");
+    let design = Cluster { nodes: 360, ..preset.cluster() };
+    let given = Given { gpu: true, nic: true, nodes: true, ..Given::default() };
+    let judge = |busbw: f64| {
+        let s = Synth { gpu: "NVIDIA GB200".into(), hosts: hosts(360, 4), last_rank_only: true, plateau_busbw: busbw, min_bytes: 1 << 20, max_bytes: 16 << 30, ..Synth::default() };
+        check_with(&Measured::from_log(&parse(&s.text()).unwrap()), &design, &given).unwrap()
+    };
+    let expected = judge(500.0).plateaus[0].expected_busbw;
+    let at = judge(expected * 0.97);
+    let p = &at.plateaus[0];
+    assert_eq!(p.algorithm, "NVLSTree");
+    assert!(p.composed && p.extrapolated && p.validated, "{p:?}");
+    assert!(p.trust.contains("is not measured") && p.trust.contains("widest of its measured parts"), "{}", p.trust);
+    assert_eq!(at.healthy, Some(true), "{:#?}", at.verdict);
+    assert!(at.verdict[0].cause == "healthy" && at.verdict[0].evidence.contains("not measured"), "{:#?}", at.verdict);
+    let half = judge(expected * 0.5);
+    assert_eq!(half.healthy, None, "{:#?}", half.verdict);
+    assert_eq!(half.verdict[0].cause, "the expectation is extrapolated: no measurement backs NVLSTree across NVL72 racks, only its parts", "{:#?}", half.verdict);
+    numbers_agree(&half);
+}
+
 #[test]
 fn node_counts_from_the_busbw_factor_are_inferred() {
     // No rank lines: 16 ranks from busbw/algbw = 2(n-1)/n.

@@ -262,11 +262,12 @@ fn twenty_gb200_racks_from_the_last_rank_are_judged_as_racks_and_extrapolated() 
     let r = fixture("gb200-20rack-last-rank-all-reduce.txt");
     assert_eq!((r.cluster.gpu, r.cluster.nodes, r.cluster.gpus_per_node), (GpuKind::Gb200, 360, 4));
     assert_eq!(source(&r, "ranks"), ("1440".to_string(), Source::Log));
-    // 20 racks of 72: the model's NVLSTree across racks has no band; below it the verdict
-    // says the expectation is extrapolated rather than calling the cluster unhealthy.
+    // 20 racks of 72: no measurement backs the model's NVLSTree across racks, only its parts;
+    // far below it the verdict says the NIC was assumed (first), then that the expectation is
+    // extrapolated, rather than calling the cluster unhealthy.
     assert_eq!(r.healthy, None);
-    assert!(r.verdict[0].cause.starts_with("the expectation is extrapolated"), "{:#?}", r.verdict);
-    assert!(r.verdict[0].evidence.contains("across NVL72 racks"), "{:?}", r.verdict[0]);
+    assert!(r.verdict[0].cause.starts_with("assumed 4 x InfiniBand NDR"), "{:#?}", r.verdict);
+    assert!(r.verdict.iter().any(|c| c.cause.starts_with("the expectation is extrapolated") && c.cause.contains("across NVL72 racks")), "{:#?}", r.verdict);
 }
 
 proptest! {

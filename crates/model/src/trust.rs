@@ -156,7 +156,20 @@ pub struct Trust {
     /// The prediction lies outside the node or GPU counts its class was measured at: the
     /// band is the class's, measured elsewhere, and says so.
     pub extrapolated: bool,
+    /// No measurement backs the class, but each of its parts is measured ([`COMPOSED`]): the
+    /// band is the widest of theirs, and the prediction is always extrapolated.
+    pub composed: bool,
 }
+
+/// Classes that no published measurement backs but whose parts are measured, each with the
+/// (tier, family) of its parts at the same size. NVLSTree across NVL72 racks is the NVSwitch
+/// reduction inside each rack (NVLS, measured in one rack), a tree between the racks over
+/// their trays' NICs (Tree, measured across 2-3 racks), and the same NVLS-then-tree algorithm
+/// measured across InfiniBand nodes of 8 GPUs (NCCL's NVLSTree; docs/collective-accuracy.md).
+/// What joins the parts is not measured, so such a class is judged only where its prediction
+/// agrees with a run (Check: healthy within its band, "cannot judge" outside it, never broken).
+pub const COMPOSED: [(TierClass, AlgoFamily, [(TierClass, AlgoFamily); 3]); 1] =
+    [(TierClass::Nvl72Racks, AlgoFamily::Nvls, [(TierClass::InfiniBand, AlgoFamily::Nvls), (TierClass::Nvl72Rack, AlgoFamily::Nvls), (TierClass::Nvl72Racks, AlgoFamily::Tree)])];
 
 impl Trust {
     /// The class's trust, scale unknown.
@@ -169,6 +182,11 @@ impl Trust {
     pub fn at(tier: TierClass, family: AlgoFamily, size: SizeRange, nodes: u32, gpus: u32) -> Trust {
         let (t, f, z) = (tier as usize, family as usize, size as usize);
         let (pct, n) = crate::trust_table::BANDS[t][f][z];
+        if n == 0 {
+            if let Some(c) = Self::composed(tier, family, size, nodes, gpus) {
+                return c;
+            }
+        }
         let (n_lo, n_hi, g_lo, g_hi, worst) = crate::trust_table::SCOPE[t][f][z];
         let outside = |x: u32, lo: u32, hi: u32| x > 0 && (x < lo || x > hi);
         Trust {
@@ -183,11 +201,55 @@ impl Trust {
             nodes,
             gpus,
             extrapolated: n > 0 && (outside(nodes, n_lo, n_hi) || outside(gpus, g_lo, g_hi)),
+            composed: false,
         }
+    }
+
+    /// The trust of a [`COMPOSED`] class when every part is measured at this size.
+    fn composed(tier: TierClass, family: AlgoFamily, size: SizeRange, nodes: u32, gpus: u32) -> Option<Trust> {
+        let (_, _, parts) = COMPOSED.iter().find(|c| c.0 == tier && c.1 == family)?;
+        let mut band: f64 = 0.0;
+        let mut worst: f64 = 0.0;
+        for &(pt, pf) in parts {
+            let part = Self::at(pt, pf, size, 0, 0);
+            band = band.max(part.error_band_pct?);
+            worst = worst.max(part.worst_error_pct?);
+        }
+        Some(Trust {
+            tier,
+            family,
+            size,
+            error_band_pct: Some(band),
+            validated_cases: 0,
+            worst_error_pct: Some(worst),
+            measured_nodes: [0, 0],
+            measured_gpus: [0, 0],
+            nodes,
+            gpus,
+            extrapolated: true,
+            composed: true,
+        })
+    }
+
+    /// The measured parts of a composed class, in words: "NVLS on multi-node, InfiniBand at
+    /// 2-248 nodes, 16-1984 GPUs ±2%; ...".
+    fn parts(&self) -> String {
+        let Some((_, _, parts)) = COMPOSED.iter().find(|c| c.0 == self.tier && c.1 == self.family) else { return String::new() };
+        parts
+            .iter()
+            .map(|&(t, f)| {
+                let p = Self::at(t, f, self.size, 0, 0);
+                format!("{} on {} at {} ±{:.0}%", f.name(), t.name(), p.measured_scale(), p.error_band_pct.unwrap_or(0.0))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     /// Where the class was measured: "2-64 nodes, 16-512 GPUs" or "2-8 GPUs in one domain".
     pub fn measured_scale(&self) -> String {
+        if self.composed {
+            return format!("its parts only: {}", self.parts());
+        }
         let range = |[lo, hi]: [u32; 2]| if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
         if self.measured_nodes[1] <= 1 {
             format!("{} GPUs in one domain", range(self.measured_gpus))
@@ -213,11 +275,40 @@ impl Trust {
         let n = self.validated_cases;
         let plural = if n == 1 { "" } else { "s" };
         let worst = self.worst_error_pct.unwrap_or(p);
+        if self.composed {
+            return format!("extrapolated: {} on {} is not measured; ±{p:.0}%, worst {worst:.0}%, the widest of its measured parts: {}", self.family.name(), self.tier.name(), self.parts());
+        }
         if self.extrapolated {
             let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
             format!("extrapolated: ±{p:.0}%, worst {worst:.0}%, over {n} measurement{plural} at {}; this is {here}", self.measured_scale())
         } else {
             format!("±{p:.0}%, {n} measurement{plural} at {}; worst {worst:.0}%", self.measured_scale())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVLSTree across NVL72 racks: no measurement of its own, its parts measured at large
+    /// sizes: it takes the widest part's band and worst error, is always extrapolated, and says
+    /// it is not measured; at small sizes a part is unmeasured, so it has no band.
+    #[test]
+    fn nvls_across_racks_is_composed_of_its_measured_parts_only_where_all_are_measured() {
+        let t = Trust::at(TierClass::Nvl72Racks, AlgoFamily::Nvls, SizeRange::Large, 20, 1440);
+        let parts: Vec<Trust> = COMPOSED[0].2.iter().map(|&(pt, pf)| Trust::of(pt, pf, SizeRange::Large)).collect();
+        assert!(parts.iter().all(|p| p.validated_cases > 0), "{parts:?}");
+        let widest = parts.iter().filter_map(|p| p.error_band_pct).fold(0.0, f64::max);
+        assert_eq!(t.error_band_pct, Some(widest));
+        assert!(t.composed && t.extrapolated && t.validated_cases == 0, "{t:?}");
+        assert!(t.worst_error_pct.unwrap_or(0.0) >= widest);
+        let d = t.describe();
+        assert!(d.starts_with("extrapolated: NVLS on NVL72, several racks is not measured") && !d.contains('('), "{d}");
+        assert!(d.contains("tree on NVL72, several racks at 2-3 racks"), "{d}");
+        let small = Trust::at(TierClass::Nvl72Racks, AlgoFamily::Nvls, SizeRange::Small, 20, 1440);
+        assert!(small.error_band_pct.is_none() && !small.composed, "{small:?}");
+        // A measured class is never composed.
+        assert!(!Trust::of(TierClass::Nvl72Racks, AlgoFamily::Tree, SizeRange::Large).composed);
     }
 }
