@@ -221,6 +221,8 @@ pub fn congestion_panel(props: &Props) -> Html {
                 { number("cg-nics", "NICs down ", settings.failures.nics_down, (0, 31), set_n(|s, n| s.failures.nics_down = n)) }
                 { number("cg-links", "Links down ", settings.failures.links_down, (0, 256), set_n(|s, n| s.failures.links_down = n)) }
                 { number("cg-spines", "Spines down ", settings.failures.spines_down, (0, 256), set_n(|s, n| s.failures.spines_down = n)) }
+                // Slow GPUs change only the training step, shown when the link carries one.
+                if props.training.is_some() {
                 { number("cg-slow", "Slow GPUs ", slow.gpus, (0, cluster.nodes.saturating_mul(cluster.gpus_per_node).max(1)), {
                     let (slow, err) = (slow.clone(), input_error.clone());
                     Callback::from(move |v: Result<u32, String>| match v {
@@ -235,11 +237,13 @@ pub fn congestion_panel(props: &Props) -> Html {
                         Err(e) => err.set(Some(e)),
                     })
                 }) }
+                }
             </div>
             <p class="hint" data-testid="routing-note">{ ROUTINGS.iter().find(|r| r.0 == routing).map_or(String::new(), |r| format!("{}: {}", r.1, r.2)) }
                 if settings.routing.is_none() { { " (this NIC's default)" } }
             </p>
-            <p class="hint">{ "Oversubscription is the cluster's own (the fat tree sized at that ratio); NICs go down on the job's first node, links on its first leaf, spines in its pod." }</p>
+            <p class="hint">{ "Oversubscription is the cluster's own (the fat tree sized at that ratio); NICs go down on the job's first node, links on its first leaf, spines in its pod." }
+                if props.training.is_some() { { " Slow GPUs (at the speed given) change only the training step, not the flows." } }</p>
             if one_leaf {
                 <p class="hint" data-testid="one-leaf">{ "One leaf switch: no spine for flows to collide on; only NICs limit them. Add nodes for a two-tier tree." }</p>
             }
