@@ -517,6 +517,20 @@ pub const EFA_EFFICIENCY: f64 = 0.955;
 /// deficit from a per-step cost.
 pub const EFA_LATENCY: Micros = Micros(23.0);
 
+/// Internode latency aws-ofi-nccl reports to NCCL (`props->latency`, which NCCL's topology
+/// search copies to `graph->latencyInter` and its tuning model adds to every network step, twice
+/// for Simple: src/graph/search.cc and tuning.cc @v2.27.5-1) on instances with 100G EFA
+/// interfaces: 75 us for p4d.24xlarge, p4de.24xlarge, p5.48xlarge and p5e
+/// (`platform_data_map`, src/platform-aws.cpp, aws/aws-ofi-nccl @2daf7d30). A planning figure,
+/// not a measured one: the plugin sets it because "NCCL's internal tuner choices work better
+/// with this value" on P5, so it steers NCCL's choice of algorithm and protocol, while the
+/// timing keeps [`EFA_LATENCY`].
+pub const EFA_100_PLUGIN_LATENCY: Micros = Micros(75.0);
+
+/// The same figure for instances with 200G and 400G EFA interfaces (p5en.48xlarge,
+/// p6-b200.48xlarge, p6-b300 and the later P-series entries): 35 us (same source).
+pub const EFA_200_400_PLUGIN_LATENCY: Micros = Micros(35.0);
+
 /// One EFA interface of `gbps` line rate: the class's fitted goodput and latency, SRD's
 /// multipath spraying routed like adaptive routing, a PCIe Gen5 host interface (not published
 /// per interface).
@@ -561,6 +575,17 @@ impl NicKind {
     }
     pub fn ids() -> Vec<&'static str> {
         NICS.iter().map(|n| n.id).collect()
+    }
+    /// The internode latency this NIC's NCCL net plugin reports (`ncclNetProperties_t::latency`),
+    /// which NCCL's tuning model adds to each network step when choosing: 0 for NCCL's own IB
+    /// and socket transports ("Not set", src/transport/net_ib.cc and net_socket.cc @v2.27.5-1),
+    /// aws-ofi-nccl's platform figure on EFA.
+    pub fn plugin_latency(self) -> Micros {
+        match self {
+            NicKind::Efa100 => EFA_100_PLUGIN_LATENCY,
+            NicKind::Efa200 | NicKind::Efa400 => EFA_200_400_PLUGIN_LATENCY,
+            _ => Micros::ZERO,
+        }
     }
     /// The switch class a cluster with this NIC is normally built from.
     pub fn default_switch(self) -> SwitchKind {
