@@ -259,7 +259,11 @@ const PCIE_CROSS_SWITCH_EFFICIENCY: f64 = 0.57;
 pub struct Comm {
     pub placement: Placement,
     pub graphs: Graphs,
+    /// NCCL's tables as NCCL fills them (with its net plugin's reported latency): they choose.
     tuning: Tuning,
+    /// The same tables with no plugin latency: the base of the expected time, to which the
+    /// network's physical per-step latency is added.
+    timing: Tuning,
     /// Per-GPU per-direction bandwidth for point-to-point copies inside a domain.
     p2p_intra: GBps,
     /// The network as this group sees it (None inside one domain).
@@ -381,9 +385,21 @@ impl Comm {
             nvswitch: input.nvswitch,
             latency_inter: 0.0,
         };
-        let tuning = match &rccl_comm {
-            Some(r) => rccl::tuning(r.model, &r.facts),
-            None => Tuning::new(k, &facts, &graphs),
+        // NCCL chooses with the latency its net plugin reports on every network step
+        // (aws-ofi-nccl's platform figure on EFA, 0 on IB and sockets); the expected time is
+        // timed with the physical latency instead (`timing`, NetPath::step_extra).
+        let plugin_latency = if domains > 1 { topo.nic.kind.plugin_latency().0 } else { 0.0 };
+        let chooser = CommFacts { latency_inter: plugin_latency, ..facts };
+        let (tuning, timing) = match &rccl_comm {
+            Some(r) => {
+                let t = rccl::tuning(r.model, &r.facts);
+                (t.clone(), t)
+            }
+            None if plugin_latency > 0.0 => (Tuning::new(k, &chooser, &graphs), Tuning::new(k, &facts, &graphs)),
+            None => {
+                let t = Tuning::new(k, &facts, &graphs);
+                (t.clone(), t)
+            }
         };
         let nvl72 = c.scale_up == ScaleUp::Nvl72;
         // NVLSTree's first and last stages are NVLS inside each domain: its rate, from NCCL's
@@ -462,6 +478,7 @@ impl Comm {
             placement: p,
             graphs,
             tuning,
+            timing,
             p2p_intra: GBps(intra_bw.0 * if intra_nvlink { P2P_NVLINK_EFFICIENCY } else { 1.0 }),
             net,
             oversubscribed: oversub > 1.0,
@@ -578,7 +595,7 @@ impl Comm {
     /// Blackwell corrected),
     /// the network's physics across domains.
     pub fn expected_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: Bytes) -> (f64, f64) {
-        let (lat, bw_nccl) = self.tuning.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
+        let (lat, bw_nccl) = self.timing.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
         if let Some(r) = &self.rccl {
             return self.rccl_terms(r, func, a, p, bw_nccl, bytes);
         }

@@ -142,3 +142,29 @@ fn mi355x_says_not_validated() {
     let m = comm(&amd(GpuKind::Mi300x, 1, 0)).predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
     assert!(m.trust.validated_cases > 0);
 }
+
+/// NCCL adds the latency its net plugin reports to every network step of its cost model
+/// (`interLat += graphs[a]->latencyInter`, twice for Simple: src/graph/tuning.cc @v2.27.5-1);
+/// aws-ofi-nccl reports 75 us on p5 and 35 us on p6-b200 (src/platform-aws.cpp @2daf7d30).
+/// That steers NCCL's choice; the expected time keeps EFA's physical per-step latency.
+#[test]
+fn efa_plugin_latency_steers_nccl_choice_not_the_expected_time() {
+    use fabricscope_model::nccl::tuning::{Algorithm, Func, Protocol};
+    let node = |nic, nics| Cluster { gpu: GpuKind::H100, nodes: 2, gpus_per_node: 8, scale_up: ScaleUp::natural(GpuKind::H100), nics_per_node: nics, nic, ..Cluster::default() };
+    // aws-ofi-nccl shows NCCL p5's 32x 100G as 8 devices of 400G, as 8 NDR NICs: same graphs.
+    let ib = comm(&node(NicKind::IbNdr, 8));
+    for (nic, nics, reported) in [(NicKind::Efa100, 32, 75.0), (NicKind::Efa400, 8, 35.0)] {
+        let efa = comm(&node(nic, nics));
+        // 2 nodes: a ring all_reduce crosses the network 2(nNodes-1) = 2 times, a tree log2(2)
+        // times each way.
+        for (a, p, steps) in [(Algorithm::Ring, Protocol::Ll128, 2.0), (Algorithm::Ring, Protocol::Simple, 4.0), (Algorithm::Tree, Protocol::Ll, 2.0)] {
+            let lat = |c: &Comm| c.tuning().entry(Func::AllReduce, a, p).unwrap().0;
+            assert!((lat(&efa) - lat(&ib) - steps * reported).abs() < 1e-9, "{nic:?} {a:?} {p:?}");
+        }
+        // The clock: a forced 8-byte ring differs from InfiniBand's by EFA's physical latency
+        // on its two network steps, not by the reported figure.
+        let t = |c: &Comm| c.predict(Collective::AllReduce, Bytes(8), AlgoChoice::Ring, ProtoChoice::Ll).unwrap().time.0;
+        let physical = 2.0 * (nic.spec().latency.0 - NicKind::IbNdr.spec().latency.0);
+        assert!((t(&efa) - t(&ib) - physical).abs() < 0.5, "{nic:?}: {} vs {}", t(&efa), t(&ib));
+    }
+}

@@ -504,18 +504,39 @@ pub const EFA_EFFICIENCY: f64 = 0.955;
 /// fitted for the class on p5.48xlarge 2-node all_reduce at 16-128 B (68.4-69.3 us,
 /// aws/aws-k8s-tester PR 585): 22 us per network step beyond InfiniBand's 1 us.
 ///
-/// Not modelled: what p5 measures at 32 MiB. There the runs take about 42 us more per
-/// inter-node ring step (all_gather, Ring/LL128, 4-32 nodes; 66 at 2), about 30 us more per
-/// inter-node tree hop (all_reduce, Tree/LL128) and about 100 us more per NVLSTree network step
-/// (2 nodes) than this latency gives, while at 1-2 GiB the same rings are already 5-11% slow
-/// at 32 nodes, so a fixed per-step cost does not fit both. Candidates in aws-ofi-nccl
-/// (@2daf7d30): messages above `EAGER_MAX_SIZE` (8 KiB, include/nccl_ofi_param.h line 228)
-/// go by RDMA write after the receiver's control message, and messages up to
-/// `MIN_STRIPE_SIZE` (128 KiB, line 160) ride one of the interfaces behind a GPU instead of
-/// being striped (src/nccl_ofi_scheduler.cpp `get_num_stripes`); neither alone gives the size
-/// of the gap, and no public LL128 run over EFA at 64-512 MiB separates a protocol-bandwidth
-/// deficit from a per-step cost.
+/// Not modelled: what p5 measures at 32 MiB. With NCCL's choice made as on EFA (the plugin's
+/// reported latency, [`EFA_100_PLUGIN_LATENCY`]), every 32 MiB row runs LL128 and takes about
+/// 42 us more per inter-node ring step (all_gather, 4-32 nodes; about 47 for the 2-node ring
+/// all_reduce) and about 30 us more per inter-node tree hop (all_reduce, Tree/LL128) than this
+/// latency gives, while the same Ring/LL128 all_reduce at 256 MiB-1 GiB on 4-8 nodes is already
+/// 1-7% slow: a fixed per-step cost does not fit both. Candidates read in aws-ofi-nccl
+/// (@2daf7d30, v1.16.3): every LL128 message at these sizes (8-128 KiB per channel and step) is
+/// above `EAGER_MAX_SIZE` (8 KiB, include/nccl_ofi_param.h), so it goes by RDMA write after the
+/// receiver's control message, which costs half a round trip when the receive is posted late
+/// (aws/aws-ofi-nccl PR 1194, doc/multi-recv.md); with NCCL_STEPS = 8 slots recycled through that control message, a hop
+/// passes at most 8 messages per round trip, a floor that grows with the ring's step count and
+/// vanishes behind the bandwidth term at large sizes, the right shape. But with the round trip
+/// this latency gives (about 46 us) the floor is below the model's time; the rows ask for about
+/// 85 us, which no public source states. The plugin's 75 us planning figure, used as a clock,
+/// lands within about 12% on the all_gather rows but 8-19% slow on the tree rows, 19-27% slow on the
+/// 256 MiB rings and 2.5x slow on the 2-node small-message rows: it steers NCCL, it is not a time.
+/// NCCL's mid-size channel cut (src/enqueue.cc @v2.27.5-1) does not act here: LL128's
+/// threshold is not scaled by the rank count and 32 MiB keeps all 16 channels.
 pub const EFA_LATENCY: Micros = Micros(23.0);
+
+/// Internode latency aws-ofi-nccl reports to NCCL (`props->latency`, which NCCL's topology
+/// search copies to `graph->latencyInter` and its tuning model adds to every network step, twice
+/// for Simple: src/graph/search.cc and tuning.cc @v2.27.5-1) on instances with 100G EFA
+/// interfaces: 75 us for p4d.24xlarge, p4de.24xlarge, p5.48xlarge and p5e
+/// (`platform_data_map`, src/platform-aws.cpp, aws/aws-ofi-nccl @2daf7d30). A planning figure,
+/// not a measured one: the plugin sets it because "NCCL's internal tuner choices work better
+/// with this value" on P5, so it steers NCCL's choice of algorithm and protocol, while the
+/// timing keeps [`EFA_LATENCY`].
+pub const EFA_100_PLUGIN_LATENCY: Micros = Micros(75.0);
+
+/// The same figure for instances with 200G and 400G EFA interfaces (p5en.48xlarge,
+/// p6-b200.48xlarge, p6-b300 and the later P-series entries): 35 us (same source).
+pub const EFA_200_400_PLUGIN_LATENCY: Micros = Micros(35.0);
 
 /// One EFA interface of `gbps` line rate: the class's fitted goodput and latency, SRD's
 /// multipath spraying routed like adaptive routing, a PCIe Gen5 host interface (not published
@@ -561,6 +582,17 @@ impl NicKind {
     }
     pub fn ids() -> Vec<&'static str> {
         NICS.iter().map(|n| n.id).collect()
+    }
+    /// The internode latency this NIC's NCCL net plugin reports (`ncclNetProperties_t::latency`),
+    /// which NCCL's tuning model adds to each network step when choosing: 0 for NCCL's own IB
+    /// and socket transports ("Not set", src/transport/net_ib.cc and net_socket.cc @v2.27.5-1),
+    /// aws-ofi-nccl's platform figure on EFA.
+    pub fn plugin_latency(self) -> Micros {
+        match self {
+            NicKind::Efa100 => EFA_100_PLUGIN_LATENCY,
+            NicKind::Efa200 | NicKind::Efa400 => EFA_200_400_PLUGIN_LATENCY,
+            _ => Micros::ZERO,
+        }
     }
     /// The switch class a cluster with this NIC is normally built from.
     pub fn default_switch(self) -> SwitchKind {
