@@ -9,11 +9,15 @@ mod common;
 use common::{json, output, stdout_ok};
 const EXAMPLE_BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/price-book.example.json");
 
-/// A scenario file of `cluster` (JSON) priced with the example book.
+/// A scenario file of `cluster` (JSON) priced with the example book. Each call writes a file
+/// of its own: the tests run on threads of one process, and a file shared between them was
+/// rewritten by one test while another's CLI run read it (a flaky non-zero exit).
 fn priced(name: &str, cluster: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let book: Value = serde_json::from_str(&std::fs::read_to_string(EXAMPLE_BOOK).unwrap()).unwrap();
     let text = format!(r#"{{"cluster":{cluster},"prices":{}}}"#, book["prices"]);
-    let p = std::env::temp_dir().join(format!("fabricscope-compare-{}-{name}.json", std::process::id()));
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("fabricscope-compare-{}-{n}-{name}.json", std::process::id()));
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
 }
