@@ -63,6 +63,12 @@ enum Metric {
     Hardware,
     /// TFLOP/s per GPU of model FLOPs (no recompute), the papers' convention.
     Model,
+    /// TFLOP/s per GPU as Megatron-LM's own counter prints it since March 2025: model FLOPs
+    /// with the causal attention core halved ("Only half of the attention matrix is non-zero
+    /// and needs to be multiplied with V", `num_floating_point_operations` in
+    /// megatron/training/training.py, Megatron-LM commit 8873b55d, 2025-03-06; kept as
+    /// "causal mask (only half of the mask is non-zero)" since).
+    ModelCausal,
 }
 
 /// One evaluated row.
@@ -95,6 +101,7 @@ impl Outcome {
 fn convention_flops(w: &Workload, metric: Metric) -> f64 {
     match metric {
         Metric::Hardware => w.hardware_flops_per_step(Recompute::Full),
+        Metric::ModelCausal => w.executed_flops_per_step(Recompute::None, true),
         _ => w.model_flops_per_step(),
     }
 }
@@ -374,7 +381,18 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         // full recompute, Megatron-FSDP.
         "Megatron-MoE-ModelZoo" | "Megatron-LM DeepSeek-V3 GB200 guide" => {
             let overlap = notes.contains("A2A overlap on") || notes.contains("+1F1B A2A overlap");
-            let rc = if notes.contains("full recompute") { Some(Recompute::Full) } else { None };
+            // Recompute as the row states it. Megatron-Core's fine-grained recompute
+            // (`--recompute-granularity selective --recompute-modules ...`: layernorm, moe_act,
+            // mlp, moe, mla_up_proj) reruns norms, activations or MLP blocks, never the attention
+            // core, which is what the model's selective recompute reruns; their cost is not
+            // itemised, so such rows are taken without recompute (the MoE block's forward that
+            // "moe" reruns is left out). "No recompute listed" is none.
+            let modules = ["recompute norm", "recompute layernorm", "recompute moe_act", "recompute mlp"].iter().any(|m| notes.contains(m));
+            let rc = match () {
+                _ if notes.contains("full recompute") => Some(Recompute::Full),
+                _ if modules || notes.contains("no recompute listed") => Some(Recompute::None),
+                _ => None,
+            };
             (if overlap { "megatron-core-a2a-overlap" } else { "megatron-core" }, rc, Some(if notes.contains("FSDP on") { 3 } else { 1 }), true)
         }
         _ => {
@@ -469,7 +487,17 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     let (metric, measured) = match tokens {
         Some(t) => (Metric::Tokens, t),
         None => {
-            let metric = if metric_field.contains("mfu") || metric_field.contains("model") { Metric::Model } else { Metric::Hardware };
+            // Megatron-MoE-ModelZoo and the DeepSeek-V3 GB200 guide print Megatron-LM's counter of
+            // 2025-2026 (causal attention halved): ModelZoo's Qwen3-235B H100 rows give both
+            // TFLOP/s and step time, and 245 TFLOP/s at 19.7 s for 2048 x 4096 tokens on 256 GPUs
+            // is 147.3 GFLOP per token, against 148.3 with the attention core halved and 167.2
+            // counted in full.
+            let causal = matches!(source, "Megatron-MoE-ModelZoo" | "Megatron-LM DeepSeek-V3 GB200 guide");
+            let metric = match () {
+                _ if causal => Metric::ModelCausal,
+                _ if metric_field.contains("mfu") || metric_field.contains("model") => Metric::Model,
+                _ => Metric::Hardware,
+            };
             let peak = match w.precision {
                 Precision::Fp8 => topo.gpu.tflops_fp8.map_or(topo.gpu.tflops_bf16.0, |t| t.0),
                 Precision::Bf16 => topo.gpu.tflops_bf16.0,
@@ -517,6 +545,7 @@ fn moe_table(outs: &[Outcome]) -> String {
             Metric::Tokens => "tokens/s",
             Metric::Hardware => "hw TFLOP/s",
             Metric::Model => "model TFLOP/s",
+            Metric::ModelCausal => "model TFLOP/s (causal)",
         };
         let step = o.report.step_time_s * 1e6;
         let b = &o.report.breakdown;
@@ -572,6 +601,7 @@ fn table(outs: &[Outcome]) -> String {
             Metric::Tokens => "tokens/s",
             Metric::Hardware => "hw TFLOP/s",
             Metric::Model => "model TFLOP/s",
+            Metric::ModelCausal => "model TFLOP/s (causal)",
         };
         s.push_str(&format!(
             "| {}:{} | {} | {} | {} {} | {} | {}/{}/{}/{}/{} | {} | {} | {} | {} | {:.1} | {:.1} | {:+.1}% | {:.1} | {} |\n",
@@ -794,7 +824,13 @@ How each row is evaluated:
 - **Like with like**: where the source gives tokens/s or an iteration time, tokens/s are
   compared (no FLOP convention involved); otherwise TFLOP/s per GPU in the source's convention
   (Narayanan's eq. 3 with the recompute forward, or model FLOPs), computed from the model's
-  step time.
+  step time. Megatron-LM's own counter halves the causal attention core since March 2025
+  (commit 8873b55d); the Megatron-MoE-ModelZoo and DeepSeek-V3 GB200 guide rows print it
+  (`model TFLOP/s (causal)`): ModelZoo's Qwen3-235B H100 row with both figures gives 147.3
+  GFLOP per token, against 148.3 counted that way and 167.2 with the full score matrix.
+- **Recompute as stated**: Megatron-Core's fine-grained recompute (layernorm, moe_act, mlp,
+  moe modules) never reruns the attention core; rows stating it are taken without recompute
+  (its elementwise and MLP reruns are not itemised), rows stating full recompute with it.
 - **Unstated settings** (`*`) are chosen by the model's own search among values that fit.
 ";
 
