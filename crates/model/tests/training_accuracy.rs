@@ -860,8 +860,12 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    least ~33 µs (TE PR #3134's measurement of that loop), twice that in FP8 where each expert's
    slice is also cast and transposed on its own (TE issue #1499). This is what makes small
    experts (Qwen3 30B-A3B: 16 local experts of FFN 768) slow; coarse experts never reach it.
-   Qwen3 235B-A22B (EP 32 over InfiniBand with the all-to-all overlap) stays ~39% optimistic:
-   its expert GEMMs are above the floor, and no mechanism found so far explains the rest.
+   With the 1F1B all-to-all overlap each all-to-all hides only under the compute of its own
+   phase (Megatron-LM `model_chunk_schedule_plan.py`: backward combine beside the forward
+   attention, both dispatches beside the experts' backward and forward, forward combine beside
+   the backward attention). Qwen3 235B-A22B (EP 32 over InfiniBand with that overlap) stays
+   ~25-30% optimistic: ModelZoo's pair of the same layout gains 12% from the overlap where the
+   model gains 50%; no mechanism found so far explains the rest.
    The floor also holds on Blackwell: the B200/B300 runs at EP 8 (16-32 local experts per GPU)
    are within ~10% with it, and 40-80% optimistic with the single grouped kernel's ~8.6 µs
    per expert instead, so no Blackwell-specific floor or clock is fitted.
