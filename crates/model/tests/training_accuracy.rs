@@ -444,7 +444,9 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         "Llama 3" => (NicKind::Roce400, 8),
         // Jean Zay's A100 nodes: 4 Omni-Path 100 Gb/s links, i.e. the bandwidth of 2 HDR ports.
         "BLOOM" => (NicKind::IbHdr, 2),
-        _ if gpu == GpuKind::H100 => (NicKind::IbNdr, 8),
+        // DGX H100; DGX B200 (8 ConnectX-7 400G, DGX B200 user guide, as the dgx-b200-superpod
+        // preset); DGX GB200 NVL72 (one ConnectX-7 400G per GPU).
+        _ if matches!(gpu, GpuKind::H100 | GpuKind::B200 | GpuKind::Gb200) => (NicKind::IbNdr, 8),
         _ => (NicKind::IbHdr, 8),
     };
     let mut topo = cluster(gpu, gpus, nic, nics).topology().map_err(|e| e.to_string())?;
