@@ -868,9 +868,22 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    the backward attention). Qwen3 235B-A22B (EP 32 over InfiniBand with that overlap) stays
    ~25-30% optimistic: ModelZoo's pair of the same layout gains 12% from the overlap where the
    model gains 50%; no mechanism found so far explains the rest.
+   GPT-OSS 120B is 10-100% optimistic on every system (median about +45%): its attention has
+   learnable sinks and alternating 128-token windows, for which Transformer Engine disables
+   FlashAttention and runs cuDNN's fused kernel only where cuDNN supports the shape, else the
+   unfused (materialised) attention (TE issue 2318 at TE 2.8; TE 2.17's support matrix as
+   quoted in radixark/miles PR 1917). Costed unfused, the same rows come out about 20%
+   pessimistic, so the runs sit between; which kernel each release ran is not published, and
+   the model keeps the fused kernel (sinks and windows are not in the workload).
    The floor also holds on Blackwell: the B200/B300 runs at EP 8 (16-32 local experts per GPU)
    are within ~10% with it, and 40-80% optimistic with the single grouped kernel's ~8.6 µs
-   per expert instead, so no Blackwell-specific floor or clock is fitted.
+   per expert instead, so no Blackwell-specific floor or clock is fitted. The FP8 doubling
+   splits the classes: Hopper's FP8 Qwen3 30B rows are ~25% pessimistic with it (the Hopper
+   MoE class would reach ~17% without it) while Blackwell's MXFP8 rows would go ~27% (MXFP8
+   even adds a per-expert scale swizzle, TE PR 1525); no source separates per-tensor FP8 on
+   Hopper from #1499's per-expert cost, so it stays one factor. Identical layouts measured in
+   two Megatron-Bridge releases differ by up to 1.9x (Qwen3 30B on 8 B200), which bounds what
+   any single prediction can reach on those pairs.
 7. **Token dispatcher**: an EP group across nodes sends each routed copy on its own (NCCL
    all-to-all, Megatron-Core's `alltoall` dispatcher) unless the run used DeepEP or HybridEP
    (the row says so, or its Megatron-Bridge recipe sets the `flex` dispatcher): then each token
