@@ -411,6 +411,15 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         && matches!(gpu, GpuKind::B200 | GpuKind::B300 | GpuKind::Gb200 | GpuKind::Gb300)
         && ["DEEPSEEK", "KIMI", "GPT OSS"].iter().any(|m| up_model.contains(m));
     fw.ep_node_dispatch = notes.contains("DeepEP") || notes.contains("HybridEP") || flex_recipe;
+    if source == "NeMo Automodel" {
+        // Its benchmark configs (NVIDIA-NeMo/Automodel examples/benchmark/configs/*_te_deepep.yaml)
+        // set `backend: attn: te`: Transformer Engine's DotProductAttention, i.e. cuDNN's fused
+        // attention, a Hopper-generation kernel rather than SDPA's FlashAttention-2; and its MoE
+        // parallelizer wraps blocks with `reshard_after_forward=False` (the default of
+        // nemo_automodel/components/moe/parallelizer.py, set explicitly in deepseek_v3_te_deepep.yaml).
+        fw.hopper_attention = true;
+        fw.reshard_after_forward = false;
+    }
     if notes.contains("FP16 mixed precision") {
         // BLOOM's benchmarks before its BF16 optimizer: FP16 gradients, accumulated in 16 bits.
         fw.fp32_grads = false;
@@ -820,7 +829,9 @@ How each row is evaluated:
   README 2020), `megatron-lm-2022` (Korthikanti; MegaScale's Megatron-LM baseline),
   `megatron-core` (README H100, NeMo, Megatron-Bridge, MegaScale), `deepspeed-2021` (ZeRO-3
   rows), `megatron-deepspeed` (BLOOM), `meta-llama3` (Llama 3's FSDP-style sharding and
-  flexible interleaved schedule, §3.3.2 of its paper).
+  flexible interleaved schedule, §3.3.2 of its paper), `pytorch-fsdp2-compiled` for NeMo
+  Automodel with what its benchmark configs set: Transformer Engine (cuDNN) fused attention,
+  DeepEP, parameters kept gathered after the forward.
 - **Memory**: a run the source reports ran is compared even when the memory model puts it
   over HBM; the row's note gives the overshoot.
 - **Like with like**: where the source gives tokens/s or an iteration time, tokens/s are
