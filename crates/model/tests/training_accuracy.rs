@@ -735,8 +735,10 @@ fn training_model_matches_published_runs() {
     let moe: Vec<f64> = outs.iter().filter(|o| o.class.moe).map(|o| o.error().abs()).collect();
     assert!(moe.len() >= 70, "only {} MoE rows expressible", moe.len());
     assert!(median(moe.clone()) <= 0.25, "MoE rows: median |error| {:.1}%", 100.0 * median(moe));
+    // Per class: 25% (today megatron/moe/blackwell 22.1%, megatron/moe/hopper 23.4%,
+    // fsdp/moe/hopper 22.8%; the bound was 35% while the Automodel rows ran FlashAttention-2).
     for b in bands.iter().filter(|b| b.class.moe) {
-        assert!(b.median_abs_error_pct <= 35.0, "class {}: median |error| {:.1}%", b.class.id(), b.median_abs_error_pct);
+        assert!(b.median_abs_error_pct <= 25.0, "class {}: median |error| {:.1}%", b.class.id(), b.median_abs_error_pct);
     }
     // The goal, 8% for every framework family, is met by each (the DeepSpeed family's worst
     // rows are the 2021 ZeRO-3 runs at their largest micro-batch and BLOOM's batch ramp-up).
