@@ -572,6 +572,7 @@ impl<'a> Evaluator<'a> {
                 };
                 if self.fw.overlap_moe_a2a {
                     let steal = (self.comms.channels(layout.ids[g(Group::Ep)]) as f64 / self.gpu.class.sms as f64).min(1.0);
+                    // The pair's exposure, split evenly between the forward and the backward.
                     let exposed = a2a_overlap_exposed(a2a, &compute.moe, steal);
                     (exposed / 2.0, exposed / 2.0)
                 } else {
@@ -910,8 +911,9 @@ impl<'a> Evaluator<'a> {
 /// `TransformerLayerSchedulePlan.run`; the same pairing as DeepSeek-V3's DualPipe, Fig. 4):
 /// 1. backward combine | forward attention and router (`pre_dispatch`);
 /// 2. forward dispatch, then backward dispatch | expert backward (data gradient, then weight
-///    gradient, delayed), then expert forward, which waits for the forward dispatch, while the
-///    backward dispatch waits for the data gradient;
+///    gradient, delayed; half of the backward each, the same GEMM FLOPs), then expert forward,
+///    which waits for the forward dispatch, while the backward dispatch waits for the data
+///    gradient;
 /// 3. forward combine | backward attention and router.
 ///
 /// A communication can hide only under the compute of its own phase, so an all-to-all longer
