@@ -56,6 +56,12 @@ const EXPERT_GEMM_FLOOR_US: f64 = 33.0;
 /// `fused_multi_cast_transpose` is what makes GroupedLinear slower than its GEMMs).
 const FP8_EXPERT_FLOOR_FACTOR: f64 = 2.0;
 
+/// SMs a DeepEP-class dispatcher's dispatch and combine kernels occupy while they run, whatever
+/// NCCL would use: Megatron-Core's `moe_deepep_num_sms`, "historical default 20"
+/// (megatron/core/transformer/transformer_config.py), the 20 of 132 H100 SMs DeepSeek-V3 gives
+/// its all-to-all (§3.2.2). Megatron-Bridge's HybridEP recipes set 32; 20 is the floor.
+const DEEPEP_SMS: f64 = 20.0;
+
 /// Evaluates layouts of one job on one cluster, caching what layouts share.
 pub struct Evaluator<'a> {
     pub topo: &'a Topology,
@@ -571,7 +577,11 @@ impl<'a> Evaluator<'a> {
                     full
                 };
                 if self.fw.overlap_moe_a2a {
-                    let steal = (self.comms.channels(layout.ids[g(Group::Ep)]) as f64 / self.gpu.class.sms as f64).min(1.0);
+                    // The SMs the all-to-all holds meanwhile: its NCCL channels, or at least a
+                    // DeepEP-class dispatcher's own kernels.
+                    let nccl = self.comms.channels(layout.ids[g(Group::Ep)]) as f64;
+                    let sms = if self.fw.ep_node_dispatch { nccl.max(DEEPEP_SMS) } else { nccl };
+                    let steal = (sms / self.gpu.class.sms as f64).min(1.0);
                     // The pair's exposure, split evenly between the forward and the backward.
                     let exposed = a2a_overlap_exposed(a2a, &compute.moe, steal);
                     (exposed / 2.0, exposed / 2.0)
