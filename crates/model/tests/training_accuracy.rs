@@ -63,6 +63,12 @@ enum Metric {
     Hardware,
     /// TFLOP/s per GPU of model FLOPs (no recompute), the papers' convention.
     Model,
+    /// TFLOP/s per GPU as Megatron-LM's own counter prints it since March 2025: model FLOPs
+    /// with the causal attention core halved ("Only half of the attention matrix is non-zero
+    /// and needs to be multiplied with V", `num_floating_point_operations` in
+    /// megatron/training/training.py, Megatron-LM commit 8873b55d, 2025-03-06; kept as
+    /// "causal mask (only half of the mask is non-zero)" since).
+    ModelCausal,
 }
 
 /// One evaluated row.
@@ -95,6 +101,7 @@ impl Outcome {
 fn convention_flops(w: &Workload, metric: Metric) -> f64 {
     match metric {
         Metric::Hardware => w.hardware_flops_per_step(Recompute::Full),
+        Metric::ModelCausal => w.executed_flops_per_step(Recompute::None, true),
         _ => w.model_flops_per_step(),
     }
 }
@@ -364,9 +371,24 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         // Megatron-Bridge's Qwen3 235B H100 preset overlaps the MoE all-to-all with compute
         // (scripts/performance/configs/qwen/qwen3_workload_base_configs.py:
         // `moe_a2a_overlap=True`, TP 2, PP 8, VP 4, EP 32, GBS 2048 on 256 GPUs).
-        // (The Blackwell recipes leave it off: perf_recipes/*/{b200,gb200,...} set no
-        // `moe_a2a_overlap`; only qwen/h100/qwen3_moe.py's 235B configs set it.)
+        // (Earlier Blackwell recipes left it off; the 26.08 full-iteration MXFP8 ones below set it.)
         "Megatron-Bridge" if w.moe.is_some() && r.s("model").contains("235B") && gpu == GpuKind::H100 => ("megatron-core-a2a-overlap", None, Some(1), true),
+        // The 26.08 GB200/GB300 MXFP8 runs of DeepSeek-V3, Qwen3 and GPT-OSS 120B use the
+        // full-iteration MXFP8 recipes (Megatron-Bridge perf_recipes: deepseek/common.py
+        // `_enable_deepseek_full_iteration_mxfp8`, qwen/common.py
+        // `_enable_hybridep_full_iteration_mxfp8`, gpt_oss/common.py
+        // `_apply_gpt_oss_120b_full_iter_fp8mx_configs`; added in June 2026, PRs #3983, #4226,
+        // #4211, #4173), each setting `overlap_moe_expert_parallel_comm = True`; the recipes'
+        // layouts are the rows' (e.g. DeepSeek-V3 GB300 PP 2, VP 8, EP 32, GBS 4096, MBS 1).
+        "Megatron-Bridge"
+            if w.moe.is_some()
+                && r.s("source").contains("NeMo 26.08")
+                && matches!(gpu, GpuKind::Gb200 | GpuKind::Gb300)
+                && r.s("precision").to_ascii_uppercase().contains("MXFP8")
+                && ["DEEPSEEKV3", "QWEN3_", "GPT OSS 120B"].iter().any(|m| r.s("model").to_ascii_uppercase().contains(m)) =>
+        {
+            ("megatron-core-a2a-overlap", None, Some(1), true)
+        }
         // NeMo Automodel's PyTorch backend: FSDP2 over the data-parallel ranks with
         // Transformer Engine kernels (fused elementwise) and DeepEP for the expert dispatch.
         "NeMo Automodel" => ("pytorch-fsdp2-compiled", None, Some(3), false),
@@ -374,7 +396,18 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         // full recompute, Megatron-FSDP.
         "Megatron-MoE-ModelZoo" | "Megatron-LM DeepSeek-V3 GB200 guide" => {
             let overlap = notes.contains("A2A overlap on") || notes.contains("+1F1B A2A overlap");
-            let rc = if notes.contains("full recompute") { Some(Recompute::Full) } else { None };
+            // Recompute as the row states it. Megatron-Core's fine-grained recompute
+            // (`--recompute-granularity selective --recompute-modules ...`: layernorm, moe_act,
+            // mlp, moe, mla_up_proj) reruns norms, activations or MLP blocks, never the attention
+            // core, which is what the model's selective recompute reruns; their cost is not
+            // itemised, so such rows are taken without recompute (the MoE block's forward that
+            // "moe" reruns is left out). "No recompute listed" is none.
+            let modules = ["recompute norm", "recompute layernorm", "recompute moe_act", "recompute mlp"].iter().any(|m| notes.contains(m));
+            let rc = match () {
+                _ if notes.contains("full recompute") => Some(Recompute::Full),
+                _ if modules || notes.contains("no recompute listed") => Some(Recompute::None),
+                _ => None,
+            };
             (if overlap { "megatron-core-a2a-overlap" } else { "megatron-core" }, rc, Some(if notes.contains("FSDP on") { 3 } else { 1 }), true)
         }
         _ => {
@@ -388,11 +421,28 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     // The token dispatcher the row states (DeepEP, HybridEP), or that its Megatron-Bridge recipe
     // sets: `moe_token_dispatcher_type = "flex"` in perf_recipes/{deepseek,kimi,gpt_oss} for
     // the Blackwell systems (deepseek/b200 with backend "deepep", the rest "hybridep").
+    // Qwen3 30B-A3B's configs set the flex dispatcher with HybridEP on H100 (Megatron-Bridge PR
+    // #2477, 2026-02-23: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+    // QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_*, with qwen3_llm_pretrain.py setting
+    // `moe_token_dispatcher_type = "flex"`) and on every Blackwell system; Qwen3 235B-A22B on
+    // GB200, GB300 and B300 (PR #3490 for B300), while its B200 and H100 configs keep
+    // "alltoall". It only matters where EP crosses nodes (Qwen3 30B at EP 16 on two H100 nodes).
     let up_model = r.s("model").to_ascii_uppercase();
+    let blackwell = matches!(gpu, GpuKind::B200 | GpuKind::B300 | GpuKind::Gb200 | GpuKind::Gb300);
     let flex_recipe = source == "Megatron-Bridge"
-        && matches!(gpu, GpuKind::B200 | GpuKind::B300 | GpuKind::Gb200 | GpuKind::Gb300)
-        && ["DEEPSEEK", "KIMI", "GPT OSS"].iter().any(|m| up_model.contains(m));
+        && ((blackwell && ["DEEPSEEK", "KIMI", "GPT OSS"].iter().any(|m| up_model.contains(m)))
+            || up_model.contains("QWEN3_30B")
+            || (up_model.contains("QWEN3_235B") && matches!(gpu, GpuKind::B300 | GpuKind::Gb200 | GpuKind::Gb300)));
     fw.ep_node_dispatch = notes.contains("DeepEP") || notes.contains("HybridEP") || flex_recipe;
+    if source == "NeMo Automodel" {
+        // Its benchmark configs (NVIDIA-NeMo/Automodel examples/benchmark/configs/*_te_deepep.yaml)
+        // set `backend: attn: te`: Transformer Engine's DotProductAttention, i.e. cuDNN's fused
+        // attention, a Hopper-generation kernel rather than SDPA's FlashAttention-2; and its MoE
+        // parallelizer wraps blocks with `reshard_after_forward=False` (the default of
+        // nemo_automodel/components/moe/parallelizer.py, set explicitly in deepseek_v3_te_deepep.yaml).
+        fw.hopper_attention = true;
+        fw.reshard_after_forward = false;
+    }
     if notes.contains("FP16 mixed precision") {
         // BLOOM's benchmarks before its BF16 optimizer: FP16 gradients, accumulated in 16 bits.
         fw.fp32_grads = false;
@@ -426,7 +476,9 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
         "Llama 3" => (NicKind::Roce400, 8),
         // Jean Zay's A100 nodes: 4 Omni-Path 100 Gb/s links, i.e. the bandwidth of 2 HDR ports.
         "BLOOM" => (NicKind::IbHdr, 2),
-        _ if gpu == GpuKind::H100 => (NicKind::IbNdr, 8),
+        // DGX H100; DGX B200 (8 ConnectX-7 400G, DGX B200 user guide, as the dgx-b200-superpod
+        // preset); DGX GB200 NVL72 (one ConnectX-7 400G per GPU).
+        _ if matches!(gpu, GpuKind::H100 | GpuKind::B200 | GpuKind::Gb200) => (NicKind::IbNdr, 8),
         _ => (NicKind::IbHdr, 8),
     };
     let mut topo = cluster(gpu, gpus, nic, nics).topology().map_err(|e| e.to_string())?;
@@ -469,7 +521,17 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
     let (metric, measured) = match tokens {
         Some(t) => (Metric::Tokens, t),
         None => {
-            let metric = if metric_field.contains("mfu") || metric_field.contains("model") { Metric::Model } else { Metric::Hardware };
+            // Megatron-MoE-ModelZoo and the DeepSeek-V3 GB200 guide print Megatron-LM's counter of
+            // 2025-2026 (causal attention halved): ModelZoo's Qwen3-235B H100 rows give both
+            // TFLOP/s and step time, and 245 TFLOP/s at 19.7 s for 2048 x 4096 tokens on 256 GPUs
+            // is 147.3 GFLOP per token, against 148.3 with the attention core halved and 167.2
+            // counted in full.
+            let causal = matches!(source, "Megatron-MoE-ModelZoo" | "Megatron-LM DeepSeek-V3 GB200 guide");
+            let metric = match () {
+                _ if causal => Metric::ModelCausal,
+                _ if metric_field.contains("mfu") || metric_field.contains("model") => Metric::Model,
+                _ => Metric::Hardware,
+            };
             let peak = match w.precision {
                 Precision::Fp8 => topo.gpu.tflops_fp8.map_or(topo.gpu.tflops_bf16.0, |t| t.0),
                 Precision::Bf16 => topo.gpu.tflops_bf16.0,
@@ -517,6 +579,7 @@ fn moe_table(outs: &[Outcome]) -> String {
             Metric::Tokens => "tokens/s",
             Metric::Hardware => "hw TFLOP/s",
             Metric::Model => "model TFLOP/s",
+            Metric::ModelCausal => "model TFLOP/s (causal)",
         };
         let step = o.report.step_time_s * 1e6;
         let b = &o.report.breakdown;
@@ -572,6 +635,7 @@ fn table(outs: &[Outcome]) -> String {
             Metric::Tokens => "tokens/s",
             Metric::Hardware => "hw TFLOP/s",
             Metric::Model => "model TFLOP/s",
+            Metric::ModelCausal => "model TFLOP/s (causal)",
         };
         s.push_str(&format!(
             "| {}:{} | {} | {} | {} {} | {} | {}/{}/{}/{}/{} | {} | {} | {} | {} | {:.1} | {:.1} | {:+.1}% | {:.1} | {} |\n",
@@ -694,8 +758,11 @@ fn training_model_matches_published_runs() {
     let moe: Vec<f64> = outs.iter().filter(|o| o.class.moe).map(|o| o.error().abs()).collect();
     assert!(moe.len() >= 70, "only {} MoE rows expressible", moe.len());
     assert!(median(moe.clone()) <= 0.25, "MoE rows: median |error| {:.1}%", 100.0 * median(moe));
+    // Per class: 25% (today megatron/moe/blackwell 22.7%, megatron/moe/hopper 17.8%, on one
+    // row: the next is 23.2%; fsdp/moe/hopper 22.8%; the bound was 35% while the Automodel rows
+    // ran FlashAttention-2).
     for b in bands.iter().filter(|b| b.class.moe) {
-        assert!(b.median_abs_error_pct <= 35.0, "class {}: median |error| {:.1}%", b.class.id(), b.median_abs_error_pct);
+        assert!(b.median_abs_error_pct <= 25.0, "class {}: median |error| {:.1}%", b.class.id(), b.median_abs_error_pct);
     }
     // The goal, 8% for every framework family, is met by each (the DeepSpeed family's worst
     // rows are the 2021 ZeRO-3 runs at their largest micro-batch and BLOOM's batch ramp-up).
@@ -788,13 +855,21 @@ How each row is evaluated:
   README 2020), `megatron-lm-2022` (Korthikanti; MegaScale's Megatron-LM baseline),
   `megatron-core` (README H100, NeMo, Megatron-Bridge, MegaScale), `deepspeed-2021` (ZeRO-3
   rows), `megatron-deepspeed` (BLOOM), `meta-llama3` (Llama 3's FSDP-style sharding and
-  flexible interleaved schedule, §3.3.2 of its paper).
+  flexible interleaved schedule, §3.3.2 of its paper), `pytorch-fsdp2-compiled` for NeMo
+  Automodel with what its benchmark configs set: Transformer Engine (cuDNN) fused attention,
+  DeepEP, parameters kept gathered after the forward.
 - **Memory**: a run the source reports ran is compared even when the memory model puts it
   over HBM; the row's note gives the overshoot.
 - **Like with like**: where the source gives tokens/s or an iteration time, tokens/s are
   compared (no FLOP convention involved); otherwise TFLOP/s per GPU in the source's convention
   (Narayanan's eq. 3 with the recompute forward, or model FLOPs), computed from the model's
-  step time.
+  step time. Megatron-LM's own counter halves the causal attention core since March 2025
+  (commit 8873b55d); the Megatron-MoE-ModelZoo and DeepSeek-V3 GB200 guide rows print it
+  (`model TFLOP/s (causal)`): ModelZoo's Qwen3-235B H100 row with both figures gives 147.3
+  GFLOP per token, against 148.3 counted that way and 167.2 with the full score matrix.
+- **Recompute as stated**: Megatron-Core's fine-grained recompute (layernorm, moe_act, mlp,
+  moe modules) never reruns the attention core; rows stating it are taken without recompute
+  (its elementwise and MLP reruns are not itemised), rows stating full recompute with it.
 - **Unstated settings** (`*`) are chosen by the model's own search among values that fit.
 ";
 
@@ -824,11 +899,32 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    least ~33 µs (TE PR #3134's measurement of that loop), twice that in FP8 where each expert's
    slice is also cast and transposed on its own (TE issue #1499). This is what makes small
    experts (Qwen3 30B-A3B: 16 local experts of FFN 768) slow; coarse experts never reach it.
-   Qwen3 235B-A22B (EP 32 over InfiniBand with the all-to-all overlap) stays ~39% optimistic:
-   its expert GEMMs are above the floor, and no mechanism found so far explains the rest.
+   With the 1F1B all-to-all overlap each all-to-all hides only under the compute of its own
+   phase (Megatron-LM `model_chunk_schedule_plan.py`: backward combine beside the forward
+   attention, both dispatches beside the experts' backward and forward, forward combine beside
+   the backward attention). Qwen3 235B-A22B (EP 32 over InfiniBand with that overlap) stays
+   ~25-30% optimistic: ModelZoo's pair of the same layout gains 12% from the overlap where the
+   model gains 50%. The 26.08 GB200/GB300 MXFP8 runs, whose recipes set the overlap, agree:
+   where their all-to-all is large the model is optimistic (DeepSeek-V3 at EP 64 on GB200
+   +37%). The overlap hides less than the schedule allows; no mechanism found so far says why
+   (the SMs a DeepEP-class dispatcher holds meanwhile, at least 20, are counted and explain a
+   few points).
+   GPT-OSS 120B is 10-100% optimistic on every system (median about +45%): its attention has
+   learnable sinks and alternating 128-token windows, for which Transformer Engine disables
+   FlashAttention and runs cuDNN's fused kernel only where cuDNN supports the shape, else the
+   unfused (materialised) attention (TE issue 2318 at TE 2.8; TE 2.17's support matrix as
+   quoted in radixark/miles PR 1917). Costed unfused, the same rows come out about 20%
+   pessimistic, so the runs sit between; which kernel each release ran is not published, and
+   the model keeps the fused kernel (sinks and windows are not in the workload).
    The floor also holds on Blackwell: the B200/B300 runs at EP 8 (16-32 local experts per GPU)
    are within ~10% with it, and 40-80% optimistic with the single grouped kernel's ~8.6 µs
-   per expert instead, so no Blackwell-specific floor or clock is fitted.
+   per expert instead, so no Blackwell-specific floor or clock is fitted. The FP8 doubling
+   splits the classes: Hopper's FP8 Qwen3 30B rows are ~25% pessimistic with it (the Hopper
+   MoE class would reach ~17% without it) while Blackwell's MXFP8 rows would go ~27% (MXFP8
+   even adds a per-expert scale swizzle, TE PR 1525); no source separates per-tensor FP8 on
+   Hopper from #1499's per-expert cost, so it stays one factor. Identical layouts measured in
+   two Megatron-Bridge releases differ by up to 1.9x (Qwen3 30B on 8 B200), which bounds what
+   any single prediction can reach on those pairs.
 7. **Token dispatcher**: an EP group across nodes sends each routed copy on its own (NCCL
    all-to-all, Megatron-Core's `alltoall` dispatcher) unless the run used DeepEP or HybridEP
    (the row says so, or its Megatron-Bridge recipe sets the `flex` dispatcher): then each token

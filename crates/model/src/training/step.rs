@@ -56,6 +56,12 @@ const EXPERT_GEMM_FLOOR_US: f64 = 33.0;
 /// `fused_multi_cast_transpose` is what makes GroupedLinear slower than its GEMMs).
 const FP8_EXPERT_FLOOR_FACTOR: f64 = 2.0;
 
+/// SMs a DeepEP-class dispatcher's dispatch and combine kernels occupy while they run, whatever
+/// NCCL would use: Megatron-Core's `moe_deepep_num_sms`, "historical default 20"
+/// (megatron/core/transformer/transformer_config.py), the 20 of 132 H100 SMs DeepSeek-V3 gives
+/// its all-to-all (§3.2.2). Megatron-Bridge's HybridEP recipes set 32; 20 is the floor.
+const DEEPEP_SMS: f64 = 20.0;
+
 /// Evaluates layouts of one job on one cluster, caching what layouts share.
 pub struct Evaluator<'a> {
     pub topo: &'a Topology,
@@ -244,7 +250,18 @@ impl<'a> Evaluator<'a> {
             let bwd = (att_b + mlp_bw + gpu.stream_us(ELEMENTWISE_BWD_FACTOR * elem, ELEMENTWISE_BWD_FACTOR * kernels)).max(2.0 * host / 3.0);
             let gemm_fwd = (att_f - core_f + mlp_fw).max(0.0);
             let gemm_bwd = (att_b - core_b + mlp_bw).max(0.0);
-            LayerCompute { fwd, bwd, core_fwd: core_rc, attn_fwd: core_f, attn_bwd: core_b, params: attn_params + mlp_params, gemm_fwd, gemm_bwd }
+            LayerCompute {
+                fwd,
+                bwd,
+                core_fwd: core_rc,
+                attn_fwd: core_f,
+                attn_bwd: core_b,
+                params: attn_params + mlp_params,
+                gemm_fwd,
+                gemm_bwd,
+                expert_fwd: 0.0,
+                expert_bwd: 0.0,
+            }
         };
         let dense = layer(mlp_f, mlp_b, mlp_elem, mlp_kernels, w.dense_mlp_params() as f64 / t, host);
 
@@ -298,7 +315,13 @@ impl<'a> Evaluator<'a> {
                     + (3.0 * ACT + d) * tok_sp * h
                     + fp8_cast(routed * h + routed * fe / et);
                 let params = w.moe_shared_params() as f64 / t + local * w.expert_params() as f64 / et;
-                layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 4.0 + MOE_PERMUTE_KERNELS, params, host)
+                // The routed experts alone (grouped GEMMs and their activation): what the 1F1B
+                // all-to-all overlap runs between dispatch and combine.
+                let act = unfused * imbalance * act_bytes(routed, fe / et);
+                let expert_fwd = exp_f + gpu.stream_us(act, unfused);
+                let expert_bwd = exp_b + gpu.stream_us(ELEMENTWISE_BWD_FACTOR * act, ELEMENTWISE_BWD_FACTOR * unfused);
+                let lc = layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 4.0 + MOE_PERMUTE_KERNELS, params, host);
+                LayerCompute { expert_fwd: expert_fwd.min(lc.fwd), expert_bwd: expert_bwd.min(lc.bwd), ..lc }
             }
         };
 
@@ -554,13 +577,14 @@ impl<'a> Evaluator<'a> {
                     full
                 };
                 if self.fw.overlap_moe_a2a {
-                    // Dispatch and combine of one micro-batch run under the other's compute
-                    // (1F1B all-to-all overlap / DualPipe): exposed is what the layer's compute
-                    // cannot cover, plus the SMs the all-to-all takes (DeepSeek-V3 §3.2.2 gives
-                    // 20 of 132 SMs to communication).
-                    let steal = (self.comms.channels(layout.ids[g(Group::Ep)]) as f64 / self.gpu.class.sms as f64).min(1.0);
-                    let hide = |comm: f64, window: f64| (comm - window).max(0.0) + steal * comm.min(window);
-                    (hide(2.0 * a2a, compute.moe.fwd), hide(2.0 * a2a, compute.moe.bwd))
+                    // The SMs the all-to-all holds meanwhile: its NCCL channels, or at least a
+                    // DeepEP-class dispatcher's own kernels.
+                    let nccl = self.comms.channels(layout.ids[g(Group::Ep)]) as f64;
+                    let sms = if self.fw.ep_node_dispatch { nccl.max(DEEPEP_SMS) } else { nccl };
+                    let steal = (sms / self.gpu.class.sms as f64).min(1.0);
+                    // The pair's exposure, split evenly between the forward and the backward.
+                    let exposed = a2a_overlap_exposed(a2a, &compute.moe, steal);
+                    (exposed / 2.0, exposed / 2.0)
                 } else {
                     (2.0 * a2a, 2.0 * a2a)
                 }
@@ -887,6 +911,34 @@ impl<'a> Evaluator<'a> {
             band_extrapolated: super::bands::extrapolated(&class, self.topo.total_gpus),
         }
     }
+}
+
+/// Exposed all-to-all time, µs, of one MoE layer's forward paired with another micro-batch's
+/// backward of that layer under Megatron-Core's 1F1B all-to-all overlap
+/// (`--overlap-moe-expert-parallel-comm`), each of the four all-to-alls taking `a2a` µs.
+/// The pair runs in three phases, the communication stream against the compute stream
+/// (Megatron-LM `megatron/core/models/common/model_chunk_schedule_plan.py`,
+/// `TransformerLayerSchedulePlan.run`; the same pairing as DeepSeek-V3's DualPipe, Fig. 4):
+/// 1. backward combine | forward attention and router (`pre_dispatch`);
+/// 2. forward dispatch, then backward dispatch | expert backward (data gradient, then weight
+///    gradient, delayed; half of the backward each, the same GEMM FLOPs), then expert forward,
+///    which waits for the forward dispatch, while the backward dispatch waits for the data
+///    gradient;
+/// 3. forward combine | backward attention and router.
+///
+/// A communication can hide only under the compute of its own phase, so an all-to-all longer
+/// than the attention beside it shows even when the experts would have had room. What is
+/// hidden still takes the SMs of its channels (`steal`, DeepSeek-V3 §3.2.2: 20 of 132 SMs).
+pub(crate) fn a2a_overlap_exposed(a2a: f64, lc: &LayerCompute, steal: f64) -> f64 {
+    let (ef, eb) = (lc.expert_fwd, lc.expert_bwd);
+    let (pre_f, pre_b) = ((lc.fwd - ef).max(0.0), (lc.bwd - eb).max(0.0));
+    let dgrad = eb / 2.0;
+    let p1 = a2a.max(pre_f);
+    let p2 = (a2a.max(dgrad) + a2a).max(a2a.max(eb) + ef);
+    let p3 = a2a.max(pre_b);
+    let compute = lc.fwd + lc.bwd;
+    let exposed = (p1 + p2 + p3 - compute).max(0.0);
+    exposed + steal * (4.0 * a2a - exposed).max(0.0)
 }
 
 #[cfg(test)]

@@ -24,6 +24,11 @@ pub struct LayerCompute {
     /// Matmul time of the forward and backward (what TP communication overlap hides behind).
     pub gemm_fwd: f64,
     pub gemm_bwd: f64,
+    /// Routed-expert part of an MoE layer (grouped GEMMs and their activation), forward and
+    /// backward: the `mlp` node of Megatron-Core's 1F1B all-to-all overlap, the rest of the
+    /// layer being its attention/router (`pre_dispatch`) node. Zero in a dense layer.
+    pub expert_fwd: f64,
+    pub expert_bwd: f64,
 }
 
 /// Kernel times of everything a stage may hold, per micro-batch, per GPU, µs.

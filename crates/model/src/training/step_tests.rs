@@ -181,3 +181,31 @@ fn errors_name_the_field() {
     let o = Parallel { order: RankOrder::parse("tp-dp-cp-pp").unwrap(), ..par(8, 2, 2) };
     assert!(ev.evaluate(&o).is_ok());
 }
+
+#[test]
+fn a2a_overlap_hides_each_all_to_all_only_under_its_own_phase() {
+    // One MoE layer: attention/router forward 100 µs, backward 200 µs; experts 300 and 600 µs.
+    let lc = LayerCompute { fwd: 400.0, bwd: 800.0, expert_fwd: 300.0, expert_bwd: 600.0, ..LayerCompute::default() };
+    // Short all-to-alls hide completely (SMs aside).
+    assert_eq!(a2a_overlap_exposed(50.0, &lc, 0.0), 0.0);
+    // A 150 µs all-to-all outlasts the 100 µs forward attention beside the backward combine
+    // (phase 1): 50 µs show although the experts could have covered them.
+    assert!((a2a_overlap_exposed(150.0, &lc, 0.0) - 50.0).abs() < 1e-9);
+    // Nothing to hide under: all four show, as without the overlap.
+    assert_eq!(a2a_overlap_exposed(70.0, &LayerCompute::default(), 0.0), 280.0);
+    // Never worse than not overlapping, and what hides still costs its SMs.
+    for a in [10.0, 100.0, 300.0, 1000.0, 5000.0] {
+        let (free, busy) = (a2a_overlap_exposed(a, &lc, 0.0), a2a_overlap_exposed(a, &lc, 0.15));
+        assert!(free <= 4.0 * a + 1e-9 && busy <= 4.0 * a + 1e-9 && busy >= free, "{a}: {free} {busy}");
+    }
+}
+
+#[test]
+fn moe_layer_splits_into_attention_and_expert_parts() {
+    let t = h100(2).topology().unwrap();
+    let w = preset("mixtral-8x7b").unwrap();
+    let mut ev = Evaluator::new(&t, &w, Framework::default()).unwrap();
+    let c = ev.stage_compute(1, 1, 8 | (1 << 16), 1, false);
+    assert!(c.moe.expert_fwd > 0.0 && c.moe.expert_fwd < c.moe.fwd && c.moe.expert_bwd > c.moe.expert_fwd && c.moe.expert_bwd < c.moe.bwd);
+    assert_eq!((c.dense.expert_fwd, c.dense.expert_bwd), (0.0, 0.0));
+}
