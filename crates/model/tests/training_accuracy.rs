@@ -856,6 +856,18 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    The floor also holds on Blackwell: the B200/B300 runs at EP 8 (16-32 local experts per GPU)
    are within ~10% with it, and 40-80% optimistic with the single grouped kernel's ~8.6 µs
    per expert instead, so no Blackwell-specific floor or clock is fitted.
+8. **AMD Instinct** (`validation/training-amd.csv`): the compute terms are the catalog's, not
+   fitted to these rows: MI300X/MI325X FP8 matmuls at the measured 0.443 of peak (hipBLASLt on
+   Azure ND MI300X v5), BF16 at MI355X's measured 0.583 (flagged as an estimate for gfx942),
+   MI355X at its one measured BF16 GEMM (0.583 of the derived 2,500 TFLOPS). Llama 3.1 8B FP8
+   on 8 and 64 MI325X comes out 5-6% optimistic and 70B FP8 with FSDP 1% pessimistic. The 70B
+   BF16 row (micro-batch 1) does not state its recompute; the memory model fits it without any
+   (197 GiB of 256 GB) and the search takes that, +36%; with full recompute it is +3%. AMD's
+   recipe recomputes a subset of layers at 8 nodes (AMD blog Deep Dive into Primus, Jan 2026), between
+   the two, which the model does not express. The global batches of the dense rows are not
+   stated either: between 1 and 8 micro-batches per step the predictions move by at most 3
+   points. Mixtral 8x22B on 64 MI355X is 23% optimistic, like the MoE classes on NVIDIA GPUs;
+   no AMD-specific cause was found, so no AMD constant was changed.
 7. **Token dispatcher**: an EP group across nodes sends each routed copy on its own (NCCL
    all-to-all, Megatron-Core's `alltoall` dispatcher) unless the run used DeepEP or HybridEP
    (the row says so, or its Megatron-Bridge recipe sets the `flex` dispatcher): then each token
