@@ -256,6 +256,8 @@ fn source_of(r: &Row) -> &'static str {
         "NeMo Automodel"
     } else if s.starts_with("Primus projection blog") {
         "AMD Primus-Megatron"
+    } else if s.starts_with("MLCommons MLPerf Training") {
+        "MLPerf Training (AMD)"
     } else if s.starts_with("NVIDIA/Megatron-LM discussion") {
         "Megatron-LM DeepSeek-V3 GB200 guide"
     } else if s.starts_with("yanring/Megatron-MoE-ModelZoo") {
@@ -798,7 +800,8 @@ PyTorch FSDP runs of Llama 2 7B-70B on 128 A100; BigScience's Megatron-DeepSpeed
 benchmarks for BLOOM on 384 A100 of Jean Zay; Megatron-Core's MoE README for Mixtral 8x7B on
 64 H100) and `validation/training-amd.csv` (AMD Instinct: Primus-Megatron runs of Llama 3.1 8B
 and 70B on MI325X and Mixtral 8x22B on MI355X, from AMD's performance-results page as quoted
-by AMD's Primus projection blog; global batches not stated, see the file's `derived_fields`). The goal is a median absolute error of at most
+by AMD's Primus projection blog, global batches not stated, see the file's `derived_fields`;
+AMD's MLPerf Training v5.1 Llama 3.1 8B run on one MI355X node). The goal is a median absolute error of at most
 8% per framework family over the dense runs; the test asserts it. MoE runs are held to their
 own bounds (median over all MoE rows, and per MoE class), printed row by row below.
 
@@ -864,7 +867,10 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    BF16 row (micro-batch 1) does not state its recompute; the memory model fits it without any
    (197 GiB of 256 GB) and the search takes that, +36%; with full recompute it is +3%. AMD's
    recipe recomputes a subset of layers at 8 nodes (AMD blog Deep Dive into Primus, Jan 2026), between
-   the two, which the model does not express. The global batches of the dense rows are not
+   the two, which the model does not express. AMD's MLPerf Training v5.1 Llama 3.1 8B run on
+   one MI355X node (FP8, fully stated) is 15% optimistic: MI355X's FP8 matmul fraction is not
+   measured (the model takes its BF16 fraction, 0.583; on gfx942 FP8 reaches 0.443), a likely
+   but unsourced cause, so it is left as is. The global batches of the dense rows are not
    stated either: between 1 and 8 micro-batches per step the predictions move by at most 3
    points. Mixtral 8x22B on 64 MI355X is 23% optimistic, like the MoE classes on NVIDIA GPUs;
    no AMD-specific cause was found, so no AMD constant was changed.
