@@ -49,7 +49,7 @@ fn family_id(s: &str) -> Option<&'static str> {
 }
 
 fn arch_id(s: &str) -> Option<Arch> {
-    [Arch::Volta, Arch::Ampere, Arch::Hopper, Arch::Blackwell].into_iter().find(|a| a.name().eq_ignore_ascii_case(s))
+    [Arch::Volta, Arch::Ampere, Arch::Hopper, Arch::Blackwell, Arch::Cdna3, Arch::Cdna4].into_iter().find(|a| a.name().eq_ignore_ascii_case(s))
 }
 
 /// Parses the CSV text of a band table; malformed lines are skipped (the accuracy test
