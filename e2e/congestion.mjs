@@ -103,8 +103,8 @@ async function main() {
     await check('the explorer frames the panel for its cluster once scrolled near', async () => {
       await page.goto(server.origin + '/', { waitUntil: 'load' });
       await page.waitForSelector('[data-testid=congestion-section]', { timeout: 20000 });
-      const before = await page.$eval('[data-testid=congestion-frame]', (f) => f.getAttribute('src'));
-      assert(!before, `no address before it is seen: ${before}`);
+      const before = await page.$eval('[data-testid=congestion-frame]', (f) => f.tagName);
+      assert(before === 'DIV', `a placeholder, not a frame, before it is seen: ${before}`);
       const f = await frameOf(page);
       await show(f);
       const r = await answered(f);

@@ -49,9 +49,12 @@ async function main() {
     await check('the explorer frames serving.html for its cluster, loaded once scrolled near', async () => {
       await clickPreset(page, 'dgx-h100-superpod');
       await page.waitForSelector('[data-testid=serving-frame]', { state: 'attached', timeout: 20000 });
+      // Until scrolled near, the section holds a placeholder of the frame's height, not a frame.
+      assert((await page.$$('iframe[data-testid=serving-frame]')).length === 0, 'no frame before the section is seen');
       await page.locator('[data-testid=serving-frame]').scrollIntoViewIfNeeded();
-      await page.frameLocator('[data-testid=serving-frame]').locator('[data-testid=serving-tpot]').waitFor({ timeout: 20000 });
-      f = await (await page.$('[data-testid=serving-frame]')).contentFrame();
+      await page.waitForSelector('iframe[data-testid=serving-frame]', { state: 'attached', timeout: 20000 });
+      await page.frameLocator('iframe[data-testid=serving-frame]').locator('[data-testid=serving-tpot]').waitFor({ timeout: 20000 });
+      f = await (await page.$('iframe[data-testid=serving-frame]')).contentFrame();
       await page.waitForTimeout(500);
       const hash = await page.evaluate(() => location.hash);
       assert(hash.startsWith('#s=') && f.url().endsWith(hash), `frame ${f.url()} follows the explorer's link ${hash}`);
