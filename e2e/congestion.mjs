@@ -4,7 +4,8 @@
 // - the explorer's frame loads once scrolled near and shows the panel for its cluster;
 // - the explorer's training layout reaches the frame (p=): its step alone equals the explorer's
 //   step time, under ECMP at 2:1 the step over seeds is no shorter, a GPU at half speed
-//   stretches it, a bad slow-GPU count is refused with its reason;
+//   stretches it, a bad slow-GPU count is refused with its reason; a layout that does not read
+//   back is said, and neither the step nor the slow-GPU controls are shown;
 // - 16 nodes, not rail-optimized, 2:1 oversubscribed, ECMP: a band with p10 < p90 and a
 //   collision probability; adaptive routing narrows it; a NIC down lowers the fraction; the
 //   loaded fat tree's command line (`fabricscope congestion ... --svg`, drawn by the CLI: on the
@@ -321,6 +322,17 @@ async function main() {
           if (i === 2) throw e;
         }
       }
+    });
+
+    await check("a link whose training layout does not read back says so, and the panel still answers", async () => {
+      await page.goto(server.origin + '/congestion.html#p=not-a-layout', { waitUntil: 'load' });
+      await page.waitForSelector(PANEL, { timeout: 20000 });
+      await page.locator(PANEL).scrollIntoViewIfNeeded();
+      await answered(page);
+      const said = await page.textContent('[data-testid=layout-unreadable]');
+      assert(said.includes('could not be read'), said);
+      assert((await page.$$('[data-testid=step-over-seeds]')).length === 0, 'no step is timed without a layout');
+      assert((await page.$$('#cg-slow')).length === 0, 'no slow-GPU controls without a layout');
     });
 
     await check('no console error', async () => {

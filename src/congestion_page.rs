@@ -62,6 +62,8 @@ fn Body(p: &BodyProps) -> Html {
     let fabric = v.report.summary.fabric.as_ref();
     // The explorer's training layout on show, when the link carries one (`p=`).
     let training = crate::training::layout_of(fragment).zip(crate::training::framework_of(&state.training).ok()).map(|(parallel, framework)| TrainingJob { workload: state.training.workload.clone(), framework, parallel });
+    // A `p=` that does not read back (an edited link) is said, not taken for no layout.
+    let layout_unreadable = training.is_none() && find_param("", fragment, crate::training::LAYOUT_PARAM).is_some();
     html! {
         <>
             if !designs.is_empty() {
@@ -69,7 +71,7 @@ fn Body(p: &BodyProps) -> Html {
             }
             <CongestionPanel cluster={v.cluster.clone()} ratio={fabric.map_or(1.0, |f| f.oversubscription)}
                 leaves={fabric.map_or(0, |f| f.leaves)} op={fabricscope_model::Collective::AllReduce}
-                key_bytes={v.key_bytes} {dark} {compact} on_action={dispatch} {training} />
+                key_bytes={v.key_bytes} {dark} {compact} on_action={dispatch} {training} {layout_unreadable} />
         </>
     }
 }

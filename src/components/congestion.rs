@@ -33,6 +33,9 @@ pub struct Props {
     /// study's seeds; `None` when the link carries none.
     #[prop_or_default]
     pub training: Option<TrainingJob>,
+    /// The link carries a layout that does not read back (an edited `p=`).
+    #[prop_or_default]
+    pub layout_unreadable: bool,
     pub dark: bool,
     pub compact: bool,
     /// Sets the cluster's oversubscription (the page's one fat tree).
@@ -374,7 +377,9 @@ fn meaning(o: &Outcome, props: &Props, at_key: Option<&BusbwSpread>) -> Html {
             if !matches {
                 <li>{ format!("The {} traffic studied is not the {} of the charts above: no busbw is derived from it.", o.traffic.id(), props.op.name()) }</li>
             }
-            if props.training.is_none() {
+            if props.layout_unreadable {
+                <li data-testid="layout-unreadable">{ "Training step: not timed: this link's training layout (p=) could not be read. Open the panel again from the explorer, whose link carries the layout on show." }</li>
+            } else if props.training.is_none() {
                 <li>{ "Training step: not timed here, because this link carries no training layout. Open the panel from the explorer (its link carries the layout on show), or run fabricscope train with the same routing, sharing and failure flags." }</li>
             }
         </ul>
