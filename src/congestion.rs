@@ -140,7 +140,6 @@ pub fn options(s: &Settings, c: &Cluster) -> Options {
     }
 }
 
-
 /// Whether one seed fits `lim`.
 pub fn fits(spec: &ClosSpec, o: &Options, lim: &Limits) -> bool {
     if o.traffic == Traffic::RandomPermutation && spec.nodes as u64 * spec.nics_per_node as u64 > lim.permutation_nics {

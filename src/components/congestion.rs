@@ -116,6 +116,20 @@ fn number(id: &'static str, label: &'static str, value: u32, (min, max): (u32, u
     }
 }
 
+/// A number box's callback: a valid count applies `f` to the state and clears the error; a
+/// refused one shows its reason and the state stays.
+fn count_setter<T: Copy + 'static>(state: UseStateHandle<T>, err: UseStateHandle<Option<String>>, f: fn(&mut T, u32)) -> Callback<Result<u32, String>> {
+    Callback::from(move |v: Result<u32, String>| match v {
+        Ok(n) => {
+            let mut s = *state;
+            f(&mut s, n);
+            err.set(None);
+            state.set(s);
+        }
+        Err(e) => err.set(Some(e)),
+    })
+}
+
 thread_local! {
     /// The panel's settings as last drawn: the framed page remounts its panels on each new
     /// design, and the user's routing, traffic, neighbours and failures carry over to it.
@@ -155,18 +169,9 @@ pub fn congestion_panel(props: &Props) -> Html {
             settings.set(s);
         })
     };
-    let set_n = |f: fn(&mut Settings, u32)| {
-        let (settings, err) = (settings.clone(), input_error.clone());
-        Callback::from(move |v: Result<u32, String>| match v {
-            Ok(n) => {
-                let mut s = *settings;
-                f(&mut s, n);
-                err.set(None);
-                settings.set(s);
-            }
-            Err(e) => err.set(Some(e)),
-        })
-    };
+    let set_n = |f: fn(&mut Settings, u32)| count_setter(settings.clone(), input_error.clone(), f);
+    // The slow GPUs change only the step, not the studies' key: a state of their own.
+    let set_slow = |f: fn(&mut Stragglers, u32)| count_setter(slow.clone(), input_error.clone(), f);
     let ratio = props.ratio;
     let over_opts: Vec<(String, String, bool)> = {
         let mut v: Vec<(String, String, bool)> = [1.0, 2.0, 3.0, 4.0].iter().map(|&r| (r.to_string(), if r == 1.0 { "1:1 (non-blocking)".to_string() } else { format!("{r}:1") }, (ratio - r).abs() < 0.01)).collect();
@@ -226,20 +231,8 @@ pub fn congestion_panel(props: &Props) -> Html {
                 { number("cg-spines", "Spines down ", settings.failures.spines_down, (0, 256), set_n(|s, n| s.failures.spines_down = n)) }
                 // Slow GPUs change only the training step, shown when the link carries one.
                 if props.training.is_some() {
-                { number("cg-slow", "Slow GPUs ", slow.gpus, (0, cluster.nodes.saturating_mul(cluster.gpus_per_node).max(1)), {
-                    let (slow, err) = (slow.clone(), input_error.clone());
-                    Callback::from(move |v: Result<u32, String>| match v {
-                        Ok(n) => { err.set(None); slow.set(Stragglers { gpus: n, ..*slow }) }
-                        Err(e) => err.set(Some(e)),
-                    })
-                }) }
-                { number("cg-slow-speed", "at speed % ", (slow.factor * 100.0).round() as u32, (1, 100), {
-                    let (slow, err) = (slow.clone(), input_error.clone());
-                    Callback::from(move |v: Result<u32, String>| match v {
-                        Ok(n) => { err.set(None); slow.set(Stragglers { factor: n as f64 / 100.0, ..*slow }) }
-                        Err(e) => err.set(Some(e)),
-                    })
-                }) }
+                    { number("cg-slow", "Slow GPUs ", slow.gpus, (0, cluster.nodes.saturating_mul(cluster.gpus_per_node).max(1)), set_slow(|s, n| s.gpus = n)) }
+                    { number("cg-slow-speed", "at speed % ", (slow.factor * 100.0).round() as u32, (1, 100), set_slow(|s, n| s.factor = n as f64 / 100.0)) }
                 }
             </div>
             <p class="hint" data-testid="routing-note">{ ROUTINGS.iter().find(|r| r.0 == routing).map_or(String::new(), |r| format!("{}: {}", r.1, r.2)) }

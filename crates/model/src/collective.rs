@@ -261,9 +261,10 @@ pub struct Comm {
     pub graphs: Graphs,
     /// NCCL's tables as NCCL fills them (with its net plugin's reported latency): they choose.
     tuning: Tuning,
-    /// The same tables with no plugin latency: the base of the expected time, to which the
-    /// network's physical per-step latency is added.
-    timing: Tuning,
+    /// The same tables with no plugin latency, where the plugin reports one (EFA): the base of
+    /// the expected time, to which the network's physical per-step latency is added. `None`:
+    /// `tuning` is that base too.
+    timing: Option<Tuning>,
     /// Per-GPU per-direction bandwidth for point-to-point copies inside a domain.
     p2p_intra: GBps,
     /// The network as this group sees it (None inside one domain).
@@ -391,15 +392,9 @@ impl Comm {
         let plugin_latency = if domains > 1 { topo.nic.kind.plugin_latency().0 } else { 0.0 };
         let chooser = CommFacts { latency_inter: plugin_latency, ..facts };
         let (tuning, timing) = match &rccl_comm {
-            Some(r) => {
-                let t = rccl::tuning(r.model, &r.facts);
-                (t.clone(), t)
-            }
-            None if plugin_latency > 0.0 => (Tuning::new(k, &chooser, &graphs), Tuning::new(k, &facts, &graphs)),
-            None => {
-                let t = Tuning::new(k, &facts, &graphs);
-                (t.clone(), t)
-            }
+            Some(r) => (rccl::tuning(r.model, &r.facts), None),
+            None if plugin_latency > 0.0 => (Tuning::new(k, &chooser, &graphs), Some(Tuning::new(k, &facts, &graphs))),
+            None => (Tuning::new(k, &facts, &graphs), None),
         };
         let nvl72 = c.scale_up == ScaleUp::Nvl72;
         // NVLSTree's first and last stages are NVLS inside each domain: its rate, from NCCL's
@@ -595,7 +590,7 @@ impl Comm {
     /// Blackwell corrected),
     /// the network's physics across domains.
     pub fn expected_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: Bytes) -> (f64, f64) {
-        let (lat, bw_nccl) = self.timing.terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
+        let (lat, bw_nccl) = self.timing.as_ref().unwrap_or(&self.tuning).terms(func, a, p, bytes.0).unwrap_or((0.0, 1.0));
         if let Some(r) = &self.rccl {
             return self.rccl_terms(r, func, a, p, bw_nccl, bytes);
         }
