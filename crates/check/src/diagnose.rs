@@ -64,6 +64,8 @@ pub struct Plateau {
     pub extrapolated: bool,
     /// No measurement backs the class; its parts are measured (`Trust::composed`).
     pub composed: bool,
+    /// Measured only on the GPU's predecessor (`Trust::successor`: MI355X from MI300X).
+    pub successor: bool,
     /// How far the expectation can be trusted, in words ([`crate::trust::Trust::describe`]).
     pub trust: String,
     pub algorithm: &'static str,
@@ -226,6 +228,7 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
             // extrapolated one: healthy within its band, "cannot judge" outside it.
             validated: lp.trust.validated_cases > 0 || lp.trust.composed,
             composed: lp.trust.composed,
+            successor: lp.trust.successor,
             extrapolated: lp.trust.extrapolated,
             trust: lp.trust.describe(),
             algorithm: lp.algorithm,
@@ -379,7 +382,14 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, fell_back: bool, assumed: Op
     if let Some(a) = assumed.as_deref().filter(|_| off) {
         add(1.05, a, fig.clone(), "give the GPU and the NIC (--gpu, --nic, --nics-per-node; on check.html, the design's pickers), then check again");
     }
-    if p.composed && off {
+    if p.successor && off {
+        add(
+            1.04,
+            "the expectation is extrapolated: no published rccl-tests result covers this GPU generation",
+            format!("{fig}; {}", p.trust),
+            "compare with a published rccl-tests result for this GPU, or run each node alone: a node far below the others points at the node, all nodes alike at the model",
+        );
+    } else if p.composed && off {
         add(
             1.04,
             &format!("the expectation is extrapolated: no measurement backs {} across NVL72 racks, only its parts", p.algorithm),

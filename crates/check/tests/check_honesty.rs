@@ -187,6 +187,35 @@ fn twenty_racks_are_judged_within_the_band_of_their_measured_parts_and_never_cal
     numbers_agree(&half);
 }
 
+/// One MI355X node, which no published rccl-tests result covers: it is timed from MI300X's
+/// measured xGMI class at its own (1.2x faster) link rate. A run at the expectation, or at
+/// what MI300X's links would give (1/1.2 of it), is healthy and said as extrapolated; a run
+/// at half of it is "cannot judge" naming the missing measurement, never "not healthy", and
+/// no verdict carries NVIDIA advice.
+#[test]
+fn an_mi355x_node_is_judged_from_its_predecessor_and_never_called_broken() {
+    let judge = |busbw: f64| {
+        let s = Synth { gpu: "AMD Instinct MI355X".into(), preamble: vec!["RCCL version 2.26.6+hip7.0 HEAD:2a2a2a".into()], plateau_busbw: busbw, ..Synth::default() };
+        report(&s, &Given::default())
+    };
+    let expected = judge(300.0).plateaus[0].expected_busbw;
+    // Above the MI300X node's measured 317 GB/s at 8 GiB: the faster links are in the timing.
+    assert!(expected > 317.0 * 1.1, "{expected}");
+    for f in [1.0, 1.0 / 1.2] {
+        let r = judge(expected * f);
+        let p = &r.plateaus[0];
+        assert!(p.successor && p.extrapolated && p.validated, "{p:?}");
+        assert_eq!(r.healthy, Some(true), "{f}: {:#?}", r.verdict);
+        assert!(r.verdict[0].cause == "healthy" && r.verdict[0].evidence.contains("this GPU generation is not measured"), "{:#?}", r.verdict);
+        no_nvidia_advice(&r);
+    }
+    let half = judge(expected * 0.5);
+    assert_eq!(half.healthy, None, "{:#?}", half.verdict);
+    assert_eq!(half.verdict[0].cause, "the expectation is extrapolated: no published rccl-tests result covers this GPU generation", "{:#?}", half.verdict);
+    no_nvidia_advice(&half);
+    numbers_agree(&half);
+}
+
 #[test]
 fn node_counts_from_the_busbw_factor_are_inferred() {
     // No rank lines: 16 ranks from busbw/algbw = 2(n-1)/n.

@@ -300,8 +300,11 @@ struct RcclComm {
     facts: rccl::RcclFacts,
     timing_lat: crate::nccl::tuning::FuncTable,
     /// One pair of GPUs in an xGMI mesh shares a single link (GB/s per direction, RCCL's
-    /// figure): what a send/receive between two GPUs of one node gets.
+    /// figure at this GPU's link rate): what a send/receive between two GPUs of one node gets.
     pair_bw: Option<f64>,
+    /// This GPU's xGMI links against the measured generation's
+    /// (`XgmiSpec::speedup_over_measured`): scales the timing inside a node, never RCCL's choice.
+    link_speedup: f64,
 }
 
 /// EFA interfaces aws-ofi-nccl stripes one NCCL device over: all a node has per GPU when there
@@ -367,8 +370,10 @@ impl Comm {
                 bus_bw,
                 channels,
             };
-            let pair_bw = (c.scale_up == ScaleUp::Xgmi).then(|| crate::catalog::xgmi_of(topo.gpu.kind).map_or(0.0, |x| x.rccl_link.0));
-            RcclComm { model, facts, timing_lat: rccl::timing_latency(model, &facts, rccl::timing::PHYSICAL), pair_bw }
+            let xgmi = crate::catalog::xgmi_of(topo.gpu.kind).filter(|_| c.scale_up == ScaleUp::Xgmi);
+            let link_speedup = xgmi.map_or(1.0, |x| x.speedup_over_measured());
+            let pair_bw = (c.scale_up == ScaleUp::Xgmi).then(|| xgmi.map_or(0.0, |x| x.rccl_link.0 * link_speedup));
+            RcclComm { model, facts, timing_lat: rccl::timing_latency(model, &facts, rccl::timing::PHYSICAL), pair_bw, link_speedup }
         });
         let graphs = match &rccl_comm {
             Some(r) => rccl::graphs(&r.facts),
@@ -625,7 +630,7 @@ impl Comm {
                     Func::AllGather | Func::ReduceScatter => n - 1.0,
                     Func::Broadcast | Func::Reduce => n,
                 };
-                (lat + rccl::timing::xgmi_ring_fill(steps, bytes).0, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY)
+                (lat + rccl::timing::xgmi_ring_fill(steps, bytes).0, bw_rccl * rccl::timing::XGMI_RING_EFFICIENCY * r.link_speedup)
             }
             None => (lat, bw_rccl),
             Some(net) => {
@@ -773,8 +778,9 @@ impl Comm {
 
     /// The class whose validation says how far to trust a prediction.
     /// Across domains NCCL's NVLS (not NVLSTree) reduces in the network switch (SHARP), so
-    /// it is trusted as the CollNet/SHARP class its measurements belong to. "Not validated" on
-    /// an RCCL platform no published measurement covers (MI355X), whatever its tier's data.
+    /// it is trusted as the CollNet/SHARP class its measurements belong to. On an RCCL platform
+    /// no published measurement covers (MI355X) the class measured on its predecessor, always
+    /// extrapolated and at least `rccl::timing::GENERATION_BAND_PCT` wide.
     pub fn trust(&self, algorithm: &str, bytes: Bytes) -> Trust {
         let family = match AlgoFamily::of(algorithm) {
             AlgoFamily::Nvls if algorithm == "NVLS" && self.net.is_some() => AlgoFamily::CollNet,
@@ -783,7 +789,7 @@ impl Comm {
         let p = self.placement;
         let t = Trust::at(self.tier_class, family, SizeRange::of(bytes.0), p.domains(), p.ranks);
         if self.rccl.is_some() && !rccl::timing::measured(self.arch) {
-            Trust { error_band_pct: None, validated_cases: 0, composed: false, ..t }
+            t.on_successor(rccl::timing::GENERATION_BAND_PCT)
         } else {
             t
         }

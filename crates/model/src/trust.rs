@@ -159,6 +159,10 @@ pub struct Trust {
     /// No measurement backs the class, but each of its parts is measured ([`COMPOSED`]): the
     /// band is the widest of theirs, and the prediction is always extrapolated.
     pub composed: bool,
+    /// The class is measured only on an earlier generation of this platform (MI300X for
+    /// MI355X): the prediction is timed from it at this GPU's own rates, always extrapolated,
+    /// its band widened ([`Trust::on_successor`]).
+    pub successor: bool,
 }
 
 /// Classes that no published measurement backs but whose parts are measured, each with the
@@ -202,6 +206,7 @@ impl Trust {
             gpus,
             extrapolated: n > 0 && (outside(nodes, n_lo, n_hi) || outside(gpus, g_lo, g_hi)),
             composed: false,
+            successor: false,
         }
     }
 
@@ -228,7 +233,18 @@ impl Trust {
             gpus,
             extrapolated: true,
             composed: true,
+            successor: false,
         })
+    }
+
+    /// This class's trust for a GPU generation no measurement covers, timed from its
+    /// predecessor's measurements of the class: always extrapolated, the band at least
+    /// `min_band_pct`. A class its predecessor has no measurement of stays "not validated".
+    pub fn on_successor(self, min_band_pct: f64) -> Trust {
+        match self.error_band_pct {
+            Some(b) => Trust { error_band_pct: Some(b.max(min_band_pct)), worst_error_pct: self.worst_error_pct.map(|w| w.max(min_band_pct)), extrapolated: true, successor: true, ..self },
+            None => self,
+        }
     }
 
     /// The measured parts of a composed class, in words: "NVLS on multi-node, InfiniBand at
@@ -278,6 +294,9 @@ impl Trust {
         if self.composed {
             return format!("extrapolated: {} on {} is not measured; ±{p:.0}%, worst {worst:.0}%, the widest of its measured parts: {}", self.family.name(), self.tier.name(), self.parts());
         }
+        if self.successor {
+            return format!("extrapolated: this GPU generation is not measured; timed at its own link rates from {n} measurement{plural} of its predecessor at {}; ±{p:.0}%, worst {worst:.0}%", self.measured_scale());
+        }
         if self.extrapolated {
             let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
             format!("extrapolated: ±{p:.0}%, worst {worst:.0}%, over {n} measurement{plural} at {}; this is {here}", self.measured_scale())
@@ -310,5 +329,19 @@ mod tests {
         assert!(small.error_band_pct.is_none() && !small.composed, "{small:?}");
         // A measured class is never composed.
         assert!(!Trust::of(TierClass::Nvl72Racks, AlgoFamily::Tree, SizeRange::Large).composed);
+    }
+
+    /// A successor generation keeps its predecessor's measurements behind it but never their
+    /// narrow band, is always extrapolated and says which; an unmeasured class stays unvalidated.
+    #[test]
+    fn a_successor_generation_is_extrapolated_with_at_least_the_given_band() {
+        let t = Trust::at(TierClass::XgmiNode, AlgoFamily::Ring, SizeRange::Large, 1, 8);
+        assert!(t.validated_cases > 0 && !t.extrapolated && t.error_band_pct.unwrap() < 9.0, "{t:?}");
+        let s = t.on_successor(9.0);
+        assert_eq!(s.error_band_pct, Some(9.0));
+        assert!(s.extrapolated && s.successor && s.validated_cases == t.validated_cases, "{s:?}");
+        assert!(s.describe().starts_with("extrapolated: this GPU generation is not measured"), "{}", s.describe());
+        let none = Trust::at(TierClass::XgmiNode, AlgoFamily::CollNet, SizeRange::Large, 1, 8).on_successor(9.0);
+        assert!(none.error_band_pct.is_none() && !none.successor, "{none:?}");
     }
 }

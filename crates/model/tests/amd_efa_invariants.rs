@@ -132,15 +132,25 @@ fn amd_gpus_refuse_nvlink_and_nvidia_gpus_refuse_xgmi() {
     assert_eq!(e.field, "gpus_per_node");
 }
 
+/// No rccl-tests result for MI355X was found: its predictions are timed from MI300X's
+/// measured class at its own link rate (7 links of 76.8 GB/s per direction against 64), always
+/// extrapolated, with a band of at least `GENERATION_BAND_PCT`; RCCL's choice is unchanged.
 #[test]
-fn mi355x_says_not_validated() {
-    // No rccl-tests result for MI355X was found: its predictions carry no band.
-    let c = comm(&amd(GpuKind::Mi355x, 1, 0));
-    let p = c.predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
-    assert_eq!((p.trust.error_band_pct, p.trust.validated_cases), (None, 0));
-    assert_eq!(p.trust.describe(), "not validated against measurements");
-    let m = comm(&amd(GpuKind::Mi300x, 1, 0)).predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
-    assert!(m.trust.validated_cases > 0);
+fn mi355x_is_timed_from_mi300x_at_its_link_rate_and_says_extrapolated() {
+    use fabricscope_model::rccl::timing::GENERATION_BAND_PCT;
+    let at = |gpu| comm(&amd(gpu, 1, 0)).predict(Collective::AllReduce, Bytes(8 << 30), AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+    let (new, old) = (at(GpuKind::Mi355x), at(GpuKind::Mi300x));
+    assert_eq!((new.algorithm, new.protocol), (old.algorithm, old.protocol));
+    let gain = new.busbw.0 / old.busbw.0;
+    assert!(gain > 1.15 && gain <= 1.2 + 1e-9, "{gain}");
+    assert!(old.trust.validated_cases > 0 && !old.trust.successor && old.trust.error_band_pct.unwrap() < GENERATION_BAND_PCT);
+    assert_eq!(new.trust.validated_cases, old.trust.validated_cases);
+    assert_eq!(new.trust.error_band_pct, Some(GENERATION_BAND_PCT));
+    assert!(new.trust.successor && new.trust.extrapolated, "{:?}", new.trust);
+    assert!(new.trust.describe().starts_with("extrapolated: this GPU generation is not measured"), "{}", new.trust.describe());
+    // Small messages are latency-bound: the faster links change them little.
+    let small = |gpu| comm(&amd(gpu, 1, 0)).predict(Collective::AllReduce, Bytes(1 << 10), AlgoChoice::Auto, ProtoChoice::Auto).unwrap().time.0;
+    assert!((small(GpuKind::Mi355x) / small(GpuKind::Mi300x) - 1.0).abs() < 0.05);
 }
 
 /// NCCL adds the latency its net plugin reports to every network step of its cost model

@@ -16,9 +16,12 @@ pub struct XgmiSpec {
     /// collective predictions use: 48 GB/s (ROCm/rccl src/graph/topo.h `GFX94X_XGMI_WIDTH`,
     /// `GFX95X_XGMI_WIDTH`; README-hardware.md item 8).
     pub rccl_link: GBps,
-    /// Per-direction signalling rate of one link, shown to users: 64 GB/s, DERIVED from the
-    /// SECONDARY 896 GB/s aggregate over 7 links, both directions (gpu.blog MI300X page; one
-    /// Azure overview words it as 128 GB/s per link). AMD's own per-link figure was not found.
+    /// Per-direction signalling rate of one link, shown to users and scaling the timing from
+    /// the measured generation ([`XgmiSpec::speedup_over_measured`]). MI300X/MI325X: 64 GB/s,
+    /// DERIVED from the SECONDARY 896 GB/s aggregate over 7 links, both directions (gpu.blog
+    /// MI300X page; one Azure overview words it as 128 GB/s per link). MI355X: 76.8 GB/s, half
+    /// the SECONDARY ~153.6 GB/s per link both directions (Hume Consulting's MI355X analysis,
+    /// validation/hardware-specs.csv). AMD's own per-link figures were not found in text.
     pub line_link: GBps,
 }
 
@@ -35,17 +38,31 @@ impl XgmiSpec {
     pub fn links_to(&self, gpus: u32) -> u32 {
         gpus.saturating_sub(1).min(self.links)
     }
+    /// How much faster this GPU's links signal than those of the generation whose rccl-tests
+    /// runs the xGMI timing was fitted on (gfx942, [`MEASURED_XGMI`]): 1 there, 1.2 on MI355X.
+    /// RCCL plans both generations at the same 48 GB/s, so its tables cannot carry the
+    /// difference; the timing assumes gfx950's kernels reach the same fraction of their faster
+    /// links as gfx942's measurably do (an assumption: no gfx950 rccl-tests result is public,
+    /// so these predictions say "extrapolated", `rccl::timing::GENERATION_BAND_PCT`).
+    pub fn speedup_over_measured(&self) -> f64 {
+        self.line_link.0 / MEASURED_XGMI.line_link.0
+    }
 }
 
 /// GPUs one xGMI mesh joins: 8 (one node; the links are all spent on the 7 peers).
 pub const XGMI_MESH_GPUS: u32 = 8;
 
-const INSTINCT_XGMI: XgmiSpec = XgmiSpec { links: 7, rccl_link: GBps(48.0), line_link: GBps(64.0) };
+/// CDNA 3 (gfx942: MI300X, MI325X), the generation the xGMI timing is measured on.
+pub const MEASURED_XGMI: XgmiSpec = XgmiSpec { links: 7, rccl_link: GBps(48.0), line_link: GBps(64.0) };
+
+/// CDNA 4 (gfx950: MI355X): the same mesh and RCCL figure, faster links (see `line_link`).
+const CDNA4_XGMI: XgmiSpec = XgmiSpec { links: 7, rccl_link: GBps(48.0), line_link: GBps(76.8) };
 
 /// The xGMI links of an AMD Instinct GPU; `None` for GPUs without Infinity Fabric.
 pub fn xgmi_of(gpu: GpuKind) -> Option<&'static XgmiSpec> {
     match gpu {
-        GpuKind::Mi300x | GpuKind::Mi325x | GpuKind::Mi355x => Some(&INSTINCT_XGMI),
+        GpuKind::Mi300x | GpuKind::Mi325x => Some(&MEASURED_XGMI),
+        GpuKind::Mi355x => Some(&CDNA4_XGMI),
         _ => None,
     }
 }
@@ -64,5 +81,15 @@ mod tests {
         assert_eq!(x.links_to(8), 7);
         assert_eq!(x.links_to(4), 3);
         assert!(xgmi_of(GpuKind::H100).is_none());
+    }
+
+    #[test]
+    fn mi355x_links_signal_a_fifth_faster_on_the_same_mesh() {
+        let (old, new) = (xgmi_of(GpuKind::Mi300x).unwrap(), xgmi_of(GpuKind::Mi355x).unwrap());
+        assert_eq!((new.links, new.rccl_link), (old.links, old.rccl_link));
+        assert!((new.speedup_over_measured() - 1.2).abs() < 1e-12);
+        assert_eq!(xgmi_of(GpuKind::Mi325x).unwrap().speedup_over_measured(), 1.0);
+        // 7 links x 153.6 GB/s, both directions.
+        assert!((new.line_total_bidir().0 - 1075.2).abs() < 1e-9);
     }
 }
