@@ -285,7 +285,7 @@ fn predict(c: &Case, eff: Option<Efficiency>) -> Result<f64, String> {
         let per_token = m.kv_bytes_per_token(1.0);
         let tokens = (c.row.kv_bytes.unwrap_or(0.0) / per_token).round().max(1.0) as u32;
         let rails = if c.row.hardware.contains("A3-Mega") { 2 } else { 1 };
-        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails: Some(rails) }).map_err(|e| e.to_string())?;
+        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails: Some(rails), block_tokens: None }).map_err(|e| e.to_string())?;
         let scale = c.row.kv_bytes.unwrap_or(0.0) / t.bytes.0 as f64;
         return Ok((t.latency.0 + (t.time.0 - t.latency.0) * scale) / 1e3);
     }
