@@ -13,8 +13,8 @@ use fabricscope_model::Topology;
 use serde::Serialize;
 
 /// Host time to post one RDMA descriptor of a paged KV transfer through NIXL's UCX backend
-/// (RC verbs), µs, on x86 hosts with 100G-class rails. Source: LMCache pull request 4161
-/// (NIXLBench-style READ between two servers' host memory, NIXL/UCX, one rail): 1 MiB as 256
+/// (RC verbs), µs, on hosts with 100G-class rails. Source: LMCache pull request 4161 (RDMA
+/// READ between two servers' host memory, NIXL/UCX, one rail of ~12.2 GB/s): 1 MiB as 256
 /// descriptors of 4,096 B moves at 4.688 GB/s, i.e. 223.7 µs where the wire needs 86 µs
 /// (the same table's large transfers reach 12.2 GB/s): posting-bound, (223.7 - ~10 µs of
 /// request latency) / 256 = 0.83 µs per descriptor. 4 KiB is the size of a 16-token block
