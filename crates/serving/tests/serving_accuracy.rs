@@ -544,7 +544,11 @@ fn serving_accuracy() {
            per-layer cost fitted on dense GQA layers. An MLA + MoE layer at batch 1 runs more small kernels than a\n\
            Llama layer (TensorRT-LLM's batch-1 DeepSeek-R1 on one B200 node is 43% slower than the model too): the\n\
            missing time is per-layer software the model does not have a sourced term for, not the fabric; the band\n\
-           says so. DataCrunch's SGLang v0.4.1 DeepSeek-V3 runs (two H200 nodes, and one node with attention DP)\n\
+           says so. A check on the fabric side: the slowest published 2-node, 16-GPU small all_reduce in\n\
+           validation/ (H20 over InfiniBand, NVLSTree, 8 B: 47.6 µs; p5 over EFA: 69 µs) would add 2.7-5.3 ms over the\n\
+           model's 26 µs per all-reduce, 9-12 ms per token in all: the cross-node all-reduce cannot close a 17 ms gap.\n\
+           No public decode measurement of a dense model with TP spanning two nodes was found (issue 24 follow-up\n\
+           searches), so the class has no dense row. DataCrunch's SGLang v0.4.1 DeepSeek-V3 runs (two H200 nodes, and one node with attention DP)\n\
            are software-bound (16-80 output tokens/s per GPU, CUDA graphs off, every rate saturating the server; the\n\
            single-node runs miss by as much as the two-node ones) and are listed under Not evaluated with that reason.\n\
          - **Wide EP** has four public deployments (DeepSeek's Day-6 H800 decode, TensorRT-LLM's B200 DP8/EP8, vLLM's GB200\n\
