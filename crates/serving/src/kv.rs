@@ -14,17 +14,18 @@ use serde::Serialize;
 
 /// Host time to post one RDMA descriptor of a paged KV transfer through NIXL's UCX backend
 /// (RC verbs), µs, on hosts with 100G-class rails. Source: LMCache pull request 4161 (RDMA
-/// READ between two servers' host memory, NIXL/UCX, one rail of ~12.2 GB/s): 1 MiB as 256
-/// descriptors of 4,096 B moves at 4.688 GB/s, i.e. 223.7 µs where the wire needs 86 µs
-/// (the same table's large transfers reach 12.2 GB/s): posting-bound, (223.7 - ~10 µs of
-/// request latency) / 256 = 0.83 µs per descriptor. 4 KiB is the size of a 16-token block
-/// of one K/V head of 128 BF16 elements, a TP rank's share of a GQA layer. The same table
-/// gives 1.4 µs at 1 KiB descriptors and hides posting under the wire from 16 KiB up (so the
-/// model takes the longer of posting and wire, not their sum). Other published figures span
-/// 0.07-3.75 µs: vLLM RFC 50913 (NIXL telemetry, 8x L20 in one node, 1,785 descriptors posted
-/// in 6.7 ms: 3.75 µs) and vLLM issue 55434 (GB200: UCX `cuda_ipc` posts about 20x slower per
-/// descriptor than `rc_x`); the band of a paged transfer is therefore wide, and the value
-/// is the one measured between two hosts over RDMA.
+/// READ between two servers' host memory, NIXL/UCX, one rail): 1 MiB as 256 descriptors of
+/// 4,096 B moves at 4.688 GB/s, i.e. 223.7 µs, where the wire needs 86 µs (the table's large
+/// transfers reach 12.2 GB/s) and one request's fixed cost is about 10 µs (256 KiB as one
+/// descriptor: 31.3 µs against 21.5 µs of wire): posting-bound, (223.7 - 10) / 256 = 0.83 µs
+/// per descriptor. 4 KiB is a 16-token block of one K/V head of 128 BF16 elements, a TP rank's
+/// share of a GQA layer. The same table gives 1.4 µs at 1 KiB descriptors and hides posting
+/// under the wire from 16 KiB up, so the model takes the longer of posting and wire, not their
+/// sum. Other published figures: 3.75 µs in vLLM RFC 50913 (NIXL telemetry, 8x L20 in one
+/// node, 1,785 descriptors posted in 6.7 ms), and vLLM issue 55434 (GB200) reports UCX
+/// `cuda_ipc` posting about 20x slower per descriptor than `rc_x` (its absolute figures were
+/// not in the stored excerpt). The cost depends on transport and host; no published paged
+/// handoff between nodes states model, block size and time, so a paged transfer has no band.
 pub const NIXL_POST_PER_DESCRIPTOR: Micros = Micros(0.83);
 
 /// One transfer: the KV cache of `tokens` tokens.
