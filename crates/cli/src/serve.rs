@@ -403,6 +403,10 @@ pub struct KvTransferArgs {
     /// [default: a contiguous buffer]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::BLOCK_TOKENS))]
     pub block_tokens: Option<u32>,
+    /// Decode tensor-parallel ranks, each receiving its shard over its own NIC (MLA: the whole
+    /// latent to every rank; GQA: replicas beyond the K/V heads) [default: the cache once]
+    #[arg(long, value_name = "N", value_parser = count_parser(limits::TP))]
+    pub tp: Option<u32>,
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
@@ -420,6 +424,7 @@ struct KvJson<'a> {
     effective_gbps: f64,
     rails: u32,
     latency_us: f64,
+    decode_tp: Option<u32>,
     block_tokens: Option<u32>,
     descriptors: u64,
     posting_us: f64,
@@ -431,13 +436,14 @@ struct KvJson<'a> {
 pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let m = a.model.model()?;
-    let t = kv_transfer(&topo, &m, &KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails, block_tokens: a.block_tokens })?;
+    let t = kv_transfer(&topo, &m, &KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails, block_tokens: a.block_tokens, decode_tp: a.tp })?;
     let j = KvJson {
         bytes: t.bytes.0,
         time_ms: t.time.0 / 1e3,
         effective_gbps: t.effective.0,
         rails: t.rails,
         latency_us: t.latency.0,
+        decode_tp: a.tp,
         block_tokens: a.block_tokens,
         descriptors: t.descriptors,
         posting_us: t.posting.0,
@@ -452,8 +458,12 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         Some(b) => format!("paged in blocks of {b} tokens: {} descriptors per rank, {:.3} ms to post (overlapped with the wire)", j.descriptors, j.posting_us / 1e3),
         None => "one contiguous buffer (--block-tokens N for a paged cache)".to_string(),
     };
+    let ranks = match a.tp {
+        Some(t) => format!("to {t} decode TP rank(s), each its shard"),
+        None => "once (--tp N: to N decode ranks)".to_string(),
+    };
     Ok(format!(
-        "{}\nKV cache of {} tokens of {} ({}): {} bytes over {} NIC(s) of {}: {:.3} ms ({:.1} GB/s effective, {:.1} µs latency)\nLayout: {}\n{}\n",
+        "{}\nKV cache of {} tokens of {} ({}): {} bytes over {} NIC(s) of {}: {:.3} ms ({:.1} GB/s effective, {:.1} µs latency)\nLayout: {}; sent {}\n{}\n",
         output::cluster_line(&topo),
         a.tokens,
         m.name(),
@@ -465,6 +475,7 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         j.effective_gbps,
         j.latency_us,
         layout,
+        ranks,
         match j.error_band_pct {
             Some(p) => format!("Band: ±{p:.0}% (median error on published KV transfers)"),
             None if a.block_tokens.is_some() => {

@@ -139,6 +139,23 @@ fn a_paged_kv_transfer_posts_one_descriptor_per_layer_block_and_kv_region() {
 }
 
 #[test]
+fn decode_tp_ranks_each_receive_their_shard() {
+    let once = json(&["kv-transfer", "--model", "llama3-70b", "--tokens", "1000", "--json"]);
+    // GQA, 8 K/V heads: TP 4 splits the cache 4 ways, the cache crosses once over 4 rails.
+    let t4 = json(&["kv-transfer", "--model", "llama3-70b", "--tokens", "1000", "--tp", "4", "--json"]);
+    assert_eq!(t4["bytes"], once["bytes"]);
+    assert_eq!(t4["rails"], 4);
+    // TP 16 beyond the 8 K/V heads: each head on two ranks, twice the bytes over the 8 rails.
+    let t16 = json(&["kv-transfer", "--model", "llama3-70b", "--tokens", "1000", "--tp", "16", "--json"]);
+    assert_eq!(t16["bytes"].as_u64(), once["bytes"].as_u64().map(|b| 2 * b));
+    assert_eq!(t16["rails"], 8);
+    // MLA: every rank holds the whole latent (DeepSeek-V2 §2.1), 8 copies for TP 8.
+    let mla = json(&["kv-transfer", "--model", "deepseek-r1", "--tokens", "1000", "--tp", "8", "--json"]);
+    assert_eq!(mla["bytes"], 8 * 70_272_000u64);
+    fails(&["kv-transfer", "--model", "llama3-8b", "--tokens", "10", "--tp", "0"], &["--tp"]);
+}
+
+#[test]
 fn custom_shapes_with_head_dim_and_attention_kind() {
     let base = ["serve", "--layers", "32", "--hidden", "4096", "--heads", "32", "--vocab", "32000"];
     let mut mha = base.to_vec();

@@ -40,11 +40,18 @@ pub struct KvTransferInput {
     /// K/V region. `None`: a contiguous buffer (one descriptor per rail; microbenchmarks,
     /// engines that gather the blocks first).
     pub block_tokens: Option<u32>,
+    /// Decode tensor-parallel ranks that each receive their shard of the cache from a prefill
+    /// peer over their own NIC: the cache splits by K/V head up to the K/V head count and is
+    /// replicated beyond it, and MLA's latent goes whole to every rank ([`ServingModel::kv_shards`]),
+    /// so `ranks / shards` copies cross the wire, over `min(ranks, NICs)` rails unless `rails`
+    /// says otherwise. `None`: the cache crosses once, striped over `rails`.
+    pub decode_tp: Option<u32>,
 }
 
 /// Its cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KvTransfer {
+    /// Bytes that cross the network: the cache once, or with `decode_tp` every rank's shard.
     pub bytes: Bytes,
     pub time: Micros,
     /// bytes / time, per direction.
@@ -78,7 +85,10 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
     if i.tokens == 0 || i.tokens > crate::deploy::MAX_TOKENS {
         return Err(ModelError::new("tokens", format!("tokens must be 1 to {}; got {}", crate::deploy::MAX_TOKENS, i.tokens)));
     }
-    let rails = i.rails.unwrap_or(nics);
+    if let Some(t) = i.decode_tp {
+        fabricscope_model::limits::TP.check(t as u64)?;
+    }
+    let rails = i.rails.unwrap_or_else(|| i.decode_tp.map_or(nics, |t| t.min(nics)));
     if rails == 0 || rails > nics {
         return Err(ModelError::new("rails", format!("a KV transfer stripes over 1 to {nics} NICs of a node; got {rails}")));
     }
@@ -90,7 +100,8 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
             model.work.layers as u64 * (i.tokens as u64).div_ceil(b as u64) * regions
         }
     };
-    let bytes = Bytes((model.kv_bytes_per_token(i.kv_precision.bytes()) * i.tokens as f64).round() as u64);
+    let copies = i.decode_tp.map_or(1.0, |t| t as f64 / model.kv_shards(t) as f64);
+    let bytes = Bytes((model.kv_bytes_per_token(i.kv_precision.bytes()) * i.tokens as f64 * copies).round() as u64);
     let bw = GBps(topo.nic.achievable_bw().0 * rails as f64);
     let latency = Micros(2.0 * topo.nic.latency.0);
     let posting = Micros(descriptors as f64 * NIXL_POST_PER_DESCRIPTOR.0);

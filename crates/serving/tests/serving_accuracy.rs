@@ -309,7 +309,7 @@ fn predict(c: &Case, eff: Option<Efficiency>) -> Result<f64, String> {
         } else {
             Some(1)
         };
-        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails, block_tokens: None }).map_err(|e| e.to_string())?;
+        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails, block_tokens: None, decode_tp: None }).map_err(|e| e.to_string())?;
         let scale = c.row.kv_bytes.unwrap_or(0.0) / t.bytes.0 as f64;
         return Ok((t.latency.0 + (t.time.0 - t.latency.0) * scale) / 1e3);
     }
