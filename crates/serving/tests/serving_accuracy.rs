@@ -559,7 +559,8 @@ fn serving_accuracy() {
          - **KV transfer** has eight rows, all between two hosts from GPU memory: NIXLBench between two A3-Mega H100 VMs\n\
            (64 MiB) within 1%; Mooncake Transfer Engine benchmarks with buffers on all 8 GPUs of AWS p5en (16x 200G EFA),\n\
            p6-b200 (8x 400G EFA) and p6-b300 (16x 400G EFA), which reach 76-94% of the EFA line rate where the model takes\n\
-           95.5% (nccl-tests' goodput): 0-20% off, reads slower than writes; and a vLLM NIXL-connector transfer on GB200 whose\n\
+           95.5% (nccl-tests' goodput): 0-20% off, the model the faster on five of six (the source's best thread count differs\n\
+           between reads and writes, and they differ by up to 12%); and a vLLM NIXL-connector transfer on GB200 whose\n\
            1.49 ms is 1.15 ms of posting overhead (the reporting user calls it suboptimal), missed by 93% because its model,\n\
            block size and descriptor count are not stated, so the descriptor posting the model times with `--block-tokens`\n\
            cannot be applied. Every row is a contiguous or 1 MB-block transfer: the band says nothing about a paged handoff\n\
