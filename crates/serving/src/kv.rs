@@ -21,7 +21,10 @@ use serde::Serialize;
 /// per descriptor. 4 KiB is a 16-token block of one K/V head of 128 BF16 elements, a TP rank's
 /// share of a GQA layer. The same table gives 1.4 µs at 1 KiB descriptors and hides posting
 /// under the wire from 16 KiB up, so the model takes the longer of posting and wire, not their
-/// sum. Other published figures: 3.75 µs in vLLM RFC 50913 (NIXL telemetry, 8x L20 in one
+/// sum. Other published figures: 1.4-1.5 µs per post of one descriptor in NIXL issue 1695
+/// (NIXLBench VRAM to VRAM, H200 hosts with ConnectX-7 400G, batch 1, 4-16 KiB blocks; a run
+/// its reporter calls slow on the wire, its posting column unaffected); 3.75 µs in vLLM RFC
+/// 50913 (NIXL telemetry, 8x L20 in one
 /// node, 1,785 descriptors posted in 6.7 ms), and vLLM issue 55434 (GB200) reports UCX
 /// `cuda_ipc` posting about 20x slower per descriptor than `rc_x` (its absolute figures were
 /// not in the stored excerpt). The cost depends on transport and host; no published paged
