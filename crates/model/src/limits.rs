@@ -155,6 +155,9 @@ pub const FFN: Limit = count("ffn", "the feed-forward size", 1, MAX_DIM * 8);
 pub const VOCAB: Limit = count("vocab", "the vocabulary size", 1, MAX_DIM * 4);
 /// Sequence length (tokens).
 pub const SEQ: Limit = count("seq", "the sequence length", 1, MAX_DIM * 4);
+/// Tokens per block of a paged KV cache (vLLM's `--block-size` choices reach 256; Mooncake and
+/// SGLang pages go higher).
+pub const BLOCK_TOKENS: Limit = count("block_tokens", "tokens per KV cache block", 1, 65_536);
 /// Sequences per optimizer step.
 pub const GLOBAL_BATCH: Limit = count("global_batch", "the global batch (sequences per step)", 1, 1 << 24);
 /// Routed experts per MoE layer.

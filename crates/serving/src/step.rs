@@ -271,7 +271,7 @@ impl<'a> Server<'a> {
         if !d.disaggregated {
             return Ok(0.0);
         }
-        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails })?;
+        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None })?;
         Ok(t.time.0)
     }
 

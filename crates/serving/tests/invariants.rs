@@ -118,7 +118,7 @@ proptest! {
     ) {
         let m = serving_preset(ALL[mi]).unwrap();
         let t = |nic: NicKind| Cluster { nodes: 2, nic, ..Cluster::default() }.topology().unwrap();
-        let go = |topo: &Topology, tokens: u32, rails: u32| kv_transfer(topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails) }).unwrap();
+        let go = |topo: &Topology, tokens: u32, rails: u32| kv_transfer(topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails), block_tokens: None, decode_tp: None }).unwrap();
         let base = t(nic);
         let a = go(&base, tokens, rails);
         let longer = go(&base, tokens + more, rails);
@@ -129,6 +129,34 @@ proptest! {
         if quick.nic.achievable_bw().0 >= base.nic.achievable_bw().0 && quick.nic.latency.0 <= base.nic.latency.0 {
             prop_assert!(go(&quick, tokens, rails).time.0 <= a.time.0);
         }
+    }
+
+    #[test]
+    fn a_paged_kv_transfer_is_never_faster_than_a_contiguous_one_nor_with_smaller_blocks(
+        mi in 0usize..ALL.len(), tokens in 1u32..200_000, block in 1u32..1024, rails in 1u32..8,
+    ) {
+        let m = serving_preset(ALL[mi]).unwrap();
+        let topo = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
+        let go = |b: Option<u32>| kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails), block_tokens: b, decode_tp: None }).unwrap();
+        let (bulk, paged, finer) = (go(None), go(Some(block)), go(Some((block / 2).max(1))));
+        prop_assert_eq!(paged.bytes, bulk.bytes);
+        prop_assert!(paged.time.0 >= bulk.time.0 && finer.time.0 >= paged.time.0);
+        prop_assert!(finer.descriptors >= paged.descriptors && paged.descriptors > 0 && bulk.descriptors == 0);
+        // Posting overlaps the wire: never more than their sum.
+        prop_assert!(paged.time.0 <= bulk.time.0 + paged.posting.0 + 1e-9);
+    }
+
+    #[test]
+    fn more_decode_ranks_never_move_fewer_bytes_and_one_rank_moves_the_cache_once(
+        mi in 0usize..ALL.len(), tokens in 1u32..100_000, tp_exp in 0u32..6,
+    ) {
+        let m = serving_preset(ALL[mi]).unwrap();
+        let topo = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
+        let go = |t: Option<u32>| kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: t }).unwrap();
+        let (once, one, a, b) = (go(None), go(Some(1)), go(Some(1 << tp_exp)), go(Some(2 << tp_exp)));
+        prop_assert_eq!(one.bytes, once.bytes);
+        prop_assert!(b.bytes.0 >= a.bytes.0 && a.bytes.0 >= once.bytes.0);
+        prop_assert!(a.rails <= 1 << tp_exp);
     }
 
     #[test]

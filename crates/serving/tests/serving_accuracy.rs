@@ -13,6 +13,10 @@
 //! - Hardware: DGX H100/H200/B200 and 8-GPU H800 nodes as 8-GPU NVSwitch nodes with 8x NDR
 //!   400G (the rows do not restate NICs); GB200/GB300 as NVL72 racks of 4-GPU trays; the 2xH100
 //!   server of tenstorrent issue 143 as an H100 SXM node (form factor not stated).
+//! - KV transfers: AWS p5en and p6-b200 as the catalog's presets, p6-b300 as 8 B300 with 16x
+//!   400G EFA; bytes as the row states, over 2 NICs for NIXLBench on A3-Mega, all NICs for
+//!   the Transfer Engine with buffers on every GPU, one NIC for a vLLM worker; host-memory
+//!   (CPU-to-CPU) runs are listed, not evaluated.
 //! - Precision: the row's weight precision (NVFP4 -> fp4); "not stated" -> bf16. KV cache in FP8
 //!   where the row says so and for TensorRT-LLM's quantized checkpoints (their FP8 KV cache);
 //!   otherwise BF16.
@@ -23,7 +27,7 @@
 //!   (its per-GPU throughput over the per-user speed it states), compared on tokens/s per GPU.
 //!   vLLM's GB200 decode ("batch fills GPU memory") -> the largest batch that fits.
 
-use fabricscope_model::catalog::{GpuKind, ScaleUp};
+use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::{cluster_preset, Cluster, Topology};
 use fabricscope_serving::bands::band_pct;
 use fabricscope_serving::hardware::{efficiency, AccuracyClass, Efficiency, HwClass};
@@ -116,7 +120,14 @@ fn model_of(r: &Row) -> Result<ServingModel, String> {
 fn cluster_of(r: &Row) -> Result<Topology, String> {
     let h = r.hardware.to_ascii_lowercase();
     let nodes = r.nodes.unwrap_or(1).max(1);
-    let c = if h.contains("gb200") || h.contains("gb300") {
+    let c = if h.contains("p6-b200") {
+        cluster_preset("aws-p6-b200").ok_or("preset")?.cluster()
+    } else if h.contains("p5en") {
+        cluster_preset("aws-p5en").ok_or("preset")?.cluster()
+    } else if h.contains("p6-b300") {
+        // p6-b300.48xlarge: 8 B300 and 16 EFA interfaces of 400G (the source's instance list).
+        Cluster { gpu: GpuKind::B300, nodes: 2, scale_up: ScaleUp::natural(GpuKind::B300), nics_per_node: 16, nic: NicKind::Efa400, ..Cluster::default() }
+    } else if h.contains("gb200") || h.contains("gb300") {
         let gpu = if h.contains("gb300") { GpuKind::Gb300 } else { GpuKind::Gb200 };
         Cluster { gpu, gpus_per_node: 4, nodes: 18, scale_up: ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() }
     } else if h.contains("a3-mega") {
@@ -172,6 +183,11 @@ struct Case {
 
 /// Maps a row to a case, or says why not.
 fn case_of(r: &Row) -> Result<Case, String> {
+    // Mooncake's EFA doc: host-memory (CPU-to-CPU) transfers are bounded by the hosts' DRAM
+    // bandwidth, which the model does not carry; the handoff it models is GPU to GPU.
+    if r.phase == "kv-transfer" && r.notes.contains("CPU-to-CPU") {
+        return Err("host memory to host memory (CPU-to-CPU, or a series the source reports as such): bounded by the hosts' DRAM bandwidth, not modelled; the KV handoff modelled is GPU memory to GPU memory".into());
+    }
     let topo = cluster_of(r)?;
     let hw = HwClass::of(topo.gpu);
     if r.phase == "kv-transfer" {
@@ -284,8 +300,16 @@ fn predict(c: &Case, eff: Option<Efficiency>) -> Result<f64, String> {
         // shape by scaling (the time is linear in bytes past the latency).
         let per_token = m.kv_bytes_per_token(1.0);
         let tokens = (c.row.kv_bytes.unwrap_or(0.0) / per_token).round().max(1.0) as u32;
-        let rails = if c.row.hardware.contains("A3-Mega") { 2 } else { 1 };
-        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails: Some(rails) }).map_err(|e| e.to_string())?;
+        // NIXLBench on A3-Mega: 2 of the VM's NICs; the Transfer Engine benchmarks with buffers
+        // on every GPU (--gpu_id=-1): all of them; a single vLLM worker: one.
+        let rails = if c.row.hardware.contains("A3-Mega") {
+            Some(2)
+        } else if c.row.notes.contains("--gpu_id=-1") {
+            None
+        } else {
+            Some(1)
+        };
+        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails, block_tokens: None, decode_tp: None }).map_err(|e| e.to_string())?;
         let scale = c.row.kv_bytes.unwrap_or(0.0) / t.bytes.0 as f64;
         return Ok((t.latency.0 + (t.time.0 - t.latency.0) * scale) / 1e3);
     }
@@ -520,7 +544,11 @@ fn serving_accuracy() {
            per-layer cost fitted on dense GQA layers. An MLA + MoE layer at batch 1 runs more small kernels than a\n\
            Llama layer (TensorRT-LLM's batch-1 DeepSeek-R1 on one B200 node is 43% slower than the model too): the\n\
            missing time is per-layer software the model does not have a sourced term for, not the fabric; the band\n\
-           says so. DataCrunch's SGLang v0.4.1 DeepSeek-V3 runs (two H200 nodes, and one node with attention DP)\n\
+           says so. A check on the fabric side: the slowest published 2-node, 16-GPU small all_reduce in\n\
+           validation/ (H20 over InfiniBand, NVLSTree, 8 B: 47.6 µs; p5 over EFA: 69 µs) would add 2.7-5.3 ms over the\n\
+           model's 26 µs per all-reduce, 9-12 ms per token in all: the cross-node all-reduce cannot close a 17 ms gap.\n\
+           No public decode measurement of a dense model with TP spanning two nodes was found (issue 24 follow-up\n\
+           searches), so the class has no dense row. DataCrunch's SGLang v0.4.1 DeepSeek-V3 runs (two H200 nodes, and one node with attention DP)\n\
            are software-bound (16-80 output tokens/s per GPU, CUDA graphs off, every rate saturating the server; the\n\
            single-node runs miss by as much as the two-node ones) and are listed under Not evaluated with that reason.\n\
          - **Wide EP** has four public deployments (DeepSeek's Day-6 H800 decode, TensorRT-LLM's B200 DP8/EP8, vLLM's GB200\n\
@@ -528,9 +556,16 @@ fn serving_accuracy() {
            exchange: a rank's prefill chunk holds every rank (TensorRT-LLM tech blog 10, \"ADP Balance Strategy\"), which the\n\
            model charges to the whole stage; with it the Blackwell rows fall from 7-144% to 7-28% off and the four\n\
            deployments come out in their measured order.\n\
-         - **KV transfer** has two rows: NIXLBench between two A3-Mega H100 VMs (64 MiB) within 1%, and a vLLM NIXL-connector\n\
-           transfer on GB200 whose 1.49 ms is 1.15 ms of posting overhead (the reporting user calls it suboptimal): the model's\n\
-           wire time misses it by 93%. A median of these two rows is not a calibrated band.\n\n\
+         - **KV transfer** has eight rows, all between two hosts from GPU memory: NIXLBench between two A3-Mega H100 VMs\n\
+           (64 MiB) within 1%; Mooncake Transfer Engine benchmarks with buffers on all 8 GPUs of AWS p5en (16x 200G EFA),\n\
+           p6-b200 (8x 400G EFA) and p6-b300 (16x 400G EFA), which reach 76-94% of the EFA line rate where the model takes\n\
+           95.5% (nccl-tests' goodput): 0-20% off, the model the faster on five of six (the source's best thread count differs\n\
+           between reads and writes, and they differ by up to 12%); and a vLLM NIXL-connector transfer on GB200 whose\n\
+           1.49 ms is 1.15 ms of posting overhead (the reporting user calls it suboptimal), missed by 93% because its model,\n\
+           block size and descriptor count are not stated, so the descriptor posting the model times with `--block-tokens`\n\
+           cannot be applied. Every row is a contiguous or 1 MB-block transfer: the band says nothing about a paged handoff\n\
+           of 4 KiB descriptors, which carries none. Host-memory (CPU-to-CPU) runs of the same benchmarks are listed below as\n\
+           not evaluated: the source bounds them by the hosts' DRAM bandwidth.\n\n\
          ## Order of deployments of one model\n\n\
          {exact} of {total} groups ordered exactly as measured.\n\n\
          | group | measured (tokens/s per GPU) | model | same order |\n|---|---|---|---|\n{}\n\n\
