@@ -783,7 +783,7 @@ impl Comm {
         let p = self.placement;
         let t = Trust::at(self.tier_class, family, SizeRange::of(bytes.0), p.domains(), p.ranks);
         if self.rccl.is_some() && !rccl::timing::measured(self.arch) {
-            Trust { error_band_pct: None, validated_cases: 0, composed: false, ..t }
+            Trust { error_band_pct: None, measured_band_pct: None, validated_cases: 0, composed: false, ..t }
         } else {
             t
         }
