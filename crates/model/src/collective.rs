@@ -421,6 +421,16 @@ impl Comm {
             // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
             let used = nics.min(graphs.ring.n_channels.max(1)) as f64;
             let one_nic = topo.nic.achievable_bw().0 * rails as f64;
+            // NVLSTree leaves the domain through its NVLS heads, each on its own NIC: the NVLS
+            // search makes one head per NIC and never two on one GPU (NCCL 2.27.5
+            // src/graph/search.cc:671-686), at most NCCL_MAX_NVLS_ARITY = 32 (search.cc:1014,
+            // src/include/device.h:206); connect.cc:73-88 keeps them as `nHeads`; the kernel
+            // gives each head its 1/nHeads of every channel to send up and down the tree
+            // (src/device/all_reduce.h:521-627, `nvls->headRank`), and getNvlsNetDev
+            // (search.cc:1223-1246) sends a head's connections through the NIC of the NVLS
+            // channel it heads. So NVLSTree crosses the network on as many NICs as heads: 32
+            // of an NVL72 rack's 72 (the rings use 16), 8 of a 12-NIC B200 node's 12.
+            let heads = graphs.nvls.map_or(used, |g| nics.min(g.n_channels.max(1)) as f64);
             // Hops beyond the one leaf switch of a group inside one leaf: 2 via a spine, 4 via a core.
             let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
             let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
@@ -432,6 +442,8 @@ impl Comm {
                 nic_side: one_nic * used / share,
                 gpu_side: topo.gpu_nic_nccl_bw().0 * (p.per_domain as f64).min(used * p.per_domain as f64 / nics as f64) / share,
                 one_nic: one_nic / share,
+                nvls_tree_nic_side: one_nic * heads / share,
+                nvls_tree_gpu_side: topo.gpu_nic_nccl_bw().0 * heads.min(p.per_domain as f64) / share,
                 intra: xgmi_line.unwrap_or(intra_bw.0),
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,

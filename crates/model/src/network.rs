@@ -149,6 +149,11 @@ pub struct NetPath {
     pub gpu_side: f64,
     /// One NIC's goodput, GB/s per direction (point-to-point pairs use one).
     pub one_nic: f64,
+    /// NVLSTree's NIC side and GPU side (GB/s per direction, after sharing): it leaves the
+    /// domain through its NVLS heads' NICs, one per head, not through the rings' (see
+    /// `collective::Comm::new`).
+    pub nvls_tree_nic_side: f64,
+    pub nvls_tree_gpu_side: f64,
     /// Per-GPU bandwidth inside the domain NCCL's rings can use, GB/s per direction: every
     /// ring and tree passes all of its channels through each GPU's scale-up links.
     pub intra: f64,
@@ -226,7 +231,11 @@ impl NetPath {
             Algorithm::CollNetDirect | Algorithm::CollNetChain => (1.0, COLLNET_EFFICIENCY),
             Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
         };
-        let inject = (self.nic_side * nic_eff).min(self.gpu_side) * gpu_eff;
+        let (nic_side, gpu_side) = match a {
+            Algorithm::NvlsTree => (self.nvls_tree_nic_side, self.nvls_tree_gpu_side),
+            _ => (self.nic_side, self.gpu_side),
+        };
+        let inject = (nic_side * nic_eff).min(gpu_side) * gpu_eff;
         // The flow model's fraction for the fabric the bytes cross (1 when not run).
         let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
         let net = inject * routed / self.traffic(func, a);
@@ -469,6 +478,8 @@ mod tests {
             nic_side: 382.0,
             gpu_side: 384.0,
             one_nic: 47.75,
+            nvls_tree_nic_side: 382.0,
+            nvls_tree_gpu_side: 384.0,
             intra: 1e9,
             nvls_intra_algbw: f64::INFINITY,
             step_extra: 0.0,
