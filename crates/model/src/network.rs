@@ -176,8 +176,12 @@ pub struct NetPath {
     pub family: NetFamily,
     /// Queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): flows per connection.
     pub qps_per_connection: u32,
-    /// NICs reached through host memory, not GPUDirect over PCIe (GB200 trays: Grace memory
-    /// over NVLink-C2C), so the NIC's reads never wait on the GPU's PCIe path.
+    /// NICs reached through the Grace CPU, not over a PCIe switch shared with the GPU (GB200
+    /// trays), so the NIC's reads never wait on the GPU's PCIe path. NCCL 2.27.5 does read GPU
+    /// memory directly there: GPUDirect RDMA through NVLink-C2C is on by default
+    /// (`NCCL_NET_GDR_C2C=1`, src/graph/paths.cc:393 and 444-447; older releases staged through
+    /// Grace memory, NVIDIA/nccl issue 1579); either way the path is the CPU's, not a PCIe
+    /// switch's, and the efficiencies keyed on this flag were measured on it (issue 1801).
     pub host_staged: bool,
     /// The flow model's fractions in place of the analytical routing factors (None: analytical).
     pub flow: Option<FlowFractions>,
