@@ -62,6 +62,17 @@ pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
 /// injection bandwidth the busiest domain of the tree keeps. DGX Cloud B200 at 4-46 nodes,
 /// 274.3-290.7 GB/s busbw (5 rows, flat with scale as a tree's busiest domain is), and 248 nodes
 /// of 8x H200, ~350 at 512 MiB (NVIDIA/nccl-tests issue 283): median 0.74.
+///
+/// Not timed (yet): NVLSTree's pipeline fill. NCCL 2.27.5 moves it in rounds of one chunk per
+/// channel and head (`concurrentOps = nChannels x nHeads`, chunks of 128 KiB, 64 KiB from 4
+/// domains on, halved again for small sizes: src/enqueue.cc:2021-2032), each stage forwarding
+/// a whole chunk (all_reduce.h:521-627: NVLS reduce, d tree hops up, d down, NVLS multicast),
+/// so the first round crosses 2d + 2 stages before the pipeline is full. On 8-GPU nodes a round
+/// is 8-16 MiB and the fill is lost in a 16 GiB run; on NVL72 racks (32 heads x 32 channels) a
+/// round is 64-128 MiB, and the fill (an estimate: about 0.2 ms at 2 racks, 0.6 ms at 20)
+/// would take 30-55% off 128-512 MiB at 2 racks and 40-130% at 20. It also lowers the 248-node
+/// H200 row at 512 MiB from -24% to -30%, so it stays out of the timing until measurements of
+/// full racks can test it; the band across racks (trust.rs) is wide enough to hold it.
 pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
 
 /// NVLSTree across three domains or more when each connection is spread over several queue
