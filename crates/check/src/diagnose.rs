@@ -15,7 +15,10 @@ use serde::Serialize;
 
 /// A plateau within this fraction of expected counts as healthy, unless the class's band is
 /// wider (then twice the band): the band is a median error, so half of the published
-/// measurements behind it lie outside it.
+/// measurements behind it lie outside it. The band is the measurements' own
+/// (`Trust::measured_band_pct`), not the one widened for a scale beyond them: a wide band says
+/// how far the model may be off, so a run far below the expectation there is "cannot judge",
+/// never passed as healthy.
 const HEALTHY_FLOOR: f64 = 0.10;
 /// Below this measured busbw (GB/s) the printed figure has fewer than two significant
 /// digits, too few to place a row inside or outside a band.
@@ -104,7 +107,7 @@ struct RunEval<'a> {
 }
 
 fn tolerance(p: &Prediction) -> f64 {
-    p.trust.error_band_pct.map_or(HEALTHY_FLOOR, |b| (2.0 * b / 100.0).max(HEALTHY_FLOOR))
+    p.trust.measured_band_pct.map_or(HEALTHY_FLOOR, |b| (2.0 * b / 100.0).max(HEALTHY_FLOOR))
 }
 
 /// The index of the upper median of `v` (None when empty). A selection, not a sort of `v`:

@@ -300,9 +300,9 @@ struct RcclComm {
     facts: rccl::RcclFacts,
     timing_lat: crate::nccl::tuning::FuncTable,
     /// One pair of GPUs in an xGMI mesh shares a single link (GB/s per direction, RCCL's
-    /// figure at this GPU's link rate): what a send/receive between two GPUs of one node gets.
+    /// figure, scaled as the rings are): what a send/receive between two GPUs of one node gets.
     pair_bw: Option<f64>,
-    /// This GPU's xGMI links against the measured generation's
+    /// The square root of this GPU's xGMI link rate against the measured generation's
     /// (`XgmiSpec::speedup_over_measured`): scales the timing inside a node, never RCCL's choice.
     link_speedup: f64,
 }
@@ -371,7 +371,9 @@ impl Comm {
                 channels,
             };
             let xgmi = crate::catalog::xgmi_of(topo.gpu.kind).filter(|_| c.scale_up == ScaleUp::Xgmi);
-            let link_speedup = xgmi.map_or(1.0, |x| x.speedup_over_measured());
+            // Half the faster links' gain (in ratio): the middle of the two readings the data
+            // cannot tell apart (`rccl::timing::GENERATION_BAND_PCT`); 1 on the measured generation.
+            let link_speedup = xgmi.map_or(1.0, |x| x.speedup_over_measured().sqrt());
             let pair_bw = (c.scale_up == ScaleUp::Xgmi).then(|| xgmi.map_or(0.0, |x| x.rccl_link.0 * link_speedup));
             RcclComm { model, facts, timing_lat: rccl::timing_latency(model, &facts, rccl::timing::PHYSICAL), pair_bw, link_speedup }
         });
@@ -426,6 +428,16 @@ impl Comm {
             // many NICs as it has channels (an NVL72 rack has 72 NICs but far fewer rings).
             let used = nics.min(graphs.ring.n_channels.max(1)) as f64;
             let one_nic = topo.nic.achievable_bw().0 * rails as f64;
+            // NVLSTree leaves the domain through its NVLS heads, each on its own NIC: the NVLS
+            // search makes one head per NIC and never two on one GPU (NCCL 2.27.5
+            // src/graph/search.cc:671-686), at most NCCL_MAX_NVLS_ARITY = 32 (search.cc:1014,
+            // src/include/device.h:206); connect.cc:73-88 keeps them as `nHeads`; the kernel
+            // gives each head its 1/nHeads of every channel to send up and down the tree
+            // (src/device/all_reduce.h:521-627, `nvls->headRank`), and getNvlsNetDev
+            // (search.cc:1223-1246) sends a head's connections through the NIC of the NVLS
+            // channel it heads. So NVLSTree crosses the network on as many NICs as heads: 32
+            // of an NVL72 rack's 72 (the rings use 16), 8 of a 12-NIC B200 node's 12.
+            let heads = graphs.nvls.map_or(used, |g| nics.min(g.n_channels.max(1)) as f64);
             // Hops beyond the one leaf switch of a group inside one leaf: 2 via a spine, 4 via a core.
             let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
             let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
@@ -437,6 +449,8 @@ impl Comm {
                 nic_side: one_nic * used / share,
                 gpu_side: topo.gpu_nic_nccl_bw().0 * (p.per_domain as f64).min(used * p.per_domain as f64 / nics as f64) / share,
                 one_nic: one_nic / share,
+                nvls_tree_nic_side: one_nic * heads / share,
+                nvls_tree_gpu_side: topo.gpu_nic_nccl_bw().0 * heads.min(p.per_domain as f64) / share,
                 intra: xgmi_line.unwrap_or(intra_bw.0),
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,

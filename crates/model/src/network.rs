@@ -62,6 +62,17 @@ pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
 /// injection bandwidth the busiest domain of the tree keeps. DGX Cloud B200 at 4-46 nodes,
 /// 274.3-290.7 GB/s busbw (5 rows, flat with scale as a tree's busiest domain is), and 248 nodes
 /// of 8x H200, ~350 at 512 MiB (NVIDIA/nccl-tests issue 283): median 0.74.
+///
+/// Not timed (yet): NVLSTree's pipeline fill. NCCL 2.27.5 moves it in rounds of one chunk per
+/// channel and head (`concurrentOps = nChannels x nHeads`, chunks of 128 KiB, 64 KiB from 4
+/// domains on, halved again for small sizes: src/enqueue.cc:2021-2032), each stage forwarding
+/// a whole chunk (all_reduce.h:521-627: NVLS reduce, d tree hops up, d down, NVLS multicast),
+/// so the first round crosses 2d + 2 stages before the pipeline is full. On 8-GPU nodes a round
+/// is 8-16 MiB and the fill is lost in a 16 GiB run; on NVL72 racks (32 heads x 32 channels) a
+/// round is 64-128 MiB, and the fill (an estimate: about 0.2 ms at 2 racks, 0.6 ms at 20)
+/// would take 30-55% off 128-512 MiB at 2 racks and 40-130% at 20. It also lowers the 248-node
+/// H200 row at 512 MiB from -24% to -30%, so it stays out of the timing until measurements of
+/// full racks can test it; the band across racks (trust.rs) is wide enough to hold it.
 pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
 
 /// NVLSTree across three domains or more when each connection is spread over several queue
@@ -149,6 +160,11 @@ pub struct NetPath {
     pub gpu_side: f64,
     /// One NIC's goodput, GB/s per direction (point-to-point pairs use one).
     pub one_nic: f64,
+    /// NVLSTree's NIC side and GPU side (GB/s per direction, after sharing): it leaves the
+    /// domain through its NVLS heads' NICs, one per head, not through the rings' (see
+    /// `collective::Comm::new`).
+    pub nvls_tree_nic_side: f64,
+    pub nvls_tree_gpu_side: f64,
     /// Per-GPU bandwidth inside the domain NCCL's rings can use, GB/s per direction: every
     /// ring and tree passes all of its channels through each GPU's scale-up links.
     pub intra: f64,
@@ -171,8 +187,12 @@ pub struct NetPath {
     pub family: NetFamily,
     /// Queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): flows per connection.
     pub qps_per_connection: u32,
-    /// NICs reached through host memory, not GPUDirect over PCIe (GB200 trays: Grace memory
-    /// over NVLink-C2C), so the NIC's reads never wait on the GPU's PCIe path.
+    /// NICs reached through the Grace CPU, not over a PCIe switch shared with the GPU (GB200
+    /// trays), so the NIC's reads never wait on the GPU's PCIe path. NCCL 2.27.5 does read GPU
+    /// memory directly there: GPUDirect RDMA through NVLink-C2C is on by default
+    /// (`NCCL_NET_GDR_C2C=1`, src/graph/paths.cc:393 and 444-447; older releases staged through
+    /// Grace memory, NVIDIA/nccl issue 1579); either way the path is the CPU's, not a PCIe
+    /// switch's, and the efficiencies keyed on this flag were measured on it (issue 1801).
     pub host_staged: bool,
     /// The flow model's fractions in place of the analytical routing factors (None: analytical).
     pub flow: Option<FlowFractions>,
@@ -226,7 +246,11 @@ impl NetPath {
             Algorithm::CollNetDirect | Algorithm::CollNetChain => (1.0, COLLNET_EFFICIENCY),
             Algorithm::Nvls => (1.0, NVLS_SHARP_EFFICIENCY),
         };
-        let inject = (self.nic_side * nic_eff).min(self.gpu_side) * gpu_eff;
+        let (nic_side, gpu_side) = match a {
+            Algorithm::NvlsTree => (self.nvls_tree_nic_side, self.nvls_tree_gpu_side),
+            _ => (self.nic_side, self.gpu_side),
+        };
+        let inject = (nic_side * nic_eff).min(gpu_side) * gpu_eff;
         // The flow model's fraction for the fabric the bytes cross (1 when not run).
         let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
         let net = inject * routed / self.traffic(func, a);
@@ -469,6 +493,8 @@ mod tests {
             nic_side: 382.0,
             gpu_side: 384.0,
             one_nic: 47.75,
+            nvls_tree_nic_side: 382.0,
+            nvls_tree_gpu_side: 384.0,
             intra: 1e9,
             nvls_intra_algbw: f64::INFINITY,
             step_extra: 0.0,

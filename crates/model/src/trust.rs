@@ -139,9 +139,16 @@ pub struct Trust {
     pub tier: TierClass,
     pub family: AlgoFamily,
     pub size: SizeRange,
-    /// Median absolute busbw error of the class in the project's validation, percent;
-    /// `None` when no published measurement backs the class.
+    /// The band a user can believe, percent: the class's median absolute busbw error in the
+    /// project's validation, widened by [`scale_band_pct`] where an NVL72-across-racks
+    /// prediction lies beyond the scale its measurements (or its parts') cover; `None` when no
+    /// published measurement backs the class.
     pub error_band_pct: Option<f64>,
+    /// The measurements' own band, percent, before any widening for scale: the class's median
+    /// error, or for a composed class the widest of its parts'. What a run can be judged
+    /// healthy against (Check): near the expectation it is healthy whatever the scale; the wide
+    /// band around it only says how far the model may be off, not that a run there is fine.
+    pub measured_band_pct: Option<f64>,
     /// Published measurements behind the class (0 = not validated).
     pub validated_cases: u32,
     /// The largest absolute error among them, percent (`None` when not validated).
@@ -163,6 +170,38 @@ pub struct Trust {
     /// MI355X): the prediction is timed from it at this GPU's own rates, always extrapolated,
     /// its band widened ([`Trust::on_successor`]).
     pub successor: bool,
+}
+
+/// How fast the band of an NVL72-across-racks prediction grows beyond the scale its
+/// measurements cover, percentage points per doubling (see [`scale_band_pct`]).
+///
+/// Not fitted to any NVL72 measurement (there is none across full racks). It is the largest
+/// change the project has measured for NCCL's NVLS-based algorithm across domains over one
+/// doubling of scale: NVLSTree keeps all of its injection bandwidth between 2 domains and 0.74
+/// of it from 4 (DGX Cloud B200, `network::NVLS_TREE_EFFICIENCY`), a 26% step the 2-domain
+/// measurements could not have foreseen. Full NVL72 racks change what the measured parts ran
+/// on in every doubling: NCCL 2.27.5 runs NVLSTree across racks with 32 NVLS heads per rack
+/// (`NCCL_MAX_NVLS_ARITY`, src/include/device.h:206, the NVLS search's `maxChannels`,
+/// src/graph/search.cc:1012) and 32 channels (`NVLS_NCHANNELS_SM100`, src/transport/nvls.cc:148),
+/// so a pipeline round is 32 x 32 = 1024 chunks of 64-128 KiB (src/enqueue.cc:2021-2032), 64-128
+/// MiB per step of a tree whose depth grows with the racks, against 8 heads and 16-32 channels
+/// on the 8-GPU nodes the NVLSTree part was measured on; an unmeasured doubling may move the
+/// prediction by as much as a measured one did.
+pub const SCALE_BAND_PER_DOUBLING: f64 = 25.0;
+
+/// The band (percent) a prediction over `nodes` domains and `gpus` GPUs earns from its
+/// distance to a measured scope `[n_lo, n_hi]` domains, `[g_lo, g_hi]` GPUs:
+/// [`SCALE_BAND_PER_DOUBLING`] for every doubling beyond the largest measured scale, 0 inside
+/// it. The distance is the larger of the two: the domains beyond the most measured, and the
+/// GPUs beyond the most measured (total GPUs; per domain when the scope is one domain, where
+/// the domain's size is what was measured). Smaller than measured is not penalised: every
+/// scale loss the model knows grows with scale.
+pub fn scale_band_pct(nodes: u32, gpus: u32, scope: ([u32; 2], [u32; 2])) -> f64 {
+    let ([_, n_hi], [_, g_hi]) = scope;
+    let beyond = |x: f64, hi: u32| if hi > 0 && x > hi as f64 { (x / hi as f64).log2() } else { 0.0 };
+    let (nodes_f, gpus_f) = (nodes.max(1) as f64, gpus as f64);
+    let d = if n_hi <= 1 { beyond(gpus_f / nodes_f, g_hi) } else { beyond(nodes_f, n_hi).max(beyond(gpus_f, g_hi)) };
+    SCALE_BAND_PER_DOUBLING * d
 }
 
 /// Classes that no published measurement backs but whose parts are measured, each with the
@@ -193,18 +232,22 @@ impl Trust {
         }
         let (n_lo, n_hi, g_lo, g_hi, worst) = crate::trust_table::SCOPE[t][f][z];
         let outside = |x: u32, lo: u32, hi: u32| x > 0 && (x < lo || x > hi);
+        let extrapolated = n > 0 && (outside(nodes, n_lo, n_hi) || outside(gpus, g_lo, g_hi));
+        // Across NVL72 racks, beyond the measured scale the band grows with the distance.
+        let grown = if extrapolated && tier == TierClass::Nvl72Racks { scale_band_pct(nodes, gpus, ([n_lo, n_hi], [g_lo, g_hi])) } else { 0.0 };
         Trust {
             tier,
             family,
             size,
-            error_band_pct: (n > 0).then_some(pct),
+            error_band_pct: (n > 0).then_some(pct.max(grown)),
+            measured_band_pct: (n > 0).then_some(pct),
             validated_cases: n,
             worst_error_pct: (n > 0).then_some(worst),
             measured_nodes: [n_lo, n_hi],
             measured_gpus: [g_lo, g_hi],
             nodes,
             gpus,
-            extrapolated: n > 0 && (outside(nodes, n_lo, n_hi) || outside(gpus, g_lo, g_hi)),
+            extrapolated,
             composed: false,
             successor: false,
         }
@@ -215,16 +258,20 @@ impl Trust {
         let (_, _, parts) = COMPOSED.iter().find(|c| c.0 == tier && c.1 == family)?;
         let mut band: f64 = 0.0;
         let mut worst: f64 = 0.0;
+        let mut grown: f64 = 0.0;
         for &(pt, pf) in parts {
             let part = Self::at(pt, pf, size, 0, 0);
             band = band.max(part.error_band_pct?);
             worst = worst.max(part.worst_error_pct?);
+            // The composition is no surer than its most extrapolated part.
+            grown = grown.max(scale_band_pct(nodes, gpus, (part.measured_nodes, part.measured_gpus)));
         }
         Some(Trust {
             tier,
             family,
             size,
-            error_band_pct: Some(band),
+            error_band_pct: Some(band.max(grown)),
+            measured_band_pct: Some(band),
             validated_cases: 0,
             worst_error_pct: Some(worst),
             measured_nodes: [0, 0],
@@ -291,15 +338,23 @@ impl Trust {
         let n = self.validated_cases;
         let plural = if n == 1 { "" } else { "s" };
         let worst = self.worst_error_pct.unwrap_or(p);
+        let measured = self.measured_band_pct.unwrap_or(p);
+        let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
+        // Widened for scale: say from what, and by which rule.
+        let grown = if p > measured + 0.5 {
+            format!(", widened from ±{measured:.0}% by {SCALE_BAND_PER_DOUBLING:.0} points per doubling of scale beyond the measurements as this is {here}")
+        } else {
+            String::new()
+        };
         if self.composed {
-            return format!("extrapolated: {} on {} is not measured; ±{p:.0}%, worst {worst:.0}%, the widest of its measured parts: {}", self.family.name(), self.tier.name(), self.parts());
+            let worst = worst.max(p);
+            return format!("extrapolated: {} on {} is not measured; ±{p:.0}%{grown}, worst {worst:.0}%, the widest of its measured parts: {}", self.family.name(), self.tier.name(), self.parts());
         }
         if self.successor {
             return format!("extrapolated: this GPU generation is not measured; timed at its own link rates from {n} measurement{plural} of its predecessor at {}; ±{p:.0}%, worst {worst:.0}%", self.measured_scale());
         }
         if self.extrapolated {
-            let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
-            format!("extrapolated: ±{p:.0}%, worst {worst:.0}%, over {n} measurement{plural} at {}; this is {here}", self.measured_scale())
+            format!("extrapolated: ±{p:.0}%{grown}, worst {worst:.0}%, over {n} measurement{plural} at {}; this is {here}", self.measured_scale())
         } else {
             format!("±{p:.0}%, {n} measurement{plural} at {}; worst {worst:.0}%", self.measured_scale())
         }
@@ -319,11 +374,14 @@ mod tests {
         let parts: Vec<Trust> = COMPOSED[0].2.iter().map(|&(pt, pf)| Trust::of(pt, pf, SizeRange::Large)).collect();
         assert!(parts.iter().all(|p| p.validated_cases > 0), "{parts:?}");
         let widest = parts.iter().filter_map(|p| p.error_band_pct).fold(0.0, f64::max);
-        assert_eq!(t.error_band_pct, Some(widest));
+        assert_eq!(t.measured_band_pct, Some(widest));
+        // 1,440 GPUs over 20 racks are far beyond every part: the band is not the parts'.
+        assert!(t.error_band_pct.unwrap_or(0.0) >= 100.0, "{t:?}");
         assert!(t.composed && t.extrapolated && t.validated_cases == 0, "{t:?}");
         assert!(t.worst_error_pct.unwrap_or(0.0) >= widest);
         let d = t.describe();
         assert!(d.starts_with("extrapolated: NVLS on NVL72, several racks is not measured") && !d.contains('('), "{d}");
+        assert!(d.contains("widened from ±") && d.contains("20 racks, 1440 GPUs"), "{d}");
         assert!(d.contains("tree on NVL72, several racks at 2-3 racks"), "{d}");
         let small = Trust::at(TierClass::Nvl72Racks, AlgoFamily::Nvls, SizeRange::Small, 20, 1440);
         assert!(small.error_band_pct.is_none() && !small.composed, "{small:?}");
@@ -343,5 +401,32 @@ mod tests {
         assert!(s.describe().starts_with("extrapolated: this GPU generation is not measured"), "{}", s.describe());
         let none = Trust::at(TierClass::XgmiNode, AlgoFamily::CollNet, SizeRange::Large, 1, 8).on_successor(9.0);
         assert!(none.error_band_pct.is_none() && !none.successor, "{none:?}");
+    }
+
+    /// The band rule: nothing inside the measured scale, 25 points per doubling beyond it,
+    /// measured on the farther of domains and GPUs (GPUs per domain for a one-domain scope),
+    /// monotone in scale; smaller than measured is not penalised.
+    #[test]
+    fn the_band_grows_by_a_stated_amount_per_doubling_beyond_the_measured_scale() {
+        let racks = ([2, 3], [8, 24]);
+        assert_eq!(scale_band_pct(3, 24, racks), 0.0);
+        assert_eq!(scale_band_pct(2, 8, racks), 0.0);
+        assert!((scale_band_pct(6, 24, racks) - SCALE_BAND_PER_DOUBLING).abs() < 1e-9);
+        assert!((scale_band_pct(3, 48, racks) - SCALE_BAND_PER_DOUBLING).abs() < 1e-9);
+        // Two racks of 72: 144 GPUs against 24 measured, log2(6) doublings.
+        assert!((scale_band_pct(2, 144, racks) - SCALE_BAND_PER_DOUBLING * 6f64.log2()).abs() < 1e-9);
+        // One measured domain of up to 32 GPUs: a 72-GPU domain is log2(72/32) beyond, at any count.
+        let rack = ([1, 1], [8, 32]);
+        assert!((scale_band_pct(2, 144, rack) - SCALE_BAND_PER_DOUBLING * (72f64 / 32.0).log2()).abs() < 1e-9);
+        let mut last = 0.0;
+        for racks_n in [2u32, 4, 8, 20, 36] {
+            let t = Trust::at(TierClass::Nvl72Racks, AlgoFamily::Nvls, SizeRange::Large, racks_n, racks_n * 72);
+            let b = t.error_band_pct.unwrap_or(0.0);
+            assert!(b > last && b >= t.measured_band_pct.unwrap_or(f64::INFINITY), "{racks_n} racks: {t:?}");
+            last = b;
+        }
+        // A measured class inside its scale keeps its own band.
+        let inside = Trust::at(TierClass::Nvl72Racks, AlgoFamily::Tree, SizeRange::Large, 3, 24);
+        assert!(!inside.extrapolated && inside.error_band_pct == inside.measured_band_pct, "{inside:?}");
     }
 }

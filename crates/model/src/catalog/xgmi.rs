@@ -41,9 +41,8 @@ impl XgmiSpec {
     /// How much faster this GPU's links signal than those of the generation whose rccl-tests
     /// runs the xGMI timing was fitted on (gfx942, [`MEASURED_XGMI`]): 1 there, 1.2 on MI355X.
     /// RCCL plans both generations at the same 48 GB/s, so its tables cannot carry the
-    /// difference; the timing assumes gfx950's kernels reach the same fraction of their faster
-    /// links as gfx942's measurably do (an assumption: no gfx950 rccl-tests result is public,
-    /// so these predictions say "extrapolated", `rccl::timing::GENERATION_BAND_PCT`).
+    /// difference; how much of it gfx950's kernels turn into busbw is not measured (the timing
+    /// takes the middle: `rccl::timing::GENERATION_BAND_PCT`).
     pub fn speedup_over_measured(&self) -> f64 {
         self.line_link.0 / MEASURED_XGMI.line_link.0
     }

@@ -40,12 +40,13 @@ pub fn measured(arch: crate::catalog::Arch) -> bool {
 }
 
 /// The least band, percent, of an RCCL prediction on a generation no rccl-tests result covers
-/// (gfx950, MI355X), timed from gfx942's measured classes at its own link rate
-/// (`XgmiSpec::speedup_over_measured`). Not a measured error: the gap between the two readings
-/// the data cannot tell apart (gfx950's kernels reach the same fraction of their 1.2x faster
-/// links, or none of the gain: 1 - 1/1.2 = 17%), halved as a median error is, so that a band of
-/// twice it (what `check` allows) holds both.
-pub const GENERATION_BAND_PCT: f64 = 9.0;
+/// (gfx950, MI355X), timed from gfx942's measured classes. Its links signal 1.2x faster
+/// (`XgmiSpec::speedup_over_measured`); whether its kernels turn that into busbw is not
+/// measured, so the timing takes the middle of the two readings (all of the gain or none:
+/// sqrt(1.2) = 1.095x gfx942's rate), and each reading lies 9.5% from it: the band. `check`
+/// judges against the predecessor's measured band (its 10% floor), so a run at either reading
+/// is healthy and one below both is "cannot judge", never "not healthy".
+pub const GENERATION_BAND_PCT: f64 = 9.5;
 
 /// Host cost of one process launching a collective on each further AMD GPU it drives
 /// (rccl-tests `-g 8`): 8x MI300X all_reduce takes 40.88 us at 8 B with one process and 10.01
