@@ -351,7 +351,7 @@ impl Trust {
             return format!("extrapolated: {} on {} is not measured; ±{p:.0}%{grown}, worst {worst:.0}%, the widest of its measured parts: {}", self.family.name(), self.tier.name(), self.parts());
         }
         if self.successor {
-            return format!("extrapolated: this GPU generation is not measured; timed at its own link rates from {n} measurement{plural} of its predecessor at {}; ±{p:.0}%, worst {worst:.0}%", self.measured_scale());
+            return format!("extrapolated: this GPU generation is not measured; timed from {n} measurement{plural} of its predecessor at {}, scaled toward its own link rates; ±{p:.0}%, worst {worst:.0}%", self.measured_scale());
         }
         if self.extrapolated {
             format!("extrapolated: ±{p:.0}%{grown}, worst {worst:.0}%, over {n} measurement{plural} at {}; this is {here}", self.measured_scale())
