@@ -38,7 +38,7 @@ fn size_picker(current: u64, on_action: &Callback<Action>) -> Html {
 
 /// The headline's band in a few words ("±2%", "±2%, extrapolated", "not validated"); the
 /// full sentence is [`Trust::describe`] on the line under the cards.
-fn band_words(t: &Trust) -> String {
+pub(super) fn band_words(t: &Trust) -> String {
     match t.error_band_pct {
         None => "not validated".to_string(),
         Some(p) if t.extrapolated => format!("±{p:.0}%, extrapolated"),

@@ -1,6 +1,7 @@
 //! The headline numbers in one line that stays on screen (sticky) while the controls scroll on
 //! a phone, where the results sit below about 900 px of controls: the chosen collective's busbw at the
-//! headline size, the tier that limits it, and the training step time and MFU once searched.
+//! headline size with its band, the tier that limits it, and the training step time and MFU
+//! once searched.
 
 use super::{Same, Trained};
 use crate::eval::{bottleneck_text, size_words, Evaluation};
@@ -32,7 +33,7 @@ fn summary_bar(props: &Props) -> Html {
     let collective = match &eval.key_of(op) {
         Some(k) => html! {
             <>
-                <span>{ format!("{} {} ", op.name(), size_words(eval.key_bytes)) }<b data-value={k.busbw.0.to_string()}>{ format!("{} GB/s", gbps_label(k.busbw.0)) }</b>{ " busbw" }</span>
+                <span>{ format!("{} {} ", op.name(), size_words(eval.key_bytes)) }<b data-value={k.busbw.0.to_string()}>{ format!("{} GB/s", gbps_label(k.busbw.0)) }</b>{ format!(" busbw, {}", super::key_numbers::band_words(&k.trust)) }</span>
                 <span>{ format!("limited by {}", bottleneck_text(k.bottleneck)) }</span>
             </>
         },
