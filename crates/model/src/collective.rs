@@ -374,7 +374,7 @@ impl Comm {
             // Half the faster links' gain (in ratio): the middle of the two readings the data
             // cannot tell apart (`rccl::timing::GENERATION_BAND_PCT`); 1 on the measured generation.
             let link_speedup = xgmi.map_or(1.0, |x| x.speedup_over_measured().sqrt());
-            let pair_bw = (c.scale_up == ScaleUp::Xgmi).then(|| xgmi.map_or(0.0, |x| x.rccl_link.0 * link_speedup));
+            let pair_bw = xgmi.map(|x| x.rccl_link.0 * link_speedup);
             RcclComm { model, facts, timing_lat: rccl::timing_latency(model, &facts, rccl::timing::PHYSICAL), pair_bw, link_speedup }
         });
         let graphs = match &rccl_comm {

@@ -167,8 +167,8 @@ pub struct Trust {
     /// band is the widest of theirs, and the prediction is always extrapolated.
     pub composed: bool,
     /// The class is measured only on an earlier generation of this platform (MI300X for
-    /// MI355X): the prediction is timed from it at this GPU's own rates, always extrapolated,
-    /// its band widened ([`Trust::on_successor`]).
+    /// MI355X): the prediction is timed from it, scaled toward this GPU's own link rates, always
+    /// extrapolated, its band widened ([`Trust::on_successor`]).
     pub successor: bool,
 }
 
