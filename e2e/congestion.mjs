@@ -122,8 +122,9 @@ async function main() {
       const f = await frameOf(page);
       await show(f);
       const stepNumbers = async () => {
-        await f.waitForSelector('[data-testid=step-over-seeds-numbers]', { timeout: 60000 });
         await answered(f);
+        // The last step stays on show while the next is timed; read it once it is current.
+        await f.waitForSelector('[data-testid=step-over-seeds][data-current=true] [data-testid=step-over-seeds-numbers]', { timeout: 60000 });
         return f.$eval('[data-testid=step-over-seeds-numbers]', (n) => ({ alone: +n.dataset.alone, p10: +n.dataset.p10, p50: +n.dataset.p50, p90: +n.dataset.p90, seeds: +n.dataset.seeds }));
       };
       const explorer = await page.$eval('[data-testid=step-time]', (e) => +e.dataset.value);
@@ -150,6 +151,7 @@ async function main() {
       await setNumber(f, '#cg-slow-speed', 80);
       await f.selectOption('#cg-routing', 'adaptive');
       await f.selectOption('#cg-oversub', '1');
+      await stepNumbers();
       await f.locator('[data-testid=step-over-seeds]').screenshot({ path: join(out, 'congestion-step.png') });
     });
 

@@ -235,9 +235,12 @@ pub fn congestion_panel(props: &Props) -> Html {
             move || drop(tick)
         });
     }
-    let step: Rc<StepDrawn> = match &*step_state {
-        Some((d, drawn)) if *d == step_deps => drawn.clone(),
-        _ => Rc::new(None),
+    // While the next step is timed the last one stays on show, marked not current: the figure
+    // neither vanishes nor shifts the page for the one task it takes.
+    let (step, step_current): (Rc<StepDrawn>, bool) = match &*step_state {
+        Some((d, drawn)) if *d == step_deps => (drawn.clone(), true),
+        Some((d, drawn)) if d.job.is_some() && step_deps.job.is_some() => (drawn.clone(), false),
+        _ => (Rc::new(None), false),
     };
     html! {
         <section ref={node} class="panel wide congestion" data-testid="congestion" aria-labelledby="congestion-h"
@@ -283,7 +286,7 @@ pub fn congestion_panel(props: &Props) -> Html {
             </p>
             if let Some((d, k)) = done.as_ref().and_then(|d| d.studies.first().zip(d.key.first())) {
                 <div class={classes!("congestion-result", (!current).then_some("stale"))}>
-                    { result(d, &k.1, props, &svgs, step_section(props.training.as_ref(), &step, &slow)) }
+                    { result(d, &k.1, props, &svgs, step_section(props.training.as_ref(), &step, step_current, &slow)) }
                 </div>
             }
         </section>
@@ -423,7 +426,7 @@ fn step_chart(s: &StepSpread, slow: &Stragglers, theme: Theme, width: u32) -> St
 
 /// The training step of the explorer's layout over the study's seeds: the chart and figures,
 /// or why there are none.
-fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, ModelError>, Option<AttrValue>)>, slow: &Stragglers) -> Html {
+fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, ModelError>, Option<AttrValue>)>, current: bool, slow: &Stragglers) -> Html {
     let (Some(job), Some((spread, svg))) = (job, step.as_ref()) else { return Html::default() };
     let layout = fabricscope_model::training::explore::parallel_label(&job.parallel);
     let body = match spread {
@@ -449,7 +452,7 @@ fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, Mod
         }
     };
     html! {
-        <figure class="congestion-drawing" data-testid="step-over-seeds">
+        <figure class="congestion-drawing" data-testid="step-over-seeds" data-current={current.to_string()} aria-busy={(!current).to_string()}>
             <figcaption class="chart-sub">{ format!("Training step of the explorer's layout ({layout}) over this study's seeds") }</figcaption>
             { body }
         </figure>
