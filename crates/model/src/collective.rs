@@ -451,6 +451,8 @@ impl Comm {
                 one_nic: one_nic / share,
                 nvls_tree_nic_side: one_nic * heads / share,
                 nvls_tree_gpu_side: topo.gpu_nic_nccl_bw().0 * heads.min(p.per_domain as f64) / share,
+                nvls_channels: graphs.nvls.map_or(0, |g| g.n_channels),
+                nvls_heads: heads as u32,
                 intra: xgmi_line.unwrap_or(intra_bw.0),
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,
@@ -622,7 +624,12 @@ impl Comm {
             // (protocol-limited) bandwidth; Simple reaches what the network delivers.
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_nccl };
-                (lat + net.extra_latency(func, a), net.algbw(func, a).min(cap))
+                let bw = net.algbw(func, a).min(cap);
+                let fill = match (a, p, func) {
+                    (Algorithm::NvlsTree, Protocol::Simple, Func::AllReduce) => net.nvls_tree_fill_us(bytes.as_f64(), bw),
+                    _ => 0.0,
+                };
+                (lat + net.extra_latency(func, a) + fill, bw)
             }
         };
         (lat, bw.max(1e-9))

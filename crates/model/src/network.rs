@@ -63,17 +63,29 @@ pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
 /// 274.3-290.7 GB/s busbw (5 rows, flat with scale as a tree's busiest domain is), and 248 nodes
 /// of 8x H200, ~350 at 512 MiB (NVIDIA/nccl-tests issue 283): median 0.74.
 ///
-/// Not timed (yet): NVLSTree's pipeline fill. NCCL 2.27.5 moves it in rounds of one chunk per
-/// channel and head (`concurrentOps = nChannels x nHeads`, chunks of 128 KiB, 64 KiB from 4
-/// domains on, halved again for small sizes: src/enqueue.cc:2021-2032), each stage forwarding
-/// a whole chunk (all_reduce.h:521-627: NVLS reduce, d tree hops up, d down, NVLS multicast),
-/// so the first round crosses 2d + 2 stages before the pipeline is full. On 8-GPU nodes a round
-/// is 8-16 MiB and the fill is lost in a 16 GiB run; on NVL72 racks (32 heads x 32 channels) a
-/// round is 64-128 MiB, and the fill (an estimate: about 0.2 ms at 2 racks, 0.6 ms at 20)
-/// would take 30-55% off 128-512 MiB at 2 racks and 40-130% at 20. It also lowers the 248-node
-/// H200 row at 512 MiB from -24% to -30%, so it stays out of the timing until measurements of
-/// full racks can test it; the band across racks (trust.rs) is wide enough to hold it.
+/// NVLSTree's pipeline fill is timed on its own (`NetPath::nvls_tree_fill_us`), so this is
+/// the steady state's fraction; the rows it was read from are 16 GiB or flat with size.
 pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
+
+/// NVLSTree's chunk, bytes: NCCL_NVLS_CHUNKSIZE's default (NCCL 2.27.5
+/// src/transport/nvls.cc:152, 128 KiB), at most 64 KiB from 4 domains on
+/// (NCCL_NVLSTREE_MAX_CHUNKSIZE's default -2, src/enqueue.cc:2027-2028).
+pub const NVLS_TREE_CHUNK: f64 = 128.0 * 1024.0;
+pub const NVLS_TREE_CHUNK_FROM_4_DOMAINS: f64 = 64.0 * 1024.0;
+
+/// NVLSTree's chunk for an AllReduce of `bytes` over `ops` concurrent streams (channels x
+/// heads) across `domains`: NCCL 2.27.5 src/enqueue.cc:2021-2032 halves it to 64 KiB below 4
+/// rounds of `ops` chunks and to 32 KiB below one.
+pub fn nvls_tree_chunk(bytes: f64, ops: f64, domains: u32) -> f64 {
+    let mut chunk = if domains >= 4 { NVLS_TREE_CHUNK_FROM_4_DOMAINS } else { NVLS_TREE_CHUNK };
+    if bytes < 4.0 * ops * chunk && chunk > 65536.0 {
+        chunk = 65536.0;
+    }
+    if bytes < ops * chunk && chunk > 32768.0 {
+        chunk = 32768.0;
+    }
+    chunk
+}
 
 /// NVLSTree across three domains or more when each connection is spread over several queue
 /// pairs: the 'slinky' B200 cluster (NCCL_IB_QPS_PER_CONNECTION=2), 388.4-389.9 GB/s busbw flat
@@ -165,6 +177,10 @@ pub struct NetPath {
     /// `collective::Comm::new`).
     pub nvls_tree_nic_side: f64,
     pub nvls_tree_gpu_side: f64,
+    /// NCCL's NVLS channels and NVLS heads per domain (0 without NVLS): each head's NIC
+    /// carries one stream per channel.
+    pub nvls_channels: u32,
+    pub nvls_heads: u32,
     /// Per-GPU bandwidth inside the domain NCCL's rings can use, GB/s per direction: every
     /// ring and tree passes all of its channels through each GPU's scale-up links.
     pub intra: f64,
@@ -261,6 +277,35 @@ impl NetPath {
             _ => self.intra / self.traffic(func, Algorithm::Ring),
         };
         net.min(intra_cap)
+    }
+
+    /// NVLSTree's pipeline fill (µs) for an AllReduce of `bytes` whose steady algorithm
+    /// bandwidth is `algbw` (GB/s). NCCL 2.27.5 moves it as channels x heads streams of chunks
+    /// (src/enqueue.cc:2021-2032); every stage forwards a whole chunk before the next stage
+    /// starts on it (src/device/all_reduce.h:521-627: NVLS reduce to the head, the tree up and
+    /// down across domains, NVLS multicast back), so the first chunk crosses the NVLS stage in,
+    /// 2d network hops (d = the tree's depth over domains, ceil(log2 domains)) and the NVLS
+    /// stage out before the pipeline runs at its steady rate. A network hop moves one chunk at
+    /// a head NIC's rate split over the channels that share it; an NVLS stage at twice the
+    /// domain's NVLS all-reduce rate (half of it) split over all streams. The time is that
+    /// path less the one chunk time the steady state already counts. Nothing is fitted; the
+    /// step at each chunk threshold is NCCL's (a larger chunk fills longer).
+    pub fn nvls_tree_fill_us(&self, bytes: f64, algbw: f64) -> f64 {
+        if self.nvls_channels == 0 || self.nvls_heads == 0 || self.domains < 2 || algbw <= 0.0 {
+            return 0.0;
+        }
+        let (channels, heads) = (self.nvls_channels as f64, self.nvls_heads as f64);
+        let ops = channels * heads;
+        let chunk = nvls_tree_chunk(bytes, ops, self.domains);
+        let depth = (self.domains as f64).log2().ceil().max(1.0);
+        let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
+        let inject = self.nvls_tree_nic_side.min(self.nvls_tree_gpu_side) * self.nvls_tree_efficiency() * routed;
+        // GB/s is 1000 bytes per µs.
+        let per_stream_net = inject / heads / channels * 1000.0;
+        let per_stream_nvls = 2.0 * self.nvls_intra_algbw / ops * 1000.0;
+        let steady = algbw / ops * 1000.0;
+        let path = 2.0 * depth * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
+        (path - chunk / steady).max(0.0)
     }
 
     /// Fraction of the NIC side a ring keeps across `domains`: one QP per connection reading
@@ -495,6 +540,8 @@ mod tests {
             one_nic: 47.75,
             nvls_tree_nic_side: 382.0,
             nvls_tree_gpu_side: 384.0,
+            nvls_channels: 16,
+            nvls_heads: 8,
             intra: 1e9,
             nvls_intra_algbw: f64::INFINITY,
             step_extra: 0.0,
@@ -509,6 +556,24 @@ mod tests {
             host_staged,
             flow: None,
         }
+    }
+
+    /// NCCL 2.27.5 src/enqueue.cc:2021-2032 with its defaults: 128 KiB, 64 KiB from 4 nodes,
+    /// halved below 4 rounds of channels x heads chunks and again below one.
+    #[test]
+    fn nvls_tree_chunks_follow_nccl() {
+        let mib = |m: f64| m * 1024.0 * 1024.0;
+        // NVL72 racks: 32 channels x 32 heads.
+        assert_eq!(nvls_tree_chunk(mib(512.0), 1024.0, 2), 131072.0);
+        assert_eq!(nvls_tree_chunk(mib(511.9), 1024.0, 2), 65536.0);
+        assert_eq!(nvls_tree_chunk(mib(64.0), 1024.0, 2), 65536.0);
+        assert_eq!(nvls_tree_chunk(mib(63.9), 1024.0, 2), 32768.0);
+        assert_eq!(nvls_tree_chunk(mib(16384.0), 1024.0, 20), 65536.0);
+        assert_eq!(nvls_tree_chunk(mib(32.0), 1024.0, 20), 32768.0);
+        // 8-GPU nodes: 16 channels x 8 heads.
+        assert_eq!(nvls_tree_chunk(mib(64.0), 128.0, 2), 131072.0);
+        assert_eq!(nvls_tree_chunk(mib(8.0), 128.0, 4), 65536.0);
+        assert_eq!(nvls_tree_chunk(mib(4.0), 128.0, 4), 32768.0);
     }
 
     #[test]

@@ -97,3 +97,37 @@ fn the_band_across_racks_grows_with_the_distance_from_the_measured_scale() {
         last = band;
     }
 }
+
+/// NVLSTree's pipeline fill (NCCL 2.27.5 moves it in rounds of channels x heads chunks, each
+/// stage forwarding whole chunks): on NVL72 racks a round is 32 x 32 chunks of 32-128 KiB, so
+/// the first chunk's trip through the tree of racks is long next to a mid-size message. The
+/// fill grows with the tree's depth, the ramp from 128 MiB to 4 GiB shows across racks, and on
+/// 8-GPU nodes (rounds of 16 x 8 chunks) it stays under 1% at 16 GiB, where the steady-state
+/// efficiencies were measured.
+#[test]
+fn nvls_tree_fill_ramps_mid_sizes_and_vanishes_at_16_gib() {
+    use fabricscope_model::nccl::{Algorithm, Func, Protocol};
+    let algbw = |c: &Cluster, b: u64| b as f64 / predict(c, b, AlgoChoice::NvlsTree).time.0 / 1000.0;
+    let terms = |c: &Cluster, b: u64| {
+        let t = c.topology().expect("buildable");
+        let comm = Comm::new(&t, t.whole()).expect("the whole cluster");
+        comm.expected_terms(Func::AllReduce, Algorithm::NvlsTree, Protocol::Simple, Bytes(b))
+    };
+    // Across racks, the ramp: at 512 MiB below 95% of the 16 GiB rate.
+    for n in [2u32, 20] {
+        let c = racks(GpuKind::Gb200, n, NicKind::IbNdr, 4);
+        let (mid, big) = (algbw(&c, 512 << 20), algbw(&c, 16 << 30));
+        assert!(mid < 0.95 * big, "{n} racks: {mid} GB/s at 512 MiB against {big} at 16 GiB");
+    }
+    // Deeper trees fill longer: the fixed part of the time grows with the racks.
+    let fixed = |n: u32| terms(&racks(GpuKind::Gb200, n, NicKind::IbNdr, 4), 512 << 20).0;
+    assert!(fixed(2) < fixed(4) && fixed(4) < fixed(20), "{} {} {}", fixed(2), fixed(4), fixed(20));
+    // On 8-GPU nodes at 16 GiB the fixed part is under 1% of the time.
+    for nodes in [2u32, 4, 46] {
+        let c = Cluster { gpu: GpuKind::B200, nodes, gpus_per_node: 8, scale_up: ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbNdr, ..Cluster::default() };
+        let b = 16u64 << 30;
+        let (lat, bw) = terms(&c, b);
+        let moving = b as f64 / (1000.0 * bw);
+        assert!(lat < 0.01 * moving, "{nodes} B200 nodes: {lat} µs fixed against {moving} µs moving");
+    }
+}
