@@ -353,6 +353,8 @@ fn json(c: &Cluster) -> String {
 pub(crate) const DARK: &str = "(prefers-color-scheme: dark)";
 /// Steps after the first render in which the explorer's parts join (see `shown` in [`App`]).
 const LATE_PANELS: u8 = 7;
+/// The step at which the serving and congestion frames join the page.
+const FRAMES_STEP: u8 = 5;
 /// Below this width charts are drawn smaller so their text stays legible when scaled.
 pub(crate) const NARROW: &str = "(max-width: 640px)";
 
@@ -388,8 +390,6 @@ pub fn App() -> Html {
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let settled = url::use_link_writer(state.scenario(), "", fabricscope_model::link::encode, String::new());
-    // The serving frame's link (issue 24): encoded once per settled change, not per input.
-    let serving_link = use_memo(settled.clone(), fabricscope_model::link::encode);
     let embed_id = use_state(|| "busbw".to_string());
     let export_note = use_state(|| None::<String>);
     // Checking the pinned sizes against the model takes a few hundred checks: once per change
@@ -402,6 +402,17 @@ pub fn App() -> Html {
     // answered) the headline numbers and the hierarchy's frame, the throughput chart, the
     // hierarchy's drawing and the panels below (see `use_steps`).
     let shown = crate::hooks::use_steps_after(LATE_PANELS, !state.loading());
+    // The frames' link (issue 24): encoded once per settled change, and only once the frames
+    // join (step FRAMES_STEP). The first encode builds the link format's baseline (a whole
+    // Scenario deserialized per field): in the first render's task it made a 50-65 ms task;
+    // it is built in a task of its own one step before the frames need it.
+    let frames = shown >= FRAMES_STEP;
+    let serving_link = use_memo((settled.clone(), frames), |(s, frames)| if *frames { fabricscope_model::link::encode(s) } else { String::new() });
+    use_effect_with(shown == FRAMES_STEP - 1, |warm| {
+        if *warm {
+            gloo_timers::callback::Timeout::new(0, || drop(fabricscope_model::link::encode(&fabricscope_model::Scenario::default()))).forget();
+        }
+    });
     // While a slider is dragged, a panel off screen keeps the props it was last drawn with
     // (so it skips rendering) and catches up when the drag comes to rest or it scrolls into
     // view; the topology drawing and the training charts also wait while off screen (see
@@ -577,7 +588,7 @@ pub fn App() -> Html {
                         if let Some(p) = training_panel {
                             { memo(p) }
                         }
-                        if shown >= 5 {
+                        if frames {
                             // Serving (issue 24): serving.html's own wasm in a frame, loaded
                             // when scrolled near and moved to each settled cluster.
                             <crate::components::ServingFrame link={serving_link.clone()} />
