@@ -72,17 +72,19 @@ pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
 /// (NCCL_NVLSTREE_MAX_CHUNKSIZE's default -2, src/enqueue.cc:2027-2028).
 pub const NVLS_TREE_CHUNK: f64 = 128.0 * 1024.0;
 pub const NVLS_TREE_CHUNK_FROM_4_DOMAINS: f64 = 64.0 * 1024.0;
+/// The smallest, bytes: below one round of channels x heads chunks (src/enqueue.cc:2032).
+pub const NVLS_TREE_CHUNK_SMALLEST: f64 = 32.0 * 1024.0;
 
 /// NVLSTree's chunk for an AllReduce of `bytes` over `ops` concurrent streams (channels x
 /// heads) across `domains`: NCCL 2.27.5 src/enqueue.cc:2021-2032 halves it to 64 KiB below 4
 /// rounds of `ops` chunks and to 32 KiB below one.
 pub fn nvls_tree_chunk(bytes: f64, ops: f64, domains: u32) -> f64 {
     let mut chunk = if domains >= 4 { NVLS_TREE_CHUNK_FROM_4_DOMAINS } else { NVLS_TREE_CHUNK };
-    if bytes < 4.0 * ops * chunk && chunk > 65536.0 {
-        chunk = 65536.0;
+    if bytes < 4.0 * ops * chunk && chunk > NVLS_TREE_CHUNK_FROM_4_DOMAINS {
+        chunk = NVLS_TREE_CHUNK_FROM_4_DOMAINS;
     }
-    if bytes < ops * chunk && chunk > 32768.0 {
-        chunk = 32768.0;
+    if bytes < ops * chunk && chunk > NVLS_TREE_CHUNK_SMALLEST {
+        chunk = NVLS_TREE_CHUNK_SMALLEST;
     }
     chunk
 }
@@ -253,8 +255,10 @@ impl NetPath {
         }
     }
 
-    /// Algorithm bandwidth (GB/s) across the network for NCCL's choice `a`.
-    pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
+    /// What one domain injects into the network for NCCL's choice `a`, GB/s per direction:
+    /// its NICs at the algorithm's efficiency, capped by its GPUs' side, times the flow
+    /// model's routing fraction for the fabric the bytes cross (1 when not run).
+    fn injection(&self, a: Algorithm) -> f64 {
         let (nic_eff, gpu_eff) = match a {
             Algorithm::Ring | Algorithm::Pat => (self.ring_nic_efficiency(), 1.0),
             Algorithm::Tree => (1.0, if self.host_staged { TREE_HOST_STAGED_EFFICIENCY } else { TREE_EFFICIENCY }),
@@ -266,10 +270,13 @@ impl NetPath {
             Algorithm::NvlsTree => (self.nvls_tree_nic_side, self.nvls_tree_gpu_side),
             _ => (self.nic_side, self.gpu_side),
         };
-        let inject = (nic_side * nic_eff).min(gpu_side) * gpu_eff;
-        // The flow model's fraction for the fabric the bytes cross (1 when not run).
         let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
-        let net = inject * routed / self.traffic(func, a);
+        (nic_side * nic_eff).min(gpu_side) * gpu_eff * routed
+    }
+
+    /// Algorithm bandwidth (GB/s) across the network for NCCL's choice `a`.
+    pub fn algbw(&self, func: Func, a: Algorithm) -> f64 {
+        let net = self.injection(a) / self.traffic(func, a);
         // Inside the domain: NVLS-based algorithms are bound by the switch's reduction, the
         // rest by each GPU's scale-up links, which carry what a ring would.
         let intra_cap = match a {
@@ -298,10 +305,8 @@ impl NetPath {
         let ops = channels * heads;
         let chunk = nvls_tree_chunk(bytes, ops, self.domains);
         let depth = (self.domains as f64).log2().ceil().max(1.0);
-        let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
-        let inject = self.nvls_tree_nic_side.min(self.nvls_tree_gpu_side) * self.nvls_tree_efficiency() * routed;
         // GB/s is 1000 bytes per µs.
-        let per_stream_net = inject / heads / channels * 1000.0;
+        let per_stream_net = self.injection(Algorithm::NvlsTree) / heads / channels * 1000.0;
         let per_stream_nvls = 2.0 * self.nvls_intra_algbw / ops * 1000.0;
         let steady = algbw / ops * 1000.0;
         let path = 2.0 * depth * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
