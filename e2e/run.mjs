@@ -341,6 +341,9 @@ async function main() {
       await waitForTraining(page);
       const step = await page.textContent('[data-testid=training-numbers]');
       assert(step.includes('TP16'), `step time is for TP16: ${step}`);
+      // Step time and MFU carry their class's band (or say they have none).
+      const band = await page.textContent('[data-testid=training-band]');
+      assert(/Step time and MFU: (±[\d.]+% \(\d+ published runs at \d+-\d+ GPUs\)|extrapolated: ±|not validated)/.test(band), `the training band: ${band}`);
       // Issue 20: the assumptions beside the layout: TP 16 leaves the NVLink domain, so no
       // comm-GEMM overlap; the pipeline's bubble is its schedule's.
       const assumed = await page.textContent('[data-testid=training-assumptions]');

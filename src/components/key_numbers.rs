@@ -39,9 +39,14 @@ fn size_picker(current: u64, on_action: &Callback<Action>) -> Html {
 /// The headline's band in a few words ("±2%", "±2%, extrapolated", "not validated"); the
 /// full sentence is [`Trust::describe`] on the line under the cards.
 pub(super) fn band_words(t: &Trust) -> String {
-    match t.error_band_pct {
+    short_band(t.error_band_pct, t.extrapolated)
+}
+
+/// A band in a few words: "±2%", "±2%, extrapolated" or "not validated".
+pub(super) fn short_band(pct: Option<f64>, extrapolated: bool) -> String {
+    match pct {
         None => "not validated".to_string(),
-        Some(p) if t.extrapolated => format!("±{p:.0}%, extrapolated"),
+        Some(p) if extrapolated => format!("±{p:.0}%, extrapolated"),
         Some(p) => format!("±{p:.0}%"),
     }
 }

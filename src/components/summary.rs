@@ -1,7 +1,7 @@
 //! The headline numbers in one line that stays on screen (sticky) while the controls scroll on
 //! a phone, where the results sit below about 900 px of controls: the chosen collective's busbw at the
 //! headline size with its band, the tier that limits it, and the training step time and MFU
-//! once searched.
+//! with theirs once searched.
 
 use super::{Same, Trained};
 use crate::eval::{bottleneck_text, size_words, Evaluation};
@@ -41,7 +41,7 @@ fn summary_bar(props: &Props) -> Html {
     };
     let step = match props.training.as_deref() {
         Some(Ok(TrainingView { chosen: Some(c), .. })) => html! {
-            <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ " · MFU " }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b></span>
+            <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ " · MFU " }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b>{ format!(", {}", super::key_numbers::short_band(c.error_band_pct, c.band_extrapolated)) }</span>
         },
         _ => Html::default(),
     };

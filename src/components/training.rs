@@ -92,6 +92,7 @@ fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool)
                         { stat("Tokens per second", None, si(c.tokens_per_s), format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch)) }
                         { stat("Memory per GPU", None, format!("{:.1} GiB", c.memory_gib_per_gpu), (if c.fits { "fits in HBM" } else { "does not fit in HBM" }).to_string()) }
                     </div>
+                    <p class="muted small" data-testid="training-band">{ format!("Step time and MFU: {}.", c.band_text()) }</p>
                     <p class="bottleneck" data-testid="bottleneck">{ &c.bottleneck }</p>
                     if let Some(note) = &v.note {
                         <p class="training-note" data-testid="training-note">{ note }</p>

@@ -425,7 +425,7 @@ pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
         w.precision.id()
     ));
     s.push_str(&format!("Hardware TFLOP/s {:.1} per GPU, HFU {:.1}% (MFU's FLOPs plus recompute)\n", r.hardware_tflops_per_gpu, 100.0 * r.hfu));
-    s.push_str(&format!("Error band      {}\n\n", band_text(r)));
+    s.push_str(&format!("Error band      {}\n\n", r.band_text()));
     s.push_str("Assumptions\n");
     for (label, text) in fabricscope_model::training::assumptions::assumptions(r) {
         s.push_str(&format!("  {:<14} {}\n", label, text));
@@ -464,17 +464,6 @@ pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
     }
     s.push_str(&format!("\nBottleneck: {}\n", r.bottleneck));
     s
-}
-
-/// "±5.4% (27 published runs at 8-6144 GPUs)", "extrapolated: ..." or "not validated".
-fn band_text(r: &StepReport) -> String {
-    match (r.error_band_pct, r.band_measured_gpus) {
-        (Some(p), Some([lo, hi])) if r.band_extrapolated => {
-            format!("extrapolated: ±{p:.1}% over {} published runs at {lo}-{hi} GPUs, this job is outside them", r.validated_cases)
-        }
-        (Some(p), Some([lo, hi])) => format!("±{p:.1}% ({} published runs at {lo}-{hi} GPUs)", r.validated_cases),
-        _ => "not validated against published runs".to_string(),
-    }
 }
 
 /// Parses a flag's text with a plain function; failures print as one line naming the flag

@@ -189,6 +189,20 @@ pub struct StepReport {
     pub band_extrapolated: bool,
 }
 
+impl StepReport {
+    /// How far to trust the step time and MFU, in words: "±5.4% (27 published runs at
+    /// 8-6144 GPUs)", "extrapolated: ..." or "not validated against published runs".
+    pub fn band_text(&self) -> String {
+        match (self.error_band_pct, self.band_measured_gpus) {
+            (Some(p), Some([lo, hi])) if self.band_extrapolated => {
+                format!("extrapolated: ±{p:.1}% over {} published runs at {lo}-{hi} GPUs, this job is outside them", self.validated_cases)
+            }
+            (Some(p), Some([lo, hi])) => format!("±{p:.1}% ({} published runs at {lo}-{hi} GPUs)", self.validated_cases),
+            _ => "not validated against published runs".to_string(),
+        }
+    }
+}
+
 /// Where one communication group sits and what it costs per step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GroupReport {
