@@ -1,6 +1,6 @@
 //! Accuracy of the training-step model against published throughput (validation/training.csv,
 //! validation/training-2.csv, validation/training-3.csv, validation/training-moe.csv and
-//! validation/training-amd.csv): every row the CLI's flags can
+//! validation/training-amd.csv, validation/training-blackwell.csv): every row the CLI's flags can
 //! express, compared like with like (tokens/s where the source gives a time or a token rate; otherwise TFLOP/s per GPU in
 //! the source's own FLOP convention). Asserts a median absolute error of at most 8% per
 //! framework family, and that the error bands the model ships (`training/bands.csv`) are the
@@ -695,7 +695,7 @@ fn table(outs: &[Outcome]) -> String {
 fn run_all() -> (Vec<Outcome>, Vec<(String, String, String)>) {
     let mut outs = Vec::new();
     let mut skipped = Vec::new();
-    for file in ["training.csv", "training-2.csv", "training-3.csv", "training-moe.csv", "training-amd.csv"] {
+    for file in ["training.csv", "training-2.csv", "training-3.csv", "training-moe.csv", "training-amd.csv", "training-blackwell.csv"] {
         let path = root().join("validation").join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let rows = common::read_csv(&text);
@@ -868,7 +868,9 @@ benchmarks for BLOOM on 384 A100 of Jean Zay; Megatron-Core's MoE README for Mix
 64 H100) and `validation/training-amd.csv` (AMD Instinct: Primus-Megatron runs of Llama 3.1 8B
 and 70B on MI325X and Mixtral 8x22B on MI355X, from AMD's performance-results page as quoted
 by AMD's Primus projection blog, global batches not stated, see the file's `derived_fields`;
-AMD's MLPerf Training v5.1 Llama 3.1 8B run on one MI355X node). The goal is a median absolute error of at most
+AMD's MLPerf Training v5.1 Llama 3.1 8B run on one MI355X node) and `validation/training-blackwell.csv`
+(dense Llama 3 8B-405B on DGX B200, GB200 and GB300 from the Megatron-Bridge summaries 25.09-26.06,
+which set Blackwell's sustained compute fraction). The goal is a median absolute error of at most
 8% per framework family over the dense runs; the test asserts it. MoE runs are held to their
 own bounds (median over all MoE rows, and per MoE class), printed row by row below.
 

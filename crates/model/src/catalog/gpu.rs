@@ -456,10 +456,20 @@ pub const GPUS: [GpuSpec; 18] = [
     B300,
     // NVIDIA GB300 (Blackwell Ultra in GB300 NVL72): Azure "ND GB300 v6" docs: 72 GPUs per
     // rack, 130 TB/s NVLink (1.8 TB/s per GPU), 288 GB HBM3E per GPU, 800 Gb/s back-end per GPU.
-    // Compute, HBM bandwidth and power are not published per GPU in a source read: the HGX
-    // B300 per-GPU figures ([`B300`]) are used (SECONDARY, DERIVED), as for the same Blackwell Ultra
-    // die. validation/hardware-specs.csv.
-    GpuSpec { kind: GpuKind::Gb300, id: "gb300", name: "GB300 (Blackwell Ultra in NVL72)", ..B300 },
+    // Compute: the GB300 NVL72 rack's FP8/FP6 720 PFLOPS with sparsity (NVIDIA's GTC 2025
+    // figures as reported by vendordeep.com; Verda's "GB300 NVL72" post: 360 PF FP8 and 180 PF
+    // BF16 dense per rack, 5 / 2.5 PF per GPU, 1.4 kW), i.e. GB200's per-GPU rates in the
+    // rack, not the HGX B300 board's lower 4.5 / 2.25 (SECONDARY, DERIVED /72). 1,400 W: Verda.
+    // The Megatron-Bridge dense runs agree: GB300 1.19-1.24x GB200 at equal layouts
+    // (validation/training-blackwell.csv). validation/hardware-specs.csv.
+    GpuSpec {
+        kind: GpuKind::Gb300,
+        id: "gb300",
+        name: "GB300 (Blackwell Ultra in NVL72)",
+        tflops_bf16: Tflops(2500.0),
+        tflops_fp8: Some(Tflops(5000.0)),
+        ..B300
+    },
     H20,
 ];
 

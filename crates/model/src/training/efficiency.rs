@@ -85,6 +85,13 @@ const AMPERE_SXM_SUSTAINED: f64 = 0.89;
 /// faster matmuls); it is not a per-row factor. An H100 capped below 700 W (vendors sell
 /// 400-600 W configurations) sustains less: see `Cluster::power_cap_w` and `catalog::power`.
 const HOPPER_SXM_SUSTAINED: f64 = 0.72;
+/// Sustained tensor throughput of Blackwell (B200 at 1,000 W, GB200 at 1,200 W, B300) in
+/// multi-node training, as a fraction of the datasheet peak: fitted on the dense Megatron-Bridge
+/// runs of GB200 and B200 (validation/training-blackwell.csv, 15 rows, Llama 3 8B-405B, FP8):
+/// 0.90, one value for the class (GB200's median error is +1.7% with it, +11% at 1.0). The
+/// reasons are Hopper's (the datasheet clock is not held at the power limit under dense
+/// matmuls; MAMF sweeps are short bursts), smaller on Blackwell. Not a per-row factor.
+const BLACKWELL_SUSTAINED: f64 = 0.90;
 
 impl ComputeClass {
     /// The class of `gpu`.
@@ -110,8 +117,9 @@ impl ComputeClass {
         // "the clock that can be sustained at a GPU's power limit"), 0.926 of 1410; Summit's
         // Rpeak (200.8 PF, 27,648 V100 with ~5 PF of POWER9) gives ~7.08 FP64 TF per V100,
         // 0.91 of its 7.8 TF at 1530 MHz. The H100 SXM peak (989.4 TF) is quoted at 1830 MHz,
-        // below its 1980 MHz maximum boost, i.e. already at a sustainable clock: 1.0, as for
-        // Blackwell. MAMF runs are short bursts at boost clock, so the derating applies on top.
+        // below its 1980 MHz maximum boost, yet training sustains less (HOPPER_SXM_SUSTAINED,
+        // BLACKWELL_SUSTAINED, both fitted per class). MAMF runs are short bursts at boost clock,
+        // so the derating applies on top.
         let spec = gpu.spec();
         let (sms, tile_c) = match spec.arch {
             Arch::Volta => (80, 8.0),
@@ -193,19 +201,26 @@ impl ComputeClass {
                 mamf_bf16: 0.776,
                 mamf_bf16_shape: (1792, 16128, 3072),
                 mamf_fp8: Some((0.763, (15360, 4096, 3072))),
+                sustained_clock: BLACKWELL_SUSTAINED,
                 ..base
             },
             GpuKind::Gb200 => ComputeClass {
                 mamf_bf16: 0.729,
                 mamf_bf16_shape: (4096, 9728, 2048),
                 mamf_fp8: Some((0.723, (19456, 5120, 1536))),
+                sustained_clock: BLACKWELL_SUSTAINED,
                 ..base
             },
-            // Blackwell Ultra: no MAMF measurement found; taken as B200/GB200 (flagged).
+            // Blackwell Ultra: no MAMF measurement found; taken as B200/GB200 (flagged). The
+            // HGX B300 board keeps B200's datasheet rates and Blackwell's sustained fraction;
+            // GB300 in its NVL72 rack has GB200's rates with 200 W more (1.4 kW) and holds its
+            // datasheet clock: 1.0 (its 10 dense runs come out 9% faster still; not fitted
+            // above the datasheet).
             GpuKind::B300 => ComputeClass {
                 mamf_bf16: 0.776,
                 mamf_bf16_shape: (1792, 16128, 3072),
                 mamf_fp8: Some((0.763, (15360, 4096, 3072))),
+                sustained_clock: BLACKWELL_SUSTAINED,
                 estimated: true,
                 ..base
             },
