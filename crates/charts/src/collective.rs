@@ -334,11 +334,13 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
         }
     }
 
-    // Marks: a hollow dot on the curve, its label above (series 0) or below (others), kept
-    // inside the plot; a label that would crowd the previous one on the same series is left
-    // out, not the dot.
+    // Marks: a hollow dot on the curve, its label above and ending at the dot (series 0) or
+    // below and starting at it (others), kept inside the plot. Bandwidth curves rise with
+    // size, so the curve runs below a label to the dot's left and above one to its right: a
+    // label centred on the dot would cross it. A label that would crowd the previous one on
+    // the same series is left out, not the dot.
     let mark_font = if narrow { 10.0 } else { 11.0 };
-    let mut last_label: Vec<Option<f64>> = vec![None; data.len()];
+    let mut last_end: Vec<Option<f64>> = vec![None; data.len()];
     for m in &opts.marks {
         let Some(pts) = data.get(m.series) else { continue };
         let mx = (m.bytes.max(1) as f64).log2();
@@ -352,14 +354,35 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
             continue;
         }
         let est_w = text_width(&m.label, mark_font, false);
-        if last_label[m.series].is_some_and(|lx| px_x - lx < est_w + 6.0) || est_w > right - left {
+        if est_w > right - left - 4.0 {
             continue;
         }
-        last_label[m.series] = Some(px_x);
-        let lx = (px_x - est_w / 2.0).clamp(left + 2.0, right - 2.0 - est_w);
         let above = m.series == 0;
-        let ly = if above { px_y - 8.0 - mark_font } else { px_y + 8.0 };
+        let lx = if above { px_x - 2.0 - est_w } else { px_x + 2.0 }.clamp(left + 2.0, right - 2.0 - est_w);
+        if last_end[m.series].is_some_and(|end| lx < end + 6.0) {
+            continue;
+        }
+        last_end[m.series] = Some(lx + est_w);
+        // Clear of the curve across the label's whole width (near an edge the label cannot
+        // sit wholly on the dot's side): the highest (above) or lowest (below) point of the
+        // curve under it, its ends interpolated.
+        let (x0, x1) = (lx, lx + est_w);
+        let line: Vec<(f64, f64)> = pts.iter().map(to_px).collect();
+        let at = |x: f64| {
+            line.windows(2)
+                .find(|w| w[0].0 <= x && x <= w[1].0 && w[1].0 > w[0].0)
+                .map(|w| w[0].1 + (w[1].1 - w[0].1) * (x - w[0].0) / (w[1].0 - w[0].0))
+        };
+        let ys = line.iter().filter(|q| q.0 > x0 && q.0 < x1).map(|q| q.1).chain([at(x0), at(x1)].into_iter().flatten());
+        let (high, low) = ys.fold((px_y, px_y), |(h, l), y| (h.min(y), l.max(y)));
+        let ly = if above { high - 8.0 - mark_font } else { low + 8.0 };
         let ly = ly.clamp(top + 2.0, bottom - 2.0 - mark_font * 1.2);
+        // Lifted off its dot to clear a steep curve: a thin leader keeps the two together.
+        let near = if above { ly + mark_font * 1.2 } else { ly };
+        if (near - px_y).abs() > 8.0 + mark_font {
+            let from = if above { px_y - 5.0 } else { px_y + 5.0 };
+            d.line_dashed((px_x, from), (px_x.clamp(x0, x1), near + if above { 1.0 } else { -1.0 }), &c, 1.0, "");
+        }
         d.text_role(lx, ly, mark_font, "start", "hanging", &c, 400, &m.label, "in-plot");
     }
 
@@ -603,6 +626,33 @@ mod tests {
         assert_eq!(count(&svg, "<circle"), 8, "a filled dot and a ring per mark on a series");
         assert!(has_text(&svg, "Tree LL") && has_text(&svg, "Ring Simple") && has_text(&svg, "Ring LL128"));
         assert!(!has_text(&svg, "crowded") && !has_text(&svg, "no such series"));
+    }
+
+    #[test]
+    fn mark_labels_sit_beside_a_rising_curve_not_across_it() {
+        // Busbw rises with size: the label above series 0 ends at its dot, the one below
+        // series 1 starts at its dot, so neither crosses the curve on the dot's far side.
+        let s = [curve("a", 100.0), curve("b", 10.0)];
+        let opts = ChartOptions {
+            marks: vec![
+                Mark { series: 0, bytes: 1 << 20, label: "NVLSTree Simple".into() },
+                Mark { series: 1, bytes: 1 << 20, label: "Ring LL128".into() },
+            ],
+            ..ChartOptions::default()
+        };
+        let svg = collective_chart(&s, &opts, &Theme::light());
+        let attr = |tag: &str, name: &str| -> f64 {
+            let at = svg.find(tag).unwrap_or_else(|| panic!("{tag} in {svg}"));
+            let from = svg[..at].rfind(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            svg[from..].split('"').next().unwrap().parse().unwrap()
+        };
+        let label_x = |t: &str| attr(&format!(">{t}<"), "x");
+        // The two marks' dots (each a filled circle then its ring), in order.
+        let dots: Vec<f64> = svg.match_indices("<circle cx=\"").map(|(i, _)| svg[i + 12..].split('"').next().unwrap().parse().unwrap()).collect();
+        let (dot0, dot1) = (dots[0], dots[2]);
+        let w = text_width("NVLSTree Simple", 11.0, false);
+        assert!(label_x("NVLSTree Simple") + w <= dot0 + 0.1, "above: ends at its dot");
+        assert!(label_x("Ring LL128") >= dot1 - 0.1, "below: starts at its dot");
     }
 
     #[test]
