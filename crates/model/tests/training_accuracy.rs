@@ -890,6 +890,11 @@ How each row is evaluated:
   flexible interleaved schedule, §3.3.2 of its paper), `pytorch-fsdp2-compiled` for NeMo
   Automodel with what its benchmark configs set: Transformer Engine (cuDNN) fused attention,
   DeepEP, parameters kept gathered after the forward.
+- **Compute**: each GPU's matmuls run at its measured MAMF fraction of the datasheet peak times
+  the clock its class sustains in training, fitted once per class on dense runs: A100 0.89,
+  H100/H200 0.72 (Megatron rows), B200/GB200/B300 0.90 (the GB200 and B200 rows of
+  `training-blackwell.csv`); GB300 has GB200's per-GPU rates with 200 W more and is taken at its
+  datasheet rate (1.0), though its ten dense runs come out about 9% faster still.
 - **Memory**: a run the source reports ran is compared even when the memory model puts it
   over HBM; the row's note gives the overshoot.
 - **Like with like**: where the source gives tokens/s or an iteration time, tokens/s are
@@ -938,10 +943,10 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    ~25-30% optimistic: ModelZoo's pair of the same layout gains 12% from the overlap where the
    model gains 50%. The 26.08 GB200/GB300 MXFP8 runs, whose recipes set the overlap, agree:
    where their all-to-all is large the model is optimistic (DeepSeek-V3 at EP 64 on GB200
-   +37%). The overlap hides less than the schedule allows; no mechanism found so far says why
+   +26%). The overlap hides less than the schedule allows; no mechanism found so far says why
    (the SMs a DeepEP-class dispatcher holds meanwhile, at least 20, are counted and explain a
    few points).
-   GPT-OSS 120B is 10-100% optimistic on every system (median about +45%): its attention has
+   GPT-OSS 120B is up to 95% optimistic (median about +50% over its 14 rows, one H100 row 5% pessimistic): its attention has
    learnable sinks and alternating 128-token windows, for which Transformer Engine disables
    FlashAttention and runs cuDNN's fused kernel only where cuDNN supports the shape, else the
    unfused (materialised) attention (TE issue 2318 at TE 2.8; TE 2.17's support matrix as
@@ -950,7 +955,8 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    the model keeps the fused kernel (sinks and windows are not in the workload).
    The floor also holds on Blackwell: the B200/B300 runs at EP 8 (16-32 local experts per GPU)
    are within ~10% with it, and 40-80% optimistic with the single grouped kernel's ~8.6 µs
-   per expert instead, so no Blackwell-specific floor or clock is fitted. The FP8 doubling
+   per expert instead, so no Blackwell-specific floor is fitted (Blackwell's clock comes from
+   its dense runs, above). The FP8 doubling
    splits the classes: Hopper's FP8 Qwen3 30B rows are ~25% pessimistic with it (the Hopper
    MoE class would reach ~17% without it) while Blackwell's MXFP8 rows would go ~27% (MXFP8
    even adds a per-expert scale swizzle, TE PR 1525); no source separates per-tensor FP8 on
