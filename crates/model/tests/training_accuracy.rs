@@ -783,8 +783,12 @@ fn training_model_matches_published_runs() {
     // and each MoE class, against bounds the model meets today, so a regression fails.
     let moe: Vec<f64> = outs.iter().filter(|o| o.class.moe).map(|o| o.error().abs()).collect();
     assert!(moe.len() >= 70, "only {} MoE rows expressible", moe.len());
-    assert!(median(moe.clone()) <= 0.25, "MoE rows: median |error| {:.1}%", 100.0 * median(moe));
-    // Per class: 25% (today megatron/moe/blackwell 22.7%, megatron/moe/hopper 17.8%, on one
+    // 21%: today 19.2% over 79 rows (issue 22's goal, 20%, is over the held-out runs).
+    assert!(median(moe.clone()) <= 0.21, "MoE rows: median |error| {:.1}%", 100.0 * median(moe));
+    // Blackwell's dense runs set its sustained clock: 11.5% today over 25 rows.
+    let bw = bands.iter().find(|b| b.class.id() == "megatron/dense/blackwell").expect("the Blackwell dense class");
+    assert!(bw.cases >= 25 && bw.median_abs_error_pct <= 13.0, "megatron/dense/blackwell: {} rows, {:.1}%", bw.cases, bw.median_abs_error_pct);
+    // Per class: 25% (today megatron/moe/blackwell 19.2%, megatron/moe/hopper 17.8%, on one
     // row: the next is 23.2%; fsdp/moe/hopper 22.8%; the bound was 35% while the Automodel rows
     // ran FlashAttention-2).
     for b in bands.iter().filter(|b| b.class.moe) {
