@@ -67,7 +67,7 @@ fn designs_of_different_sizes_are_flagged_and_compared_per_gpu() {
     let per = line(&text, "cost per GPU");
     assert!(per.contains(" *") && per.contains("pod ("), "{per}");
     // Per-GPU rows of banded figures are ranked when the gap exceeds both bands: GB200's
-    // tokens/s per GPU is 1.84x H100's against bands of 5-12%. (A design without a band is
+    // tokens/s per GPU is 1.5x H100's against bands of 3-6%. (A design without a band is
     // never starred: fabricscope-design's unit tests.)
     let tpg = line(&text, "tokens/s per GPU");
     assert!(tpg.contains(" *") && tpg.contains("nvl ("), "{text}");
