@@ -341,6 +341,8 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
     // the same series is left out, not the dot.
     let mark_font = if narrow { 10.0 } else { 11.0 };
     let mut last_end: Vec<Option<f64>> = vec![None; data.len()];
+    // Each series in pixels once (a label is kept clear of its curve), only when marked.
+    let lines: Vec<Vec<(f64, f64)>> = if opts.marks.is_empty() { Vec::new() } else { data.iter().map(|pts| pts.iter().map(to_px).collect()).collect() };
     for m in &opts.marks {
         let Some(pts) = data.get(m.series) else { continue };
         let mx = (m.bytes.max(1) as f64).log2();
@@ -367,7 +369,7 @@ fn draw<const DOTS: bool>(size: (u32, u32), series: &[Series], opts: &ChartOptio
         // sit wholly on the dot's side): the highest (above) or lowest (below) point of the
         // curve under it, its ends interpolated.
         let (x0, x1) = (lx, lx + est_w);
-        let line: Vec<(f64, f64)> = pts.iter().map(to_px).collect();
+        let line = &lines[m.series];
         let at = |x: f64| {
             line.windows(2)
                 .find(|w| w[0].0 <= x && x <= w[1].0 && w[1].0 > w[0].0)

@@ -436,12 +436,12 @@ fn evaluate_row(file: &'static str, line: usize, r: &Row) -> Result<Outcome, Str
             // Megatron-Core (README, NeMo, Megatron-Bridge): distributed optimizer, or
             // Megatron-FSDP where the row says FSDP=N.
             let fsdp = number_after(notes, "FSDP=").is_some_and(|n| n > 0);
-            // Megatron-Bridge's Blackwell Llama recipes recompute nothing: their base configs
-            // set `recompute_granularity = None` and perf_recipes/llama/{b200,gb200,gb300} add
-            // none (the FSDP ones offload 5-40 layers' activations to host memory instead,
-            // `cpu_offloading_num_layers`, which the model does not express: such rows may
-            // come out over HBM, noted).
-            let rc = (file == "training-blackwell.csv").then_some(Recompute::None);
+            // Recompute where the row states its recipe's: Megatron-Bridge's Blackwell Llama
+            // recipes recompute nothing (base configs set `recompute_granularity = None`;
+            // perf_recipes/llama/{b200,gb200,gb300} add none; the FSDP ones offload 5-40 layers'
+            // activations to host memory instead, `cpu_offloading_num_layers`, which the model
+            // does not express: such rows may come out over HBM, noted).
+            let rc = notes.contains("recompute none (the recipe's").then_some(Recompute::None);
             ("megatron-core", rc, Some(if fsdp { 3 } else { 1 }), true)
         }
     };
