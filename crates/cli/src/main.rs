@@ -13,6 +13,7 @@ mod eval;
 #[cfg(test)]
 mod field_names;
 mod flow_args;
+mod goodput;
 mod link;
 mod output;
 mod render;
@@ -76,6 +77,9 @@ enum Command {
     /// GPU, node and user, the step's breakdown (weights/KV read, compute, TP all-reduce, EP
     /// dispatch/combine, pipeline, KV transfer) and the network's share.
     Serve(Box<serve::ServeArgs>),
+    /// Goodput under failures: job MTTF, interruptions a day, checkpoint interval, the share of
+    /// time the job trains (ETTR) and goodput tokens/s, with the stops by component.
+    Goodput(Box<goodput::GoodputArgs>),
     /// The KV cache of a prompt moved from a prefill node to a decode node: bytes, time, GB/s.
     KvTransfer(Box<serve::KvTransferArgs>),
 }
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
         Command::Congestion(a) => congestion::run(a),
         Command::Serve(a) => serve::run(a),
         Command::KvTransfer(a) => serve::run_kv(a),
+        Command::Goodput(a) => goodput::run(a),
     };
     match result {
         Ok(text) => output::emit(&text),

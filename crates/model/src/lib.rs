@@ -16,6 +16,8 @@
 //! | [`nccl`] | NCCL's topology search and tuning model, versioned constants |
 //! | [`collective`] | predictions for a group of GPUs, incl. AllToAll and SendRecv |
 //! | [`ep`] | expert-parallel dispatch and combine (normal and low-latency kernels) |
+//! | [`goodput`] | failures per component, blast radius, checkpoints: a job's ETTR and goodput |
+//! | [`interval`] | a prediction's interval as every JSON prints it |
 //! | [`training`] | transformer training steps: layout, step time, MFU, memory, search |
 //! | [`presets`] | named clusters (DGX SuperPODs, RoCE, NVL72, PCIe, cloud) as plain values |
 //! | [`scenario`] | everything a user can set, as one serde value |
@@ -32,6 +34,8 @@ pub mod export;
 pub mod limits;
 pub mod fabric_tree;
 pub mod figures;
+pub mod goodput;
+pub mod interval;
 pub mod link;
 pub mod nccl;
 pub mod rccl;
