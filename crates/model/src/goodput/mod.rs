@@ -39,9 +39,6 @@ pub const ASYNC_STALL_S: f64 = 6.3;
 /// validation/failures.csv measures it: an assumption, and an input (`--restart-min`).
 pub const RESTART_MIN: f64 = 10.0;
 
-/// Probability that a failed node finds a hot spare free, which `--spares auto` sizes for.
-pub const SPARE_CONFIDENCE: f64 = 0.99;
-
 /// Site-to-site factor of the MTTF interval for hardware the field data measured (Hopper and
 /// Ampere): each modern site's own interruption rate, predicted from the other site's rates
 /// alone, lands within 1.2x (tests/goodput_data.rs), rounded up to 2x for the sites' 2.5x
@@ -53,7 +50,7 @@ pub const MTTF_FACTOR_EXTRAPOLATED: f64 = 2.5;
 
 /// Held-out coverage of the MTTF interval: of three sites with whole-cluster interruption
 /// figures (Llama 3, StepFun, OPT-175B), each predicted from the others, two fell inside; the
-/// 2021 OPT-175B cloud run failed 5.8x more often than predicted (tests/goodput_data.rs).
+/// 2021 OPT-175B cloud run failed 6.6x more often than predicted (tests/goodput_data.rs).
 pub const MTTF_COVERAGE: f64 = 2.0 / 3.0;
 
 /// Largest job the field data measured, GPUs (Llama 3's 16,384).
@@ -165,7 +162,7 @@ pub struct GoodputReport {
     pub restart_min: f64,
     pub recovery: Recovery,
     pub spares: u64,
-    /// "auto" (a spare free for 99% of failures) or "given".
+    /// "auto" (the fewest that keep waiting for one under 0.1% of the time) or "given".
     pub spares_basis: &'static str,
     /// Share of wall-clock time spent training new steps.
     pub ettr: f64,
@@ -212,6 +209,24 @@ fn poisson_at_least(mu: f64, k: u64) -> f64 {
     (1.0 - below).clamp(0.0, 1.0)
 }
 
+/// Expected wait for spares after a stop that takes `nodes_out` nodes out, with `spares` hot
+/// spares and `mu` nodes down on average: none while a spare set is free; when every spare is
+/// in use, until the first of the down nodes is repaired (exponential repairs: the repair time
+/// over the nodes in repair); with fewer spares than the stop takes out, the part's own repair.
+fn spare_wait_hours(nodes_out: u64, spares: u64, mu: f64) -> f64 {
+    if nodes_out == 0 {
+        0.0
+    } else if spares < nodes_out {
+        rates::REPAIR_HOURS
+    } else {
+        let free = spares - nodes_out;
+        poisson_at_least(mu, free + 1) * rates::REPAIR_HOURS / (free + 2) as f64
+    }
+}
+
+/// Largest share of wall-clock time `--spares auto` lets the job spend waiting for spares.
+pub const SPARE_WAIT_SHARE: f64 = 0.001;
+
 /// Whether the field data measured this GPU's generation.
 fn measured_hardware(arch: Arch) -> bool {
     matches!(arch, Arch::Hopper | Arch::Ampere)
@@ -228,13 +243,16 @@ struct Costs {
 }
 
 /// What the job loses at stop rates scaled by `scale` (1 = as predicted), with the interval
-/// `tau_h` fixed: the ETTR and its parts.
+/// `tau_h` fixed: the ETTR and its parts, as shares of wall-clock time. Failures strike while
+/// the job runs (rates per running hour); each stop adds its restart and any wait for spares as
+/// time down, and rolls back the running time since the last durable checkpoint.
 #[allow(clippy::too_many_arguments)]
 fn costs(lines: &[(Component, u64, f64, Effect)], scale: f64, tau_h: f64, stall_h: f64, save_h: f64, p: &Policy, job: &Job, spares: u64, mu: f64) -> Costs {
     let stop_rate: f64 = lines.iter().filter(|l| matches!(l.3, Effect::Stop { .. })).map(|l| l.2 * scale).sum();
     let restart_h = p.restart_min / 60.0;
     let segment = tau_h + stall_h;
     let rollback_h = segment / 2.0 + if p.checkpoint == CheckpointMode::Async { save_h } else { 0.0 };
+    // Per running hour: hours down (restart, wait), hours rolled back, throughput lost.
     let (mut restarts, mut rollback, mut waiting, mut slow) = (0.0, 0.0, 0.0, 0.0);
     let mut per_failure = Vec::with_capacity(lines.len());
     for &(_, _, rate, eff) in lines {
@@ -243,14 +261,7 @@ fn costs(lines: &[(Component, u64, f64, Effect)], scale: f64, tau_h: f64, stall_
             Effect::Stop { nodes_out, replica_recoverable } => {
                 let replica = p.recovery == Recovery::Replica && replica_recoverable && job.replicas > 1;
                 let back = if replica { job.step_time_s / 3600.0 / 2.0 } else { rollback_h };
-                let no_spare = if nodes_out == 0 {
-                    0.0
-                } else if spares < nodes_out {
-                    1.0
-                } else {
-                    poisson_at_least(mu * scale, spares - nodes_out + 1)
-                };
-                let wait = no_spare * rates::REPAIR_HOURS;
+                let wait = spare_wait_hours(nodes_out, spares, mu * scale);
                 restarts += rate * restart_h;
                 rollback += rate * back;
                 waiting += rate * wait;
@@ -266,10 +277,22 @@ fn costs(lines: &[(Component, u64, f64, Effect)], scale: f64, tau_h: f64, stall_
         };
         per_failure.push(lost);
     }
-    let checkpoints = if segment > 0.0 { stall_h / segment } else { 0.0 };
-    let up = (1.0 - restarts - rollback - waiting).max(0.0);
-    let ettr = (up * (1.0 - checkpoints) * (1.0 - slow).max(0.0)).clamp(0.0, 1.0);
-    Costs { ettr, checkpoints: checkpoints * up, restarts, rollback, waiting, slowdowns: slow * up, per_failure }
+    let checkpoint_share = if segment > 0.0 { stall_h / segment } else { 0.0 };
+    // Shares of wall-clock time: running 1/(1 + down); of running time, rolled back, then
+    // checkpoint stalls, then slowdowns.
+    let running = 1.0 / (1.0 + restarts + waiting);
+    let kept = (1.0 - rollback).max(0.0);
+    let after_checkpoints = kept * (1.0 - checkpoint_share);
+    let ettr = (running * after_checkpoints * (1.0 - slow).max(0.0)).clamp(0.0, 1.0);
+    Costs {
+        ettr,
+        checkpoints: running * kept * checkpoint_share,
+        restarts: running * restarts,
+        rollback: running * (1.0 - kept),
+        waiting: running * waiting,
+        slowdowns: running * after_checkpoints * slow.min(1.0),
+        per_failure,
+    }
 }
 
 /// Goodput of `job` spanning `topo` under `p`.
@@ -332,7 +355,17 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             Effect::Slow { .. } => 0.0,
         })
         .sum();
-    let spares = p.spares.unwrap_or_else(|| (0..=inv.nodes.max(1) * 4).find(|&k| poisson_at_least(mu, k + 1) <= 1.0 - SPARE_CONFIDENCE).unwrap_or(0));
+    // Auto: the fewest spares that keep the waiting under SPARE_WAIT_SHARE of the time.
+    let waiting_share = |k: u64| -> f64 {
+        lines
+            .iter()
+            .map(|l| match l.3 {
+                Effect::Stop { nodes_out, .. } => l.2 * spare_wait_hours(nodes_out, k, mu),
+                Effect::Slow { .. } => 0.0,
+            })
+            .sum()
+    };
+    let spares = p.spares.unwrap_or_else(|| (0..=inv.nodes.max(1)).find(|&k| waiting_share(k) <= SPARE_WAIT_SHARE).unwrap_or(inv.nodes.max(1)));
 
     let c = costs(&lines, 1.0, tau_h, stall_h, save_h, p, job, spares, mu);
     let components: Vec<ComponentLine> = lines
@@ -364,7 +397,7 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             3,
             3,
             if measured {
-                "component rates of Llama 3 (16,384 H100) and StepFun's trace, geometric mean; each site predicted from the other within 1.2x; sites disagree up to 2.5x per component, the 2021 OPT-175B cloud run 5.8x"
+                "component rates of Llama 3 (16,384 H100) and StepFun's trace, geometric mean; each site predicted from the other within 1.2x; sites disagree up to 2.5x per component, the 2021 OPT-175B cloud run 6.6x"
             } else {
                 "no field data for this GPU generation: Hopper's component rates, interval widened to 2.5x"
             },
@@ -385,7 +418,7 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
         }
     };
     let mut notes = vec![format!(
-        "Field data disagree between sites: per component up to 2.5x, in total 1.2x between Llama 3 and StepFun; OPT-175B's 2021 cloud run stopped 5.8x more often than this model predicts for its size."
+        "Field data disagree between sites: per component up to 2.5x, in total 1.2x between Llama 3 and StepFun; OPT-175B's 2021 cloud run stopped 6.6x more often than this model predicts for its size."
     )];
     if !measured {
         notes.push(format!("No published field data for {}: Hopper's rates, extrapolated.", topo.gpu.name));
@@ -394,7 +427,7 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
         notes.push(format!("{} GPUs is beyond the 16,384 the sources ran: rates per part are assumed to hold at scale.", inv.gpus));
     }
     if p.spares.is_none() {
-        notes.push(format!("Assumes {spares} hot spare nodes beyond the design (a spare free for 99% of failures); --spares 0 shows the job waiting for repairs."));
+        notes.push(format!("Assumes {spares} hot spare nodes beyond the design (the fewest that keep waiting for one under 0.1% of the time); --spares 0 shows the job waiting for repairs."));
     }
     GoodputReport {
         mttf_hours: mttf,
@@ -464,11 +497,34 @@ impl GoodputReport {
 
 /// "3.1 h", "45 min", "12 days".
 pub fn hours_text(h: f64) -> String {
-    if h < 1.0 {
-        format!("{:.0} min", h * 60.0)
-    } else if h < 48.0 {
-        format!("{:.1} h", h)
+    let (v, unit) = hours_unit(h, h);
+    format!("{} {unit}", figure(v))
+}
+
+/// "3.1 h (90%: 2.0-8.0 h)": a value and its interval in the value's unit.
+pub fn hours_with_interval(h: f64, iv: &Interval) -> String {
+    let (v, unit) = hours_unit(h, h);
+    let (lo, _) = hours_unit(iv.lo, h);
+    let (hi, _) = hours_unit(iv.hi, h);
+    format!("{} {unit} (90%: {}-{} {unit})", figure(v), figure(lo), figure(hi))
+}
+
+/// `h` hours in the unit `like` reads best in: minutes under an hour, days from two.
+fn hours_unit(h: f64, like: f64) -> (f64, &'static str) {
+    if like < 1.0 {
+        (h * 60.0, "min")
+    } else if like < 48.0 {
+        (h, "h")
     } else {
-        format!("{:.0} days", h / 24.0)
+        (h / 24.0, "days")
+    }
+}
+
+/// Two significant figures, at least a whole number ("3.1", "45", "120").
+fn figure(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
     }
 }
