@@ -8,7 +8,7 @@ use crate::output;
 use crate::train::{FlagParser, ParallelArgs, WorkloadArgs};
 use clap::Args;
 use fabricscope_model::error::printable;
-use fabricscope_model::goodput::{self, hours_text, CheckpointMode, Effect, GoodputReport, Job, Policy, Recovery};
+use fabricscope_model::goodput::{self, hours_with_interval, CheckpointMode, Effect, GoodputReport, Job, Policy, Recovery};
 use fabricscope_model::training::{Evaluator, StepReport};
 use fabricscope_model::Topology;
 use serde::Serialize;
@@ -49,20 +49,20 @@ pub struct PolicyArgs {
     pub checkpoint_interval: Option<Interval>,
     /// Stall per interruption in minutes, failure to training again (detect, reschedule,
     /// reload), not counting the work lost since the checkpoint [default: 10]
-    #[arg(long, value_name = "M", value_parser = number_parser("--restart-min", 0.0, MAX_MINUTES, true))]
+    #[arg(long, value_name = "M", value_parser = number_parser("--restart-min", 0.0, MAX_MINUTES))]
     pub restart_min: Option<f64>,
     /// job: every stop restarts the job from its checkpoint; replica: a failure inside one node
     /// replaces that data-parallel replica from a peer's memory [default: job]
     #[arg(long, value_name = "job|replica", value_parser = recovery_parser())]
     pub recovery: Option<Recovery>,
-    /// Hot spare nodes beyond the cluster, or auto (a spare free for 99% of failures) [default: auto]
+    /// Hot spare nodes beyond the cluster, or auto (the fewest that keep waiting for one under 0.1% of the time) [default: auto]
     #[arg(long, value_name = "auto|K", value_parser = spares_parser())]
     pub spares: Option<Spares>,
     /// Job mean time to interruption in hours, replacing the prediction (a site's own rate)
-    #[arg(long, value_name = "H", value_parser = number_parser("--mttf-hours", 0.0, MAX_HOURS, false))]
+    #[arg(long, value_name = "H", value_parser = number_parser("--mttf-hours", 0.01, MAX_HOURS))]
     pub mttf_hours: Option<f64>,
     /// Checkpoint write bandwidth of the storage, GB/s in all [default: 1 GB/s per node, Llama 3's]
-    #[arg(long = "storage-gbps", value_name = "GB/s", value_parser = number_parser("--storage-gbps", 0.0, MAX_GBPS, false))]
+    #[arg(long = "storage-gbps", value_name = "GB/s", value_parser = number_parser("--storage-gbps", 0.001, MAX_GBPS))]
     pub storage_gbps: Option<f64>,
     /// async: copy to host memory, persist in the background; sync: training waits for the
     /// write [default: async]
@@ -108,16 +108,16 @@ impl PolicyArgs {
     }
 }
 
-fn number(flag: &str, s: &str, lo: f64, hi: f64, zero_ok: bool) -> Result<f64, String> {
-    let low = if zero_ok { format!("from {lo}") } else { format!("above {lo}") };
+/// A number from `lo` to `hi` (both allowed): the lower ends keep every derived time finite.
+fn number(flag: &str, s: &str, lo: f64, hi: f64) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v <= hi && (v > lo || zero_ok && v == lo) => Ok(v),
-        _ => Err(format!("{flag}: '{}' is not allowed: use a number {low} up to {hi}", printable(s, 40))),
+        Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("{flag}: '{}' is not allowed: use a number from {lo} to {hi}", printable(s, 40))),
     }
 }
 
-fn number_parser(flag: &'static str, lo: f64, hi: f64, zero_ok: bool) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |s: &str| number(flag, s, lo, hi, zero_ok)
+fn number_parser(flag: &'static str, lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s: &str| number(flag, s, lo, hi)
 }
 
 fn interval_parser() -> impl Fn(&str) -> Result<Interval, String> + Clone + Send + Sync + 'static {
@@ -125,7 +125,7 @@ fn interval_parser() -> impl Fn(&str) -> Result<Interval, String> + Clone + Send
         if s.trim().eq_ignore_ascii_case("auto") {
             return Ok(Interval::Auto);
         }
-        number("--checkpoint-interval", s, 0.0, MAX_MINUTES, false).map(Interval::Minutes).map_err(|e| format!("{e}, or auto"))
+        number("--checkpoint-interval", s, 0.01, MAX_MINUTES).map(Interval::Minutes).map_err(|e| format!("{e}, or auto"))
     }
 }
 
@@ -206,13 +206,7 @@ pub fn text(topo: &Topology, model: &str, step_s: f64, r: &GoodputReport) -> Str
     let mut s = String::new();
     s.push_str(&format!("{}\n", output::cluster_line(topo)));
     s.push_str(&format!("Job: {model} on all {} GPUs, {:.2} s a step\n\n", topo.total_gpus, step_s));
-    s.push_str(&format!(
-        "Job MTTF           {} (90%: {}-{}, {})\n",
-        hours_text(r.mttf_hours),
-        hours_text(iv.mttf_hours.lo),
-        hours_text(iv.mttf_hours.hi),
-        r.mttf_basis
-    ));
+    s.push_str(&format!("Job MTTF           {}, {}\n", hours_with_interval(r.mttf_hours, &iv.mttf_hours), r.mttf_basis));
     s.push_str(&format!(
         "Interruptions/day  {:.2} (90%: {:.2}-{:.2})\n",
         r.interruptions_per_day, iv.interruptions_per_day.lo, iv.interruptions_per_day.hi

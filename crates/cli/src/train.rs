@@ -179,6 +179,9 @@ pub struct TrainArgs {
 
     #[command(flatten)]
     pub stragglers: StragglerArgs,
+
+    #[command(flatten)]
+    pub failures: crate::goodput::PolicyArgs,
 }
 
 impl WorkloadArgs {
@@ -313,6 +316,8 @@ struct TrainJson<'a> {
     gpu: &'static str,
     #[serde(flatten)]
     report: &'a StepReport,
+    /// The job under failures: MTTF, ETTR, goodput tokens/s with their intervals.
+    goodput: &'a fabricscope_model::goodput::GoodputReport,
 }
 
 pub fn run(a: &TrainArgs) -> Result<String, CliError> {
@@ -334,10 +339,11 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             text: if a.json { String::new() } else { report_text(&topo, &w, &r) },
         });
     }
+    let g = fabricscope_model::goodput::goodput(&topo, &crate::goodput::job_of(w.params(), &r), &a.failures.policy());
     if a.json {
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r });
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, goodput: &g });
     }
-    Ok(report_text(&topo, &w, &r))
+    Ok(format!("{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n", report_text(&topo, &w, &r), g.sentence(), g.goodput_tokens_per_s))
 }
 
 fn gib(b: Bytes) -> f64 {

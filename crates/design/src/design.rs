@@ -5,6 +5,7 @@
 use crate::bom::{scenario_bom, Bom};
 use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
+use crate::goodput::{goodput, GoodputReport, Job, Policy};
 use crate::scenario::Scenario;
 use crate::training::explore::{constraints, start, workload};
 use crate::training::StepReport;
@@ -46,6 +47,15 @@ pub struct DesignNumbers {
     pub tokens_per_s_per_gpu: Option<f64>,
     pub power_kw_per_1000_gpus: Option<f64>,
     pub cost_usd_per_gpu: Option<f64>,
+    /// The job under failures (`None` until [`DesignNumbers::with_goodput`]): mean time
+    /// between its stops, hours; the share of time it trains (ETTR) and its 90% interval; and
+    /// goodput (tokens/s times ETTR) per GPU, per MW and per million US dollars.
+    pub mttf_hours: Option<f64>,
+    pub ettr: Option<f64>,
+    pub ettr_interval: Option<(f64, f64)>,
+    pub goodput_tokens_per_s_per_gpu: Option<f64>,
+    pub goodput_per_mw: Option<f64>,
+    pub goodput_per_musd: Option<f64>,
     #[serde(skip)]
     pub bom: Bom,
 }
@@ -58,7 +68,26 @@ pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
     let w = workload(&s.training.workload)?;
     let view = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
     let bom = scenario_bom(s)?;
-    Ok(DesignNumbers::new(name, topo.total_gpus, (p.busbw.0, p.trust.error_band_pct), view.chosen.as_ref(), bom))
+    let numbers = DesignNumbers::new(name, topo.total_gpus, (p.busbw.0, p.trust.error_band_pct), view.chosen.as_ref(), bom);
+    Ok(match view.chosen.as_ref().filter(|c| c.fits) {
+        Some(c) => numbers.with_goodput(&goodput_of(&topo, w.params(), c)),
+        None => numbers,
+    })
+}
+
+/// The goodput a design's chosen layout has under the default failure policy (job restart,
+/// auto spares and checkpoint interval): what compare ranks on, page and CLI alike.
+pub fn goodput_of(topo: &crate::topology::Topology, params: u64, r: &StepReport) -> GoodputReport {
+    let b = &r.breakdown;
+    let step = b.total().0.max(f64::MIN_POSITIVE);
+    let job = Job {
+        params,
+        step_time_s: r.step_time_s,
+        tokens_per_s: r.tokens_per_s,
+        replicas: r.mapping.dp,
+        network_share: ((b.dp.0 + b.ep.0 + b.cp.0 + b.pp_p2p.0) / step).clamp(0.0, 1.0),
+    };
+    goodput(topo, &job, &Policy::default())
 }
 
 impl DesignNumbers {
@@ -86,8 +115,42 @@ impl DesignNumbers {
             tokens_per_s_per_gpu: chosen.and_then(|c| per_gpu(c.tokens_per_s)),
             power_kw_per_1000_gpus: per_gpu(bom.power_kw * 1000.0),
             cost_usd_per_gpu: bom.cost_usd.and_then(per_gpu),
+            mttf_hours: None,
+            ettr: None,
+            ettr_interval: None,
+            goodput_tokens_per_s_per_gpu: None,
+            goodput_per_mw: None,
+            goodput_per_musd: None,
             bom,
         }
+    }
+
+    /// The same numbers with the job's goodput under failures (only where the job fits).
+    pub fn with_goodput(self, g: &GoodputReport) -> DesignNumbers {
+        if self.tokens_per_s.is_none() {
+            return self;
+        }
+        let e = g.ettr;
+        DesignNumbers {
+            mttf_hours: Some(g.mttf_hours),
+            ettr: Some(e),
+            ettr_interval: Some((g.intervals.ettr.lo, g.intervals.ettr.hi)),
+            goodput_tokens_per_s_per_gpu: self.tokens_per_s_per_gpu.map(|t| t * e),
+            goodput_per_mw: self.tokens_per_s_per_mw.map(|t| t * e),
+            goodput_per_musd: self.tokens_per_s_per_musd.map(|t| t * e),
+            ..self
+        }
+    }
+
+    /// The ETTR interval's wider side, percent of the ETTR.
+    fn ettr_band_pct(&self) -> Option<f64> {
+        let (e, (lo, hi)) = (self.ettr?, self.ettr_interval?);
+        (e > 0.0).then(|| 100.0 * ((e - lo) / e).max((hi - e) / e))
+    }
+
+    /// Goodput's band: the step's band and the ETTR's, added (percent).
+    fn goodput_band_pct(&self) -> Option<f64> {
+        Some(self.step_error_pct? + self.ettr_band_pct()?)
     }
 }
 
@@ -167,7 +230,7 @@ const fn sized(r: RowSpec) -> RowSpec {
 }
 
 /// The rows compared, in order.
-const ROWS: [RowSpec; 12] = [
+const ROWS: [RowSpec; 17] = [
     row("gpus", "GPUs", "", Better::Higher, |d| Some(d.gpus as f64), Kind::Shown),
     banded(row("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), Kind::Predicted), |d| d.busbw_error_pct),
     sized(banded(row("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, Kind::Predicted), |d| d.step_error_pct)),
@@ -180,6 +243,11 @@ const ROWS: [RowSpec; 12] = [
     row("cost_usd_per_gpu", "cost per GPU", "USD", Better::Lower, |d| d.cost_usd_per_gpu, Kind::Counted),
     powered(banded(row("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, Kind::Predicted), |d| d.step_error_pct)),
     banded(row("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, Kind::Predicted), |d| d.step_error_pct),
+    sized(banded(row("mttf_hours", "job MTTF (mean time between stops)", "h", Better::Higher, |d| d.mttf_hours, Kind::Predicted), |_| Some(100.0))),
+    banded(row("ettr", "share of time training (ETTR)", "", Better::Higher, |d| d.ettr, Kind::Predicted), DesignNumbers::ettr_band_pct),
+    banded(row("goodput_tokens_per_s_per_gpu", "goodput tokens/s per GPU", "tok/s", Better::Higher, |d| d.goodput_tokens_per_s_per_gpu, Kind::Predicted), DesignNumbers::goodput_band_pct),
+    powered(banded(row("goodput_per_mw", "goodput tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.goodput_per_mw, Kind::Predicted), DesignNumbers::goodput_band_pct)),
+    banded(row("goodput_per_musd", "goodput tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.goodput_per_musd, Kind::Predicted), DesignNumbers::goodput_band_pct),
 ];
 
 /// Why no design of a row is marked better although their values differ.
@@ -291,6 +359,12 @@ mod tests {
             tokens_per_s_per_gpu: None,
             power_kw_per_1000_gpus: Some(kw * 1000.0 / 8.0),
             cost_usd_per_gpu: None,
+            mttf_hours: None,
+            ettr: None,
+            ettr_interval: None,
+            goodput_tokens_per_s_per_gpu: None,
+            goodput_per_mw: None,
+            goodput_per_musd: None,
             bom,
         }
     }

@@ -399,3 +399,26 @@ fn rented_efa_interfaces_are_counted_only() {
     assert_eq!((efa.count, efa.scope), (128, Scope::CountOnly));
     assert!(!b.unpowered.contains(&"aws-efa-100"));
 }
+
+/// The goodput model counts what fails from the same design the bill counts: every NIC, switch
+/// per tier, link into each tier and NVLink switch tray the bill lists.
+#[test]
+fn the_failure_model_counts_the_bills_parts() {
+    for id in crate::presets::cluster_preset_ids() {
+        let topo = crate::presets::cluster_preset(id).expect("preset").cluster().topology().expect("valid preset");
+        let b = bom(&topo, &PriceBook::default());
+        let inv = crate::goodput::Inventory::of(&topo);
+        // Rented NICs (EFA) are listed as counted only; they fail all the same.
+        let nics: u64 = b.lines.iter().filter(|l| l.group == Group::Nic).map(|l| l.count).sum();
+        assert_eq!((inv.gpus, inv.nodes, inv.nics), (b.gpus, b.nodes, nics), "{id}");
+        let tier = |l: SwitchLevel| b.switch_tiers.iter().find(|t| t.tier == l);
+        assert_eq!(inv.leaves, tier(SwitchLevel::Leaf).map_or(0, |t| t.switches), "{id} leaves");
+        assert_eq!(inv.spines, tier(SwitchLevel::Spine).map_or(0, |t| t.switches), "{id} spines");
+        assert_eq!(inv.cores, tier(SwitchLevel::Core).map_or(0, |t| t.switches), "{id} cores");
+        assert_eq!(inv.node_links, tier(SwitchLevel::Leaf).map_or(0, |t| t.links_down), "{id} NIC-leaf links");
+        let above: u64 = b.switch_tiers.iter().filter(|t| t.tier != SwitchLevel::Leaf).map(|t| t.links_down).sum();
+        assert_eq!(inv.fabric_links, above, "{id} links between tiers");
+        let trays = b.lines.iter().filter(|l| l.item == parts::NVLINK_TRAY.id).map(|l| l.count).sum::<u64>();
+        assert_eq!(inv.nvlink_trays, trays, "{id} NVLink switch trays");
+    }
+}
