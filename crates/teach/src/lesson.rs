@@ -28,6 +28,8 @@ pub enum Kind {
     Algorithm,
     /// A serving figure of a served model and layout (crate::serving).
     Serve,
+    /// A training job's figure under failures (crate::failures).
+    Goodput,
 }
 
 /// A number (or an algorithm's name) the model computes on a cluster. One struct for every
@@ -46,6 +48,8 @@ pub struct Measure {
     pub cluster: Option<Cluster>,
     /// What [`Kind::Serve`] computes.
     pub serve: Option<crate::serving::ServeSpec>,
+    /// What [`Kind::Goodput`] computes.
+    pub goodput: Option<crate::failures::GoodputSpec>,
 }
 
 /// Which GPUs run the collective: all of them, or `ranks` with `per_domain` in each domain.
@@ -139,6 +143,9 @@ impl Measure {
         }
         if let Some(s) = &self.serve {
             return Ok(Value::Num(s.eval(topo)?));
+        }
+        if let Some(g) = &self.goodput {
+            return Ok(Value::Num(g.eval(topo)?));
         }
         let comm = Comm::new(topo, placement(topo, self.group))?;
         let run = |b: Bytes, algo| comm.predict(self.op, b, algo, ProtoChoice::Auto);
@@ -300,7 +307,8 @@ impl Measure {
             "first_size" => Kind::FirstSize,
             "algorithm" => Kind::Algorithm,
             "serve" => Kind::Serve,
-            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm, serve"))),
+            "goodput" => Kind::Goodput,
+            m => return Err(bad(format!("unknown measure {m}; allowed: tier_ratio, busbw, time, first_size, algorithm, serve, goodput"))),
         };
         let word = |k: &str| v.get(k).and_then(Json::as_str).unwrap_or_default();
         let op = match word("op") {
@@ -318,7 +326,8 @@ impl Measure {
         let count = |k: &str| v.get("group").and_then(|g| g.get(k)).and_then(Json::as_u64).map(|x| x.min(u32::MAX as u64) as u32);
         let group = Group { ranks: count("ranks"), per_domain: count("per_domain") };
         let serve = if kind == Kind::Serve { Some(crate::serving::ServeSpec::parse(v)?) } else { None };
-        Ok(Measure { kind, op, size, group, algo, a: word("a").into(), b: word("b").into(), cluster: cluster(v)?, serve })
+        let goodput = if kind == Kind::Goodput { Some(crate::failures::GoodputSpec::parse(v)?) } else { None };
+        Ok(Measure { kind, op, size, group, algo, a: word("a").into(), b: word("b").into(), cluster: cluster(v)?, serve, goodput })
     }
 }
 
