@@ -13,7 +13,7 @@ use fabricscope_charts::scale::gbps_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_charts::Theme;
 use fabricscope_design::bom::{bom, Bom, PriceBook};
-use fabricscope_design::compare::{at_gpus, default_name, numbers, MAX_DESIGNS, SCALE_NODES};
+use fabricscope_design::compare::{at_gpus, default_name, numbers_with, MAX_DESIGNS, SCALE_NODES};
 use fabricscope_design::design::{delta_table, warnings, Better, DeltaRow, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
 use fabricscope_model::figures::{thousands, usd};
 use fabricscope_model::training::explore::TrainingView;
@@ -329,7 +329,7 @@ pub fn ComparePanel(p: &Props) -> Html {
             let data: Vec<DesignData> = (0..evals.len()).map(|i| DesignData { name: &names[i], report: &evals[i].report, training: views[i], scaling: &outs[i].scaling }).collect();
             let svg = compare_chart(COMPARE_CHART_IDS[*t], &data, &view, &Theme::for_dark(*dark), 0, *compact).unwrap_or_default();
             let numbers: Vec<DesignNumbers> = (0..evals.len())
-                .filter_map(|i| Some(numbers(&names[i], &evals[i].report, op, bytes, views[i].and_then(|v| v.chosen.as_ref()), (*boms[i].clone()?).clone())))
+                .filter_map(|i| Some(numbers_with(&names[i], &evals[i].report, op, bytes, views[i], (*boms[i].clone()?).clone())))
                 .collect();
             // What to know before reading the rows: sizes that differ, or how they were scaled.
             let notes: Vec<String> = scaled.2.iter().cloned().chain(warnings(&numbers)).collect();

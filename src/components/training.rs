@@ -93,6 +93,9 @@ fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool)
                         { stat("Memory per GPU", None, format!("{:.1} GiB", c.memory_gib_per_gpu), (if c.fits { "fits in HBM" } else { "does not fit in HBM" }).to_string()) }
                     </div>
                     <p class="muted small" data-testid="training-band">{ format!("Step time and MFU: {}.", c.band_text()) }</p>
+                    if let Some(g) = &v.goodput {
+                        <p class="small" data-testid="goodput" data-value={g.ettr.to_string()}>{ format!("Under failures the job {}.", g.sentence()) }</p>
+                    }
                     <p class="bottleneck" data-testid="bottleneck">{ &c.bottleneck }</p>
                     if let Some(note) = &v.note {
                         <p class="training-note" data-testid="training-note">{ note }</p>

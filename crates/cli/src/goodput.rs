@@ -8,8 +8,8 @@ use crate::output;
 use crate::train::{FlagParser, ParallelArgs, WorkloadArgs};
 use clap::Args;
 use fabricscope_model::error::printable;
-use fabricscope_model::goodput::{self, hours_with_interval, CheckpointMode, Effect, GoodputReport, Job, Policy, Recovery};
-use fabricscope_model::training::{Evaluator, StepReport};
+use fabricscope_model::goodput::{self, hours_with_interval, CheckpointMode, Effect, GoodputReport, Policy, Recovery};
+use fabricscope_model::training::Evaluator;
 use fabricscope_model::Topology;
 use serde::Serialize;
 
@@ -163,19 +163,7 @@ fn checkpoint_parser() -> FlagParser<CheckpointMode> {
     )
 }
 
-/// The goodput inputs a step report gives: parameters, step, tokens/s, replicas and the
-/// share of the step in exposed scale-out traffic.
-pub fn job_of(params: u64, r: &StepReport) -> Job {
-    let b = &r.breakdown;
-    let step = b.total().0.max(f64::MIN_POSITIVE);
-    Job {
-        params,
-        step_time_s: r.step_time_s,
-        tokens_per_s: r.tokens_per_s,
-        replicas: r.mapping.dp,
-        network_share: ((b.dp.0 + b.ep.0 + b.cp.0 + b.pp_p2p.0) / step).clamp(0.0, 1.0),
-    }
-}
+pub use fabricscope_model::goodput::job_of;
 
 #[derive(Serialize)]
 struct GoodputJson<'a> {

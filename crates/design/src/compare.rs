@@ -160,6 +160,16 @@ pub fn numbers(name: &str, r: &Report, op: Collective, bytes: Bytes, step: Optio
     DesignNumbers::new(name, r.summary.total_gpus, busbw, step, bom)
 }
 
+/// [`numbers`] of a design whose training view the page holds: its chosen layout's numbers and
+/// the goodput the view carries (the same [`crate::goodput::of_step`] the CLI's compare runs).
+pub fn numbers_with(name: &str, r: &Report, op: Collective, bytes: Bytes, view: Option<&crate::training::explore::TrainingView>, bom: Bom) -> DesignNumbers {
+    let n = numbers(name, r, op, bytes, view.and_then(|v| v.chosen.as_ref()), bom);
+    match view.and_then(|v| v.goodput.as_ref()) {
+        Some(g) => n.with_goodput(g),
+        None => n,
+    }
+}
+
 /// Node counts of the scaling curves: 2 to 4096 in powers of two.
 pub const SCALE_NODES: [u32; 12] = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 

@@ -5,7 +5,7 @@
 use crate::bom::{scenario_bom, Bom};
 use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
-use crate::goodput::{goodput, GoodputReport, Job, Policy};
+use crate::goodput::GoodputReport;
 use crate::scenario::Scenario;
 use crate::training::explore::{constraints, start, workload};
 use crate::training::StepReport;
@@ -70,24 +70,9 @@ pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
     let bom = scenario_bom(s)?;
     let numbers = DesignNumbers::new(name, topo.total_gpus, (p.busbw.0, p.trust.error_band_pct), view.chosen.as_ref(), bom);
     Ok(match view.chosen.as_ref().filter(|c| c.fits) {
-        Some(c) => numbers.with_goodput(&goodput_of(&topo, w.params(), c)),
+        Some(c) => numbers.with_goodput(&crate::goodput::of_step(&topo, w.params(), c)),
         None => numbers,
     })
-}
-
-/// The goodput a design's chosen layout has under the default failure policy (job restart,
-/// auto spares and checkpoint interval): what compare ranks on, page and CLI alike.
-pub fn goodput_of(topo: &crate::topology::Topology, params: u64, r: &StepReport) -> GoodputReport {
-    let b = &r.breakdown;
-    let step = b.total().0.max(f64::MIN_POSITIVE);
-    let job = Job {
-        params,
-        step_time_s: r.step_time_s,
-        tokens_per_s: r.tokens_per_s,
-        replicas: r.mapping.dp,
-        network_share: ((b.dp.0 + b.ep.0 + b.cp.0 + b.pp_p2p.0) / step).clamp(0.0, 1.0),
-    };
-    goodput(topo, &job, &Policy::default())
 }
 
 impl DesignNumbers {

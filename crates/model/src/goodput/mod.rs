@@ -464,6 +464,26 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
     }
 }
 
+/// The goodput inputs a step report gives: parameters, step, tokens/s, data-parallel replicas
+/// and the share of the step in exposed scale-out traffic (DP, EP, CP, pipeline sends).
+pub fn job_of(params: u64, r: &crate::training::StepReport) -> Job {
+    let b = &r.breakdown;
+    let step = b.total().0.max(f64::MIN_POSITIVE);
+    Job {
+        params,
+        step_time_s: r.step_time_s,
+        tokens_per_s: r.tokens_per_s,
+        replicas: r.mapping.dp,
+        network_share: ((b.dp.0 + b.ep.0 + b.cp.0 + b.pp_p2p.0) / step).clamp(0.0, 1.0),
+    }
+}
+
+/// Goodput of a step report's job under the default policy (job restart, auto spares and
+/// interval): what the explorer, compare and `train` show beside the step.
+pub fn of_step(topo: &Topology, params: u64, r: &crate::training::StepReport) -> GoodputReport {
+    goodput(topo, &job_of(params, r), &Policy::default())
+}
+
 impl GoodputReport {
     /// Share of stops from GPUs and HBM, and from the network (NICs, optics, switches, NVLink
     /// trays).
