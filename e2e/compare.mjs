@@ -118,6 +118,11 @@ async function main() {
       assert(perGpu.slice(0, 4).every((x) => /\d/.test(x)), `tokens/s per GPU for each design: ${perGpu}`);
       const power = await cells('power_kw_per_1000_gpus');
       assert(power.slice(0, 4).every((x) => /\d/.test(x)), `power per 1,000 GPUs for each design: ${power}`);
+      // Issue 41: the job under failures for every design: MTTF, ETTR, goodput per GPU.
+      for (const key of ['mttf_hours', 'ettr', 'goodput_tokens_per_s_per_gpu']) {
+        const v = await cells(key);
+        assert(v.slice(0, 4).every((x) => /\d/.test(x)), `${key} for each design: ${v}`);
+      }
       // A star only where every design has an error band, and with its ratio; GB200's training
       // is banded by the Blackwell dense runs, so MFU is ranked or called within the bands.
       for (const [key, , best, verdict] of rows) if (best > 0) assert(/×$/.test(verdict), `${key}: a star comes with its ratio (${verdict})`);

@@ -8,13 +8,11 @@
 //                                 STEPS=n per random sequence, FABRICSCOPE=path to the CLI)
 
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset, cli } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -28,17 +26,6 @@ const FIELDS = { nodes: 'nodes', gpn: 'gpus_per_node', nics: 'nics_per_node', le
 const { results, check, summary } = checker();
 /** Console errors, page errors and failed requests of every page opened. */
 const problems = [];
-
-/** The CLI that decodes links (the model's own reading of what the page wrote): $FABRICSCOPE,
- * else the newer of the release and debug builds (a stale release binary must not answer). */
-function cli(args) {
-  const built = [join(root, 'target/release/fabricscope'), join(root, 'target/debug/fabricscope')]
-    .filter((b) => existsSync(b))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  const bin = process.env.FABRICSCOPE || built[0];
-  if (bin) return execFileSync(bin, args, { encoding: 'utf8' });
-  return execFileSync('cargo', ['run', '-q', '-p', 'fabricscope-cli', '--', ...args], { cwd: root, encoding: 'utf8' });
-}
 
 /** mulberry32: a small seeded generator, so a failing sequence can be replayed with SEED. */
 function rng(seed) {

@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, cli } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The build the suites test (DIST=path for another) and where they save screenshots. */
@@ -344,6 +344,16 @@ async function main() {
       // Step time and MFU carry their class's band (or say they have none).
       const band = await page.textContent('[data-testid=training-band]');
       assert(/Step time and MFU: (±[\d.]+% \(\d+ published runs at \d+-\d+ GPUs\)|extrapolated: ±|not validated)/.test(band), `the training band: ${band}`);
+      // Issue 41: the job under failures beside the step, the same figure the CLI's eval of the
+      // page's own link gives (the link is debounced: read it until it holds this layout).
+      const good = await page.$eval('[data-testid=goodput]', (e) => ({ text: e.textContent, ettr: Number(e.dataset.value) }));
+      assert(/Under failures the job trains \d+% of the time \(90%: \d+-\d+%; one stop every [\d.]+ (min|h|days); GPUs \d+%, network \d+% of stops\)/.test(good.text), `the goodput line: ${good.text}`);
+      let cliEttr = NaN;
+      for (let t0 = Date.now(); Date.now() - t0 < 5000 && !(Math.abs(cliEttr - good.ettr) < 1e-9); await page.waitForTimeout(200)) {
+        const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
+        if (m) cliEttr = JSON.parse(cli(['eval', '-'], cli(['link', '--decode', m[1]]))).training.goodput?.ettr;
+      }
+      assert(Math.abs(cliEttr - good.ettr) < 1e-9, `page ETTR ${good.ettr}, CLI eval of its link ${cliEttr}`);
       // Issue 20: the assumptions beside the layout: TP 16 leaves the NVLink domain, so no
       // comm-GEMM overlap; the pipeline's bubble is its schedule's.
       const assumed = await page.textContent('[data-testid=training-assumptions]');

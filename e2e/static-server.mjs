@@ -4,8 +4,11 @@
 // port (same origin, so the service worker and its caches carry over).
 
 import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { dirname, extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -144,4 +147,17 @@ export function watch(page, problems) {
 export async function clickPreset(page, id) {
   if (await page.$(`details:not([open]) [data-preset=${id}]`)) await page.click(`details:has([data-preset=${id}]) > summary`);
   await page.click(`[data-preset=${id}]`);
+}
+
+/** Runs the CLI (the model's own answer to what a page shows): $FABRICSCOPE, else the newer of
+ * the release and debug builds (a stale release binary must not answer), else cargo run. */
+export function cli(args, input) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const built = [join(root, 'target/release/fabricscope'), join(root, 'target/debug/fabricscope')]
+    .filter((b) => existsSync(b))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  const bin = process.env.FABRICSCOPE || built[0];
+  const opts = { encoding: 'utf8', input, maxBuffer: 64 << 20 };
+  if (bin) return execFileSync(bin, args, opts);
+  return execFileSync('cargo', ['run', '-q', '-p', 'fabricscope-cli', '--', ...args], { cwd: root, ...opts });
 }

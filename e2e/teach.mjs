@@ -301,6 +301,21 @@ async function main() {
       assert(share > 0 && share < 10, `the handoff's share of TTFT: ${share}%`);
     });
 
+    await check('issue 41: the failures lesson, its numbers filled by the goodput model', async () => {
+      await page.click('[data-lesson=failures-at-scale]');
+      await page.waitForSelector('#t-reveal');
+      const scen = await page.textContent('#t-lesson .hint');
+      assert(/once every [\d.]+ years/.test(scen) && !/[{}]/.test(scen), `step 1 filled: ${scen}`);
+      await page.click('#t-reveal');
+      const small = +(await page.getAttribute('.t-answer', 'data-value'));
+      await page.click('#t-next');
+      await page.waitForSelector('#t-reveal:not([disabled])');
+      await page.click('#t-reveal');
+      const large = +(await page.getAttribute('.t-answer', 'data-value'));
+      // 12,500 nodes against 128: about 98x the parts, about 98x the stops.
+      assert(small > 10 && large > 0 && large < 60 && Math.abs((small * 60) / large / (12500 / 128) - 1) < 0.15, `MTTF ${small} h at 1,024 GPUs, ${large} min at 100,000`);
+    });
+
     await check('issue 20: a size answer reads "2 MiB = 2^21 bytes", guesses too', async () => {
       await page.click('[data-lesson=when-nvls-wins]');
       await page.waitForSelector('#t-reveal');
