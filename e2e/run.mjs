@@ -347,7 +347,7 @@ async function main() {
       // Issue 41: the job under failures beside the step, the same figure the CLI's eval of the
       // page's own link gives (the link is debounced: read it until it holds this layout).
       const good = await page.$eval('[data-testid=goodput]', (e) => ({ text: e.textContent, ettr: Number(e.dataset.value) }));
-      assert(/Under failures the job trains \d+% of the time \(90%: \d+-\d+%; one stop every [\d.]+ (min|h|days); GPUs \d+%, network \d+% of stops\)/.test(good.text), `the goodput line: ${good.text}`);
+      assert(/Under failures the job trains [\d.]+% of the time \(90%: [\d.]+-[\d.]+%; one stop every [\d.]+ (min|h|days); GPUs \d+%, network \d+% of stops\)/.test(good.text), `the goodput line: ${good.text}`);
       let cliEttr = NaN;
       for (let t0 = Date.now(); Date.now() - t0 < 5000 && !(Math.abs(cliEttr - good.ettr) < 1e-9); await page.waitForTimeout(200)) {
         const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);

@@ -500,11 +500,12 @@ impl GoodputReport {
         )
     }
 
-    /// One sentence: "trains 91% of the time (one stop every 3.1 h; GPUs 64%, network 10%)".
+    /// One sentence: "trains 91.2% of the time (90%: 85.0-95.1%; one stop every 3.1 h; GPUs 64%,
+    /// network 10% of stops)".
     pub fn sentence(&self) -> String {
         let (gpu, net) = self.shares();
         format!(
-            "trains {:.0}% of the time (90%: {:.0}-{:.0}%; one stop every {}; GPUs {:.0}%, network {:.0}% of stops)",
+            "trains {:.1}% of the time (90%: {:.1}-{:.1}%; one stop every {}; GPUs {:.0}%, network {:.0}% of stops)",
             self.ettr * 100.0,
             self.intervals.ettr.lo * 100.0,
             self.intervals.ettr.hi * 100.0,
