@@ -53,9 +53,10 @@ pub fn pin(list: &mut Vec<Design>, scenario: Scenario, name: Option<&str>) -> Re
     Ok(())
 }
 
-/// A name as kept: trimmed, control characters dropped, at most [`MAX_NAME_CHARS`].
+/// A name as kept: trimmed, control and bidi characters dropped
+/// ([`crate::error::is_unsafe_char`]), at most [`MAX_NAME_CHARS`].
 pub fn clean_name(s: &str) -> String {
-    s.trim().chars().filter(|c| !c.is_control()).take(MAX_NAME_CHARS).collect()
+    s.trim().chars().filter(|c| !crate::error::is_unsafe_char(*c)).take(MAX_NAME_CHARS).collect()
 }
 
 /// Short GPU name for a design name: "H100", "H100 PCIe", "GB200".
