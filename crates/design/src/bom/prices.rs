@@ -97,6 +97,21 @@ pub fn parse_amount(field: &str, text: &str) -> Result<Option<f64>> {
 /// Most prices a book may hold (a bill of materials has a few dozen parts).
 pub const MAX_PRICES: usize = 256;
 
+/// Largest price-book file, bytes: a scenario file may carry the book, so a scenario file's
+/// limit (1 MiB); a book of [`MAX_PRICES`] entries with full texts is under 200 KB.
+pub const MAX_FILE_BYTES: u64 = crate::link::MAX_FILE_BYTES as u64;
+
+/// Refuses a price-book file of `len` bytes over [`MAX_FILE_BYTES`], before it is read.
+pub fn check_file_size(len: u64) -> Result<()> {
+    if len > MAX_FILE_BYTES {
+        return Err(ModelError::new(
+            "prices",
+            format!("the price book is too large: {len} bytes, more than the {MAX_FILE_BYTES} (1 MiB) a price-book file may have"),
+        ));
+    }
+    Ok(())
+}
+
 /// Longest `source` or `date` text, in characters (a URL and a note fit).
 pub const MAX_TEXT: usize = 300;
 
@@ -176,6 +191,8 @@ impl PriceBook {
     /// A price-book file: a list of entries, or a scenario file whose `prices` is one;
     /// checked ([`PriceBook::validate`]).
     pub fn from_file_text(text: &str) -> Result<PriceBook> {
+        check_file_size(text.len() as u64)?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // from_slice, as links are read: one JSON parser in the page's bundle.
         let v: serde_json::Value = serde_json::from_slice(text.as_bytes()).map_err(|e| ModelError::new("prices", format!("not JSON: {}", crate::error::printable(&e.to_string(), 80))))?;
         let list = match &v {
