@@ -148,6 +148,11 @@ thread_local! {
 /// Imports the price-book file chosen in the input of `e`, or says why not.
 fn import(e: &Event, on_book: &Callback<PriceBook>, note: &UseStateHandle<Option<String>>) {
     let Some(file) = chosen(e) else { return };
+    // The size first: a file over the limit is refused before a byte of it is read or parsed.
+    if let Err(e) = fabricscope_design::bom::prices::check_file_size(file.size() as u64) {
+        note.set(Some(format!("Not imported; the price book is unchanged: {}", e.message)));
+        return;
+    }
     let (on_book, n) = (on_book.clone(), note.clone());
     read_text(&file, note.clone(), move |text| match PriceBook::from_file_text(&text) {
         Ok(b) => {
