@@ -86,32 +86,6 @@ fn share(settled: &Scenario, designs: &str, note: &UseStateHandle<Option<String>
     }
 }
 
-/// A link's designs beside the saved ones (added only when asked) and Undo of the list's last
-/// change: the saved list changes only by the user's own action.
-fn kept_designs(designs: &UseReducerHandle<crate::designs::Designs>) -> Html {
-    let act = |a: DesignAction| {
-        let d = designs.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(a.clone()))
-    };
-    if designs.linked.is_empty() && designs.undo.is_none() {
-        return html! {};
-    }
-    html! {
-        <div class="export-row kept" data-testid="kept-designs">
-            if !designs.linked.is_empty() {
-                <button type="button" onclick={act(DesignAction::AddLinked)} data-testid="add-linked">
-                    { format!("Add the link's {} design(s) to yours", designs.linked.len()) }
-                </button>
-            }
-            if let Some(prev) = &designs.undo {
-                <button type="button" onclick={act(DesignAction::Undo)} data-testid="designs-undo">
-                    { format!("Undo: back to the {} design(s) before", prev.len()) }
-                </button>
-            }
-        </div>
-    }
-}
-
 /// A link's price book beside the saved one: "use the link's" and its Undo.
 fn kept_book(prices: &UseStateHandle<Prices>) -> Html {
     let use_linked = {
@@ -136,7 +110,7 @@ fn kept_book(prices: &UseStateHandle<Prices>) -> Html {
         return html! {};
     }
     html! {
-        <div class="export-row kept" data-testid="kept-book">
+        <div class="export-row" data-testid="kept-book">
             if let Some(b) = &prices.linked {
                 <button type="button" onclick={use_linked} data-testid="use-linked-prices">{ format!("Use the link's {} price(s) instead of yours", b.0.len()) }</button>
             }
@@ -243,7 +217,6 @@ fn ComparePage() -> Html {
                         { for state.link_notes.iter().chain(&designs.notes).map(|n| html! { <li>{ n }</li> }) }
                     </ul>
                 }
-                { kept_designs(&designs) }
                 <p class="hint">{ "The link's design, or a preset: change it, then add it to the comparison. Load puts a design here; its bill of materials and right-sizing are below." }</p>
                 { presets(&PresetsProps { active: matching_preset(c), more: true, on_action: dispatch.clone() }) }
                 { pickers(&PickersProps {
@@ -276,9 +249,8 @@ fn ComparePage() -> Html {
                         { bom_panel(&v.cluster, &prices.book) }
                     }
                     if step >= 3 {
-                        { kept_book(&prices) }
                         if let Some(bill) = bom_of(&v.cluster, &prices.book) {
-                            { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown }) }
+                            { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown, kept: kept_book(&prices) }) }
                         }
                     }
                     if step >= 4 {

@@ -32,6 +32,8 @@ pub struct Props {
     /// show it, so they are not redrawn (nor the focus lost); a book from elsewhere (import,
     /// clear) gets a new number and redraws them.
     pub shown: Rc<std::cell::RefCell<(PriceBook, u32)>>,
+    /// A link's book offered beside the saved one, and Undo (the page's buttons).
+    pub kept: Html,
 }
 
 /// The editable fields: file name, column heading, whether a number.
@@ -177,6 +179,7 @@ fn rest(p: &Props, rows: &[Row]) -> Html {
             <button type="button" data-act="clear" data-testid="price-clear" disabled={off}>{ "Clear all prices" }</button>
         </div>
         { for p.notes.iter().chain(p.note.as_ref()).map(|n| html! { <p class="export-note" role="status" data-testid="price-note">{ n }</p> }) }
+        { p.kept.clone() }
     </> }
 }
 
