@@ -351,6 +351,52 @@ async function main() {
       await page.context().close();
     });
 
+    await check('issue 38: a paste over the limit is refused with the limit named, before it is read; no long task; a CR-only log is read', async () => {
+      const { page, problems } = await newPage();
+      await page.addInitScript(() => {
+        window.__long = [];
+        new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); }).observe({ type: 'longtask', buffered: true });
+      });
+      await open(page);
+      // A 17 MiB paste: refused before the box takes it.
+      const refused = await page.evaluate(() => {
+        window.__long = [];
+        const dt = new DataTransfer();
+        // 17 MiB of text (12 characters a line).
+        dt.setData('text/plain', '# nThread 1\n'.repeat(Math.ceil((17 << 20) / 12)));
+        const e = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+        document.querySelector('[data-testid=check-log]').dispatchEvent(e);
+        return e.defaultPrevented;
+      });
+      assert(refused, 'the paste over the limit is stopped');
+      await page.waitForSelector('[data-testid=check-note]', { timeout: 5000 });
+      let note = await page.textContent('[data-testid=check-note]');
+      assert(note.includes('over the 16 MiB a log may have') && note.includes('Not read'), `the limit in the message: ${note}`);
+      assert((await page.inputValue('[data-testid=check-log]')) === '', 'the box did not take it');
+      let longest = await page.evaluate(() => Math.max(0, ...window.__long));
+      assert(longest <= 250, `no task over 250 ms for the refused paste: ${longest} ms`);
+      // Text over the limit in the box (typed, or put there by a script): Run refuses it unread.
+      await page.evaluate(() => { document.querySelector('[data-testid=check-log]').value = 'y'.repeat(17 << 20); });
+      await page.waitForTimeout(500);
+      await page.evaluate(() => { window.__long = []; });
+      await page.click('[data-testid=check-run]');
+      await page.waitForTimeout(300);
+      note = await page.textContent('[data-testid=check-note]');
+      assert(note.includes('17.0 MiB, over the 16 MiB'), `Run refuses it: ${note}`);
+      longest = await page.evaluate(() => Math.max(0, ...window.__long));
+      console.log(`    longest main-thread task on the refused paste and Run: ${longest} ms`);
+      assert(longest <= 250, `no task over 250 ms for the refused Run: ${longest} ms`);
+      assert(!(await page.$('[data-testid=check-status]')), 'no verdict from a refused text');
+      await page.evaluate(() => { document.querySelector('[data-testid=check-log]').value = ''; });
+      await page.screenshot({ path: join(out, 'check-refused-paste.png'), fullPage: false });
+      // Lines ending in a lone CR (old Mac tools) are lines.
+      await paste(page, nvls.replace(/\r?\n/g, '\r'));
+      await page.waitForSelector('[data-testid=check-status]', { timeout: 15000 });
+      assert((await rows(page)) > 10, `a CR-only log read row by row: ${await rows(page)} rows`);
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
     await check('on a phone the panel and its chart fit the width', async () => {
       const { page, problems } = await newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
       await open(page);

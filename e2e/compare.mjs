@@ -275,6 +275,94 @@ async function main() {
       assert((await page.inputValue('#compare-workload')) === 'llama3-70b', 'the workload picker shows the job');
     });
 
+    await check('issue 38: a saved list of designs and a saved price book survive a damaged, empty and valid d=, a bad prices, and the next Pin; Undo restores the list', async () => {
+      const c = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      // Every main-thread task longer than 50 ms, per page load.
+      await c.addInitScript(() => {
+        window.__long = [];
+        new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); }).observe({ type: 'longtask', buffered: true });
+      });
+      const p = await c.newPage();
+      watch(p, problems);
+      const names = () => p.$$eval('[data-testid=design-name]', (xs) => xs.map((x) => x.value));
+      const savedDesigns = () => p.evaluate(() => localStorage.getItem('fabricscope-designs'));
+      const savedBook = async () => JSON.parse(await p.evaluate(() => localStorage.getItem('fabricscope-prices')) ?? 'null');
+      // Two designs saved by the user, and a 16-entry price book.
+      await p.goto(`${base}compare.html#s=v1.e30`, { waitUntil: 'load' });
+      await p.waitForSelector('[data-testid=design]', { timeout: 15000 });
+      await p.click('[data-preset=h100-roce]');
+      await p.waitForTimeout(50);
+      await p.click('[data-testid=pin]');
+      await p.waitForTimeout(100);
+      const mine = await names();
+      assert(mine.length === 2, `two designs saved: ${mine}`);
+      const saved = await savedDesigns();
+      const items = ['dgx-h100', 'dgx-h200', 'dgx-b200', 'gpu-server'];
+      const book = Array.from({ length: 16 }, (_, i) => ({ item: items[i % 4], usd: 1000 + i, source: 'quote', date: '2026-01' }));
+      await p.evaluate((b) => localStorage.setItem('fabricscope-prices', JSON.stringify(b)), book);
+      const open = async (hash) => {
+        await p.goto('about:blank');
+        await p.goto(`${base}compare.html#${hash}`, { waitUntil: 'load' });
+        await p.waitForSelector('[data-testid=design]', { timeout: 15000 });
+        await p.waitForTimeout(300);
+      };
+      const longest = () => p.evaluate(() => Math.max(0, ...window.__long));
+      const longs = [];
+      for (const [what, d] of [['damaged', `${saved.slice(0, saved.length >> 1)}x!`], ['hello', 'hello'], ['an empty list', 'v1.W10'], ['blank', '']]) {
+        await open(`s=v1.e30&d=${d}`);
+        const shown = await names();
+        assert(shown.join('|') === mine.join('|'), `${what} d=: the saved designs shown: ${shown}`);
+        assert((await savedDesigns()) === saved, `${what} d=: the saved list unchanged`);
+        // A blank d= is no list at all: nothing to name.
+        if (d) {
+          const notes = await p.textContent('[data-testid=link-notes]');
+          assert(notes.includes('2 saved design(s) are shown as they were'), `${what} d=: named in a note: ${notes}`);
+        }
+        longs.push(await longest());
+      }
+      // A colleague's valid list: beside mine, not over it; the next Pin adds to mine.
+      const theirs = link.match(/[#&]d=([^&]+)/)[1];
+      await open(`s=v1.e30&d=${theirs}`);
+      assert((await names()).join('|') === mine.join('|'), `a valid d=: mine shown: ${await names()}`);
+      assert((await p.textContent('[data-testid=link-notes]')).includes('The link carries 3 design(s) (Ours: IB'), 'the link\'s designs named');
+      assert(await p.$('[data-testid=add-linked]'), 'offered beside');
+      await p.click('[data-preset=dgx-a100-superpod]');
+      await p.waitForTimeout(50);
+      await p.click('[data-testid=pin]');
+      await p.waitForTimeout(100);
+      const after = await names();
+      assert(after.length === 3 && after.slice(0, 2).join('|') === mine.join('|'), `the next Pin adds to mine: ${after}`);
+      await p.click('[data-testid=designs-undo]');
+      await p.waitForTimeout(100);
+      assert((await names()).join('|') === mine.join('|') && (await savedDesigns()) === saved, 'Undo restores the list and what is saved');
+      await p.click('[data-testid=add-linked]');
+      await p.waitForTimeout(100);
+      const added = await names();
+      assert(added.length === 4 && added.slice(0, 2).join('|') === mine.join('|'), `the link's added after mine, up to four: ${added}`);
+      await p.click('[data-testid=designs-undo]');
+      await p.waitForTimeout(100);
+      assert((await savedDesigns()) === saved, 'Undo again restores the saved list');
+      // A link's bad price book: mine kept (16 entries), named; the next typed price adds to mine.
+      await open('s=v1.eyJwcmljZXMiOlt7Iml0ZW0iOiJuby1zdWNoLXBhcnQiLCJ1c2QiOjV9XX0');
+      longs.push(await longest());
+      const box = '[data-testid=prices] input[data-item="dgx-h100"][data-f="usd"]';
+      await p.waitForSelector(box, { timeout: 20000 });
+      const pnotes = (await p.$$eval('[data-testid=price-note]', (xs) => xs.map((x) => x.textContent))).join(' ');
+      assert(pnotes.includes("The link's price book") && pnotes.includes('16 price(s) is kept'), `the bad book named: ${pnotes}`);
+      assert((await savedBook()).length === 16, 'the saved book unchanged on opening');
+      await p.fill(box, '$390,000');
+      await p.press(box, 'Tab');
+      await p.waitForTimeout(150);
+      const b = await savedBook();
+      assert(b.length >= 16 && b.filter((e) => e.item === 'dgx-h200').length === 4, `the typed price joins my book: ${b.length} entries`);
+      assert(b.some((e) => e.item === 'dgx-h100' && e.usd === 390000), 'the typed price saved');
+      const worst = Math.max(...longs);
+      console.log(`    longest main-thread task on the refused links: ${longs.join(', ')} ms`);
+      assert(worst <= 250, `no task over 250 ms for a refused link: ${longs}`);
+      await p.screenshot({ path: join(out, 'compare-kept-designs.png'), fullPage: false });
+      await c.close();
+    });
+
     await check('screenshots: compare.html at 1400 px and a phone, light and dark', async () => {
       for (const theme of ['light', 'dark']) {
         for (const [w, h] of [[1400, 900], [390, 844]]) {

@@ -364,6 +364,59 @@ async function main() {
       assert(problems.length === before, problems.slice(before).join('\n'));
     });
 
+    await check('issue 38: a 100,000-entry progress store, a lesson link over its limit and a text of 2,000 placeholders are refused with their limits; no main-thread task over 250 ms', async () => {
+      const c = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      await c.addInitScript(() => {
+        window.__long = [];
+        new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); }).observe({ type: 'longtask', buffered: true });
+      });
+      const p = await c.newPage();
+      const errs = watch(p, []);
+      const longest = () => p.evaluate(() => Math.max(0, ...window.__long));
+      const longs = [];
+      await p.goto(`${base}learn.html#s=${FOUR}`, { waitUntil: 'load' });
+      await p.evaluate(() => {
+        const big = { 'nvlink-vs-ib': { step: 0, done: true } };
+        for (let i = 0; i < 100000; i++) big[`junk-${i}`] = { step: 1 };
+        localStorage.setItem('fabricscope-lessons', JSON.stringify(big));
+      });
+      await p.goto('about:blank');
+      await p.goto(`${base}learn.html?lesson=ring-scaling#s=${FOUR}`, { waitUntil: 'load' });
+      await p.waitForSelector('#t-lesson-h', { timeout: 15000 });
+      let msg = await p.textContent('#t-lesson-msg');
+      assert(msg.includes('over the 65536 bytes it may take') && msg.includes('reset'), `the store over its limit: ${msg}`);
+      const kept = await p.evaluate(() => Object.keys(JSON.parse(localStorage.getItem('fabricscope-lessons') ?? '{}')));
+      assert(kept.length === 1 && kept[0] === 'ring-scaling', `only the known lesson saved: ${kept}`);
+      longs.push(await longest());
+      // A lesson link longer than a 256 KiB lesson can be: refused before it is decoded.
+      await p.goto('about:blank');
+      // Served by the browser's route, not the test server (whose request line stops at 16 KB).
+      await p.route(/learn\.html\?lesson=A{1000}/, (r) => r.fulfill({ path: join(dist, 'learn.html'), contentType: 'text/html' }));
+      await p.goto(`${base}learn.html?lesson=${'A'.repeat(400000)}#s=${FOUR}`, { waitUntil: 'load' });
+      await p.waitForFunction(() => /cannot be used/.test(document.querySelector('#t-lesson-msg')?.textContent ?? ''), null, { timeout: 15000 });
+      msg = await p.textContent('#t-lesson-msg');
+      assert(msg.includes('400000 characters, over the 349528 a lesson link may carry'), msg);
+      longs.push(await longest());
+      // 2,000 placeholders in an explanation: refused by count, once, not at each slider input.
+      const explain = '{gbps} '.repeat(2000);
+      const lesson = { format: 'fabricscope-lesson', version: 1, id: 'many', title: 'Many placeholders', steps: [{ question: 'How fast?', guess: { kind: 'slider', min: 0, max: 1000 }, reveal: { value: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, values: { gbps: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, scenario: explain, explain }] };
+      await p.setInputFiles('#t-import', { name: 'many.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(lesson)) });
+      await p.waitForSelector('#t-guess', { timeout: 10000 });
+      await p.evaluate(() => { window.__long = []; });
+      for (const v of [100, 300, 500, 700, 900]) {
+        await p.fill('#t-guess', String(v));
+        await p.waitForTimeout(30);
+      }
+      const hint = await p.textContent('#t-lesson');
+      assert(hint.includes('2000 placeholders; a text may have at most 32'), `the cap named: ${hint.slice(0, 200)}`);
+      longs.push(await longest());
+      console.log(`    longest main-thread task per refused input: ${longs.join(', ')} ms`);
+      assert(Math.max(...longs) <= 250, `no task over 250 ms: ${longs}`);
+      await p.screenshot({ path: join(out, 'teach-refused-inputs.png'), fullPage: false });
+      assert(errs.length === 0, errs.join('\n'));
+      await c.close();
+    });
+
     await check("a teacher's lesson: imported from a file, answered by the model on the link's design as the explorer shows it, shared by link", async () => {
       const lesson = { format: 'fabricscope-lesson', version: 1, id: 'my-class', title: 'My class', steps: [{ question: 'NCCL\'s busbw for 1 GiB AllReduce here?', guess: { kind: 'slider', min: 0, max: 1000, unit: 'GB/s' }, reveal: { value: { measure: 'busbw', op: 'all_reduce', size: '1G' } }, explain: 'Read off the chart.' }] };
       await page.setInputFiles('#t-import', { name: 'my-class.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(lesson)) });

@@ -86,6 +86,41 @@ fn share(settled: &Scenario, designs: &str, note: &UseStateHandle<Option<String>
     }
 }
 
+/// A link's price book beside the saved one: "use the link's" and its Undo.
+fn kept_book(prices: &UseStateHandle<Prices>) -> Html {
+    let use_linked = {
+        let p = prices.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(book) = p.linked.clone() {
+                crate::prices::save(&book);
+                p.set(Prices { book, notes: vec!["Using the link's price book; Undo puts yours back.".into()], linked: None, undo: Some(p.book.clone()) });
+            }
+        })
+    };
+    let undo = {
+        let p = prices.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(book) = p.undo.clone() {
+                crate::prices::save(&book);
+                p.set(Prices { book, notes: vec!["Your price book is back.".into()], linked: Some(p.book.clone()), undo: None });
+            }
+        })
+    };
+    if prices.linked.is_none() && prices.undo.is_none() {
+        return html! {};
+    }
+    html! {
+        <div class="export-row" data-testid="kept-book">
+            if let Some(b) = &prices.linked {
+                <button type="button" onclick={use_linked} data-testid="use-linked-prices">{ format!("Use the link's {} price(s) instead of yours", b.0.len()) }</button>
+            }
+            if prices.undo.is_some() {
+                <button type="button" onclick={undo} data-testid="prices-undo">{ "Undo: back to your price book" }</button>
+            }
+        </div>
+    }
+}
+
 /// The job every design is timed on (step time, MFU, the right-sizer): a preset, or the link's
 /// custom sizes kept as they are (the explorer edits those).
 fn workload_picker(current: &str, dispatch: &Callback<Action>) -> Html {
@@ -144,7 +179,7 @@ fn ComparePage() -> Html {
         let prices = prices.clone();
         Callback::from(move |book: PriceBook| {
             crate::prices::save(&book);
-            prices.set(Prices { book, notes: Vec::new() });
+            prices.set(Prices { book, notes: Vec::new(), linked: prices.linked.clone(), undo: None });
         })
     };
     // The link and the scenario file carry the book.
@@ -215,7 +250,7 @@ fn ComparePage() -> Html {
                     }
                     if step >= 3 {
                         if let Some(bill) = bom_of(&v.cluster, &prices.book) {
-                            { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown }) }
+                            { price_editor(PriceEditorProps { bill, book: prices.book.clone(), on_book, notes: prices.notes.clone(), note: price_note, shown, kept: kept_book(&prices) }) }
                         }
                     }
                     if step >= 4 {

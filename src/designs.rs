@@ -3,17 +3,23 @@
 //! link (`d=` beside `s=`) and in the browser's localStorage, so a reload without a link
 //! still shows the saved designs. The list logic is `fabricscope_design::compare`'s.
 
-use fabricscope_design::compare::{clean_name, decode_designs, encode_designs, pin, Design};
+use fabricscope_design::compare::{add_linked, clean_name, encode_designs, open_designs, pin, Design};
 use fabricscope_model::link::find_param;
 use fabricscope_model::Scenario;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
-/// The pinned designs and the notes of reading them (fields of a link that fell back).
+/// The pinned designs and the notes of reading them (fields of a link that fell back). A
+/// link's designs are shown beside the saved list (`linked`), never over it: the saved list
+/// changes only by the user's own action, each of which can be undone once.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Designs {
     pub list: Vec<Design>,
+    /// The link's designs, where they differ from a saved list (added only when asked).
+    pub linked: Vec<Design>,
+    /// The list before the user's last change, for Undo.
+    pub undo: Option<Vec<Design>>,
     pub notes: Vec<String>,
     /// Compared at the largest design's GPU count (the link's `same=largest`; a link without
     /// it compares each design at its own size).
@@ -29,6 +35,10 @@ pub enum DesignAction {
     Remove(usize),
     /// Compare at the largest design's GPU count, or each at its own.
     SameGpus(bool),
+    /// Add the link's designs to the list.
+    AddLinked,
+    /// Put back the list as it was before the last change.
+    Undo,
 }
 
 impl Reducible for Designs {
@@ -37,6 +47,7 @@ impl Reducible for Designs {
     fn reduce(self: Rc<Self>, action: DesignAction) -> Rc<Self> {
         let mut next = (*self).clone();
         next.notes.clear();
+        next.undo = Some(self.list.clone());
         match action {
             DesignAction::Pin(s) => {
                 if let Err(e) = pin(&mut next.list, *s, None) {
@@ -53,8 +64,20 @@ impl Reducible for Designs {
             DesignAction::Remove(_) => return self,
             DesignAction::SameGpus(on) => {
                 next.same_gpus = on;
+                next.undo = self.undo.clone();
                 return Rc::new(next);
             }
+            DesignAction::AddLinked => {
+                let (list, notes) = add_linked(&next.list, &next.linked);
+                (next.list, next.notes, next.linked) = (list, notes, Vec::new());
+            }
+            DesignAction::Undo => match self.undo.clone() {
+                Some(prev) => {
+                    next.list = prev;
+                    next.undo = None;
+                }
+                None => return self,
+            },
         }
         save(&next.list);
         Rc::new(next)
@@ -92,14 +115,10 @@ pub fn load() -> Designs {
     });
     let from_url = url.as_ref().and_then(|(q, h)| find_param(q, h, "d=").map(str::to_string));
     let same_gpus = url.as_ref().is_some_and(|(q, h)| same_in_url(q, h));
-    let param = from_url.or_else(|| storage("localStorage", "getItem", &[STORAGE_KEY]).and_then(|v| v.as_string()));
-    match param {
-        Some(p) => {
-            let (list, notes) = decode_designs(&p);
-            Designs { list, notes, same_gpus }
-        }
-        None => Designs { same_gpus, ..Designs::default() },
-    }
+    // The saved list is read whatever the link says: a link shows its designs beside it.
+    let saved = storage("localStorage", "getItem", &[STORAGE_KEY]).and_then(|v| v.as_string());
+    let o = open_designs(saved.as_deref(), from_url.as_deref());
+    Designs { list: o.list, linked: o.linked, undo: None, notes: o.notes, same_gpus }
 }
 
 /// Whether a URL's query or fragment asks to compare at the largest design's GPU count.
@@ -135,7 +154,7 @@ mod tests {
         // A link written before the option (no same=) compares each design at its own size.
         assert!(!same_in_url("", &format!("s=v1.e30{off}")));
         assert!(!same_in_url("same=7", ""));
-        let (back, notes) = decode_designs(off.trim_start_matches("&d="));
+        let (back, notes) = fabricscope_design::compare::decode_designs(off.trim_start_matches("&d="));
         assert!(back.len() == 1 && notes.is_empty());
         assert_eq!(link_part(&[], true), "");
     }

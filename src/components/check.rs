@@ -7,7 +7,7 @@ use super::export::{chosen, download_png, download_text, read_text, svg_size};
 use super::ChartSvg;
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::Theme;
-use fabricscope_check::{check, check_csv, CheckReport, Log, Measured, Parser, Source};
+use fabricscope_check::{check, check_csv, next_line, CheckReport, Log, Measured, Parser, Source};
 use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{Cluster, ModelError};
 use std::fmt::Write;
@@ -61,11 +61,10 @@ thread_local! {
 fn read_lines(text: &str, at: &mut usize, parser: &mut Parser, more: &mut dyn FnMut() -> bool) -> bool {
     let mut lines = 0;
     while *at < text.len() {
-        let rest = &text[*at..];
-        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
-        let line = rest[..end].trim_end_matches('\n');
-        parser.line(line.strip_suffix('\r').unwrap_or(line));
-        *at += end;
+        // Lines end in LF, CRLF or a lone CR (the reader's own rule).
+        let (line, used) = next_line(&text[*at..]);
+        parser.line(line);
+        *at += used;
         lines += 1;
         if lines % LINES_PER_LOOK == 0 && !more() {
             break;
@@ -201,7 +200,7 @@ fn read(text: String, note: &UseStateHandle<Option<String>>, on_measured: &Callb
 /// Reads a chosen or dropped file as text, then [`read`].
 fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_measured: Callback<Vec<Measured>>) {
     if file.size() > MAX_LOG_BYTES {
-        note.set(Some("The file is larger than 16 MiB; paste the part with the results.".into()));
+        note.set(Some(format!("Not read: the file is {:.1} MiB, over the 16 MiB a log may have; paste the part with the results.", file.size() / 1024.0 / 1024.0)));
         return;
     }
     let n = note.clone();
@@ -300,14 +299,45 @@ fn body(p: &Props, checked: Option<&Result<CheckReport, ModelError>>) -> Html {
     </> }
 }
 
-/// The text box's content.
-fn pasted() -> String {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("check-log"))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-        .map(|t| t.value())
-        .unwrap_or_default()
+/// Why a text of `units` UTF-16 code units (a JS string's length, known before the text is
+/// copied into the page's memory) is not read, if it is over the log limit.
+fn too_long(units: u32) -> Option<String> {
+    (f64::from(units) > MAX_LOG_BYTES).then(|| {
+        format!(
+            "Not read: the pasted text is {:.1} MiB, over the 16 MiB a log may have. Paste the part with the results (the '#  Rank' header and the rows), or drop the file.",
+            f64::from(units) / 1024.0 / 1024.0
+        )
+    })
+}
+
+/// The length of a JS string value (0 for anything else), without copying it.
+fn js_len(v: &wasm_bindgen::JsValue) -> u32 {
+    v.dyn_ref::<js_sys::JsString>().map_or(0, js_sys::JsString::length)
+}
+
+/// The text box's content, or why it is not read (over the limit: measured before it is
+/// copied out of the box).
+fn pasted() -> Result<String, String> {
+    let Some(t) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("check-log")) else { return Ok(String::new()) };
+    let value = js_sys::Reflect::get(&t, &"value".into()).unwrap_or_default();
+    match too_long(js_len(&value)) {
+        Some(why) => Err(why),
+        None => Ok(value.as_string().unwrap_or_default()),
+    }
+}
+
+/// A paste into the box: one over the limit is refused before the box takes it (a 64 MB
+/// paste put in the box alone is seconds of the main thread), with the limit in the note.
+fn on_paste(e: &Event, note: &UseStateHandle<Option<String>>) {
+    let data = js_sys::Reflect::get(e, &"clipboardData".into()).ok().filter(|d| !d.is_null() && !d.is_undefined());
+    let text = data.and_then(|d| {
+        let get: js_sys::Function = js_sys::Reflect::get(&d, &"getData".into()).ok()?.dyn_into().ok()?;
+        get.call1(&d, &"text".into()).ok()
+    });
+    if let Some(why) = text.as_ref().map(js_len).and_then(too_long) {
+        e.prevent_default();
+        note.set(Some(why));
+    }
 }
 
 pub fn check_panel(p: &Props) -> Html {
@@ -322,7 +352,10 @@ pub fn check_panel(p: &Props) -> Html {
             let done = report.as_deref().and_then(|r| r.as_ref().ok());
             let svg = || done.map(|r| check_chart(r, &Theme::for_dark(dark), if compact { 420 } else { 760 }));
             match act.as_str() {
-                "run" => read(pasted(), &note, &on_measured),
+                "run" => match pasted() {
+                    Ok(text) => read(text, &note, &on_measured),
+                    Err(why) => note.set(Some(why)),
+                },
                 "clear" => {
                     // A reading still in slices (or in the worker) stops too.
                     let gen = READING.with(|g| {
@@ -371,8 +404,12 @@ pub fn check_panel(p: &Props) -> Html {
             }
         })
     };
+    let on_paste = {
+        let note = p.note.clone();
+        Callback::from(move |e: Event| on_paste(&e, &note))
+    };
     html! {
-        <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check" onclick={on_click} onchange={on_file} ondrop={on_drop} ondragover={Callback::from(|e: DragEvent| e.prevent_default())}>
+        <section class="panel export check-panel" aria-labelledby="check-heading" data-testid="check" onclick={on_click} onchange={on_file} ondrop={on_drop} onpaste={on_paste} ondragover={Callback::from(|e: DragEvent| e.prevent_default())}>
             <h2 id="check-heading">{ "Check a real cluster" }</h2>
             <p class="hint">{ "Paste or drop what all_reduce_perf (or any nccl-tests or rccl-tests *_perf) printed. It is read here, in your browser; nothing is sent anywhere. The log names the GPU (NVIDIA or AMD), the layout, the library and the network where it has them; what it does not say comes from the design you pick." }</p>
             <textarea id="check-log" rows="6" spellcheck="false" aria-label="nccl-tests output" data-testid="check-log" placeholder="# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 …" />

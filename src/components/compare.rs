@@ -164,7 +164,9 @@ fn readout(tab: usize, names: &[String], evals: &[Rc<Evaluation>], outs: &[Outco
 /// The chips of the pinned designs, the pin button and any notes: drawn again only when they
 /// change, each name box keyed on its name and given only a default value, so a re-render
 /// while a name is typed never resets the box.
-fn chips(names: &[String], links: &[String], notes: &[String]) -> Html {
+/// `linked`: the link's designs offered beside the saved ones; `undo`: the length of the list
+/// Undo puts back, if any.
+fn chips(names: &[String], links: &[String], notes: &[String], linked: usize, undo: Option<usize>) -> Html {
     let full = names.len() >= MAX_DESIGNS;
     let items = names.iter().enumerate().map(|(i, n)| {
         let l = fabricscope_design::compare::letter(i);
@@ -181,9 +183,17 @@ fn chips(names: &[String], links: &[String], notes: &[String]) -> Html {
     });
     html! { <>
         <ul class="designs">{ for items }</ul>
-        <button type="button" data-act="pin" data-testid="pin" disabled={full}>
-            { if full { "Four designs (remove one to add another)" } else { "Add the design in the controls" } }
-        </button>
+        <div class="export-row">
+            <button type="button" data-act="pin" data-testid="pin" disabled={full}>
+                { if full { "Four designs (remove one to add another)" } else { "Add the design in the controls" } }
+            </button>
+            if linked > 0 {
+                <button type="button" data-act="add-linked" data-testid="add-linked">{ format!("Add the link's {linked} design(s) to yours") }</button>
+            }
+            if let Some(n) = undo {
+                <button type="button" data-act="undo" data-testid="designs-undo">{ format!("Undo: back to the {n} design(s) before") }</button>
+            }
+        </div>
         if !notes.is_empty() {
             <ul class="notes" data-testid="design-notes">{ for notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
         }
@@ -351,9 +361,10 @@ pub fn ComparePanel(p: &Props) -> Html {
             (AttrValue::from(svg), rest)
         }
     });
-    let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone(), list.clone()), |(n, notes, l)| {
+    let kept = (p.designs.linked.len(), p.designs.undo.as_ref().map(Vec::len));
+    let chips = use_memo((list.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), p.designs.notes.clone(), list.clone(), kept), |(n, notes, l, (linked, undo))| {
         let links: Vec<String> = l.iter().map(|d| fabricscope_model::link::encode(&d.scenario)).collect();
-        chips(n, &links, notes)
+        chips(n, &links, notes, *linked, *undo)
     });
     let tabs = use_memo(t, |t| tabs(*t));
     // One listener each for the clicks and changes of the markup above.
@@ -377,6 +388,8 @@ pub fn ComparePanel(p: &Props) -> Html {
             let i = index(&el, "data-i");
             match (el.get_attribute("data-act").as_deref(), i.and_then(|i| d.list.get(i))) {
                 (Some("pin"), _) => d.dispatch(DesignAction::Pin(Box::new(current.clone()))),
+                (Some("add-linked"), _) => d.dispatch(DesignAction::AddLinked),
+                (Some("undo"), _) => d.dispatch(DesignAction::Undo),
                 (Some("load"), Some(x)) => load.emit(x.scenario.clone()),
                 (Some("remove"), Some(_)) => d.dispatch(DesignAction::Remove(i.unwrap_or_default())),
                 _ => {}

@@ -32,6 +32,8 @@ pub struct Props {
     /// show it, so they are not redrawn (nor the focus lost); a book from elsewhere (import,
     /// clear) gets a new number and redraws them.
     pub shown: Rc<std::cell::RefCell<(PriceBook, u32)>>,
+    /// A link's book offered beside the saved one, and Undo (the page's buttons).
+    pub kept: Html,
 }
 
 /// The editable fields: file name, column heading, whether a number.
@@ -148,6 +150,11 @@ thread_local! {
 /// Imports the price-book file chosen in the input of `e`, or says why not.
 fn import(e: &Event, on_book: &Callback<PriceBook>, note: &UseStateHandle<Option<String>>) {
     let Some(file) = chosen(e) else { return };
+    // The size first: a file over the limit is refused before a byte of it is read or parsed.
+    if let Err(e) = fabricscope_design::bom::prices::check_file_size(file.size() as u64) {
+        note.set(Some(format!("Not imported; the price book is unchanged: {}", e.message)));
+        return;
+    }
     let (on_book, n) = (on_book.clone(), note.clone());
     read_text(&file, note.clone(), move |text| match PriceBook::from_file_text(&text) {
         Ok(b) => {
@@ -172,6 +179,7 @@ fn rest(p: &Props, rows: &[Row]) -> Html {
             <button type="button" data-act="clear" data-testid="price-clear" disabled={off}>{ "Clear all prices" }</button>
         </div>
         { for p.notes.iter().chain(p.note.as_ref()).map(|n| html! { <p class="export-note" role="status" data-testid="price-note">{ n }</p> }) }
+        { p.kept.clone() }
     </> }
 }
 

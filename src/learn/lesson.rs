@@ -86,11 +86,39 @@ fn text<'a>(step: &'a Value, k: &str) -> Option<&'a str> {
     step.get(k).and_then(Value::as_str)
 }
 
+/// The inputs of a filled text (the step, which text, the page's cluster) and the text.
+type Filled = ((Value, String, fabricscope_model::Cluster), String);
+
+thread_local! {
+    /// The texts filled last (a step shows two: its scenario and its explanation): a render
+    /// whose inputs are unchanged (every input of the guess slider) fills nothing again.
+    static FILLED: std::cell::RefCell<Vec<Filled>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Texts kept filled (a step's scenario and explanation, and the previous step's).
+const FILLED_KEPT: usize = 4;
+
 /// A step's text with its `{name}` placeholders filled by the model (crates/teach `fill`);
-/// if the model cannot, the text as written and why.
+/// if the model cannot, the text as written and why. Filled once per change of its inputs.
 fn filled(step: &Value, k: &str) -> Option<String> {
     let t = text(step, k)?;
-    Some(fill(t, step, &page_cluster()).unwrap_or_else(|e| format!("{t} (the model cannot fill this text: {})", e.message)))
+    if !t.contains('{') {
+        return Some(t.to_string());
+    }
+    let cluster = page_cluster();
+    let hit = FILLED.with(|c| c.borrow().iter().find(|((s, key, cl), _)| key == k && *cl == cluster && s == step).map(|(_, v)| v.clone()));
+    if let Some(v) = hit {
+        return Some(v);
+    }
+    let v = fill(t, step, &cluster).unwrap_or_else(|e| format!("{} (the model cannot fill this text: {})", fabricscope_model::error::printable(t, 200), e.message));
+    FILLED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= FILLED_KEPT {
+            c.remove(0);
+        }
+        c.push(((step.clone(), k.to_string(), cluster), v.clone()));
+    });
+    Some(v)
 }
 
 /// A step's animation: `{"play": "kvhandoff", "size": "16M"}` on the step's cluster (or the

@@ -41,8 +41,13 @@ fn lesson_in_link() -> Option<String> {
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get("lesson")
 }
 
-/// A lesson carried whole in a link: base64url of its JSON.
+/// A lesson carried whole in a link: base64url of its JSON, its length checked before it is
+/// decoded (base64url takes 4 characters for 3 bytes of the file).
 fn from_link(value: &str) -> Result<LessonFile, String> {
+    let max = (MAX_LESSON_BYTES as usize).div_ceil(3) * 4;
+    if value.len() > max {
+        return Err(format!("it is {} characters, over the {max} a lesson link may carry (a {} KiB lesson file)", value.len(), MAX_LESSON_BYTES as usize / 1024));
+    }
     let bytes = base64url_decode(value).ok_or("not base64url")?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
     check(v)
@@ -106,6 +111,9 @@ pub fn lessons_part(_: &Props) -> Html {
                             .collect::<Vec<_>>()
                     })
                 });
+                if let Some(l) = &list {
+                    progress::set_known(l.iter().map(|(id, _)| id.clone()).collect());
+                }
                 let read = progress::load();
                 match list {
                     Some(l) => {

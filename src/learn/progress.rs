@@ -8,6 +8,20 @@ use serde_json::{Map, Value};
 pub const KEY: &str = "fabricscope-lessons";
 /// A stored step at or past this is not one of ours.
 const MAX_STEP: u64 = 1000;
+/// Largest store read, bytes: a few dozen lessons take about 40 bytes each; a store past this
+/// (100,000 entries cost 0.4-0.6 s at every save) is not parsed, and is reset with a note.
+pub const MAX_STORE_BYTES: usize = 64 * 1024;
+
+thread_local! {
+    /// The lessons the page lists (from lessons/index.json): the store keeps only these and
+    /// the lesson being saved. Empty until the list is read (then nothing is dropped).
+    static KNOWN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Sets the lessons the page knows (the store keeps only their progress).
+pub fn set_known(ids: Vec<String>) {
+    KNOWN.with(|k| *k.borrow_mut() = ids);
+}
 
 /// One lesson's progress.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,6 +48,10 @@ fn good(v: &Value) -> bool {
 
 /// Reads the stored text (`None`: nothing stored).
 pub fn read(raw: Option<&str>) -> Read {
+    if let Some(t) = raw.filter(|t| t.len() > MAX_STORE_BYTES) {
+        let note = format!("Your saved lesson progress ({} bytes) is over the {MAX_STORE_BYTES} bytes it may take; it was not read and was reset.", t.len());
+        return Read { entries: Map::new(), notes: vec![note], rewrite: Some(None) };
+    }
     let parsed: Option<Value> = match raw {
         None => Some(Value::Object(Map::new())),
         Some(t) => serde_json::from_str(t).ok(),
@@ -64,8 +82,12 @@ pub fn of(entries: &Map<String, Value>, id: &str) -> Option<Progress> {
     Some(Progress { step: o.get("step")?.as_u64()? as usize, done: o.get("done").and_then(Value::as_bool).unwrap_or(false) })
 }
 
-/// `entries` with lesson `id` set to `p`, as stored text.
-pub fn with(mut entries: Map<String, Value>, id: &str, p: Progress) -> String {
+/// `entries` with lesson `id` set to `p`, as stored text; only lessons in `known` (and `id`)
+/// are kept when `known` is not empty.
+pub fn with(mut entries: Map<String, Value>, id: &str, p: Progress, known: &[String]) -> String {
+    if !known.is_empty() {
+        entries.retain(|k, _| k == id || known.iter().any(|n| n == k));
+    }
     let mut o = Map::new();
     o.insert("step".into(), Value::from(p.step as u64));
     if p.done {
@@ -101,7 +123,7 @@ pub fn load() -> Read {
 
 /// Saves lesson `id`'s progress (a refused write only loses the saving).
 pub fn save(id: &str, p: Progress) {
-    let text = with(load().entries, id, p);
+    let text = KNOWN.with(|k| with(load().entries, id, p, &k.borrow()));
     crate::designs::storage("localStorage", "setItem", &[KEY, &text]);
 }
 
@@ -126,7 +148,27 @@ mod tests {
         }
         let r = read(None);
         assert!(r.entries.is_empty() && r.notes.is_empty() && r.rewrite.is_none());
-        let text = with(Map::new(), "a", Progress { step: 2, done: false });
+        let text = with(Map::new(), "a", Progress { step: 2, done: false }, &[]);
         assert_eq!(of(&read(Some(&text)).entries, "a"), Some(Progress { step: 2, done: false }));
+    }
+
+    #[test]
+    fn the_store_is_bounded_and_keeps_only_known_lessons() {
+        // Issue 38: 100,000 entries cost 0.4-0.6 s at every save; over the limit, not parsed.
+        let mut big = Map::new();
+        for i in 0..100_000 {
+            big.insert(format!("junk-{i}"), serde_json::json!({"step": 1}));
+        }
+        let text = Value::Object(big.clone()).to_string();
+        let r = read(Some(&text));
+        assert!(r.entries.is_empty() && r.rewrite == Some(None), "{:?}", r.notes);
+        assert!(r.notes[0].contains("over the 65536 bytes"), "{:?}", r.notes);
+        // A save keeps the known lessons and the one saved, nothing else.
+        big.insert("ring-scaling".into(), serde_json::json!({"step": 3}));
+        let known = vec!["ring-scaling".to_string(), "nvlink-vs-ib".to_string()];
+        let saved = with(big, "my-imported", Progress { step: 1, done: false }, &known);
+        let back = read(Some(&saved)).entries;
+        assert_eq!(back.keys().cloned().collect::<Vec<_>>(), ["my-imported", "ring-scaling"]);
+        assert_eq!(of(&back, "ring-scaling"), Some(Progress { step: 3, done: false }));
     }
 }

@@ -16,6 +16,13 @@ const MAX_UNREAD_LISTED: usize = 200;
 const MAX_ROWS: usize = 20_000;
 /// Hosts kept per run (a 100,000-GPU run has 12,500 hosts of 8).
 const MAX_HOSTS: usize = 100_000;
+/// Ranks whose `#  Rank` lines are told apart (a set of one bit each, 128 KiB at most): a rank
+/// printed twice (a header repeated by a launcher or a `tee`) counts once. Ranks above it are
+/// counted by their lines, as before.
+const MAX_DISTINCT_RANKS: u64 = 1 << 20;
+/// NUL characters among the first lines read from which a log is taken for UTF-16 text read
+/// as bytes (every other byte of ASCII in UTF-16 is 0).
+const UTF16_NULS: usize = 16;
 /// Characters of a line searched for a `host: ` launcher prefix: searching further on every
 /// prefix of a line of many prefixes would make reading quadratic.
 const PREFIX_HEAD_CHARS: usize = 64;
@@ -278,6 +285,11 @@ pub struct Parser {
     headers: usize,
     rows: usize,
     n: usize,
+    /// The current run's ranks seen (one bit each, up to [`MAX_DISTINCT_RANKS`]); cleared at
+    /// each new run, so a log of many runs keeps one set, not one per run.
+    seen_ranks: Vec<u64>,
+    /// NUL characters seen (UTF-16 text read as bytes holds one per ASCII character).
+    nuls: usize,
 }
 
 impl Parser {
@@ -291,16 +303,44 @@ impl Parser {
         self.cur.get_or_insert_with(|| Run { named_op: op.take(), ..Run::default() })
     }
 
+    /// Ends the current run. Only a run with result rows is kept: a header with no rows is
+    /// nothing to judge, and a log of a million such headers must not keep a million runs (the
+    /// memory kept is in the result rows, at most [`MAX_ROWS`], not in the lines).
     fn finish_run(&mut self) {
-        if let Some(r) = self.cur.take().filter(|r| !r.rows.is_empty() || r.ranks > 0) {
+        if let Some(r) = self.cur.take().filter(|r| !r.rows.is_empty()) {
             self.log.runs.push(r);
         }
+        self.seen_ranks.clear();
+    }
+
+    /// Runs kept so far, with the one being read (each has at least one result row but the
+    /// current one): what the reader holds, for tests of its memory.
+    pub fn runs_kept(&self) -> usize {
+        self.log.runs.len() + usize::from(self.cur.is_some())
+    }
+
+    /// Whether `rank` was seen in the current run (and marks it seen). Ranks beyond
+    /// [`MAX_DISTINCT_RANKS`] are never taken for repeats.
+    fn repeated_rank(&mut self, rank: u64) -> bool {
+        if rank >= MAX_DISTINCT_RANKS {
+            return false;
+        }
+        let (word, bit) = ((rank / 64) as usize, rank % 64);
+        if self.seen_ranks.len() <= word {
+            self.seen_ranks.resize(word + 1, 0);
+        }
+        let seen = self.seen_ranks[word] & (1 << bit) != 0;
+        self.seen_ranks[word] |= 1 << bit;
+        seen
     }
 
     /// Reads the next line.
     pub fn line(&mut self, raw: &str) {
         self.n += 1;
         let n = self.n;
+        if self.rows == 0 && self.nuls < UTF16_NULS {
+            self.nuls += raw.bytes().filter(|b| *b == 0).count();
+        }
         let s = strip_prefix(raw).trim_end();
         if s.trim().is_empty() {
             return;
@@ -374,6 +414,10 @@ impl Parser {
             let want_name = self.cur.as_ref().is_none_or(|r| r.gpu_name.is_none());
             match rank_line(h, want_name) {
                 Some(l) => {
+                    // The same rank printed again (a repeated header) is the same GPU.
+                    if l.rank.is_some_and(|r| self.repeated_rank(r)) {
+                        return;
+                    }
                     let run = self.run();
                     run.ranks = run.ranks.saturating_add(1);
                     if l.rank.is_some() && l.rank >= run.max_rank {
@@ -410,6 +454,8 @@ impl Parser {
                 format!("none of its {} result row(s) is a measurement (first: line {}: {})", log.rejected_count, log.rejected[0].line, log.rejected[0].text)
             } else if self.headers > 0 {
                 "it has nccl-tests headers but no result rows (did the run fail or stop early?)".into()
+            } else if self.nuls >= UTF16_NULS {
+                "the text is full of NUL characters, as UTF-16 text read as bytes is; save the log as UTF-8 (or pass the file to `fabricscope check`, which reads UTF-16)".into()
             } else {
                 "no '# nThread' header and no result rows were found".into()
             };
@@ -423,13 +469,59 @@ impl Parser {
     }
 }
 
-/// Reads a log. `Err` (field `log`) when the text holds no nccl-tests result at all.
+/// Reads a log. `Err` (field `log`) when the text holds no nccl-tests result at all. Lines end
+/// in LF, CRLF or a lone CR (old Mac files, some Windows tools): see [`next_line`].
 pub fn parse(text: &str) -> Result<Log> {
     let mut p = Parser::default();
-    for raw in text.lines() {
-        p.line(raw);
+    let mut at = 0;
+    while at < text.len() {
+        let (line, used) = next_line(&text[at..]);
+        p.line(line);
+        at += used;
     }
     p.finish()
+}
+
+/// The first line of `rest` without its end, and the bytes it takes with its end: a line ends
+/// at LF, CRLF or a lone CR. The page reads its slices with it too.
+pub fn next_line(rest: &str) -> (&str, usize) {
+    match rest.bytes().position(|b| b == b'\n' || b == b'\r') {
+        None => (rest, rest.len()),
+        Some(i) if rest.as_bytes()[i] == b'\r' && rest.as_bytes().get(i + 1) == Some(&b'\n') => (&rest[..i], i + 2),
+        Some(i) => (&rest[..i], i + 1),
+    }
+}
+
+/// A log file's bytes as text: UTF-8 (a byte-order mark dropped, stray bytes replaced), or
+/// UTF-16 where it starts with its byte-order mark (Windows tools, PowerShell's `>`), or where
+/// most of its first bytes alternate with NUL (UTF-16 without a mark). Never copies valid UTF-8.
+pub fn decode(bytes: Vec<u8>) -> String {
+    let utf16 = |b: &[u8], le: bool| -> String {
+        let units = b.chunks_exact(2).map(|c| if le { u16::from_le_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], c[1]]) });
+        char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+    };
+    match bytes.as_slice() {
+        [0xFF, 0xFE, rest @ ..] => return utf16(rest, true),
+        [0xFE, 0xFF, rest @ ..] => return utf16(rest, false),
+        [0xEF, 0xBB, 0xBF, ..] => return decode(bytes[3..].to_vec()),
+        _ => {}
+    }
+    // No mark: UTF-16 of ASCII text has a NUL in every other byte.
+    let head = &bytes[..bytes.len().min(4096) & !1];
+    let nul_at = |odd: usize| head.iter().skip(odd).step_by(2).filter(|b| **b == 0).count();
+    let pairs = head.len() / 2;
+    if pairs >= 8 {
+        if nul_at(1) * 10 >= pairs * 9 {
+            return utf16(&bytes, true);
+        }
+        if nul_at(0) * 10 >= pairs * 9 {
+            return utf16(&bytes, false);
+        }
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 fn note_unread(log: &mut Log, line: usize, raw: &str) {
@@ -587,5 +679,74 @@ something odd
         assert_eq!(strip_prefix("[abc] 8"), "[abc] 8");
         let far = format!("{}: x", "a".repeat(PREFIX_HEAD_CHARS + 5));
         assert_eq!(strip_prefix(&far), far);
+    }
+
+    const RUN: &str = "# nThread 1 nGpus 1\n#  Rank  0 Group 0 Pid 1 on a device 0 [0] X\n#  Rank  1 Group 0 Pid 2 on b device 0 [0] X\n8 2 float sum -1 10.0 0.00 0.00 0\n16 4 float sum -1 10.0 0.00 0.00 0\n";
+
+    #[test]
+    fn headers_without_rows_keep_nothing() {
+        // Issue 38: a million headers (each with a rank line) and no rows kept a million runs.
+        let mut p = Parser::default();
+        for _ in 0..200_000 {
+            p.line("# nThread 1 nGpus 1");
+            p.line("#  Rank  0 Group 0 Pid 1 on a device 0 [0] X");
+        }
+        assert!(p.runs_kept() <= 1, "{} runs kept", p.runs_kept());
+        for l in RUN.lines() {
+            p.line(l);
+        }
+        assert_eq!(p.runs_kept(), 1);
+        let log = p.finish().unwrap();
+        assert_eq!(log.runs.len(), 1);
+        assert_eq!(log.runs[0].rank_count(), Some((2, false)));
+    }
+
+    #[test]
+    fn a_rank_printed_twice_counts_once() {
+        // The header's rank lines printed twice (a launcher echoing both streams, a `tee`).
+        let twice = "# nThread 1 nGpus 1\n#  Rank  0 Group 0 Pid 1 on a device 0 [0] X\n#  Rank  1 Group 0 Pid 2 on b device 0 [0] X\n#  Rank  0 Group 0 Pid 1 on a device 0 [0] X\n#  Rank  1 Group 0 Pid 2 on b device 0 [0] X\n8 2 float sum -1 10.0 0.00 0.00 0\n";
+        let r = &parse(twice).unwrap().runs[0];
+        assert_eq!(r.ranks, 2);
+        assert_eq!(r.rank_count(), Some((2, false)));
+        assert_eq!(r.hosts, vec![("a".to_string(), 1), ("b".to_string(), 1)]);
+        assert_eq!(r.layout(), Some((2, 1)));
+        // A second run starts its own set: the same ranks count again there.
+        let log = parse(&format!("{RUN}{RUN}")).unwrap();
+        assert_eq!(log.runs.iter().map(|r| r.ranks).collect::<Vec<_>>(), vec![2, 2]);
+    }
+
+    #[test]
+    fn cr_only_and_crlf_lines_are_lines() {
+        let lf = parse(RUN).unwrap();
+        for text in [RUN.replace('\n', "\r"), RUN.replace('\n', "\r\n")] {
+            let log = parse(&text).unwrap();
+            assert_eq!(log.runs, lf.runs, "{text:?}");
+            assert_eq!(log.unread_count, 0);
+        }
+        assert_eq!(next_line("a\r\nb"), ("a", 3));
+        assert_eq!(next_line("a\rb"), ("a", 2));
+        assert_eq!(next_line("a"), ("a", 1));
+    }
+
+    #[test]
+    fn utf16_logs_are_decoded_or_named() {
+        let utf16 = |le: bool, bom: bool| -> Vec<u8> {
+            let mut b = if bom { if le { vec![0xFF, 0xFE] } else { vec![0xFE, 0xFF] } } else { Vec::new() };
+            for u in RUN.encode_utf16() {
+                b.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+            }
+            b
+        };
+        let want = parse(RUN).unwrap().runs;
+        for (le, bom) in [(true, true), (false, true), (true, false), (false, false)] {
+            let text = decode(utf16(le, bom));
+            assert_eq!(parse(&text).unwrap().runs, want, "le {le} bom {bom}");
+        }
+        assert_eq!(decode(b"\xEF\xBB\xBFplain".to_vec()), "plain");
+        assert_eq!(decode(b"caf\xE9".to_vec()), "caf\u{FFFD}");
+        // Read as bytes (a page's paste of UTF-16): named, not just "not nccl-tests output".
+        let as_bytes: String = utf16(true, false).iter().map(|b| char::from(*b)).collect();
+        let e = parse(&as_bytes).unwrap_err();
+        assert!(e.message.contains("UTF-16"), "{}", e.message);
     }
 }

@@ -5,7 +5,7 @@ use crate::cluster_args::ClusterArgs;
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
-use fabricscope_design::bom::{bom, Bom, Group, PriceBook, TierBom};
+use fabricscope_design::bom::{bom, prices, Bom, Group, PriceBook, TierBom};
 use fabricscope_design::bom::bom_csv;
 use fabricscope_model::figures::usd;
 use serde::Serialize;
@@ -69,14 +69,24 @@ struct BomJson<'a> {
     items: Vec<ItemJson<'a>>,
 }
 
-/// Reads a price book file: a JSON array of prices, or an object with a `prices` array.
+/// Reads a price book file: a JSON array of prices, or an object with a `prices` array. A
+/// file over [`prices::MAX_FILE_BYTES`] is refused as too large, by its size before reading
+/// and by what was read where the size is not known (a pipe): never parsed cut short.
 pub fn read_prices(path: &str) -> Result<PriceBook, CliError> {
     let flag = "--prices";
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
-        .map_err(|e| CliError::new(flag, format!("cannot read {}: {e}", fabricscope_model::error::printable(path, 80))))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| CliError::new(flag, format!("not valid JSON: {e}")))?;
+    let shown = fabricscope_model::error::printable(path, 80);
+    let cannot = |e: std::io::Error| CliError::new(flag, format!("cannot read {shown}: {e}"));
+    let too_large = |e: fabricscope_model::ModelError| CliError::new(flag, format!("{shown}: {}", e.message));
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    if let Ok(m) = file.metadata() {
+        prices::check_file_size(m.len()).map_err(too_large)?;
+    }
+    let mut bytes = Vec::new();
+    file.take(prices::MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    prices::check_file_size(bytes.len() as u64).map_err(too_large)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| CliError::new(flag, format!("{shown} is not UTF-8 text ({e})")))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| CliError::new(flag, format!("not valid JSON: {e}")))?;
     let list = match value.get("prices") {
         Some(p) => p.clone(),
         None => value,

@@ -104,14 +104,18 @@ fn read_log(path: &PathBuf) -> Result<String, CliError> {
     let res = if shown == "-" {
         std::io::stdin().take(MAX_LOG_BYTES + 1).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(path).and_then(|f| f.take(MAX_LOG_BYTES + 1).read_to_end(&mut bytes))
+        // A file's size is known before it is read: one over the limit is refused unread.
+        std::fs::File::open(path).and_then(|f| match f.metadata() {
+            Ok(m) if m.len() > MAX_LOG_BYTES => Ok(m.len() as usize),
+            _ => f.take(MAX_LOG_BYTES + 1).read_to_end(&mut bytes),
+        })
     };
-    res.map_err(|e| err(format!("cannot read {}: {e}", fabricscope_model::error::printable(&shown, 160))))?;
-    if bytes.len() as u64 > MAX_LOG_BYTES {
-        return Err(err(format!("the log is larger than {} MiB; pass the part with the results", MAX_LOG_BYTES >> 20)));
+    let n = res.map_err(|e| err(format!("cannot read {}: {e}", fabricscope_model::error::printable(&shown, 160))))?;
+    if n as u64 > MAX_LOG_BYTES {
+        return Err(err(format!("the log is too large: over the {} MiB a log may have; pass the part with the results", MAX_LOG_BYTES >> 20)));
     }
-    // Logs from other tools may carry stray bytes: read what is text.
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    // UTF-8 (stray bytes from other tools replaced) or UTF-16; valid UTF-8 is not copied.
+    Ok(fabricscope_check::decode(bytes))
 }
 
 pub fn run(a: &CheckArgs) -> Result<String, CliError> {
@@ -157,12 +161,12 @@ pub fn run(a: &CheckArgs) -> Result<String, CliError> {
     Ok(visible(&text_report(&r, &log, &skipped)))
 }
 
-/// The text with every control character but the line break escaped (`\u{1b}`): strings from
-/// the log (host and GPU names, unread lines) never reach the terminal raw.
+/// The text with every control and bidi character but the line break escaped (`\u{1b}`):
+/// strings from the log (host and GPU names, unread lines) never reach the terminal raw.
 fn visible(text: &str) -> String {
     text.chars()
         .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
-            if c.is_control() && c != '\n' {
+            if fabricscope_model::error::is_unsafe_char(c) && c != '\n' {
                 Box::new(c.escape_unicode())
             } else {
                 Box::new(std::iter::once(c))

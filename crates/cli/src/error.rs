@@ -72,6 +72,12 @@ fn print_line(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{}", printable(line, MAX_LINE_CHARS));
 }
 
+/// A note on stderr (`note: ...`), escaped and bounded as error lines are: what the command did
+/// in the user's place (a replaced pinned size), beside an answer on stdout.
+pub fn note(line: &str) {
+    print_line(&format!("note: {}", one_line(line)));
+}
+
 /// Handles a clap parse failure: help and version go to stdout with exit code 0; every real
 /// error becomes one line on stderr with exit code 2.
 /// `subcommands` lists the valid subcommand names for the messages that need them.

@@ -5,7 +5,7 @@
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
-use fabricscope_model::training::explore::{explore, TrainingView, CUSTOM_FIELDS};
+use fabricscope_model::training::explore::{explore, pinned_replaced, workload, TrainingView, CUSTOM_FIELDS};
 use fabricscope_model::scenario::scenario_path;
 use fabricscope_model::{evaluate, link, ModelError, Report, Scenario};
 use serde::Serialize;
@@ -27,6 +27,8 @@ struct Full<'a> {
     #[serde(flatten)]
     report: &'a Report,
     training: &'a TrainingView,
+    /// Pinned sizes the job cannot run and what ran instead (also on stderr); empty when none.
+    pinned_replaced: Vec<String>,
 }
 
 pub fn run(a: &EvalArgs) -> Result<String, CliError> {
@@ -35,7 +37,13 @@ pub fn run(a: &EvalArgs) -> Result<String, CliError> {
         return Ok(fabricscope_model::export::curves_csv(&report));
     }
     let training = read_training(&a.scenario, &s)?;
-    output::json(&Full { report: &report, training: &training })
+    let w = workload(&s.training.workload).map_err(|e| model_error(&a.scenario, &e))?;
+    let pinned_replaced = pinned_replaced(&s.training, s.cluster.total_gpus(), &w);
+    // Said, not silent: a pinned layout the job cannot run is replaced as the page does.
+    for line in &pinned_replaced {
+        crate::error::note(line);
+    }
+    output::json(&Full { report: &report, training: &training, pinned_replaced })
 }
 
 /// The training view of a scenario (search, MFU grid, rules); errors name the file and the

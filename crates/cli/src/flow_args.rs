@@ -64,12 +64,14 @@ fn fraction_parser() -> FlagParser<f64> {
         ids: None,
     }
 }
-/// A factor above 0 and at most 1 (`--degraded-factor`, `--slow-factor`).
+/// A factor from [`MIN_FACTOR`] to 1 (`--degraded-factor`, `--slow-factor`): smaller ones would
+/// make the times printed infinite.
 pub fn factor_parser() -> FlagParser<f64> {
+    use fabricscope_flow::failures::MIN_FACTOR;
     FlagParser {
         parse: |s| match s.trim().parse::<f64>() {
-            Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
-            _ => Err(format!("'{}' is not a factor: use a number above 0 and at most 1 (1 = full speed)", fabricscope_model::error::printable(s, 40))),
+            Ok(v) if (MIN_FACTOR..=1.0).contains(&v) => Ok(v),
+            _ => Err(format!("'{}' is not a factor: use a number from {MIN_FACTOR} to 1 (1 = full speed)", fabricscope_model::error::printable(s, 40))),
         },
         ids: None,
     }
@@ -111,7 +113,7 @@ pub struct FlowArgs {
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(DOWN), default_value = "0")]
     pub degraded_links: u32,
 
-    /// Capacity a degraded link keeps, above 0 and at most 1 [default: 0.5]
+    /// Capacity a degraded link keeps, from 0.001 to 1 [default: 0.5]
     #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = factor_parser())]
     pub degraded_factor: Option<f64>,
 

@@ -53,8 +53,16 @@ pub fn run(a: &RightsizeArgs) -> Result<String, CliError> {
             (a.cluster.cluster(), a.model.clone(), Constraints::default(), book)
         }
     };
-    let w = workload(&job).map_err(|e| CliError::new("--model", e.message))?;
-    let r = rightsize_with(&cluster, w, fixed, book, RightSizeOptions { any_nic: a.any_nic })?;
+    // A field read from the scenario file is named as the file's field, not as a flag nobody gave.
+    let blame = |e: fabricscope_model::ModelError| match &a.scenario {
+        Some(path) => model_error(path, &e),
+        None => CliError::from(e),
+    };
+    let w = workload(&job).map_err(|e| match &a.scenario {
+        Some(path) => model_error(path, &e),
+        None => CliError::new("--model", e.message),
+    })?;
+    let r = rightsize_with(&cluster, w, fixed, book, RightSizeOptions { any_nic: a.any_nic }).map_err(blame)?;
     if a.json {
         return output::json(&r);
     }

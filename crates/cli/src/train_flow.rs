@@ -27,7 +27,7 @@ pub struct StragglerArgs {
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = count_parser(SLOW_GPUS), default_value = "0")]
     pub slow_gpus: u32,
 
-    /// Speed a slow GPU keeps, above 0 and at most 1 [default: 0.8]
+    /// Speed a slow GPU keeps, from 0.001 to 1 [default: 0.8]
     #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = factor_parser())]
     pub slow_factor: Option<f64>,
 }

@@ -139,7 +139,7 @@ fn bad_input_is_one_line_naming_the_flag_and_what_is_allowed() {
     fails(&["congestion", "--nodes", "4096", "--routing", "ecmp", "--seeds", "4096"], &["--seeds", "use at most"]);
     // An all-to-all over 1,024 GPUs under ECMP hashes 1 M connections a seed: 96 seeds at most.
     fails(&["congestion", "--nodes", "128", "--traffic", "alltoall", "--routing", "ecmp", "--seeds", "128"], &["--seeds", "use at most 96 seeds"]);
-    fails(&["congestion", "--degraded-links", "1", "--degraded-factor", "0"], &["--degraded-factor", "above 0 and at most 1"]);
+    fails(&["congestion", "--degraded-links", "1", "--degraded-factor", "0"], &["--degraded-factor", "from 0.001 to 1"]);
     fails(&with(&SMALL, &["--links-down", "1", "--degraded-links", "2"]), &["--degraded-links", "use 0 to 1"]);
 }
 

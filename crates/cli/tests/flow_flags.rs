@@ -95,10 +95,14 @@ fn bad_flow_flags_name_the_flag_and_the_allowed_values() {
     fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--routing", "ospf"], &["--routing", "ecmp, adaptive, spray"]);
     fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--placement", "random"], &["--placement", "contiguous, scattered"]);
     fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--seeds", "0"], &["--seeds", "between 1 and 4096"]);
-    fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--degraded-factor", "1.5"], &["--degraded-factor", "above 0 and at most 1"]);
+    fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--degraded-factor", "1.5"], &["--degraded-factor", "from 0.001 to 1"]);
     fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--nodes", "16", "--group-ranks", "16", "--routing", "ecmp"], &["--routing", "whole cluster"]);
     fails(&["train", "--model", "gpt-1.7b", "--routing", "bgp"], &["--routing", "ecmp, adaptive, spray"]);
-    fails(&["train", "--model", "gpt-1.7b", "--slow-factor", "0"], &["--slow-factor", "above 0 and at most 1"]);
+    fails(&["train", "--model", "gpt-1.7b", "--slow-factor", "0"], &["--slow-factor", "from 0.001 to 1"]);
+    // Issue 38: the smallest subnormal divides a time into inf; refused, not printed as inf/NaN.
+    fails(&["train", "--model", "gpt-1.7b", "--slow-gpus", "1", "--slow-factor", "5e-324"], &["--slow-factor", "from 0.001 to 1"]);
+    fails(&["train", "--model", "gpt-1.7b", "--slow-gpus", "1", "--slow-factor", "0.0009"], &["--slow-factor", "from 0.001 to 1"]);
+    fails(&["collective", "--op", "all_reduce", "--bytes", "1G", "--degraded-links", "1", "--degraded-factor", "5e-324"], &["--degraded-factor", "from 0.001 to 1"]);
     fails(&["train", "--model", "gpt-1.7b", "--slow-gpus", "-1"], &["--slow-gpus", "whole number"]);
     fails(&["train", "--model", "gpt-1.7b", "--nodes", "16", "--nics-down", "8"], &["--nics-down", "use 0 to 7"]);
 }

@@ -53,9 +53,10 @@ pub fn pin(list: &mut Vec<Design>, scenario: Scenario, name: Option<&str>) -> Re
     Ok(())
 }
 
-/// A name as kept: trimmed, control characters dropped, at most [`MAX_NAME_CHARS`].
+/// A name as kept: trimmed, control and bidi characters dropped
+/// ([`crate::error::is_unsafe_char`]), at most [`MAX_NAME_CHARS`].
 pub fn clean_name(s: &str) -> String {
-    s.trim().chars().filter(|c| !c.is_control()).take(MAX_NAME_CHARS).collect()
+    s.trim().chars().filter(|c| !crate::error::is_unsafe_char(*c)).take(MAX_NAME_CHARS).collect()
 }
 
 /// Short GPU name for a design name: "H100", "H100 PCIe", "GB200".
@@ -360,10 +361,106 @@ pub fn decode_designs(param: &str) -> (Vec<Design>, Vec<String>) {
     (list, notes)
 }
 
+/// What compare.html shows when it opens: the user's saved list and, beside it, a link's
+/// designs. A link never replaces what is saved: the saved list changes only by the user's own
+/// action ([`add_linked`], a pin, a rename, a removal, an undo).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Opened {
+    /// The list the page shows and edits (the saved one; the link's when nothing is saved).
+    pub list: Vec<Design>,
+    /// The link's designs shown beside a saved list they differ from (empty otherwise).
+    pub linked: Vec<Design>,
+    /// What was not read or not used, naming the damaged part and what was kept.
+    pub notes: Vec<String>,
+}
+
+/// The list to show from the saved designs (`saved`, this browser's copy) and a link's `d=`
+/// (`linked`), by the rule of [`Opened`]: a damaged or empty `d=` is named in a note and the
+/// saved list is shown as it is; a valid one that differs is offered beside it.
+pub fn open_designs(saved: Option<&str>, linked: Option<&str>) -> Opened {
+    let (list, mut notes) = match saved {
+        Some(p) => {
+            let (l, n) = decode_designs(p);
+            (l, n.into_iter().map(|n| format!("Your saved designs: {n}")).collect())
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    let Some(param) = linked else { return Opened { list, linked: Vec::new(), notes } };
+    let (from_link, link_notes) = decode_designs(param);
+    notes.extend(link_notes.into_iter().map(|n| format!("The link's {n}")));
+    if list.is_empty() {
+        return Opened { list: from_link, linked: Vec::new(), notes };
+    }
+    let kept = format!("your {} saved design(s) are shown as they were", list.len());
+    if from_link.is_empty() {
+        notes.push(format!("The link's list of designs (d=) is empty or unreadable; {kept}."));
+        return Opened { list, linked: Vec::new(), notes };
+    }
+    if from_link == list {
+        return Opened { list, linked: Vec::new(), notes };
+    }
+    let names: Vec<String> = from_link.iter().map(|d| d.name.clone()).collect();
+    notes.push(format!("The link carries {} design(s) ({}); {kept}: add the link's to yours, or leave them.", from_link.len(), names.join(", ")));
+    Opened { list, linked: from_link, notes }
+}
+
+/// `list` with the link's designs not already in it (same scenario) added after it, up to
+/// [`MAX_DESIGNS`], and a note naming those that did not fit.
+pub fn add_linked(list: &[Design], linked: &[Design]) -> (Vec<Design>, Vec<String>) {
+    let mut out = list.to_vec();
+    let mut left = Vec::new();
+    for d in linked.iter().filter(|d| !list.iter().any(|s| s.scenario == d.scenario)) {
+        if out.len() < MAX_DESIGNS {
+            out.push(d.clone());
+        } else {
+            left.push(d.name.clone());
+        }
+    }
+    let notes = if left.is_empty() { Vec::new() } else { vec![format!("Not added, a comparison holds at most {MAX_DESIGNS} designs: {}; remove one first.", left.join(", "))] };
+    (out, notes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::presets::cluster_preset;
+
+    #[test]
+    fn a_link_shows_its_designs_beside_the_saved_ones_never_over_them() {
+        let two = vec![
+            Design { name: "Ours".into(), scenario: sc(Cluster { nodes: 24, ..Cluster::default() }) },
+            Design { name: "Theirs".into(), scenario: sc(Cluster { nodes: 24, nic: NicKind::Roce400, ..Cluster::default() }) },
+        ];
+        let saved = encode_designs(&two);
+        let other = encode_designs(&[Design { name: "Colleague".into(), scenario: sc(Cluster { nodes: 128, ..Cluster::default() }) }]);
+        let damaged = format!("{}x!", &saved[..saved.len() / 2]);
+        // Damaged, not a designs link, an empty list: the saved list as it was, the link named.
+        for bad in [damaged.as_str(), "hello", &encode_designs(&[]), ""] {
+            let o = open_designs(Some(&saved), Some(bad));
+            assert_eq!(o.list, two, "{bad}");
+            assert!(o.linked.is_empty());
+            assert!(o.notes.iter().any(|n| n.contains("link") && n.contains("2 saved design(s) are shown as they were")), "{bad}: {:?}", o.notes);
+        }
+        // A valid, different list: beside the saved one, which stays.
+        let o = open_designs(Some(&saved), Some(&other));
+        assert_eq!(o.list, two);
+        assert_eq!(o.linked.len(), 1);
+        assert!(o.notes[0].contains("Colleague"), "{:?}", o.notes);
+        // Added by the user: after the saved ones; twice adds nothing more.
+        let (added, notes) = add_linked(&o.list, &o.linked);
+        assert_eq!(added.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["Ours", "Theirs", "Colleague"]);
+        assert!(notes.is_empty());
+        assert_eq!(add_linked(&added, &o.linked).0, added);
+        // The same list as saved: nothing to offer. Nothing saved: the link's list is shown.
+        assert_eq!(open_designs(Some(&saved), Some(&saved)), Opened { list: two.clone(), ..Opened::default() });
+        assert_eq!(open_designs(None, Some(&other)).list.len(), 1);
+        assert_eq!(open_designs(Some(&saved), None).list, two);
+        // Full: what does not fit is named.
+        let four: Vec<Design> = (0..4).map(|i| Design { name: format!("D{i}"), scenario: sc(Cluster { nodes: 2 + i, ..Cluster::default() }) }).collect();
+        let (same, notes) = add_linked(&four, &o.linked);
+        assert_eq!(same, four);
+        assert!(notes[0].contains("Colleague") && notes[0].contains("at most 4"), "{notes:?}");
+    }
 
     fn sc(c: Cluster) -> Scenario {
         Scenario::new(c)

@@ -6,6 +6,11 @@ use crate::traffic::Demand;
 use fabricscope_model::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};
 
+/// The smallest speed or capacity factor taken (dimensionless): a link or GPU at 0.1% of its
+/// rate. Below it a time divided by the factor leaves f64's range (5e-324 gives inf), and no
+/// throttled GPU or degraded link runs that slowly and stays in the job.
+pub const MIN_FACTOR: f64 = 1e-3;
+
 /// What is broken, and where.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failures {
@@ -18,7 +23,7 @@ pub struct Failures {
     /// Leaf-to-spine links running below their rate (both directions), on the leaf of the
     /// job's first NIC, after the links down: a port negotiated down, a dirty optic.
     pub degraded_links: u32,
-    /// The capacity a degraded link keeps (dimensionless, above 0 and at most 1).
+    /// The capacity a degraded link keeps (dimensionless, from `MIN_FACTOR` to 1).
     pub degraded_factor: f64,
 }
 
@@ -61,8 +66,11 @@ impl Failures {
                 format!("the job's first leaf has {up} uplinks; with {} down it is cut off: use 0 to {}", self.links_down, up - 1),
             ));
         }
-        if !(self.degraded_factor > 0.0 && self.degraded_factor <= 1.0) {
-            return Err(ModelError::new("degraded_factor", format!("a degraded link keeps a share of its capacity above 0 and at most 1; got {}", self.degraded_factor)));
+        if !(self.degraded_factor >= MIN_FACTOR && self.degraded_factor <= 1.0) {
+            return Err(ModelError::new(
+                "degraded_factor",
+                format!("a degraded link keeps a share of its capacity from {MIN_FACTOR} to 1; got {}", self.degraded_factor),
+            ));
         }
         if self.degraded_links > 0 && self.links_down + self.degraded_links > up {
             return Err(ModelError::new(

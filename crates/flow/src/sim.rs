@@ -180,6 +180,25 @@ pub fn seed_work(spec: &ClosSpec, o: &Options) -> u64 {
     jobs * if o.routing == Routing::Ecmp { conns } else { demands }
 }
 
+/// The equal-cost paths one split (adaptive, spray) demand is spread over, in paths' worth of
+/// links: the links of the even split between the leaves of the job's first and last nodes
+/// (the farthest pair a contiguous job has) over the links of one path between them; at
+/// least 1. A two-tier tree with 32 uplinks a leaf gives 32; a three-tier one hundreds.
+pub fn split_paths(fab: &Fabric, nodes: &[u32]) -> u64 {
+    let nics = fab.spec.nics_per_node.max(1) as usize;
+    let leaf = |node: Option<&u32>| node.and_then(|n| fab.nic_leaf.get(*n as usize * nics)).copied();
+    let (Some(a), Some(b)) = (leaf(nodes.first()), leaf(nodes.last())) else { return 1 };
+    if a == b {
+        return 1;
+    }
+    let mut r = Router::new(fab);
+    let (mut split, mut path) = (Vec::new(), Vec::new());
+    if !r.split(a, b, &mut split) || !r.ecmp_links(a, b, 0, 0, &mut path) || path.is_empty() {
+        return 1;
+    }
+    (split.len() as u64).div_ceil(path.len() as u64).max(1)
+}
+
 /// Binomial weight of `a` of `k` neighbours active at probability `p`.
 fn binom(k: u32, a: u32, p: f64) -> f64 {
     let mut c = 1.0;
@@ -226,9 +245,22 @@ pub(crate) fn run_with(healthy: &Fabric, o: &Options, per_demand: bool) -> Resul
     let deterministic = o.routing != Routing::Ecmp && o.traffic != Traffic::RandomPermutation;
     let runs = if deterministic { 1 } else { o.seeds };
     let cases = o.other_jobs as usize + 1;
-    // Paths per solve: one per connection under ECMP, one per demand when split.
-    let per_solve = if o.routing == Routing::Ecmp { per_job_conns * jobs as u64 } else { per_demands };
-    if per_solve * runs as u64 * cases as u64 > MAX_WORK {
+    // Paths per solve: one per connection under ECMP; a split demand is spread over every
+    // equal-cost path between its leaves, so it costs that many paths' worth of links
+    // ([`split_paths`]): one work estimate, in routed paths, whatever the routing.
+    let per_solve = if o.routing == Routing::Ecmp { per_job_conns * jobs as u64 } else { per_demands.saturating_mul(split_paths(&fab, job_nodes[0])) };
+    if o.routing != Routing::Ecmp && per_solve.saturating_mul(cases as u64) > MAX_WORK {
+        return Err(ModelError::new(
+            "nodes",
+            format!(
+                "{} over {per_job} nodes under {} routing splits {per_demands} NIC-to-NIC flows over up to {} equal-cost paths each, {per_solve} routed paths per solve x {cases} sharing case(s), more than the flow model's {MAX_WORK}: use fewer nodes (or ecmp routing)",
+                o.traffic.id(),
+                o.routing.id(),
+                split_paths(&fab, job_nodes[0]),
+            ),
+        ));
+    }
+    if per_solve.saturating_mul(runs as u64).saturating_mul(cases as u64) > MAX_WORK {
         return Err(ModelError::new(
             "seeds",
             format!(
@@ -485,5 +517,28 @@ mod tests {
         let leaves = fab.spec.leaves_per_plane as usize * fab.spec.planes as usize;
         assert_eq!(ds.len(), 128 * 127 * 8);
         assert_eq!(cl.len(), leaves * leaves, "{} leaves", leaves);
+    }
+
+    /// A split demand counts as its equal-cost paths: on a two-tier tree, one per spine a leaf
+    /// reaches (its uplinks); one leaf, one path.
+    #[test]
+    fn a_split_demand_counts_its_equal_cost_paths() {
+        // 4 leaves of 2 nodes, 1 NIC, 3 spines, 3 uplinks a leaf.
+        let fab = tree(4, 2, 1, 3, 3, false);
+        let all: Vec<u32> = (0..8).collect();
+        assert_eq!(split_paths(&fab, &all), 3);
+        assert_eq!(split_paths(&fab, &all[..2]), 1, "two nodes under one leaf");
+        // Issue 38: spray over the largest clusters was let through by a bound that counted a
+        // split demand as one path, and ran 28-30 s; under the same work estimate as ECMP it is
+        // refused before any routing, at once.
+        let c = fabricscope_model::Cluster { nodes: 32768, gpus_per_node: 8, ..fabricscope_model::Cluster::default() };
+        let fab = Fabric::build(ClosSpec::from_topology(&c.topology().expect("a cluster")).expect("a fabric")).expect("a graph");
+        for routing in [Routing::Spray, Routing::Adaptive, Routing::Ecmp] {
+            let o = Options { traffic: Traffic::Tree, routing, seeds: 4096, channels: 64, ..Options::default() };
+            let t = std::time::Instant::now();
+            let e = run(&fab, &o).map(|_| ()).expect_err("over the work bound");
+            assert!(e.message.contains(&MAX_WORK.to_string()), "{routing:?}: {}", e.message);
+            assert!(t.elapsed().as_secs_f64() < 5.0, "{routing:?} refused in {:?}", t.elapsed());
+        }
     }
 }

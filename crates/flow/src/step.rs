@@ -28,7 +28,7 @@ pub const STRAGGLER_MODEL: &str = "synchronous step: the stage holding the slowe
 pub struct Stragglers {
     /// How many (count); 0 for none.
     pub gpus: u32,
-    /// The speed each keeps, above 0 and at most 1 (dimensionless).
+    /// The speed each keeps, from [`crate::failures::MIN_FACTOR`] to 1 (dimensionless).
     pub factor: f64,
 }
 
@@ -44,8 +44,10 @@ impl Stragglers {
         if self.gpus == 0 || !(self.factor > 0.0) {
             return r.step_time_s;
         }
+        // Clamped to the factors the flags take, so the time stays finite whatever a caller passes.
+        let f = self.factor.clamp(crate::failures::MIN_FACTOR, 1.0);
         let stage_us = r.breakdown.compute.0 + r.breakdown.bubble.0;
-        r.step_time_s + stage_us * (1.0 / self.factor.min(1.0) - 1.0) / 1e6
+        r.step_time_s + stage_us * (1.0 / f - 1.0) / 1e6
     }
 }
 

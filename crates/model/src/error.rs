@@ -34,8 +34,16 @@ pub type Result<T> = std::result::Result<T, ModelError>;
 /// Longest stretch of untrusted text (in characters) a message quotes; see [`printable`].
 pub const MAX_QUOTED_CHARS: usize = 160;
 
+/// Characters never shown raw: control characters (ESC, BEL, line breaks, ...) and the
+/// bidirectional controls (U+061C, U+200E-200F, U+202A-202E, U+2066-2069), which reorder the
+/// text around them on screen ("Trojan Source", CVE-2021-42574) so a name or message would read
+/// other than it is.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// Text that may come from a hostile file, link or flag, made safe to put in a message or a
-/// terminal line: control characters (ESC, BEL, line breaks, ...) are written as `\u{1b}`
+/// terminal line: control and bidi characters ([`is_unsafe_char`]) are written as `\u{1b}`
 /// escapes, so they cannot drive a terminal or split a line, and text longer than `max`
 /// characters keeps its start and end around a `…` (the start names the field, the end
 /// usually lists what is allowed).
@@ -43,7 +51,7 @@ pub fn printable(text: &str, max: usize) -> String {
     let escaped: String = text
         .chars()
         .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
-            if c.is_control() {
+            if is_unsafe_char(c) {
                 Box::new(c.escape_unicode())
             } else {
                 Box::new(std::iter::once(c))
@@ -70,6 +78,10 @@ mod tests {
         assert_eq!(printable("h1\u{1b}[31m\u{7}", 100), "h1\\u{1b}[31m\\u{7}");
         assert_eq!(printable("a\nb", 100), "a\\u{a}b");
         assert_eq!(printable("plain · text", 100), "plain · text");
+        // Bidi controls (issue 38): escaped like control characters; other format chars kept.
+        assert_eq!(printable("gpt\u{202E}txt.exe", 100), "gpt\\u{202e}txt.exe");
+        assert_eq!(printable("\u{2066}a\u{2069}\u{200F}", 100), "\\u{2066}a\\u{2069}\\u{200f}");
+        assert_eq!(printable("a\u{200D}b", 100), "a\u{200D}b");
         let long = format!("start{}end", "x".repeat(100_000));
         let p = printable(&long, 20);
         assert_eq!(p.chars().count(), 21, "{p}");

@@ -235,6 +235,10 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
     Ok(Answer { value, text, choice, values })
 }
 
+/// Most `{name}` placeholders one text may have (count): a lesson's text names a handful; an
+/// imported 240 KB text of placeholders cost a second of model evaluations each time it was filled.
+pub const MAX_PLACEHOLDERS: usize = 32;
+
 /// A step's texts with their `{name}` placeholders filled by the model: each name is a REVEAL
 /// in the step's `"values"` object, computed on the step's cluster (or `page`) and shown with
 /// 3 significant figures. Text without placeholders comes back as it is; a name the step does
@@ -242,6 +246,11 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
 pub fn fill(text: &str, step: &Json, page: &Cluster) -> Result<String> {
     if !text.contains('{') {
         return Ok(text.to_string());
+    }
+    // Each placeholder is a model evaluation: counted before any is computed.
+    let n = text.matches('{').count();
+    if n > MAX_PLACEHOLDERS {
+        return Err(bad(format!("the text has {n} placeholders; a text may have at most {MAX_PLACEHOLDERS}")));
     }
     let topo = cluster(step)?.as_ref().unwrap_or(page).topology()?;
     let mut out = String::with_capacity(text.len());

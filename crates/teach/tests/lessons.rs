@@ -163,6 +163,11 @@ fn the_serving_lesson_follows_the_serving_model() {
     // The first step plays the decode all-reduce at the size the model sends: 16 KiB.
     assert_eq!(steps[0]["animation"]["size"], "16K");
     assert_eq!(fill("{bytes}", &steps[0], &Cluster::default()).unwrap(), "16384");
+    // Issue 38: placeholders are counted before any is computed; past the cap, refused.
+    let cap = fabricscope_teach::lesson::MAX_PLACEHOLDERS;
+    assert!(fill(&"{bytes}".repeat(cap), &steps[0], &Cluster::default()).is_ok());
+    let e = fill(&"{bytes}".repeat(20_000), &steps[0], &Cluster::default()).unwrap_err();
+    assert!(e.message.contains("20000 placeholders") && e.message.contains(&format!("at most {cap}")), "{}", e.message);
     // The handoff plays each of the 8 prefill GPUs' share of the prompt's KV cache.
     let shard = fabricscope_model::units::parse_size(steps[3]["animation"]["size"].as_str().unwrap()).unwrap();
     assert_eq!(shard.0 as f64 * 8.0, a[3].value * 1e6);

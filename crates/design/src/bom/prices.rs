@@ -97,6 +97,21 @@ pub fn parse_amount(field: &str, text: &str) -> Result<Option<f64>> {
 /// Most prices a book may hold (a bill of materials has a few dozen parts).
 pub const MAX_PRICES: usize = 256;
 
+/// Largest price-book file, bytes: a scenario file may carry the book, so a scenario file's
+/// limit (1 MiB); a book of [`MAX_PRICES`] entries with full texts is under 200 KB.
+pub const MAX_FILE_BYTES: u64 = crate::link::MAX_FILE_BYTES as u64;
+
+/// Refuses a price-book file of `len` bytes over [`MAX_FILE_BYTES`], before it is read.
+pub fn check_file_size(len: u64) -> Result<()> {
+    if len > MAX_FILE_BYTES {
+        return Err(ModelError::new(
+            "prices",
+            format!("the price book is too large: {len} bytes, more than the {MAX_FILE_BYTES} (1 MiB) a price-book file may have"),
+        ));
+    }
+    Ok(())
+}
+
 /// Longest `source` or `date` text, in characters (a URL and a note fit).
 pub const MAX_TEXT: usize = 300;
 
@@ -176,6 +191,8 @@ impl PriceBook {
     /// A price-book file: a list of entries, or a scenario file whose `prices` is one;
     /// checked ([`PriceBook::validate`]).
     pub fn from_file_text(text: &str) -> Result<PriceBook> {
+        check_file_size(text.len() as u64)?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // from_slice, as links are read: one JSON parser in the page's bundle.
         let v: serde_json::Value = serde_json::from_slice(text.as_bytes()).map_err(|e| ModelError::new("prices", format!("not JSON: {}", crate::error::printable(&e.to_string(), 80))))?;
         let list = match &v {
@@ -251,6 +268,72 @@ impl PriceBook {
     }
 }
 
+/// The book compare.html opens with: this browser's saved book, and a link's beside it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpenedBook {
+    /// The book the page prices with and edits (the saved one; the link's when none is saved).
+    pub book: PriceBook,
+    /// A link's valid book that differs from a saved one, offered beside it.
+    pub linked: Option<PriceBook>,
+    pub notes: Vec<String>,
+}
+
+/// A book as a page reads it: amounts past their bounds brought down (with a note), checked.
+fn read_book(v: &serde_json::Value, whence: &str) -> std::result::Result<(PriceBook, Vec<String>), String> {
+    PriceBook::from_value(v)
+        .map(PriceBook::clamped)
+        .and_then(|(b, n)| b.validate().map(|_| (b, n)))
+        .map(|(b, n)| (b, n.into_iter().map(|n| format!("{whence} price book: {n}")).collect()))
+        .map_err(|e| format!("{whence} price book ({}): {}", e.field, e.message))
+}
+
+/// The book to show from the saved text (`saved`, localStorage: its size checked before it is
+/// parsed) and a link's `prices` (`linked`, null for none). A link never replaces a saved book:
+/// a bad one is named in a note, a valid different one is offered beside it.
+pub fn open_book(saved: Option<&str>, linked: &serde_json::Value) -> OpenedBook {
+    let mut notes = Vec::new();
+    let book = match saved {
+        Some(t) if t.len() as u64 > MAX_FILE_BYTES => {
+            notes.push(format!("The saved price book is too large ({} bytes, more than {MAX_FILE_BYTES}); not read, nothing priced", t.len()));
+            PriceBook::default()
+        }
+        Some(t) => match serde_json::from_slice::<serde_json::Value>(t.as_bytes()).map_err(|_| "The saved price book is not JSON; nothing priced".to_string()).and_then(|v| read_book(&v, "The saved")) {
+            Ok((b, mut n)) => {
+                notes.append(&mut n);
+                b
+            }
+            Err(m) => {
+                notes.push(m);
+                PriceBook::default()
+            }
+        },
+        None => PriceBook::default(),
+    };
+    if linked.is_null() {
+        return OpenedBook { book, linked: None, notes };
+    }
+    let kept = format!("your saved book of {} price(s) is kept", book.0.len());
+    match read_book(linked, "The link's") {
+        Ok((lb, mut n)) if book.is_empty() => {
+            notes.append(&mut n);
+            OpenedBook { book: lb, linked: None, notes }
+        }
+        Ok((lb, _)) if lb == book => OpenedBook { book, linked: None, notes },
+        Ok((lb, _)) => {
+            notes.push(format!("The link carries a price book of {} price(s); {kept}: use the link's, or leave it.", lb.0.len()));
+            OpenedBook { book, linked: Some(lb), notes }
+        }
+        Err(m) if book.is_empty() => {
+            notes.push(format!("{m}; nothing priced"));
+            OpenedBook { book, linked: None, notes }
+        }
+        Err(m) => {
+            notes.push(format!("{m}; not used, {kept}"));
+            OpenedBook { book, linked: None, notes }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,5 +389,29 @@ mod tests {
             assert!(p.source.to_ascii_lowercase().contains("example"), "{}: {}", p.item, p.source);
             assert!(p.usd.is_some_and(|x| x > 0.0 && x % 100.0 == 0.0), "{}: {:?}", p.item, p.usd);
         }
+    }
+
+    #[test]
+    fn a_links_book_never_replaces_a_saved_one() {
+        use serde_json::json;
+        let items = ["dgx-h100", "dgx-h200", "dgx-b200", "gpu-server"];
+        let saved_book = PriceBook((0..16).map(|i| Price { item: items[i % 4].into(), usd: Some(1000.0 + i as f64), power_w: None, source: "quote".into(), date: String::new() }).collect());
+        saved_book.validate().expect("a valid book");
+        let saved = serde_json::to_string(&saved_book.to_value()).expect("JSON");
+        // A bad link book: the saved one is kept, the link's named.
+        let o = open_book(Some(&saved), &json!([{"item": "no-such-part", "usd": 5}]));
+        assert_eq!(o.book, saved_book);
+        assert!(o.linked.is_none());
+        assert!(o.notes[0].starts_with("The link's price book") && o.notes[0].contains("16 price(s) is kept"), "{:?}", o.notes);
+        // A valid, different one: offered beside.
+        let o = open_book(Some(&saved), &json!([{"item": "dgx-h100", "usd": 5}]));
+        assert_eq!((o.book.0.len(), o.linked.as_ref().map(|b| b.0.len())), (16, Some(1)));
+        // Nothing saved: the link's is the book. No link: the saved one.
+        assert_eq!(open_book(None, &json!([{"item": "dgx-h100", "usd": 5}])).book.0.len(), 1);
+        assert_eq!(open_book(Some(&saved), &serde_json::Value::Null).book, saved_book);
+        // A saved value over the limit is not parsed.
+        let huge = " ".repeat(MAX_FILE_BYTES as usize + 1);
+        let o = open_book(Some(&huge), &serde_json::Value::Null);
+        assert!(o.book.is_empty() && o.notes[0].contains("too large"), "{:?}", o.notes);
     }
 }

@@ -212,6 +212,31 @@ pub fn constraints(choice: &TrainingChoice, total: u32, w: &Workload) -> Constra
     c
 }
 
+/// The pinned sizes of `choice` that [`constraints`] replaces because this job cannot run them
+/// on `total` GPUs: one line per size, naming the scenario field, what was asked, the allowed
+/// sizes and what is run instead (`training.tp 3 cannot run ...; allowed: 1, 2, 4, 8; run with 2`).
+/// Empty when the layout is searched (`best`) or every pinned size runs as asked.
+pub fn pinned_replaced(choice: &TrainingChoice, total: u32, w: &Workload) -> Vec<String> {
+    let c = constraints(choice, total, w);
+    if choice.best {
+        return Vec::new();
+    }
+    let (tp, pp, cp) = (c.tp.unwrap_or(1), c.pp.unwrap_or(1), c.cp.unwrap_or(1));
+    let list = |v: Vec<u32>| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    [
+        ("tp", choice.tp, c.tp, tp_values(total, w)),
+        ("pp", choice.pp, c.pp, pp_values(total, tp, w)),
+        ("cp", choice.cp, c.cp, cp_values(total, w, tp, pp)),
+        ("ep", choice.ep, c.ep, ep_values(total, w, tp, pp, cp)),
+    ]
+    .into_iter()
+    .filter_map(|(f, asked, got, allowed)| {
+        let got = got?;
+        (got != asked).then(|| format!("training.{f} {asked} cannot run this job on {total} GPUs (allowed: {}); run with {got}", list(allowed)))
+    })
+    .collect()
+}
+
 /// Everything the training panels show for one (cluster, workload, constraints).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrainingView {
