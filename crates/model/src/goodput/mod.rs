@@ -243,9 +243,9 @@ struct Costs {
 }
 
 /// What the job loses at stop rates scaled by `scale` (1 = as predicted), with the interval
-/// `tau_h` fixed: the ETTR and its parts, as shares of wall-clock time. Failures strike while
-/// the job runs (rates per running hour); each stop adds its restart and any wait for spares as
-/// time down, and rolls back the running time since the last durable checkpoint.
+/// `tau_h` fixed: the ETTR and its parts, as shares of wall-clock time. Each stop costs its
+/// restart and any wait for spares as time down, and rolls back the running time since the
+/// last durable checkpoint.
 #[allow(clippy::too_many_arguments)]
 fn costs(lines: &[(Component, u64, f64, Effect)], scale: f64, tau_h: f64, stall_h: f64, save_h: f64, p: &Policy, job: &Job, spares: u64, mu: f64) -> Costs {
     let stop_rate: f64 = lines.iter().filter(|l| matches!(l.3, Effect::Stop { .. })).map(|l| l.2 * scale).sum();
@@ -278,18 +278,20 @@ fn costs(lines: &[(Component, u64, f64, Effect)], scale: f64, tau_h: f64, stall_
         per_failure.push(lost);
     }
     let checkpoint_share = if segment > 0.0 { stall_h / segment } else { 0.0 };
-    // Shares of wall-clock time: running 1/(1 + down); of running time, rolled back, then
-    // checkpoint stalls, then slowdowns.
-    let running = 1.0 / (1.0 + restarts + waiting);
+    // Shares of wall-clock time: parts fail whether the job runs or restarts, and a failure
+    // during a restart starts it again, so a restart of length R completes only after a
+    // failure-free R: the job runs exp(-sum l_i (R + wait_i)) of the time (1 - R/M to first
+    // order). Of the running time: rolled back, then checkpoint stalls, then slowdowns.
+    let running = (-(restarts + waiting)).exp();
     let kept = (1.0 - rollback).max(0.0);
     let after_checkpoints = kept * (1.0 - checkpoint_share);
     let ettr = (running * after_checkpoints * (1.0 - slow).max(0.0)).clamp(0.0, 1.0);
     Costs {
         ettr,
         checkpoints: running * kept * checkpoint_share,
-        restarts: running * restarts,
+        restarts: (1.0 - running) * restarts / (restarts + waiting).max(f64::MIN_POSITIVE),
         rollback: running * (1.0 - kept),
-        waiting: running * waiting,
+        waiting: (1.0 - running) * waiting / (restarts + waiting).max(f64::MIN_POSITIVE),
         slowdowns: running * after_checkpoints * slow.min(1.0),
         per_failure,
     }

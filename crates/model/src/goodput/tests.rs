@@ -130,3 +130,17 @@ fn an_nvl72_switch_tray_stops_the_whole_rack() {
     assert_eq!(tray.count, r.inventory.racks * 9);
     assert!(matches!(tray.effect, Effect::Stop { nodes_out: 18, .. }));
 }
+
+#[test]
+fn a_huge_job_trains_about_one_minus_restart_over_mttf() {
+    // 12,500 nodes (100,000 GPUs), 10-minute restarts, the site's own MTTF given: ETTR follows
+    // 1 - R/M to within what rollback and checkpoints add, and never goes below zero.
+    let c = cluster("dgx-h100-superpod", 12_500);
+    for m_min in [200.0, 60.0, 30.0, 18.0] {
+        let r = report(&c, &Policy { mttf_hours: Some(m_min / 60.0), ..Policy::default() });
+        let first_order = 1.0 - 10.0 / m_min;
+        assert!(r.ettr > 0.0 && (r.ettr - first_order).abs() < 0.12, "MTTF {m_min} min: ETTR {} vs {first_order}", r.ettr);
+    }
+    let r = report(&c, &Policy { mttf_hours: Some(0.05), ..Policy::default() });
+    assert!(r.ettr >= 0.0 && r.ettr < 0.1, "a stop every 3 minutes: {}", r.ettr);
+}
