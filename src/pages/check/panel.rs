@@ -44,7 +44,7 @@ thread_local! {
 const SLICE_MS: f64 = 8.0;
 /// Lines read between looks at the clock.
 const LINES_PER_LOOK: usize = 64;
-/// Logs at least this long (bytes) are read in the page's Web Worker (src/worker.rs), off the
+/// Logs at least this long (bytes) are read in the page's Web Worker (src/plumbing/worker.rs), off the
 /// main thread; shorter ones in main-thread slices, as every log where no worker runs (a
 /// worker's start, ~0.1 s the first time, is more than reading 64 KiB takes).
 const WORKER_MIN_BYTES: usize = 64 * 1024;

@@ -1,5 +1,5 @@
 //! The congestion study on the page: crates/flow's seeds run in the page's Web Worker
-//! (src/worker.rs, [`WORKER`] limits), or where no worker runs a few at a time in main-thread
+//! (src/plumbing/worker.rs, [`WORKER`] limits), or where no worker runs a few at a time in main-thread
 //! slices of at most [`SLICE_MS`] ([`PAGE`] limits: the page answers input and paints between
 //! them), only while the panel is on screen; the last answer stays shown, marked stale, until
 //! the new one is complete.
@@ -54,7 +54,7 @@ pub struct Limits {
 /// In main-thread slices (where no worker runs): every seed a short task.
 pub const PAGE: Limits = Limits { ecmp_paths: PAGE_ECMP_PATHS, permutation_nics: PAGE_PERMUTATION_NICS, split_demands: PAGE_SPLIT_DEMANDS, long_seed_ms: LONG_SEED_MS, place: "the page" };
 
-/// In the page's Web Worker (src/worker.rs), where a long seed blocks no input: an ECMP
+/// In the page's Web Worker (src/plumbing/worker.rs), where a long seed blocks no input: an ECMP
 /// all-to-all over 128 nodes of 8 GPUs (1,040,384 paths a seed; hashed and counted per link,
 /// only the connections on the first links to fill made flows, crates/flow early.rs: about
 /// 17 ms a seed natively), a permutation over 1,024 NICs (79 ms a seed in the release page), a

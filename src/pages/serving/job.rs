@@ -1,7 +1,7 @@
 //! The serving panel's inputs and work: the deployment the user chose (plain data), what the
 //! serving model makes of it on the page's cluster (its report, its curve as batch grows and
 //! the counterpart across the NVLink boundary), and the TP x EP x DP x batch search (over 10^4
-//! deployments), run when asked in the page's Web Worker (src/worker.rs) with progress, or,
+//! deployments), run when asked in the page's Web Worker (src/plumbing/worker.rs) with progress, or,
 //! where no worker runs, in main-thread slices of at most [`SLICE_MS`] each.
 
 use crate::widgets::training::SLICE_MS;
@@ -75,7 +75,7 @@ pub const BATCH_STEPS: u32 = 16;
 /// Largest batch per DP rank the page's search tries.
 pub const MAX_BATCH: u32 = 4096;
 
-/// The search job the page posts to the worker (src/worker.rs).
+/// The search job the page posts to the worker (src/plumbing/worker.rs).
 #[derive(Serialize, Deserialize)]
 struct SearchJob {
     cluster: Cluster,
