@@ -13,7 +13,7 @@ import { checker, assert, watch } from './static-server.mjs';
 import { setUp, OUT as out } from './run.mjs';
 const { check, summary } = checker();
 
-/** Two nodes of DGX H100 (the link format of src/url.rs, as the other suites use). */
+/** Two nodes of DGX H100 (the link format of src/plumbing/url.rs, as the other suites use). */
 const PAGES = [
   { name: 'explorer', path: '', ready: '[data-testid=chart] svg', headings: 3 },
   { name: 'compare', path: 'compare.html', ready: '[data-testid=compare]', headings: 3 },

@@ -79,7 +79,7 @@ async function main() {
       assert(mine[0][1] === files.length, `${mine[0][1]} of ${files.length} files cached`);
       assert(files.some((f) => f.endsWith('.wasm')) && files.includes('index.html'), `the list has the wasm and the shell: ${files}`);
       assert(files.includes('learn.html') && !files.includes('teach.js') && files.includes('check.html') && files.includes('compare.html') && files.includes('embed.html') && files.includes('serving.html') && files.includes('congestion.html') && files.filter((f) => f.endsWith('.wasm')).length === PAGES.length, `one sw.js for every page (Learn's, Check's, Compare's, the embed, serving and congestion pages, code and wasm too): ${files}`);
-      // The Web Worker's bootstrap (src/worker.rs: the page's own wasm started off the main
+      // The Web Worker's bootstrap (src/plumbing/worker.rs: the page's own wasm started off the main
       // thread) is cached too; the worker adds no wasm of its own.
       assert(files.filter((f) => /^worker-[0-9a-f]{16}\.js$/.test(f)).length === 1, `the worker bootstrap is cached: ${files}`);
     });

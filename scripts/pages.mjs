@@ -4,7 +4,7 @@
 // and writes one sw.js for all (scripts/post-build.mjs). e2e/bench.mjs holds each to its own
 // budget (350 KB gzipped for the explorer, 400 KB for the others). A new page: its HTML at the root, a [[bin]] in Cargo.toml, one line here.
 // `worker: true`: the page runs long jobs in a Web Worker started from its own wasm
-// (src/worker.rs); post-build.mjs names the worker's bootstrap in it.
+// (src/plumbing/worker.rs); post-build.mjs names the worker's bootstrap in it.
 //
 //   node scripts/pages.mjs        prints the pages built before index.html (for the shell scripts)
 

@@ -16,7 +16,7 @@
 // 3. Pages: in index.html's run, copy each other page's build (target/<page>-dist) into the
 //    staging directory, so dist/ deploys as one folder.
 // 4. Workers: write worker-<hash>.js, the bootstrap of a module Web Worker that starts the
-//    page's own wasm again off the main thread (src/worker.rs: long searches and studies), and
+//    page's own wasm again off the main thread (src/plumbing/worker.rs: long searches and studies), and
 //    name it by <meta name="fabricscope-worker"> in each page marked `worker` in pages.mjs. It imports the glue and wasm the
 //    page names in its first message (same origin only), so a worker costs no second wasm. It is
 //    generated here rather than kept in assets/ (hand-written JS there is sw.js and pages.js).

@@ -3,8 +3,8 @@
 //! formula, and a lesson step is answered by the model (NVLink4 against NDR: 9x per direction).
 #![cfg(target_arch = "wasm32")]
 
-use fabricscope_web::learn::lesson::{check, LessonView, Props as LessonProps};
-use fabricscope_web::learn::Learn;
+use fabricscope_web::pages::learn::lesson::{check, LessonView, Props as LessonProps};
+use fabricscope_web::pages::learn::Learn;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

@@ -5,7 +5,7 @@
 
 use fabricscope_model::units::Bytes;
 use fabricscope_model::{cluster_preset, AlgoChoice, Cluster, Collective, Comm, ProtoChoice};
-use fabricscope_web::eval::{evaluate, KEY_BYTES};
+use fabricscope_web::widgets::eval::{evaluate, KEY_BYTES};
 use fabricscope_web::App;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

@@ -504,7 +504,7 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for FlagParser<T> {
 }
 
 fn preset_list() -> Vec<&'static str> {
-    preset_ids()
+    fabricscope_model::training::model_ids()
 }
 fn mlp_ids() -> Vec<&'static str> {
     vec!["gelu", "swiglu"]

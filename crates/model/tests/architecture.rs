@@ -1,6 +1,7 @@
 //! The codebase's shape, checked on every test run: no Rust file over 1,000 lines, no import
-//! cycle between the files of a crate (outside tests), and the model crate depending on no
-//! other Fabricscope crate. Reads the sources; nothing is compiled.
+//! cycle between the files of a crate (outside tests), the web app's pages reaching into no
+//! other page, the seven entry pages' heads equal, and the model crate depending on no other
+//! Fabricscope crate. Reads the sources; nothing is compiled.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ fn code_of(text: &str) -> String {
 fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let bytes = code.as_bytes();
-    for kw in ["crate::", "super::"] {
+    for kw in ["crate::", "super::", "self::"] {
         let mut from = 0;
         while let Some(i) = code[from..].find(kw) {
             let at = from + i;
@@ -70,6 +71,8 @@ fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
             }
             let base: Vec<String> = if kw == "crate::" {
                 Vec::new()
+            } else if kw == "self::" {
+                here.to_vec()
             } else {
                 // `super::` of `a/b.rs` (module a::b) and of `a/mod.rs` (module a) alike is the
                 // module path less its last name.
@@ -86,6 +89,19 @@ fn paths_named(code: &str, here: &[String]) -> Vec<Vec<String>> {
             for h in heads {
                 let mut p = base.clone();
                 p.extend(h.split("::").filter(|s| !s.is_empty() && *s != "self").map(str::to_string));
+                out.push(p);
+            }
+        }
+    }
+    // `use child::…` (and `pub use`, `pub(crate) use`): a child module named without `self::`.
+    for line in code.lines() {
+        let l = line.trim_start();
+        let l = l.strip_prefix("pub(crate) ").or_else(|| l.strip_prefix("pub ")).unwrap_or(l);
+        if let Some(rest) = l.strip_prefix("use ") {
+            let head: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !head.is_empty() && rest[head.len()..].starts_with("::") && !matches!(head.as_str(), "crate" | "super" | "self" | "std" | "core" | "alloc") {
+                let mut p = here.to_vec();
+                p.push(head);
                 out.push(p);
             }
         }
@@ -145,7 +161,10 @@ fn cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     t.out
 }
 
-/// Import edges between the files of one crate (code outside tests only).
+/// Import edges between the files of one crate (code outside tests only): a file that names a
+/// module (`crate::`, `super::`, `self::`, or a `use` of a child module, re-exports included)
+/// depends on that module's file (the longest prefix of the path that is a file); naming its
+/// own module or an ancestor of it does not count, nor does declaring a child (`mod x;`).
 fn import_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     rust_files(root, &mut files);
@@ -158,7 +177,9 @@ fn import_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
         for p in paths_named(&code_of(&text), m) {
             // The longest prefix of the path that is a file of this crate.
             if let Some(target) = (0..=p.len()).rev().map(|k| &p[..k]).find(|k| modules.contains_key(*k)) {
-                if target != m.as_slice() && !target.is_empty() {
+                // Naming one's own module or an ancestor of it (`crate::widgets::Same` from
+                // `widgets/eval.rs`) is not a dependency on another file.
+                if !m.starts_with(target) {
                     to.insert(name(target));
                 }
             }
@@ -207,6 +228,41 @@ fn the_cycle_detector_sees_a_two_file_cycle() {
     let named = paths_named("use super::memory::{memory, StageShape};\nuse crate::units::{Micros};", &here);
     assert!(named.contains(&vec!["training".to_string(), "memory".to_string()]), "{named:?}");
     assert!(named.contains(&vec!["units".to_string()]), "{named:?}");
+    let here = vec!["widgets".to_string()];
+    let named = paths_named("pub use bom::{bom_of};\nuse self::memo::Panel;\nuse std::rc::Rc;", &here);
+    assert!(named.contains(&vec!["widgets".to_string(), "bom".to_string()]), "{named:?}");
+    assert!(named.contains(&vec!["widgets".to_string(), "memo".to_string(), "Panel".to_string()]), "{named:?}");
+    assert!(!named.iter().any(|p| p.contains(&"std".to_string())), "{named:?}");
+}
+
+/// Issue 36: the web app is one folder per page (`src/pages/<page>/`), shared widgets
+/// (`src/widgets/`) and browser plumbing (`src/plumbing/`). A page's files name no other
+/// page's files; widgets and plumbing name no page.
+#[test]
+fn web_pages_name_no_other_page_and_widgets_and_plumbing_name_none() {
+    let root = workspace().join("src");
+    for page in ["explorer", "compare", "serving", "congestion", "check", "learn", "embed"] {
+        assert!(root.join("pages").join(page).join("mod.rs").is_file(), "src/pages/{page}/mod.rs");
+    }
+    let mut bad = Vec::new();
+    for (from, to) in import_graph(&root) {
+        let f: Vec<&str> = from.split('/').collect();
+        for t in to {
+            let g: Vec<&str> = t.split('/').collect();
+            if g[0] != "pages" {
+                continue;
+            }
+            let wrong = match f[0] {
+                "widgets" | "plumbing" => true,
+                "pages" => f.len() > 1 && (g.len() < 2 || g[1] != f[1]),
+                _ => false,
+            };
+            if wrong {
+                bad.push(format!("{from} -> {t}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "files that reach into a page not their own: {bad:?}");
 }
 
 #[test]
@@ -248,4 +304,54 @@ fn the_web_app_builds_no_html_from_strings_and_assets_hold_no_javascript_page() 
         .collect();
     js.sort();
     assert_eq!(js, ["pages.js", "sw.js"], "assets/ keeps only the service worker and the page loader as JavaScript");
+}
+
+/// The seven Trunk entry pages (the repository root), the explorer first.
+const ENTRY_PAGES: [&str; 7] = ["index.html", "compare.html", "serving.html", "congestion.html", "check.html", "learn.html", "embed.html"];
+
+/// What an entry page's `<head>` shares with every other: the head without comments, the title,
+/// the description, the page's own stylesheet (any `rel="css"` but `assets/style.css`), its
+/// copied files (`rel="copy-file"`, `rel="copy-dir"`) and the name of its wasm (`data-bin`),
+/// one trimmed line per element.
+fn shared_head(html: &str) -> Vec<String> {
+    let start = html.find("<head>").map_or(0, |i| i + "<head>".len());
+    let end = html.find("</head>").unwrap_or(html.len());
+    let mut head = html[start..end.max(start)].to_string();
+    while let Some(i) = head.find("<!--") {
+        let j = head[i..].find("-->").map_or(head.len(), |j| i + j + 3);
+        head.replace_range(i..j, "");
+    }
+    head.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("<title>") && !l.starts_with("<meta name=\"description\""))
+        .filter(|l| !l.contains("rel=\"copy-file\"") && !l.contains("rel=\"copy-dir\""))
+        .filter(|l| !(l.contains("rel=\"css\"") && !l.contains("href=\"assets/style.css\"")))
+        .map(|l| match l.find("data-bin=\"") {
+            Some(i) => {
+                let rest = &l[i + "data-bin=\"".len()..];
+                let close = rest.find('"').unwrap_or(rest.len());
+                format!("{}data-bin=\"*{}", &l[..i], &rest[close..])
+            }
+            None => l.to_string(),
+        })
+        .collect()
+}
+
+/// Issue 36: the CSP, the viewport, the links and the loader are written once. Every entry page's
+/// head equals the explorer's but for its title, description, own stylesheet, wasm, copied
+/// files and comments.
+#[test]
+fn entry_pages_share_one_head() {
+    let read = |p: &str| std::fs::read_to_string(workspace().join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let base = shared_head(&read(ENTRY_PAGES[0]));
+    assert!(base.iter().any(|l| l.contains("Content-Security-Policy")), "index.html's head has its CSP: {base:?}");
+    for page in &ENTRY_PAGES[1..] {
+        let head = shared_head(&read(page));
+        assert_eq!(head, base, "{page}'s <head> differs from index.html's beyond its title, description, stylesheet, wasm and copied files");
+    }
+    // The comparison sees a difference where there is one.
+    let html = read(ENTRY_PAGES[1]);
+    let changed = html.replacen("connect-src 'self'", "connect-src *", 1);
+    assert_ne!(shared_head(&changed), base, "a changed CSP is a different head");
 }

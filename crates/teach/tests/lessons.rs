@@ -95,7 +95,7 @@ fn the_glossary_defines_every_term_the_page_links() {
     }
     // Every data-g="…" link in the page's sources names a term that exists.
     let mut files = vec![root.join("index.html"), root.join("learn.html"), root.join("assets/pages.js")];
-    for dir in ["src", "src/components", "src/learn"] {
+    for dir in ["src", "src/widgets", "src/plumbing", "src/pages/explorer", "src/pages/compare", "src/pages/serving", "src/pages/congestion", "src/pages/check", "src/pages/learn", "src/pages/embed"] {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
             files.push(e.unwrap().path());
         }
@@ -107,7 +107,7 @@ fn the_glossary_defines_every_term_the_page_links() {
             let id: String = part.trim_start_matches(['"', '\\']).chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
             assert!(ids.contains(&id.as_str()), "{}: data-g={id} is not in the glossary", f.display());
         }
-        // The web app's terms: term("<id>", "<word>") (src/components/formula.rs).
+        // The web app's terms: term("<id>", "<word>") (src/pages/explorer/formula.rs).
         for part in text.split("term(\"").skip(1) {
             let id: String = part.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
             assert!(ids.contains(&id.as_str()), "{}: term {id} is not in the glossary", f.display());

@@ -1,4 +1,4 @@
-//! compare.html's wasm: mounts "Compare and price designs" (fabricscope_web::compare_page) only.
+//! compare.html's wasm: mounts "Compare and price designs" (fabricscope_web::pages::compare) only.
 fn main() {
-    fabricscope_web::compare_page::mount();
+    fabricscope_web::pages::compare::mount();
 }

@@ -41,7 +41,7 @@ pub mod workload;
 pub use framework::Framework;
 pub use mapping::{Dim, Group, GroupSpan, Parallel, RankOrder, Recompute, SpanTier};
 pub use memory::MemoryBreakdown;
-pub use presets::{preset, preset_ids, PRESETS};
+pub use presets::{attention_of, model_ids, preset, preset_ids, AttentionShape, ALIASES, MODELS, PRESETS};
 pub use rules::{rules_of_thumb, RuleOfThumb};
 pub use search::{interleave_values, search, Constraints, SearchOptions, SearchResult, SearchStats};
 pub use step::{Breakdown, Evaluator, GroupReport, StepReport, Summary};

@@ -1,5 +1,8 @@
-//! Named workloads: GPT-3, the Megatron-LM GPT family of the calibration data, Llama 3,
-//! Mixtral and a DeepSeek-V3-like MoE. Each entry cites where its shape comes from.
+//! The catalog of model shapes every subcommand and page uses (`train`, `search`, `serve`, `ep`,
+//! `goodput`, compare, the pages): GPT-3, the Megatron-LM GPT family of the calibration data,
+//! Llama 3, Qwen2.5/Qwen3 (dense and MoE), Mixtral, DeepSeek-V3 and Kimi-K2. Dense and MoE;
+//! MHA, GQA and MLA ([`attention_of`]). Each entry cites where its shape comes from. Old names
+//! stay as [`ALIASES`]. [`PRESETS`] is the pages' training menu; [`MODELS`] is every shape.
 
 use super::workload::{gpt, Mlp, Moe, Positions, Precision, Workload};
 
@@ -48,14 +51,73 @@ pub const PRESETS: [(&str, &str); 19] = [
     ("gpt-2-8.3b", "Megatron-LM README (2020) GPT-2-style 8.3B (72 x 3072)"),
 ];
 
-/// Ids of every preset.
-pub fn preset_ids() -> Vec<&'static str> {
-    PRESETS.iter().map(|(id, _)| *id).collect()
+/// Every model shape of the catalog: the training menu ([`PRESETS`]) and the models first added
+/// for serving, in display order.
+pub const MODELS: [(&str, &str); 23] = [
+    PRESETS[0], PRESETS[1], PRESETS[2], PRESETS[3], PRESETS[4], PRESETS[5], PRESETS[6], PRESETS[7], PRESETS[8], PRESETS[9],
+    PRESETS[10], PRESETS[11], PRESETS[12], PRESETS[13], PRESETS[14], PRESETS[15], PRESETS[16], PRESETS[17], PRESETS[18],
+    ("qwen2.5-72b", "Qwen2.5 72B (80 x 8192, GQA 8 KV heads, FFN 29568)"),
+    ("qwen3-32b", "Qwen3 32B dense (64 x 5120, 64 heads of 128, GQA 8 KV heads)"),
+    ("qwen3-235b-a22b", "Qwen3-235B-A22B MoE (94 x 4096, 128 experts top-8, GQA 4 KV heads)"),
+    ("kimi-k2", "Kimi-K2-like 1T MoE (61 layers, 384 experts top-8 + 1 shared, MLA 512 + 64)"),
+];
+
+/// Other names of catalog entries (alias, entry): serving's DeepSeek-V3 and -R1 are the
+/// training entry's shape (served with MLA, see [`attention_of`]).
+pub const ALIASES: [(&str, &str); 2] = [("deepseek-v3", "deepseek-v3-like"), ("deepseek-r1", "deepseek-v3-like")];
+
+/// A model's attention as published: multi-head, grouped-query, or multi-head latent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttentionShape {
+    Mha,
+    Gqa,
+    /// DeepSeek-V2 §2.1: a KV latent of `kv_latent` plus a RoPE key of `rope_dim` per token and
+    /// layer; queries through a `q_latent` projection.
+    Mla { kv_latent: u32, rope_dim: u32, q_latent: u32 },
 }
 
-/// A preset by id (case-insensitive).
-pub fn preset(id: &str) -> Option<Workload> {
+/// DeepSeek-V3's MLA sizes (DeepSeek-V3 Technical Report §4.2: d_c = 512, d_h^R = 64,
+/// d_c' = 1536); Kimi-K2 keeps them (moonshotai/Kimi-K2-Instruct config.json).
+const DEEPSEEK_MLA: AttentionShape = AttentionShape::Mla { kv_latent: 512, rope_dim: 64, q_latent: 1536 };
+
+/// The attention of catalog entry `id` (or an alias) as published. The training step models
+/// MLA by the GQA approximation its workload carries (see `deepseek-v3-like`); serving uses this.
+pub fn attention_of(id: &str) -> Option<AttentionShape> {
+    let w = preset(id)?;
+    Some(match canonical(id)?.as_str() {
+        "deepseek-v3-like" | "kimi-k2" => DEEPSEEK_MLA,
+        _ if w.kv_heads > 0 && w.kv_heads < w.heads => AttentionShape::Gqa,
+        _ => AttentionShape::Mha,
+    })
+}
+
+/// The catalog entry `id` names (lowercased, an alias resolved), if any.
+fn canonical(id: &str) -> Option<String> {
     let id = id.to_ascii_lowercase();
+    let id = ALIASES.iter().find(|(a, _)| *a == id).map_or(id, |(_, e)| e.to_string());
+    MODELS.iter().any(|(m, _)| *m == id).then_some(id)
+}
+
+/// Ids of every catalog entry (not its aliases).
+pub fn preset_ids() -> Vec<&'static str> {
+    MODELS.iter().map(|(id, _)| *id).collect()
+}
+
+/// Ids of every catalog entry, then every alias: what `--model` accepts.
+pub fn model_ids() -> Vec<&'static str> {
+    MODELS.iter().map(|(id, _)| *id).chain(ALIASES.iter().map(|(a, _)| *a)).collect()
+}
+
+/// Llama 3 8B's conventions (SwiGLU, RoPE, untied embeddings, no dropout, its sequence and
+/// batch) with every shape field set by the caller: the models first added for serving.
+#[allow(clippy::too_many_arguments)]
+fn shape(name: &str, layers: u32, hidden: u32, heads: u32, kv_heads: u32, head_dim: u32, ffn: u32, vocab: u32) -> Workload {
+    Workload { layers, hidden, heads, kv_heads, head_dim, ffn, vocab, ..llama(name, 32, 4096, 32, 8, 14336, 128256, 8192, 512) }
+}
+
+/// A catalog entry by id or alias (case-insensitive).
+pub fn preset(id: &str) -> Option<Workload> {
+    let id = canonical(id)?;
     let w = match id.as_str() {
         // Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads, context 2048,
         // batch 3.2M tokens (1536 sequences, as Narayanan et al. 2021 train it).
@@ -101,6 +163,29 @@ pub fn preset(id: &str) -> Option<Workload> {
         // Megatron-LM README (2020): GPT-2-style models, 1024-token sequences.
         "gpt-2-1.2b" => Workload { seq: 1024, global_batch: 512, ..gpt("gpt-2-1.2b", 24, 1920, 15, 512) },
         "gpt-2-8.3b" => Workload { seq: 1024, global_batch: 512, ..gpt("gpt-2-8.3b", 72, 3072, 24, 512) },
+        // Qwen/Qwen2.5-72B config.json: 80 layers, hidden 8192, 64 heads, 8 KV heads,
+        // intermediate 29568, vocabulary 152064, untied (Qwen2.5 Technical Report, Table 1).
+        "qwen2.5-72b" => shape("qwen2.5-72b", 80, 8192, 64, 8, 0, 29568, 152064),
+        // Qwen/Qwen3-32B config.json: 64 layers, hidden 5120, 64 heads of 128 (head_dim set
+        // apart from hidden / heads = 80), 8 KV heads, intermediate 25600, vocabulary 151936
+        // (Qwen3 Technical Report, Table 1).
+        "qwen3-32b" => shape("qwen3-32b", 64, 5120, 64, 8, 128, 25600, 151936),
+        // Qwen/Qwen3-235B-A22B config.json: 94 layers, hidden 4096, 64 heads of 128, 4 KV
+        // heads, 128 experts with 8 active, expert intermediate 1536, no shared expert, every
+        // layer MoE, vocabulary 151936 (Qwen3 Technical Report, Table 2: 235B total, 22B active).
+        "qwen3-235b-a22b" => Workload {
+            moe: Some(Moe { experts: 128, top_k: 8, expert_ffn: 1536, shared_ffn: 0, dense_layers: 0, max_nodes_per_token: 0 }),
+            ..shape("qwen3-235b-a22b", 94, 4096, 64, 4, 128, 12288, 151936)
+        },
+        // moonshotai/Kimi-K2-Instruct config.json: the DeepSeek-V3 architecture with 64 heads,
+        // 384 routed experts (top-8) of intermediate 2048 plus one shared expert, one leading
+        // dense layer (intermediate 18432), vocabulary 163840, MLA 512 + 64 with query latent
+        // 1536 (Kimi K2 technical report: 1.04T total, 32B activated). Its MLA is carried as
+        // 64 KV heads of 128 (the serving model replaces it by MLA, see `attention_of`).
+        "kimi-k2" => Workload {
+            moe: Some(Moe { experts: 384, top_k: 8, expert_ffn: 2048, shared_ffn: 2048, dense_layers: 1, max_nodes_per_token: 0 }),
+            ..shape("kimi-k2", 61, 7168, 64, 64, 128, 18432, 163840)
+        },
         _ => return None,
     };
     Some(w)
@@ -119,6 +204,14 @@ mod tests {
         }
         assert!(preset("GPT3-175B").is_some());
         assert!(preset("nope").is_none());
+        for (id, _) in MODELS {
+            preset(id).unwrap_or_else(|| panic!("{id}")).validate().unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert!(attention_of(id).is_some(), "{id}");
+        }
+        assert_eq!(preset("deepseek-v3"), preset("deepseek-v3-like"));
+        assert_eq!(attention_of("deepseek-r1"), Some(DEEPSEEK_MLA));
+        assert_eq!(attention_of("llama3-70b"), Some(AttentionShape::Gqa));
+        assert_eq!(attention_of("gpt3-175b"), Some(AttentionShape::Mha));
     }
 
     #[test]
