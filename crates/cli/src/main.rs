@@ -9,6 +9,7 @@ mod collective;
 mod congestion;
 mod ep;
 mod error;
+mod failure_args;
 mod eval;
 #[cfg(test)]
 mod field_names;

@@ -7,7 +7,7 @@
 use crate::cluster_args::{bool_parser, count_parser, unknown, ClusterArgs, FlagParser};
 use crate::error::CliError;
 use crate::output;
-use crate::train::{mlp_parser, ExpertArgs, ShapeArgs, WorkloadArgs};
+use crate::train::{ModelFlags, WorkloadArgs};
 use clap::Args;
 use fabricscope_model::limits;
 use fabricscope_model::training::Mlp;
@@ -18,29 +18,12 @@ use fabricscope_serving::step::{Server, ServeReport};
 use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Phase, Precision, ServingModel};
 use serde::Serialize;
 
-/// The served model: a preset, or its shape flag by flag; explicit flags override the preset.
+/// The served model: the model flags `train` and `search` take (one struct), plus the attention.
 #[derive(Args, Clone, Debug, Default)]
 #[command(next_help_heading = "Model")]
 pub struct ServeModelArgs {
-    /// Named model whose shape the other model flags override
-    #[arg(long, value_name = "PRESET", value_parser = model_parser())]
-    pub model: Option<&'static str>,
     #[command(flatten)]
-    pub shape: ShapeArgs,
-    /// Dimension of one head (Qwen3 sets it apart from hidden / heads) [default: hidden / heads]
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
-    pub head_dim: Option<u32>,
-    /// Feed-forward (MLP) intermediate size
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::FFN))]
-    pub ffn: Option<u32>,
-    /// Feed-forward kind [default: swiglu, or the preset's]
-    #[arg(long, value_name = "KIND", value_parser = mlp_parser())]
-    pub mlp: Option<Mlp>,
-    /// Vocabulary size
-    #[arg(long, value_name = "N", value_parser = count_parser(limits::VOCAB))]
-    pub vocab: Option<u32>,
-    #[command(flatten)]
-    pub experts: ExpertArgs,
+    pub dims: ModelFlags,
     /// Attention kind: mha, gqa, or mla (multi-head latent attention, DeepSeek-V2/V3) [default:
     /// the preset's; gqa when --kv-heads is below --heads, else mha]
     #[arg(long, value_name = "KIND", value_parser = attention_parser())]
@@ -53,18 +36,6 @@ pub struct ServeModelArgs {
     pub rope_dim: Option<u32>,
 }
 
-fn model_list() -> Vec<&'static str> {
-    serving_preset_ids()
-}
-fn model_parser() -> FlagParser<&'static str> {
-    FlagParser {
-        parse: |s| {
-            let ids = serving_preset_ids();
-            ids.iter().find(|id| id.eq_ignore_ascii_case(s)).copied().ok_or_else(|| unknown("model preset", s, &ids))
-        },
-        ids: Some(model_list),
-    }
-}
 fn attention_parser() -> FlagParser<&'static str> {
     FlagParser {
         parse: |s| {
@@ -93,12 +64,12 @@ fn fraction_parser() -> FlagParser<f64> {
 impl ServeModelArgs {
     /// The model: the preset (if any) with every explicit flag applied on top, checked.
     pub fn model(&self) -> Result<ServingModel, CliError> {
-        let preset = match self.model {
+        let preset = match self.dims.model {
             Some(id) => Some(serving_preset(id).ok_or_else(|| CliError::new("--model", unknown("model preset", id, &serving_preset_ids())))?),
             None => None,
         };
         if preset.is_none() {
-            let missing: Vec<&str> = [("--layers", self.shape.layers.is_none()), ("--hidden", self.shape.hidden.is_none()), ("--heads", self.shape.heads.is_none()), ("--vocab", self.vocab.is_none())]
+            let missing: Vec<&str> = [("--layers", self.dims.shape.layers.is_none()), ("--hidden", self.dims.shape.hidden.is_none()), ("--heads", self.dims.shape.heads.is_none()), ("--vocab", self.dims.vocab.is_none())]
                 .iter()
                 .filter(|x| x.1)
                 .map(|x| x.0)
@@ -110,27 +81,27 @@ impl ServeModelArgs {
         // The training workload flags' rules (train.rs) build the shape; serving has no
         // sequence length or global batch of its own.
         let mut base = preset.as_ref().map(|p| p.work.clone());
+        let d = &self.dims;
         if let Some(w) = base.as_mut() {
-            if self.mlp.is_none() && self.ffn.is_none() && self.shape.hidden.is_some() {
+            if d.mlp.is_none() && d.ffn.is_none() && d.shape.hidden.is_some() {
                 w.mlp = Mlp::Swiglu;
             }
         }
         let wa = WorkloadArgs {
-            model: base,
-            shape: self.shape.clone(),
-            head_dim: self.head_dim,
-            ffn: self.ffn.or(if preset.is_none() { self.shape.hidden.map(|h| h.saturating_mul(4)) } else { None }),
-            mlp: self.mlp.or(if preset.is_none() { Some(Mlp::Swiglu) } else { None }),
-            vocab: self.vocab,
+            dims: ModelFlags {
+                model: None,
+                ffn: d.ffn.or(if preset.is_none() { d.shape.hidden.map(|h| h.saturating_mul(4)) } else { None }),
+                mlp: d.mlp.or(if preset.is_none() { Some(Mlp::Swiglu) } else { None }),
+                ..d.clone()
+            },
             seq: Some(4096),
             global_batch: Some(1),
-            experts: self.experts.clone(),
             positions: if preset.is_none() { Some(fabricscope_model::training::Positions::Rope) } else { None },
             tied_embeddings: if preset.is_none() { Some(false) } else { None },
             dropout: Some(false),
             ..WorkloadArgs::default()
         };
-        let mut work = wa.workload()?;
+        let mut work = wa.workload_from(base)?;
         if preset.is_none() {
             work.name = "custom".into();
         }
@@ -151,13 +122,13 @@ impl ServeModelArgs {
                 Attention::Mla { kv_latent: self.kv_latent.unwrap_or(l), rope_dim: self.rope_dim.unwrap_or(r), q_latent: q }
             }
             (Some("mha"), _) => {
-                if self.shape.kv_heads.is_none() {
+                if self.dims.shape.kv_heads.is_none() {
                     work.kv_heads = work.heads;
                 }
                 Attention::Mha
             }
             (Some(_), _) => Attention::Gqa,
-            (None, Some(p)) if self.shape.kv_heads.is_none() && self.shape.heads.is_none() => p.attention,
+            (None, Some(p)) if self.dims.shape.kv_heads.is_none() && self.dims.shape.heads.is_none() => p.attention,
             (None, _) => {
                 if work.kv_heads < work.heads {
                     Attention::Gqa

@@ -65,35 +65,46 @@ impl ExpertArgs {
     }
 }
 
-/// The job: a preset, or its shape flag by flag; explicit flags override the preset.
+/// The model, one struct for `train`, `search` and `serve` (flattened into each): a catalog
+/// entry by id or alias (`fabricscope_model::training::MODELS`), and its shape flag by flag;
+/// explicit flags override the entry.
 #[derive(Args, Clone, Debug, Default)]
-#[command(next_help_heading = "Workload")]
-pub struct WorkloadArgs {
-    /// Named workload whose shape the other workload flags override
-    #[arg(long, value_name = "PRESET", value_parser = preset_parser())]
-    pub model: Option<Workload>,
+pub struct ModelFlags {
+    /// Named model from the catalog whose shape the other model flags override
+    #[arg(long, value_name = "MODEL", value_parser = model_id_parser())]
+    pub model: Option<&'static str>,
     #[command(flatten)]
     pub shape: ShapeArgs,
-    /// Dimension of one head [default: hidden / heads]
+    /// Dimension of one head (Qwen3 sets it apart from hidden / heads) [default: hidden / heads,
+    /// or the model's]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::HEAD_DIM))]
     pub head_dim: Option<u32>,
-    /// Feed-forward (MLP) intermediate size [default: 4 x hidden]
+    /// Feed-forward (MLP) intermediate size [default: the model's; 4 x hidden for a custom one]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::FFN))]
     pub ffn: Option<u32>,
-    /// Feed-forward kind [default: gelu, or the preset's]
+    /// Feed-forward kind [default: the model's; for a custom model gelu when trained, swiglu
+    /// when served]
     #[arg(long, value_name = "KIND", value_parser = mlp_parser())]
     pub mlp: Option<Mlp>,
     /// Vocabulary size
     #[arg(long, value_name = "N", value_parser = count_parser(limits::VOCAB))]
     pub vocab: Option<u32>,
+    #[command(flatten)]
+    pub experts: ExpertArgs,
+}
+
+/// The job: the model (shared with `serve`), then what only training has.
+#[derive(Args, Clone, Debug, Default)]
+#[command(next_help_heading = "Workload")]
+pub struct WorkloadArgs {
+    #[command(flatten)]
+    pub dims: ModelFlags,
     /// Sequence length in tokens
     #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
     pub seq: Option<u32>,
     /// Sequences per optimizer step
     #[arg(long, value_name = "N", value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub global_batch: Option<u32>,
-    #[command(flatten)]
-    pub experts: ExpertArgs,
     /// Node-limited routing: each token's experts on at most N nodes, one network copy per
     /// node then NVLink fan-out (DeepSeek-V3: 4) [default: 0, no limit, or the preset's]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::MAX_NODES_PER_TOKEN))]
@@ -181,22 +192,33 @@ pub struct TrainArgs {
     pub stragglers: StragglerArgs,
 
     #[command(flatten)]
-    pub failures: crate::goodput::PolicyArgs,
+    pub failures: crate::failure_args::PolicyArgs,
 }
 
 impl WorkloadArgs {
     /// The workload: the preset (if any) with every explicit flag applied on top.
     pub fn workload(&self) -> Result<Workload, CliError> {
-        let (sh, ex) = (&self.shape, &self.experts);
-        let mut w = match &self.model {
-            Some(p) => p.clone(),
+        let base = match self.dims.model {
+            Some(id) => Some(preset(id).ok_or_else(|| CliError::new("--model", unknown("model", id, &preset_ids())))?),
+            None => None,
+        };
+        self.workload_from(base)
+    }
+
+    /// The workload built on `base` (a model the caller resolved) with every explicit flag
+    /// applied on top, checked.
+    pub fn workload_from(&self, base: Option<Workload>) -> Result<Workload, CliError> {
+        let (sh, ex) = (&self.dims.shape, &self.dims.experts);
+        let had_preset = base.is_some();
+        let mut w = match base {
+            Some(p) => p,
             None => {
                 let missing: Vec<&str> = [
                     ("--layers", sh.layers.is_none()),
                     ("--hidden", sh.hidden.is_none()),
                     ("--heads", sh.heads.is_none()),
                     ("--seq", self.seq.is_none()),
-                    ("--vocab", self.vocab.is_none()),
+                    ("--vocab", self.dims.vocab.is_none()),
                     ("--global-batch", self.global_batch.is_none()),
                 ]
                 .iter()
@@ -216,13 +238,12 @@ impl WorkloadArgs {
                 Workload { name: "custom".into(), ..Workload::default() }
             }
         };
-        let had_preset = self.model.is_some();
         if let Some(v) = sh.layers {
             w.layers = v;
         }
         if let Some(v) = sh.hidden {
             w.hidden = v;
-            if !had_preset || self.ffn.is_none() && w.mlp == Mlp::Gelu {
+            if !had_preset || self.dims.ffn.is_none() && w.mlp == Mlp::Gelu {
                 w.ffn = v.saturating_mul(4);
             }
             w.head_dim = 0;
@@ -236,16 +257,16 @@ impl WorkloadArgs {
         if let Some(v) = sh.kv_heads {
             w.kv_heads = v;
         }
-        if let Some(v) = self.head_dim {
+        if let Some(v) = self.dims.head_dim {
             w.head_dim = v;
         }
-        if let Some(v) = self.ffn {
+        if let Some(v) = self.dims.ffn {
             w.ffn = v;
         }
-        if let Some(v) = self.mlp {
+        if let Some(v) = self.dims.mlp {
             w.mlp = v;
         }
-        if let Some(v) = self.vocab {
+        if let Some(v) = self.dims.vocab {
             w.vocab = v;
         }
         if let Some(v) = self.seq {
@@ -339,7 +360,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             text: if a.json { String::new() } else { report_text(&topo, &w, &r) },
         });
     }
-    let g = fabricscope_model::goodput::goodput(&topo, &crate::goodput::job_of(w.params(), &r), &a.failures.policy());
+    let g = fabricscope_model::goodput::goodput(&topo, &fabricscope_model::goodput::job_of(w.params(), &r), &a.failures.policy());
     if a.json {
         return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, goodput: &g });
     }
@@ -536,8 +557,12 @@ fn framework_ids() -> Vec<&'static str> {
     Framework::ids().to_vec()
 }
 
-pub fn preset_parser() -> FlagParser<Workload> {
-    FlagParser::new(|s| preset(s).ok_or_else(|| unknown("model preset", s, &preset_ids())), Some(preset_list))
+/// A catalog model's id or alias, as the catalog spells it.
+pub fn model_id_parser() -> FlagParser<&'static str> {
+    FlagParser::new(
+        |s| fabricscope_model::training::model_ids().into_iter().find(|id| id.eq_ignore_ascii_case(s)).ok_or_else(|| unknown("model", s, &preset_ids())),
+        Some(preset_list),
+    )
 }
 pub fn mlp_parser() -> FlagParser<Mlp> {
     FlagParser::new(
