@@ -17,15 +17,19 @@ pub struct EpArgs {
     /// Tokens per rank
     #[arg(long, value_name = "T", value_parser = count_parser(limits::SEQ))]
     pub tokens: u32,
-    /// Hidden size
-    #[arg(long, value_name = "H", default_value_t = 7168, value_parser = count_parser(limits::HIDDEN))]
-    pub hidden: u32,
-    /// Experts each token is routed to
-    #[arg(long, value_name = "K", default_value_t = 8, value_parser = count_parser(limits::TOP_K))]
-    pub top_k: u32,
-    /// Routed experts over all ranks
-    #[arg(long, value_name = "E", default_value_t = 256, value_parser = count_parser(limits::EXPERTS))]
-    pub experts: u32,
+    /// A mixture-of-experts model from the one catalog (`train --model`'s ids) whose hidden
+    /// size, top-k and experts the flags below override [default: deepseek-v3-like]
+    #[arg(long, value_name = "MODEL", value_parser = crate::train::model_id_parser())]
+    pub model: Option<&'static str>,
+    /// Hidden size [default: the model's, 7168]
+    #[arg(long, value_name = "H", value_parser = count_parser(limits::HIDDEN))]
+    pub hidden: Option<u32>,
+    /// Experts each token is routed to [default: the model's, 8]
+    #[arg(long, value_name = "K", value_parser = count_parser(limits::TOP_K))]
+    pub top_k: Option<u32>,
+    /// Routed experts over all ranks [default: the model's, 256]
+    #[arg(long, value_name = "E", value_parser = count_parser(limits::EXPERTS))]
+    pub experts: Option<u32>,
     /// Element type of dispatched tokens: fp8, bf16, fp4
     #[arg(long, value_name = "DTYPE", default_value = "fp8", value_parser = dtype_parser())]
     pub dispatch_dtype: Dtype,
@@ -95,7 +99,18 @@ fn link_name(l: Link) -> &'static str {
     }
 }
 
-fn text(a: &EpArgs, topo: &fabricscope_model::Topology, r: &EpReport) -> String {
+impl EpArgs {
+    /// Hidden size, top-k and routed experts: the flags, else the model's (DeepSeek-V3-like by
+    /// default); a dense model is refused by name.
+    fn shape(&self) -> Result<(u32, u32, u32), CliError> {
+        let id = self.model.unwrap_or("deepseek-v3-like");
+        let w = fabricscope_model::training::preset(id).ok_or_else(|| CliError::new("--model", unknown("model", id, &fabricscope_model::training::preset_ids())))?;
+        let moe = w.moe.ok_or_else(|| CliError::new("--model", format!("{id} is a dense model: expert parallelism needs a mixture of experts (e.g. deepseek-v3-like, mixtral-8x7b, qwen3-235b-a22b, kimi-k2)")))?;
+        Ok((self.hidden.unwrap_or(w.hidden), self.top_k.unwrap_or(moe.top_k), self.experts.unwrap_or(moe.experts)))
+    }
+}
+
+fn text(a: &EpArgs, (hidden, top_k, experts): (u32, u32, u32), topo: &fabricscope_model::Topology, r: &EpReport) -> String {
     let p = &r.placement;
     let mut s = output::cluster_line(topo);
     s.push('\n');
@@ -104,9 +119,9 @@ fn text(a: &EpArgs, topo: &fabricscope_model::Topology, r: &EpReport) -> String 
         a.ep,
         a.kernel.id(),
         a.tokens,
-        a.hidden,
-        a.top_k,
-        a.experts,
+        hidden,
+        top_k,
+        experts,
         a.dispatch_dtype.id(),
         a.combine_dtype.id()
     ));
@@ -135,12 +150,13 @@ fn text(a: &EpArgs, topo: &fabricscope_model::Topology, r: &EpReport) -> String 
 
 pub fn run(a: &EpArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
+    let (hidden, top_k, experts) = a.shape()?;
     let input = EpInput {
         ep: a.ep,
         tokens: a.tokens,
-        hidden: a.hidden,
-        top_k: a.top_k,
-        experts: a.experts,
+        hidden,
+        top_k,
+        experts,
         dispatch_dtype: a.dispatch_dtype,
         combine_dtype: a.combine_dtype,
         kernel: a.kernel,
@@ -151,6 +167,6 @@ pub fn run(a: &EpArgs) -> Result<String, CliError> {
     if a.json {
         output::json(&EpJson { dispatch: &r.dispatch, combine: &r.combine, placement: &r.placement, imbalance: r.imbalance, error_band_pct: r.error_band_pct, trust: &r.trust })
     } else {
-        Ok(text(a, &topo, &r))
+        Ok(text(a, (hidden, top_k, experts), &topo, &r))
     }
 }

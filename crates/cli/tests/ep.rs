@@ -55,3 +55,22 @@ fn bad_flags_are_one_line_errors_naming_the_flag() {
     fails(&["ep", "--ep", "8", "--tokens", "128", "--dispatch-dtype", "int4"], &["--dispatch-dtype", "fp8, bf16, fp4"]);
     fails(&["ep", "--nodes", "1", "--ep", "16", "--tokens", "128"], &["--ep", "more than the cluster's 8 GPUs"]);
 }
+
+/// Issue 36: `ep --model` reads the one catalog's mixture of experts; flags override it and the
+/// default is DeepSeek-V3's shape; a dense model is refused by name.
+#[test]
+fn ep_takes_its_shape_from_the_catalog() {
+    let run_json = |extra: &[&str]| {
+        let mut a = vec!["ep", "--nodes", "2", "--ep", "16", "--tokens", "4096", "--json"];
+        a.extend_from_slice(extra);
+        json(&a)["dispatch"]["time_us"].as_f64().unwrap()
+    };
+    assert_eq!(run_json(&[]), run_json(&["--model", "deepseek-v3-like"]), "the default is DeepSeek-V3's shape");
+    assert_eq!(run_json(&["--model", "deepseek-v3"]), run_json(&["--hidden", "7168", "--top-k", "8", "--experts", "256"]), "an alias");
+    // Qwen3-235B-A22B: hidden 4096, top-8 of 128: fewer bytes per token than DeepSeek-V3's 7168.
+    assert!(run_json(&["--model", "qwen3-235b-a22b"]) < run_json(&[]));
+    assert_eq!(run_json(&["--model", "qwen3-235b-a22b", "--hidden", "7168", "--experts", "256"]), run_json(&[]), "flags override the model");
+    let text = run(&["ep", "--nodes", "2", "--ep", "8", "--tokens", "4096", "--model", "mixtral-8x7b"]).1;
+    assert!(text.contains("hidden 4096, top-2 of 8 experts"), "{text}");
+    fails(&["ep", "--ep", "8", "--tokens", "128", "--model", "llama3-70b"], &["--model", "dense"]);
+}
