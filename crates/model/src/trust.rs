@@ -175,7 +175,7 @@ pub struct Trust {
 /// How fast the band of an NVL72-across-racks prediction grows beyond the scale its
 /// measurements cover, percentage points per doubling (see [`scale_band_pct`]).
 ///
-/// Not fitted to any NVL72 measurement (there is none across full racks). It is the largest
+/// Not fitted to any NVL72 measurement (none across full racks was public when it was set). It is the largest
 /// change the project has measured for NCCL's NVLS-based algorithm across domains over one
 /// doubling of scale: NVLSTree keeps all of its injection bandwidth between 2 domains and 0.74
 /// of it from 4 (DGX Cloud B200, `network::NVLS_TREE_EFFICIENCY`), a 26% step the 2-domain
@@ -209,6 +209,9 @@ pub fn scale_band_pct(nodes: u32, gpus: u32, scope: ([u32; 2], [u32; 2])) -> f64
 /// reduction inside each rack (NVLS, measured in one rack), a tree between the racks over
 /// their trays' NICs (Tree, measured across 2-3 racks), and the same NVLS-then-tree algorithm
 /// measured across InfiniBand nodes of 8 GPUs (NCCL's NVLSTree; docs/collective-accuracy.md).
+/// Since CoreWeave's runs were released (validation/collectives-nvl72-racks.csv) NVLSTree across
+/// racks is measured at large sizes, where its own band applies; the composition is used only
+/// where no row of its own backs it.
 /// What joins the parts is not measured, so such a class is judged only where its prediction
 /// agrees with a run (Check: healthy within its band, "cannot judge" outside it, never broken).
 pub const COMPOSED: [(TierClass, AlgoFamily, [(TierClass, AlgoFamily); 3]); 1] =
