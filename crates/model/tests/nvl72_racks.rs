@@ -84,15 +84,18 @@ fn busbw_across_racks_is_monotone_in_size_up_to_a_crossover() {
     }
 }
 
-/// The band is honest about scale: at every rack count it is wider than the measurements'
-/// own, grows with the racks, and never reads as the parts' ±2% beyond them.
+/// The band is honest about scale: at every rack count it is at least the measurements' own
+/// (NVLSTree across racks is measured at 2 and 20 racks, validation/collectives-nvl72-racks.csv),
+/// never reads as the parts' ±2%, never narrows with scale, and says "extrapolated" beyond the
+/// measured 20 racks.
 #[test]
 fn the_band_across_racks_grows_with_the_distance_from_the_measured_scale() {
     let mut last = 0.0;
     for n in RACKS {
         let p = predict(&racks(GpuKind::Gb200, n, NicKind::IbNdr, 4), 1 << 30, AlgoChoice::Auto);
         let (band, measured) = (p.trust.error_band_pct.unwrap_or(0.0), p.trust.measured_band_pct.unwrap_or(0.0));
-        assert!(p.trust.extrapolated && band > measured && band > last, "{n} racks: {:?}", p.trust);
+        assert!(band >= measured && band >= last, "{n} racks: {:?}", p.trust);
+        assert_eq!(p.trust.extrapolated, n > 20, "{n} racks: {:?}", p.trust);
         assert!(band >= 25.0, "{n} racks: ±{band:.0}% is not honest at {} GPUs", 72 * n);
         last = band;
     }

@@ -58,16 +58,19 @@ fn training_band_is_extrapolated_beyond_the_published_gpu_counts() {
 }
 
 #[test]
-fn nvl72_across_many_racks_is_not_passed_off_as_measured() {
+fn nvl72_across_many_racks_carries_the_measured_gap() {
     // 20 GB200 NVL72 racks (1,440 GPUs, 4 NDR NICs per tray), NVLS on: NCCL reduces inside
-    // each rack on the NVSwitches and crosses the racks with NVLSTree or a ring over the trays'
-    // NICs. The only across-rack measurements are 3 racks with NVLS off: the prediction must
-    // say it is not validated or extrapolated, never a plain band.
+    // each rack on the NVSwitches and crosses the racks with NVLSTree. CoreWeave measured this
+    // scale (validation/collectives-nvl72-racks.csv) at half the model: the prediction is
+    // inside the measured scope and must carry that class's wide band, never a narrow one;
+    // beyond 20 racks it says it is extrapolated.
     use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
-    let c = Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes: 360, nics_per_node: 4, nic: NicKind::IbNdr, ..Cluster::default() };
-    let p = all_reduce_1g(&c);
+    let racks = |n: u32| Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes: 18 * n, nics_per_node: 4, nic: NicKind::IbNdr, ..Cluster::default() };
+    let p = all_reduce_1g(&racks(20));
     assert_eq!(p.trust.tier, TierClass::Nvl72Racks);
     assert!(["NVLSTree", "Ring", "Tree", "NVLS"].contains(&p.algorithm), "{}", p.algorithm);
-    let text = p.trust.describe();
-    assert!(text.starts_with("extrapolated") || text.starts_with("not validated"), "{text}");
+    assert!(p.trust.validated_cases > 0 && !p.trust.extrapolated, "{:?}", p.trust);
+    assert!(p.trust.error_band_pct.unwrap_or(0.0) >= 50.0, "{:?}", p.trust);
+    let far = all_reduce_1g(&racks(36));
+    assert!(far.trust.describe().starts_with("extrapolated"), "{}", far.trust.describe());
 }

@@ -10,6 +10,16 @@ use serde::{Deserialize, Serialize};
 /// Which NCCL release's constants (and formula variants) to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum NcclVersion {
+    /// NCCL 2.26.2 (tag v2.26.2-1), the release CoreWeave's GB200 NVL72 one-, two- and
+    /// twenty-rack runs were measured with (validation/collectives-nvl72-racks.csv). Its
+    /// tuning tables (src/graph/tuning.cc) equal 2.27.5's; what the model can express of the
+    /// difference is the Blackwell search speeds (src/graph/search.cc:923-924). Differences it
+    /// does not express, all on Grace-Blackwell: GPUDirect RDMA through NVLink-C2C is off
+    /// (src/graph/paths.cc:381 `NCCL_NET_GDR_C2C` 0; 2.27 turns it on), so the GPU reaches its NIC
+    /// as PHB and LL128 is off across nodes (tuning.cc:429 wants PXN or closer; 2.27 adds P2C);
+    /// one NVLink domain runs 32 NVLS channels (src/transport/nvls.cc:145,176; 2.27.5: 24).
+    #[serde(rename = "2.26.2")]
+    V2_26_2,
     /// NCCL 2.27.5 (tag v2.27.5-1): the release whose model outputs are in
     /// shared/validation/nccl-golden.csv.
     #[default]
@@ -22,9 +32,10 @@ pub enum NcclVersion {
 }
 
 impl NcclVersion {
-    pub const ALL: [NcclVersion; 2] = [NcclVersion::V2_27_5, NcclVersion::V2_30Dev];
+    pub const ALL: [NcclVersion; 3] = [NcclVersion::V2_26_2, NcclVersion::V2_27_5, NcclVersion::V2_30Dev];
     pub fn id(self) -> &'static str {
         match self {
+            NcclVersion::V2_26_2 => "2.26.2",
             NcclVersion::V2_27_5 => "2.27.5",
             NcclVersion::V2_30Dev => "2.30-dev",
         }
@@ -34,6 +45,7 @@ impl NcclVersion {
     }
     pub fn constants(self) -> &'static NcclConstants {
         match self {
+            NcclVersion::V2_26_2 => &V2_26_2,
             NcclVersion::V2_27_5 => &V2_27_5,
             NcclVersion::V2_30Dev => &V2_30_DEV,
         }
@@ -151,7 +163,9 @@ const SPEEDS_2_27: SpeedArrays = SpeedArrays {
 /// NCCL 2.27.5. Source: NVIDIA/nccl tag v2.27.5-1, src/graph/tuning.cc (baseLat, hwLat,
 /// llMaxBws, perChMax*Bws, treeCorrectionFactor), src/graph/search.cc (speed arrays),
 /// src/include/device.h (MAXCHANNELS 64).
-pub static V2_27_5: NcclConstants = NcclConstants {
+pub static V2_27_5: NcclConstants = V2_27_5_TABLES;
+
+const V2_27_5_TABLES: NcclConstants = NcclConstants {
     version: NcclVersion::V2_27_5,
     base_lat: BASE_LAT,
     hw_lat: [HW_LAT_NVLINK, HW_LAT_PCI, hw_lat_net(14.0)],
@@ -166,6 +180,21 @@ pub static V2_27_5: NcclConstants = NcclConstants {
     tree_correction: TREE_CORRECTION,
     speeds: SPEEDS_2_27,
     max_channels: 64,
+};
+
+/// NCCL 2.26.2. Source: NVIDIA/nccl tag v2.26.2-1. `git diff v2.26.2-1 v2.27.5-1 --
+/// src/graph/tuning.cc` changes no table (baseLat, hwLat, llMaxBws, perChMax*Bws,
+/// treeCorrectionFactor are 2.27.5's); src/graph/search.cc:923-924 tries one Blackwell intra
+/// speed fewer (no 18.0) and 45.0 where 2.27.5 tries 45.1 across nodes; MAXCHANNELS is 64
+/// (src/include/device.h:62).
+pub static V2_26_2: NcclConstants = NcclConstants {
+    version: NcclVersion::V2_26_2,
+    speeds: SpeedArrays {
+        sm100_intra: &[90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0],
+        sm100_inter: &[48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
+        ..SPEEDS_2_27
+    },
+    ..V2_27_5_TABLES
 };
 
 /// NCCL v2.30 development tree. Source: NVIDIA/nccl master at 5067397, src/graph/tuning.cc
