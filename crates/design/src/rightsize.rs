@@ -187,6 +187,7 @@ impl FabricOption {
             NicKind::Efa400 => "400G EFA",
             NicKind::Roce100 => "100G RoCE",
             NicKind::Roce200 => "200G RoCE",
+            NicKind::Tcpxo200 => "200G TCPXO",
         };
         let mut s = format!("{}x {nic}, {}, {}:1", self.nics_per_node, if self.rail_optimized { "rails" } else { "no rails" }, self.oversubscription);
         if three_tiers {
