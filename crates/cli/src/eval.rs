@@ -27,6 +27,8 @@ struct Full<'a> {
     #[serde(flatten)]
     report: &'a Report,
     training: &'a TrainingView,
+    /// The chosen layout under failures, as the explorer's training panel shows it.
+    goodput: Option<&'a fabricscope_model::goodput::GoodputReport>,
     /// Pinned sizes the job cannot run and what ran instead (also on stderr); empty when none.
     pinned_replaced: Vec<String>,
 }
@@ -43,7 +45,7 @@ pub fn run(a: &EvalArgs) -> Result<String, CliError> {
     for line in &pinned_replaced {
         crate::error::note(line);
     }
-    output::json(&Full { report: &report, training: &training, pinned_replaced })
+    output::json(&Full { report: &report, training: &training, goodput: training.goodput.as_ref(), pinned_replaced })
 }
 
 /// The training view of a scenario (search, MFU grid, rules); errors name the file and the

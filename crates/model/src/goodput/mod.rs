@@ -227,6 +227,23 @@ fn spare_wait_hours(nodes_out: u64, spares: u64, mu: f64) -> f64 {
 /// Largest share of wall-clock time `--spares auto` lets the job spend waiting for spares.
 pub const SPARE_WAIT_SHARE: f64 = 0.001;
 
+/// The report's notes: the sites' disagreement, what is extrapolated, the spares assumed.
+fn notes_for(notes: &mut Vec<String>, topo: &Topology, inv: &Inventory, measured: bool, beyond_scale: bool, auto_spares: Option<u64>) {
+    notes.push(
+        "Field data disagree between sites: per component up to 2.5x, in total 1.2x between Llama 3 and StepFun; OPT-175B's 2021 cloud run stopped 6.6x more often than this model predicts for its size."
+            .to_string(),
+    );
+    if !measured {
+        notes.push(format!("No published field data for {}: Hopper's rates, extrapolated.", topo.gpu.name));
+    }
+    if beyond_scale {
+        notes.push(format!("{} GPUs is beyond the 16,384 the sources ran: rates per part are assumed to hold at scale.", inv.gpus));
+    }
+    if let Some(k) = auto_spares {
+        notes.push(format!("Assumes {k} hot spare nodes beyond the design (the fewest that keep waiting for one under 0.1% of the time); --spares 0 shows the job waiting for repairs."));
+    }
+}
+
 /// Whether the field data measured this GPU's generation.
 fn measured_hardware(arch: Arch) -> bool {
     matches!(arch, Arch::Hopper | Arch::Ampere)
@@ -398,10 +415,10 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             MTTF_COVERAGE,
             3,
             3,
-            if measured {
-                "component rates of Llama 3 (16,384 H100) and StepFun's trace, geometric mean; each site predicted from the other within 1.2x; sites disagree up to 2.5x per component, the 2021 OPT-175B cloud run 6.6x"
-            } else {
-                "no field data for this GPU generation: Hopper's component rates, interval widened to 2.5x"
+            match (cfg!(feature = "sources"), measured) {
+                (false, _) => "",
+                (true, true) => "component rates of Llama 3 (16,384 H100) and StepFun's trace, geometric mean; each site predicted from the other within 1.2x; sites disagree up to 2.5x per component, the 2021 OPT-175B cloud run 6.6x",
+                (true, false) => "no field data for this GPU generation: Hopper's rates, interval widened to 2.5x",
             },
             !measured || beyond_scale,
         ),
@@ -419,17 +436,10 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             Interval { lo: a.min(b).min(tau_h * 60.0), hi: a.max(b).max(tau_h * 60.0), ..mttf_iv.clone() }
         }
     };
-    let mut notes = vec![format!(
-        "Field data disagree between sites: per component up to 2.5x, in total 1.2x between Llama 3 and StepFun; OPT-175B's 2021 cloud run stopped 6.6x more often than this model predicts for its size."
-    )];
-    if !measured {
-        notes.push(format!("No published field data for {}: Hopper's rates, extrapolated.", topo.gpu.name));
-    }
-    if beyond_scale {
-        notes.push(format!("{} GPUs is beyond the 16,384 the sources ran: rates per part are assumed to hold at scale.", inv.gpus));
-    }
-    if p.spares.is_none() {
-        notes.push(format!("Assumes {spares} hot spare nodes beyond the design (the fewest that keep waiting for one under 0.1% of the time); --spares 0 shows the job waiting for repairs."));
+    let mut notes = Vec::new();
+    // The notes are the CLI's words; the pages show the sentence and the numbers.
+    if cfg!(feature = "sources") {
+        notes_for(&mut notes, topo, &inv, measured, beyond_scale, p.spares.is_none().then_some(spares));
     }
     GoodputReport {
         mttf_hours: mttf,

@@ -268,7 +268,10 @@ pub struct TrainingView {
     /// For an MoE job with EP > 1: where the chosen layout's EP groups sit and their
     /// dispatch/combine cost per layer.
     pub moe: Option<super::moe_view::MoeView>,
-    /// The chosen layout under failures (default policy): MTTF, ETTR, goodput.
+    /// The chosen layout under failures (default policy): MTTF, ETTR, goodput. Not serialized
+    /// with the view (the pages never send it; its serializer would cost the explorer's bytes):
+    /// `fabricscope eval` prints it beside the view.
+    #[serde(skip)]
     pub goodput: Option<crate::goodput::GoodputReport>,
 }
 
