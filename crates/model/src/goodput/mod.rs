@@ -339,36 +339,41 @@ struct Core {
 }
 
 fn core(topo: &Topology, job: &Job, p: &Policy) -> Core {
+    // Plain loops rather than iterator chains: each chain is its own code in the explorer's
+    // bundle, which has a byte budget.
     let inv = Inventory::of(topo);
-    let mut lines: Vec<(Component, u64, f64, Effect)> = Component::ALL
-        .iter()
-        .map(|&c| {
-            let n = inv.count(c);
-            (c, n, c.rate_per_hour() * n as f64, effect(c, &inv, p.nic_failover, job.network_share))
-        })
-        .filter(|l| l.1 > 0)
-        .collect();
-    let stops = |lines: &[(Component, u64, f64, Effect)]| -> f64 { lines.iter().filter(|l| matches!(l.3, Effect::Stop { .. })).map(|l| l.2).sum() };
+    let mut lines: Vec<(Component, u64, f64, Effect)> = Vec::with_capacity(Component::ALL.len());
+    for c in Component::ALL {
+        let n = inv.count(c);
+        if n > 0 {
+            lines.push((c, n, c.rate_per_hour() * n as f64, effect(c, &inv, p.nic_failover, job.network_share)));
+        }
+    }
+    let mut stop_rate = stop_rate_of(&lines);
     // A given MTTF scales every stopping component alike (the shares stay the field data's).
     let given = p.mttf_hours.filter(|m| m.is_finite() && *m > 0.0);
     if let Some(m) = given {
-        let k = (1.0 / m) / stops(&lines).max(f64::MIN_POSITIVE);
-        for l in lines.iter_mut().filter(|l| matches!(l.3, Effect::Stop { .. })) {
-            l.2 *= k;
+        let k = (1.0 / m) / stop_rate.max(f64::MIN_POSITIVE);
+        for l in lines.iter_mut() {
+            if matches!(l.3, Effect::Stop { .. }) {
+                l.2 *= k;
+            }
         }
+        stop_rate = stop_rate_of(&lines);
     }
-    let stop_rate = stops(&lines);
     let mttf = 1.0 / stop_rate.max(f64::MIN_POSITIVE);
     // Rollbacks to a checkpoint: every stop under job recovery; under replica recovery only
-    // those no single replica can absorb.
-    let rollback_rate: f64 = lines
-        .iter()
-        .filter(|l| match l.3 {
-            Effect::Stop { replica_recoverable, .. } => !(p.recovery == Recovery::Replica && replica_recoverable && job.replicas > 1),
-            Effect::Slow { .. } => false,
-        })
-        .map(|l| l.2)
-        .sum();
+    // those no single replica can absorb. Spares: nodes down at a time ~ Poisson(failures that
+    // take nodes out x repair time).
+    let (mut rollback_rate, mut mu) = (0.0, 0.0);
+    for l in &lines {
+        if let Effect::Stop { nodes_out, replica_recoverable } = l.3 {
+            if !(p.recovery == Recovery::Replica && replica_recoverable && job.replicas > 1) {
+                rollback_rate += l.2;
+            }
+            mu += l.2 * nodes_out as f64 * rates::REPAIR_HOURS;
+        }
+    }
 
     // Checkpoint cost.
     let checkpoint_gb = job.params as f64 * CHECKPOINT_BYTES_PER_PARAM / 1e9;
@@ -389,25 +394,17 @@ fn core(topo: &Topology, job: &Job, p: &Policy) -> Core {
     let given_tau = p.checkpoint_interval_min.filter(|t| t.is_finite() && *t > 0.0).map(|t| t / 60.0);
     let tau_h = given_tau.unwrap_or_else(|| daly(rollback_rate));
 
-    // Spares: nodes down at a time ~ Poisson(failures that take nodes out x repair time).
-    let mu: f64 = lines
-        .iter()
-        .map(|l| match l.3 {
-            Effect::Stop { nodes_out, .. } => l.2 * nodes_out as f64 * rates::REPAIR_HOURS,
-            Effect::Slow { .. } => 0.0,
-        })
-        .sum();
     // Auto: the fewest spares that keep the waiting under SPARE_WAIT_SHARE of the time.
-    let waiting_share = |k: u64| -> f64 {
-        lines
-            .iter()
-            .map(|l| match l.3 {
-                Effect::Stop { nodes_out, .. } => l.2 * spare_wait_hours(nodes_out, k, mu),
-                Effect::Slow { .. } => 0.0,
-            })
-            .sum()
+    let spares = match p.spares {
+        Some(k) => k,
+        None => {
+            let mut k = 0;
+            while k < inv.nodes.max(1) && waiting_share(&lines, k, mu) > SPARE_WAIT_SHARE {
+                k += 1;
+            }
+            k
+        }
     };
-    let spares = p.spares.unwrap_or_else(|| (0..=inv.nodes.max(1)).find(|&k| waiting_share(k) <= SPARE_WAIT_SHARE).unwrap_or(inv.nodes.max(1)));
     let costs_at = |scale: f64| costs(&lines, scale, tau_h, stall_h, save_h, p, job, spares, mu);
     let c = costs_at(1.0);
 
@@ -455,19 +452,41 @@ pub struct Summary {
 
 impl Core {
     fn summary(&self) -> Summary {
-        let share = |f: fn(Component) -> bool| {
-            self.lines.iter().filter(|l| f(l.0) && matches!(l.3, Effect::Stop { .. })).map(|l| l.2).sum::<f64>() / self.stop_rate.max(f64::MIN_POSITIVE)
-        };
-        Summary {
-            ettr: self.costs.ettr,
-            ettr_range: self.ettr_range,
-            mttf_hours: self.mttf,
-            gpu_share: share(|c| matches!(c, Component::Gpu | Component::Hbm)),
-            network_share: share(|c| {
-                matches!(c, Component::Nic | Component::Optics | Component::FabricLink | Component::LeafSwitch | Component::SpineSwitch | Component::CoreSwitch | Component::NvlinkTray)
-            }),
+        let (mut gpu, mut net) = (0.0, 0.0);
+        for l in &self.lines {
+            if matches!(l.3, Effect::Stop { .. }) {
+                if l.0.is_gpu() {
+                    gpu += l.2;
+                } else if l.0.is_network() {
+                    net += l.2;
+                }
+            }
+        }
+        let all = self.stop_rate.max(f64::MIN_POSITIVE);
+        Summary { ettr: self.costs.ettr, ettr_range: self.ettr_range, mttf_hours: self.mttf, gpu_share: gpu / all, network_share: net / all }
+    }
+}
+
+/// Failures per hour of the components that stop the job.
+fn stop_rate_of(lines: &[(Component, u64, f64, Effect)]) -> f64 {
+    let mut r = 0.0;
+    for l in lines {
+        if matches!(l.3, Effect::Stop { .. }) {
+            r += l.2;
         }
     }
+    r
+}
+
+/// Share of the time spent waiting for spares with `k` hot spares.
+fn waiting_share(lines: &[(Component, u64, f64, Effect)], k: u64, mu: f64) -> f64 {
+    let mut w = 0.0;
+    for l in lines {
+        if let Effect::Stop { nodes_out, .. } = l.3 {
+            w += l.2 * spare_wait_hours(nodes_out, k, mu);
+        }
+    }
+    w
 }
 
 /// The sentence's numbers of `job` spanning `topo` under `p` (what the pages show).
@@ -590,10 +609,8 @@ impl GoodputReport {
             ettr: self.ettr,
             ettr_range: (self.intervals.ettr.lo, self.intervals.ettr.hi),
             mttf_hours: self.mttf_hours,
-            gpu_share: sum(|c| matches!(c, Component::Gpu | Component::Hbm)),
-            network_share: sum(|c| {
-                matches!(c, Component::Nic | Component::Optics | Component::FabricLink | Component::LeafSwitch | Component::SpineSwitch | Component::CoreSwitch | Component::NvlinkTray)
-            }),
+            gpu_share: sum(Component::is_gpu),
+            network_share: sum(Component::is_network),
         }
     }
 

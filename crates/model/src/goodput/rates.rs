@@ -125,6 +125,16 @@ impl Component {
         }
     }
 
+    /// A GPU or its HBM.
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Component::Gpu | Component::Hbm)
+    }
+
+    /// The network: NICs, optics, switches, links between them, NVLink switch trays.
+    pub fn is_network(self) -> bool {
+        matches!(self, Component::Nic | Component::Optics | Component::FabricLink | Component::LeafSwitch | Component::SpineSwitch | Component::CoreSwitch | Component::NvlinkTray)
+    }
+
     /// Failures per unit-hour (a unit is what [`super::inventory::Inventory::count`] counts).
     pub fn rate_per_hour(self) -> f64 {
         match self {
