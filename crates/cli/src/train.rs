@@ -442,17 +442,28 @@ pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
     s.push_str(&format!("Cluster: {}\n", output::cluster_line(topo)));
     s.push_str(&format!("Job: {}\n", workload_line(w)));
     s.push_str(&format!("Layout: {} ({} micro-batches per step; framework {})\n\n", layout_line(&r.mapping), r.micro_batches, r.framework));
-    s.push_str(&format!("Step time       {:.3} s\n", r.step_time_s));
-    s.push_str(&format!("Tokens/s        {:.0} ({:.0} per GPU)\n", r.tokens_per_s, r.tokens_per_s / topo.total_gpus as f64));
+    // "(90%: lo-hi)" after each headline number, from the report's held-out intervals.
+    let iv = r.intervals.as_ref();
+    let range = |f: fn(&fabricscope_model::calibration::apply::StepIntervals) -> &fabricscope_model::interval::Interval, scale: f64| {
+        iv.map_or(String::new(), |i| format!(" {}", output::range_text(scale * f(i).lo, scale * f(i).hi)))
+    };
+    s.push_str(&format!("Step time       {:.3} s{}\n", r.step_time_s, range(|i| &i.step_time_s, 1.0)));
+    s.push_str(&format!("Tokens/s        {:.0}{} ({:.0} per GPU)\n", r.tokens_per_s, range(|i| &i.tokens_per_s, 1.0), r.tokens_per_s / topo.total_gpus as f64));
     s.push_str(&format!(
-        "Model TFLOP/s   {:.1} per GPU, MFU {:.1}% of {:.0} TFLOP/s ({} dense peak)\n",
+        "Model TFLOP/s   {:.1}{} per GPU, MFU {:.1}%{} of {:.0} TFLOP/s ({} dense peak)\n",
         r.model_tflops_per_gpu,
+        range(|i| &i.model_tflops_per_gpu, 1.0),
         100.0 * r.mfu,
+        range(|i| &i.mfu, 100.0),
         r.peak_tflops.0,
         w.precision.id()
     ));
     s.push_str(&format!("Hardware TFLOP/s {:.1} per GPU, HFU {:.1}% (MFU's FLOPs plus recompute)\n", r.hardware_tflops_per_gpu, 100.0 * r.hfu));
-    s.push_str(&format!("Error band      {}\n\n", r.band_text()));
+    s.push_str(&format!("Error band      {}\n", r.band_text()));
+    if let Some(i) = iv {
+        s.push_str(&format!("Interval        {}\n", i.step_time_s.basis));
+    }
+    s.push('\n');
     s.push_str("Assumptions\n");
     for (label, text) in fabricscope_model::training::assumptions::assumptions(r) {
         s.push_str(&format!("  {:<14} {}\n", label, text));

@@ -1,10 +1,11 @@
 //! A prediction's interval from the shipped calibration tables (see the module above).
 
-use super::{collective_keys, collectives_table, lookup, training_keys, training_table, ClassCalibration};
+use super::{collective_keys, collectives_table, interval_for, training_keys, training_table, ClassCalibration};
 use crate::interval::Interval;
 use crate::training::bands::ErrorClass;
-use crate::trust::Trust;
-use serde::Serialize;
+use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// What every interval's basis says about in-sample and held-out.
 pub const HELD_OUT: &str = "constants fitted on all sources; interval left-one-source-out";
@@ -31,10 +32,9 @@ pub struct Calibrated {
 }
 
 impl Calibrated {
-    fn new(row: &ClassCalibration, level: usize, extrapolated: bool, widened_pct: f64) -> Option<Calibrated> {
-        let (lo, hi) = row.bounds?;
+    fn new((lo, hi): (f64, f64), row: &ClassCalibration, level: usize, extrapolated: bool, widened_pct: f64) -> Option<Calibrated> {
         let g = 1.0 + widened_pct.max(0.0) / 100.0;
-        Some(Calibrated {
+        (lo > 0.0 && hi.is_finite()).then_some(Calibrated {
             lo: lo / g,
             hi: hi * g,
             coverage: row.coverage,
@@ -67,14 +67,68 @@ impl Calibrated {
 /// the trust is (beyond the measured scale, a composed class, a successor generation, or a class
 /// no measurement backs), widened by as much as the trust's band is.
 pub fn for_collective(trust: &Trust) -> Option<Calibrated> {
-    let keys = collective_keys(trust.tier, trust.family, trust.size);
-    let (row, level) = lookup(collectives_table(), &keys)?;
+    // Looked up once per class: predictions are made by the thousand inside training searches.
+    static LEVELS: OnceLock<Vec<Option<((f64, f64), usize, usize)>>> = OnceLock::new();
+    let levels = LEVELS.get_or_init(|| {
+        let table = collectives_table();
+        let mut v = Vec::new();
+        for t in TierClass::ALL {
+            for f in AlgoFamily::ALL {
+                for z in SizeRange::ALL {
+                    let found = interval_for(table, &collective_keys(t, f, z));
+                    v.push(found.and_then(|(b, row, level)| table.iter().position(|r| std::ptr::eq(r, row)).map(|i| (b, i, level))));
+                }
+            }
+        }
+        v
+    });
+    let (t, f, z) = (trust.tier as usize, trust.family as usize, trust.size as usize);
+    let (bounds, i, level) = (*levels.get((t * AlgoFamily::ALL.len() + f) * SizeRange::ALL.len() + z)?)?;
+    let row = collectives_table().get(i)?;
     let widened = match (trust.error_band_pct, trust.measured_band_pct) {
         (Some(b), Some(m)) => b - m,
         _ => 0.0,
     };
     let extrapolated = trust.extrapolated || trust.composed || trust.successor || trust.validated_cases == 0;
-    Calibrated::new(row, level, extrapolated, widened)
+    Calibrated::new(bounds, row, level, extrapolated, widened)
+}
+
+/// A collective prediction's intervals, keyed as the CLI's JSON prints them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveIntervals {
+    /// Bus bandwidth, GB/s per direction.
+    #[serde(rename = "busbw_GBps")]
+    pub busbw_gbps: Interval,
+    /// Time of one operation, µs: bytes / algbw at each end of the busbw interval.
+    pub time_us: Interval,
+}
+
+/// The intervals of a collective predicted at `busbw_gbps` (GB/s per direction) and `time_us`.
+pub fn collective_intervals(busbw_gbps: f64, time_us: f64, trust: &Trust, c: &Calibrated) -> CollectiveIntervals {
+    let basis = collective_basis(trust, c);
+    CollectiveIntervals { busbw_gbps: c.throughput(busbw_gbps, &basis), time_us: c.time(time_us, &basis) }
+}
+
+/// A training step's intervals, keyed by the `StepReport` fields they bound.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepIntervals {
+    pub step_time_s: Interval,
+    pub tokens_per_s: Interval,
+    pub mfu: Interval,
+    pub model_tflops_per_gpu: Interval,
+    pub hardware_tflops_per_gpu: Interval,
+}
+
+/// The intervals of a step predicted at `step_time_s` seconds; the throughputs (tokens/s, MFU,
+/// TFLOP/s per GPU) are each proportional to 1 / step time, so one ratio interval bounds all.
+pub fn step_intervals(c: &Calibrated, basis: &str, step_time_s: f64, tokens_per_s: f64, mfu: f64, model_tflops: f64, hardware_tflops: f64) -> StepIntervals {
+    StepIntervals {
+        step_time_s: c.time(step_time_s, basis),
+        tokens_per_s: c.throughput(tokens_per_s, basis),
+        mfu: c.throughput(mfu, basis),
+        model_tflops_per_gpu: c.throughput(model_tflops, basis),
+        hardware_tflops_per_gpu: c.throughput(hardware_tflops, basis),
+    }
 }
 
 /// The words of a collective interval's basis.
@@ -95,9 +149,9 @@ pub fn collective_basis(trust: &Trust, c: &Calibrated) -> String {
 /// band rule keeps the class's band beyond its measured GPU counts and says so.
 pub fn for_training(class: &ErrorClass, extrapolated: bool) -> Option<(Calibrated, String)> {
     let keys = training_keys(class);
-    let (row, level) = lookup(training_table(), &keys)?;
+    let (bounds, row, level) = interval_for(training_table(), &keys)?;
     let measured = training_table().iter().any(|r| r.key == keys[0]);
-    let c = Calibrated::new(row, level, extrapolated || !measured, 0.0)?;
+    let c = Calibrated::new(bounds, row, level, extrapolated || !measured, 0.0)?;
     let id = class.id();
     let words = match c.level {
         0 => format!("class {id}"),
@@ -111,7 +165,7 @@ pub fn for_training(class: &ErrorClass, extrapolated: bool) -> Option<(Calibrate
 /// "class X has 4 rows from 1 source, too few for its own" or "class X is not measured".
 fn too_few(table: &[ClassCalibration], key: &str, name: &str) -> String {
     match table.iter().find(|r| r.key == key) {
-        Some(r) => format!("class {name} has {} rows from {} source{}, too few for its own", r.rows, r.sources, if r.sources == 1 { "" } else { "s" }),
+        Some(r) => format!("class {name} has {} rows from {} source{}, too few for its own; stretched to hold them", r.rows, r.sources, if r.sources == 1 { "" } else { "s" }),
         None => format!("class {name} is not measured"),
     }
 }
@@ -135,7 +189,6 @@ fn basis(level: &str, c: &Calibrated, beyond: &str) -> String {
 mod tests {
     use super::*;
     use crate::catalog::Arch;
-    use crate::trust::{AlgoFamily, SizeRange, TierClass};
 
     /// Every interval brackets its prediction; times are the reciprocal of throughputs.
     #[test]

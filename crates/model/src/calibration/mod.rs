@@ -14,7 +14,9 @@
 //! collectives ([`collective_keys`]); for training framework family / dense or MoE / GPU
 //! generation, then dense or MoE, then all training runs ([`training_keys`]). A level gives an
 //! interval of its own only with at least [`MIN_ROWS`] rows from at least [`MIN_SOURCES`]
-//! sources; otherwise the next level's interval is used.
+//! sources; otherwise the next level's interval is used, stretched to hold every ratio the
+//! class's own rows measured (a borrowed interval is never narrower than the class's own
+//! spread: the NVL72 twenty-rack rows, twice off, stay inside their class's interval).
 //!
 //! **What is out of sample and what is not.** The interval is built leave-one-source-out: the
 //! coverage the tables report is the share of each source's rows that fall inside the interval
@@ -92,13 +94,31 @@ fn level_bounds(samples: &[Sample], key: &str, skip: Option<&str>) -> Option<(f6
     conformal_bounds(&kept.iter().map(|s| s.ratio).collect::<Vec<_>>())
 }
 
+/// Smallest and largest ratio of the rows carrying `key`, leaving out `skip`'s rows.
+fn own_range(samples: &[Sample], key: &str, skip: Option<&str>) -> Option<(f64, f64)> {
+    samples.iter().filter(|s| s.keys.first().is_some_and(|k| k == key) && Some(s.source.as_str()) != skip).fold(None, |acc, s| {
+        Some(acc.map_or((s.ratio, s.ratio), |(lo, hi): (f64, f64)| (lo.min(s.ratio), hi.max(s.ratio))))
+    })
+}
+
+/// A borrowed interval stretched to hold the class's own measured range.
+pub fn stretch(bounds: (f64, f64), own: Option<(f64, f64)>) -> (f64, f64) {
+    own.map_or(bounds, |(a, b)| (bounds.0.min(a), bounds.1.max(b)))
+}
+
 /// For each sample, the interval of ratios built without its source (the most specific of its
-/// levels with enough rows and sources left), and the index of that level in its keys; `None`
-/// when not even the most general level has enough.
+/// levels with enough rows and sources left; a parent's stretched to the range of the class's
+/// rows from the other sources), and the index of that level in its keys; `None` when not even
+/// the most general level has enough.
 pub fn leave_one_source_out(samples: &[Sample]) -> Vec<Option<((f64, f64), usize)>> {
     samples
         .iter()
-        .map(|s| s.keys.iter().enumerate().find_map(|(i, k)| level_bounds(samples, k, Some(&s.source)).map(|b| (b, i))))
+        .map(|s| {
+            let skip = Some(s.source.as_str());
+            let (b, i) = s.keys.iter().enumerate().find_map(|(i, k)| level_bounds(samples, k, skip).map(|b| (b, i)))?;
+            let own = if i > 0 { s.keys.first().and_then(|k| own_range(samples, k, skip)) } else { None };
+            Some((stretch(b, own), i))
+        })
         .collect()
 }
 
@@ -122,6 +142,9 @@ pub struct ClassCalibration {
     pub median_abs_error: f64,
     /// Fewest and most GPUs its rows measured.
     pub gpus: [u32; 2],
+    /// Smallest and largest ratio measured / predicted among the rows whose most specific
+    /// class this is (`None` for a parent level): what a borrowed interval is stretched to hold.
+    pub range: Option<(f64, f64)>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -159,20 +182,29 @@ pub fn calibrate(samples: &[Sample]) -> Vec<ClassCalibration> {
                 median_half_width: r4(median(widths)),
                 median_abs_error: r4(median(errs)),
                 gpus: [gpus.clone().min().unwrap_or(0), gpus.max().unwrap_or(0)],
+                range: own_range(samples, key, None).map(|(a, b)| (r4(a), r4(b))),
             }
         })
         .collect()
 }
 
-const HEADER: &str = "key,rows,sources,lo,hi,coverage,median_half_width,median_abs_error,min_gpus,max_gpus";
+const HEADER: &str = "key,rows,sources,lo,hi,coverage,median_half_width,median_abs_error,min_gpus,max_gpus,min_ratio,max_ratio";
+
+fn pair(p: Option<(f64, f64)>) -> (String, String) {
+    p.map_or(("-".to_string(), "-".to_string()), |(a, b)| (format!("{a:.4}"), format!("{b:.4}")))
+}
+
+fn parse_pair(a: &str, b: &str) -> Option<(f64, f64)> {
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
 
 /// The CSV text of a table (bounds "-" when the level has none of its own).
 pub fn to_csv(rows: &[ClassCalibration]) -> String {
     let mut s = format!("{HEADER}\n");
     for r in rows {
-        let (lo, hi) = r.bounds.map_or(("-".to_string(), "-".to_string()), |(a, b)| (format!("{a:.4}"), format!("{b:.4}")));
+        let ((lo, hi), (rlo, rhi)) = (pair(r.bounds), pair(r.range));
         s.push_str(&format!(
-            "{},{},{},{lo},{hi},{:.4},{:.4},{:.4},{},{}\n",
+            "{},{},{},{lo},{hi},{:.4},{:.4},{:.4},{},{},{rlo},{rhi}\n",
             r.key, r.rows, r.sources, r.coverage, r.median_half_width, r.median_abs_error, r.gpus[0], r.gpus[1]
         ));
     }
@@ -186,13 +218,10 @@ pub fn parse(text: &str) -> Vec<ClassCalibration> {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            if f.len() != 10 {
+            if f.len() != 12 {
                 return None;
             }
-            let bounds = match (f[3].parse::<f64>(), f[4].parse::<f64>()) {
-                (Ok(a), Ok(b)) => Some((a, b)),
-                _ => None,
-            };
+            let bounds = parse_pair(f[3], f[4]);
             Some(ClassCalibration {
                 key: f[0].to_string(),
                 rows: f[1].parse().ok()?,
@@ -202,6 +231,7 @@ pub fn parse(text: &str) -> Vec<ClassCalibration> {
                 median_half_width: f[6].parse().ok()?,
                 median_abs_error: f[7].parse().ok()?,
                 gpus: [f[8].parse().ok()?, f[9].parse().ok()?],
+                range: parse_pair(f[10], f[11]),
             })
         })
         .collect()
@@ -223,6 +253,14 @@ pub fn training_table() -> &'static [ClassCalibration] {
 /// index in `keys`.
 pub fn lookup<'a>(table: &'a [ClassCalibration], keys: &[String]) -> Option<(&'a ClassCalibration, usize)> {
     keys.iter().enumerate().find_map(|(i, k)| table.iter().find(|r| r.key == *k && r.bounds.is_some()).map(|r| (r, i)))
+}
+
+/// The interval of ratios for a class of `keys`: the first level's with one of its own, stretched
+/// (when borrowed) to the range of the class's own rows; with the level's row and index.
+pub fn interval_for<'a>(table: &'a [ClassCalibration], keys: &[String]) -> Option<((f64, f64), &'a ClassCalibration, usize)> {
+    let (row, level) = lookup(table, keys)?;
+    let own = if level > 0 { keys.first().and_then(|k| table.iter().find(|r| r.key == *k)).and_then(|r| r.range) } else { None };
+    Some((stretch(row.bounds?, own), row, level))
 }
 
 /// Calibration keys of a collective's class: tier/family/size, tier, "all".
@@ -323,9 +361,13 @@ mod tests {
         let a = table.iter().find(|r| r.key == "a").unwrap();
         assert_eq!((a.coverage, a.bounds), (1.0, Some((1.0, 1.09))));
         assert_eq!(parse(&to_csv(&table)), table);
-        // The lookup walks to the first level with an interval of its own.
+        // The lookup walks to the first level with an interval of its own, and stretches it to
+        // class b's own measured range, 0.5 to 2.0.
         let (row, level) = lookup(&table, &["b".to_string(), "all".to_string()]).unwrap();
         assert_eq!((row.key.as_str(), level), ("all", 1));
+        let (bounds, _, _) = interval_for(&table, &["b".to_string(), "all".to_string()]).unwrap();
+        assert_eq!(bounds, (0.5, 2.0));
+        // Held out, class b's rows see no other row of their class: "all" without w, unstretched.
     }
 
     /// The shipped tables parse, and each family's most general level has an interval.

@@ -30,7 +30,8 @@ finite-sample ranks), each end then moved to 1 where it would leave the predicti
 A class needs at least 19 rows (the least `n` whose upper rank is a row) from at least 3 sources
 for an interval of its own; otherwise it borrows its parent's: for collectives tier / algorithm
 family / size range -> tier -> all collectives; for training framework family / dense or MoE /
-GPU generation -> dense or MoE -> all training runs. Beyond the scale a collective class was
+GPU generation -> dense or MoE -> all training runs; a borrowed interval is stretched to hold
+every ratio the class's own rows measured (held out: those of the other sources). Beyond the scale a collective class was
 measured at, the interval is widened at both ends by as much as the class's band widens today
 (25 points per doubling across NVL72 racks, a successor generation's floor).
 
@@ -45,7 +46,8 @@ source's rows will see. Every interval's `basis` says so (\"constants fitted on 
 interval left-one-source-out\").
 
 Columns: *own interval*: the class's interval from every source, as the error of the prediction
-(measured below / above it), `-` where it borrows; *held-out coverage*: share of its rows inside
+(measured below / above it), `-` where it borrows; *own rows*: the range of its rows' errors,
+which a borrowed interval is stretched to hold; *held-out coverage*: share of its rows inside
 their leave-one-source-out interval; *median half-width*: of those intervals, percent of the
 prediction; *median abs error*: |predicted / measured - 1|.
 ";
@@ -89,11 +91,12 @@ fn render_section(title: &str, table: &[ClassCalibration]) -> String {
             pct(all.median_abs_error)
         ));
     }
-    s.push_str("| level | rows | sources | own interval | held-out coverage | median half-width | median abs error | GPUs measured |\n|---|---:|---:|---|---:|---:|---:|---|\n");
+    s.push_str("| level | rows | sources | own interval | own rows | held-out coverage | median half-width | median abs error | GPUs measured |\n|---|---:|---:|---|---|---:|---:|---:|---|\n");
     for r in ordered(table) {
         let own = r.bounds.map_or("-".to_string(), |(lo, hi)| format!("{:+.1}% / {:+.1}%", 100.0 * (lo - 1.0), 100.0 * (hi - 1.0)));
+        let range = r.range.map_or("-".to_string(), |(lo, hi)| format!("{:+.1}% / {:+.1}%", 100.0 * (lo - 1.0), 100.0 * (hi - 1.0)));
         s.push_str(&format!(
-            "| {} | {} | {} | {own} | {} | {} | {} | {}-{} |\n",
+            "| {} | {} | {} | {own} | {range} | {} | {} | {} | {}-{} |\n",
             r.key,
             r.rows,
             r.sources,
