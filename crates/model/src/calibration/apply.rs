@@ -19,8 +19,11 @@ pub struct Calibrated {
     /// Lower and upper ratio measured / predicted (dimensionless), after any widening.
     pub lo: f64,
     pub hi: f64,
-    /// Share of the level's rows inside their leave-one-source-out interval (dimensionless).
+    /// Share of the level's rows inside the interval the same rule gives without their source
+    /// (borrowing included), dimensionless: measured, not the nominal 90%.
     pub coverage: f64,
+    /// Rows whose held-out interval was this level's own, and how many fell inside it.
+    pub judged_here: [u32; 2],
     pub sources: u32,
     pub rows: u32,
     /// Which level the interval comes from: 0 the class, 1 its parent, 2 the whole family.
@@ -38,6 +41,7 @@ impl Calibrated {
             lo: lo / g,
             hi: hi * g,
             coverage: row.coverage,
+            judged_here: row.judged_here,
             sources: row.sources,
             rows: row.rows,
             level: level as u8,
@@ -171,8 +175,9 @@ fn too_few(table: &[ClassCalibration], key: &str, name: &str) -> String {
 }
 
 fn basis(level: &str, c: &Calibrated, beyond: &str) -> String {
+    let [n, k] = c.judged_here;
     let mut s = format!(
-        "90% interval of {level}: {} rows from {} sources, {:.0}% of them inside when each source is left out; {HELD_OUT}",
+        "90% interval of {level}: {} rows from {} sources; with each source left out, the same rule put {:.0}% of them inside ({k} of the {n} rows judged by this level's own interval); {HELD_OUT}",
         c.rows,
         c.sources,
         100.0 * c.coverage

@@ -145,6 +145,10 @@ pub struct ClassCalibration {
     /// Smallest and largest ratio measured / predicted among the rows whose most specific
     /// class this is (`None` for a parent level): what a borrowed interval is stretched to hold.
     pub range: Option<(f64, f64)>,
+    /// Rows (of any class under this level) whose held-out interval was this level's own, and
+    /// how many of them fell inside it: the test of this level's interval itself, where
+    /// `coverage` tests the rule on this level's rows (borrowing included).
+    pub judged_here: [u32; 2],
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -183,12 +187,17 @@ pub fn calibrate(samples: &[Sample]) -> Vec<ClassCalibration> {
                 median_abs_error: r4(median(errs)),
                 gpus: [gpus.clone().min().unwrap_or(0), gpus.max().unwrap_or(0)],
                 range: own_range(samples, key, None).map(|(a, b)| (r4(a), r4(b))),
+                judged_here: {
+                    let here: Vec<usize> = (0..samples.len()).filter(|&i| held[i].is_some_and(|(_, level)| samples[i].keys.get(level).is_some_and(|k| k == key))).collect();
+                    let inside = here.iter().filter(|&&i| held[i].is_some_and(|((lo, hi), _)| lo <= samples[i].ratio && samples[i].ratio <= hi)).count();
+                    [here.len() as u32, inside as u32]
+                },
             }
         })
         .collect()
 }
 
-const HEADER: &str = "key,rows,sources,lo,hi,coverage,median_half_width,median_abs_error,min_gpus,max_gpus,min_ratio,max_ratio";
+const HEADER: &str = "key,rows,sources,lo,hi,coverage,median_half_width,median_abs_error,min_gpus,max_gpus,min_ratio,max_ratio,judged_here,inside_here";
 
 fn pair(p: Option<(f64, f64)>) -> (String, String) {
     p.map_or(("-".to_string(), "-".to_string()), |(a, b)| (format!("{a:.4}"), format!("{b:.4}")))
@@ -204,8 +213,8 @@ pub fn to_csv(rows: &[ClassCalibration]) -> String {
     for r in rows {
         let ((lo, hi), (rlo, rhi)) = (pair(r.bounds), pair(r.range));
         s.push_str(&format!(
-            "{},{},{},{lo},{hi},{:.4},{:.4},{:.4},{},{},{rlo},{rhi}\n",
-            r.key, r.rows, r.sources, r.coverage, r.median_half_width, r.median_abs_error, r.gpus[0], r.gpus[1]
+            "{},{},{},{lo},{hi},{:.4},{:.4},{:.4},{},{},{rlo},{rhi},{},{}\n",
+            r.key, r.rows, r.sources, r.coverage, r.median_half_width, r.median_abs_error, r.gpus[0], r.gpus[1], r.judged_here[0], r.judged_here[1]
         ));
     }
     s
@@ -218,7 +227,7 @@ pub fn parse(text: &str) -> Vec<ClassCalibration> {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            if f.len() != 12 {
+            if f.len() != 14 {
                 return None;
             }
             let bounds = parse_pair(f[3], f[4]);
@@ -232,6 +241,7 @@ pub fn parse(text: &str) -> Vec<ClassCalibration> {
                 median_abs_error: f[7].parse().ok()?,
                 gpus: [f[8].parse().ok()?, f[9].parse().ok()?],
                 range: parse_pair(f[10], f[11]),
+                judged_here: [f[12].parse().ok()?, f[13].parse().ok()?],
             })
         })
         .collect()
@@ -359,7 +369,10 @@ mod tests {
         // 1.0, 1.02 and 1.05 inside; 0.5 and 2.0 outside.
         assert_eq!((b.rows, b.sources, b.bounds, b.coverage), (5, 1, None, 0.6));
         let a = table.iter().find(|r| r.key == "a").unwrap();
-        assert_eq!((a.coverage, a.bounds), (1.0, Some((1.0, 1.09))));
+        assert_eq!((a.coverage, a.bounds, a.judged_here), (1.0, Some((1.0, 1.09)), [40, 40]));
+        // "all" judged class b's 5 rows (3 inside); class b judged none.
+        assert_eq!(table.iter().find(|r| r.key == "all").unwrap().judged_here, [5, 3]);
+        assert_eq!(b.judged_here, [0, 0]);
         assert_eq!(parse(&to_csv(&table)), table);
         // The lookup walks to the first level with an interval of its own, and stretches it to
         // class b's own measured range, 0.5 to 2.0.

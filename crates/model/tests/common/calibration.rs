@@ -47,7 +47,9 @@ interval left-one-source-out\").
 
 Columns: *own interval*: the class's interval from every source, as the error of the prediction
 (measured below / above it), `-` where it borrows; *own rows*: the range of its rows' errors,
-which a borrowed interval is stretched to hold; *held-out coverage*: share of its rows inside
+which a borrowed interval is stretched to hold; *judged here*: of the rows (of any class under
+the level) whose held-out interval was this level's own, how many fell inside it (the test of
+this level's interval itself, where held-out coverage tests the rule on its rows); *held-out coverage*: share of its rows inside
 their leave-one-source-out interval; *median half-width*: of those intervals, percent of the
 prediction; *median abs error*: |predicted / measured - 1|.
 ";
@@ -91,16 +93,18 @@ fn render_section(title: &str, table: &[ClassCalibration]) -> String {
             pct(all.median_abs_error)
         ));
     }
-    s.push_str("| level | rows | sources | own interval | own rows | held-out coverage | median half-width | median abs error | GPUs measured |\n|---|---:|---:|---|---|---:|---:|---:|---|\n");
+    s.push_str("| level | rows | sources | own interval | own rows | held-out coverage | judged here | median half-width | median abs error | GPUs measured |\n|---|---:|---:|---|---|---:|---:|---:|---:|---|\n");
     for r in ordered(table) {
         let own = r.bounds.map_or("-".to_string(), |(lo, hi)| format!("{:+.1}% / {:+.1}%", 100.0 * (lo - 1.0), 100.0 * (hi - 1.0)));
         let range = r.range.map_or("-".to_string(), |(lo, hi)| format!("{:+.1}% / {:+.1}%", 100.0 * (lo - 1.0), 100.0 * (hi - 1.0)));
         s.push_str(&format!(
-            "| {} | {} | {} | {own} | {range} | {} | {} | {} | {}-{} |\n",
+            "| {} | {} | {} | {own} | {range} | {} | {} of {} | {} | {} | {}-{} |\n",
             r.key,
             r.rows,
             r.sources,
             pct(r.coverage),
+            r.judged_here[1],
+            r.judged_here[0],
             pct(r.median_half_width),
             pct(r.median_abs_error),
             r.gpus[0],
