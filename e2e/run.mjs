@@ -351,7 +351,7 @@ async function main() {
       let cliEttr = NaN;
       for (let t0 = Date.now(); Date.now() - t0 < 5000 && !(Math.abs(cliEttr - good.ettr) < 1e-9); await page.waitForTimeout(200)) {
         const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
-        if (m) cliEttr = JSON.parse(cli(['eval', '-'], cli(['link', '--decode', m[1]]))).training.goodput?.ettr;
+        if (m) cliEttr = JSON.parse(cli(["eval", "-"], cli(["link", "--decode", m[1]]))).goodput?.ettr;
       }
       assert(Math.abs(cliEttr - good.ettr) < 1e-9, `page ETTR ${good.ettr}, CLI eval of its link ${cliEttr}`);
       // Issue 20: the assumptions beside the layout: TP 16 leaves the NVLink domain, so no

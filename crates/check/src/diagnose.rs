@@ -20,6 +20,10 @@ use serde::Serialize;
 /// how far the model may be off, so a run far below the expectation there is "cannot judge",
 /// never passed as healthy.
 const HEALTHY_FLOOR: f64 = 0.10;
+/// A tolerance wider than this cannot tell a healthy run from a slow one: the class's own
+/// measurements lie that far from the model (NVLSTree across 20 NVL72 racks measured half of
+/// it), so a run outside [`HEALTHY_FLOOR`] there is "cannot judge", not healthy.
+const DECISIVE_TOLERANCE: f64 = 0.5;
 /// Below this measured busbw (GB/s) the printed figure has fewer than two significant
 /// digits, too few to place a row inside or outside a band.
 const MIN_BAND_BUSBW: f64 = 0.1;
@@ -72,6 +76,14 @@ pub struct Plateau {
     /// How far the expectation can be trusted, in words ([`crate::trust::Trust::describe`]).
     pub trust: String,
     pub algorithm: &'static str,
+}
+
+impl Plateau {
+    /// Whether the model can place this run: its tolerance is narrow enough to tell a healthy
+    /// run from a slow one, or the run meets the expectation within the healthy floor.
+    pub fn judgeable(&self) -> bool {
+        self.tolerance <= DECISIVE_TOLERANCE || (self.ratio - 1.0).abs() <= HEALTHY_FLOOR
+    }
 }
 
 /// A likely cause, with the number that supports it and what to run to confirm it.
@@ -249,7 +261,7 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
         None
     } else if fell_back {
         Some(false)
-    } else if plateaus.iter().any(|p| !p.validated) {
+    } else if plateaus.iter().any(|p| !p.validated || !p.judgeable()) {
         None
     } else if plateaus.iter().all(within) {
         Some(true)
@@ -382,8 +394,17 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, fell_back: bool, assumed: Op
         return rank(found);
     }
     let off = p.ratio > 1.0 + p.tolerance || low;
-    if let Some(a) = assumed.as_deref().filter(|_| off) {
+    if let Some(a) = assumed.as_deref().filter(|_| off || !p.judgeable()) {
         add(1.05, a, fig.clone(), "give the GPU and the NIC (--gpu, --nic, --nics-per-node; on check.html, the design's pickers), then check again");
+    }
+    if !p.judgeable() {
+        add(
+            1.04,
+            &format!("cannot judge: the model's published error for {} at this scale is wider than the gap", p.algorithm),
+            format!("{fig}; {}", p.trust),
+            &format!("compare with a published {} result at the same scale, or rerun at a scale where the model's band is narrow (where its trust line says it was measured)", kit.tests()),
+        );
+        return rank(found);
     }
     if p.successor && off {
         add(

@@ -160,12 +160,14 @@ fn a_20_rack_log_that_prints_its_last_rank_only_is_1440_ranks() {
     assert_eq!((field(&r, "nodes"), field(&r, "gpus_per_node")), (("180", Source::Flag), ("8", Source::Inferred)));
 }
 
-/// 20 GB200 NVL72 racks with the hardware given: NVLSTree across racks has no measurement of
-/// its own, only its parts (NVLS in one rack, trees across racks, NVLSTree across InfiniBand
-/// nodes). A run at the expectation is healthy, said as extrapolated; a run at half of it is
-/// "cannot judge" naming the missing measurement, never "not healthy".
+/// 20 GB200 NVL72 racks with the hardware given: CoreWeave's published runs at 2 and 20 racks
+/// now back NVLSTree across racks, and at 20 racks they measured half of the model's figure, so
+/// the class's band is wide (validation/collectives-nvl72-racks.csv). A run at the expectation
+/// is healthy; a run at half of it is what CoreWeave measured, and the model cannot tell it
+/// from a slow cluster: "cannot judge", never "not healthy", and never "healthy" by a ±139%
+/// tolerance.
 #[test]
-fn twenty_racks_are_judged_within_the_band_of_their_measured_parts_and_never_called_broken() {
+fn twenty_racks_at_their_measured_half_are_cannot_judge_never_broken_nor_healthy() {
     let preset = fabricscope_model::presets::cluster_preset("gb200-nvl72").expect("the GB200 NVL72 preset");
     let design = Cluster { nodes: 360, ..preset.cluster() };
     let given = Given { gpu: true, nic: true, nodes: true, ..Given::default() };
@@ -177,13 +179,14 @@ fn twenty_racks_are_judged_within_the_band_of_their_measured_parts_and_never_cal
     let at = judge(expected * 0.97);
     let p = &at.plateaus[0];
     assert_eq!(p.algorithm, "NVLSTree");
-    assert!(p.composed && p.extrapolated && p.validated, "{p:?}");
-    assert!(p.trust.contains("is not measured") && p.trust.contains("widest of its measured parts"), "{}", p.trust);
+    assert!(p.validated && !p.composed && !p.extrapolated, "{p:?}");
+    assert!(p.trust.contains("2-20 racks"), "{}", p.trust);
+    assert!(p.tolerance > 0.5, "the class's band is wide: {}", p.tolerance);
     assert_eq!(at.healthy, Some(true), "{:#?}", at.verdict);
-    assert!(at.verdict[0].cause == "healthy" && at.verdict[0].evidence.contains("not measured"), "{:#?}", at.verdict);
+    assert_eq!(at.verdict[0].cause, "healthy", "{:#?}", at.verdict);
     let half = judge(expected * 0.5);
     assert_eq!(half.healthy, None, "{:#?}", half.verdict);
-    assert_eq!(half.verdict[0].cause, "the expectation is extrapolated: no measurement backs NVLSTree across NVL72 racks, only its parts", "{:#?}", half.verdict);
+    assert!(half.verdict[0].cause.starts_with("cannot judge: the model's published error for NVLSTree"), "{:#?}", half.verdict);
     numbers_agree(&half);
 }
 

@@ -27,6 +27,9 @@ struct Full<'a> {
     #[serde(flatten)]
     report: &'a Report,
     training: &'a TrainingView,
+    /// The chosen layout under failures: the report whose sentence the explorer's training
+    /// panel shows.
+    goodput: Option<fabricscope_model::goodput::GoodputReport>,
     /// Pinned sizes the job cannot run and what ran instead (also on stderr); empty when none.
     pinned_replaced: Vec<String>,
 }
@@ -43,7 +46,7 @@ pub fn run(a: &EvalArgs) -> Result<String, CliError> {
     for line in &pinned_replaced {
         crate::error::note(line);
     }
-    output::json(&Full { report: &report, training: &training, pinned_replaced })
+    output::json(&Full { report: &report, training: &training, goodput: goodput_of(&s, w.params(), &training), pinned_replaced })
 }
 
 /// The training view of a scenario (search, MFU grid, rules); errors name the file and the
@@ -108,3 +111,9 @@ pub fn model_error(name: &str, e: &ModelError) -> CliError {
     CliError::new(format!("{name}: {field}"), e.message.clone())
 }
 
+/// The goodput of the view's chosen layout (when it fits), as `train` and the explorer compute it.
+fn goodput_of(s: &Scenario, params: u64, v: &TrainingView) -> Option<fabricscope_model::goodput::GoodputReport> {
+    let c = v.chosen.as_ref().filter(|c| c.fits)?;
+    let topo = s.cluster.topology().ok()?;
+    Some(fabricscope_model::goodput::of_step(&topo, params, c))
+}

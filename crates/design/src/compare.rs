@@ -97,6 +97,7 @@ fn nic_short(n: NicKind) -> &'static str {
         NicKind::Efa400 => "400G EFA",
         NicKind::Roce100 => "100G RoCE",
         NicKind::Roce200 => "200G RoCE",
+        NicKind::Tcpxo200 => "200G TCPXO",
     }
 }
 

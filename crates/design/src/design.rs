@@ -5,7 +5,7 @@
 use crate::bom::{scenario_bom, Bom};
 use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
-use crate::goodput::GoodputReport;
+use crate::goodput::Summary;
 use crate::scenario::Scenario;
 use crate::training::explore::{constraints, start, workload};
 use crate::training::StepReport;
@@ -70,7 +70,7 @@ pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
     let bom = scenario_bom(s)?;
     let numbers = DesignNumbers::new(name, topo.total_gpus, (p.busbw.0, p.trust.error_band_pct), view.chosen.as_ref(), bom);
     Ok(match view.chosen.as_ref().filter(|c| c.fits) {
-        Some(c) => numbers.with_goodput(&crate::goodput::of_step(&topo, w.params(), c)),
+        Some(c) => numbers.with_goodput(&crate::goodput::summary_of_step(&topo, w.params(), c)),
         None => numbers,
     })
 }
@@ -111,7 +111,7 @@ impl DesignNumbers {
     }
 
     /// The same numbers with the job's goodput under failures (only where the job fits).
-    pub fn with_goodput(self, g: &GoodputReport) -> DesignNumbers {
+    pub fn with_goodput(self, g: &Summary) -> DesignNumbers {
         if self.tokens_per_s.is_none() {
             return self;
         }
@@ -119,7 +119,7 @@ impl DesignNumbers {
         DesignNumbers {
             mttf_hours: Some(g.mttf_hours),
             ettr: Some(e),
-            ettr_interval: Some((g.intervals.ettr.lo, g.intervals.ettr.hi)),
+            ettr_interval: Some(g.ettr_range),
             goodput_tokens_per_s_per_gpu: self.tokens_per_s_per_gpu.map(|t| t * e),
             goodput_per_mw: self.tokens_per_s_per_mw.map(|t| t * e),
             goodput_per_musd: self.tokens_per_s_per_musd.map(|t| t * e),

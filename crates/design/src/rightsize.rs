@@ -54,8 +54,8 @@ pub struct RightSizeOptions {
 /// The NICs a GPU's systems ship with: those of the catalog's presets for that GPU (DGX H100
 /// and H200: ConnectX-7 as NDR InfiniBand or 400GbE; DGX B200 and GB200 NVL72: ConnectX-7 NDR;
 /// A100: HDR or 100GbE), in preset order. Transports that come only with rented cloud
-/// instances are left out (AWS EFA; GCP A3 Mega's TCPXO, which its preset approximates as
-/// 100GbE; every GCP, OCI and Azure shape, whose NICs a buyer does not choose): the
+/// instances are left out (AWS EFA; GCP A3 Mega's GPUDirect-TCPXO NICs, `tcpxo-200`; every
+/// GCP, OCI and Azure shape, whose NICs a buyer does not choose): the
 /// right-sizer sizes a system one buys and cables.
 pub fn platform_nics(gpu: GpuKind) -> Vec<NicKind> {
     let mut v: Vec<NicKind> = Vec::new();
@@ -187,6 +187,7 @@ impl FabricOption {
             NicKind::Efa400 => "400G EFA",
             NicKind::Roce100 => "100G RoCE",
             NicKind::Roce200 => "200G RoCE",
+            NicKind::Tcpxo200 => "200G TCPXO",
         };
         let mut s = format!("{}x {nic}, {}, {}:1", self.nics_per_node, if self.rail_optimized { "rails" } else { "no rails" }, self.oversubscription);
         if three_tiers {

@@ -271,7 +271,15 @@ impl NetPath {
             _ => (self.nic_side, self.gpu_side),
         };
         let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
-        (nic_side * nic_eff).min(gpu_side) * gpu_eff * routed
+        // The Tree's loss is the GPUs' (one head GPU per channel carries the chain's reduce and
+        // broadcast over its PCIe link, [`TREE_EFFICIENCY`]): it caps the GPU side, so a domain
+        // whose NICs are slower than that keeps its NICs' rate. The other classes' fractions
+        // were read as fractions of whichever side binds.
+        let side = match a {
+            Algorithm::Tree => (nic_side * nic_eff).min(gpu_side * gpu_eff),
+            _ => (nic_side * nic_eff).min(gpu_side) * gpu_eff,
+        };
+        side * routed
     }
 
     /// Algorithm bandwidth (GB/s) across the network for NCCL's choice `a`.

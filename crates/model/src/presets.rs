@@ -20,7 +20,7 @@
 //!
 //! Issue 23's presets (validation/hardware-specs.csv and README-hardware.md name each source):
 //! AWS p4d/p4de, p5, p5en and p6-b200 (EFA network-card counts from the AWS EC2 User Guide;
-//! node counts chosen here), GCP A3 Mega (TCPXO approximated, see [`gcp_a3_mega`]), MI300X and
+//! node counts chosen here), GCP A3 Mega (8x 200G TCPXO, see [`gcp_a3_mega`]), MI300X and
 //! MI355X servers with 8x 400G RoCE (AMD ROCm docs' multi-node validation; Pollara 400 product
 //! page), a GB300 NVL72 rack (Azure ND GB300 v6) and an HGX B300 cluster (secondary copy of
 //! NVIDIA's HGX B300 table). Each carries its source in [`ClusterPreset::source`].
@@ -171,12 +171,15 @@ fn aws_p6_b200() -> Cluster {
     aws(GpuKind::B200, 16, 8, NicKind::Efa400)
 }
 
-/// GCP A3 Mega: 8 H100 and 8x 200G NICs running GPUDirect-TCPXO. The model has no TCPXO
-/// transport: approximated as 16x 100GbE TCP-socket interfaces, the same 1.6 Tb/s of line rate
-/// on the closest NIC kind (TCPXO offloads the data path to the NIC, so kernel-TCP latency and
-/// efficiency make this pessimistic).
+/// GCP A3 Mega (a3-megagpu-8g): 8 H100 and 8x 200 Gb/s GPU NICs running GPUDirect-TCPXO, one
+/// per GPU (Compute Engine "GPU machine types": 1,600 Gbps of GPU network bandwidth per VM),
+/// as the catalog's `tcpxo-200` NIC. NVLS off: GCP's documented NCCL profile for TCPXO (the
+/// cluster-toolkit a3-megagpu-8g examples and GKE's nccl-env-profile) sets NCCL_NVLS_ENABLE=0
+/// and NCCL_ALGO=Ring,Tree. Rail-aligned: NCCL_CROSS_NIC=0 in the same profile.
+/// Checked against the project's own A3 Mega log (validation/logs/h100-2node-a3mega-all-reduce.txt,
+/// crates/model/tests/presets_vs_data.rs).
 fn gcp_a3_mega() -> Cluster {
-    Cluster { nodes: 16, nics_per_node: 16, nic: NicKind::Eth100Tcp, rail_optimized: false, ..Cluster::default() }
+    Cluster { nodes: 16, nics_per_node: 8, nic: NicKind::Tcpxo200, nvls: false, ..Cluster::default() }
 }
 
 fn mi300x_roce() -> Cluster {
@@ -365,9 +368,9 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gcp-a3-mega",
         name: "GCP A3 Mega",
-        about: "approximation: 16 VMs of 8 H100; TCPXO's 8x 200G modelled as 16x 100GbE TCP (no TCPXO transport in the model)",
+        about: "approximation: 16 a3-megagpu-8g VMs of 8 H100, 8x 200G GPUDirect-TCPXO NICs each (1.6 Tb/s), NVLS off as GCP's NCCL profile sets it; GCP does not publish its switch layout",
         reference: false,
-        source: "GCP A3 Mega machine type (8x 200G NICs, GPUDirect-TCPXO); GoogleCloudPlatform/cluster-toolkit",
+        source: "Google Cloud, A3 Mega machine type (8x 200 Gbps GPU NICs, GPUDirect-TCPXO); GoogleCloudPlatform/cluster-toolkit a3-megagpu-8g NCCL profile (NCCL_NVLS_ENABLE=0, NCCL_ALGO=Ring,Tree)",
         make: gcp_a3_mega,
     },
     ClusterPreset {

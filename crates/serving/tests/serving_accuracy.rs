@@ -14,7 +14,7 @@
 //!   400G (the rows do not restate NICs); GB200/GB300 as NVL72 racks of 4-GPU trays; the 2xH100
 //!   server of tenstorrent issue 143 as an H100 SXM node (form factor not stated).
 //! - KV transfers: AWS p5en and p6-b200 as the catalog's presets, p6-b300 as 8 B300 with 16x
-//!   400G EFA; bytes as the row states, over 2 NICs for NIXLBench on A3-Mega, all NICs for
+//!   400G EFA; bytes as the row states, over the GPU's own 200G NIC for NIXLBench on A3-Mega, all NICs for
 //!   the Transfer Engine with buffers on every GPU, one NIC for a vLLM worker; host-memory
 //!   (CPU-to-CPU) runs are listed, not evaluated.
 //! - Precision: the row's weight precision (NVFP4 -> fp4); "not stated" -> bf16. KV cache in FP8
@@ -300,11 +300,10 @@ fn predict(c: &Case, eff: Option<Efficiency>) -> Result<f64, String> {
         // shape by scaling (the time is linear in bytes past the latency).
         let per_token = m.kv_bytes_per_token(1.0);
         let tokens = (c.row.kv_bytes.unwrap_or(0.0) / per_token).round().max(1.0) as u32;
-        // NIXLBench on A3-Mega: 2 of the VM's NICs; the Transfer Engine benchmarks with buffers
-        // on every GPU (--gpu_id=-1): all of them; a single vLLM worker: one.
-        let rails = if c.row.hardware.contains("A3-Mega") {
-            Some(2)
-        } else if c.row.notes.contains("--gpu_id=-1") {
+        // NIXLBench on A3-Mega: one GPU per VM, over its own 200G TCPXO NIC (the preset's one
+        // NIC per GPU); the Transfer Engine benchmarks with buffers on every GPU
+        // (--gpu_id=-1): all of them; a single vLLM worker: one.
+        let rails = if c.row.notes.contains("--gpu_id=-1") {
             None
         } else {
             Some(1)

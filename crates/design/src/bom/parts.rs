@@ -277,11 +277,14 @@ pub fn nic_part(nic: NicKind) -> Part {
         NicKind::Efa400 => ("aws-efa-400", "AWS EFA 400G interface"),
         NicKind::Roce100 => ("connectx-6dx-100gbe", "ConnectX-6 Dx 100GbE"),
         NicKind::Roce200 => ("connectx-6dx-200gbe", "ConnectX-6 Dx 200GbE"),
+        // Part of a GCP A3 Mega VM: not sold separately.
+        NicKind::Tcpxo200 => ("gcp-tcpxo-200", "GCP A3 Mega 200G GPU NIC (TCPXO)"),
     };
     match nic {
         NicKind::Efa100 | NicKind::Efa200 | NicKind::Efa400 => {
             part(id, name, PartKind::Nic, None, src!("AWS EC2 User Guide, network cards: part of a rented instance, neither sold nor powered on its own (count only)"))
         }
+        NicKind::Tcpxo200 => part(id, name, PartKind::Nic, None, src!("Google Cloud, A3 Mega machine type: part of a rented VM, neither sold nor powered on its own (count only)")),
         _ => part(id, name, PartKind::Nic, None, src!("NVIDIA ConnectX product briefs (rates); no power figure in this catalog")),
     }
 }

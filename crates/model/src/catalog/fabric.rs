@@ -318,6 +318,8 @@ pub enum NicKind {
     Roce100,
     #[serde(rename = "roce-200")]
     Roce200,
+    #[serde(rename = "tcpxo-200")]
+    Tcpxo200,
 }
 
 /// Wire protocol family of a NIC: decides what NCCL transport and congestion control apply.
@@ -376,7 +378,7 @@ pub struct NicSpec {
 
 /// Sources: NVIDIA ConnectX-6 (HDR 200 Gb/s, PCIe Gen4), ConnectX-7 (NDR 400 Gb/s, PCIe Gen5),
 /// ConnectX-8 SuperNIC (XDR 800 Gb/s, PCIe Gen6) product briefs; IEEE 802.3 for Ethernet rates.
-pub const NICS: [NicSpec; 11] = [
+pub const NICS: [NicSpec; 12] = [
     NicSpec {
         kind: NicKind::IbHdr,
         id: "ib-hdr",
@@ -490,6 +492,28 @@ pub const NICS: [NicSpec; 11] = [
         sharp_capable: false,
         pcie: PcieGen::Gen4,
     },
+    // GCP A3 Mega's GPU NICs (a3-megagpu-8g): 8x 200 Gb/s per VM running GPUDirect-TCPXO
+    // (Google's FasTrak NCCL net plugin: TCP on the wire, the payload moved between the NIC and
+    // GPU memory without a host copy; GCP's documented NCCL profile sets NCCL_NET_GDR_LEVEL=PIX,
+    // the NIC on the GPU's own PCIe switch; Compute Engine "GPU machine types" and "Maximize GPU
+    // network bandwidth with GPUDirect-TCPXO", cluster-toolkit a3-megagpu-8g examples). TCP, so
+    // the socket family's goodput (0.92), congestion control and ECMP routing; kernel TCP's
+    // 15 us latency is kept though TCPXO's own is not published (the 2-node all_reduce floor
+    // is 123 us, validation/logs/h100-2node-a3mega-all-reduce.txt; not fitted). The host
+    // interface is the HGX H100 board's PCIe Gen5 switch the GPU shares (PIX), taken as Gen5
+    // x16: the NIC's own link width is not published.
+    NicSpec {
+        kind: NicKind::Tcpxo200,
+        id: "tcpxo-200",
+        name: "GCP GPUDirect-TCPXO 200G",
+        family: NetFamily::TcpSockets,
+        line_rate: Gbps(200.0),
+        efficiency: 0.92,
+        routing: Routing::Ecmp,
+        latency: Micros(15.0),
+        sharp_capable: false,
+        pcie: PcieGen::Gen5,
+    },
 ];
 
 /// Goodput of an EFA interface against its line rate: InfiniBand's 0.955, checked for the class
@@ -557,7 +581,7 @@ const fn efa(kind: NicKind, id: &'static str, name: &'static str, gbps: f64) -> 
 }
 
 impl NicKind {
-    pub const ALL: [NicKind; 11] = [
+    pub const ALL: [NicKind; 12] = [
         NicKind::IbHdr,
         NicKind::IbNdr,
         NicKind::IbXdr,
@@ -569,6 +593,7 @@ impl NicKind {
         NicKind::Efa400,
         NicKind::Roce100,
         NicKind::Roce200,
+        NicKind::Tcpxo200,
     ];
     pub fn spec(self) -> &'static NicSpec {
         &NICS[self as usize]
@@ -607,6 +632,8 @@ impl NicKind {
             NicKind::Eth100Tcp | NicKind::Roce100 => SwitchKind::Eth100,
             // 200GbE: a 400G-class Ethernet switch split two ways (no 200G-native class here).
             NicKind::Roce200 => SwitchKind::Spectrum4,
+            // GCP does not publish its fabric: sized as the 200G class above.
+            NicKind::Tcpxo200 => SwitchKind::Spectrum4,
         }
     }
 }

@@ -227,6 +227,23 @@ fn spare_wait_hours(nodes_out: u64, spares: u64, mu: f64) -> f64 {
 /// Largest share of wall-clock time `--spares auto` lets the job spend waiting for spares.
 pub const SPARE_WAIT_SHARE: f64 = 0.001;
 
+/// The report's notes: the sites' disagreement, what is extrapolated, the spares assumed.
+fn notes_for(notes: &mut Vec<String>, topo: &Topology, inv: &Inventory, measured: bool, beyond_scale: bool, auto_spares: Option<u64>) {
+    notes.push(
+        "Field data disagree between sites: per component up to 2.5x, in total 1.2x between Llama 3 and StepFun; OPT-175B's 2021 cloud run stopped 6.6x more often than this model predicts for its size."
+            .to_string(),
+    );
+    if !measured {
+        notes.push(format!("No published field data for {}: Hopper's rates, extrapolated.", topo.gpu.name));
+    }
+    if beyond_scale {
+        notes.push(format!("{} GPUs is beyond the 16,384 the sources ran: rates per part are assumed to hold at scale.", inv.gpus));
+    }
+    if let Some(k) = auto_spares {
+        notes.push(format!("Assumes {k} hot spare nodes beyond the design (the fewest that keep waiting for one under 0.1% of the time); --spares 0 shows the job waiting for repairs."));
+    }
+}
+
 /// Whether the field data measured this GPU's generation.
 fn measured_hardware(arch: Arch) -> bool {
     matches!(arch, Arch::Hopper | Arch::Ampere)
@@ -297,8 +314,31 @@ fn costs(lines: &[(Component, u64, f64, Effect)], scale: f64, tau_h: f64, stall_
     }
 }
 
-/// Goodput of `job` spanning `topo` under `p`.
-pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
+/// The numbers of an answer, without its words: what [`goodput`] reports and the pages'
+/// [`Summary`] are both made of.
+struct Core {
+    inv: Inventory,
+    lines: Vec<(Component, u64, f64, Effect)>,
+    given: Option<f64>,
+    given_tau: Option<f64>,
+    stop_rate: f64,
+    mttf: f64,
+    checkpoint_gb: f64,
+    storage: f64,
+    save_s: f64,
+    stall_s: f64,
+    tau_h: f64,
+    spares: u64,
+    costs: Costs,
+    measured: bool,
+    beyond_scale: bool,
+    /// The MTTF's interval and what the ETTR and the auto interval are at its ends.
+    mttf_range: (f64, f64),
+    ettr_range: (f64, f64),
+    tau_range_h: (f64, f64),
+}
+
+fn core(topo: &Topology, job: &Job, p: &Policy) -> Core {
     let inv = Inventory::of(topo);
     let mut lines: Vec<(Component, u64, f64, Effect)> = Component::ALL
         .iter()
@@ -308,16 +348,16 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
         })
         .filter(|l| l.1 > 0)
         .collect();
-    let predicted_stop: f64 = lines.iter().filter(|l| matches!(l.3, Effect::Stop { .. })).map(|l| l.2).sum();
+    let stops = |lines: &[(Component, u64, f64, Effect)]| -> f64 { lines.iter().filter(|l| matches!(l.3, Effect::Stop { .. })).map(|l| l.2).sum() };
     // A given MTTF scales every stopping component alike (the shares stay the field data's).
     let given = p.mttf_hours.filter(|m| m.is_finite() && *m > 0.0);
     if let Some(m) = given {
-        let k = (1.0 / m) / predicted_stop.max(f64::MIN_POSITIVE);
+        let k = (1.0 / m) / stops(&lines).max(f64::MIN_POSITIVE);
         for l in lines.iter_mut().filter(|l| matches!(l.3, Effect::Stop { .. })) {
             l.2 *= k;
         }
     }
-    let stop_rate: f64 = lines.iter().filter(|l| matches!(l.3, Effect::Stop { .. })).map(|l| l.2).sum();
+    let stop_rate = stops(&lines);
     let mttf = 1.0 / stop_rate.max(f64::MIN_POSITIVE);
     // Rollbacks to a checkpoint: every stop under job recovery; under replica recovery only
     // those no single replica can absorb.
@@ -368,9 +408,79 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             .sum()
     };
     let spares = p.spares.unwrap_or_else(|| (0..=inv.nodes.max(1)).find(|&k| waiting_share(k) <= SPARE_WAIT_SHARE).unwrap_or(inv.nodes.max(1)));
+    let costs_at = |scale: f64| costs(&lines, scale, tau_h, stall_h, save_h, p, job, spares, mu);
+    let c = costs_at(1.0);
 
-    let c = costs(&lines, 1.0, tau_h, stall_h, save_h, p, job, spares, mu);
-    let components: Vec<ComponentLine> = lines
+    // Intervals: the failure rate's site-to-site spread, carried through at the chosen interval
+    // (and, for the auto interval, what Daly's rule gives at each end).
+    let measured = measured_hardware(topo.gpu.arch);
+    let factor = if measured { MTTF_FACTOR } else { MTTF_FACTOR_EXTRAPOLATED };
+    let mttf_range = if given.is_some() { (mttf, mttf) } else { (mttf / factor, mttf * factor) };
+    let (e_lo, e_hi) = (costs_at(mttf / mttf_range.0).ettr, costs_at(mttf / mttf_range.1).ettr);
+    let (t_lo, t_hi) = (daly(rollback_rate * mttf / mttf_range.0), daly(rollback_rate * mttf / mttf_range.1));
+    Core {
+        beyond_scale: inv.gpus > MEASURED_GPUS,
+        inv,
+        given,
+        given_tau,
+        stop_rate,
+        mttf,
+        checkpoint_gb,
+        storage,
+        save_s,
+        stall_s,
+        tau_h,
+        spares,
+        measured,
+        mttf_range,
+        ettr_range: (e_lo.min(c.ettr), e_hi.max(c.ettr)),
+        tau_range_h: (t_lo.min(t_hi).min(tau_h), t_lo.max(t_hi).max(tau_h)),
+        costs: c,
+        lines,
+    }
+}
+
+/// What a page shows of a job's goodput: the sentence's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub ettr: f64,
+    /// The ETTR's 90% interval (the MTTF's site-to-site spread carried through).
+    pub ettr_range: (f64, f64),
+    pub mttf_hours: f64,
+    /// Shares of the stops from GPUs and HBM, and from the network (NICs, optics, switches,
+    /// NVLink switch trays).
+    pub gpu_share: f64,
+    pub network_share: f64,
+}
+
+impl Core {
+    fn summary(&self) -> Summary {
+        let share = |f: fn(Component) -> bool| {
+            self.lines.iter().filter(|l| f(l.0) && matches!(l.3, Effect::Stop { .. })).map(|l| l.2).sum::<f64>() / self.stop_rate.max(f64::MIN_POSITIVE)
+        };
+        Summary {
+            ettr: self.costs.ettr,
+            ettr_range: self.ettr_range,
+            mttf_hours: self.mttf,
+            gpu_share: share(|c| matches!(c, Component::Gpu | Component::Hbm)),
+            network_share: share(|c| {
+                matches!(c, Component::Nic | Component::Optics | Component::FabricLink | Component::LeafSwitch | Component::SpineSwitch | Component::CoreSwitch | Component::NvlinkTray)
+            }),
+        }
+    }
+}
+
+/// The sentence's numbers of `job` spanning `topo` under `p` (what the pages show).
+pub fn summary(topo: &Topology, job: &Job, p: &Policy) -> Summary {
+    core(topo, job, p).summary()
+}
+
+/// Goodput of `job` spanning `topo` under `p`.
+pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
+    let k = core(topo, job, p);
+    let c = &k.costs;
+    let components: Vec<ComponentLine> = k
+        .lines
         .iter()
         .zip(&c.per_failure)
         .map(|(&(comp, n, rate, eff), &lost)| ComponentLine {
@@ -379,71 +489,52 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             count: n,
             failures_per_unit_year: rate / n as f64 * 24.0 * 365.25,
             failures_per_day: rate * 24.0,
-            share_of_stops: if matches!(eff, Effect::Stop { .. }) { rate / stop_rate.max(f64::MIN_POSITIVE) } else { 0.0 },
+            share_of_stops: if matches!(eff, Effect::Stop { .. }) { rate / k.stop_rate.max(f64::MIN_POSITIVE) } else { 0.0 },
             effect: eff,
             hours_lost_per_failure: lost,
             source: comp.source(),
         })
         .collect();
-
-    // Intervals: the failure rate's site-to-site spread, carried through at the chosen interval.
-    let measured = measured_hardware(topo.gpu.arch);
-    let beyond_scale = inv.gpus > MEASURED_GPUS;
-    let factor = if measured { MTTF_FACTOR } else { MTTF_FACTOR_EXTRAPOLATED };
-    let mttf_iv = match given {
+    let mttf_iv = match k.given {
         Some(m) => Interval::exact(m, "given (--mttf-hours)"),
-        None => Interval::by_factor(
-            mttf,
-            factor,
-            MTTF_COVERAGE,
-            3,
-            3,
-            if measured {
-                "component rates of Llama 3 (16,384 H100) and StepFun's trace, geometric mean; each site predicted from the other within 1.2x; sites disagree up to 2.5x per component, the 2021 OPT-175B cloud run 6.6x"
-            } else {
-                "no field data for this GPU generation: Hopper's component rates, interval widened to 2.5x"
-            },
-            !measured || beyond_scale,
-        ),
+        None => Interval {
+            lo: k.mttf_range.0,
+            hi: k.mttf_range.1,
+            coverage: MTTF_COVERAGE,
+            sources: 3,
+            rows: 3,
+            basis: match (cfg!(feature = "sources"), k.measured) {
+                (false, _) => "",
+                (true, true) => "component rates of Llama 3 (16,384 H100) and StepFun's trace, geometric mean; each site predicted from the other within 1.2x; sites disagree up to 2.5x per component, the 2021 OPT-175B cloud run 6.6x",
+                (true, false) => "no field data for this GPU generation: Hopper's rates, interval widened to 2.5x",
+            }
+            .to_string(),
+            extrapolated: !k.measured || k.beyond_scale,
+        },
     };
-    let ettr_at = |m: f64| {
-        let scale = (1.0 / m) / stop_rate.max(f64::MIN_POSITIVE);
-        costs(&lines, scale, tau_h, stall_h, save_h, p, job, spares, mu).ettr
-    };
-    let ettr_iv = Interval { lo: ettr_at(mttf_iv.lo).min(c.ettr), hi: ettr_at(mttf_iv.hi).max(c.ettr), ..mttf_iv.clone() };
-    let tau_iv = match given_tau {
+    let ettr_iv = Interval { lo: k.ettr_range.0, hi: k.ettr_range.1, ..mttf_iv.clone() };
+    let tau_iv = match k.given_tau {
         Some(t) => Interval::exact(t * 60.0, "given (--checkpoint-interval)"),
-        None => {
-            let scale_rb = |m: f64| rollback_rate * (mttf / m);
-            let (a, b) = (daly(scale_rb(mttf_iv.lo)) * 60.0, daly(scale_rb(mttf_iv.hi)) * 60.0);
-            Interval { lo: a.min(b).min(tau_h * 60.0), hi: a.max(b).max(tau_h * 60.0), ..mttf_iv.clone() }
-        }
+        None => Interval { lo: k.tau_range_h.0 * 60.0, hi: k.tau_range_h.1 * 60.0, ..mttf_iv.clone() },
     };
-    let mut notes = vec![format!(
-        "Field data disagree between sites: per component up to 2.5x, in total 1.2x between Llama 3 and StepFun; OPT-175B's 2021 cloud run stopped 6.6x more often than this model predicts for its size."
-    )];
-    if !measured {
-        notes.push(format!("No published field data for {}: Hopper's rates, extrapolated.", topo.gpu.name));
-    }
-    if beyond_scale {
-        notes.push(format!("{} GPUs is beyond the 16,384 the sources ran: rates per part are assumed to hold at scale.", inv.gpus));
-    }
-    if p.spares.is_none() {
-        notes.push(format!("Assumes {spares} hot spare nodes beyond the design (the fewest that keep waiting for one under 0.1% of the time); --spares 0 shows the job waiting for repairs."));
+    let mut notes = Vec::new();
+    // The notes are the CLI's words; the pages show the sentence and the numbers.
+    if cfg!(feature = "sources") {
+        notes_for(&mut notes, topo, &k.inv, k.measured, k.beyond_scale, p.spares.is_none().then_some(k.spares));
     }
     GoodputReport {
-        mttf_hours: mttf,
-        mttf_basis: if given.is_some() { "given" } else { "predicted" },
-        interruptions_per_day: 24.0 / mttf,
-        checkpoint_interval_min: tau_h * 60.0,
-        checkpoint_interval_basis: if given_tau.is_some() { "given" } else { "auto" },
-        checkpoint_gb,
-        checkpoint_stall_s: stall_s,
-        checkpoint_save_s: save_s,
-        storage_gbps: storage,
+        mttf_hours: k.mttf,
+        mttf_basis: if k.given.is_some() { "given" } else { "predicted" },
+        interruptions_per_day: 24.0 / k.mttf,
+        checkpoint_interval_min: k.tau_h * 60.0,
+        checkpoint_interval_basis: if k.given_tau.is_some() { "given" } else { "auto" },
+        checkpoint_gb: k.checkpoint_gb,
+        checkpoint_stall_s: k.stall_s,
+        checkpoint_save_s: k.save_s,
+        storage_gbps: k.storage,
         restart_min: p.restart_min,
         recovery: p.recovery,
-        spares,
+        spares: k.spares,
         spares_basis: if p.spares.is_some() { "given" } else { "auto" },
         ettr: c.ettr,
         tokens_per_s: job.tokens_per_s,
@@ -454,7 +545,6 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
         lost_to_waiting_for_spares: c.waiting,
         lost_to_slowdowns: c.slowdowns,
         components,
-        inventory: inv,
         intervals: GoodputIntervals {
             interruptions_per_day: mttf_iv.map(|m| 24.0 / m),
             goodput_tokens_per_s: ettr_iv.map(|e| e * job.tokens_per_s),
@@ -462,6 +552,7 @@ pub fn goodput(topo: &Topology, job: &Job, p: &Policy) -> GoodputReport {
             checkpoint_interval_min: tau_iv,
             ettr: ettr_iv,
         },
+        inventory: k.inv,
         notes,
     }
 }
@@ -481,39 +572,55 @@ pub fn job_of(params: u64, r: &crate::training::StepReport) -> Job {
 }
 
 /// Goodput of a step report's job under the default policy (job restart, auto spares and
-/// interval): what the explorer, compare and `train` show beside the step.
+/// interval): what `train`, `eval` and compare show beside the step.
 pub fn of_step(topo: &Topology, params: u64, r: &crate::training::StepReport) -> GoodputReport {
     goodput(topo, &job_of(params, r), &Policy::default())
 }
 
+/// The same answer's sentence numbers (what the explorer's training panel shows).
+pub fn summary_of_step(topo: &Topology, params: u64, r: &crate::training::StepReport) -> Summary {
+    summary(topo, &job_of(params, r), &Policy::default())
+}
+
 impl GoodputReport {
-    /// Share of stops from GPUs and HBM, and from the network (NICs, optics, switches, NVLink
-    /// trays).
-    pub fn shares(&self) -> (f64, f64) {
-        let sum = |f: &dyn Fn(Component) -> bool| self.components.iter().filter(|l| f(l.component)).map(|l| l.share_of_stops).sum::<f64>();
-        (
-            sum(&|c| matches!(c, Component::Gpu | Component::Hbm)),
-            sum(&|c| {
-                matches!(
-                    c,
-                    Component::Nic | Component::Optics | Component::FabricLink | Component::LeafSwitch | Component::SpineSwitch | Component::CoreSwitch | Component::NvlinkTray
-                )
+    /// The sentence's numbers of this answer.
+    pub fn summary(&self) -> Summary {
+        let sum = |f: fn(Component) -> bool| self.components.iter().filter(|l| f(l.component)).map(|l| l.share_of_stops).sum::<f64>();
+        Summary {
+            ettr: self.ettr,
+            ettr_range: (self.intervals.ettr.lo, self.intervals.ettr.hi),
+            mttf_hours: self.mttf_hours,
+            gpu_share: sum(|c| matches!(c, Component::Gpu | Component::Hbm)),
+            network_share: sum(|c| {
+                matches!(c, Component::Nic | Component::Optics | Component::FabricLink | Component::LeafSwitch | Component::SpineSwitch | Component::CoreSwitch | Component::NvlinkTray)
             }),
-        )
+        }
     }
 
-    /// One sentence: "trains 91.2% of the time (90%: 85.0-95.1%; one stop every 3.1 h; GPUs 64%,
-    /// network 10% of stops)".
+    /// Share of stops from GPUs and HBM, and from the network.
+    pub fn shares(&self) -> (f64, f64) {
+        let s = self.summary();
+        (s.gpu_share, s.network_share)
+    }
+
+    /// One sentence: see [`Summary::sentence`].
     pub fn sentence(&self) -> String {
-        let (gpu, net) = self.shares();
+        self.summary().sentence()
+    }
+}
+
+impl Summary {
+    /// "trains 91.2% of the time (90%: 85.0-95.1%; one stop every 3.1 h; GPUs 64%, network 10%
+    /// of stops)".
+    pub fn sentence(&self) -> String {
         format!(
             "trains {:.1}% of the time (90%: {:.1}-{:.1}%; one stop every {}; GPUs {:.0}%, network {:.0}% of stops)",
             self.ettr * 100.0,
-            self.intervals.ettr.lo * 100.0,
-            self.intervals.ettr.hi * 100.0,
+            self.ettr_range.0 * 100.0,
+            self.ettr_range.1 * 100.0,
             hours_text(self.mttf_hours),
-            gpu * 100.0,
-            net * 100.0
+            self.gpu_share * 100.0,
+            self.network_share * 100.0
         )
     }
 }

@@ -140,8 +140,12 @@ impl Component {
         }
     }
 
-    /// Where the rate comes from, in words.
+    /// Where the rate comes from, in words (empty in builds without the `sources` feature: the
+    /// web pages; `fabricscope goodput --json` names every source).
     pub fn source(self) -> &'static str {
+        if !cfg!(feature = "sources") {
+            return "";
+        }
         match self {
             Component::Gpu => GPU.source,
             Component::Hbm => HBM.source,

@@ -268,8 +268,11 @@ pub struct TrainingView {
     /// For an MoE job with EP > 1: where the chosen layout's EP groups sit and their
     /// dispatch/combine cost per layer.
     pub moe: Option<super::moe_view::MoeView>,
-    /// The chosen layout under failures (default policy): MTTF, ETTR, goodput.
-    pub goodput: Option<crate::goodput::GoodputReport>,
+    /// The chosen layout under failures (default policy): the sentence's numbers (ETTR and its
+    /// interval, MTTF, shares of stops). Not serialized with the view (the pages never send it):
+    /// `fabricscope eval` prints the whole goodput report beside the view.
+    #[serde(skip)]
+    pub goodput: Option<crate::goodput::Summary>,
 }
 
 impl TrainingView {
@@ -387,7 +390,7 @@ impl Staged {
             moe: None,
             goodput: None,
         };
-        let goodput = view.chosen.as_ref().filter(|c| c.fits).map(|c| crate::goodput::of_step(topo, self.w.params(), c));
+        let goodput = view.chosen.as_ref().filter(|c| c.fits).map(|c| crate::goodput::summary_of_step(topo, self.w.params(), c));
         let view = TrainingView { moe: view.chosen.as_ref().and_then(|c| super::moe_view::moe_view(topo, &self.w, c)), goodput, ..view };
         Ok((view, ev.into_caches()))
     }
@@ -538,7 +541,7 @@ pub fn carry_over(topo: &Topology, prev: &TrainingView, fixed: Constraints) -> O
     let idle_gpus = idle_gpus(total, &chosen);
     let note = idle_note(total, &w, &chosen);
     let moe = super::moe_view::moe_view(topo, &w, &chosen);
-    let goodput = chosen.fits.then(|| crate::goodput::of_step(topo, w.params(), &chosen));
+    let goodput = chosen.fits.then(|| crate::goodput::summary_of_step(topo, w.params(), &chosen));
     Some(TrainingView { chosen: Some(chosen), top, fixed, candidates: 0, layouts: 0, idle_gpus, note, carried: true, moe, goodput, ..prev.clone() })
 }
 
