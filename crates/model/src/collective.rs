@@ -8,7 +8,7 @@
 use crate::catalog::fabric::pcie_nccl_bw;
 use crate::catalog::{Arch, NetFamily, ScaleUp};
 use crate::network::{self, NetPath};
-use crate::calibration::apply::{collective_intervals, for_collective, Calibrated, CollectiveIntervals};
+use crate::calibration::apply::{collective_intervals, for_collective, CollectiveIntervals};
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use crate::error::{ModelError, Result};
 use crate::nccl::search::{Graphs, SearchInput};
@@ -235,17 +235,16 @@ pub struct Prediction {
     pub bottleneck: Bottleneck,
     /// How far to trust `time` (its class's error against published measurements).
     pub trust: Trust,
-    /// Its 90% interval in a few numbers: the ratio measured / predicted its calibration class
-    /// allows, held out by source (`calibration`); `None` only where the shipped table has no
-    /// level for the class. [`Prediction::intervals`] gives busbw's and time's.
-    pub calibration: Option<Calibrated>,
 }
 
 impl Prediction {
     /// The 90% intervals of busbw (GB/s per direction) and time (µs), consistent with each other
     /// (time = bytes / algbw at each end), each with what it rests on.
+    /// Computed on demand from the prediction's class (`calibration`), so the pages, which do
+    /// not show them yet, carry neither the tables nor the code; `None` only where the shipped
+    /// table has no level for the class.
     pub fn intervals(&self) -> Option<CollectiveIntervals> {
-        self.calibration.as_ref().map(|c| collective_intervals(self.busbw.0, self.time.0, &self.trust, c))
+        for_collective(&self.trust).map(|c| collective_intervals(self.busbw.0, self.time.0, &self.trust, &c))
     }
 }
 
@@ -853,7 +852,6 @@ impl Comm {
             protocol,
             bottleneck,
             trust,
-            calibration: for_collective(&trust),
         }
     }
 }

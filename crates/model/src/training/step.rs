@@ -874,8 +874,6 @@ impl<'a> Evaluator<'a> {
         let band = super::bands::band(&class);
         let band_extrapolated = super::bands::extrapolated(&class, self.topo.total_gpus);
         let tokens_per_s = w.tokens_per_step() as f64 / secs;
-        let intervals = crate::calibration::apply::for_training(&class, band_extrapolated)
-            .map(|(c, basis)| crate::calibration::apply::step_intervals(&c, &basis, secs, tokens_per_s, model_tflops / peak.0, model_tflops, hw_tflops));
         let groups = Group::ALL
             .iter()
             .filter(|grp| w.moe.is_some() || !matches!(grp, Group::Ep | Group::ExpertDp))
@@ -913,7 +911,6 @@ impl<'a> Evaluator<'a> {
             validated_cases: band.1,
             band_measured_gpus: super::bands::measured_gpus(&class),
             band_extrapolated,
-            intervals,
         }
     }
 }

@@ -6,7 +6,6 @@
 use super::comm::CommId;
 use super::mapping::{Group, GroupSpan, Parallel, SpanTier};
 use super::memory::{MemoryBreakdown, StageParams};
-use crate::calibration::apply::StepIntervals;
 use crate::units::{Micros, Tflops};
 use serde::{Deserialize, Serialize};
 
@@ -188,11 +187,6 @@ pub struct StepReport {
     /// This job's GPU count lies outside them: the band is the class's, extrapolated.
     #[serde(default)]
     pub band_extrapolated: bool,
-    /// 90% intervals of the step time, tokens/s, MFU and TFLOP/s per GPU, held out by source
-    /// (`calibration`: the class's, or its kind's, or all runs'); `None` only where the shipped
-    /// table has no level for the class.
-    #[serde(default)]
-    pub intervals: Option<StepIntervals>,
 }
 
 impl StepReport {
