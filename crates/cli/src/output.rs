@@ -2,7 +2,8 @@
 //! (field names carry the unit: `time_us`, `algbw_GBps`), plus writing to stdout.
 
 use crate::error::CliError;
-use fabricscope_model::units::format_size;
+use fabricscope_model::calibration::apply::CollectiveIntervals;
+use fabricscope_model::units::{format_size, Micros};
 use fabricscope_model::{Placement, Prediction, Topology};
 use serde::Serialize;
 use std::io::Write;
@@ -44,6 +45,18 @@ pub struct PredictionJson {
     pub algorithm: &'static str,
     pub protocol: &'static str,
     pub bottleneck: &'static str,
+    /// 90% intervals of `busbw_GBps` and `time_us` (`{lo, hi, coverage, sources, rows, basis,
+    /// extrapolated}`), held out by source (docs/calibration.md).
+    pub intervals: Option<CollectiveIntervals>,
+}
+
+/// "(90%: 370-450)": an interval's ends to three significant figures.
+pub fn range_text(lo: f64, hi: f64) -> String {
+    let sig = |x: f64| {
+        let digits = if x.abs() >= 100.0 { 0 } else if x.abs() >= 10.0 { 1 } else if x.abs() >= 1.0 { 2 } else { 3 };
+        format!("{x:.digits$}")
+    };
+    format!("(90%: {}-{})", sig(lo), sig(hi))
 }
 
 impl From<&Prediction> for PredictionJson {
@@ -67,6 +80,7 @@ impl From<&Prediction> for PredictionJson {
             algorithm: p.algorithm,
             protocol: p.protocol,
             bottleneck: p.bottleneck.id(),
+            intervals: p.intervals(),
         }
     }
 }
@@ -174,14 +188,15 @@ pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> St
         group_line(t, placement)
     ));
     s.push_str(&format!("cluster     {}\n", cluster_line(t)));
+    let time_range = j.intervals.as_ref().map_or(String::new(), |i| format!(" (90%: {} to {})", Micros(i.time_us.lo), Micros(i.time_us.hi)));
     match p.nccl_time {
         Some(n) => s.push_str(&format!(
-            "time        {}  expected as measured ({}'s own estimate: {})\n",
+            "time        {}{time_range}  expected as measured ({}'s own estimate: {})\n",
             p.time,
             if t.gpu.arch.is_amd() { "RCCL" } else { "NCCL" },
             n
         )),
-        None => s.push_str(&format!("time        {}  expected as measured\n", p.time)),
+        None => s.push_str(&format!("time        {}{time_range}  expected as measured\n", p.time)),
     }
     s.push_str(&format!(
         "trust       {}  ({} / {} / {})\n",
@@ -191,10 +206,14 @@ pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> St
         p.trust.size.name()
     ));
     s.push_str(&format!("algbw       {}\n", p.algbw));
+    let busbw_range = j.intervals.as_ref().map_or(String::new(), |i| format!(" {}", range_text(i.busbw_gbps.lo, i.busbw_gbps.hi)));
     s.push_str(&format!(
-        "busbw       {}  (algbw x {:.4}, nccl-tests convention)\n",
+        "busbw       {}{busbw_range}  (algbw x {:.4}, nccl-tests convention)\n",
         p.busbw, factor
     ));
+    if let Some(i) = &j.intervals {
+        s.push_str(&format!("interval    {}\n", i.busbw_gbps.basis));
+    }
     s.push_str(&format!(
         "algorithm   {}, protocol {}\n",
         p.algorithm, p.protocol

@@ -337,6 +337,9 @@ struct TrainJson<'a> {
     gpu: &'static str,
     #[serde(flatten)]
     report: &'a StepReport,
+    /// 90% intervals of step_time_s, tokens_per_s, mfu, model_tflops_per_gpu and
+    /// hardware_tflops_per_gpu, held out by source (docs/calibration.md).
+    intervals: Option<fabricscope_model::calibration::apply::StepIntervals>,
     /// The job under failures: MTTF, ETTR, goodput tokens/s with their intervals.
     goodput: &'a fabricscope_model::goodput::GoodputReport,
 }
@@ -362,7 +365,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     }
     let g = fabricscope_model::goodput::goodput(&topo, &fabricscope_model::goodput::job_of(w.params(), &r), &a.failures.policy());
     if a.json {
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, goodput: &g });
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals: step_intervals_of(&topo, &w, &r), goodput: &g });
     }
     Ok(format!("{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n", report_text(&topo, &w, &r), g.sentence(), g.goodput_tokens_per_s))
 }
@@ -436,23 +439,45 @@ fn tier_text(t: SpanTier) -> &'static str {
     }
 }
 
+/// The 90% intervals of a step report of `w` on `topo` (its class: the report's framework
+/// family, dense or MoE, the GPU's generation), held out by source (docs/calibration.md).
+pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Option<fabricscope_model::calibration::apply::StepIntervals> {
+    let fw = Framework::from_id(&r.framework).unwrap_or_default();
+    let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
+    use fabricscope_model::calibration::apply::{for_training, step_intervals};
+    let (c, basis) = for_training(&class, r.band_extrapolated)?;
+    Some(step_intervals(&c, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu))
+}
+
 /// The step report, human-readable.
 pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
     let mut s = String::new();
     s.push_str(&format!("Cluster: {}\n", output::cluster_line(topo)));
     s.push_str(&format!("Job: {}\n", workload_line(w)));
     s.push_str(&format!("Layout: {} ({} micro-batches per step; framework {})\n\n", layout_line(&r.mapping), r.micro_batches, r.framework));
-    s.push_str(&format!("Step time       {:.3} s\n", r.step_time_s));
-    s.push_str(&format!("Tokens/s        {:.0} ({:.0} per GPU)\n", r.tokens_per_s, r.tokens_per_s / topo.total_gpus as f64));
+    // "(90%: lo-hi)" after each headline number, from the report's held-out intervals.
+    let intervals = step_intervals_of(topo, w, r);
+    let iv = intervals.as_ref();
+    let range = |f: fn(&fabricscope_model::calibration::apply::StepIntervals) -> &fabricscope_model::interval::Interval, scale: f64| {
+        iv.map_or(String::new(), |i| format!(" {}", output::range_text(scale * f(i).lo, scale * f(i).hi)))
+    };
+    s.push_str(&format!("Step time       {:.3} s{}\n", r.step_time_s, range(|i| &i.step_time_s, 1.0)));
+    s.push_str(&format!("Tokens/s        {:.0}{} ({:.0} per GPU)\n", r.tokens_per_s, range(|i| &i.tokens_per_s, 1.0), r.tokens_per_s / topo.total_gpus as f64));
     s.push_str(&format!(
-        "Model TFLOP/s   {:.1} per GPU, MFU {:.1}% of {:.0} TFLOP/s ({} dense peak)\n",
+        "Model TFLOP/s   {:.1}{} per GPU, MFU {:.1}%{} of {:.0} TFLOP/s ({} dense peak)\n",
         r.model_tflops_per_gpu,
+        range(|i| &i.model_tflops_per_gpu, 1.0),
         100.0 * r.mfu,
+        range(|i| &i.mfu, 100.0),
         r.peak_tflops.0,
         w.precision.id()
     ));
     s.push_str(&format!("Hardware TFLOP/s {:.1} per GPU, HFU {:.1}% (MFU's FLOPs plus recompute)\n", r.hardware_tflops_per_gpu, 100.0 * r.hfu));
-    s.push_str(&format!("Error band      {}\n\n", r.band_text()));
+    s.push_str(&format!("Error band      {}\n", r.band_text()));
+    if let Some(i) = iv {
+        s.push_str(&format!("Interval        {}\n", i.step_time_s.basis));
+    }
+    s.push('\n');
     s.push_str("Assumptions\n");
     for (label, text) in fabricscope_model::training::assumptions::assumptions(r) {
         s.push_str(&format!("  {:<14} {}\n", label, text));

@@ -8,6 +8,7 @@
 use crate::catalog::fabric::pcie_nccl_bw;
 use crate::catalog::{Arch, NetFamily, ScaleUp};
 use crate::network::{self, NetPath};
+use crate::calibration::apply::{collective_intervals, for_collective, CollectiveIntervals};
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use crate::error::{ModelError, Result};
 use crate::nccl::search::{Graphs, SearchInput};
@@ -234,6 +235,17 @@ pub struct Prediction {
     pub bottleneck: Bottleneck,
     /// How far to trust `time` (its class's error against published measurements).
     pub trust: Trust,
+}
+
+impl Prediction {
+    /// The 90% intervals of busbw (GB/s per direction) and time (µs), consistent with each other
+    /// (time = bytes / algbw at each end), each with what it rests on.
+    /// Computed on demand from the prediction's class (`calibration`), so the pages, which do
+    /// not show them yet, carry neither the tables nor the code; `None` only where the shipped
+    /// table has no level for the class.
+    pub fn intervals(&self) -> Option<CollectiveIntervals> {
+        for_collective(&self.trust).map(|c| collective_intervals(self.busbw.0, self.time.0, &self.trust, &c))
+    }
 }
 
 /// Per-operation overhead of NCCL's grouped point-to-point all-to-all, and the extra cost of
@@ -827,6 +839,7 @@ impl Comm {
         let stagger = self.gpus_per_process.min(n).saturating_sub(1) as f64;
         let time = if n <= 1 { gpu_time } else { gpu_time + self.launch_stagger * stagger };
         let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
+        let trust = self.trust(algorithm, bytes);
         Prediction {
             op,
             bytes,
@@ -838,7 +851,7 @@ impl Comm {
             algorithm,
             protocol,
             bottleneck,
-            trust: self.trust(algorithm, bytes),
+            trust,
         }
     }
 }

@@ -2,10 +2,10 @@
 //! rows, basis, extrapolated}` beside the predicted field, in an `intervals` object keyed by the
 //! field's name (../shared/ARCHITECTURE.md, "Intervals are a type").
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The range a prediction is expected to fall in, and what that expectation rests on.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     pub lo: f64,
     pub hi: f64,

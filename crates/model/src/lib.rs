@@ -26,6 +26,7 @@
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
+pub mod calibration;
 pub mod catalog;
 pub mod collective;
 pub mod ep;

@@ -29,6 +29,8 @@
 //! docs/collective-accuracy.md and src/trust_table.rs.
 
 mod common;
+#[path = "common/calibration.rs"]
+mod calibration;
 
 use fabricscope_model::catalog::{GpuKind, NicKind, PcieGen, ScaleUp};
 use fabricscope_model::trust::{AlgoFamily, SizeRange, TierClass};
@@ -88,6 +90,25 @@ fn rows() -> Vec<Row> {
         }
     }
     out
+}
+
+/// The publication, repository or report a row comes from (leave-one-source-out holds out
+/// each of these whole): a GitHub issue or pull request by its number, a repository by its
+/// owner/name (every cluster of together-nccl-tests is one source), a talk or document by its
+/// title before the first comma or parenthesis.
+fn source_id(source: &str) -> String {
+    let s = source.trim();
+    if let Some(rest) = s.strip_prefix("GitHub issue ") {
+        return rest.split_whitespace().next().unwrap_or(rest).to_string();
+    }
+    let first = s.split_whitespace().next().unwrap_or("");
+    if first.contains('/') && !first.starts_with("http") {
+        return first.trim_end_matches([',', ';', ':']).to_string();
+    }
+    if s.contains("AI-benchmarking-guide") {
+        return "Azure/AI-benchmarking-guide".to_string();
+    }
+    s.split([',', '(']).next().unwrap_or(s).trim().to_string()
 }
 
 struct Case {
@@ -477,9 +498,13 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     let mut table = Vec::new();
     let mut outcomes = Vec::new();
     let mut skipped = Vec::new();
+    let mut samples = Vec::new();
     for r in rows() {
         match evaluate_row(&r) {
             Ok((case, p, err)) => {
+                // err is predicted / measured - 1: the ratio measured / predicted is its inverse.
+                let keys = fabricscope_model::calibration::collective_keys(p.trust.tier, p.trust.family, p.trust.size);
+                samples.push(fabricscope_model::calibration::Sample { source: source_id(&r.source), keys, ratio: 1.0 / (1.0 + err), gpus: p.ranks });
                 outcomes.push(Outcome { vendor_summary: r.kind.starts_with("vendor-published summary"), tier: p.trust.tier, family: p.trust.family, size: p.trust.size, err: err.abs(), nodes: p.trust.nodes, gpus: p.trust.gpus });
                 table.push(format!(
                     "| {} | {} | {} | {} x {} {} {} | {} | {} | {} | {:.2} | {:+.1}% | {} {} |",
@@ -623,6 +648,10 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
     let checked_in = std::fs::read_to_string(table_path).unwrap();
     assert_eq!(checked_in, table_rs, "src/trust_table.rs is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
     assert!(outcomes.len() >= 100, "only {} rows expressible", outcomes.len());
+    // The 90% intervals, held out by source (docs/calibration.md, src/calibration/collectives.csv).
+    let cal = calibration::check("collectives", "Collectives", &samples);
+    let all = cal.iter().find(|c| c.key == "all").expect("the family's row");
+    assert!(all.coverage >= calibration::FAMILY_COVERAGE_FLOOR, "collectives: held-out coverage {:.1}% of {} rows", 100.0 * all.coverage, all.rows);
     // The goal: at most 5% median absolute error in every tier, vendor summaries in or out.
     // Across NVL72 racks the 4 rows (NVIDIA/nccl issue 1801) are also what the GB200 transport
     // constants were fitted on (network.rs): there the median checks the fit, not a prediction.

@@ -872,6 +872,8 @@ impl<'a> Evaluator<'a> {
         };
         let class = super::bands::ErrorClass::of(&self.fw, w.moe.is_some(), self.topo.gpu.arch);
         let band = super::bands::band(&class);
+        let band_extrapolated = super::bands::extrapolated(&class, self.topo.total_gpus);
+        let tokens_per_s = w.tokens_per_step() as f64 / secs;
         let groups = Group::ALL
             .iter()
             .filter(|grp| w.moe.is_some() || !matches!(grp, Group::Ep | Group::ExpertDp))
@@ -893,7 +895,7 @@ impl<'a> Evaluator<'a> {
             framework: self.fw.name.to_string(),
             micro_batches: s.m,
             step_time_s: secs,
-            tokens_per_s: w.tokens_per_step() as f64 / secs,
+            tokens_per_s,
             model_tflops_per_gpu: model_tflops,
             hardware_tflops_per_gpu: hw_tflops,
             mfu: model_tflops / peak.0,
@@ -908,7 +910,7 @@ impl<'a> Evaluator<'a> {
             error_band_pct: band.0,
             validated_cases: band.1,
             band_measured_gpus: super::bands::measured_gpus(&class),
-            band_extrapolated: super::bands::extrapolated(&class, self.topo.total_gpus),
+            band_extrapolated,
         }
     }
 }
