@@ -70,7 +70,7 @@ fn priced_bom(s: &Scenario, book: &PriceBook) -> Option<Rc<Bom>> {
 fn number(key: &str, v: f64) -> String {
     match key {
         "step_time_s" => seconds_label(v),
-        "mfu" => format!("{:.1}%", v * 100.0),
+        "mfu" | "ettr" => format!("{:.1}%", v * 100.0),
         "cost_usd" | "cost_usd_per_gpu" => usd(v),
         "gpus" => thousands(v),
         // Millions of tokens read better as "8.78 M" than as eight digits.
