@@ -61,6 +61,20 @@ fn fraction_parser() -> FlagParser<f64> {
     }
 }
 
+fn reserve_parser() -> FlagParser<f64> {
+    FlagParser {
+        parse: |s| match s.trim().parse::<f64>() {
+            Ok(g) if g.is_finite() && (0.0..=fabricscope_serving::hardware::MAX_RESERVE_GIB).contains(&g) => Ok(g),
+            _ => Err(format!(
+                "invalid reserve '{}'; allowed: GiB per GPU from 0 to {}",
+                fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS),
+                fabricscope_serving::hardware::MAX_RESERVE_GIB
+            )),
+        },
+        ids: None,
+    }
+}
+
 impl ServeModelArgs {
     /// The model: the preset (if any) with every explicit flag applied on top, checked.
     pub fn model(&self) -> Result<ServingModel, CliError> {
@@ -189,9 +203,13 @@ pub struct ServeArgs {
     /// NICs a KV transfer stripes over [default: all of a node's NICs]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::NICS_PER_NODE))]
     pub kv_rails: Option<u32>,
-    /// Share of HBM weights and KV cache may fill [default: 0.9]
+    /// Share of the card's memory (GiB) the engine may use for weights and KV cache, 0.1 to 1
+    /// (vLLM's --gpu-memory-utilization) [default: 0.9, vLLM's default]
     #[arg(long, value_name = "F", value_parser = fraction_parser())]
     pub memory_fraction: Option<f64>,
+    /// Memory per GPU held back beside --memory-fraction, GiB, 0 to 1024 [default: 0]
+    #[arg(long, value_name = "GIB", value_parser = reserve_parser())]
+    pub reserve_gib: Option<f64>,
     /// Search TP x EP x DP x batch (decode, pipeline 1) for the most tokens/s per GPU at
     /// --min-tokens-per-user; --tp, --ep, --dp and --batch are then ignored
     #[arg(long)]
@@ -275,6 +293,7 @@ impl ServeArgs {
             disaggregated: self.disaggregated,
             kv_rails: self.kv_rails,
             memory_fraction: self.memory_fraction,
+            reserve_gib: self.reserve_gib,
         }
     }
 }
@@ -330,7 +349,18 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport) -> S
         b.pipeline,
         b.kv_transfer
     ));
-    s.push_str(&format!("Network share {:.0}%; memory {:.1} of {:.1} GB per GPU (at most {} sequences per DP rank)\n", r.network_share * 100.0, r.memory_gb, r.hbm_usable_gb, r.max_batch));
+    s.push_str(&format!(
+        "Network share {:.0}%; memory {:.1} GiB per GPU (weights {:.1}, KV cache {:.1}) of the {:.1} GiB the engine may use (fraction {} of {:.1} GiB{}; at most {} sequences per DP rank)\n",
+        r.network_share * 100.0,
+        r.memory_gib,
+        r.weights_gib,
+        r.kv_cache_gib,
+        r.hbm_usable_gib,
+        r.memory_fraction,
+        r.hbm_capacity_gib,
+        if r.reserve_gib > 0.0 { format!(", less {:.1} GiB reserved", r.reserve_gib) } else { String::new() },
+        r.max_batch
+    ));
     if let Some(ratio) = r.prefill_decode_ratio {
         s.push_str(&format!("Balanced disaggregation: {ratio:.2} prefill GPUs per decode GPU\n"));
     }

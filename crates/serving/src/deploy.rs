@@ -75,8 +75,14 @@ pub struct Deployment {
     pub disaggregated: bool,
     /// NICs a KV transfer stripes over; `None`: all of a node's NICs.
     pub kv_rails: Option<u32>,
-    /// Share of HBM weights and KV cache may fill; `None`: [`crate::hardware::HBM_USABLE`].
+    /// Share of the card's memory (GiB, [`crate::hardware::hbm_capacity_bytes`]) the engine may
+    /// use for weights and KV cache (vLLM's `gpu_memory_utilization`); `None`:
+    /// [`crate::hardware::HBM_USABLE`].
     pub memory_fraction: Option<f64>,
+    /// Memory per GPU held back beside the fraction, GiB; `None`:
+    /// [`crate::hardware::DEFAULT_RESERVE_GIB`].
+    #[serde(default)]
+    pub reserve_gib: Option<f64>,
 }
 
 impl Default for Deployment {
@@ -97,6 +103,7 @@ impl Default for Deployment {
             disaggregated: false,
             kv_rails: None,
             memory_fraction: None,
+            reserve_gib: None,
         }
     }
 }
@@ -192,7 +199,13 @@ impl Deployment {
         }
         if let Some(f) = self.memory_fraction {
             if !(f.is_finite() && (0.1..=1.0).contains(&f)) {
-                return Err(ModelError::new("memory_fraction", format!("the share of HBM weights and KV cache may fill is 0.1 to 1; got {f}")));
+                return Err(ModelError::new("memory_fraction", format!("the share of the card's memory the engine may use is 0.1 to 1; got {f}")));
+            }
+        }
+        if let Some(g) = self.reserve_gib {
+            let max = crate::hardware::MAX_RESERVE_GIB;
+            if !(g.is_finite() && (0.0..=max).contains(&g)) {
+                return Err(ModelError::new("reserve_gib", format!("the memory reserved per GPU is 0 to {max} GiB; got {g}")));
             }
         }
         Ok(())
