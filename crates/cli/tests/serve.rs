@@ -231,3 +231,31 @@ fn memory_is_gib_of_the_card_under_the_engine_fraction_and_reserve() {
     fails(&[&base[..], &["--reserve-gib", "75"]].concat(), &["--reserve-gib", "leaves nothing"]);
     fails(&["serve", "--gpu", "h100", "--model", "llama3-70b", "--tp", "1"], &["--tp", "the weights need", "GiB per GPU", "more than the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)"]);
 }
+
+#[test]
+fn kv_transfer_takes_nvlink_inside_an_nvl72_rack_and_the_nics_across() {
+    // Llama 3 70B, 4,096 BF16 tokens: 1,342,177,280 bytes. In a GB200 NVL72 rack (the default
+    // there) over NVLink5's 900 GB/s; across racks over a tray's 4 NDR NICs, 191 GB/s.
+    let kv = ["kv-transfer", "--preset", "gb200-nvl72", "--model", "llama3-70b", "--tokens", "4096", "--json"];
+    let inside = json(&kv);
+    let across = json(&[&kv[..], &["--kv-path", "other-domain"]].concat());
+    assert_eq!((inside["path"].as_str(), across["path"].as_str()), (Some("same-domain"), Some("other-domain")));
+    assert_eq!(f(&inside, "bandwidth_GBps"), 900.0);
+    assert!(f(&inside, "effective_GBps") > 890.0, "{inside}");
+    assert!((f(&across, "bandwidth_GBps") - 191.0).abs() < 1e-9);
+    assert!(f(&across, "time_ms") > 4.5 * f(&inside, "time_ms"));
+    // DGX H100: another node by default, 8 NDR rails (382 GB/s), as before.
+    let h = json(&["kv-transfer", "--model", "llama3-70b", "--tokens", "4096", "--json"]);
+    assert_eq!(h["path"].as_str(), Some("other-domain"));
+    assert!((f(&h, "bandwidth_GBps") - 382.0).abs() < 1e-9);
+    // serve --disaggregated: the TTFT's transfer follows the same path.
+    let s = ["serve", "--preset", "gb200-nvl72", "--model", "llama3-70b", "--tp", "4", "--precision", "fp8", "--disaggregated", "true", "--json"];
+    let near = json(&s);
+    let far = json(&[&s[..], &["--kv-path", "other-domain"]].concat());
+    let (a, b) = (near["breakdown"]["kv_transfer"].as_f64().unwrap(), far["breakdown"]["kv_transfer"].as_f64().unwrap());
+    assert!(b > 4.5 * a && a > 0.0, "{a} vs {b}");
+    assert_eq!(near["deployment"]["kv_path"], serde_json::Value::Null);
+    fails(&[&s[..], &["--kv-path", "same-domain", "--kv-rails", "2"]].concat(), &["--kv-rails", "another domain"]);
+    fails(&[&kv[..], &["--kv-path", "upstairs"]].concat(), &["--kv-path", "same-domain, other-domain"]);
+    fails(&["kv-transfer", "--model", "llama3-70b", "--tokens", "10", "--tp", "8", "--kv-path", "same-domain"], &["--kv-path", "scale-up domain's 8"]);
+}

@@ -83,6 +83,11 @@ pub struct Deployment {
     /// [`crate::hardware::DEFAULT_RESERVE_GIB`].
     #[serde(default)]
     pub reserve_gib: Option<f64>,
+    /// Where the decode ranks of a disaggregated deployment are, relative to its prefill
+    /// ranks; `None`: [`crate::kv::default_path`] (the same NVL72 rack when twice the
+    /// deployment's GPUs fit in it and no `kv_rails` are given, else another node).
+    #[serde(default)]
+    pub kv_path: Option<crate::kv::KvPath>,
 }
 
 impl Default for Deployment {
@@ -104,6 +109,7 @@ impl Default for Deployment {
             kv_rails: None,
             memory_fraction: None,
             reserve_gib: None,
+            kv_path: None,
         }
     }
 }
@@ -196,6 +202,9 @@ impl Deployment {
             if r == 0 || r > nics.max(1) {
                 return Err(ModelError::new("kv_rails", format!("a KV transfer stripes over 1 to {} NICs of a node; got {r}", nics.max(1))));
             }
+        }
+        if self.kv_path == Some(crate::kv::KvPath::SameDomain) && self.kv_rails.is_some() {
+            return Err(ModelError::new("kv_rails", "NIC rails apply to a KV transfer to another domain; inside one scale-up domain each decode GPU receives over its own links: drop the rails, or place decode in another domain"));
         }
         if let Some(f) = self.memory_fraction {
             if !(f.is_finite() && (0.1..=1.0).contains(&f)) {

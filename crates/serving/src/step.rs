@@ -8,7 +8,7 @@
 use crate::deploy::{Deployment, Phase};
 use crate::bands::band_pct;
 use crate::hardware::{self, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, DEFAULT_RESERVE_GIB, GIB, HBM_USABLE, MAX_RUNTIME_BATCH};
-use crate::kv::{balance_ratio, kv_transfer, KvTransferInput};
+use crate::kv::{balance_ratio, default_path, kv_transfer, KvTransferInput};
 use crate::model::ServingModel;
 use crate::precision::Precision;
 use fabricscope_model::ep::{self, Dtype, EpInput, Imbalance, Kernel};
@@ -315,7 +315,9 @@ impl<'a> Server<'a> {
         if !d.disaggregated {
             return Ok(0.0);
         }
-        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None })?;
+        let path = d.kv_path.unwrap_or_else(|| default_path(self.topo, d.gpus(), d.kv_rails.is_some()));
+        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None, path: Some(path) })
+            .map_err(|e| if e.field == "rails" { ModelError::new("kv_rails", e.message) } else { e })?;
         Ok(t.time.0)
     }
 
