@@ -12,7 +12,7 @@ use clap::Args;
 use fabricscope_model::limits;
 use fabricscope_model::training::Mlp;
 use fabricscope_model::Topology;
-use fabricscope_serving::kv::{kv_transfer, KvTransferInput};
+use fabricscope_serving::kv::{kv_transfer, KvPath, KvTransferInput};
 use fabricscope_serving::model::DEEPSEEK_MLA;
 use fabricscope_serving::step::{Server, ServeReport};
 use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Phase, Precision, ServingModel};
@@ -51,11 +51,28 @@ fn phase_parser() -> FlagParser<Phase> {
 fn precision_parser() -> FlagParser<Precision> {
     FlagParser { parse: |s| Precision::from_id(s).ok_or_else(|| unknown("precision", s, &Precision::ids())), ids: Some(Precision::ids) }
 }
+fn kv_path_parser() -> FlagParser<KvPath> {
+    FlagParser { parse: |s| KvPath::from_id(s).ok_or_else(|| unknown("KV transfer path", s, &KvPath::ids())), ids: Some(KvPath::ids) }
+}
 fn fraction_parser() -> FlagParser<f64> {
     FlagParser {
         parse: |s| match s.trim().parse::<f64>() {
             Ok(f) if f.is_finite() && (0.1..=1.0).contains(&f) => Ok(f),
             _ => Err(format!("invalid memory fraction '{}'; allowed: a number from 0.1 to 1", fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS))),
+        },
+        ids: None,
+    }
+}
+
+fn reserve_parser() -> FlagParser<f64> {
+    FlagParser {
+        parse: |s| match s.trim().parse::<f64>() {
+            Ok(g) if g.is_finite() && (0.0..=fabricscope_serving::hardware::MAX_RESERVE_GIB).contains(&g) => Ok(g),
+            _ => Err(format!(
+                "invalid reserve '{}'; allowed: GiB per GPU from 0 to {}",
+                fabricscope_model::error::printable(s, fabricscope_model::error::MAX_QUOTED_CHARS),
+                fabricscope_serving::hardware::MAX_RESERVE_GIB
+            )),
         },
         ids: None,
     }
@@ -186,12 +203,23 @@ pub struct ServeArgs {
     /// Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token)
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser(), default_value = "false")]
     pub disaggregated: bool,
-    /// NICs a KV transfer stripes over [default: all of a node's NICs]
+    /// NICs a KV transfer stripes over (to another domain; implies it) [default: all of a
+    /// node's NICs]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::NICS_PER_NODE))]
     pub kv_rails: Option<u32>,
-    /// Share of HBM weights and KV cache may fill [default: 0.9]
+    /// Where the decode GPUs are: same-domain (the prefill GPUs' NVL72 rack or NVLink node: the
+    /// KV cache crosses NVLink) or other-domain (another node or rack: the NICs) [default:
+    /// same-domain on an NVL72 rack when twice the deployment's GPUs fit in it and --kv-rails
+    /// is not given; other-domain otherwise, e.g. on 8-GPU servers]
+    #[arg(long, value_name = "WHERE", value_parser = kv_path_parser())]
+    pub kv_path: Option<KvPath>,
+    /// Share of the card's memory (GiB) the engine may use for weights and KV cache, 0.1 to 1
+    /// (vLLM's --gpu-memory-utilization) [default: 0.9, vLLM's default]
     #[arg(long, value_name = "F", value_parser = fraction_parser())]
     pub memory_fraction: Option<f64>,
+    /// Memory per GPU held back beside --memory-fraction, GiB, 0 to 1024 [default: 0]
+    #[arg(long, value_name = "GIB", value_parser = reserve_parser())]
+    pub reserve_gib: Option<f64>,
     /// Search TP x EP x DP x batch (decode, pipeline 1) for the most tokens/s per GPU at
     /// --min-tokens-per-user; --tp, --ep, --dp and --batch are then ignored
     #[arg(long)]
@@ -275,6 +303,8 @@ impl ServeArgs {
             disaggregated: self.disaggregated,
             kv_rails: self.kv_rails,
             memory_fraction: self.memory_fraction,
+            reserve_gib: self.reserve_gib,
+            kv_path: self.kv_path,
         }
     }
 }
@@ -330,7 +360,18 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport) -> S
         b.pipeline,
         b.kv_transfer
     ));
-    s.push_str(&format!("Network share {:.0}%; memory {:.1} of {:.1} GB per GPU (at most {} sequences per DP rank)\n", r.network_share * 100.0, r.memory_gb, r.hbm_usable_gb, r.max_batch));
+    s.push_str(&format!(
+        "Network share {:.0}%; memory {:.1} GiB per GPU (weights {:.1}, KV cache {:.1}) of the {:.1} GiB the engine may use (fraction {} of {:.1} GiB{}; at most {} sequences per DP rank)\n",
+        r.network_share * 100.0,
+        r.memory_gib,
+        r.weights_gib,
+        r.kv_cache_gib,
+        r.hbm_usable_gib,
+        r.memory_fraction,
+        r.hbm_capacity_gib,
+        if r.reserve_gib > 0.0 { format!(", less {:.1} GiB reserved", r.reserve_gib) } else { String::new() },
+        r.max_batch
+    ));
     if let Some(ratio) = r.prefill_decode_ratio {
         s.push_str(&format!("Balanced disaggregation: {ratio:.2} prefill GPUs per decode GPU\n"));
     }
@@ -366,9 +407,17 @@ pub struct KvTransferArgs {
     /// KV cache precision [default: bf16]
     #[arg(long, value_name = "P", default_value = "bf16", value_parser = precision_parser())]
     pub kv_precision: Precision,
-    /// NICs the transfer stripes over [default: all of a node's NICs]
+    /// NICs the transfer stripes over (to another domain; implies it) [default: all of a
+    /// node's NICs, or one per --tp rank]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::NICS_PER_NODE))]
     pub rails: Option<u32>,
+    /// Where the decode GPUs are: same-domain (the prefill GPUs' NVL72 rack or NVLink node:
+    /// over NVLink, each decode rank over its own links) or other-domain (another node or rack:
+    /// over the NICs) [default: same-domain on an NVL72 rack when the decode ranks and as many
+    /// prefill peers fit in it and --rails is not given; other-domain otherwise, e.g. on 8-GPU
+    /// servers]
+    #[arg(long, value_name = "WHERE", value_parser = kv_path_parser())]
+    pub kv_path: Option<KvPath>,
     /// Tokens per block of a paged KV cache (vLLM --block-size, 16 by default; SGLang
     /// --page-size): adds the posting of one descriptor per layer, block and K/V region
     /// [default: a contiguous buffer]
@@ -393,6 +442,10 @@ struct KvJson<'a> {
     time_ms: f64,
     #[serde(rename = "effective_GBps")]
     effective_gbps: f64,
+    path: KvPath,
+    fabric: &'a str,
+    #[serde(rename = "bandwidth_GBps")]
+    bandwidth_gbps: f64,
     rails: u32,
     latency_us: f64,
     decode_tp: Option<u32>,
@@ -407,11 +460,14 @@ struct KvJson<'a> {
 pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let m = a.model.model()?;
-    let t = kv_transfer(&topo, &m, &KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails, block_tokens: a.block_tokens, decode_tp: a.tp })?;
+    let t = kv_transfer(&topo, &m, &KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails, block_tokens: a.block_tokens, decode_tp: a.tp, path: a.kv_path })?;
     let j = KvJson {
         bytes: t.bytes.0,
         time_ms: t.time.0 / 1e3,
         effective_gbps: t.effective.0,
+        path: t.path,
+        fabric: &t.fabric,
+        bandwidth_gbps: t.bandwidth.0,
         rails: t.rails,
         latency_us: t.latency.0,
         decode_tp: a.tp,
@@ -429,21 +485,25 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         Some(b) => format!("paged in blocks of {b} tokens: {} descriptors per rank, {:.3} ms to post (overlapped with the wire)", j.descriptors, j.posting_us / 1e3),
         None => "one contiguous buffer (--block-tokens N for a paged cache)".to_string(),
     };
+    let over = match t.path {
+        KvPath::SameDomain => format!("over {} ({} receiving GPU(s), same scale-up domain)", t.fabric, j.rails),
+        KvPath::OtherDomain => format!("over {} NIC(s) of {} (another domain)", j.rails, t.fabric),
+    };
     let ranks = match a.tp {
         Some(t) => format!("to {t} decode TP rank(s), each its shard"),
         None => "once (--tp N: to N decode ranks)".to_string(),
     };
     Ok(format!(
-        "{}\nKV cache of {} tokens of {} ({}): {} bytes over {} NIC(s) of {}: {:.3} ms ({:.1} GB/s effective, {:.1} µs latency)\nLayout: {}; sent {}\n{}\n",
+        "{}\nKV cache of {} tokens of {} ({}): {} bytes {}: {:.3} ms ({:.1} GB/s effective of {:.1} GB/s, {:.1} µs latency)\nLayout: {}; sent {}\n{}\n",
         output::cluster_line(&topo),
         a.tokens,
         m.name(),
         a.kv_precision.id(),
         fabricscope_model::figures::thousands(j.bytes as f64),
-        j.rails,
-        topo.nic.name,
+        over,
         j.time_ms,
         j.effective_gbps,
+        j.bandwidth_gbps,
         j.latency_us,
         layout,
         ranks,
@@ -452,6 +512,7 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
             None if a.block_tokens.is_some() => {
                 "Band: none: descriptor posting is not validated on a published paged handoff (published NIXL posting costs: 0.83-3.75 µs per descriptor)".to_string()
             }
+            None if t.path == KvPath::SameDomain => "Band: none: no published KV transfer inside a scale-up domain (not validated)".to_string(),
             None => "Band: none: no published KV transfer on this hardware class (not validated)".to_string(),
         }
     ))

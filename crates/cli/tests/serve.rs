@@ -213,3 +213,49 @@ fn search_finds_the_best_layout_at_a_per_user_speed() {
     let none = json(&["serve", "--model", "llama3-405b", "--nodes", "2", "--search", "--min-tokens-per-user", "100000", "--json"]);
     assert!(none["best"].is_null());
 }
+
+#[test]
+fn memory_is_gib_of_the_card_under_the_engine_fraction_and_reserve() {
+    // Issue 39: Qwen3-32B FP8 at batch 64 on one H100 (2,048 in, 1,024 out: 2,560 tokens of
+    // context). 31.96 GiB of weights + 64 x 2,560 x 0.25 MiB = 40.0 GiB of KV cache fits the
+    // 0.9 x 80 GiB = 72.0 GiB the engine may use (in decimal GB, 67.06 GiB, it was refused).
+    let base = ["serve", "--gpu", "h100", "--nodes", "1", "--model", "qwen3-32b", "--precision", "fp8", "--batch", "64", "--tp", "1", "--input-len", "2048", "--output-len", "1024"];
+    let v = json(&[&base[..], &["--json"]].concat());
+    assert_eq!((f(&v, "hbm_capacity_gib"), f(&v, "memory_fraction"), f(&v, "reserve_gib"), f(&v, "hbm_usable_gib")), (80.0, 0.9, 0.0, 72.0));
+    assert!((f(&v, "kv_cache_gib") - 40.0).abs() < 1e-9);
+    assert!((f(&v, "memory_gib") - 71.96).abs() < 0.01, "{v}");
+    let text = stdout_ok(&base);
+    assert!(text.contains("memory 72.0 GiB per GPU (weights 32.0, KV cache 40.0) of the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB; at most 64"), "{text}");
+    fails(&[&base[..], &["--reserve-gib", "2"]].concat(), &["--batch", "need 72.0 GiB per GPU", "more than the 70.0 GiB the engine may use (fraction 0.9 of 80.0 GiB, less 2.0 GiB reserved)"]);
+    fails(&[&base[..], &["--reserve-gib", "2000"]].concat(), &["--reserve-gib", "0 to 1024"]);
+    fails(&[&base[..], &["--reserve-gib", "75"]].concat(), &["--reserve-gib", "leaves nothing"]);
+    fails(&["serve", "--gpu", "h100", "--model", "llama3-70b", "--tp", "1"], &["--tp", "the weights need", "GiB per GPU", "more than the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)"]);
+}
+
+#[test]
+fn kv_transfer_takes_nvlink_inside_an_nvl72_rack_and_the_nics_across() {
+    // Llama 3 70B, 4,096 BF16 tokens: 1,342,177,280 bytes. In a GB200 NVL72 rack (the default
+    // there) over NVLink5's 900 GB/s; across racks over a tray's 4 NDR NICs, 191 GB/s.
+    let kv = ["kv-transfer", "--preset", "gb200-nvl72", "--model", "llama3-70b", "--tokens", "4096", "--json"];
+    let inside = json(&kv);
+    let across = json(&[&kv[..], &["--kv-path", "other-domain"]].concat());
+    assert_eq!((inside["path"].as_str(), across["path"].as_str()), (Some("same-domain"), Some("other-domain")));
+    assert_eq!(f(&inside, "bandwidth_GBps"), 900.0);
+    assert!(f(&inside, "effective_GBps") > 890.0, "{inside}");
+    assert!((f(&across, "bandwidth_GBps") - 191.0).abs() < 1e-9);
+    assert!(f(&across, "time_ms") > 4.5 * f(&inside, "time_ms"));
+    // DGX H100: another node by default, 8 NDR rails (382 GB/s), as before.
+    let h = json(&["kv-transfer", "--model", "llama3-70b", "--tokens", "4096", "--json"]);
+    assert_eq!(h["path"].as_str(), Some("other-domain"));
+    assert!((f(&h, "bandwidth_GBps") - 382.0).abs() < 1e-9);
+    // serve --disaggregated: the TTFT's transfer follows the same path.
+    let s = ["serve", "--preset", "gb200-nvl72", "--model", "llama3-70b", "--tp", "4", "--precision", "fp8", "--disaggregated", "true", "--json"];
+    let near = json(&s);
+    let far = json(&[&s[..], &["--kv-path", "other-domain"]].concat());
+    let (a, b) = (near["breakdown"]["kv_transfer"].as_f64().unwrap(), far["breakdown"]["kv_transfer"].as_f64().unwrap());
+    assert!(b > 4.5 * a && a > 0.0, "{a} vs {b}");
+    assert_eq!(near["deployment"]["kv_path"], serde_json::Value::Null);
+    fails(&[&s[..], &["--kv-path", "same-domain", "--kv-rails", "2"]].concat(), &["--kv-rails", "another domain"]);
+    fails(&[&kv[..], &["--kv-path", "upstairs"]].concat(), &["--kv-path", "same-domain, other-domain"]);
+    fails(&["kv-transfer", "--model", "llama3-70b", "--tokens", "10", "--tp", "8", "--kv-path", "same-domain"], &["--kv-path", "scale-up domain's 8"]);
+}

@@ -75,8 +75,19 @@ pub struct Deployment {
     pub disaggregated: bool,
     /// NICs a KV transfer stripes over; `None`: all of a node's NICs.
     pub kv_rails: Option<u32>,
-    /// Share of HBM weights and KV cache may fill; `None`: [`crate::hardware::HBM_USABLE`].
+    /// Share of the card's memory (GiB, [`crate::hardware::hbm_capacity_bytes`]) the engine may
+    /// use for weights and KV cache (vLLM's `gpu_memory_utilization`); `None`:
+    /// [`crate::hardware::HBM_USABLE`].
     pub memory_fraction: Option<f64>,
+    /// Memory per GPU held back beside the fraction, GiB; `None`:
+    /// [`crate::hardware::DEFAULT_RESERVE_GIB`].
+    #[serde(default)]
+    pub reserve_gib: Option<f64>,
+    /// Where the decode ranks of a disaggregated deployment are, relative to its prefill
+    /// ranks; `None`: [`crate::kv::default_path`] (the same NVL72 rack when twice the
+    /// deployment's GPUs fit in it and no `kv_rails` are given, else another node).
+    #[serde(default)]
+    pub kv_path: Option<crate::kv::KvPath>,
 }
 
 impl Default for Deployment {
@@ -97,6 +108,8 @@ impl Default for Deployment {
             disaggregated: false,
             kv_rails: None,
             memory_fraction: None,
+            reserve_gib: None,
+            kv_path: None,
         }
     }
 }
@@ -190,9 +203,18 @@ impl Deployment {
                 return Err(ModelError::new("kv_rails", format!("a KV transfer stripes over 1 to {} NICs of a node; got {r}", nics.max(1))));
             }
         }
+        if self.kv_path == Some(crate::kv::KvPath::SameDomain) && self.kv_rails.is_some() {
+            return Err(ModelError::new("kv_rails", "NIC rails apply to a KV transfer to another domain; inside one scale-up domain each decode GPU receives over its own links: drop the rails, or place decode in another domain"));
+        }
         if let Some(f) = self.memory_fraction {
             if !(f.is_finite() && (0.1..=1.0).contains(&f)) {
-                return Err(ModelError::new("memory_fraction", format!("the share of HBM weights and KV cache may fill is 0.1 to 1; got {f}")));
+                return Err(ModelError::new("memory_fraction", format!("the share of the card's memory the engine may use is 0.1 to 1; got {f}")));
+            }
+        }
+        if let Some(g) = self.reserve_gib {
+            let max = crate::hardware::MAX_RESERVE_GIB;
+            if !(g.is_finite() && (0.0..=max).contains(&g)) {
+                return Err(ModelError::new("reserve_gib", format!("the memory reserved per GPU is 0 to {max} GiB; got {g}")));
             }
         }
         Ok(())

@@ -75,10 +75,30 @@ pub fn efficiency(class: HwClass) -> Efficiency {
     }
 }
 
-/// Share of HBM a serving engine lets weights and KV cache fill (dimensionless): vLLM's
-/// default `gpu_memory_utilization` = 0.9 (vLLM engine arguments); the rest is activations,
-/// CUDA graphs and the allocator's slack.
+/// Share of the card's memory a serving engine may use for weights and KV cache
+/// (dimensionless), the default of `--memory-fraction`: vLLM's default
+/// `gpu_memory_utilization` = 0.9 (vLLM engine arguments), a fraction of the GPU's total
+/// memory; the rest is activations, CUDA graphs and the allocator's slack.
 pub const HBM_USABLE: f64 = 0.9;
+
+/// Bytes in one GiB (2^30): serving counts memory in bytes and reports it in GiB, as the
+/// training memory model does.
+pub const GIB: f64 = (1u64 << 30) as f64;
+
+/// Fixed memory per GPU held back beside the fraction, GiB, the default of `--reserve-gib`:
+/// none (vLLM's fraction already leaves activations, CUDA graphs and the allocator's slack
+/// outside it).
+pub const DEFAULT_RESERVE_GIB: f64 = 0.0;
+
+/// Largest reserve accepted, GiB (more than any card holds).
+pub const MAX_RESERVE_GIB: f64 = 1024.0;
+
+/// The card's memory, bytes: the catalog's `hbm_gb` read as GiB, as the training memory model
+/// reads it (crates/model/src/training/memory.rs), so training and serving see one capacity
+/// (an H100's 80 is 80 GiB, the 81,559 MiB `nvidia-smi` reports rounded).
+pub fn hbm_capacity_bytes(gpu: &GpuSpec) -> f64 {
+    gpu.hbm_gb * GIB
+}
 
 /// Largest batch (sequences per attention DP rank) an engine schedules at once at maximum
 /// load (count): TensorRT-LLM's default `max_batch_size` of 2048 (TensorRT-LLM docs,

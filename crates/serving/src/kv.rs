@@ -1,7 +1,9 @@
-//! KV transfer between disaggregated prefill and decode nodes: latency plus the longer of the
-//! bytes over the effective NIC bandwidth (line rate x measured goodput x rails) and, for a
-//! paged cache, the posting of its descriptors; and the prefill:decode GPU ratio that balances
-//! the two pools.
+//! KV transfer between disaggregated prefill and decode ranks: latency plus the longer of the
+//! bytes over the path's bandwidth and, for a paged cache, the posting of its descriptors; and
+//! the prefill:decode GPU ratio that balances the two pools. The path is the fastest the
+//! placement allows: the scale-up fabric (NVLink: its per-GPU bandwidth and latency, the
+//! topology's scale-up tier) when prefill and decode ranks share a scale-up domain (an NVL72
+//! rack, one NVLink node), else the NICs (line rate x measured goodput x rails).
 
 use crate::bands::band_pct;
 use crate::hardware::{AccuracyClass, HwClass};
@@ -9,8 +11,53 @@ use crate::model::{Attention, ServingModel};
 use crate::precision::Precision;
 use fabricscope_model::error::{ModelError, Result};
 use fabricscope_model::units::{Bytes, GBps, Micros};
+use fabricscope_model::topology::TierKind;
 use fabricscope_model::Topology;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// Where the decode ranks sit relative to the prefill ranks, and so which fabric the KV cache
+/// crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KvPath {
+    /// In the prefill ranks' scale-up domain (an NVL72 rack, one NVLink node): over the
+    /// scale-up fabric, each receiving GPU over its own links.
+    SameDomain,
+    /// In another scale-up domain (another node or rack): over the NICs.
+    OtherDomain,
+}
+
+impl KvPath {
+    pub fn id(self) -> &'static str {
+        match self {
+            KvPath::SameDomain => "same-domain",
+            KvPath::OtherDomain => "other-domain",
+        }
+    }
+    pub fn ids() -> Vec<&'static str> {
+        vec!["same-domain", "other-domain"]
+    }
+    pub fn from_id(s: &str) -> Option<KvPath> {
+        match s.to_ascii_lowercase().as_str() {
+            "same-domain" | "same-rack" | "same-node" | "scale-up" | "nvlink" => Some(KvPath::SameDomain),
+            "other-domain" | "other-node" | "other-rack" | "network" | "nic" => Some(KvPath::OtherDomain),
+            _ => None,
+        }
+    }
+}
+
+/// The path a KV transfer takes when none is given: the same domain when the scale-up domain
+/// spans several nodes (an NVL72 rack of compute trays) and `2 x ranks` GPUs (the decode ranks
+/// and as many prefill peers) fit in it, unless NIC rails were asked for; otherwise another
+/// domain (an 8-GPU server's prefill and decode pools on separate nodes).
+pub fn default_path(topo: &Topology, ranks: u64, rails_given: bool) -> KvPath {
+    let multi_node_domain = topo.domain_gpus > topo.cluster.gpus_per_node;
+    if multi_node_domain && !rails_given && 2 * ranks.max(1) <= topo.domain_gpus as u64 {
+        KvPath::SameDomain
+    } else {
+        KvPath::OtherDomain
+    }
+}
 
 /// Host time to post one RDMA descriptor of a paged KV transfer through NIXL's UCX backend
 /// (RC verbs), µs, on hosts with 100G-class rails. Source: LMCache pull request 4161 (RDMA
@@ -49,16 +96,27 @@ pub struct KvTransferInput {
     /// so `ranks / shards` copies cross the wire, over `min(ranks, NICs)` rails unless `rails`
     /// says otherwise. `None`: the cache crosses once, striped over `rails`.
     pub decode_tp: Option<u32>,
+    /// Where the decode ranks are; `None`: [`default_path`] for `decode_tp` ranks.
+    pub path: Option<KvPath>,
 }
 
 /// Its cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KvTransfer {
-    /// Bytes that cross the network: the cache once, or with `decode_tp` every rank's shard.
+    /// Bytes that cross the fabric: the cache once, or with `decode_tp` every rank's shard.
     pub bytes: Bytes,
     pub time: Micros,
     /// bytes / time, per direction.
     pub effective: GBps,
+    /// The fabric crossed: the scale-up fabric inside a domain, the NICs across domains.
+    pub path: KvPath,
+    /// Name of that fabric (the topology's tier, or the NIC).
+    pub fabric: String,
+    /// Bandwidth of the path, per direction: NICs x goodput, or the receiving GPUs' scale-up
+    /// bandwidth.
+    pub bandwidth: GBps,
+    /// NICs the transfer stripes over (other domain), or receiving GPUs, each over its own
+    /// scale-up links (same domain).
     pub rails: u32,
     pub latency: Micros,
     /// Descriptors each prefill rank posts: `layers x ceil(tokens / block_tokens) x regions`
@@ -74,27 +132,53 @@ pub struct KvTransfer {
     pub error_band_pct: Option<f64>,
 }
 
-/// The KV cache of `i.tokens` tokens of `model` sent from one node to another over `topo`'s
-/// NICs. Latency: one RDMA READ round trip (twice the NIC's one-way latency, the catalog's
-/// figure); bandwidth: the NIC's achievable goodput (line rate x the efficiency the catalog
-/// measured with nccl-tests) times the rails used; a paged cache (`block_tokens`) adds the
-/// posting of its descriptors, which runs alongside the wire (each TP rank posts its own list
-/// in parallel, so the count is per rank and independent of TP).
+/// The KV cache of `i.tokens` tokens of `model` sent from prefill to decode ranks over the
+/// path the placement gives ([`KvPath`]). Across domains, over `topo`'s NICs: latency one RDMA
+/// READ round trip (twice the NIC's one-way latency, the catalog's figure); bandwidth the NIC's
+/// achievable goodput (line rate x the efficiency the catalog measured with nccl-tests) times
+/// the rails used. Inside one scale-up domain, over its fabric: latency twice the scale-up
+/// tier's, bandwidth its per-GPU line rate times the receiving GPUs (`decode_tp`, else one),
+/// each pulling its shard over its own links. A paged cache (`block_tokens`) adds the posting
+/// of its descriptors, which runs alongside the wire (each TP rank posts its own list in
+/// parallel, so the count is per rank and independent of TP).
 pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -> Result<KvTransfer> {
-    let nics = topo.cluster.nics_per_node;
-    if nics == 0 {
-        return Err(ModelError::new("nics_per_node", "a KV transfer between nodes needs NICs: use at least 1 NIC per node"));
-    }
     if i.tokens == 0 || i.tokens > crate::deploy::MAX_TOKENS {
         return Err(ModelError::new("tokens", format!("tokens must be 1 to {}; got {}", crate::deploy::MAX_TOKENS, i.tokens)));
     }
     if let Some(t) = i.decode_tp {
         fabricscope_model::limits::TP.check(t as u64)?;
     }
-    let rails = i.rails.unwrap_or_else(|| i.decode_tp.map_or(nics, |t| t.min(nics)));
-    if rails == 0 || rails > nics {
-        return Err(ModelError::new("rails", format!("a KV transfer stripes over 1 to {nics} NICs of a node; got {rails}")));
-    }
+    let ranks = i.decode_tp.unwrap_or(1);
+    let path = i.path.unwrap_or_else(|| default_path(topo, ranks as u64, i.rails.is_some()));
+    let (rails, bw, latency, fabric) = match path {
+        KvPath::SameDomain => {
+            if i.rails.is_some() {
+                return Err(ModelError::new("rails", "NIC rails apply to a transfer to another domain; inside one scale-up domain each receiving GPU uses its own links: drop the rails, or place decode in another domain"));
+            }
+            let d = topo.domain_gpus as u64;
+            if 2 * ranks as u64 > d {
+                return Err(ModelError::new(
+                    "kv_path",
+                    format!("{ranks} decode rank(s) and as many prefill peers need {} GPUs, more than a scale-up domain's {d}: place decode in another domain", 2 * ranks as u64),
+                ));
+            }
+            let Some(tier) = topo.tiers.iter().find(|t| t.kind == TierKind::ScaleUp) else {
+                return Err(ModelError::new("kv_path", "this cluster has no scale-up fabric: place decode in another domain"));
+            };
+            (ranks, GBps(tier.bw_per_gpu.0 * ranks as f64), Micros(2.0 * tier.latency.0), tier.name.clone())
+        }
+        KvPath::OtherDomain => {
+            let nics = topo.cluster.nics_per_node;
+            if nics == 0 {
+                return Err(ModelError::new("nics_per_node", "a KV transfer between nodes needs NICs: use at least 1 NIC per node"));
+            }
+            let rails = i.rails.unwrap_or_else(|| i.decode_tp.map_or(nics, |t| t.min(nics)));
+            if rails == 0 || rails > nics {
+                return Err(ModelError::new("rails", format!("a KV transfer stripes over 1 to {nics} NICs of a node; got {rails}")));
+            }
+            (rails, GBps(topo.nic.achievable_bw().0 * rails as f64), Micros(2.0 * topo.nic.latency.0), topo.nic.name.to_string())
+        }
+    };
     let descriptors = match i.block_tokens {
         None => 0,
         Some(b) => {
@@ -105,8 +189,6 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
     };
     let copies = i.decode_tp.map_or(1.0, |t| t as f64 / model.kv_shards(t) as f64);
     let bytes = Bytes((model.kv_bytes_per_token(i.kv_precision.bytes()) * i.tokens as f64 * copies).round() as u64);
-    let bw = GBps(topo.nic.achievable_bw().0 * rails as f64);
-    let latency = Micros(2.0 * topo.nic.latency.0);
     let posting = Micros(descriptors as f64 * NIXL_POST_PER_DESCRIPTOR.0);
     let wire = bw.time_for(bytes);
     let time = latency + if posting.0 > wire.0 { posting } else { wire };
@@ -114,13 +196,17 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
         bytes,
         time,
         effective: bytes.per(time),
+        path,
+        fabric,
+        bandwidth: bw,
         rails,
         latency,
         descriptors,
         posting,
-        // The published transfers behind the band are contiguous; a paged one's posting is
-        // not validated on a published handoff, so it carries none.
-        error_band_pct: if descriptors > 0 { None } else { band_pct(AccuracyClass::KvTransfer, HwClass::of(topo.gpu)) },
+        // The published transfers behind the band are contiguous and over NICs; a paged one's
+        // posting, and a handoff inside a scale-up domain, are not validated on a published
+        // transfer, so they carry none.
+        error_band_pct: if descriptors > 0 || path == KvPath::SameDomain { None } else { band_pct(AccuracyClass::KvTransfer, HwClass::of(topo.gpu)) },
     })
 }
 
@@ -132,4 +218,66 @@ pub fn balance_ratio(input_len: u32, output_len: u32, prefill_per_gpu: f64, deco
         return None;
     }
     Some((input_len as f64 / prefill_per_gpu) / (output_len as f64 / decode_per_gpu))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::serving_preset;
+    use fabricscope_model::presets::cluster_preset;
+    use fabricscope_model::Cluster;
+
+    fn go(topo: &Topology, decode_tp: Option<u32>, path: Option<KvPath>) -> KvTransfer {
+        let m = serving_preset("llama3-70b").unwrap();
+        kv_transfer(topo, &m, &KvTransferInput { tokens: 4096, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp, path }).unwrap()
+    }
+
+    /// Llama 3 70B, 4,096 tokens of BF16 cache: 327,680 bytes per token, 1,342,177,280 bytes.
+    const BYTES: f64 = 327_680.0 * 4096.0;
+
+    #[test]
+    fn inside_an_nvl72_rack_the_cache_crosses_nvlink() {
+        let topo = cluster_preset("gb200-nvl72").unwrap().cluster().topology().unwrap();
+        assert_eq!(topo.domain_gpus, 72);
+        let inside = go(&topo, None, None);
+        let across = go(&topo, None, Some(KvPath::OtherDomain));
+        // The default for a rack: the same domain, over NVLink5's 900 GB/s per GPU.
+        assert_eq!(inside.path, KvPath::SameDomain);
+        assert_eq!(inside.bandwidth, GBps(900.0));
+        assert_eq!(inside.bytes.0 as f64, BYTES);
+        // Effective GB/s of NVLink's order: within 1% of the 900 GB/s line rate at 1.3 GB.
+        assert!(inside.effective.0 > 890.0 && inside.effective.0 <= 900.0, "{:?}", inside.effective);
+        // Across racks: a tray's 4 NDR NICs, 4 x 50 GB/s x 0.955 = 191 GB/s.
+        assert_eq!(across.path, KvPath::OtherDomain);
+        assert!((across.bandwidth.0 - 191.0).abs() < 1e-9, "{:?}", across.bandwidth);
+        assert!((across.time.0 - (2.0 * topo.nic.latency.0 + BYTES / 191.0e3)).abs() < 1e-6);
+        assert!(across.time.0 > 4.5 * inside.time.0, "{} vs {}", across.time.0, inside.time.0);
+        assert!(across.error_band_pct.is_some() && inside.error_band_pct.is_none());
+        // Four decode ranks each pull their shard over their own links: 3,600 GB/s.
+        let tp4 = go(&topo, Some(4), None);
+        assert_eq!((tp4.path, tp4.rails, tp4.bandwidth), (KvPath::SameDomain, 4, GBps(3600.0)));
+        // 40 decode ranks and their 40 prefill peers do not fit a rack of 72: the NICs.
+        assert_eq!(default_path(&topo, 40, false), KvPath::OtherDomain);
+        // Rails asked for mean the NICs.
+        assert_eq!(default_path(&topo, 1, true), KvPath::OtherDomain);
+    }
+
+    #[test]
+    fn across_dgx_h100_nodes_the_transfer_is_the_nic_one() {
+        let topo = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
+        let t = go(&topo, None, None);
+        // An 8-GPU server's decode pool is another node by default: 8 NDR rails at 50 GB/s x
+        // 0.955 = 382 GB/s and one RDMA READ round trip, as before the path existed.
+        assert_eq!((t.path, t.rails), (KvPath::OtherDomain, 8));
+        assert!((t.time.0 - (2.0 * topo.nic.latency.0 + BYTES / 382.0e3)).abs() < 1e-6, "{:?}", t.time);
+        assert_eq!(t.error_band_pct, band_pct(AccuracyClass::KvTransfer, HwClass::Hopper));
+        // Prefill and decode on one node's NVLink (asked for): NVLink4's 450 GB/s.
+        let same = go(&topo, None, Some(KvPath::SameDomain));
+        assert_eq!(same.bandwidth, GBps(450.0));
+        assert!(same.time.0 < t.time.0);
+        // Eight decode ranks and eight prefill peers do not fit an 8-GPU node.
+        let m = serving_preset("llama3-70b").unwrap();
+        let e = kv_transfer(&topo, &m, &KvTransferInput { tokens: 10, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: Some(8), path: Some(KvPath::SameDomain) }).unwrap_err();
+        assert_eq!(e.field, "kv_path");
+    }
 }

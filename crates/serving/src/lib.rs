@@ -32,7 +32,7 @@ pub mod search;
 pub mod step;
 
 pub use deploy::{Deployment, Phase};
-pub use kv::{kv_transfer, KvTransfer, KvTransferInput};
+pub use kv::{kv_transfer, KvPath, KvTransfer, KvTransferInput};
 pub use model::{Attention, ServingModel};
 pub use precision::Precision;
 pub use presets::{serving_preset, serving_preset_ids, SERVING_PRESETS};

@@ -7,8 +7,8 @@
 
 use crate::deploy::{Deployment, Phase};
 use crate::bands::band_pct;
-use crate::hardware::{self, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, HBM_USABLE, MAX_RUNTIME_BATCH};
-use crate::kv::{balance_ratio, kv_transfer, KvTransferInput};
+use crate::hardware::{self, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, DEFAULT_RESERVE_GIB, GIB, HBM_USABLE, MAX_RUNTIME_BATCH};
+use crate::kv::{balance_ratio, default_path, kv_transfer, KvTransferInput};
 use crate::model::ServingModel;
 use crate::precision::Precision;
 use fabricscope_model::ep::{self, Dtype, EpInput, Imbalance, Kernel};
@@ -64,9 +64,21 @@ pub struct ServeReport {
     pub bound: &'static str,
     /// Communication (TP, EP, pipeline, KV transfer) over the step (or over TTFT for prefill).
     pub network_share: f64,
-    /// Weights and KV cache per GPU, GB (10^9 bytes), against the HBM it may fill.
-    pub memory_gb: f64,
-    pub hbm_usable_gb: f64,
+    /// Weights and KV cache per GPU, GiB (2^30 bytes): `weights_gib + kv_cache_gib`, against
+    /// `hbm_usable_gib`.
+    pub memory_gib: f64,
+    /// Weights per GPU, GiB.
+    pub weights_gib: f64,
+    /// KV cache of the step's batch per GPU, GiB.
+    pub kv_cache_gib: f64,
+    /// What the engine may use per GPU, GiB: `memory_fraction x hbm_capacity_gib - reserve_gib`.
+    pub hbm_usable_gib: f64,
+    /// The card's memory, GiB (the catalog's figure, read as the training memory model reads it).
+    pub hbm_capacity_gib: f64,
+    /// The engine's share of the card in effect (vLLM's `gpu_memory_utilization`).
+    pub memory_fraction: f64,
+    /// Memory per GPU held back beside the fraction, GiB.
+    pub reserve_gib: f64,
     pub kv_bytes_per_token: f64,
     pub tp_spans_domains: bool,
     pub overlap: bool,
@@ -157,20 +169,52 @@ impl<'a> Server<'a> {
         self.model.kv_bytes_per_token(d.kv().bytes()) * context / self.model.kv_shards(d.tp) as f64 / d.pp as f64
     }
 
+    /// The memory the engine may use on one GPU: (capacity, fraction, reserve, usable), bytes
+    /// but the fraction.
+    fn budget(&self, d: &Deployment) -> (f64, f64, f64, f64) {
+        let capacity = hardware::hbm_capacity_bytes(self.topo.gpu);
+        let fraction = d.memory_fraction.unwrap_or(HBM_USABLE);
+        let reserve = d.reserve_gib.unwrap_or(DEFAULT_RESERVE_GIB) * GIB;
+        (capacity, fraction, reserve, capacity * fraction - reserve)
+    }
+
+    /// "the Y GiB the engine may use (fraction F of Z GiB[, less R GiB reserved])".
+    fn budget_words(&self, d: &Deployment) -> String {
+        let (capacity, fraction, reserve, usable) = self.budget(d);
+        format!(
+            "the {:.1} GiB the engine may use (fraction {fraction} of {:.1} GiB{})",
+            usable / GIB,
+            capacity / GIB,
+            if reserve > 0.0 { format!(", less {:.1} GiB reserved", reserve / GIB) } else { String::new() }
+        )
+    }
+
     /// Largest batch per DP rank whose KV cache fits beside the weights at `context`.
     fn max_batch(&self, d: &Deployment, context: f64) -> Result<u32> {
-        let usable = self.topo.gpu.hbm_gb * 1e9 * d.memory_fraction.unwrap_or(HBM_USABLE);
+        let (_, _, _, usable) = self.budget(d);
+        if usable <= 0.0 {
+            let (capacity, fraction, reserve, _) = self.budget(d);
+            return Err(ModelError::new(
+                "reserve_gib",
+                format!(
+                    "a reserve of {:.1} GiB leaves nothing of the {:.1} GiB the engine may use (fraction {fraction} of {:.1} GiB): lower the reserve or raise the memory fraction",
+                    reserve / GIB,
+                    capacity * fraction / GIB,
+                    capacity / GIB
+                ),
+            ));
+        }
         let w = self.weight_bytes_per_gpu(d);
         if w >= usable {
             return Err(ModelError::new(
                 "tp",
                 format!(
-                    "the weights need {:.1} GB per GPU at tp {} x pp {}{}, more than the {:.1} GB of HBM an engine fills: raise tp, pp or ep, or lower the precision",
-                    w / 1e9,
+                    "the weights need {:.1} GiB per GPU at tp {} x pp {}{}, more than {}: raise tp, pp or ep, lower the precision, or raise the memory fraction",
+                    w / GIB,
                     d.tp,
                     d.pp,
                     if d.ep > 1 { format!(" x ep {}", d.ep) } else { String::new() },
-                    usable / 1e9
+                    self.budget_words(d)
                 ),
             ));
         }
@@ -271,7 +315,9 @@ impl<'a> Server<'a> {
         if !d.disaggregated {
             return Ok(0.0);
         }
-        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None })?;
+        let path = d.kv_path.unwrap_or_else(|| default_path(self.topo, d.gpus(), d.kv_rails.is_some()));
+        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None, path: Some(path) })
+            .map_err(|e| if e.field == "rails" { ModelError::new("kv_rails", e.message) } else { e })?;
         Ok(t.time.0)
     }
 
@@ -303,16 +349,25 @@ impl<'a> Server<'a> {
             return Err(ModelError::new(
                 if d.phase == Phase::Decode { "context" } else { "input_len" },
                 format!(
-                    "one sequence of {} tokens needs {:.1} GB of KV cache per GPU, more than the HBM left beside the weights: shorten it, or raise tp or pp",
+                    "one sequence of {} tokens needs {:.1} GiB of KV cache per GPU beside {:.1} GiB of weights, more than {}: shorten it, or raise tp or pp",
                     context as u64,
-                    self.kv_bytes_per_seq_gpu(d, context) / 1e9
+                    self.kv_bytes_per_seq_gpu(d, context) / GIB,
+                    self.weight_bytes_per_gpu(d) / GIB,
+                    self.budget_words(d)
                 ),
             ));
         }
         if d.phase != Phase::Offline && batch > max_batch {
             return Err(ModelError::new(
                 "batch",
-                format!("{batch} sequences of {} tokens do not fit beside the weights; at most {max_batch} per DP rank", context as u64),
+                format!(
+                    "{batch} sequences of {} tokens need {:.1} GiB per GPU ({:.1} GiB of weights, {:.1} GiB of KV cache), more than {}; at most {max_batch} per DP rank",
+                    context as u64,
+                    (self.weight_bytes_per_gpu(d) + batch as f64 * self.kv_bytes_per_seq_gpu(d, context)) / GIB,
+                    self.weight_bytes_per_gpu(d) / GIB,
+                    batch as f64 * self.kv_bytes_per_seq_gpu(d, context) / GIB,
+                    self.budget_words(d)
+                ),
             ));
         }
         // Time to first token: one prompt on this layout.
@@ -359,6 +414,8 @@ impl<'a> Server<'a> {
             None
         };
         let class = self.accuracy_class(d);
+        let (capacity, fraction, reserve, usable) = self.budget(d);
+        let (weights, kv_cache) = (self.weight_bytes_per_gpu(d), settled_batch as f64 * self.kv_bytes_per_seq_gpu(d, context));
         Ok(ServeReport {
             phase: d.phase,
             gpus,
@@ -382,8 +439,13 @@ impl<'a> Server<'a> {
             },
             bound: if cost.mem >= cost.compute { "memory" } else { "compute" },
             network_share: share.clamp(0.0, 1.0),
-            memory_gb: (self.weight_bytes_per_gpu(d) + settled_batch as f64 * self.kv_bytes_per_seq_gpu(d, context)) / 1e9,
-            hbm_usable_gb: self.topo.gpu.hbm_gb * d.memory_fraction.unwrap_or(HBM_USABLE),
+            memory_gib: (weights + kv_cache) / GIB,
+            weights_gib: weights / GIB,
+            kv_cache_gib: kv_cache / GIB,
+            hbm_usable_gib: usable / GIB,
+            hbm_capacity_gib: capacity / GIB,
+            memory_fraction: fraction,
+            reserve_gib: reserve / GIB,
             kv_bytes_per_token: self.model.kv_bytes_per_token(d.kv().bytes()),
             tp_spans_domains: d.tp > self.topo.domain_gpus,
             overlap: d.overlapped(),
@@ -423,5 +485,37 @@ mod tests {
         assert!((r.tpot_ms.unwrap() * 1e3 / want_us - 1.0).abs() < 1e-9, "{} vs {want_us}", r.tpot_ms.unwrap());
         assert_eq!(r.breakdown.tp_allreduce, 0.0);
         assert_eq!(r.gpus, 1);
+    }
+
+    /// Issue 39's case: Qwen3-32B FP8 at batch 64 on one H100. Weights 31.96 GiB; KV cache
+    /// 64 layers x 8 K/V heads x 128 x 2 (K, V) x 2 bytes = 262,144 bytes = 0.25 MiB per token,
+    /// so 64 sequences of 2,560 tokens hold 64 x 2,560 x 0.25 MiB = 40.0 GiB: 71.96 GiB against
+    /// the 0.9 x 80 GiB = 72.0 GiB the engine may use. Counted as before in decimal GB of a
+    /// decimal card (0.9 x 80 x 10^9 bytes = 67.06 GiB), it was refused.
+    #[test]
+    fn memory_counts_gib_of_the_card_under_the_engine_fraction() {
+        let topo = Cluster::default().topology().unwrap();
+        let m = serving_preset("qwen3-32b").unwrap();
+        let d = Deployment { batch: 64, context: 2560, precision: Precision::Fp8, ..Deployment::default() };
+        let r = evaluate(&topo, &m, &d).unwrap();
+        assert_eq!((r.hbm_capacity_gib, r.memory_fraction, r.reserve_gib, r.hbm_usable_gib), (80.0, 0.9, 0.0, 72.0));
+        assert_eq!(r.kv_bytes_per_token, 262_144.0);
+        assert!((r.kv_cache_gib - 40.0).abs() < 1e-9, "{}", r.kv_cache_gib);
+        assert!((r.weights_gib - 31.96).abs() < 0.01, "{}", r.weights_gib);
+        assert!((r.memory_gib - (r.weights_gib + 40.0)).abs() < 1e-9);
+        assert!(r.memory_gib <= r.hbm_usable_gib && r.memory_gib > 0.9 * 80e9 / GIB);
+        assert_eq!(r.max_batch, 64);
+        // The capacity is the training memory model's: the catalog's figure as GiB.
+        assert_eq!(hardware::hbm_capacity_bytes(topo.gpu), 80.0 * (1u64 << 30) as f64);
+        // A 2 GiB reserve leaves 70 GiB: refused, with the numbers and the budget named.
+        let e = evaluate(&topo, &m, &Deployment { reserve_gib: Some(2.0), ..d }).unwrap_err();
+        assert_eq!(e.field, "batch");
+        assert!(e.message.contains("need 72.0 GiB per GPU (32.0 GiB of weights, 40.0 GiB of KV cache), more than the 70.0 GiB the engine may use (fraction 0.9 of 80.0 GiB, less 2.0 GiB reserved); at most 60"), "{}", e.message);
+        // A fraction of 0.95 (76 GiB) fits 70 sequences: floor((76 - 31.96) / 0.625).
+        assert_eq!(evaluate(&topo, &m, &Deployment { memory_fraction: Some(0.95), ..d }).unwrap().max_batch, 70);
+        // A reserve larger than the fraction's share is refused by name.
+        let e = evaluate(&topo, &m, &Deployment { reserve_gib: Some(80.0), ..d }).unwrap_err();
+        assert_eq!(e.field, "reserve_gib");
+        assert!(e.message.contains("a reserve of 80.0 GiB leaves nothing of the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)"), "{}", e.message);
     }
 }

@@ -31,7 +31,7 @@ use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::{cluster_preset, Cluster, Topology};
 use fabricscope_serving::bands::band_pct;
 use fabricscope_serving::hardware::{efficiency, AccuracyClass, Efficiency, HwClass};
-use fabricscope_serving::kv::{kv_transfer, KvTransferInput};
+use fabricscope_serving::kv::{kv_transfer, KvPath, KvTransferInput};
 use fabricscope_serving::step::Server;
 use fabricscope_serving::{serving_preset, Deployment, Phase, Precision, ServingModel};
 use std::collections::BTreeMap;
@@ -308,7 +308,9 @@ fn predict(c: &Case, eff: Option<Efficiency>) -> Result<f64, String> {
         } else {
             Some(1)
         };
-        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails, block_tokens: None, decode_tp: None }).map_err(|e| e.to_string())?;
+        // Every published transfer is between nodes over NICs (the GB200 one says NIXL did not
+        // use MNNVL), so the path is pinned to another domain.
+        let t = kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Fp8, rails, block_tokens: None, decode_tp: None, path: Some(KvPath::OtherDomain) }).map_err(|e| e.to_string())?;
         let scale = c.row.kv_bytes.unwrap_or(0.0) / t.bytes.0 as f64;
         return Ok((t.latency.0 + (t.time.0 - t.latency.0) * scale) / 1e3);
     }

@@ -123,7 +123,7 @@ impl ServeSpec {
                 let c = Comm::new(topo, Placement { ranks: self.tp, per_domain: self.tp.min(topo.domain_gpus) })?;
                 c.predict(Collective::AllReduce, crate::units::Bytes(one_ar_bytes.round() as u64), AlgoChoice::Auto, ProtoChoice::Auto)?.time.0
             }
-            ServeField::KvTransferMs => kv_transfer(topo, &m, &KvTransferInput { tokens: self.tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: None })?.time.0 / 1e3,
+            ServeField::KvTransferMs => kv_transfer(topo, &m, &KvTransferInput { tokens: self.tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: None, path: None })?.time.0 / 1e3,
             ServeField::TpotMs | ServeField::AllreduceMs | ServeField::NetworkSharePct | ServeField::KvShareOfTtftPct | ServeField::TtftMs => {
                 let handoff = matches!(self.field, ServeField::KvShareOfTtftPct | ServeField::TtftMs);
                 let r = Server::new(topo, &m)?.evaluate(&self.deployment(handoff))?;

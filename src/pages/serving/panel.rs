@@ -110,7 +110,7 @@ fn numbers_view(s: &Served) -> Html {
             { stat("Tokens/s per GPU", "serving-per-gpu", Some(r.tokens_per_s_per_gpu), format!("{:.0}", r.tokens_per_s_per_gpu), with_band(format!("{} GPUs", r.gpus))) }
             { stat("Tokens/s per node", "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with_band(format!("{} node{}", r.nodes, if r.nodes == 1 { "" } else { "s" }))) }
             { stat("Tokens/s per user", "serving-per-user", Some(r.tokens_per_s_per_user), format!("{:.1}", r.tokens_per_s_per_user), b.clone()) }
-            { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), format!("memory {:.0} of {:.0} GB per GPU", r.memory_gb, r.hbm_usable_gb)) }
+            { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), format!("memory {:.0} of {:.0} GiB per GPU", r.memory_gib, r.hbm_usable_gib)) }
         </div>
     }
 }
