@@ -84,10 +84,10 @@ pub struct Deployment {
     #[serde(default)]
     pub reserve_gib: Option<f64>,
     /// Where the decode ranks of a disaggregated deployment are, relative to its prefill
-    /// ranks; `None`: [`crate::kv::default_path`] (the same NVL72 rack when twice the
+    /// ranks; `None`: `kv::default_path` (the same NVL72 rack when twice the
     /// deployment's GPUs fit in it and no `kv_rails` are given, else another node).
     #[serde(default)]
-    pub kv_path: Option<crate::kv::KvPath>,
+    pub kv_path: Option<KvPath>,
 }
 
 impl Default for Deployment {
@@ -203,7 +203,7 @@ impl Deployment {
                 return Err(ModelError::new("kv_rails", format!("a KV transfer stripes over 1 to {} NICs of a node; got {r}", nics.max(1))));
             }
         }
-        if self.kv_path == Some(crate::kv::KvPath::SameDomain) && self.kv_rails.is_some() {
+        if self.kv_path == Some(KvPath::SameDomain) && self.kv_rails.is_some() {
             return Err(ModelError::new("kv_rails", "NIC rails apply to a KV transfer to another domain; inside one scale-up domain each decode GPU receives over its own links: drop the rails, or place decode in another domain"));
         }
         if let Some(f) = self.memory_fraction {
@@ -220,3 +220,35 @@ impl Deployment {
         Ok(())
     }
 }
+
+/// Where the decode ranks sit relative to the prefill ranks, and so which fabric the KV cache
+/// crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KvPath {
+    /// In the prefill ranks' scale-up domain (an NVL72 rack, one NVLink node): over the
+    /// scale-up fabric, each receiving GPU over its own links.
+    SameDomain,
+    /// In another scale-up domain (another node or rack): over the NICs.
+    OtherDomain,
+}
+
+impl KvPath {
+    pub fn id(self) -> &'static str {
+        match self {
+            KvPath::SameDomain => "same-domain",
+            KvPath::OtherDomain => "other-domain",
+        }
+    }
+    pub fn ids() -> Vec<&'static str> {
+        vec!["same-domain", "other-domain"]
+    }
+    pub fn from_id(s: &str) -> Option<KvPath> {
+        match s.to_ascii_lowercase().as_str() {
+            "same-domain" | "same-rack" | "same-node" | "scale-up" | "nvlink" => Some(KvPath::SameDomain),
+            "other-domain" | "other-node" | "other-rack" | "network" | "nic" => Some(KvPath::OtherDomain),
+            _ => None,
+        }
+    }
+}
+

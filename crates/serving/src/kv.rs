@@ -13,38 +13,9 @@ use fabricscope_model::error::{ModelError, Result};
 use fabricscope_model::units::{Bytes, GBps, Micros};
 use fabricscope_model::topology::TierKind;
 use fabricscope_model::Topology;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// Where the decode ranks sit relative to the prefill ranks, and so which fabric the KV cache
-/// crosses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KvPath {
-    /// In the prefill ranks' scale-up domain (an NVL72 rack, one NVLink node): over the
-    /// scale-up fabric, each receiving GPU over its own links.
-    SameDomain,
-    /// In another scale-up domain (another node or rack): over the NICs.
-    OtherDomain,
-}
-
-impl KvPath {
-    pub fn id(self) -> &'static str {
-        match self {
-            KvPath::SameDomain => "same-domain",
-            KvPath::OtherDomain => "other-domain",
-        }
-    }
-    pub fn ids() -> Vec<&'static str> {
-        vec!["same-domain", "other-domain"]
-    }
-    pub fn from_id(s: &str) -> Option<KvPath> {
-        match s.to_ascii_lowercase().as_str() {
-            "same-domain" | "same-rack" | "same-node" | "scale-up" | "nvlink" => Some(KvPath::SameDomain),
-            "other-domain" | "other-node" | "other-rack" | "network" | "nic" => Some(KvPath::OtherDomain),
-            _ => None,
-        }
-    }
-}
+pub use crate::deploy::KvPath;
 
 /// The path a KV transfer takes when none is given: the same domain when the scale-up domain
 /// spans several nodes (an NVL72 rack of compute trays) and `2 x ranks` GPUs (the decode ranks
