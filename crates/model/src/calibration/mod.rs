@@ -259,6 +259,12 @@ pub fn training_table() -> &'static [ClassCalibration] {
     T.get_or_init(|| parse(include_str!("training.csv")))
 }
 
+/// The shipped EP dispatch/combine table.
+pub fn ep_table() -> &'static [ClassCalibration] {
+    static T: OnceLock<Vec<ClassCalibration>> = OnceLock::new();
+    T.get_or_init(|| parse(include_str!("ep.csv")))
+}
+
 /// The first of `keys` (most specific first) with an interval of its own in `table`, and its
 /// index in `keys`.
 pub fn lookup<'a>(table: &'a [ClassCalibration], keys: &[String]) -> Option<(&'a ClassCalibration, usize)> {
@@ -306,6 +312,12 @@ pub fn collective_keys(tier: crate::trust::TierClass, family: crate::trust::Algo
 /// Calibration keys of a training step's class: family/kind/generation, kind, "all".
 pub fn training_keys(class: &crate::training::bands::ErrorClass) -> Vec<String> {
     vec![class.id(), if class.moe { "moe" } else { "dense" }.to_string(), "all".to_string()]
+}
+
+/// Calibration keys of an EP dispatch/combine: kernel kind / placement ("normal/nvlink",
+/// "low-latency/network"), then "all".
+pub fn ep_keys(kernel: crate::ep::Kernel, scale_up_only: bool) -> Vec<String> {
+    vec![format!("{}/{}", kernel.id(), if scale_up_only { "nvlink" } else { "network" }), "all".to_string()]
 }
 
 #[cfg(test)]
