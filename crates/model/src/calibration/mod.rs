@@ -1,5 +1,6 @@
-//! 90% prediction intervals estimated out of sample (issue 34, "Bands you can bet on"; first
-//! slice: collectives and training steps).
+//! 90% prediction intervals estimated out of sample (issue 34, "Bands you can bet on"):
+//! collectives, training steps and EP dispatch/combine here; serving and KV transfer in
+//! `fabricscope-serving` (its own table, this rule).
 //!
 //! **What the interval is.** For each published measurement in `validation/` the accuracy tests
 //! compute the ratio `measured / predicted` of the quantity the source reports (busbw or time
@@ -26,10 +27,13 @@
 //! the predictions themselves are in-sample, only the interval around them is held out. Every
 //! interval's `basis` says so.
 //!
-//! The tables are `collectives.csv` and `training.csv` beside this file, written by
-//! `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy` and
-//! `--test training_accuracy` (which also write docs/calibration.md) and checked there against
-//! what the data gives, so they cannot go stale.
+//! The tables are `collectives.csv`, `training.csv` and `ep.csv` beside this file, written by
+//! `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`,
+//! `--test training_accuracy` and `--test ep_accuracy` (which also write docs/calibration.md)
+//! and checked there against what the data gives, so they cannot go stale. EP's classes are
+//! kernel kind x placement ([`ep_keys`]) under all EP rows; its held-out coverage is below the
+//! 85% floor (docs/calibration.md says so, and the floor is asserted for collectives and
+//! training only).
 
 pub mod apply;
 
