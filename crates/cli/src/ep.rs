@@ -82,12 +82,30 @@ fn imbalance_parser() -> FlagParser<Imbalance> {
 /// What `--json` prints: the fields first, then where the group sits and the band.
 #[derive(Serialize)]
 struct EpJson<'a> {
-    dispatch: &'a Phase,
-    combine: &'a Phase,
+    dispatch: PhaseJson<'a>,
+    combine: PhaseJson<'a>,
     placement: &'a ep::EpPlacement,
     imbalance: f64,
     error_band_pct: Option<f64>,
     trust: &'a str,
+}
+
+/// One phase's fields and, beside them, the 90% intervals of `time_us` and `bottleneck_GBps`
+/// (`{lo, hi, coverage, sources, rows, basis, extrapolated}`; docs/calibration.md).
+#[derive(Serialize)]
+struct PhaseJson<'a> {
+    #[serde(flatten)]
+    phase: &'a Phase,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intervals: Option<fabricscope_model::calibration::apply::EpPhaseIntervals>,
+}
+
+/// A phase with its intervals, from the EP calibration of the kernel kind and placement
+/// (extrapolated where the report has no band: a GPU or domain no source measured).
+fn phase_json<'a>(ph: &'a Phase, kernel: Kernel, r: &EpReport) -> PhaseJson<'a> {
+    use fabricscope_model::calibration::apply::{ep_phase_intervals, for_ep};
+    let intervals = for_ep(kernel, r.placement.scale_up_only, r.error_band_pct.is_some()).map(|(c, basis)| ep_phase_intervals(&c, &basis, ph.time_us, ph.bottleneck_gbps));
+    PhaseJson { phase: ph, intervals }
 }
 
 fn link_name(l: Link) -> &'static str {
@@ -165,7 +183,7 @@ pub fn run(a: &EpArgs) -> Result<String, CliError> {
     };
     let r = ep::evaluate(&topo, &input)?;
     if a.json {
-        output::json(&EpJson { dispatch: &r.dispatch, combine: &r.combine, placement: &r.placement, imbalance: r.imbalance, error_band_pct: r.error_band_pct, trust: &r.trust })
+        output::json(&EpJson { dispatch: phase_json(&r.dispatch, a.kernel, &r), combine: phase_json(&r.combine, a.kernel, &r), placement: &r.placement, imbalance: r.imbalance, error_band_pct: r.error_band_pct, trust: &r.trust })
     } else {
         Ok(text(a, (hidden, top_k, experts), &topo, &r))
     }

@@ -318,6 +318,10 @@ struct ServeJson<'a> {
     deployment: &'a Deployment,
     #[serde(flatten)]
     report: &'a ServeReport,
+    /// 90% intervals of tpot_ms, ttft_ms and tokens/s per GPU, user and node (`{lo, hi,
+    /// coverage, sources, rows, basis, extrapolated}`; docs/calibration.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intervals: Option<fabricscope_serving::calibration::ServeIntervals>,
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -394,7 +398,7 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
         crate::serve_chart::write(path, &topo, &m, &d, a.theme == crate::render::ThemeArg::Dark)?;
     }
     if a.json {
-        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r });
+        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r, intervals: fabricscope_serving::calibration::serve_intervals(&d, &r) });
     }
     Ok(text(&topo, &m, &d, &r))
 }
@@ -455,6 +459,9 @@ struct KvJson<'a> {
     model: &'a str,
     tokens: u32,
     error_band_pct: Option<f64>,
+    /// 90% intervals of time_ms and effective_GBps (docs/calibration.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intervals: Option<fabricscope_serving::calibration::KvIntervals>,
 }
 
 pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
@@ -477,6 +484,7 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         model: m.name(),
         tokens: a.tokens,
         error_band_pct: t.error_band_pct,
+        intervals: fabricscope_serving::calibration::kv_intervals(t.time.0 / 1e3, t.effective.0, t.error_band_pct.is_some()),
     };
     if a.json {
         return output::json(&j);

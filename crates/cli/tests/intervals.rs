@@ -1,4 +1,5 @@
-//! The 90% intervals `collective --json` and `train --json` print beside their headline fields
+//! The 90% intervals `collective --json`, `train --json`, `ep --json` (under dispatch and
+//! combine), `serve --json` and `kv-transfer --json` print beside their headline fields
 //! (issue 34; docs/calibration.md): every field's `{lo, hi, coverage, sources, rows, basis,
 //! extrapolated}` is there, brackets the predicted value, busbw's and time's agree (time =
 //! bytes / algbw), and a class measured by many sources is narrower than an extrapolated one.
@@ -102,4 +103,44 @@ fn text_output_prints_the_interval_after_the_headline_numbers() {
         let line = t.lines().find(|l| l.starts_with(head)).unwrap_or_default();
         assert!(line.contains("(90%: "), "{line}");
     }
+}
+
+#[test]
+fn ep_json_has_time_and_bandwidth_intervals_for_dispatch_and_combine() {
+    // 2 H800 nodes, normal kernels across the network: Hopper, measured (not extrapolated).
+    let v = json(&["ep", "--gpu", "h800", "--nodes", "2", "--ep", "16", "--tokens", "4096", "--kernel", "normal", "--json"]);
+    for phase in ["dispatch", "combine"] {
+        let p = &v[phase];
+        let (tlo, thi, t) = bracket(p, "time_us");
+        let (blo, bhi, b) = bracket(p, "bottleneck_GBps");
+        // time x bandwidth is the bytes: the same at both ends.
+        assert!((blo * thi / (b * t) - 1.0).abs() < 1e-9 && (bhi * tlo / (b * t) - 1.0).abs() < 1e-9, "{phase}");
+        assert_eq!(p["intervals"]["time_us"]["extrapolated"], false, "{phase}");
+    }
+    // Low latency inside one node, and a GB200 rack (not validated: extrapolated).
+    let ll = json(&["ep", "--gpu", "h100", "--ep", "8", "--tokens", "128", "--kernel", "low-latency", "--json"]);
+    bracket(&ll["dispatch"], "time_us");
+    let gb = json(&["ep", "--gpu", "gb200", "--nodes", "36", "--nic", "ib-xdr", "--ep", "64", "--tokens", "4096", "--json"]);
+    bracket(&gb["combine"], "bottleneck_GBps");
+    assert_eq!(gb["combine"]["intervals"]["bottleneck_GBps"]["extrapolated"], true);
+}
+
+#[test]
+fn serve_json_has_an_interval_for_every_headline_field() {
+    let v = json(&["serve", "--model", "llama3-70b", "--tp", "8", "--batch", "32", "--json"]);
+    for f in ["tpot_ms", "ttft_ms", "tokens_per_s_per_gpu", "tokens_per_s_per_user", "tokens_per_s_per_node"] {
+        bracket(&v, f);
+    }
+    // TPOT and tokens/s per user are reciprocal: their intervals agree.
+    let (tlo, thi, t) = bracket(&v, "tpot_ms");
+    let (ulo, uhi, u) = bracket(&v, "tokens_per_s_per_user");
+    assert!((ulo * thi / (u * t) - 1.0).abs() < 1e-9 && (uhi * tlo / (u * t) - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn kv_transfer_json_has_time_and_bandwidth_intervals() {
+    let v = json(&["kv-transfer", "--model", "llama3-70b", "--tokens", "8192", "--nodes", "2", "--json"]);
+    let (tlo, thi, t) = bracket(&v, "time_ms");
+    let (glo, ghi, g) = bracket(&v, "effective_GBps");
+    assert!(tlo < t && t < thi && glo < g && g < ghi, "{v}");
 }

@@ -1,6 +1,6 @@
 //! A prediction's interval from the shipped calibration tables (see the module above).
 
-use super::{collective_keys, collectives_table, interval_for, training_keys, training_table, ClassCalibration};
+use super::{collective_keys, collectives_table, ep_keys, ep_table, interval_for, training_keys, training_table, ClassCalibration};
 use crate::interval::Interval;
 use crate::training::bands::ErrorClass;
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
@@ -164,6 +164,46 @@ pub fn for_training(class: &ErrorClass, extrapolated: bool) -> Option<(Calibrate
     };
     let b = basis(&words, &c, "outside the GPU counts of its class's runs");
     Some((c, b))
+}
+
+/// The calibration of a prediction of the class `keys[0]` (named `name` in words) from `table`,
+/// whose parents are described as `parent` ("all EP dispatch/combine rows"), and its basis in
+/// words; `extrapolated` as the caller knows it (hardware or scale outside the sources), or when
+/// the class has no row at all. Not widened. For families whose keys are class then "all" (EP,
+/// serving): the rule of [`for_training`] without its middle level.
+pub fn for_class(table: &[ClassCalibration], keys: &[String], name: &str, parent: &str, extrapolated: bool, beyond: &str) -> Option<(Calibrated, String)> {
+    let (bounds, row, level) = interval_for(table, keys)?;
+    let measured = table.iter().any(|r| r.key == keys[0]);
+    let c = Calibrated::new(bounds, row, level, extrapolated || !measured, 0.0)?;
+    let words = match c.level {
+        0 => format!("class {name}"),
+        _ => format!("{parent} ({})", too_few(table, &keys[0], name)),
+    };
+    let b = basis(&words, &c, beyond);
+    Some((c, b))
+}
+
+/// One EP phase's intervals (dispatch or combine), keyed by the `ep::Phase` fields they bound.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpPhaseIntervals {
+    pub time_us: Interval,
+    /// Bytes over the bottleneck link per GPU / kernel time, GB/s: a throughput.
+    #[serde(rename = "bottleneck_GBps")]
+    pub bottleneck_gbps: Interval,
+}
+
+/// The calibration of an EP dispatch/combine of `kernel` kind, inside one scale-up domain or
+/// across the network; `validated` false (no band: a GPU or domain no source measured) makes it
+/// extrapolated.
+pub fn for_ep(kernel: crate::ep::Kernel, scale_up_only: bool, validated: bool) -> Option<(Calibrated, String)> {
+    let keys = ep_keys(kernel, scale_up_only);
+    let name = format!("{} kernels {}", kernel.id(), if scale_up_only { "inside NVLink" } else { "across the network" });
+    for_class(ep_table(), &keys, &name, "all EP dispatch/combine rows", !validated, "hardware or domain no source measured (Hopper only)")
+}
+
+/// The intervals of one EP phase predicted at `time_us` and `bottleneck_gbps`.
+pub fn ep_phase_intervals(c: &Calibrated, basis: &str, time_us: f64, bottleneck_gbps: f64) -> EpPhaseIntervals {
+    EpPhaseIntervals { time_us: c.time(time_us, basis), bottleneck_gbps: c.throughput(bottleneck_gbps, basis) }
 }
 
 /// "class X has 4 rows from 1 source, too few for its own" or "class X is not measured".

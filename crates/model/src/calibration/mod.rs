@@ -1,5 +1,6 @@
-//! 90% prediction intervals estimated out of sample (issue 34, "Bands you can bet on"; first
-//! slice: collectives and training steps).
+//! 90% prediction intervals estimated out of sample (issue 34, "Bands you can bet on"):
+//! collectives, training steps and EP dispatch/combine here; serving and KV transfer in
+//! `fabricscope-serving` (its own table, this rule).
 //!
 //! **What the interval is.** For each published measurement in `validation/` the accuracy tests
 //! compute the ratio `measured / predicted` of the quantity the source reports (busbw or time
@@ -26,10 +27,13 @@
 //! the predictions themselves are in-sample, only the interval around them is held out. Every
 //! interval's `basis` says so.
 //!
-//! The tables are `collectives.csv` and `training.csv` beside this file, written by
-//! `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy` and
-//! `--test training_accuracy` (which also write docs/calibration.md) and checked there against
-//! what the data gives, so they cannot go stale.
+//! The tables are `collectives.csv`, `training.csv` and `ep.csv` beside this file, written by
+//! `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`,
+//! `--test training_accuracy` and `--test ep_accuracy` (which also write docs/calibration.md)
+//! and checked there against what the data gives, so they cannot go stale. EP's classes are
+//! kernel kind x placement ([`ep_keys`]) under all EP rows; its held-out coverage is below the
+//! 85% floor (docs/calibration.md says so, and the floor is asserted for collectives and
+//! training only).
 
 pub mod apply;
 
@@ -259,6 +263,12 @@ pub fn training_table() -> &'static [ClassCalibration] {
     T.get_or_init(|| parse(include_str!("training.csv")))
 }
 
+/// The shipped EP dispatch/combine table.
+pub fn ep_table() -> &'static [ClassCalibration] {
+    static T: OnceLock<Vec<ClassCalibration>> = OnceLock::new();
+    T.get_or_init(|| parse(include_str!("ep.csv")))
+}
+
 /// The first of `keys` (most specific first) with an interval of its own in `table`, and its
 /// index in `keys`.
 pub fn lookup<'a>(table: &'a [ClassCalibration], keys: &[String]) -> Option<(&'a ClassCalibration, usize)> {
@@ -306,6 +316,12 @@ pub fn collective_keys(tier: crate::trust::TierClass, family: crate::trust::Algo
 /// Calibration keys of a training step's class: family/kind/generation, kind, "all".
 pub fn training_keys(class: &crate::training::bands::ErrorClass) -> Vec<String> {
     vec![class.id(), if class.moe { "moe" } else { "dense" }.to_string(), "all".to_string()]
+}
+
+/// Calibration keys of an EP dispatch/combine: kernel kind / placement ("normal/nvlink",
+/// "low-latency/network"), then "all".
+pub fn ep_keys(kernel: crate::ep::Kernel, scale_up_only: bool) -> Vec<String> {
+    vec![format!("{}/{}", kernel.id(), if scale_up_only { "nvlink" } else { "network" }), "all".to_string()]
 }
 
 #[cfg(test)]
