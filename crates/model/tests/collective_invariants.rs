@@ -40,14 +40,29 @@ proptest! {
 
     #[test]
     fn faster_nics_never_slow_a_collective(c in hopper_cluster(), op in op(), lg in 3u32..35) {
+        // The timing is monotone for the algorithm and protocol NCCL runs: whatever the faster
+        // NICs' choice, the same choice on the slower NICs is no faster. NCCL's own tuner may
+        // switch to another algorithm with faster NICs that times slower (128 HDR nodes run Tree
+        // LL128 at 16 MiB in 502 µs; NDR's pick, NVLSTree Simple, 537 µs, as at the start of
+        // this check's regressions file): that gap is NCCL's tuning, bounded here at 10%.
         let bytes = 1u64 << lg;
-        let mut last = f64::INFINITY;
+        let mut last: Option<(Topology, f64)> = None;
         for nic in [NicKind::IbHdr, NicKind::IbNdr, NicKind::IbXdr] {
             let t = Cluster { nic, ..c.clone() }.topology().unwrap();
-            let time = predict(&t, t.whole(), op, bytes);
+            let comm = Comm::new(&t, t.whole()).expect("valid placement");
+            let p = comm.predict(op, Bytes(bytes), AlgoChoice::Auto, ProtoChoice::Auto).expect("auto always runs");
+            let time = p.time.0;
             prop_assert!(time.is_finite() && time > 0.0);
-            prop_assert!(time <= last * (1.0 + 1e-9), "{:?} with {:?}: {} > {}", op, nic, time, last);
-            last = time;
+            if let Some((slow, slow_time)) = &last {
+                let (algo, proto) = (AlgoChoice::from_id(&p.algorithm.to_ascii_lowercase()), ProtoChoice::from_id(&p.protocol.to_ascii_lowercase()));
+                if let (Some(a), Some(pr)) = (algo, proto) {
+                    if let Ok(same) = Comm::new(slow, slow.whole()).expect("valid placement").predict(op, Bytes(bytes), a, pr) {
+                        prop_assert!(time <= same.time.0 * (1.0 + 1e-9), "{:?} {} {} with {:?}: {} > {} on slower NICs", op, p.algorithm, p.protocol, nic, time, same.time.0);
+                    }
+                }
+                prop_assert!(time <= slow_time * 1.10, "{:?} with {:?}: {} > 1.1 x {}", op, nic, time, slow_time);
+            }
+            last = Some((t, time));
         }
     }
 
