@@ -303,6 +303,8 @@ async function main() {
 
     await check('issue 41: the failures lesson, its numbers filled by the goodput model', async () => {
       await page.click('[data-lesson=failures-at-scale]');
+      // The previous lesson's step stays on screen until this one's is drawn: wait for its text.
+      await page.waitForFunction(() => /once every [\d.]+ years/.test(document.querySelector('#t-lesson .hint')?.textContent ?? ''), null, { timeout: 10000 });
       await page.waitForSelector('#t-reveal');
       const scen = await page.textContent('#t-lesson .hint');
       assert(/once every [\d.]+ years/.test(scen) && !/[{}]/.test(scen), `step 1 filled: ${scen}`);
