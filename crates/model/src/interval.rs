@@ -23,11 +23,6 @@ pub struct Interval {
 }
 
 impl Interval {
-    /// `value` times and divided by `factor` (a multiplicative, symmetric-in-log interval).
-    pub fn by_factor(value: f64, factor: f64, coverage: f64, sources: u32, rows: u32, basis: impl Into<String>, extrapolated: bool) -> Interval {
-        Interval { lo: value / factor, hi: value * factor, coverage, sources, rows, basis: basis.into(), extrapolated }
-    }
-
     /// The same interval mapped through a monotone function (increasing or decreasing): the
     /// ends are mapped and put back in order.
     pub fn map(&self, f: impl Fn(f64) -> f64) -> Interval {
@@ -50,8 +45,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn factor_interval_brackets_the_value_and_maps_in_order() {
-        let i = Interval::by_factor(10.0, 2.0, 0.67, 3, 3, "test", false);
+    fn an_interval_brackets_its_value_and_maps_in_order() {
+        let i = Interval { lo: 5.0, hi: 20.0, coverage: 0.67, sources: 3, rows: 3, basis: "test".into(), extrapolated: false };
         assert_eq!((i.lo, i.hi), (5.0, 20.0));
         assert!(i.contains(10.0) && !i.contains(21.0));
         let inv = i.map(|x| 1.0 / x);
