@@ -15,7 +15,9 @@ use fabricscope_model::Topology;
 use fabricscope_serving::kv::{kv_transfer, KvPath, KvTransferInput};
 use fabricscope_serving::model::DEEPSEEK_MLA;
 use fabricscope_serving::step::{Server, ServeReport};
-use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Phase, Precision, ServingModel};
+use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Engine, Phase, Precision, ServingModel};
+use fabricscope_model::interval::Interval;
+use fabricscope_serving::calibration::ServeIntervals;
 use serde::Serialize;
 
 /// The served model: the model flags `train` and `search` take (one struct), plus the attention.
@@ -50,6 +52,9 @@ fn phase_parser() -> FlagParser<Phase> {
 }
 fn precision_parser() -> FlagParser<Precision> {
     FlagParser { parse: |s| Precision::from_id(s).ok_or_else(|| unknown("precision", s, &Precision::ids())), ids: Some(Precision::ids) }
+}
+fn engine_parser() -> FlagParser<Engine> {
+    FlagParser { parse: |s| Engine::from_id(s).ok_or_else(|| unknown("engine", s, &Engine::ids())), ids: Some(Engine::ids) }
 }
 fn kv_path_parser() -> FlagParser<KvPath> {
     FlagParser { parse: |s| KvPath::from_id(s).ok_or_else(|| unknown("KV transfer path", s, &KvPath::ids())), ids: Some(KvPath::ids) }
@@ -220,6 +225,11 @@ pub struct ServeArgs {
     /// Memory per GPU held back beside --memory-fraction, GiB, 0 to 1024 [default: 0]
     #[arg(long, value_name = "GIB", value_parser = reserve_parser())]
     pub reserve_gib: Option<f64>,
+    /// Serving engine: trtllm, vllm or sglang (its per-layer and per-sequence host costs and KV
+    /// connector; docs/serving.md) [default: trtllm's figures, with the 90% intervals spanning
+    /// all three engines]
+    #[arg(long, value_name = "ENGINE", value_parser = engine_parser())]
+    pub engine: Option<Engine>,
     /// Search TP x EP x DP x batch (decode, pipeline 1) for the most tokens/s per GPU at
     /// --min-tokens-per-user; --tp, --ep, --dp and --batch are then ignored
     #[arg(long)]
@@ -305,6 +315,7 @@ impl ServeArgs {
             memory_fraction: self.memory_fraction,
             reserve_gib: self.reserve_gib,
             kv_path: self.kv_path,
+            engine: self.engine,
         }
     }
 }
@@ -324,11 +335,27 @@ struct ServeJson<'a> {
     intervals: Option<fabricscope_serving::calibration::ServeIntervals>,
 }
 
-fn ms(v: Option<f64>) -> String {
-    v.map_or("-".into(), |v| format!("{v:.2} ms"))
+fn ms(v: Option<f64>, i: Option<&Interval>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2} ms{}", ninety(i, 2)))
 }
 
-fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport) -> String {
+/// " (90%: lo-hi)" after a predicted figure, at `digits` decimals; empty without an interval.
+fn ninety(i: Option<&Interval>, digits: usize) -> String {
+    i.map_or(String::new(), |i| format!(" (90%: {:.digits$}-{:.digits$})", i.lo, i.hi))
+}
+
+/// Every engine's report on `d` (the model refusing none of them), for intervals that span them.
+fn engine_reports(topo: &Topology, m: &ServingModel, d: &Deployment) -> Vec<(Deployment, ServeReport)> {
+    fabricscope_serving::engine::ENGINES
+        .iter()
+        .filter_map(|e| {
+            let de = Deployment { engine: Some(*e), ..*d };
+            Server::new(topo, m).and_then(|mut s| s.evaluate(&de)).ok().map(|r| (de, r))
+        })
+        .collect()
+}
+
+fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: Option<&ServeIntervals>) -> String {
     let mut s = output::cluster_line(topo);
     s.push('\n');
     s.push_str(&format!(
@@ -345,10 +372,24 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport) -> S
         r.nodes,
         r.batch
     ));
-    s.push_str(&format!("Time per output token  {}\nTime to first token    {}\n", ms(r.tpot_ms), ms(r.ttft_ms)));
     s.push_str(&format!(
-        "Tokens/s               {:.0} per GPU, {:.0} per node, {:.1} per user\n",
-        r.tokens_per_s_per_gpu, r.tokens_per_s_per_node, r.tokens_per_s_per_user
+        "Engine                 {}{}\n",
+        r.engine.id(),
+        if d.engine.is_none() { " (default; --engine trtllm|vllm|sglang; the 90% intervals span all three)" } else { "" }
+    ));
+    s.push_str(&format!(
+        "Time per output token  {}\nTime to first token    {}\n",
+        ms(r.tpot_ms, iv.and_then(|i| i.tpot_ms.as_ref())),
+        ms(r.ttft_ms, iv.and_then(|i| i.ttft_ms.as_ref()))
+    ));
+    s.push_str(&format!(
+        "Tokens/s               {:.0}{} per GPU, {:.0}{} per node, {:.1}{} per user\n",
+        r.tokens_per_s_per_gpu,
+        ninety(iv.map(|i| &i.tokens_per_s_per_gpu), 0),
+        r.tokens_per_s_per_node,
+        ninety(iv.map(|i| &i.tokens_per_s_per_node), 0),
+        r.tokens_per_s_per_user,
+        ninety(iv.map(|i| &i.tokens_per_s_per_user), 1)
     ));
     let b = &r.breakdown;
     s.push_str(&format!(
@@ -397,10 +438,12 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     if let Some(path) = &a.svg {
         crate::serve_chart::write(path, &topo, &m, &d, a.theme == crate::render::ThemeArg::Dark)?;
     }
+    let others = if d.engine.is_none() { engine_reports(&topo, &m, &d) } else { Vec::new() };
+    let intervals = fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others);
     if a.json {
-        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r, intervals: fabricscope_serving::calibration::serve_intervals(&d, &r) });
+        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r, intervals });
     }
-    Ok(text(&topo, &m, &d, &r))
+    Ok(text(&topo, &m, &d, &r, intervals.as_ref()))
 }
 
 #[derive(Args, Clone, Debug)]
@@ -427,6 +470,11 @@ pub struct KvTransferArgs {
     /// [default: a contiguous buffer]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::BLOCK_TOKENS))]
     pub block_tokens: Option<u32>,
+    /// Serving engine whose KV connector moves the cache: trtllm, vllm or sglang (its
+    /// per-request cost, per-block posting cost and block size) [default: a transfer engine's
+    /// own contiguous transfer, the 90% intervals spanning the three engines' connectors]
+    #[arg(long, value_name = "ENGINE", value_parser = engine_parser())]
+    pub engine: Option<Engine>,
     /// Decode tensor-parallel ranks, each receiving its shard over its own NIC (MLA: the whole
     /// latent to every rank; GQA: replicas beyond the K/V heads) [default: the cache once]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::TP))]
@@ -456,6 +504,10 @@ struct KvJson<'a> {
     block_tokens: Option<u32>,
     descriptors: u64,
     posting_us: f64,
+    /// The connector's fixed cost of the request, µs (0 without an engine).
+    request_us: f64,
+    /// The engine whose connector was modelled; "none": a transfer engine's own transfer.
+    engine: &'static str,
     model: &'a str,
     tokens: u32,
     error_band_pct: Option<f64>,
@@ -467,7 +519,18 @@ struct KvJson<'a> {
 pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let m = a.model.model()?;
-    let t = kv_transfer(&topo, &m, &KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails, block_tokens: a.block_tokens, decode_tp: a.tp, path: a.kv_path })?;
+    let input = KvTransferInput { tokens: a.tokens, kv_precision: a.kv_precision, rails: a.rails, block_tokens: a.block_tokens, decode_tp: a.tp, path: a.kv_path, engine: a.engine };
+    let t = kv_transfer(&topo, &m, &input)?;
+    // Without an engine the intervals also hold each engine's connector on the same transfer.
+    let others: Vec<(f64, f64, bool)> = if a.engine.is_none() {
+        fabricscope_serving::engine::ENGINES
+            .iter()
+            .filter_map(|e| kv_transfer(&topo, &m, &KvTransferInput { engine: Some(*e), ..input }).ok())
+            .map(|o| (o.time.0 / 1e3, o.effective.0, o.error_band_pct.is_some()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let j = KvJson {
         bytes: t.bytes.0,
         time_ms: t.time.0 / 1e3,
@@ -481,17 +544,24 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         block_tokens: a.block_tokens,
         descriptors: t.descriptors,
         posting_us: t.posting.0,
+        request_us: t.request.0,
+        engine: t.engine.map_or("none", |e| e.id()),
         model: m.name(),
         tokens: a.tokens,
         error_band_pct: t.error_band_pct,
-        intervals: fabricscope_serving::calibration::kv_intervals(t.time.0 / 1e3, t.effective.0, t.error_band_pct.is_some()),
+        intervals: fabricscope_serving::calibration::kv_intervals_across_engines(t.time.0 / 1e3, t.effective.0, t.error_band_pct.is_some(), &others),
     };
     if a.json {
         return output::json(&j);
     }
-    let layout = match a.block_tokens {
-        Some(b) => format!("paged in blocks of {b} tokens: {} descriptors per rank, {:.3} ms to post (overlapped with the wire)", j.descriptors, j.posting_us / 1e3),
-        None => "one contiguous buffer (--block-tokens N for a paged cache)".to_string(),
+    let layout = match (a.block_tokens, t.engine) {
+        (None, None) => "one contiguous buffer (--block-tokens N for a paged cache, --engine for a serving engine's connector)".to_string(),
+        _ => format!(
+            "paged: {} descriptors per rank, {:.3} ms to post (overlapped with the wire){}",
+            j.descriptors,
+            j.posting_us / 1e3,
+            t.engine.map_or(String::new(), |e| format!("; through {}'s connector ({:.0} µs per request)", e.id(), j.request_us))
+        ),
     };
     let over = match t.path {
         KvPath::SameDomain => format!("over {} ({} receiving GPU(s), same scale-up domain)", t.fabric, j.rails),
@@ -502,7 +572,7 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         None => "once (--tp N: to N decode ranks)".to_string(),
     };
     Ok(format!(
-        "{}\nKV cache of {} tokens of {} ({}): {} bytes {}: {:.3} ms ({:.1} GB/s effective of {:.1} GB/s, {:.1} µs latency)\nLayout: {}; sent {}\n{}\n",
+        "{}\nKV cache of {} tokens of {} ({}): {} bytes {}: {:.3} ms{} ({:.1} GB/s{} effective of {:.1} GB/s, {:.1} µs latency)\nLayout: {}; sent {}\n{}\n",
         output::cluster_line(&topo),
         a.tokens,
         m.name(),
@@ -510,7 +580,9 @@ pub fn run_kv(a: &KvTransferArgs) -> Result<String, CliError> {
         fabricscope_model::figures::thousands(j.bytes as f64),
         over,
         j.time_ms,
+        ninety(j.intervals.as_ref().map(|i| &i.time_ms), 3),
         j.effective_gbps,
+        ninety(j.intervals.as_ref().map(|i| &i.effective_gbps), 1),
         j.bandwidth_gbps,
         j.latency_us,
         layout,

@@ -75,6 +75,43 @@ pub fn serve_intervals(d: &Deployment, r: &ServeReport) -> Option<ServeIntervals
     })
 }
 
+/// Joins `other` into `into`: the lower of the two lows, the higher of the two highs (the
+/// coverage, sources and rows of `into` kept, the basis extended by `why`).
+fn join(into: &mut Interval, other: &Interval, why: &str) {
+    into.lo = into.lo.min(other.lo);
+    into.hi = into.hi.max(other.hi);
+    into.extrapolated |= other.extrapolated;
+    if !into.basis.contains(why) {
+        into.basis = format!("{}; {why}", into.basis);
+    }
+}
+
+/// What an interval that spans the engines says of itself.
+pub const ENGINE_SPREAD_BASIS: &str = "no engine given: spans the predictions of trtllm, vllm and sglang, each with its interval";
+
+/// `serve`'s intervals of deployment `d`, report `r`; when `d` names no engine, joined with the
+/// intervals of every engine's prediction of the same deployment (`others`: the reports of
+/// [`crate::engine::ENGINES`] on it, those the model gives), so they hold the spread between
+/// engines the published runs show.
+pub fn serve_intervals_across_engines(d: &Deployment, r: &ServeReport, others: &[(Deployment, ServeReport)]) -> Option<ServeIntervals> {
+    let mut i = serve_intervals(d, r)?;
+    if d.engine.is_some() {
+        return Some(i);
+    }
+    for (de, re) in others {
+        let Some(o) = serve_intervals(de, re) else { continue };
+        for (a, b) in [(&mut i.tokens_per_s_per_gpu, &o.tokens_per_s_per_gpu), (&mut i.tokens_per_s_per_user, &o.tokens_per_s_per_user), (&mut i.tokens_per_s_per_node, &o.tokens_per_s_per_node)] {
+            join(a, b, ENGINE_SPREAD_BASIS);
+        }
+        for (a, b) in [(&mut i.tpot_ms, &o.tpot_ms), (&mut i.ttft_ms, &o.ttft_ms)] {
+            if let (Some(a), Some(b)) = (a.as_mut(), b.as_ref()) {
+                join(a, b, ENGINE_SPREAD_BASIS);
+            }
+        }
+    }
+    Some(i)
+}
+
 /// `kv-transfer`'s intervals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KvIntervals {
@@ -90,6 +127,19 @@ pub fn kv_intervals(time_ms: f64, effective_gbps: f64, validated: bool) -> Optio
     Some(KvIntervals { time_ms: c.time(time_ms, &basis), effective_gbps: c.throughput(effective_gbps, &basis) })
 }
 
+/// The intervals of a KV transfer through no named engine (`time_ms`, `effective_gbps`),
+/// joined with those of the same transfer through each engine's connector (`others`: time ms,
+/// effective GB/s, validated), so they hold the engines' request and posting costs.
+pub fn kv_intervals_across_engines(time_ms: f64, effective_gbps: f64, validated: bool, others: &[(f64, f64, bool)]) -> Option<KvIntervals> {
+    let mut i = kv_intervals(time_ms, effective_gbps, validated)?;
+    for &(t, g, v) in others {
+        let Some(o) = kv_intervals(t, g, v) else { continue };
+        join(&mut i.time_ms, &o.time_ms, ENGINE_SPREAD_BASIS);
+        join(&mut i.effective_gbps, &o.effective_gbps, ENGINE_SPREAD_BASIS);
+    }
+    Some(i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +153,9 @@ mod tests {
         let i = kv_intervals(10.0, 40.0, true).expect("KV transfer interval");
         assert!(i.time_ms.contains(10.0) && i.effective_gbps.contains(40.0));
         assert!(i.time_ms.basis.contains("constants fitted on all sources; interval left-one-source-out"), "{}", i.time_ms.basis);
+        // Without an engine the interval also holds a slower engine's transfer.
+        let j = kv_intervals_across_engines(10.0, 40.0, true, &[(30.0, 13.3, false)]).expect("joined");
+        assert!(j.time_ms.contains(10.0) && j.time_ms.contains(30.0) && j.effective_gbps.contains(13.3) && j.effective_gbps.contains(40.0));
+        assert!(j.time_ms.basis.contains(ENGINE_SPREAD_BASIS) && j.time_ms.extrapolated);
     }
 }

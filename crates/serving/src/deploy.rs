@@ -1,6 +1,7 @@
 //! A deployment of a served model: phase, parallel layout (TP, PP, EP over attention DP),
 //! batch and lengths, precisions, overlap and disaggregation; checked against the cluster.
 
+use crate::engine::Engine;
 use crate::model::ServingModel;
 use crate::precision::Precision;
 use fabricscope_model::error::{ModelError, Result};
@@ -88,6 +89,10 @@ pub struct Deployment {
     /// deployment's GPUs fit in it and no `kv_rails` are given, else another node).
     #[serde(default)]
     pub kv_path: Option<KvPath>,
+    /// The serving engine; `None`: [`Engine::default`] (TensorRT-LLM) for the figures, and the
+    /// intervals span every engine's prediction (`crate::calibration::serve_intervals`).
+    #[serde(default)]
+    pub engine: Option<Engine>,
 }
 
 impl Default for Deployment {
@@ -110,6 +115,7 @@ impl Default for Deployment {
             memory_fraction: None,
             reserve_gib: None,
             kv_path: None,
+            engine: None,
         }
     }
 }
@@ -127,6 +133,10 @@ impl Deployment {
     /// KV cache precision in effect.
     pub fn kv(&self) -> Precision {
         self.kv_precision.unwrap_or(Precision::Bf16)
+    }
+    /// The engine in effect.
+    pub fn engine(&self) -> Engine {
+        self.engine.unwrap_or_default()
     }
     /// Wide EP: experts split over attention data-parallel ranks.
     pub fn wide_ep(&self) -> bool {

@@ -53,19 +53,21 @@ pub struct Efficiency {
     pub seq_overhead_us: f64,
 }
 
-/// Hopper: fitted on the 101 Hopper rows of validation/serving.csv the accuracy test expresses
-/// (TensorRT-LLM perf-overview throughput on H100/H200, the Qwen2.5-72B batch-1 decode of
-/// tenstorrent issue 143, DataCrunch's SGLang DeepSeek-V3 runs, DeepSeek's Day-6 decode): the
-/// grid point of least median |log error| (`FABRICSCOPE_FIT=1 cargo test -p fabricscope-serving
-/// --release --test serving_accuracy`). The per-sequence cost is the engines' host work at the
-/// large batches of the max-load tables; the per-layer cost is what batch-1 decode adds to the
-/// weight reads.
-pub const HOPPER: Efficiency = Efficiency { hbm: 0.8, kv_hbm: 0.9, compute: 0.55, layer_overhead_us: 40.0, seq_overhead_us: 8.0 };
+/// Hopper: fitted on the 85 Hopper rows of validation/serving.csv the accuracy test expresses
+/// whose engine is TensorRT-LLM or not stated (TensorRT-LLM perf-overview throughput on
+/// H100/H200, the Qwen2.5-72B batch-1 decode of tenstorrent issue 143, DeepSeek's Day-6
+/// decode): the grid point of least median |log error| with the per-operation roofline
+/// (`FABRICSCOPE_FIT=1 cargo test -p fabricscope-serving --release --test serving_accuracy`),
+/// then the per-layer cost refitted on the small-batch decode rows alone (the only ones that
+/// can tell it). Units: shares dimensionless, costs µs. The per-sequence cost is the engine's
+/// host work at the large batches of the max-load tables.
+pub const HOPPER: Efficiency = Efficiency { hbm: 0.7, kv_hbm: 0.9, compute: 0.55, layer_overhead_us: 5.0, seq_overhead_us: 8.0 };
 
-/// Blackwell: fitted the same way on its 67 rows (TensorRT-LLM perf-overview on B200/GB200,
-/// Azure ND GB200 v6, TensorRT-LLM tech blogs 1 and 3, vLLM's GB200 and GB300 posts); FP4
-/// matmuls reach a smaller share of their (doubled) peak.
-pub const BLACKWELL: Efficiency = Efficiency { hbm: 0.8, kv_hbm: 0.5, compute: 0.4, layer_overhead_us: 40.0, seq_overhead_us: 16.0 };
+/// Blackwell: fitted the same way on its 65 rows (TensorRT-LLM perf-overview on B200/GB200,
+/// Azure ND GB200 v6's TensorRT-LLM runs, TensorRT-LLM tech blogs 1 and 3); the per-layer cost
+/// on tech blog 1's two batch-1 DeepSeek-R1 decodes. FP4 matmuls reach a smaller share of their
+/// (doubled) peak.
+pub const BLACKWELL: Efficiency = Efficiency { hbm: 0.85, kv_hbm: 0.6, compute: 0.4, layer_overhead_us: 50.0, seq_overhead_us: 8.0 };
 
 /// The parameters of a class (Other takes Hopper's).
 pub fn efficiency(class: HwClass) -> Efficiency {
@@ -104,6 +106,36 @@ pub fn hbm_capacity_bytes(gpu: &GpuSpec) -> f64 {
 /// load (count): TensorRT-LLM's default `max_batch_size` of 2048 (TensorRT-LLM docs,
 /// "Tuning Max Batch Size and Max Num Tokens").
 pub const MAX_RUNTIME_BATCH: u32 = 2048;
+
+/// Time of one small (decode-size, up to a few KiB) NCCL all-reduce across two 8-GPU nodes
+/// over InfiniBand, µs: the floor under the collective model's prediction for a TP group that
+/// spans nodes. Source: NVIDIA/nccl issue 1244 (raw nccl-tests, 2 nodes x 8 H20, 8x CX-7 NDR
+/// per node, NCCL 2.21.5: 4 B to 1 KiB all ~46-48 µs, 47.6 µs at 8 B; validation/collectives-2.csv),
+/// where NCCL's own tuning model, as `fabricscope_model::collective` reproduces it, gives
+/// about 26 µs: the proxy thread's and the network's per-step costs it does not count.
+pub const CROSS_NODE_SMALL_ALLREDUCE_IB_US: f64 = 47.6;
+
+/// The same floor over AWS EFA, µs. Source: aws/aws-k8s-tester pull request 585 (p5.48xlarge,
+/// 2 nodes x 8 H100, nccl-tests all_reduce 16-128 B: 68.4-69.3 µs;
+/// validation/collectives-amd-efa.csv).
+pub const CROSS_NODE_SMALL_ALLREDUCE_EFA_US: f64 = 68.4;
+
+/// The floor of a small all-reduce across nodes on `nic`'s network, µs: EFA's measured figure
+/// on EFA, InfiniBand's on every other RDMA or socket network (no published small-message
+/// figure of its own in validation/).
+pub fn cross_node_small_allreduce_us(nic: &fabricscope_model::catalog::NicSpec) -> f64 {
+    match nic.family {
+        fabricscope_model::catalog::NetFamily::Efa => CROSS_NODE_SMALL_ALLREDUCE_EFA_US,
+        _ => CROSS_NODE_SMALL_ALLREDUCE_IB_US,
+    }
+}
+
+/// The least time of an all-reduce over `ranks` GPUs placed `per_domain` to a scale-up domain,
+/// µs: [`cross_node_small_allreduce_us`] when the group spans domains (its all-reduce crosses
+/// the NICs), none inside one domain.
+pub fn allreduce_floor_us(topo: &fabricscope_model::Topology, ranks: u32, per_domain: u32) -> f64 {
+    if ranks > per_domain { cross_node_small_allreduce_us(topo.nic) } else { 0.0 }
+}
 
 /// Bytes per activation element on the TP all-reduce and the pipeline hops: BF16 (bytes).
 pub const ACTIVATION_BYTES: f64 = 2.0;

@@ -3,9 +3,13 @@
 //! the prefill:decode GPU ratio that balances the two pools. The path is the fastest the
 //! placement allows: the scale-up fabric (NVLink: its per-GPU bandwidth and latency, the
 //! topology's scale-up tier) when prefill and decode ranks share a scale-up domain (an NVL72
-//! rack, one NVLink node), else the NICs (line rate x measured goodput x rails).
+//! rack, one NVLink node), else the NICs (line rate x measured goodput x rails). Through a
+//! serving engine's connector the handoff also pays the connector's per-request cost and posts
+//! the engine's paged blocks ([`crate::engine::EngineParams`]): at short prompts those software
+//! costs, not the wire, set the time.
 
 use crate::bands::band_pct;
+use crate::engine::Engine;
 use crate::hardware::{AccuracyClass, HwClass};
 use crate::model::{Attention, ServingModel};
 use crate::precision::Precision;
@@ -69,6 +73,12 @@ pub struct KvTransferInput {
     pub decode_tp: Option<u32>,
     /// Where the decode ranks are; `None`: [`default_path`] for `decode_tp` ranks.
     pub path: Option<KvPath>,
+    /// The engine whose connector moves the cache: its per-request cost, its per-block posting
+    /// cost, and its paged cache's block size when `block_tokens` is `None`
+    /// ([`crate::engine::EngineParams`]). `None`: a transfer engine's own benchmark (NIXLBench,
+    /// Mooncake's `transfer_engine_bench`): no request cost, NIXL's posting cost, contiguous
+    /// unless `block_tokens` says otherwise.
+    pub engine: Option<Engine>,
 }
 
 /// Its cost.
@@ -97,6 +107,11 @@ pub struct KvTransfer {
     /// Their posting time on the host ([`NIXL_POST_PER_DESCRIPTOR`] each), overlapped with the
     /// wire: the transfer lasts `latency + max(posting, bytes / bandwidth)`.
     pub posting: Micros,
+    /// The engine connector's fixed cost of the request (0 without an engine), before the
+    /// transfer: the transfer lasts `latency + request + max(posting, bytes / bandwidth)`.
+    pub request: Micros,
+    /// The engine whose connector was modelled; `None`: a bare transfer engine.
+    pub engine: Option<Engine>,
     /// Median error of the KV-transfer class on published transfers, percent; `None` where
     /// no measurement covers the class, and for a paged transfer (no published paged handoff
     /// states its model, block size and time between nodes).
@@ -150,7 +165,8 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
             (rails, GBps(topo.nic.achievable_bw().0 * rails as f64), Micros(2.0 * topo.nic.latency.0), topo.nic.name.to_string())
         }
     };
-    let descriptors = match i.block_tokens {
+    let eng = i.engine.map(|e| e.params());
+    let descriptors = match i.block_tokens.or(eng.map(|p| p.kv_block_tokens)) {
         None => 0,
         Some(b) => {
             fabricscope_model::limits::BLOCK_TOKENS.check(b as u64)?;
@@ -160,9 +176,10 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
     };
     let copies = i.decode_tp.map_or(1.0, |t| t as f64 / model.kv_shards(t) as f64);
     let bytes = Bytes((model.kv_bytes_per_token(i.kv_precision.bytes()) * i.tokens as f64 * copies).round() as u64);
-    let posting = Micros(descriptors as f64 * NIXL_POST_PER_DESCRIPTOR.0);
+    let posting = Micros(descriptors as f64 * eng.map_or(NIXL_POST_PER_DESCRIPTOR.0, |p| p.kv_post_per_block_us));
+    let request = Micros(eng.map_or(0.0, |p| p.kv_request_us));
     let wire = bw.time_for(bytes);
-    let time = latency + if posting.0 > wire.0 { posting } else { wire };
+    let time = latency + request + if posting.0 > wire.0 { posting } else { wire };
     Ok(KvTransfer {
         bytes,
         time,
@@ -174,6 +191,8 @@ pub fn kv_transfer(topo: &Topology, model: &ServingModel, i: &KvTransferInput) -
         latency,
         descriptors,
         posting,
+        request,
+        engine: i.engine,
         // The published transfers behind the band are contiguous and over NICs; a paged one's
         // posting, and a handoff inside a scale-up domain, are not validated on a published
         // transfer, so they carry none.
@@ -200,7 +219,7 @@ mod tests {
 
     fn go(topo: &Topology, decode_tp: Option<u32>, path: Option<KvPath>) -> KvTransfer {
         let m = serving_preset("llama3-70b").unwrap();
-        kv_transfer(topo, &m, &KvTransferInput { tokens: 4096, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp, path }).unwrap()
+        kv_transfer(topo, &m, &KvTransferInput { tokens: 4096, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp, path, engine: None }).unwrap()
     }
 
     /// Llama 3 70B, 4,096 tokens of BF16 cache: 327,680 bytes per token, 1,342,177,280 bytes.
@@ -248,7 +267,7 @@ mod tests {
         assert!(same.time.0 < t.time.0);
         // Eight decode ranks and eight prefill peers do not fit an 8-GPU node.
         let m = serving_preset("llama3-70b").unwrap();
-        let e = kv_transfer(&topo, &m, &KvTransferInput { tokens: 10, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: Some(8), path: Some(KvPath::SameDomain) }).unwrap_err();
+        let e = kv_transfer(&topo, &m, &KvTransferInput { tokens: 10, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: Some(8), path: Some(KvPath::SameDomain), engine: None }).unwrap_err();
         assert_eq!(e.field, "kv_path");
     }
 }

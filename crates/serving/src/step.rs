@@ -6,6 +6,7 @@
 //! disaggregated deployment. Decode, prefill and the offline (max-load) mix.
 
 use crate::deploy::{Deployment, Phase};
+use crate::engine::EngineParams;
 use crate::bands::band_pct;
 use crate::hardware::{self, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, DEFAULT_RESERVE_GIB, GIB, HBM_USABLE, MAX_RUNTIME_BATCH};
 use crate::kv::{balance_ratio, default_path, kv_transfer, KvTransferInput};
@@ -22,12 +23,17 @@ use std::collections::HashMap;
 /// `max_num_tokens` of 8192 (TensorRT-LLM docs, "Tuning Max Batch Size and Max Num Tokens").
 pub const PREFILL_CHUNK_TOKENS: u32 = 8192;
 
-/// Where the time of one step goes, ms. The step is `max(weights_kv_read, compute)` (the
-/// roofline) plus the fixed per-layer cost and the communication terms.
+/// Where the time of one step goes, ms. The step is the roofline (per operation the larger of
+/// its HBM read and its compute, summed over the operations) plus the fixed per-layer and
+/// per-sequence cost and the communication terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Breakdown {
+    /// HBM time of all operations (weights and KV cache), summed.
     pub weights_kv_read: f64,
+    /// Tensor-core time of all operations, summed.
     pub compute: f64,
+    /// Sum over operations of max(read, compute): what the two cost together.
+    pub roofline: f64,
     pub layer_overhead: f64,
     pub tp_allreduce: f64,
     /// Exposed part (after the two-micro-batch overlap, when on).
@@ -60,8 +66,11 @@ pub struct ServeReport {
     /// The step, ms: roofline + overhead + communication.
     pub step_ms: f64,
     pub breakdown: Breakdown,
-    /// "memory" or "compute": which roofline term sets the step.
+    /// "memory" or "compute": the roofline term that sets more of the step (the operations
+    /// whose HBM read exceeds their compute against the others).
     pub bound: &'static str,
+    /// The serving engine the figures are for.
+    pub engine: crate::engine::Engine,
     /// Communication (TP, EP, pipeline, KV transfer) over the step (or over TTFT for prefill).
     pub network_share: f64,
     /// Weights and KV cache per GPU, GiB (2^30 bytes): `weights_gib + kv_cache_gib`, against
@@ -94,8 +103,14 @@ pub struct ServeReport {
 /// Raw costs of one step, µs.
 #[derive(Clone, Copy, Debug, Default)]
 struct Cost {
+    /// HBM time of every operation of the step (weights, KV cache), summed.
     mem: f64,
+    /// Tensor-core time of every operation, summed.
     compute: f64,
+    /// The per-operation roofline: `sum over operations of max(memory, compute)`.
+    roofline: f64,
+    /// Time of the operations memory sets (their max is the memory term), summed.
+    memory_bound: f64,
     overhead: f64,
     tp: f64,
     ep: f64,
@@ -104,10 +119,24 @@ struct Cost {
 
 impl Cost {
     fn total(&self) -> f64 {
-        self.mem.max(self.compute) + self.overhead + self.tp + self.ep + self.pipeline
+        self.roofline + self.overhead + self.tp + self.ep + self.pipeline
     }
     fn comm(&self) -> f64 {
         self.tp + self.ep + self.pipeline
+    }
+    /// Adds one operation reading `mem` µs of HBM and computing `compute` µs: inside an
+    /// operation the two overlap (its max), operations run one after another (summed).
+    fn op(&mut self, mem: f64, compute: f64) {
+        self.mem += mem;
+        self.compute += compute;
+        self.roofline += mem.max(compute);
+        if mem >= compute {
+            self.memory_bound += mem;
+        }
+    }
+    /// "memory" or "compute": the term that sets more of the roofline.
+    fn bound(&self) -> &'static str {
+        if self.memory_bound >= self.roofline - self.memory_bound { "memory" } else { "compute" }
     }
 }
 
@@ -118,6 +147,8 @@ pub struct Server<'a> {
     pub model: &'a ServingModel,
     class: HwClass,
     eff: Efficiency,
+    /// Engine parameters in place of the deployment's engine's (fitting).
+    engine_params: Option<EngineParams>,
     comms: HashMap<(u32, u32), Comm>,
 }
 
@@ -125,12 +156,19 @@ impl<'a> Server<'a> {
     pub fn new(topo: &'a Topology, model: &'a ServingModel) -> Result<Self> {
         model.validate()?;
         let class = HwClass::of(topo.gpu);
-        Ok(Server { topo, model, class, eff: hardware::efficiency(class), comms: HashMap::new() })
+        Ok(Server { topo, model, class, eff: hardware::efficiency(class), engine_params: None, comms: HashMap::new() })
     }
 
     /// The same server with other efficiencies (fitting and what-if questions).
     pub fn with_efficiency(mut self, eff: Efficiency) -> Self {
         self.eff = eff;
+        self
+    }
+
+    /// The same server with other engine parameters, whatever engine a deployment names
+    /// (fitting an engine's factors).
+    pub fn with_engine_params(mut self, p: EngineParams) -> Self {
+        self.engine_params = Some(p);
         self
     }
 
@@ -145,7 +183,10 @@ impl<'a> Server<'a> {
         }
         let Some(c) = self.comms.get(&key) else { return Ok(0.0) };
         let b = Bytes(bytes.max(1.0).round() as u64);
-        Ok(c.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto)?.time.0)
+        let t = c.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto)?.time.0;
+        // An all-reduce across nodes takes at least what small ones measure there (NCCL's
+        // proxy and network per-step costs its tuning model leaves out).
+        Ok(if op == Collective::AllReduce { t.max(hardware::allreduce_floor_us(self.topo, ranks, per_domain)) } else { t })
     }
 
     /// GPUs of a TP group in each scale-up domain.
@@ -234,32 +275,34 @@ impl<'a> Server<'a> {
         let tokens_stage = tokens_rank * dp;
         let moe_layers = w.moe_layer_count() as f64;
         let layers = w.layers as f64;
-        // Bytes read per GPU: dense weights, the routed experts some token touches, LM head.
-        let mut bytes = m.dense_params() as f64 / tp * wb + m.lm_head_params() as f64 * ACTIVATION_BYTES / tp;
-        let mut matmul = 2.0 * tokens_rank * m.dense_params() as f64 / tp;
+        // Operations of the step, each a roofline of its own (memory and compute overlap inside
+        // an operation, operations follow one another): the dense layers' matmuls, the routed
+        // experts some token touches, the LM head, attention over the KV cache.
+        let peak = d.precision.peak(self.topo.gpu)?.0;
+        let bf16 = self.topo.gpu.tflops_bf16.0;
+        let hbm = self.topo.gpu.hbm_bw.0;
+        let (e, eng) = (self.eff, self.engine_params.unwrap_or(d.engine().params()));
+        let weights_us = |bytes: f64| bytes / (hbm * e.hbm * 1e3);
+        let matmul_us = |flops: f64| flops / (peak * e.compute * 1e6);
+        let mut c = Cost { overhead: layers * (e.layer_overhead_us + eng.layer_us) + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
+        c.op(weights_us(m.dense_params() as f64 / tp * wb), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
         if let Some(moe) = w.moe {
-            let (e, k) = (moe.experts as f64, moe.top_k as f64);
-            let touched = e * (1.0 - (1.0 - k / e).powf(tokens_stage));
-            bytes += moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp);
-            matmul += 2.0 * tokens_stage * k * moe_layers * m.expert_params() as f64 / (tp * dp);
+            let (ex, k) = (moe.experts as f64, moe.top_k as f64);
+            let touched = ex * (1.0 - (1.0 - k / ex).powf(tokens_stage));
+            c.op(
+                weights_us(moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp)),
+                matmul_us(2.0 * tokens_stage * k * moe_layers * m.expert_params() as f64 / (tp * dp)),
+            );
         }
         // Logits: every decode token; the last prompt token of each prefill sequence.
         let logit_tokens = if decode { tokens_rank } else { batch };
-        matmul += 2.0 * logit_tokens * m.lm_head_params() as f64 / tp;
+        c.op(weights_us(m.lm_head_params() as f64 * ACTIVATION_BYTES / tp), matmul_us(2.0 * logit_tokens * m.lm_head_params() as f64 / tp));
         let kv_per_seq = self.kv_bytes_per_seq_gpu(d, context) * d.pp as f64;
         // Decode reads every sequence's cache; prefill writes the new tokens' cache (its
         // reads stay in on-chip tiles of a fused attention kernel).
         let kv_bytes = if decode { batch * kv_per_seq } else { batch * kv_per_seq * new_tokens / context.max(1.0) };
         let core = tokens_rank * m.attn_core_flops(context, decode) * layers / tp;
-        let peak = d.precision.peak(self.topo.gpu)?.0;
-        let bf16 = self.topo.gpu.tflops_bf16.0;
-        let hbm = self.topo.gpu.hbm_bw.0;
-        let mut c = Cost {
-            mem: bytes / (hbm * self.eff.hbm * 1e3) + kv_bytes / (hbm * self.eff.kv_hbm * 1e3),
-            compute: matmul / (peak * self.eff.compute * 1e6) + core / (bf16 * self.eff.compute * 1e6),
-            overhead: layers * self.eff.layer_overhead_us + batch * self.eff.seq_overhead_us,
-            ..Cost::default()
-        };
+        c.op(kv_bytes / (hbm * e.kv_hbm * 1e3), core / (bf16 * e.compute * 1e6));
         // Tensor-parallel all-reduces: after attention and after the MLP of every layer; an
         // MoE layer with EP combines its experts' output in the EP exchange instead.
         let ar_bytes = tokens_rank * w.hidden as f64 * ACTIVATION_BYTES;
@@ -298,7 +341,7 @@ impl<'a> Server<'a> {
                 };
                 let r = ep::evaluate(self.topo, &input)?;
                 let raw = moe_layers * (r.dispatch.time_us + r.combine.time_us);
-                let hidden_behind = if d.overlapped() { c.mem.max(c.compute) + c.overhead } else { 0.0 };
+                let hidden_behind = if d.overlapped() { c.roofline + c.overhead } else { 0.0 };
                 c.ep = (raw - hidden_behind).max(0.0);
             }
         }
@@ -316,7 +359,7 @@ impl<'a> Server<'a> {
             return Ok(0.0);
         }
         let path = d.kv_path.unwrap_or_else(|| default_path(self.topo, d.gpus(), d.kv_rails.is_some()));
-        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None, path: Some(path) })
+        let t = kv_transfer(self.topo, self.model, &KvTransferInput { tokens: d.input_len, kv_precision: d.kv(), rails: d.kv_rails, block_tokens: None, decode_tp: None, path: Some(path), engine: d.engine })
             .map_err(|e| if e.field == "rails" { ModelError::new("kv_rails", e.message) } else { e })?;
         Ok(t.time.0)
     }
@@ -431,13 +474,15 @@ impl<'a> Server<'a> {
             breakdown: Breakdown {
                 weights_kv_read: cost.mem / 1e3,
                 compute: cost.compute / 1e3,
+                roofline: cost.roofline / 1e3,
                 layer_overhead: cost.overhead / 1e3,
                 tp_allreduce: cost.tp / 1e3,
                 ep_dispatch_combine: cost.ep / 1e3,
                 pipeline: cost.pipeline / 1e3,
                 kv_transfer: kv_us / 1e3,
             },
-            bound: if cost.mem >= cost.compute { "memory" } else { "compute" },
+            bound: cost.bound(),
+            engine: d.engine(),
             network_share: share.clamp(0.0, 1.0),
             memory_gib: (weights + kv_cache) / GIB,
             weights_gib: weights / GIB,

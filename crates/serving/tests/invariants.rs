@@ -118,7 +118,7 @@ proptest! {
     ) {
         let m = serving_preset(ALL[mi]).unwrap();
         let t = |nic: NicKind| Cluster { nodes: 2, nic, ..Cluster::default() }.topology().unwrap();
-        let go = |topo: &Topology, tokens: u32, rails: u32| kv_transfer(topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails), block_tokens: None, decode_tp: None, path: None }).unwrap();
+        let go = |topo: &Topology, tokens: u32, rails: u32| kv_transfer(topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails), block_tokens: None, decode_tp: None, path: None, engine: None }).unwrap();
         let base = t(nic);
         let a = go(&base, tokens, rails);
         let longer = go(&base, tokens + more, rails);
@@ -137,7 +137,7 @@ proptest! {
     ) {
         let m = serving_preset(ALL[mi]).unwrap();
         let topo = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
-        let go = |b: Option<u32>| kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails), block_tokens: b, decode_tp: None, path: None }).unwrap();
+        let go = |b: Option<u32>| kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: Some(rails), block_tokens: b, decode_tp: None, path: None, engine: None }).unwrap();
         let (bulk, paged, finer) = (go(None), go(Some(block)), go(Some((block / 2).max(1))));
         prop_assert_eq!(paged.bytes, bulk.bytes);
         prop_assert!(paged.time.0 >= bulk.time.0 && finer.time.0 >= paged.time.0);
@@ -152,7 +152,7 @@ proptest! {
     ) {
         let m = serving_preset(ALL[mi]).unwrap();
         let topo = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
-        let go = |t: Option<u32>| kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: t, path: None }).unwrap();
+        let go = |t: Option<u32>| kv_transfer(&topo, &m, &KvTransferInput { tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: t, path: None, engine: None }).unwrap();
         let (once, one, a, b) = (go(None), go(Some(1)), go(Some(1 << tp_exp)), go(Some(2 << tp_exp)));
         prop_assert_eq!(one.bytes, once.bytes);
         prop_assert!(b.bytes.0 >= a.bytes.0 && a.bytes.0 >= once.bytes.0);

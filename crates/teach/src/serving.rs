@@ -120,10 +120,13 @@ impl ServeSpec {
                     return Ok(0.0);
                 }
                 // As the serving step places a TP group: filling a scale-up domain first.
-                let c = Comm::new(topo, Placement { ranks: self.tp, per_domain: self.tp.min(topo.domain_gpus) })?;
-                c.predict(Collective::AllReduce, crate::units::Bytes(one_ar_bytes.round() as u64), AlgoChoice::Auto, ProtoChoice::Auto)?.time.0
+                let per_domain = self.tp.min(topo.domain_gpus);
+                let c = Comm::new(topo, Placement { ranks: self.tp, per_domain })?;
+                let t = c.predict(Collective::AllReduce, crate::units::Bytes(one_ar_bytes.round() as u64), AlgoChoice::Auto, ProtoChoice::Auto)?.time.0;
+                // Across nodes, at least what small all-reduces measure there (the serving step's floor).
+                t.max(fabricscope_serving::hardware::allreduce_floor_us(topo, self.tp, per_domain))
             }
-            ServeField::KvTransferMs => kv_transfer(topo, &m, &KvTransferInput { tokens: self.tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: None, path: None })?.time.0 / 1e3,
+            ServeField::KvTransferMs => kv_transfer(topo, &m, &KvTransferInput { tokens: self.tokens, kv_precision: Precision::Bf16, rails: None, block_tokens: None, decode_tp: None, path: None, engine: None })?.time.0 / 1e3,
             ServeField::TpotMs | ServeField::AllreduceMs | ServeField::NetworkSharePct | ServeField::KvShareOfTtftPct | ServeField::TtftMs => {
                 let handoff = matches!(self.field, ServeField::KvShareOfTtftPct | ServeField::TtftMs);
                 let r = Server::new(topo, &m)?.evaluate(&self.deployment(handoff))?;

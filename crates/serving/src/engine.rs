@@ -1,0 +1,164 @@
+//! The serving engine a deployment runs on (TensorRT-LLM, vLLM, SGLang) as a model input: the
+//! physical parameters that differ between engines on the same hardware. The roofline's
+//! efficiencies and the per-layer and per-sequence costs of a hardware class
+//! ([`crate::hardware::Efficiency`]) are TensorRT-LLM's (the rows they were fitted on are its
+//! max-load tables); another engine scales the two host-side costs by its own factors, fitted by
+//! [`fit_scale`] on its rows of validation/serving.csv (tests/serving_accuracy.rs calls it and
+//! fails when the constants below differ from what it gives). The all-reduce and the KV
+//! transfer are the engines' libraries: inside one NVLink domain every engine runs its own
+//! custom all-reduce kernel or NCCL, modelled by the collective model alike; across nodes all
+//! three run NCCL ([`crate::step`]'s cross-node floor); a disaggregated KV handoff goes through
+//! the engine's transfer connector ([`EngineParams::kv_request_us`],
+//! [`EngineParams::kv_post_per_block_us`], [`EngineParams::kv_block_tokens`]).
+
+use serde::{Deserialize, Serialize};
+
+/// The engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// NVIDIA TensorRT-LLM (C++ runtime, CUDA graphs, overlap scheduler): the default, since
+    /// 142 of the 168 published rows the model is checked on are TensorRT-LLM runs.
+    #[default]
+    Trtllm,
+    /// vLLM (V1 engine, CUDA graphs, NIXL connector for disaggregation).
+    Vllm,
+    /// SGLang (CUDA graphs, Mooncake or NIXL for disaggregation).
+    Sglang,
+}
+
+/// Every engine, in the order the CLI lists them.
+pub const ENGINES: [Engine; 3] = [Engine::Trtllm, Engine::Vllm, Engine::Sglang];
+
+impl Engine {
+    pub fn id(self) -> &'static str {
+        match self {
+            Engine::Trtllm => "trtllm",
+            Engine::Vllm => "vllm",
+            Engine::Sglang => "sglang",
+        }
+    }
+    pub fn ids() -> Vec<&'static str> {
+        ENGINES.iter().map(|e| e.id()).collect()
+    }
+    /// Exact spelling (case-insensitive): trtllm, vllm, sglang.
+    pub fn from_id(s: &str) -> Option<Engine> {
+        ENGINES.iter().copied().find(|e| e.id().eq_ignore_ascii_case(s.trim()))
+    }
+    pub fn params(self) -> EngineParams {
+        match self {
+            Engine::Trtllm => TRTLLM,
+            Engine::Vllm => VLLM,
+            Engine::Sglang => SGLANG,
+        }
+    }
+}
+
+/// One engine's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EngineParams {
+    /// Cost per layer per step added to the hardware class's, µs: kernel launches and the
+    /// small kernels between the matmuls (routing, norms, quantization) beyond TensorRT-LLM's.
+    pub layer_us: f64,
+    /// Factor on the hardware class's per-sequence host cost per step (dimensionless):
+    /// scheduling, sampling and block tables.
+    pub seq_scale: f64,
+    /// Fixed host cost of one KV handoff through the engine's connector, µs (request
+    /// metadata, registration lookup, the completion notification).
+    pub kv_request_us: f64,
+    /// Host cost of posting one block descriptor of a paged KV handoff, µs.
+    pub kv_post_per_block_us: f64,
+    /// Tokens per KV cache block the engine's paged cache uses by default (count).
+    pub kv_block_tokens: u32,
+}
+
+/// TensorRT-LLM: the reference (no added per-layer cost, per-sequence factor 1: the hardware
+/// classes' costs were fitted on its tables). KV: `tokens_per_block` 32 (TensorRT-LLM `KvCacheConfig` default); the handoff's
+/// per-block and per-request costs are NIXL's over UCX (LMCache pull request 4161, see
+/// [`crate::kv::NIXL_POST_PER_DESCRIPTOR`]: 0.83 µs per descriptor, about 10 µs per request),
+/// TensorRT-LLM's default transceiver backend being NIXL or UCX.
+pub const TRTLLM: EngineParams = EngineParams { layer_us: 0.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 32 };
+
+/// vLLM: the per-sequence factor fitted by [`fit_scale`] on its two large-batch rows (vLLM's
+/// GB200 wide-EP decode and GB300 EP2 max-load posts); no small-batch row, so no added
+/// per-layer cost. KV: `--block-size` 16 (vLLM's default on CUDA); the NIXL connector's posting
+/// 3.75 µs per descriptor (vLLM RFC 50913: NIXL telemetry inside vLLM, 1,785 descriptors posted
+/// in 6.7 ms), per request the same ~10 µs as NIXL's (LMCache pull request 4161).
+pub const VLLM: EngineParams = EngineParams { layer_us: 0.0, seq_scale: 2.8, kv_request_us: 10.0, kv_post_per_block_us: 3.75, kv_block_tokens: 16 };
+
+/// SGLang: the added per-layer cost fitted by [`fit_scale`] on its rows, all batch 1
+/// (tenstorrent issue 356: DeepSeek-R1-0528 at concurrency 1 on 16 H100, one source: its MLA +
+/// MoE layers' small kernels at batch 1); no large-batch row, so the per-sequence factor is 1. KV: `--page-size` 1 by default, but the
+/// Mooncake/NIXL backends send per-layer contiguous spans of a request's pages: taken as
+/// vLLM's 16-token blocks and NIXL's posting cost (0.83 µs, LMCache pull request 4161), ~10 µs
+/// per request.
+pub const SGLANG: EngineParams = EngineParams { layer_us: 250.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16 };
+
+/// Candidate per-sequence factors [`fit_scale`] tries (dimensionless): 0.25 to 16 in steps of
+/// 2^(1/4) rounded to two significant figures, so a fitted constant reads as a round number.
+pub fn scale_grid() -> Vec<f64> {
+    (-8..=16)
+        .map(|i| {
+            let v = 2f64.powf(i as f64 / 4.0);
+            let mag = 10f64.powf(v.log10().floor() - 1.0);
+            // Two significant figures, exactly as written (0.59, 1.2, 14).
+            format!("{:.2}", (v / mag).round() * mag).parse().unwrap_or(v)
+        })
+        .collect()
+}
+
+/// Candidate added per-layer costs [`fit_scale`] tries, µs: 0 to 400.
+pub fn layer_us_grid() -> Vec<f64> {
+    vec![0.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 80.0, 100.0, 120.0, 150.0, 200.0, 250.0, 300.0, 400.0]
+}
+
+/// The value of `grid` with the least median |log(predicted / measured)| over an engine's
+/// rows, `err(s)` giving those log errors at value `s` (one value for the engine, never per
+/// row); ties go to the value nearest `neutral` (the reference engine's). `None` without rows.
+pub fn fit_scale(grid: &[f64], neutral: f64, err: impl Fn(f64) -> Vec<f64>) -> Option<f64> {
+    let mut best: Option<(f64, f64)> = None;
+    for &s in grid {
+        let mut e: Vec<f64> = err(s).into_iter().map(f64::abs).filter(|v| v.is_finite()).collect();
+        if e.is_empty() {
+            return None;
+        }
+        e.sort_by(|a, b| a.total_cmp(b));
+        let n = e.len();
+        let m = if n % 2 == 1 { e[n / 2] } else { (e[n / 2 - 1] + e[n / 2]) / 2.0 };
+        let better = match best {
+            None => true,
+            Some((bm, bs)) => m < bm - 1e-12 || ((m - bm).abs() <= 1e-12 && (s - neutral).abs() < (bs - neutral).abs()),
+        };
+        if better {
+            best = Some((m, s));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_the_default_is_trtllm() {
+        for e in ENGINES {
+            assert_eq!(Engine::from_id(e.id()), Some(e));
+        }
+        assert_eq!(Engine::from_id("TRTLLM"), Some(Engine::Trtllm));
+        assert_eq!(Engine::from_id("tensorrt"), None);
+        assert_eq!(Engine::default(), Engine::Trtllm);
+        assert_eq!(Engine::ids(), vec!["trtllm", "vllm", "sglang"]);
+    }
+
+    #[test]
+    fn the_fit_takes_the_least_median_error() {
+        let g = scale_grid();
+        assert!(g.contains(&1.0) && g.contains(&2.0) && g.contains(&16.0) && g.contains(&0.25), "{g:?}");
+        // Errors ln(s / 4) on three rows: the fit lands on 4.
+        assert_eq!(fit_scale(&g, 1.0, |s| vec![(s / 4.0).ln(); 3]), Some(4.0));
+        assert_eq!(fit_scale(&g, 1.0, |_| vec![]), None);
+        // Flat errors: the neutral value.
+        assert_eq!(fit_scale(&layer_us_grid(), 0.0, |_| vec![0.1]), Some(0.0));
+    }
+}
