@@ -57,9 +57,10 @@ impl Engine {
 /// One engine's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EngineParams {
-    /// Cost per layer per step added to the hardware class's, µs: kernel launches and the
-    /// small kernels between the matmuls (routing, norms, quantization) beyond TensorRT-LLM's.
-    pub layer_us: f64,
+    /// Cost per MoE layer per step added to the hardware class's per-layer cost, µs: the
+    /// routing, top-k, permutation and grouped-expert kernels beyond TensorRT-LLM's. Only MoE
+    /// layers: the one engine with a fitted value has it from an MoE model's rows alone.
+    pub moe_layer_us: f64,
     /// Factor on the hardware class's per-sequence host cost per step (dimensionless):
     /// scheduling, sampling and block tables.
     pub seq_scale: f64,
@@ -72,27 +73,27 @@ pub struct EngineParams {
     pub kv_block_tokens: u32,
 }
 
-/// TensorRT-LLM: the reference (no added per-layer cost, per-sequence factor 1: the hardware
+/// TensorRT-LLM: the reference (no added per-MoE-layer cost, per-sequence factor 1: the hardware
 /// classes' costs were fitted on its tables). KV: `tokens_per_block` 32 (TensorRT-LLM `KvCacheConfig` default); the handoff's
 /// per-block and per-request costs are NIXL's over UCX (LMCache pull request 4161, see
 /// [`crate::kv::NIXL_POST_PER_DESCRIPTOR`]: 0.83 µs per descriptor, about 10 µs per request),
 /// TensorRT-LLM's default transceiver backend being NIXL or UCX.
-pub const TRTLLM: EngineParams = EngineParams { layer_us: 0.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 32 };
+pub const TRTLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 32 };
 
 /// vLLM: the per-sequence factor fitted by [`fit_scale`] on its two large-batch rows (vLLM's
 /// GB200 wide-EP decode and GB300 EP2 max-load posts); no small-batch row, so no added
 /// per-layer cost. KV: `--block-size` 16 (vLLM's default on CUDA); the NIXL connector's posting
 /// 3.75 µs per descriptor (vLLM RFC 50913: NIXL telemetry inside vLLM, 1,785 descriptors posted
 /// in 6.7 ms), per request the same ~10 µs as NIXL's (LMCache pull request 4161).
-pub const VLLM: EngineParams = EngineParams { layer_us: 0.0, seq_scale: 2.8, kv_request_us: 10.0, kv_post_per_block_us: 3.75, kv_block_tokens: 16 };
+pub const VLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 2.8, kv_request_us: 10.0, kv_post_per_block_us: 3.75, kv_block_tokens: 16 };
 
-/// SGLang: the added per-layer cost fitted by [`fit_scale`] on its rows, all batch 1
+/// SGLang: the added per-MoE-layer cost fitted by [`fit_scale`] on its rows, all batch 1
 /// (tenstorrent issue 356: DeepSeek-R1-0528 at concurrency 1 on 16 H100, one source: its MLA +
 /// MoE layers' small kernels at batch 1); no large-batch row, so the per-sequence factor is 1. KV: `--page-size` 1 by default, but the
 /// Mooncake/NIXL backends send per-layer contiguous spans of a request's pages: taken as
 /// vLLM's 16-token blocks and NIXL's posting cost (0.83 µs, LMCache pull request 4161), ~10 µs
 /// per request.
-pub const SGLANG: EngineParams = EngineParams { layer_us: 250.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16 };
+pub const SGLANG: EngineParams = EngineParams { moe_layer_us: 300.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16 };
 
 /// Candidate per-sequence factors [`fit_scale`] tries (dimensionless): 0.25 to 16 in steps of
 /// 2^(1/4) rounded to two significant figures, so a fitted constant reads as a round number.
@@ -107,7 +108,7 @@ pub fn scale_grid() -> Vec<f64> {
         .collect()
 }
 
-/// Candidate added per-layer costs [`fit_scale`] tries, µs: 0 to 400.
+/// Candidate added per-MoE-layer costs [`fit_scale`] tries, µs: 0 to 400.
 pub fn layer_us_grid() -> Vec<f64> {
     vec![0.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 80.0, 100.0, 120.0, 150.0, 200.0, 250.0, 300.0, 400.0]
 }

@@ -284,7 +284,7 @@ impl<'a> Server<'a> {
         let (e, eng) = (self.eff, self.engine_params.unwrap_or(d.engine().params()));
         let weights_us = |bytes: f64| bytes / (hbm * e.hbm * 1e3);
         let matmul_us = |flops: f64| flops / (peak * e.compute * 1e6);
-        let mut c = Cost { overhead: layers * (e.layer_overhead_us + eng.layer_us) + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
+        let mut c = Cost { overhead: layers * e.layer_overhead_us + moe_layers * eng.moe_layer_us + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
         c.op(weights_us(m.dense_params() as f64 / tp * wb), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
         if let Some(moe) = w.moe {
             let (ex, k) = (moe.experts as f64, moe.top_k as f64);
