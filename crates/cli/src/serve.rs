@@ -270,6 +270,7 @@ fn speed_parser() -> FlagParser<f64> {
 #[derive(Serialize)]
 struct SearchJson<'a> {
     model: &'a str,
+    engine: &'static str,
     min_tokens_per_s_per_user: f64,
     best: Option<&'a fabricscope_serving::SearchPoint>,
     evaluated: usize,
@@ -280,14 +281,14 @@ fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String
     let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, batch_steps: 1, max_gpus: None };
     let r = fabricscope_serving::search(topo, m, &opts)?;
     if a.json {
-        return output::json(&SearchJson { model: m.name(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused });
+        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused });
     }
     let mut s = output::cluster_line(topo);
     s.push('\n');
     match &r.best {
         Some(b) => s.push_str(&format!(
-            "Best for {} at >= {} tokens/s per user: TP {} x EP {} x DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms)\n",
-            m.name(), a.min_tokens_per_user, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms
+            "Best for {} on {} at >= {} tokens/s per user: TP {} x EP {} x DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms)\n",
+            m.name(), opts.base.engine().id(), a.min_tokens_per_user, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms
         )),
         None => s.push_str(&format!("No deployment of {} reaches {} tokens/s per user on this cluster\n", m.name(), a.min_tokens_per_user)),
     }
@@ -393,9 +394,10 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
     ));
     let b = &r.breakdown;
     s.push_str(&format!(
-        "\nStep {:.3} ms ({}-bound): weights+KV read {:.3}, compute {:.3}, per-layer cost {:.3}, TP all-reduce {:.3}{}, EP dispatch/combine {:.3}, pipeline {:.3}, KV transfer {:.3} ms\n",
+        "\nStep {:.3} ms ({}-bound): roofline {:.3} (per operation the larger of read and compute; weights+KV read {:.3}, compute {:.3}), per-layer cost {:.3}, TP all-reduce {:.3}{}, EP dispatch/combine {:.3}, pipeline {:.3}, KV transfer {:.3} ms\n",
         r.step_ms,
         r.bound,
+        b.roofline,
         b.weights_kv_read,
         b.compute,
         b.layer_overhead,

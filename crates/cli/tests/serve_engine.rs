@@ -109,3 +109,14 @@ fn a_bad_engine_is_a_one_line_error_listing_the_engines() {
     fails(&["serve", "--model", "llama3-8b", "--engine", ""], &["--engine", "allowed: trtllm, vllm, sglang"]);
     fails(&["kv-transfer", "--model", "llama3-8b", "--tokens", "10", "--engine", "tgi"], &["--engine", "allowed: trtllm, vllm, sglang"]);
 }
+
+#[test]
+fn the_search_runs_on_the_engine_given() {
+    let v = json(&["serve", "--model", "qwen2.5-72b", "--nodes", "2", "--search", "--min-tokens-per-user", "50", "--engine", "vllm", "--json"]);
+    assert_eq!(v["engine"], "vllm");
+    assert!(v["best"]["tokens_per_s_per_user"].as_f64().unwrap_or(0.0) >= 50.0, "{v}");
+    // The TP group that reaches 50 tokens/s per user most cheaply stays inside one node.
+    assert!(v["best"]["tp"].as_u64().unwrap_or(0) <= 8, "{v}");
+    let text = stdout_ok(&["serve", "--model", "qwen2.5-72b", "--nodes", "2", "--search", "--min-tokens-per-user", "50"]);
+    assert!(text.contains("Best for qwen2.5-72b on trtllm at >= 50 tokens/s per user"), "{text}");
+}

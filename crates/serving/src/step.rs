@@ -66,8 +66,9 @@ pub struct ServeReport {
     /// The step, ms: roofline + overhead + communication.
     pub step_ms: f64,
     pub breakdown: Breakdown,
-    /// "memory" or "compute": the roofline term that sets more of the step (the operations
-    /// whose HBM read exceeds their compute against the others).
+    /// The term that sets the step: "memory" (the operations whose HBM read exceeds their
+    /// compute), "compute" (the others), "overhead" (per-layer and per-sequence costs) or
+    /// "network" (exposed TP, EP and pipeline communication), whichever takes the most of it.
     pub bound: &'static str,
     /// The serving engine the figures are for.
     pub engine: crate::engine::Engine,
@@ -134,9 +135,12 @@ impl Cost {
             self.memory_bound += mem;
         }
     }
-    /// "memory" or "compute": the term that sets more of the roofline.
+    /// The term that sets the step, the largest of: the operations whose HBM read exceeds their
+    /// compute ("memory"), the others ("compute"), the per-layer and per-sequence costs
+    /// ("overhead"), and the exposed communication ("network"); ties go in that order.
     fn bound(&self) -> &'static str {
-        if self.memory_bound >= self.roofline - self.memory_bound { "memory" } else { "compute" }
+        let terms = [("memory", self.memory_bound), ("compute", self.roofline - self.memory_bound), ("overhead", self.overhead), ("network", self.comm())];
+        terms.iter().fold(terms[0], |best, t| if t.1 > best.1 { *t } else { best }).0
     }
 }
 

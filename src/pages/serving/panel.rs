@@ -82,7 +82,7 @@ fn breakdown(s: &Served) -> Html {
     html! {
         <div class="table-scroll" tabindex="0" role="region" aria-labelledby="serving-breakdown-h">
             <table data-testid="serving-breakdown">
-                <caption class="muted">{ format!("One {} step: {:.3} ms, {}-bound (per operation the larger of read and compute, summed over the operations)", r.phase.id(), r.step_ms, r.bound) }</caption>
+                <caption class="muted">{ format!("One {} step: {:.3} ms, {}-bound (the largest part: memory- or compute-bound operations, each the larger of its read and compute, per-layer costs, or the network)", r.phase.id(), r.step_ms, r.bound) }</caption>
                 <thead><tr><th scope="col">{ "Part" }</th><th scope="col" class="num">{ "ms" }</th><th scope="col" class="num">{ "Share of step" }</th></tr></thead>
                 <tbody>
                     { for rows.iter().map(|(name, ms, note)| html! {
