@@ -26,6 +26,12 @@
 //!   compared on TPOT. DeepSeek's Day-6 decode -> decode at 1850 / 21 = 88 sequences per GPU
 //!   (its per-GPU throughput over the per-user speed it states), compared on tokens/s per GPU.
 //!   vLLM's GB200 decode ("batch fills GPU memory") -> the largest batch that fits.
+//! - Engine: the one the source names (TensorRT-LLM's docs and tech blogs, Azure's TensorRT-LLM
+//!   results; vLLM's posts and its NIXL connector's metrics; SGLang), else not stated (the default
+//!   engine predicts it). TensorRT-LLM's max-load runs of quantized non-MLA checkpoints take an
+//!   FP8 KV cache. The vLLM NIXL handoff of nixl issue 1240 (model not stated) goes through vLLM's
+//!   connector with its bytes as Llama 3 8B's shape at one byte per element, as every KV row's
+//!   bytes are scaled.
 
 use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
 use fabricscope_model::{cluster_preset, Cluster, Topology};
@@ -552,7 +558,7 @@ fn serving_accuracy() {
             short(&c.row.source),
             c.row.model,
             c.row.hardware,
-            c.dep.map_or("kv-transfer".to_string(), |d| format!("{} TP{} EP{} DP{} {}{} {}/{} {}", d.phase.id(), d.tp, d.ep, d.dp, if d.batch > 0 { format!("b{} ", d.batch) } else { "b max ".into() }, if d.phase == Phase::Decode { format!("ctx {}", d.context) } else { String::new() }, d.input_len, d.output_len, d.precision.id())),
+            c.dep.map_or(format!("kv-transfer{}", engine_of(&c.row).map_or(String::new(), |e| format!(" via {}", e.id()))), |d| format!("{} TP{} EP{} DP{} {}{} {}/{} {} {}", d.phase.id(), d.tp, d.ep, d.dp, if d.batch > 0 { format!("b{} ", d.batch) } else { "b max ".into() }, if d.phase == Phase::Decode { format!("ctx {}", d.context) } else { String::new() }, d.input_len, d.output_len, d.precision.id(), d.engine.map_or("(engine not stated)", |e| e.id()))),
             c.class.map_or("prefill (no target)", |k| k.id()),
             match c.metric {
                 Metric::Tpot => "TPOT ms",
