@@ -275,20 +275,45 @@ struct SearchJson<'a> {
     best: Option<&'a fabricscope_serving::SearchPoint>,
     evaluated: usize,
     refused: u32,
+    /// 90% intervals of the best point's figures (as `serve --json` gives them for it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intervals: Option<ServeIntervals>,
+}
+
+/// The best point's intervals: its deployment evaluated as `serve` would (decode, one stage),
+/// spanning the engines when none is given.
+fn best_intervals(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<ServeIntervals> {
+    let d = Deployment { phase: Phase::Decode, pp: 1, tp: b.tp, ep: b.ep, dp: b.dp, batch: b.batch, ..*base };
+    let r = Server::new(topo, m).and_then(|mut s| s.evaluate(&d)).ok()?;
+    let others = if d.engine.is_none() { engine_reports(topo, m, &d) } else { Vec::new() };
+    fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others)
 }
 
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
     let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, batch_steps: 1, max_gpus: None };
     let r = fabricscope_serving::search(topo, m, &opts)?;
+    let iv = r.best.as_ref().and_then(|b| best_intervals(topo, m, &opts.base, b));
     if a.json {
-        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused });
+        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv });
     }
     let mut s = output::cluster_line(topo);
     s.push('\n');
     match &r.best {
         Some(b) => s.push_str(&format!(
-            "Best for {} on {} at >= {} tokens/s per user: TP {} x EP {} x DP {}, batch {} per DP rank: {:.0} tokens/s per GPU, {:.1} per user (TPOT {:.2} ms)\n",
-            m.name(), opts.base.engine().id(), a.min_tokens_per_user, b.tp, b.ep, b.dp, b.batch, b.tokens_per_s_per_gpu, b.tokens_per_s_per_user, b.tpot_ms
+            "Best for {} on {} at >= {} tokens/s per user: TP {} x EP {} x DP {}, batch {} per DP rank: {:.0}{} tokens/s per GPU, {:.1}{} per user (TPOT {:.2} ms{})\n",
+            m.name(),
+            opts.base.engine().id(),
+            a.min_tokens_per_user,
+            b.tp,
+            b.ep,
+            b.dp,
+            b.batch,
+            b.tokens_per_s_per_gpu,
+            ninety(iv.as_ref().map(|i| &i.tokens_per_s_per_gpu), 0),
+            b.tokens_per_s_per_user,
+            ninety(iv.as_ref().map(|i| &i.tokens_per_s_per_user), 1),
+            b.tpot_ms,
+            ninety(iv.as_ref().and_then(|i| i.tpot_ms.as_ref()), 2)
         )),
         None => s.push_str(&format!("No deployment of {} reaches {} tokens/s per user on this cluster\n", m.name(), a.min_tokens_per_user)),
     }

@@ -117,6 +117,11 @@ fn the_search_runs_on_the_engine_given() {
     assert!(v["best"]["tokens_per_s_per_user"].as_f64().unwrap_or(0.0) >= 50.0, "{v}");
     // The TP group that reaches 50 tokens/s per user most cheaply stays inside one node.
     assert!(v["best"]["tp"].as_u64().unwrap_or(0) <= 8, "{v}");
+    for k in ["tokens_per_s_per_gpu", "tokens_per_s_per_user", "tpot_ms"] {
+        let (lo, hi, p) = (v["intervals"][k]["lo"].as_f64().unwrap_or(f64::NAN), v["intervals"][k]["hi"].as_f64().unwrap_or(f64::NAN), v["best"][k].as_f64().unwrap_or(f64::NAN));
+        assert!(lo <= p * (1.0 + 1e-9) && p <= hi * (1.0 + 1e-9), "{k}: {lo} <= {p} <= {hi}: {v}");
+    }
     let text = stdout_ok(&["serve", "--model", "qwen2.5-72b", "--nodes", "2", "--search", "--min-tokens-per-user", "50"]);
     assert!(text.contains("Best for qwen2.5-72b on trtllm at >= 50 tokens/s per user"), "{text}");
+    assert_eq!(text.matches("(90%: ").count(), 3, "{text}");
 }
