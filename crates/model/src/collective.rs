@@ -546,6 +546,17 @@ impl Comm {
         self
     }
 
+    /// The EFA rendezvous in `p`'s expected time: the wait per network hop (us) and the hops
+    /// that pay it (`network::NetPath::rendezvous`); (0, 0) where none is paid.
+    pub fn rendezvous(&self, p: &Prediction) -> (f64, f64) {
+        let a = Algorithm::ALL.into_iter().find(|a| a.name() == p.algorithm);
+        let pr = Protocol::ALL.into_iter().find(|x| x.name() == p.protocol);
+        match (&self.net, p.op.func(), a, pr) {
+            (Some(net), Some(func), Some(a), Some(pr)) => net.rendezvous(func, a, pr, p.bytes.as_f64(), self.rccl.is_some()),
+            _ => (0.0, 0.0),
+        }
+    }
+
     pub fn tuning(&self) -> &Tuning {
         &self.tuning
     }
