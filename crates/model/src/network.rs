@@ -492,16 +492,19 @@ impl NetPath {
 
     /// The message-handling terms of `a` at `bytes` on top of NCCL's (or RCCL's) own: the
     /// rendezvous wait (us, [`NetPath::rendezvous`]) and the algorithm bandwidth `bw`
-    /// (GB/s) capped by what the proxy can pass. A Tree moves each channel's share of the
+    /// (GB/s) capped by what the proxy can pass. A Simple Tree moves each channel's share of the
     /// buffer as chunks ([`tree_chunk`]) that the head GPU of every domain's chain handles twice
     /// in its proxy thread (received on the way up and sent on the way down, or the other way
-    /// round), for each channel it heads, at [`proxy_message_us`] a message: a message of a few
-    /// MiB in 32-64 KiB chunks (RCCL's Simple tree) is proxy-bound, not wire-bound. Rings pay
-    /// the same per-step cost in NCCL's own latency term already.
+    /// round), for each channel it heads, at [`proxy_message_us`] a message (its receive waits
+    /// for a flush: NCCL charges Simple's network steps 3x and a flush latency): a message of a
+    /// few MiB in 32-64 KiB chunks (RCCL's Simple tree) is proxy-bound, not wire-bound. LL and
+    /// LL128 need no flush, and pass much faster: 2 RoCE nodes of one H100 each ran Tree/LL128
+    /// at 2 MiB in 113 us, 256 chunks of 16 channels through one proxy (NVIDIA/nccl-tests issue
+    /// 232), under 0.5 us a chunk. Rings pay the per-step cost in NCCL's own latency term.
     pub fn message_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: f64, bw: f64, rccl: bool) -> (f64, f64) {
         let (per_hop, hops) = self.rendezvous(func, a, p, bytes, rccl);
         let wait = per_hop * hops;
-        if a != Algorithm::Tree || bytes <= 0.0 {
+        if a != Algorithm::Tree || p != Protocol::Simple || bytes <= 0.0 {
             return (wait, bw);
         }
         let c = self.used_channels(p, bytes);
