@@ -8,7 +8,9 @@
 //! capped by the GPUs' PCIe links), the bytes the busiest domain sends per algorithm, how the
 //! transport feeds the NICs (one queue pair per connection, several, or host-staged on GB200),
 //! and measured scale effects; the latency adds what the NIC family and the switch hops cost beyond the
-//! InfiniBand figures NCCL's tables were tuned on.
+//! InfiniBand figures NCCL's tables were tuned on. At mid sizes the messages themselves cost
+//! ([`NetPath::message_terms`]): on EFA a rendezvous per network hop for messages above
+//! aws-ofi-nccl's eager size, and a Simple Tree's chunks pass through each head GPU's proxy.
 //!
 //! Every parameter below is fitted once per hardware or algorithm class on
 //! validation/collectives*.csv (never per row) or taken from a datasheet; each says which.
@@ -474,7 +476,7 @@ impl NetPath {
     }
 
     /// The rendezvous wait (us) of one network hop of `a` at `bytes`, and the hops on the
-    /// critical path that pay it ([`NetPath::steps`]): on EFA, [`EFA_RENDEZVOUS_WAIT`] less the
+    /// critical path that pay it (`NetPath::steps`): on EFA, [`EFA_RENDEZVOUS_WAIT`] less the
     /// time the step's message spends on one rail (`rail_bw`: aws-ofi-nccl sends a message of
     /// up to 128 KiB, `MIN_STRIPE_SIZE`, on one interface, src/nccl_ofi_scheduler.cpp), which
     /// covers the next message's control trip, when the message exceeds [`EFA_EAGER_MAX`]. LL128
