@@ -478,6 +478,9 @@ impl Comm {
                 qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
                 host_staged: topo.gpu.kind.is_grace_blackwell(),
                 flow: topo.flow,
+                channels: tuning.comm_channels().max(1),
+                amd_cpu: facts.amd_cpu,
+                rail_bw: topo.nic.achievable_bw().0 / share,
             }
         });
         // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.
@@ -541,6 +544,17 @@ impl Comm {
             n.qps_per_connection = qps.max(1);
         }
         self
+    }
+
+    /// The EFA rendezvous in `p`'s expected time: the wait per network hop (us) and the hops
+    /// that pay it (`network::NetPath::rendezvous`); (0, 0) where none is paid.
+    pub fn rendezvous(&self, p: &Prediction) -> (f64, f64) {
+        let a = Algorithm::ALL.into_iter().find(|a| a.name() == p.algorithm);
+        let pr = Protocol::ALL.into_iter().find(|x| x.name() == p.protocol);
+        match (&self.net, p.op.func(), a, pr) {
+            (Some(net), Some(func), Some(a), Some(pr)) => net.rendezvous(func, a, pr, p.bytes.as_f64(), self.rccl.is_some()),
+            _ => (0.0, 0.0),
+        }
     }
 
     pub fn tuning(&self) -> &Tuning {
@@ -641,7 +655,8 @@ impl Comm {
                     (Algorithm::NvlsTree, Protocol::Simple, Func::AllReduce) => net.nvls_tree_fill_us(bytes.as_f64(), bw),
                     _ => 0.0,
                 };
-                (lat + net.extra_latency(func, a) + fill, bw)
+                let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), bw, false);
+                (lat + net.extra_latency(func, a) + fill + wait, bw)
             }
         };
         (lat, bw.max(1e-9))
@@ -668,7 +683,8 @@ impl Comm {
             None => (lat, bw_rccl),
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };
-                (lat + net.extra_latency(func, a), net.algbw(func, a).min(cap))
+                let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), net.algbw(func, a).min(cap), true);
+                (lat + net.extra_latency(func, a) + wait, bw)
             }
         };
         (lat, bw.max(1e-9))

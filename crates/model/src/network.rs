@@ -8,13 +8,16 @@
 //! capped by the GPUs' PCIe links), the bytes the busiest domain sends per algorithm, how the
 //! transport feeds the NICs (one queue pair per connection, several, or host-staged on GB200),
 //! and measured scale effects; the latency adds what the NIC family and the switch hops cost beyond the
-//! InfiniBand figures NCCL's tables were tuned on.
+//! InfiniBand figures NCCL's tables were tuned on. At mid sizes the messages themselves cost
+//! ([`NetPath::message_terms`]): on EFA a rendezvous per network hop for messages above
+//! aws-ofi-nccl's eager size, and a Simple Tree's chunks pass through each head GPU's proxy.
 //!
 //! Every parameter below is fitted once per hardware or algorithm class on
 //! validation/collectives*.csv (never per row) or taken from a datasheet; each says which.
 
+use crate::catalog::fabric::EFA_LATENCY;
 use crate::catalog::{Arch, NetFamily, Routing};
-use crate::nccl::tuning::{Algorithm, Func};
+use crate::nccl::tuning::{Algorithm, Func, Protocol};
 use crate::units::Micros;
 
 /// Host cost of one process launching one collective on each further GPU it drives, µs.
@@ -145,6 +148,72 @@ pub const DEFAULT_QPS_PER_CONNECTION: u32 = 1;
 /// line rate with one.
 pub const MULTI_QP_RING_EFFICIENCY: f64 = 1.0;
 
+/// Bytes one step of a connection's buffer holds, per protocol (LL, LL128, Simple): NCCL's
+/// default buffer over `NCCL_STEPS` = 8 slots (NCCL 2.27.5 src/init.cc:618-620,
+/// src/include/device.h:25, 93-111): LL 8 lines x 512 threads x 16 B, LL128 120 x 640 x 8 B,
+/// Simple 4 MiB; RCCL keeps the same defaults. LL carries 8 data bytes per 16, LL128 120 per 128.
+pub const STEP_BYTES: [f64; 3] = [65536.0, 614400.0, 524288.0];
+
+/// Largest message aws-ofi-nccl's RDMA protocol sends eagerly, bytes (`EAGER_MAX_SIZE`, 8 KiB,
+/// include/nccl_ofi_param.h, aws/aws-ofi-nccl @2daf7d30); a larger one goes by RDMA write
+/// once the receiver's control message has named its buffer.
+pub const EFA_EAGER_MAX: f64 = 8192.0;
+
+/// What a network hop on a collective's critical path waits on EFA for a message above
+/// [`EFA_EAGER_MAX`], us, before the message's own time on the wire hides it: one EFA round
+/// trip (2 x [`EFA_LATENCY`]), the receiver's control message naming its buffer (aws-ofi-nccl's
+/// RDMA protocol; sent when its proxy posts the receive, which in a ring or tree chain follows
+/// the step before) and the write it releases. Not fitted: derived from the class's one-way
+/// latency. `efa_rendezvous_wait_matches_the_rows` (tests/collectives_accuracy.rs) checks it
+/// against the EFA rows from 64 KiB to 128 MiB (p5 at 32 MiB on 2-32 nodes,
+/// crazyguitar/aws-gpu-communication-benchmark), whose gaps ask for a median of about 44 us
+/// per hop; small LL messages (16-128 B rows) are eager and wait none.
+pub const EFA_RENDEZVOUS_WAIT: Micros = Micros(2.0 * EFA_LATENCY.0);
+
+/// The host's cost of handling one network message in the proxy thread (post, completion,
+/// flush for Simple), us, as NCCL's tuning model charges it on every step of an inter-node ring
+/// (`getNetOverhead`: 1 us on Intel hosts, 2 on AMD, x3 for Simple; NCCL 2.27.5
+/// src/graph/tuning.cc:204-209 and 346-353; RCCL keeps it).
+pub fn proxy_message_us(amd_cpu: bool, p: Protocol) -> f64 {
+    (if amd_cpu { 2.0 } else { 1.0 }) * if p == Protocol::Simple { 3.0 } else { 1.0 }
+}
+
+/// The chunk a Tree moves per channel and step, bytes of data: a connection step (LL and LL128
+/// less their flags), which NCCL 2.27.5 shrinks for LL128 and RCCL for Simple while the
+/// message gives each channel few chunks (NCCL src/enqueue.cc:2038-2046; ROCm/rccl
+/// src/enqueue.cc:1853-1858 @0cbce2a7, with NCCL's tree depth ppn - 1 + log2 nodes,
+/// src/graph/connect.cc:141).
+pub fn tree_chunk(p: Protocol, bytes: f64, channels: f64, per_domain: f64, domains: u32, rccl: bool) -> f64 {
+    let step = STEP_BYTES[p as usize];
+    let mut chunk = match p {
+        Protocol::Ll => step / 2.0,
+        Protocol::Ll128 => step / 16.0 * 15.0,
+        Protocol::Simple => step,
+    };
+    let per = |c: f64| (bytes / (channels * c)).floor();
+    let log2 = (domains.max(1) as f64).log2().floor();
+    let halve = |chunk: &mut f64, below: f64, floor: f64| {
+        while per(*chunk) < below && *chunk > floor {
+            *chunk /= 2.0;
+        }
+    };
+    match (p, rccl) {
+        (Protocol::Ll128, false) => {
+            let steps = 1.0 + log2 + 0.1 * per_domain;
+            halve(&mut chunk, steps * 64.0 / per_domain, 131072.0);
+            halve(&mut chunk, steps * 16.0 / per_domain, 32768.0);
+        }
+        (Protocol::Simple, true) => {
+            let depth = per_domain - 1.0 + log2;
+            halve(&mut chunk, depth * 8.0, 131072.0);
+            halve(&mut chunk, depth * 4.0, 65536.0);
+            halve(&mut chunk, depth, 32768.0);
+        }
+        _ => {}
+    }
+    chunk
+}
+
 /// What the flow model (crates/flow) found a collective keeps of the network's bandwidth on
 /// the actual fabric (routing policy, neighbours, failures), for one seed: it replaces the
 /// analytical routing factor, never multiplies it. Rings, trees and the other reductions take
@@ -214,6 +283,13 @@ pub struct NetPath {
     pub host_staged: bool,
     /// The flow model's fractions in place of the analytical routing factors (None: analytical).
     pub flow: Option<FlowFractions>,
+    /// Channels the rings and trees run on (NCCL's `nChannels`; RCCL's).
+    pub channels: u32,
+    /// The proxy's host: AMD CPUs handle a network message in twice the time ([`proxy_message_us`]).
+    pub amd_cpu: bool,
+    /// One network interface's goodput, GB/s per direction, after sharing (an EFA rail; the
+    /// NCCL device `one_nic` stripes several on p5 and p5en).
+    pub rail_bw: f64,
 }
 
 impl NetPath {
@@ -366,6 +442,80 @@ impl NetPath {
     /// extra switch hops when the group spans more than one leaf.
     pub fn extra_latency(&self, func: Func, a: Algorithm) -> f64 {
         self.steps(func, a) * self.step_extra
+    }
+
+    /// Channels a Tree of `bytes` runs on with protocol `p`: NCCL drops channels while
+    /// `bytes < channels x threads x threshold` (512 threads, threshold 8 bytes for LL and
+    /// LL128, 64 for Simple: NCCL 2.27.5 src/enqueue.cc:1852-1856, src/graph/tuning.cc:519-522,
+    /// src/include/comm.h:38-40).
+    fn used_channels(&self, p: Protocol, bytes: f64) -> f64 {
+        let per = 512.0 * if p == Protocol::Simple { 64.0 } else { 8.0 };
+        (bytes / per).ceil().clamp(1.0, self.channels.max(1) as f64)
+    }
+
+    /// The message one network step of `a` carries per channel for `bytes`, bytes on the wire:
+    /// a ring step's share of the buffer (its piece for one rank), a tree's or NVLSTree's chunk,
+    /// at most what one step of the buffer holds (a Simple ring's slice is two, 1 MiB,
+    /// `ALLREDUCE_SLICESTEPS`, NCCL src/include/collectives.h:17); LL and LL128 with their flags.
+    fn step_message(&self, func: Func, a: Algorithm, p: Protocol, bytes: f64, rccl: bool) -> f64 {
+        let c = self.used_channels(p, bytes);
+        let step = STEP_BYTES[p as usize];
+        let (data, wire) = match p {
+            Protocol::Ll => (step / 2.0, 2.0),
+            Protocol::Ll128 => (step / 16.0 * 15.0, 16.0 / 15.0),
+            Protocol::Simple => (step * if a == Algorithm::Ring { 2.0 } else { 1.0 }, 1.0),
+        };
+        let piece = match a {
+            Algorithm::Tree => tree_chunk(p, bytes, c, self.per_domain as f64, self.domains, rccl),
+            Algorithm::NvlsTree => nvls_tree_chunk(bytes, c * self.nvls_heads.max(1) as f64, self.domains),
+            Algorithm::Ring | Algorithm::Pat => bytes / (c * self.ranks.max(1) as f64),
+            _ => bytes / c,
+        };
+        let _ = func;
+        piece.min(data).min(bytes / c) * wire
+    }
+
+    /// The rendezvous wait (us) of one network hop of `a` at `bytes`, and the hops on the
+    /// critical path that pay it (`NetPath::steps`): on EFA, [`EFA_RENDEZVOUS_WAIT`] less the
+    /// time the step's message spends on one rail (`rail_bw`: aws-ofi-nccl sends a message of
+    /// up to 128 KiB, `MIN_STRIPE_SIZE`, on one interface, src/nccl_ofi_scheduler.cpp), which
+    /// covers the next message's control trip, when the message exceeds [`EFA_EAGER_MAX`]. LL128
+    /// and Simple only: the EFA rows that run LL are eager (16-128 B), and whether LL's larger
+    /// flagged messages wait too is not measured. None on RDMA verbs, whose NCCL transport
+    /// NCCL's tables were tuned on (its latency holds it).
+    pub fn rendezvous(&self, func: Func, a: Algorithm, p: Protocol, bytes: f64, rccl: bool) -> (f64, f64) {
+        let m = self.step_message(func, a, p, bytes, rccl);
+        if self.family != NetFamily::Efa || p == Protocol::Ll || m <= EFA_EAGER_MAX || self.rail_bw <= 0.0 {
+            return (0.0, 0.0);
+        }
+        // GB/s is 1000 bytes per us.
+        ((EFA_RENDEZVOUS_WAIT.0 - m / (1000.0 * self.rail_bw)).max(0.0), self.steps(func, a))
+    }
+
+    /// The message-handling terms of `a` at `bytes` on top of NCCL's (or RCCL's) own: the
+    /// rendezvous wait (us, [`NetPath::rendezvous`]) and the algorithm bandwidth `bw`
+    /// (GB/s) capped by what the proxy can pass. A Simple Tree moves each channel's share of the
+    /// buffer as chunks ([`tree_chunk`]) that the head GPU of every domain's chain handles twice
+    /// in its proxy thread (received on the way up and sent on the way down, or the other way
+    /// round), for each channel it heads, at [`proxy_message_us`] a message (its receive waits
+    /// for a flush: NCCL charges Simple's network steps 3x and a flush latency): a message of a
+    /// few MiB in 32-64 KiB chunks (RCCL's Simple tree) is proxy-bound, not wire-bound. LL and
+    /// LL128 need no flush, and pass much faster: 2 RoCE nodes of one H100 each ran Tree/LL128
+    /// at 2 MiB in 113 us, 256 chunks of 16 channels through one proxy (NVIDIA/nccl-tests issue
+    /// 232), under 0.5 us a chunk. Rings pay the per-step cost in NCCL's own latency term.
+    pub fn message_terms(&self, func: Func, a: Algorithm, p: Protocol, bytes: f64, bw: f64, rccl: bool) -> (f64, f64) {
+        let (per_hop, hops) = self.rendezvous(func, a, p, bytes, rccl);
+        let wait = per_hop * hops;
+        if a != Algorithm::Tree || p != Protocol::Simple || bytes <= 0.0 {
+            return (wait, bw);
+        }
+        let c = self.used_channels(p, bytes);
+        let chunk = tree_chunk(p, bytes, c, self.per_domain as f64, self.domains, rccl);
+        let chunks = (bytes / (c * chunk)).ceil().max(1.0);
+        let heads = (c / self.per_domain.max(1) as f64).ceil();
+        let floor = 2.0 * chunks * heads * proxy_message_us(self.amd_cpu, p);
+        // GB/s is 1000 bytes per us.
+        (wait, bw.min(bytes / (1000.0 * floor)))
     }
 
     /// Bandwidth (GB/s per direction) of one point-to-point pair across the network.
@@ -568,6 +718,9 @@ mod tests {
             qps_per_connection: qps,
             host_staged,
             flow: None,
+            channels: 16,
+            amd_cpu: false,
+            rail_bw: 47.75,
         }
     }
 

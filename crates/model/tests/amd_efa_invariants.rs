@@ -51,17 +51,29 @@ fn rccl_never_runs_nvls_or_collnet() {
 #[test]
 fn more_links_or_nics_are_never_slower() {
     // xGMI: a group of k GPUs in a node reaches its peers over k-1 links; two nodes over more
-    // RoCE NICs.
+    // RoCE NICs. The algorithm and protocol RCCL runs is never slower with more NICs; RCCL's own
+    // tables may switch to another that times slower: with 2-4 NICs they pick Tree/Simple from
+    // 1 to 16 MiB, whose 64 KiB chunks pass twice through the head GPU's proxy at 6 us each on
+    // an AMD host (`network::NetPath::message_terms`), 1.27x the 1-NIC ring at 4 MiB. That gap
+    // is RCCL's tuning, bounded here at 30%.
     let two = amd(GpuKind::Mi300x, 2, 8);
     let t = two.topology().unwrap();
     for op in [Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll] {
         for b in sweep_sizes(Bytes(1 << 10), Bytes(8 << 30)) {
-            let mut last = f64::INFINITY;
+            let mut last: Option<(Comm, f64)> = None;
             for nics in [1, 2, 4, 8] {
                 let c = comm(&Cluster { nics_per_node: nics, ..two.clone() });
                 let p = c.predict(op, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
-                assert!(p.time.0 <= last * (1.0 + 1e-9), "{op:?} {b:?} {nics} NICs: {} > {last}", p.time.0);
-                last = p.time.0;
+                if let Some((slow, slow_time)) = &last {
+                    let (a, pr) = (AlgoChoice::from_id(&p.algorithm.to_ascii_lowercase()), ProtoChoice::from_id(&p.protocol.to_ascii_lowercase()));
+                    if let (Some(a), Some(pr)) = (a, pr) {
+                        if let Ok(same) = slow.predict(op, b, a, pr) {
+                            assert!(p.time.0 <= same.time.0 * (1.0 + 1e-9), "{op:?} {b:?} {nics} NICs, {} {}: {} > {}", p.algorithm, p.protocol, p.time.0, same.time.0);
+                        }
+                    }
+                    assert!(p.time.0 <= slow_time * 1.30, "{op:?} {b:?} {nics} NICs: {} > 1.3 x {slow_time}", p.time.0);
+                }
+                last = Some((c, p.time.0));
             }
         }
     }
@@ -75,14 +87,27 @@ fn more_links_or_nics_are_never_slower() {
     // EFA: p5's 32 interfaces against fewer of them, at 2 nodes where NCCL's own choice
     // stands (aws-ofi-nccl's tuner steps aside at 2 nodes or fewer; beyond, it imposes its
     // regions on p5 alone, which may pick a slower protocol than NCCL would: a real effect).
+    // The algorithm and protocol NCCL runs is never slower with more interfaces. NCCL's own
+    // choice, made with the plugin's 75 us, moves from Ring/LL to Tree/LL128 at 128-256 KiB as
+    // the interfaces grow (its estimates of the two within 1%, 202 and 203 us); Tree/LL128's
+    // messages there exceed the eager size and wait the rendezvous Ring/LL's small ones do not
+    // (`network::EFA_RENDEZVOUS_WAIT`), 1.9x the time: NCCL's tuning, bounded here at 2x.
     let p5 = Cluster { gpu: GpuKind::H100, nodes: 2, nics_per_node: 32, nic: NicKind::Efa100, ..Cluster::default() };
     for b in sweep_sizes(Bytes(1 << 10), Bytes(8 << 30)) {
-        let mut last = f64::INFINITY;
+        let mut last: Option<(Comm, f64)> = None;
         for nics in [4, 8, 16, 32] {
             let c = comm(&Cluster { nics_per_node: nics, ..p5.clone() });
             let p = c.predict(Collective::AllReduce, b, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
-            assert!(p.time.0 <= last * (1.0 + 1e-9), "{b:?} {nics} EFA: {} > {last}", p.time.0);
-            last = p.time.0;
+            if let Some((slow, slow_time)) = &last {
+                let (a, pr) = (AlgoChoice::from_id(&p.algorithm.to_ascii_lowercase()), ProtoChoice::from_id(&p.protocol.to_ascii_lowercase()));
+                if let (Some(a), Some(pr)) = (a, pr) {
+                    if let Ok(same) = slow.predict(Collective::AllReduce, b, a, pr) {
+                        assert!(p.time.0 <= same.time.0 * (1.0 + 1e-9), "{b:?} {nics} EFA, {} {}: {} > {}", p.algorithm, p.protocol, p.time.0, same.time.0);
+                    }
+                }
+                assert!(p.time.0 <= slow_time * 2.0, "{b:?} {nics} EFA: {} > 2 x {slow_time}", p.time.0);
+            }
+            last = Some((c, p.time.0));
         }
     }
 }

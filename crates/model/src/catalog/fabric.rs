@@ -528,24 +528,11 @@ pub const EFA_EFFICIENCY: f64 = 0.955;
 /// fitted for the class on p5.48xlarge 2-node all_reduce at 16-128 B (68.4-69.3 us,
 /// aws/aws-k8s-tester PR 585): 22 us per network step beyond InfiniBand's 1 us.
 ///
-/// Not modelled: what p5 measures at 32 MiB. With NCCL's choice made as on EFA (the plugin's
-/// reported latency, [`EFA_100_PLUGIN_LATENCY`]), every 32 MiB row runs LL128 and takes about
-/// 42 us more per inter-node ring step (all_gather, 4-32 nodes; about 47 for the 2-node ring
-/// all_reduce) and about 30 us more per inter-node tree hop (all_reduce, Tree/LL128) than this
-/// latency gives, while the same Ring/LL128 all_reduce at 256 MiB-1 GiB on 4-8 nodes is already
-/// 1-7% slow: a fixed per-step cost does not fit both. Candidates read in aws-ofi-nccl
-/// (@2daf7d30, v1.16.3): every LL128 message at these sizes (8-128 KiB per channel and step) is
-/// above `EAGER_MAX_SIZE` (8 KiB, include/nccl_ofi_param.h), so it goes by RDMA write after the
-/// receiver's control message, which costs half a round trip when the receive is posted late
-/// (aws/aws-ofi-nccl PR 1194, doc/multi-recv.md); with NCCL_STEPS = 8 slots recycled through that control message, a hop
-/// passes at most 8 messages per round trip, a floor that grows with the ring's step count and
-/// vanishes behind the bandwidth term at large sizes, the right shape. But with the round trip
-/// this latency gives (about 46 us) the floor is below the model's time; the rows ask for about
-/// 85 us, which no public source states. The plugin's 75 us planning figure, used as a clock,
-/// lands within about 12% on the all_gather rows but 8-19% slow on the tree rows, 19-27% slow on the
-/// 256 MiB rings and 2.5x slow on the 2-node small-message rows: it steers NCCL, it is not a time.
-/// NCCL's mid-size channel cut (src/enqueue.cc @v2.27.5-1) does not act here: LL128's
-/// threshold is not scaled by the rank count and 32 MiB keeps all 16 channels.
+/// At mid sizes (p5 at 32 MiB, 2-32 nodes) LL128 and Simple messages above aws-ofi-nccl's
+/// eager size also wait a rendezvous on each network hop of the critical path:
+/// `network::EFA_RENDEZVOUS_WAIT`, one round trip of this latency, less the message's own time
+/// on one rail (42 us more per inter-node ring step and 30 us more per tree hop than this
+/// latency alone gave; 256 MiB-1 GiB messages hide most of it).
 pub const EFA_LATENCY: Micros = Micros(23.0);
 
 /// Internode latency aws-ofi-nccl reports to NCCL (`props->latency`, which NCCL's topology

@@ -21,11 +21,12 @@ pub const PHYSICAL: super::Physical = super::Physical { intra_scale: XGMI_LATENC
 /// (one process per GPU), against 336: 0.944.
 pub const XGMI_RING_EFFICIENCY: f64 = 0.944;
 
-/// Not modelled: the 2-node MI300X ramp of the ROCm docs' multi-node screenshot (16 ranks
-/// inferred; validation/collectives-amd-efa.csv), 17.8 / 95.8 / 228.9 GB/s busbw at 1 / 16 /
-/// 128 MiB where a straight line through its 1 and 8 GiB points gives 325 at 128 MiB: one
-/// source with its node count inferred does not separate RCCL's multi-node choice from its
-/// timing, so the timing is not bent to it.
+/// The 2-node MI300X ramp of the ROCm docs' multi-node screenshot (16 ranks inferred;
+/// validation/collectives-amd-efa.csv), 17.8 / 95.8 / 228.9 GB/s busbw at 1 / 16 / 128 MiB, is
+/// timed by the network model's message terms (`network::NetPath::message_terms`): RCCL runs
+/// Tree/Simple there in 32-64 KiB chunks, each passing twice through the head GPU's proxy
+/// (+14% and +24% at 1 and 16 MiB, from +41% and +107%); the 128 MiB Ring/Simple row stays 25%
+/// optimistic (one source, its node count inferred: the timing is not bent to it).
 ///
 /// Network hardware latency of one Ring/Simple step used for timing, us: RCCL's table says
 /// 320 us (a figure that steers its cost model away from Simple rings across nodes, not a
