@@ -332,6 +332,23 @@ impl Trust {
         }
     }
 
+    /// What the prediction's 90% interval rests on, for the pages' disclosure beside it: "31
+    /// published measurements of its class at 2-64 nodes, 16-512 GPUs", then "; this is 4096
+    /// nodes, 32768 GPUs: extrapolated" outside them (the interval widens there).
+    pub fn rests_on(&self) -> String {
+        let n = self.validated_cases;
+        let mut s = if n == 0 && !self.composed {
+            "no published measurement of its class".to_string()
+        } else {
+            format!("{n} published measurement{} of its class ({} / {} / {}) at {}", if n == 1 { "" } else { "s" }, self.tier.name(), self.family.name(), self.size.name(), self.measured_scale())
+        };
+        if self.extrapolated || self.composed || self.successor {
+            let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
+            s += &format!("; this is {here}: extrapolated");
+        }
+        s
+    }
+
     /// "±4%, 31 measurements at 2-64 nodes, 16-512 GPUs; worst 8%", "extrapolated: ±4%,
     /// worst 8%, over 31 measurements at 2-64 nodes, 16-512 GPUs; this is 4096 nodes, 32768
     /// GPUs", or "not validated against measurements". No parentheses: it is quoted inside
