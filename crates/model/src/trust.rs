@@ -333,18 +333,13 @@ impl Trust {
     }
 
     /// What the prediction's 90% interval rests on, for the pages' disclosure beside it: "31
-    /// published measurements of its class at 2-64 nodes, 16-512 GPUs", then "; this is 4096
-    /// nodes, 32768 GPUs: extrapolated" outside them (the interval widens there).
+    /// published measurements of its class at 16-512 GPUs", then "; this is 32768 GPUs:
+    /// extrapolated" outside them (the interval widens there).
     pub fn rests_on(&self) -> String {
-        let n = self.validated_cases;
-        let mut s = if n == 0 && !self.composed {
-            "no published measurement of its class".to_string()
-        } else {
-            format!("{n} published measurement{} of its class ({} / {} / {}) at {}", if n == 1 { "" } else { "s" }, self.tier.name(), self.family.name(), self.size.name(), self.measured_scale())
-        };
+        let [lo, hi] = self.measured_gpus;
+        let mut s = format!("{} published measurements of its class at {lo}-{hi} GPUs", self.validated_cases);
         if self.extrapolated || self.composed || self.successor {
-            let here = if self.nodes > 1 { format!("{} {}, {} GPUs", self.nodes, self.domain_word(), self.gpus) } else { format!("{} GPUs", self.gpus) };
-            s += &format!("; this is {here}: extrapolated");
+            s += &format!("; this is {} GPUs: extrapolated", self.gpus);
         }
         s
     }

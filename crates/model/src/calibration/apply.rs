@@ -96,9 +96,15 @@ fn widening_pct(trust: &Trust) -> f64 {
 /// busbw (algbw alike; the time's are `1 / hi` and `1 / lo`): what the pages shade and print,
 /// the same bounds as [`collective_intervals`].
 pub fn collective_ratios(trust: &Trust) -> Option<(f64, f64)> {
-    let (lo, hi) = bounds_of(COLLECTIVE_BOUNDS.get(collective_index(trust.tier, trust.family, trust.size)))?;
+    let (lo, hi) = collective_bounds(trust)?;
     let g = 1.0 + widening_pct(trust) / 100.0;
     Some((lo / g, hi * g))
+}
+
+/// [`collective_ratios`] before any widening for scale: the spread of the class's own
+/// measurements.
+pub fn collective_bounds(trust: &Trust) -> Option<(f64, f64)> {
+    bounds_of(COLLECTIVE_BOUNDS.get(collective_index(trust.tier, trust.family, trust.size)))
 }
 
 /// A collective prediction's intervals, keyed as the CLI's JSON prints them.
