@@ -6,7 +6,8 @@
 use crate::widgets::state::Action;
 use crate::widgets::eval::{size_words, Evaluation};
 use fabricscope_charts::report::{scope_label, throughput_chart};
-use fabricscope_charts::scale::gbps_label;
+use fabricscope_charts::scale::{gbps_label, interval_label};
+use fabricscope_model::calibration::apply::collective_ratios;
 use fabricscope_charts::Theme;
 use fabricscope_model::report::Curve;
 use fabricscope_model::units::Bytes;
@@ -66,7 +67,8 @@ pub fn readout(curves: &[Curve], exp: u32, algbw: bool) -> String {
         .filter_map(|c| {
             let p = c.points.iter().find(|p| p.bytes.0 == bytes)?;
             let v = if algbw { p.algbw.0 } else { p.busbw.0 };
-            Some(format!("{}: {} GB/s {what} ({} {}, {}; {})", scope_label(c), gbps_label(v), p.algorithm, p.protocol, p.time, p.trust.describe()))
+            let range = collective_ratios(&p.trust).map_or_else(|| "not validated".to_string(), |(lo, hi)| interval_label(v * lo, v * hi));
+            Some(format!("{}: {} GB/s {what} ({range}; {} {}, {})", scope_label(c), gbps_label(v), p.algorithm, p.protocol, p.time))
         })
         .collect();
     format!("{} — {}", size_words(bytes), parts.join("; "))
@@ -254,7 +256,7 @@ fn collective_panel(props: &Props) -> Html {
                     </div>
                 }
             </div>
-            <p class="muted band-note">{ "Shaded: how far to trust each curve, the median error of its class (tier, algorithm, size) against published nccl-tests measurements; no shade where none back it." }</p>
+            <p class="muted band-note">{ "Shaded: each curve's 90% interval (9 in 10 published measurements of its class fell inside when left out); none where none back it." }</p>
             <p id="busbw-readout" class="readout" aria-live="polite" data-testid="readout">
                 { readout(&curves, key_exp as u32, algbw) }
             </p>

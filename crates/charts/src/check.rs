@@ -1,5 +1,5 @@
 //! Measured against expected: a real cluster's nccl-tests busbw as dots over the model's
-//! curve and its error band, one curve per collective checked. Drawn by the throughput
+//! curve and its 90% interval, one curve per collective checked. Drawn by the throughput
 //! chart's renderer ([`crate::collective`]), for the page and `fabricscope check --svg`.
 
 use crate::collective::{collective_chart_with_points, ChartOptions, Points, Series};
@@ -18,10 +18,11 @@ pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
         let n = r.rows.iter().filter(|w| w.run == p.run).count();
         let every = n.div_ceil(MAX_DRAWN).max(1);
         let rows = r.rows.iter().filter(|w| w.run == p.run).enumerate().filter(|(i, _)| i % every == 0 || i + 1 == n).map(|(_, w)| w);
-        let (exp, band): (Vec<(u64, f64)>, Vec<f64>) = rows.clone().map(|w| ((w.bytes, w.expected_busbw), w.band_pct.unwrap_or(0.0) / 100.0)).unzip();
+        // Shaded: each size's 90% interval, the one the page's table judges the rows by.
+        let (exp, spread): (Vec<(u64, f64)>, Vec<(f64, f64)>) = rows.clone().map(|w| ((w.bytes, w.expected_busbw), w.interval.map_or((0.0, 0.0), |[lo, hi]| (lo, hi)))).unzip();
         let name = p.op.name();
         let run = if r.plateaus.len() > 1 { format!(" (run {})", p.run + 1) } else { String::new() };
-        series.push(Series { label: format!("{name} expected{run}"), points: exp, band, ..Series::default() });
+        series.push(Series { label: format!("{name} expected{run}"), points: exp, spread, ..Series::default() });
         points.push(Points { label: format!("{name} measured{run}"), points: rows.map(|w| (w.bytes, w.measured_busbw)).collect() });
     }
     let lo = r.rows.iter().map(|w| w.bytes).min().unwrap_or(8);
@@ -33,7 +34,7 @@ pub fn check_chart(r: &CheckReport, theme: &Theme, width: u32) -> String {
         linear: true,
         title: Some(format!("Measured vs expected: {} node{} x {} {}", r.cluster.nodes, if r.cluster.nodes == 1 { "" } else { "s" }, r.cluster.gpus_per_node, r.cluster.gpu.spec().name)),
         y_label: "busbw, GB/s per direction".into(),
-        description: "measured nccl-tests busbw over the model's expected curve and its error band".into(),
+        description: "measured nccl-tests busbw over the model's expected curve and its 90% interval".into(),
         ..ChartOptions::default()
     };
     collective_chart_with_points(&series, &opts, &points, theme)

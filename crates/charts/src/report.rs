@@ -9,6 +9,7 @@ use crate::text::wrap;
 use crate::theme::Theme;
 use crate::topology::{megatron_traffic, topology_chart, Layout, TopoOptions, TopoSpec};
 use crate::training::{training_chart, TRAINING_CHART_IDS};
+use fabricscope_model::calibration::apply::collective_ratios;
 use fabricscope_model::report::{Curve, Scope};
 use fabricscope_model::{View, YAxis};
 use fabricscope_model::training::explore::{layout_detail, TrainingView};
@@ -280,14 +281,13 @@ pub fn throughput_chart_with(r: &Report, v: &View, theme: &Theme, width: u32, he
         series.push(Series {
             label: scope_label(c),
             points: c.points.iter().map(|p| (p.bytes.0, if v.algbw { p.algbw.0 } else { p.busbw.0 })).collect(),
-            // Outside the scales its class was measured at, the band widens to the class's
-            // worst error.
-            band: c.points.iter().map(|p| {
-                let t = &p.trust;
-                let m = t.error_band_pct.unwrap_or(0.0);
-                (if t.extrapolated { t.worst_error_pct.unwrap_or(m).max(m) } else { m }) / 100.0
+            band: Vec::new(),
+            // The 90% interval held out by source (docs/calibration.md), the one the headline
+            // and the CLI print; no shade where no table level backs the class.
+            spread: c.points.iter().map(|p| {
+                let v = if v.algbw { p.algbw.0 } else { p.busbw.0 };
+                collective_ratios(&p.trust).map_or((0.0, 0.0), |(lo, hi)| (v * lo, v * hi))
             }).collect(),
-            spread: Vec::new(),
         });
         // A change below the shown sizes is marked at the first shown size.
         let mut changes = choice_changes(c);

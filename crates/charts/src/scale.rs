@@ -176,6 +176,16 @@ pub fn log10_ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
+/// A 90% interval in words, "90%: 304-331": each end to 3 significant digits for values
+/// under 100, whole above (the CLI's text and every page print it so, for the same numbers).
+pub fn interval_label(lo: f64, hi: f64) -> String {
+    let sig = |x: f64| {
+        let digits = if x.abs() >= 100.0 { 0 } else if x.abs() >= 10.0 { 1 } else if x.abs() >= 1.0 { 2 } else { 3 };
+        format!("{x:.digits$}")
+    };
+    format!("90%: {}-{}", sig(lo), sig(hi))
+}
+
 /// A GB/s figure for a tick or a readout: 3 significant digits, no trailing zeros.
 pub fn gbps_label(v: f64) -> String {
     if !v.is_finite() {

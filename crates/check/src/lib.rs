@@ -7,7 +7,7 @@
 //! use are re-exported below under their model names, so `crate::collective` reads as it does in
 //! the model. Used by the CLI (`fabricscope check`) and check.html.
 
-pub(crate) use fabricscope_model::{catalog, collective, error, limits, link, scenario, topology, trust, units};
+pub(crate) use fabricscope_model::{calibration, catalog, collective, error, limits, link, scenario, topology, trust, units};
 
 pub mod diagnose;
 pub mod facts;

@@ -94,14 +94,14 @@ fn text(designs: &[DesignNumbers], notes: &[String]) -> String {
         s.push_str(cells.join("  ").trim_end());
         s.push('\n');
     }
-    s.push_str("* the better design of the row, only where every design's number can be ranked and the gap exceeds the model's error; the ratio is its value over the worst design's (or the reverse where lower is better)\n");
+    s.push_str("* the better design of the row, only where every design's number can be ranked and their 90% intervals do not overlap; the ratio is its value over the worst design's (or the reverse where lower is better)\n");
     for why in [UNRANKED_SIZE, UNRANKED_POWER, UNRANKED_BAND] {
         if rows.iter().any(|r| r.unranked == Some(why)) {
             s.push_str(&format!("not ranked, {}: {why}\n", short(why)));
         }
     }
     if rows.iter().any(|r| r.within_error_pct.is_some()) {
-        s.push_str("~ the two best designs are within the model's error of each other (the median error of their class against published measurements): none is marked better\n");
+        s.push_str("~ the 90% intervals of the two best designs overlap (held out by source, docs/calibration.md; the figure is the wider half-width): none is marked better\n");
     }
     if designs.iter().any(|d| d.cost_usd.is_none()) {
         s.push_str("cost: shown only for designs whose every item has a price (scenario field `prices`)\n");
@@ -114,7 +114,7 @@ fn short(why: &str) -> &'static str {
     match why {
         UNRANKED_SIZE => "sizes differ",
         UNRANKED_POWER => "power a lower bound",
-        _ => "no error band",
+        _ => "no 90% interval",
     }
 }
 

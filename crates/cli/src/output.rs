@@ -52,11 +52,7 @@ pub struct PredictionJson {
 
 /// "(90%: 370-450)": an interval's ends to three significant figures.
 pub fn range_text(lo: f64, hi: f64) -> String {
-    let sig = |x: f64| {
-        let digits = if x.abs() >= 100.0 { 0 } else if x.abs() >= 10.0 { 1 } else if x.abs() >= 1.0 { 2 } else { 3 };
-        format!("{x:.digits$}")
-    };
-    format!("(90%: {}-{})", sig(lo), sig(hi))
+    format!("({})", fabricscope_charts::scale::interval_label(lo, hi))
 }
 
 impl From<&Prediction> for PredictionJson {

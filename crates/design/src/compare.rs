@@ -158,7 +158,7 @@ pub fn numbers(name: &str, r: &Report, op: Collective, bytes: Bytes, step: Optio
         .filter(|c| c.op == op)
         .max_by_key(|c| c.scope == Scope::Cluster)
         .and_then(|c| c.points.iter().find(|p| p.bytes == bytes))
-        .map_or((0.0, None), |p| (p.busbw.0, p.trust.error_band_pct));
+        .map_or(crate::design::Busbw::default(), crate::design::Busbw::of);
     DesignNumbers::new(name, r.summary.total_gpus, busbw, step, bom)
 }
 

@@ -29,6 +29,17 @@ pub struct DesignNumbers {
     pub busbw_error_pct: Option<f64>,
     /// The same for the job's step time, tokens/s and MFU (its framework class's band).
     pub step_error_pct: Option<f64>,
+    /// busbw's 90% interval as ratios measured / predicted (held out by source,
+    /// docs/calibration.md; `None`: no table level backs its class).
+    #[serde(skip)]
+    pub busbw_ratio: Option<(f64, f64)>,
+    /// The step's 90% interval as ratios measured / predicted of its throughputs (tokens/s,
+    /// MFU); the step time's is the reciprocal.
+    #[serde(skip)]
+    pub step_ratio: Option<(f64, f64)>,
+    /// Each predicted row's 90% interval in its own unit, keyed by the row's key
+    /// (`allreduce_busbw_GBps`, `step_time_s`, `mfu`, ...): what the delta table ranks on.
+    pub intervals: std::collections::BTreeMap<&'static str, (f64, f64)>,
     /// The scenario's job on its chosen layout (`None` when nothing fits).
     pub step_time_s: Option<f64>,
     pub mfu: Option<f64>,
@@ -68,27 +79,48 @@ pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
     let w = workload(&s.training.workload)?;
     let view = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
     let bom = scenario_bom(s)?;
-    let numbers = DesignNumbers::new(name, topo.total_gpus, (p.busbw.0, p.trust.error_band_pct), view.chosen.as_ref(), bom);
+    let numbers = DesignNumbers::new(name, topo.total_gpus, Busbw::of(&p), view.chosen.as_ref(), bom);
     Ok(match view.chosen.as_ref().filter(|c| c.fits) {
         Some(c) => numbers.with_goodput(&crate::goodput::summary_of_step(&topo, w.params(), c)),
         None => numbers,
     })
 }
 
+/// A design's headline busbw and how far to trust it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Busbw {
+    /// GB/s per direction.
+    pub gbps: f64,
+    /// Its class's median error, percent (the old band, kept in the JSON).
+    pub error_pct: Option<f64>,
+    /// Its 90% interval as ratios measured / predicted.
+    pub ratio: Option<(f64, f64)>,
+}
+
+impl Busbw {
+    /// A prediction's busbw, band and interval.
+    pub fn of(p: &crate::collective::Prediction) -> Busbw {
+        Busbw { gbps: p.busbw.0, error_pct: p.trust.error_band_pct, ratio: crate::calibration::apply::collective_ratios(&p.trust) }
+    }
+}
+
 impl DesignNumbers {
-    /// A design's numbers from its parts: `busbw` (GB/s per direction, and its error band in
-    /// percent), the job's chosen layout (its numbers only when it fits) and the bill of
+    /// A design's numbers from its parts: `busbw` (GB/s per direction, with its band and
+    /// interval), the job's chosen layout (its numbers only when it fits) and the bill of
     /// materials.
-    pub fn new(name: &str, gpus: u32, (busbw, busbw_error_pct): (f64, Option<f64>), chosen: Option<&StepReport>, bom: Bom) -> DesignNumbers {
+    pub fn new(name: &str, gpus: u32, busbw: Busbw, chosen: Option<&StepReport>, bom: Bom) -> DesignNumbers {
         let chosen = chosen.filter(|c| c.fits);
         let eff = chosen.map(|c| bom.efficiency(c.tokens_per_s));
         let per_gpu = |x: f64| (gpus > 0).then(|| x / gpus as f64);
         DesignNumbers {
             name: name.to_string(),
             gpus,
-            allreduce_busbw_gbps: busbw,
-            busbw_error_pct,
+            allreduce_busbw_gbps: busbw.gbps,
+            busbw_error_pct: busbw.error_pct,
             step_error_pct: chosen.and_then(|c| c.error_band_pct),
+            busbw_ratio: busbw.ratio,
+            step_ratio: chosen.and_then(|c| c.interval).map(|[lo, hi]| (lo, hi)),
+            intervals: Default::default(),
             step_time_s: chosen.map(|c| c.step_time_s),
             mfu: chosen.map(|c| c.mfu),
             tokens_per_s: chosen.map(|c| c.tokens_per_s),
@@ -108,6 +140,13 @@ impl DesignNumbers {
             goodput_per_musd: None,
             bom,
         }
+        .with_intervals()
+    }
+
+    /// The numbers with [`DesignNumbers::intervals`] filled from the rows' ratios.
+    fn with_intervals(mut self) -> DesignNumbers {
+        self.intervals = ROWS.iter().filter_map(|r| Some((r.key, r.interval(&self)?))).collect();
+        self
     }
 
     /// The same numbers with the job's goodput under failures (only where the job fits).
@@ -125,17 +164,20 @@ impl DesignNumbers {
             goodput_per_musd: self.tokens_per_s_per_musd.map(|t| t * e),
             ..self
         }
+        .with_intervals()
     }
 
-    /// The ETTR interval's wider side, percent of the ETTR.
-    fn ettr_band_pct(&self) -> Option<f64> {
+    /// The ETTR's 90% interval as ratios of the ETTR.
+    fn ettr_ratio(&self) -> Option<(f64, f64)> {
         let (e, (lo, hi)) = (self.ettr?, self.ettr_interval?);
-        (e > 0.0).then(|| 100.0 * ((e - lo) / e).max((hi - e) / e))
+        (e > 0.0).then(|| (lo / e, hi / e))
     }
 
-    /// Goodput's band: the step's band and the ETTR's, added (percent).
-    fn goodput_band_pct(&self) -> Option<f64> {
-        Some(self.step_error_pct? + self.ettr_band_pct()?)
+    /// Goodput's interval as ratios: the step's and the ETTR's multiplied (goodput = tokens/s x
+    /// ETTR; taking both ends together is the cautious bound).
+    fn goodput_ratio(&self) -> Option<(f64, f64)> {
+        let ((sl, sh), (el, eh)) = (self.step_ratio?, self.ettr_ratio()?);
+        Some((sl * el, sh * eh))
     }
 }
 
@@ -159,8 +201,8 @@ pub struct DeltaRow {
     /// Index of the better design, when at least two have a value, every design's value can
     /// be ranked (see `unranked`), and they differ by more than the model's error.
     pub best: Option<usize>,
-    /// The row's largest error band (percent) when the two best values lie within each
-    /// other's band: the model cannot tell them apart, so no design is marked better.
+    /// When the 90% intervals of the two best values overlap, the wider of their half-widths
+    /// (percent of the value): the model cannot tell them apart, so no design is marked better.
     pub within_error_pct: Option<f64>,
     /// Best value over the worst (always >= 1), with `best`.
     pub ratio: Option<f64>,
@@ -173,7 +215,7 @@ pub struct DeltaRow {
 /// What a row's number is, which decides when a design may be marked better on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// Predicted by the model: ranked only where every design has an error band.
+    /// Predicted by the model: ranked only where every design has a 90% interval.
     Predicted,
     /// Counted from the bill of materials (power, cost): exact given the bill.
     Counted,
@@ -189,8 +231,9 @@ struct RowSpec {
     better: Better,
     value: fn(&DesignNumbers) -> Option<f64>,
     kind: Kind,
-    /// Error band of the value, percent (predicted rows).
-    band: fn(&DesignNumbers) -> Option<f64>,
+    /// 90% interval of the value as ratios measured / predicted of a throughput (predicted
+    /// rows); for a row where lower is better (a time) the value's interval is the reciprocal.
+    ratio: fn(&DesignNumbers) -> Option<(f64, f64)>,
     /// The value rests on the total power (not ranked while a design's power is a lower bound).
     on_power: bool,
     /// A total that grows with the cluster (or, for step time, shrinks with it for the same
@@ -199,11 +242,19 @@ struct RowSpec {
 }
 
 const fn row(key: &'static str, label: &'static str, unit: &'static str, better: Better, value: fn(&DesignNumbers) -> Option<f64>, kind: Kind) -> RowSpec {
-    RowSpec { key, label, unit, better, value, kind, band: |_| None, on_power: false, sized: false }
+    RowSpec { key, label, unit, better, value, kind, ratio: |_| None, on_power: false, sized: false }
 }
 
-const fn banded(r: RowSpec, band: fn(&DesignNumbers) -> Option<f64>) -> RowSpec {
-    RowSpec { band, ..r }
+const fn banded(r: RowSpec, ratio: fn(&DesignNumbers) -> Option<(f64, f64)>) -> RowSpec {
+    RowSpec { ratio, ..r }
+}
+
+impl RowSpec {
+    /// The value's 90% interval in its own unit.
+    fn interval(&self, d: &DesignNumbers) -> Option<(f64, f64)> {
+        let (v, (lo, hi)) = ((self.value)(d)?, (self.ratio)(d)?);
+        Some(if self.better == Better::Lower { (v / hi, v / lo) } else { (v * lo, v * hi) })
+    }
 }
 
 const fn powered(r: RowSpec) -> RowSpec {
@@ -217,28 +268,28 @@ const fn sized(r: RowSpec) -> RowSpec {
 /// The rows compared, in order.
 const ROWS: [RowSpec; 17] = [
     row("gpus", "GPUs", "", Better::Higher, |d| Some(d.gpus as f64), Kind::Shown),
-    banded(row("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), Kind::Predicted), |d| d.busbw_error_pct),
-    sized(banded(row("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, Kind::Predicted), |d| d.step_error_pct)),
-    banded(row("mfu", "MFU", "", Better::Higher, |d| d.mfu, Kind::Predicted), |d| d.step_error_pct),
-    sized(banded(row("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, Kind::Predicted), |d| d.step_error_pct)),
-    banded(row("tokens_per_s_per_gpu", "tokens/s per GPU", "tok/s", Better::Higher, |d| d.tokens_per_s_per_gpu, Kind::Predicted), |d| d.step_error_pct),
+    banded(row("allreduce_busbw_GBps", "AllReduce busbw, whole cluster, 1 GiB", "GB/s", Better::Higher, |d| Some(d.allreduce_busbw_gbps), Kind::Predicted), |d| d.busbw_ratio),
+    sized(banded(row("step_time_s", "step time", "s", Better::Lower, |d| d.step_time_s, Kind::Predicted), |d| d.step_ratio)),
+    banded(row("mfu", "MFU", "", Better::Higher, |d| d.mfu, Kind::Predicted), |d| d.step_ratio),
+    sized(banded(row("tokens_per_s", "tokens/s", "tok/s", Better::Higher, |d| d.tokens_per_s, Kind::Predicted), |d| d.step_ratio)),
+    banded(row("tokens_per_s_per_gpu", "tokens/s per GPU", "tok/s", Better::Higher, |d| d.tokens_per_s_per_gpu, Kind::Predicted), |d| d.step_ratio),
     sized(powered(row("power_kw", "power", "kW", Better::Lower, |d| Some(d.power_kw), Kind::Counted))),
     powered(row("power_kw_per_1000_gpus", "power per 1,000 GPUs", "kW", Better::Lower, |d| d.power_kw_per_1000_gpus, Kind::Counted)),
     sized(row("cost_usd", "cost", "USD", Better::Lower, |d| d.cost_usd, Kind::Counted)),
     row("cost_usd_per_gpu", "cost per GPU", "USD", Better::Lower, |d| d.cost_usd_per_gpu, Kind::Counted),
-    powered(banded(row("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, Kind::Predicted), |d| d.step_error_pct)),
-    banded(row("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, Kind::Predicted), |d| d.step_error_pct),
-    sized(banded(row("mttf_hours", "job MTTF (mean time between stops)", "h", Better::Higher, |d| d.mttf_hours, Kind::Predicted), |_| Some(100.0))),
-    banded(row("ettr", "share of time training (ETTR)", "", Better::Higher, |d| d.ettr, Kind::Predicted), DesignNumbers::ettr_band_pct),
-    banded(row("goodput_tokens_per_s_per_gpu", "goodput tokens/s per GPU", "tok/s", Better::Higher, |d| d.goodput_tokens_per_s_per_gpu, Kind::Predicted), DesignNumbers::goodput_band_pct),
-    powered(banded(row("goodput_per_mw", "goodput tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.goodput_per_mw, Kind::Predicted), DesignNumbers::goodput_band_pct)),
-    banded(row("goodput_per_musd", "goodput tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.goodput_per_musd, Kind::Predicted), DesignNumbers::goodput_band_pct),
+    powered(banded(row("tokens_per_s_per_mw", "tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.tokens_per_s_per_mw, Kind::Predicted), |d| d.step_ratio)),
+    banded(row("tokens_per_s_per_musd", "tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.tokens_per_s_per_musd, Kind::Predicted), |d| d.step_ratio),
+    sized(banded(row("mttf_hours", "job MTTF (mean time between stops)", "h", Better::Higher, |d| d.mttf_hours, Kind::Predicted), |_| Some((0.5, 2.0)))),
+    banded(row("ettr", "share of time training (ETTR)", "", Better::Higher, |d| d.ettr, Kind::Predicted), DesignNumbers::ettr_ratio),
+    banded(row("goodput_tokens_per_s_per_gpu", "goodput tokens/s per GPU", "tok/s", Better::Higher, |d| d.goodput_tokens_per_s_per_gpu, Kind::Predicted), DesignNumbers::goodput_ratio),
+    powered(banded(row("goodput_per_mw", "goodput tokens/s per MW", "tok/s/MW", Better::Higher, |d| d.goodput_per_mw, Kind::Predicted), DesignNumbers::goodput_ratio)),
+    banded(row("goodput_per_musd", "goodput tokens/s per million USD", "tok/s/M$", Better::Higher, |d| d.goodput_per_musd, Kind::Predicted), DesignNumbers::goodput_ratio),
 ];
 
 /// Why no design of a row is marked better although their values differ.
 pub const UNRANKED_SIZE: &str = "a total of designs of different GPU counts: see its per-GPU row";
 pub const UNRANKED_POWER: &str = "a design's power is a lower bound (a part has no published figure)";
-pub const UNRANKED_BAND: &str = "a design's prediction has no error band (its class is not validated)";
+pub const UNRANKED_BAND: &str = "a design's prediction has no 90% interval (its class is not validated)";
 
 /// The delta table of `designs`.
 pub fn delta_table(designs: &[DesignNumbers]) -> Vec<DeltaRow> {
@@ -264,7 +315,7 @@ pub fn delta_table(designs: &[DesignNumbers]) -> Vec<DeltaRow> {
                 Some(UNRANKED_SIZE)
             } else if r.on_power && !power_known {
                 Some(UNRANKED_POWER)
-            } else if r.kind == Kind::Predicted && known.iter().any(|(i, _)| (r.band)(&designs[*i]).is_none()) {
+            } else if r.kind == Kind::Predicted && known.iter().any(|(i, _)| r.interval(&designs[*i]).is_none()) {
                 Some(UNRANKED_BAND)
             } else {
                 None
@@ -274,7 +325,7 @@ pub fn delta_table(designs: &[DesignNumbers]) -> Vec<DeltaRow> {
             }
             // A ratio of totals of different sizes is mostly the ratio of the sizes.
             let ratio = if unranked == Some(UNRANKED_SIZE) { None } else { ratio };
-            let within_error_pct = best.and_then(|b| tied_with_runner_up(b, &known, r.better, |i| (r.band)(&designs[i])));
+            let within_error_pct = best.and_then(|b| tied_with_runner_up(b, &known, r.better, |i| r.interval(&designs[i])));
             if within_error_pct.is_some() {
                 best = None;
             }
@@ -300,23 +351,23 @@ pub fn warnings(designs: &[DesignNumbers]) -> Vec<String> {
     w
 }
 
-/// When the best value (design `best`) and the runner-up lie within each other's error band
-/// (percent, per design; both must be validated), the larger of the two bands: the model
-/// cannot tell which is better. Bands are median errors, so this is a lenient test: values
-/// it separates may still be closer in reality than the model says.
-fn tied_with_runner_up(best: usize, known: &[(usize, f64)], better: Better, band: impl Fn(usize) -> Option<f64>) -> Option<f64> {
+/// When the 90% intervals of the best value (design `best`) and the runner-up overlap (both
+/// must have one), the wider of their half-widths, percent of their values: the model cannot
+/// tell which is better.
+fn tied_with_runner_up(best: usize, known: &[(usize, f64)], better: Better, interval: impl Fn(usize) -> Option<(f64, f64)>) -> Option<f64> {
     let b = known.iter().find(|k| k.0 == best)?.1;
     let runner = known.iter().filter(|k| k.0 != best).copied().reduce(|a, c| match better {
         Better::Higher if c.1 > a.1 => c,
         Better::Lower if c.1 < a.1 => c,
         _ => a,
     })?;
-    let (eb, er) = (band(best)? / 100.0, band(runner.0)? / 100.0);
+    let ((bl, bh), (rl, rh)) = (interval(best)?, interval(runner.0)?);
     let overlap = match better {
-        Better::Higher => b * (1.0 - eb) <= runner.1 * (1.0 + er),
-        Better::Lower => b * (1.0 + eb) >= runner.1 * (1.0 - er),
+        Better::Higher => bl <= rh,
+        Better::Lower => bh >= rl,
     };
-    overlap.then_some(100.0 * eb.max(er))
+    let half = |(lo, hi): (f64, f64), v: f64| 100.0 * (hi - lo) / 2.0 / v;
+    overlap.then(|| half((bl, bh), b).max(half((rl, rh), runner.1)))
 }
 
 #[cfg(test)]
@@ -333,6 +384,9 @@ mod tests {
             allreduce_busbw_gbps: busbw,
             busbw_error_pct: None,
             step_error_pct: None,
+            busbw_ratio: None,
+            step_ratio: None,
+            intervals: Default::default(),
             step_time_s: step,
             mfu: None,
             tokens_per_s: None,
@@ -354,29 +408,36 @@ mod tests {
         }
     }
 
-    /// Two predictions closer than their error bands crown no design; the same gap with
-    /// tighter bands, or a wide gap, does. Counted rows (power) ignore bands.
+    /// A symmetric interval of +-`pct` percent as ratios.
+    fn pm(pct: Option<f64>) -> Option<(f64, f64)> {
+        pct.map(|p| (1.0 - p / 100.0, 1.0 + p / 100.0))
+    }
+
+    /// Two predictions whose 90% intervals overlap crown no design; the same gap with tighter
+    /// intervals, or a wide gap, does. Counted rows (power) have none.
     #[test]
     fn designs_within_the_models_error_are_not_ranked() {
         let with = |name: &str, busbw: f64, band: Option<f64>, step: f64, step_band: Option<f64>| {
             let mut d = numbers(name, busbw, Some(step), 100.0);
-            (d.busbw_error_pct, d.step_error_pct) = (band, step_band);
+            (d.busbw_ratio, d.step_ratio) = (pm(band), pm(step_band));
             d
         };
         let row = |t: &[DeltaRow], k: &str| t.iter().find(|r| r.key == k).cloned().unwrap();
-        // 300 vs 295 GB/s at +-3%: 291 <= 303.9, a tie; step 1.00 vs 1.04 s at +-5%: a tie.
+        // 300 vs 295 GB/s at +-3%: 291 <= 303.85, a tie; step 1.00 vs 1.04 s at +-5%
+        // (1/0.95 = 1.053 s against 1.04/1.05 = 0.990 s): a tie.
         let t = delta_table(&[with("A", 300.0, Some(3.0), 1.0, Some(5.0)), with("B", 295.0, Some(3.0), 1.04, Some(5.0))]);
         let busbw = row(&t, "allreduce_busbw_GBps");
-        assert_eq!((busbw.best, busbw.within_error_pct), (None, Some(3.0)));
+        assert_eq!(busbw.best, None);
+        assert!(busbw.within_error_pct.is_some_and(|e| (e - 3.0).abs() < 1e-9), "{busbw:?}");
         assert!(busbw.ratio.is_some_and(|r| (r - 300.0 / 295.0).abs() < 1e-12), "the ratio is still shown");
         assert_eq!(row(&t, "step_time_s").best, None);
         // The same 1.7% gap at +-0.5% is a difference; so is 300 vs 150 at +-3%.
         let t = delta_table(&[with("A", 300.0, Some(0.5), 1.0, Some(5.0)), with("B", 295.0, Some(0.5), 1.5, Some(5.0))]);
         assert_eq!((row(&t, "allreduce_busbw_GBps").best, row(&t, "allreduce_busbw_GBps").within_error_pct), (Some(0), None));
         assert_eq!(row(&t, "step_time_s").best, Some(0));
-        // A design without a validated band is not ranked, however wide the gap: the model
-        // cannot say how far to trust its number (issue 19: a step-time winner was crowned
-        // where one design had no band).
+        // A design without an interval is not ranked, however wide the gap: the model cannot
+        // say how far to trust its number (issue 19: a step-time winner was crowned where one
+        // design had no band).
         let t = delta_table(&[with("A", 300.0, None, 1.0, None), with("B", 150.0, Some(3.0), 2.0, Some(5.0))]);
         assert_eq!((row(&t, "allreduce_busbw_GBps").best, row(&t, "allreduce_busbw_GBps").unranked), (None, Some(UNRANKED_BAND)));
         assert_eq!((row(&t, "step_time_s").best, row(&t, "step_time_s").unranked), (None, Some(UNRANKED_BAND)));
@@ -384,11 +445,20 @@ mod tests {
         // Three designs: the runner-up decides, not the worst.
         let t = delta_table(&[with("A", 300.0, Some(3.0), 1.0, Some(5.0)), with("B", 150.0, Some(3.0), 1.0, Some(5.0)), with("C", 298.0, Some(3.0), 1.0, Some(5.0))]);
         assert_eq!(row(&t, "allreduce_busbw_GBps").best, None);
+        // Asymmetric intervals: only the low side of the better value and the high side of the
+        // runner-up matter. 300 GB/s measured -5%..+30% ([285, 390]) beats 250 at +-3%
+        // ([242.5, 257.5]); the same 300 at -20%..+0% ([240, 300]) does not.
+        let mut a = with("A", 300.0, Some(3.0), 1.0, Some(5.0));
+        a.busbw_ratio = Some((0.95, 1.3));
+        let b = with("B", 250.0, Some(3.0), 1.0, Some(5.0));
+        assert_eq!(row(&delta_table(&[a.clone(), b.clone()]), "allreduce_busbw_GBps").best, Some(0));
+        a.busbw_ratio = Some((0.8, 1.0));
+        assert_eq!(row(&delta_table(&[a, b]), "allreduce_busbw_GBps").best, None);
     }
 
-    /// `numbers` with error bands of 3% (busbw) and 5% (step).
+    /// `numbers` with intervals of +-3% (busbw) and +-5% (step).
     fn banded(name: &str, busbw: f64, step: Option<f64>, kw: f64) -> DesignNumbers {
-        DesignNumbers { busbw_error_pct: Some(3.0), step_error_pct: Some(5.0), ..numbers(name, busbw, step, kw) }
+        DesignNumbers { busbw_ratio: pm(Some(3.0)), step_ratio: pm(Some(5.0)), ..numbers(name, busbw, step, kw) }
     }
 
     #[test]

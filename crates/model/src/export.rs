@@ -1,16 +1,18 @@
 //! Plain-text exports of model results, shared by the explorer's download buttons and the CLI:
 //! CSV (RFC 4180) of collective sweeps and of training layouts (search results).
 
+use crate::calibration::apply::collective_ratios;
 use crate::report::{Report, Scope};
 use crate::training::explore::layout_label;
 use crate::training::StepReport;
 use crate::units::{format_size, Bytes, Micros};
 
 /// One row per (curve, message size) of a Report: what the busbw chart draws, with units in
-/// the column names. Bandwidths are GB/s (10^9 B/s) per direction.
+/// the column names. Bandwidths are GB/s (10^9 B/s) per direction; busbw's 90% interval beside
+/// it (held out by source, as the chart shades it).
 pub fn curves_csv(r: &Report) -> String {
     let mut out = String::from(
-        "op,scope,ranks,bytes,size,time_us,nccl_model_time_us,algbw_GBps_per_direction,busbw_GBps_per_direction,algorithm,protocol,bottleneck,error_band_pct,validated_cases\r\n",
+        "op,scope,ranks,bytes,size,time_us,nccl_model_time_us,algbw_GBps_per_direction,busbw_GBps_per_direction,algorithm,protocol,bottleneck,busbw_90pct_lo_GBps,busbw_90pct_hi_GBps,validated_cases\r\n",
     );
     for c in &r.curves {
         let scope = match c.scope {
@@ -18,6 +20,8 @@ pub fn curves_csv(r: &Report) -> String {
             Scope::Cluster => "cluster",
         };
         for p in &c.points {
+            // The 90% interval the chart shades (docs/calibration.md); empty where none.
+            let (lo, hi) = collective_ratios(&p.trust).map_or((String::new(), String::new()), |(lo, hi)| ((p.busbw.0 * lo).to_string(), (p.busbw.0 * hi).to_string()));
             let fields = [
                 c.op.id().to_string(),
                 scope.to_string(),
@@ -31,7 +35,8 @@ pub fn curves_csv(r: &Report) -> String {
                 p.algorithm.to_string(),
                 p.protocol.to_string(),
                 p.bottleneck.id().to_string(),
-                p.trust.error_band_pct.map(|e| format!("{e:.1}")).unwrap_or_default(),
+                lo,
+                hi,
                 p.trust.validated_cases.to_string(),
             ];
             push_row(&mut out, fields.iter().map(String::as_str));
@@ -41,14 +46,14 @@ pub fn curves_csv(r: &Report) -> String {
 }
 
 /// Column names of [`layouts_csv`], units in the names.
-pub const LAYOUT_COLUMNS: [&str; 29] = [
+pub const LAYOUT_COLUMNS: [&str; 31] = [
     "rank", "layout", "tp", "pp", "dp", "cp", "ep", "micro_batch", "micro_batches", "interleave", "recompute", "zero",
-    "step_time_s", "mfu", "hfu", "model_tflops_per_gpu", "tokens_per_s", "memory_gib_per_gpu", "fits",
+    "step_time_s", "step_time_90pct_lo_s", "step_time_90pct_hi_s", "mfu", "hfu", "model_tflops_per_gpu", "tokens_per_s", "memory_gib_per_gpu", "fits",
     "compute_s", "tp_s", "bubble_s", "pp_p2p_s", "dp_s", "cp_s", "ep_s", "optimizer_s", "hbm_gib", "bottleneck",
 ];
 
 /// One row per training layout (search results, best first): the layout, step time and its
-/// parts in seconds, MFU and HFU as fractions, memory per GPU in GiB (2^30 bytes) against HBM.
+/// parts in seconds (the step's 90% interval beside it), MFU and HFU as fractions, memory per GPU in GiB (2^30 bytes) against HBM.
 pub fn layouts_csv(rows: &[StepReport]) -> String {
     let mut out = String::new();
     push_row(&mut out, LAYOUT_COLUMNS.into_iter());
@@ -56,6 +61,7 @@ pub fn layouts_csv(rows: &[StepReport]) -> String {
     let s = |t: Micros| (t.0 / 1e6).to_string();
     for (i, r) in rows.iter().enumerate() {
         let (m, b) = (&r.mapping, &r.breakdown);
+        let (lo, hi) = r.step_time_interval().map_or((String::new(), String::new()), |[lo, hi]| (lo.to_string(), hi.to_string()));
         let fields = [
             (i + 1).to_string(),
             layout_label(r),
@@ -70,6 +76,8 @@ pub fn layouts_csv(rows: &[StepReport]) -> String {
             m.recompute.id().to_string(),
             m.zero.to_string(),
             r.step_time_s.to_string(),
+            lo,
+            hi,
             r.mfu.to_string(),
             r.hfu.to_string(),
             r.model_tflops_per_gpu.to_string(),

@@ -332,6 +332,18 @@ impl Trust {
         }
     }
 
+    /// What the prediction's 90% interval rests on, for the pages' disclosure beside it: "31
+    /// published measurements of its class at 16-512 GPUs", then "; this is 32768 GPUs:
+    /// extrapolated" outside them (the interval widens there).
+    pub fn rests_on(&self) -> String {
+        let [lo, hi] = self.measured_gpus;
+        let mut s = format!("{} published measurements of its class at {lo}-{hi} GPUs", self.validated_cases);
+        if self.extrapolated || self.composed || self.successor {
+            s += &format!("; this is {} GPUs: extrapolated", self.gpus);
+        }
+        s
+    }
+
     /// "±4%, 31 measurements at 2-64 nodes, 16-512 GPUs; worst 8%", "extrapolated: ±4%,
     /// worst 8%, over 31 measurements at 2-64 nodes, 16-512 GPUs; this is 4096 nodes, 32768
     /// GPUs", or "not validated against measurements". No parentheses: it is quoted inside

@@ -6,6 +6,7 @@
 use crate::widgets::export::{chosen, download_png, download_text, read_text, svg_size};
 use crate::widgets::ChartSvg;
 use fabricscope_charts::check::check_chart;
+use fabricscope_charts::scale::interval_label;
 use fabricscope_charts::Theme;
 use fabricscope_check::{check, check_csv, next_line, CheckReport, Log, Measured, Parser, Source};
 use fabricscope_model::units::{format_size, Bytes};
@@ -233,11 +234,11 @@ fn report(r: &CheckReport) -> Html {
         <li><b>{ &c.cause }</b><br />{ &c.evidence }<br /><i>{ "Next:" }</i>{ format!(" {}", c.next_step) }</li>
     });
     let rows = r.rows.iter().take(TABLE_ROWS).map(|w| {
-        let band = match (w.within_band, w.band_pct) {
-            (Some(b), Some(p)) => format!("{} ±{p:.0}%", if b { "yes" } else { "no" }),
-            // Too few printed digits to place the row inside or outside the band.
+        let band = match (w.within_band, w.interval) {
+            (Some(b), Some([lo, hi])) => format!("{} ({})", if b { "yes" } else { "no" }, interval_label(lo, hi)),
+            // Too few printed digits to place the row inside or outside the interval.
             (None, Some(_)) => "< 0.1 GB/s".into(),
-            _ => "no band".into(),
+            _ => "no interval".into(),
         };
         html! {
             <tr>
@@ -253,7 +254,7 @@ fn report(r: &CheckReport) -> Html {
         <div class="table-wrap">
             <table class="check-table" data-testid="check-table">
                 <thead><tr>
-                    <th>{ "run" }</th><th>{ "op" }</th><th>{ "size" }</th><th>{ "measured GB/s" }</th><th>{ "expected GB/s" }</th><th>{ "ratio" }</th><th>{ "in band" }</th>
+                    <th>{ "run" }</th><th>{ "op" }</th><th>{ "size" }</th><th>{ "measured GB/s" }</th><th>{ "expected GB/s" }</th><th>{ "ratio" }</th><th>{ "inside its 90% interval" }</th>
                 </tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>

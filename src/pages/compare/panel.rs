@@ -85,7 +85,7 @@ fn unranked_words(why: &str) -> &'static str {
     match why {
         UNRANKED_SIZE => "not ranked: sizes differ",
         UNRANKED_POWER => "not ranked: power a lower bound",
-        UNRANKED_BAND => "not ranked: no error band",
+        UNRANKED_BAND => "not ranked: no 90% interval",
         _ => "not ranked",
     }
 }
@@ -94,7 +94,7 @@ fn unranked_words(why: &str) -> &'static str {
 fn verdict(r: &DeltaRow) -> Html {
     match (r.best, r.ratio, r.within_error_pct, r.unranked) {
         // Closer than the model's error: the ratio, but no winner (see `delta_table`).
-        (None, Some(x), Some(e), _) => html! { <td class="num" data-label="best ÷ worst" data-testid="within-error">{ format!("{x:.2}× · top two within ±{e:.0}%") }</td> },
+        (None, Some(x), Some(e), _) => html! { <td class="num" data-label="best ÷ worst" data-testid="within-error" title="The 90% intervals of the two best designs overlap: the model cannot tell which is better">{ format!("{x:.2}× · top two within ±{e:.0}%") }</td> },
         (None, x, None, Some(why)) => html! {
             <td class="num unranked" data-label="best ÷ worst" data-testid="unranked" title={why}>
                 { x.map_or(String::new(), |x| format!("{x:.2}× · ")) }{ unranked_words(why) }
@@ -354,7 +354,7 @@ pub fn ComparePanel(p: &Props) -> Html {
                     { table(&numbers, &busbw) }
                     <p class="muted small">
                         { format!("{busbw} over every GPU; the job {job} on each design's best layout; power from the bill of materials, cost only where every part has a price. ") }
-                        { "★ marks the better design only where every design's number can be ranked: no ★ on totals (step time, tokens/s, power, cost) of designs of different GPU counts (their per-GPU rows are ranked), on a prediction without an error band, on power that is a lower bound, or where the two best are within the model's error of each other." }
+                        { "★ marks the better design only where every design's number can be ranked: no ★ on totals (step time, tokens/s, power, cost) of designs of different GPU counts (their per-GPU rows are ranked), on a prediction without a 90% interval, on power that is a lower bound, or where the two best designs' 90% intervals overlap." }
                     </p>
                 </>
             };

@@ -85,7 +85,7 @@ fn formula_panel(props: &Props) -> Html {
         "Expected time: ".into(),
         html! { <>
             <code data-testid="formula-time">{ format!("time = latency + bytes ÷ (1000 × bw) = {} + {} ÷ (1000 × {}) = {} µs", n(f.expected_latency.0), f.bytes.0, n(f.expected_bw.0), n(f.time.0)) }</code>
-            <span class="muted">{ format!(" (the same choice timed by the tiers it crosses: NIC goodput, the network family's latency, scale losses measured on real clusters; trust: {})", f.trust.describe()) }</span>
+            <span class="muted">{ " (the same choice timed by the tiers it crosses: NIC goodput, the network family's latency, scale losses measured on real clusters)" }</span>
         </> },
     ));
     steps.push(html! {

@@ -2,10 +2,10 @@
 //! time, which algorithm and protocol NCCL picks, and what limits it.
 
 use crate::widgets::state::Action;
-use fabricscope_model::trust::Trust;
-use fabricscope_model::Collective;
+use fabricscope_model::calibration::apply::collective_ratios;
+use fabricscope_model::{Collective, Prediction};
 use crate::widgets::eval::{bottleneck_text, in_racks, size_words, Evaluation, KEY_CHOICES};
-use fabricscope_charts::scale::gbps_label;
+use fabricscope_charts::scale::{gbps_label, interval_label};
 use crate::widgets::Same;
 use yew::prelude::*;
 
@@ -36,20 +36,24 @@ fn size_picker(current: u64, on_action: &Callback<Action>) -> Html {
     }
 }
 
-/// The headline's band in a few words ("±2%", "±2%, extrapolated", "not validated"); the
-/// full sentence is [`Trust::describe`] on the line under the cards.
-pub(super) fn band_words(t: &Trust) -> String {
-    short_band(t.error_band_pct, t.extrapolated)
-}
-
-/// A band in a few words: "±2%", "±2%, extrapolated" or "not validated".
-pub(super) fn short_band(pct: Option<f64>, extrapolated: bool) -> String {
-    match pct {
+/// The headline busbw's 90% interval in a few words ("90%: 304-331", "90%: 210-380,
+/// extrapolated", "not validated"); what it rests on is behind the line under the cards.
+pub(super) fn interval_words(k: &Prediction) -> String {
+    match collective_ratios(&k.trust) {
+        Some((lo, hi)) if k.trust.extrapolated => format!("{}, extrapolated", interval_label(k.busbw.0 * lo, k.busbw.0 * hi)),
+        Some((lo, hi)) => interval_label(k.busbw.0 * lo, k.busbw.0 * hi),
         None => "not validated".to_string(),
-        Some(p) if extrapolated => format!("±{p:.0}%, extrapolated"),
-        Some(p) => format!("±{p:.0}%"),
     }
 }
+
+/// A training figure's interval in a few words, or "not validated".
+pub(super) fn range_words(range: Option<[f64; 2]>, scale: f64) -> String {
+    range.map_or_else(|| "not validated".to_string(), |[lo, hi]| interval_label(lo * scale, hi * scale))
+}
+
+/// What an interval means, in one sentence (issue 34): the long provenance is behind a
+/// disclosure.
+pub(super) const INTERVAL_MEANING: &str = "9 in 10 measurements of this kind fell inside when left out.";
 
 impl crate::widgets::Panel for Props {
     /// Drawn again only when the evaluation or the collective changes (`on_action` is App's
@@ -84,7 +88,7 @@ fn key_numbers(props: &Props) -> Html {
             <div class="stat accent" data-testid="busbw">
                 <span class="stat-label">{ format!("{op} busbw at {size}") }</span>
                 <span class="stat-value"><span data-testid="busbw-value" data-value={k.busbw.0.to_string()}>{ gbps_label(k.busbw.0) }</span><span class="unit">{ " GB/s" }</span></span>
-                <span class="stat-sub">{ format!("per direction, per GPU · {}", band_words(&k.trust)) }</span>
+                <span class="stat-sub">{ format!("per direction, per GPU · {}", interval_words(k)) }</span>
             </div>
             <div class="stat" data-testid="time">
                 <span class="stat-label">{ format!("Time for {size}") }</span>
@@ -111,7 +115,8 @@ fn key_numbers(props: &Props) -> Html {
             // is) on a full-width line: in the card it wrapped to 4 or 6 lines as a dragged
             // slider crossed the measured scale, moving every panel below on each input.
             if let Some(k) = e.key_of(props.op) {
-                <p class="trust-line">{ format!("{op} busbw: ") }<span data-testid="trust">{ k.trust.describe() }</span></p>
+                <p class="trust-line" data-testid="interval">{ format!("{op} busbw {} GB/s: ", interval_words(&k)) }{ INTERVAL_MEANING }</p>
+                <details class="trust-line"><summary>{ "What the interval rests on" }</summary><span data-testid="trust">{ k.trust.rests_on() }</span></details>
             }
         </div>
     }

@@ -1,7 +1,7 @@
 //! The headline numbers in one line that stays on screen (sticky) while the controls scroll on
 //! a phone, where the results sit below about 900 px of controls: the chosen collective's busbw at the
-//! headline size with its band, the tier that limits it, and the training step time and MFU
-//! with theirs once searched.
+//! headline size with its 90% interval, the tier that limits it, and the training step time and MFU
+//! with the step's once searched.
 
 use crate::widgets::{Same, Trained};
 use crate::widgets::eval::{bottleneck_text, size_words, Evaluation};
@@ -33,7 +33,7 @@ fn summary_bar(props: &Props) -> Html {
     let collective = match &eval.key_of(op) {
         Some(k) => html! {
             <>
-                <span>{ format!("{} {} ", op.name(), size_words(eval.key_bytes)) }<b data-value={k.busbw.0.to_string()}>{ format!("{} GB/s", gbps_label(k.busbw.0)) }</b>{ format!(" busbw, {}", super::key_numbers::band_words(&k.trust)) }</span>
+                <span>{ format!("{} {} ", op.name(), size_words(eval.key_bytes)) }<b data-value={k.busbw.0.to_string()}>{ format!("{} GB/s", gbps_label(k.busbw.0)) }</b>{ format!(" busbw, {}", super::key_numbers::interval_words(k)) }</span>
                 <span>{ format!("limited by {}", bottleneck_text(k.bottleneck)) }</span>
             </>
         },
@@ -41,7 +41,7 @@ fn summary_bar(props: &Props) -> Html {
     };
     let step = match props.training.as_deref() {
         Some(Ok(TrainingView { chosen: Some(c), .. })) => html! {
-            <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ " · MFU " }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b>{ format!(", {}", super::key_numbers::short_band(c.error_band_pct, c.band_extrapolated)) }</span>
+            <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ format!(" ({} s) · MFU ", super::key_numbers::range_words(c.step_time_interval(), 1.0)) }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b></span>
         },
         _ => Html::default(),
     };

@@ -1,11 +1,12 @@
 //! A prediction's interval from the shipped calibration tables (see the module above).
 
+use super::levels::{bounds_of, collective_index, level_of, training_index, Level};
+use super::levels_table::{COLLECTIVE_BOUNDS, COLLECTIVE_ROWS, TRAINING_BOUNDS, TRAINING_ROWS};
 use super::{collective_keys, collectives_table, ep_keys, ep_table, interval_for, training_keys, training_table, ClassCalibration};
 use crate::interval::Interval;
 use crate::training::bands::ErrorClass;
 use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
 use serde::{Deserialize, Serialize};
-use std::sync::OnceLock;
 
 /// What every interval's basis says about in-sample and held-out.
 pub const HELD_OUT: &str = "constants fitted on all sources; interval left-one-source-out";
@@ -71,30 +72,39 @@ impl Calibrated {
 /// the trust is (beyond the measured scale, a composed class, a successor generation, or a class
 /// no measurement backs), widened by as much as the trust's band is.
 pub fn for_collective(trust: &Trust) -> Option<Calibrated> {
-    // Looked up once per class: predictions are made by the thousand inside training searches.
-    static LEVELS: OnceLock<Vec<Option<((f64, f64), usize, usize)>>> = OnceLock::new();
-    let levels = LEVELS.get_or_init(|| {
-        let table = collectives_table();
-        let mut v = Vec::new();
-        for t in TierClass::ALL {
-            for f in AlgoFamily::ALL {
-                for z in SizeRange::ALL {
-                    let found = interval_for(table, &collective_keys(t, f, z));
-                    v.push(found.and_then(|(b, row, level)| table.iter().position(|r| std::ptr::eq(r, row)).map(|i| (b, i, level))));
-                }
-            }
-        }
-        v
-    });
-    let (t, f, z) = (trust.tier as usize, trust.family as usize, trust.size as usize);
-    let (bounds, i, level) = (*levels.get((t * AlgoFamily::ALL.len() + f) * SizeRange::ALL.len() + z)?)?;
-    let row = collectives_table().get(i)?;
-    let widened = match (trust.error_band_pct, trust.measured_band_pct) {
-        (Some(b), Some(m)) => b - m,
-        _ => 0.0,
-    };
+    let l = collective_level(trust)?;
+    let row = collectives_table().get(usize::from(l.row))?;
     let extrapolated = trust.extrapolated || trust.composed || trust.successor || trust.validated_cases == 0;
-    Calibrated::new(bounds, row, level, extrapolated, widened)
+    Calibrated::new(l.ratios()?, row, usize::from(l.level), extrapolated, widening_pct(trust))
+}
+
+fn collective_level(trust: &Trust) -> Option<Level> {
+    let i = collective_index(trust.tier, trust.family, trust.size);
+    level_of(COLLECTIVE_BOUNDS.get(i), COLLECTIVE_ROWS.get(i))
+}
+
+/// How far beyond its measured scale a collective's interval widens, percent at each end: as
+/// far as its band widens ([`Trust::error_band_pct`] over [`Trust::measured_band_pct`]).
+fn widening_pct(trust: &Trust) -> f64 {
+    match (trust.error_band_pct, trust.measured_band_pct) {
+        (Some(b), Some(m)) => (b - m).max(0.0),
+        _ => 0.0,
+    }
+}
+
+/// A collective prediction's 90% interval as ratios measured / predicted `(lo, hi)` of its
+/// busbw (algbw alike; the time's are `1 / hi` and `1 / lo`): what the pages shade and print,
+/// the same bounds as [`collective_intervals`].
+pub fn collective_ratios(trust: &Trust) -> Option<(f64, f64)> {
+    let (lo, hi) = collective_bounds(trust)?;
+    let g = 1.0 + widening_pct(trust) / 100.0;
+    Some((lo / g, hi * g))
+}
+
+/// [`collective_ratios`] before any widening for scale: the spread of the class's own
+/// measurements.
+pub fn collective_bounds(trust: &Trust) -> Option<(f64, f64)> {
+    bounds_of(COLLECTIVE_BOUNDS.get(collective_index(trust.tier, trust.family, trust.size)))
 }
 
 /// A collective prediction's intervals, keyed as the CLI's JSON prints them.
@@ -153,9 +163,9 @@ pub fn collective_basis(trust: &Trust, c: &Calibrated) -> String {
 /// band rule keeps the class's band beyond its measured GPU counts and says so.
 pub fn for_training(class: &ErrorClass, extrapolated: bool) -> Option<(Calibrated, String)> {
     let keys = training_keys(class);
-    let (bounds, row, level) = interval_for(training_table(), &keys)?;
-    let measured = training_table().iter().any(|r| r.key == keys[0]);
-    let c = Calibrated::new(bounds, row, level, extrapolated || !measured, 0.0)?;
+    let l = training_level(class)?;
+    let row = training_table().get(usize::from(l.row))?;
+    let c = Calibrated::new(l.ratios()?, row, usize::from(l.level), extrapolated || !l.measured, 0.0)?;
     let id = class.id();
     let words = match c.level {
         0 => format!("class {id}"),
@@ -181,6 +191,18 @@ pub fn for_class(table: &[ClassCalibration], keys: &[String], name: &str, parent
     };
     let b = basis(&words, &c, beyond);
     Some((c, b))
+}
+
+/// A training step's interval as ratios measured / predicted `(lo, hi)` of its throughput
+/// (tokens/s, MFU, TFLOP/s per GPU; the step time's are `1 / hi` and `1 / lo`): the bounds of
+/// [`for_training`] without its words, cheap enough for every layout a search costs.
+pub fn training_ratios(class: &ErrorClass) -> Option<(f64, f64)> {
+    bounds_of(TRAINING_BOUNDS.get(training_index(class)?))
+}
+
+fn training_level(class: &ErrorClass) -> Option<Level> {
+    let i = training_index(class)?;
+    level_of(TRAINING_BOUNDS.get(i), TRAINING_ROWS.get(i))
 }
 
 /// One EP phase's intervals (dispatch or combine), keyed by the `ep::Phase` fields they bound.

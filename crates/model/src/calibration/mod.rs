@@ -36,6 +36,8 @@
 //! training only).
 
 pub mod apply;
+pub mod levels;
+mod levels_table;
 
 use serde::Serialize;
 use std::collections::BTreeSet;

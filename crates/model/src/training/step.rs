@@ -911,6 +911,7 @@ impl<'a> Evaluator<'a> {
             validated_cases: band.1,
             band_measured_gpus: super::bands::measured_gpus(&class),
             band_extrapolated,
+            interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo, hi]),
         }
     }
 }

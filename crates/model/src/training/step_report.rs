@@ -187,9 +187,25 @@ pub struct StepReport {
     /// This job's GPU count lies outside them: the band is the class's, extrapolated.
     #[serde(default)]
     pub band_extrapolated: bool,
+    /// The 90% interval held out by source (docs/calibration.md) as ratios measured /
+    /// predicted `[lo, hi]` of the throughputs (tokens/s, MFU, TFLOP/s per GPU); the step
+    /// time's interval is `[step / hi, step / lo]` ([`StepReport::step_time_interval`]).
+    /// `None` where the shipped table has no level for the class.
+    #[serde(default)]
+    pub interval: Option<[f64; 2]>,
 }
 
 impl StepReport {
+    /// The step time's 90% interval, seconds (`[lo, hi]`).
+    pub fn step_time_interval(&self) -> Option<[f64; 2]> {
+        self.interval.map(|[lo, hi]| [self.step_time_s / hi, self.step_time_s / lo])
+    }
+
+    /// MFU's 90% interval (fractions of peak, `[lo, hi]`).
+    pub fn mfu_interval(&self) -> Option<[f64; 2]> {
+        self.interval.map(|[lo, hi]| [self.mfu * lo, self.mfu * hi])
+    }
+
     /// How far to trust the step time and MFU, in words: "±5.4% (27 published runs at
     /// 8-6144 GPUs)", "extrapolated: ..." or "not validated against published runs".
     pub fn band_text(&self) -> String {
