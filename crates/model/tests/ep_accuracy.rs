@@ -340,7 +340,17 @@ fn fitted_parameters_and_intervals_held_out_by_source() {
     }
     doc.push_str("\nFitted parameters:\n\n");
     for (lib, p) in &all {
-        doc.push_str(&format!("- {}: {p:?}\n", lib.name()));
+        let mut parts = Vec::new();
+        if let Some(n) = p.normal {
+            parts.push(format!("normal kernels: NVLink efficiency {}, RDMA efficiency {} (fixed costs {} / {} µs, the prior's)", n.nvlink_efficiency, n.rdma_efficiency, n.nvlink_latency_us, n.rdma_latency_us));
+        }
+        if let Some(l) = p.low_latency {
+            parts.push(format!(
+                "low-latency kernels: dispatch {} µs, combine {} µs, +{} µs per doubling of EP, RDMA efficiency {}, same-node peers over NVLink: {}; inside one node {} µs at NVLink efficiency {}",
+                l.dispatch_latency_us, l.combine_latency_us, l.per_doubling_us, l.rdma_efficiency, l.nvlink_local, l.nvlink_latency_us, l.nvlink_efficiency
+            ));
+        }
+        doc.push_str(&format!("- {}: {}\n", lib.name(), parts.join("; ")));
     }
     doc.push_str(
         "\nNot validated (the prediction says so): pplx-garden, NCCL EP, UCCL-EP, MoRI-EP and TensorRT-LLM (modelled from their\n\

@@ -25,7 +25,9 @@
 //! The model's constants (network efficiencies, sustained clocks, framework overheads) were
 //! set by hand after looking at all of these sources, which counts as fitted on all of them:
 //! the predictions themselves are in-sample, only the interval around them is held out. Every
-//! interval's `basis` says so.
+//! interval's `basis` says so. EP is the exception: crates/model/tests/ep_accuracy.rs refits
+//! DeepEP's and pplx-kernels' parameters (`ep::fit`) without each held-out source, so its
+//! held-out rows are predicted out of sample as well (`apply::EP_HELD_OUT`).
 //!
 //! The tables are `collectives.csv`, `training.csv` and `ep.csv` beside this file, written by
 //! `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`,

@@ -114,8 +114,15 @@ pub fn objective(lib: Library, obs: &[&Observation], p: &LibraryParams) -> f64 {
     obs.iter().map(|o| o.rate_ratio(lib, p).map_or(3.0, |r| r.ln().abs())).sum::<f64>() / obs.len() as f64
 }
 
+/// `v` to the nearest multiple of `step` (a divisor of 1 or a whole number), without binary
+/// noise (0.94, not 0.9400000000000001).
 fn round_to(v: f64, step: f64) -> f64 {
-    (v / step).round() * step
+    if step >= 1.0 {
+        (v / step).round() * step
+    } else {
+        let k = (1.0 / step).round();
+        (v * k).round() / k
+    }
 }
 
 /// `lib`'s parameters fitted on `obs` (its rows only: the caller filters), starting from its
