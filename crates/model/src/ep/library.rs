@@ -186,10 +186,13 @@ impl Library {
 /// launch and one round of signals across the network (tens of µs).
 const DEEPEP_PRIOR: LibraryParams = LibraryParams { normal: normal(0.75, 0.9, 20.0, 40.0), low_latency: Some(low_latency(30.0, 40.0, 3.0, 0.9, true, 20.0, 0.6)), fp8_dispatch: true, transport: Transport::GpuInitiated, max_network_ranks: None, max_scale_up_ranks: None };
 
-/// pplx-kernels before any fit (perplexityai/pplx-kernels csrc/all_to_all/internode_*.cu):
-/// one kind only, a send per token-expert pair through NVSHMEM, each phase split into a send
-/// and a receive kernel with a host-side launch between them (hence the larger fixed cost than
-/// DeepEP's single kernel); no NVLink shortcut for same-node peers across nodes.
+/// pplx-kernels before any fit (perplexityai/pplx-kernels csrc/all_to_all/, its inter-node
+/// dispatch and combine kernels; its README now points to pplx-garden as the successor): one kind
+/// only, NVSHMEM puts per token and destination expert, each phase split into a send and a
+/// receive kernel (`DO_SEND`/`DO_RECV` template flags) with a host-side launch between them,
+/// hence a larger fixed cost than DeepEP's single kernel. NVSHMEM may carry a same-node peer's
+/// put over NVLink, but the kernel treats every destination alike and waits on all of them, so
+/// every pair is modelled at the NIC's rate (`nvlink_local` false).
 const PPLX_PRIOR: LibraryParams = LibraryParams { normal: None, low_latency: Some(low_latency(80.0, 50.0, 5.0, 0.7, false, 40.0, 0.4)), fp8_dispatch: true, transport: Transport::GpuInitiated, max_network_ranks: None, max_scale_up_ranks: None };
 
 /// pplx-garden (arXiv 2510.27656, "RDMA Point-to-Point Communication for LLM Systems"; the
