@@ -54,7 +54,11 @@ struct Row {
     why: String,
 }
 
-/// A source as the calibration counts it: the GitHub issue, repository or publication.
+/// A source as the calibration counts it: the GitHub issue, repository or publication; a
+/// repository's separately published tables (DeepEP's V1 docs/legacy.md and its V2 README,
+/// different hardware, code and years) are separate sources, as its issues are. Counted as one
+/// source, DeepEP's two tables leave, when held out together, a DeepEP fit on user reports half
+/// of which are far below the rest, and the EP coverage falls to 79.7% (checked 2026-12-06).
 fn source_id(source: &str) -> String {
     let s = source.trim();
     if let Some(rest) = s.strip_prefix("GitHub issue ") {
@@ -367,7 +371,7 @@ fn fitted_parameters_and_intervals_held_out_by_source() {
         std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/ep-accuracy.md"), doc).expect("write docs/ep-accuracy.md");
     }
     // 3. The 90% intervals, held out by source (docs/calibration.md, src/calibration/ep.csv).
-    let note = "Each source's rows are predicted by DeepEP's or pplx-kernels' parameters refitted without that source (pplx-kernels' rows, a single source, by its prior from source code): held out, not in-sample. Library levels (`deepep/...`, `pplx/...`) sit under kernel kind / placement and all EP rows. The `default-library` levels judge every library's rows against the default library's (DeepEP's) prediction: the interval a prediction gets when no library is named, wide because pplx-kernels' fixed costs are several times DeepEP's. The median half-width is above issue 34's 40% target: the lower ends hold two user reports far below every other row of their shape (DeepEP issue #155, H100 2 nodes, 26 GB/s, \"lower than expected\", open; issue #493's 2-node H200 run, 41-44 GB/s, where DeepEP's own V2 table gives 90 on 2 Hopper nodes), counted as published: the rule is not tuned to drop them.";
+    let note = "Each source's rows are predicted by DeepEP's or pplx-kernels' parameters refitted without that source (pplx-kernels' rows, a single source, by its prior from source code): held out, not in-sample. Library levels (`deepep/...`, `pplx/...`) sit under kernel kind / placement and all EP rows. The `default-library` levels judge every library's rows against the default library's (DeepEP's) prediction: the interval a prediction gets when no library is named, wide because pplx-kernels' fixed costs are several times DeepEP's. The median half-width is above issue 34's 40% target: the lower ends hold two user reports far below every other row of their shape (DeepEP issue #155, H100 2 nodes, 26 GB/s, \"lower than expected\", open; issue #493's 2-node H200 run, 41-44 GB/s, where DeepEP's own V2 table gives 90 on 2 Hopper nodes), counted as published: the rule is not tuned to drop them. Sources are documents: DeepEP's V1 table (docs/legacy.md) and its V2 table (README) are two; counted as one (the repository), held out together they leave a DeepEP fit on user reports alone and the coverage falls to 79.7%.";
     let cal = calibration::check_at("ep", "EP dispatch/combine", "crates/model/src/calibration/ep.csv", &samples, Some(note));
     let level = |k: &str| cal.iter().find(|r| r.key == k).unwrap_or_else(|| panic!("a '{k}' level"));
     let all_level = level("all");
