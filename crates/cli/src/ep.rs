@@ -1,11 +1,12 @@
-//! `fabricscope ep`: expert-parallel dispatch and combine of one MoE layer on the cluster
-//! (DeepEP-style normal or low-latency kernels): time, bottleneck link and its bandwidth.
+//! `fabricscope ep`: expert-parallel dispatch and combine of one MoE layer on the cluster, as an
+//! EP library's normal or low-latency kernels run them (`--ep-library`: DeepEP on NVIDIA GPUs
+//! and MoRI on AMD by default): time, bottleneck link and its bandwidth, with 90% intervals.
 
 use crate::cluster_args::{count_parser, unknown, ClusterArgs, FlagParser};
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
-use fabricscope_model::ep::{self, Dtype, EpInput, EpReport, Imbalance, Kernel, Link, Phase};
+use fabricscope_model::ep::{self, Dtype, EpInput, EpReport, Imbalance, Kernel, Library, Link, Phase};
 use fabricscope_model::limits;
 use serde::Serialize;
 
@@ -36,9 +37,17 @@ pub struct EpArgs {
     /// Element type of combined results: bf16, fp8
     #[arg(long, value_name = "DTYPE", default_value = "bf16", value_parser = dtype_parser())]
     pub combine_dtype: Dtype,
-    /// Kernel family: normal (hierarchical, throughput) or low-latency (direct RDMA per token-expert pair)
-    #[arg(long, value_name = "KIND", default_value = "normal", value_parser = kernel_parser())]
-    pub kernel: Kernel,
+    /// Kernel family: normal (hierarchical, throughput) or low-latency (direct RDMA per
+    /// token-expert pair) [default: normal, or low-latency for a library without normal kernels
+    /// (pplx, pplx-garden)]
+    #[arg(long, value_name = "KIND", value_parser = kernel_parser())]
+    pub kernel: Option<Kernel>,
+    /// EP library running the kernels: deepep, pplx (pplx-kernels), pplx-garden, nccl-ep,
+    /// uccl-ep, mori, trtllm (TensorRT-LLM, incl. its one-sided NVLink AlltoAll inside an NVL72
+    /// rack) [default: deepep on NVIDIA GPUs, mori on AMD; the interval then spans every
+    /// measured library]
+    #[arg(long, value_name = "LIBRARY", value_parser = library_parser())]
+    pub ep_library: Option<Library>,
     /// Node-limited routing: each token's experts on at most M nodes [default: no limit]
     #[arg(long, value_name = "M", value_parser = count_parser(limits::MAX_NODES_PER_TOKEN))]
     pub max_nodes_per_token: Option<u32>,
@@ -61,6 +70,9 @@ fn kernel_ids() -> Vec<&'static str> {
 fn dtype_parser() -> FlagParser<Dtype> {
     FlagParser { parse: |s| Dtype::from_id(s).ok_or_else(|| unknown("element type", s, &dtype_ids())), ids: Some(dtype_ids) }
 }
+fn library_parser() -> FlagParser<Library> {
+    FlagParser { parse: |s| Library::from_id(s).ok_or_else(|| unknown("EP library", s, &Library::ids())), ids: Some(Library::ids) }
+}
 fn kernel_parser() -> FlagParser<Kernel> {
     FlagParser { parse: |s| Kernel::from_id(s).ok_or_else(|| unknown("kernel", s, &kernel_ids())), ids: Some(kernel_ids) }
 }
@@ -82,6 +94,11 @@ fn imbalance_parser() -> FlagParser<Imbalance> {
 /// What `--json` prints: the fields first, then where the group sits and the band.
 #[derive(Serialize)]
 struct EpJson<'a> {
+    /// The library timed: the one `--ep-library` names, or the platform's default.
+    ep_library: Library,
+    /// No `--ep-library` was given: the intervals span every measured library's rows.
+    ep_library_default: bool,
+    kernel: Kernel,
     dispatch: PhaseJson<'a>,
     combine: PhaseJson<'a>,
     placement: &'a ep::EpPlacement,
@@ -100,12 +117,18 @@ struct PhaseJson<'a> {
     intervals: Option<fabricscope_model::calibration::apply::EpPhaseIntervals>,
 }
 
-/// A phase with its intervals, from the EP calibration of the kernel kind and placement
-/// (extrapolated where the report has no band: a GPU or domain no source measured).
-fn phase_json<'a>(ph: &'a Phase, kernel: Kernel, r: &EpReport) -> PhaseJson<'a> {
+/// A phase with its intervals, from the EP calibration of the library (`None` when the user
+/// named none), kernel kind and placement (extrapolated where the report has no band: a library,
+/// GPU or domain no source measured).
+fn phase_json<'a>(ph: &'a Phase, given: Option<Library>, kernel: Kernel, r: &EpReport) -> PhaseJson<'a> {
     use fabricscope_model::calibration::apply::{ep_phase_intervals, for_ep};
-    let intervals = for_ep(kernel, r.placement.scale_up_only, r.error_band_pct.is_some()).map(|(c, basis)| ep_phase_intervals(&c, &basis, ph.time_us, ph.bottleneck_gbps));
+    let intervals = for_ep(given, kernel, r.placement.scale_up_only, r.error_band_pct.is_some()).map(|(c, basis)| ep_phase_intervals(&c, &basis, ph.time_us, ph.bottleneck_gbps));
     PhaseJson { phase: ph, intervals }
+}
+
+/// " (90%: lo-hi)" of an interval, empty without one.
+fn range(i: Option<&fabricscope_model::interval::Interval>, digits: usize) -> String {
+    i.map_or(String::new(), |i| format!(" (90%: {:.digits$}-{:.digits$})", i.lo, i.hi))
 }
 
 fn link_name(l: Link) -> &'static str {
@@ -128,14 +151,15 @@ impl EpArgs {
     }
 }
 
-fn text(a: &EpArgs, (hidden, top_k, experts): (u32, u32, u32), topo: &fabricscope_model::Topology, r: &EpReport) -> String {
+fn text(a: &EpArgs, kernel: Kernel, (hidden, top_k, experts): (u32, u32, u32), topo: &fabricscope_model::Topology, r: &EpReport) -> String {
     let p = &r.placement;
     let mut s = output::cluster_line(topo);
     s.push('\n');
     s.push_str(&format!(
-        "EP {} ({} kernels, {} tokens per rank, hidden {}, top-{} of {} experts, dispatch {}, combine {})\n",
+        "EP {} ({} {} kernels, {} tokens per rank, hidden {}, top-{} of {} experts, dispatch {}, combine {})\n",
         a.ep,
-        a.kernel.id(),
+        r.library.name(),
+        kernel.id(),
         a.tokens,
         hidden,
         top_k,
@@ -148,27 +172,41 @@ fn text(a: &EpArgs, (hidden, top_k, experts): (u32, u32, u32), topo: &fabricscop
     } else {
         s.push_str(&format!("Placement: {} ranks = {} per domain x {} domains: tokens cross the network\n", p.ranks, p.per_domain, p.domains));
     }
+    if a.ep_library.is_none() {
+        s.push_str(&format!("Library: {} (the default on this GPU; --ep-library to choose; the intervals span every measured library)\n", r.library.name()));
+    }
     s.push('\n');
     for (name, ph) in [("dispatch", &r.dispatch), ("combine", &r.combine)] {
+        let iv = phase_json(ph, a.ep_library, kernel, r).intervals;
         s.push_str(&format!(
-            "{name:<9} {:>10.1} µs   bottleneck {:<15} {:>7.1} GB/s per GPU{}\n",
+            "{name:<9} {:>10.1} µs{}   bottleneck {:<15} {:>7.1} GB/s per GPU{}{}\n",
             ph.time_us,
+            range(iv.as_ref().map(|i| &i.time_us), 1),
             link_name(ph.bottleneck),
             ph.bottleneck_gbps,
+            range(iv.as_ref().map(|i| &i.bottleneck_gbps), 1),
             if ph.latency_bound { "   (latency-bound)" } else { "" }
         ));
     }
     s.push_str(&format!("\nBusiest rank carries {:.3}x the mean load.\n", r.imbalance));
     match r.error_band_pct {
-        Some(b) => s.push_str(&format!("Band: ±{b:.0}% (median error of this kernel kind on published Hopper runs; {})\n", r.trust)),
+        Some(b) => s.push_str(&format!("Band: ±{b:.0}% (median error of this kernel kind on published runs of the fitted libraries; {})\n", r.trust)),
         None => s.push_str(&format!("Band: {}\n", r.trust)),
     }
     s
 }
 
+/// The kernel kind: the flag's, else normal where the library has normal kernels, else
+/// low-latency.
+fn kernel_of(a: &EpArgs, lib: Library) -> Kernel {
+    a.kernel.unwrap_or(if lib.params().normal.is_some() { Kernel::Normal } else { Kernel::LowLatency })
+}
+
 pub fn run(a: &EpArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let (hidden, top_k, experts) = a.shape()?;
+    let lib = a.ep_library.unwrap_or_else(|| Library::default_for(topo.gpu.arch));
+    let kernel = kernel_of(a, lib);
     let input = EpInput {
         ep: a.ep,
         tokens: a.tokens,
@@ -177,14 +215,25 @@ pub fn run(a: &EpArgs) -> Result<String, CliError> {
         experts,
         dispatch_dtype: a.dispatch_dtype,
         combine_dtype: a.combine_dtype,
-        kernel: a.kernel,
+        kernel,
         max_nodes_per_token: a.max_nodes_per_token.filter(|m| *m > 0),
         imbalance: a.imbalance,
+        library: Some(lib),
     };
     let r = ep::evaluate(&topo, &input)?;
     if a.json {
-        output::json(&EpJson { dispatch: phase_json(&r.dispatch, a.kernel, &r), combine: phase_json(&r.combine, a.kernel, &r), placement: &r.placement, imbalance: r.imbalance, error_band_pct: r.error_band_pct, trust: &r.trust })
+        output::json(&EpJson {
+            ep_library: r.library,
+            ep_library_default: a.ep_library.is_none(),
+            kernel,
+            dispatch: phase_json(&r.dispatch, a.ep_library, kernel, &r),
+            combine: phase_json(&r.combine, a.ep_library, kernel, &r),
+            placement: &r.placement,
+            imbalance: r.imbalance,
+            error_band_pct: r.error_band_pct,
+            trust: &r.trust,
+        })
     } else {
-        Ok(text(a, (hidden, top_k, experts), &topo, &r))
+        Ok(text(a, kernel, (hidden, top_k, experts), &topo, &r))
     }
 }

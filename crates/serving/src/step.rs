@@ -342,6 +342,13 @@ impl<'a> Server<'a> {
                     kernel: if decode { Kernel::LowLatency } else { Kernel::Normal },
                     max_nodes_per_token: Some(moe.max_nodes_per_token).filter(|v| *v > 0 && !decode),
                     imbalance: Imbalance::Uniform,
+                    // The wide-EP serving class was calibrated (bands.rs, calibration.csv) when
+                    // the EP model had one low-latency class, fitted on pplx-kernels; DeepEP's
+                    // own low-latency kernels are 2-3x faster at decode sizes, and moving
+                    // decode to them takes the Hopper wide-EP band from 19% to 109%: the
+                    // serving step's other EP costs (imbalance, synchronization) are not yet
+                    // modelled. Until they are, decode keeps pplx-kernels' parameters.
+                    library: Some(if decode { ep::Library::Pplx } else { ep::Library::Deepep }),
                 };
                 let r = ep::evaluate(self.topo, &input)?;
                 let raw = moe_layers * (r.dispatch.time_us + r.combine.time_us);

@@ -214,14 +214,22 @@ pub struct EpPhaseIntervals {
     pub bottleneck_gbps: Interval,
 }
 
-/// The calibration of an EP dispatch/combine of `kernel` kind, inside one scale-up domain or
-/// across the network; `validated` false (no band: a GPU or domain no source measured) makes it
-/// extrapolated.
-pub fn for_ep(kernel: crate::ep::Kernel, scale_up_only: bool, validated: bool) -> Option<(Calibrated, String)> {
-    let keys = ep_keys(kernel, scale_up_only);
-    let name = format!("{} kernels {}", kernel.id(), if scale_up_only { "inside NVLink" } else { "across the network" });
-    for_class(ep_table(), &keys, &name, "all EP dispatch/combine rows", !validated, "hardware or domain no source measured (Hopper only)")
+/// The calibration of an EP dispatch/combine of `kernel` kind by `library` (`None`: not named
+/// by the user, the platform's default predicts and the interval spans every library's rows),
+/// inside one scale-up domain or across the network; `validated` false (no band: a library,
+/// GPU or domain no source measured) makes it extrapolated.
+pub fn for_ep(library: Option<crate::ep::Library>, kernel: crate::ep::Kernel, scale_up_only: bool, validated: bool) -> Option<(Calibrated, String)> {
+    let keys = ep_keys(library, kernel, scale_up_only);
+    let lib = library.map_or("any library (the default predicts)".to_string(), |l| l.name().to_string());
+    let name = format!("{lib}, {} kernels {}", kernel.id(), if scale_up_only { "inside NVLink" } else { "across the network" });
+    let parent = if library.is_some() { "its kernel kind and placement, or all EP dispatch/combine rows" } else { "all libraries' rows against the default library" };
+    let (c, b) = for_class(ep_table(), &keys, &name, parent, !validated, "a library, hardware or domain no source measured")?;
+    Some((c, b.replace(HELD_OUT, EP_HELD_OUT)))
 }
+
+/// What an EP interval's basis says about in-sample and held-out: the fitted libraries are
+/// refitted without each held-out source (crates/model/tests/ep_accuracy.rs).
+pub const EP_HELD_OUT: &str = "DeepEP's and pplx-kernels' parameters refitted with each source left out, interval left-one-source-out";
 
 /// The intervals of one EP phase predicted at `time_us` and `bottleneck_gbps`.
 pub fn ep_phase_intervals(c: &Calibrated, basis: &str, time_us: f64, bottleneck_gbps: f64) -> EpPhaseIntervals {

@@ -25,15 +25,17 @@
 //! The model's constants (network efficiencies, sustained clocks, framework overheads) were
 //! set by hand after looking at all of these sources, which counts as fitted on all of them:
 //! the predictions themselves are in-sample, only the interval around them is held out. Every
-//! interval's `basis` says so.
+//! interval's `basis` says so. EP is the exception: crates/model/tests/ep_accuracy.rs refits
+//! DeepEP's and pplx-kernels' parameters (`ep::fit`) without each held-out source, so its
+//! held-out rows are predicted out of sample as well (`apply::EP_HELD_OUT`).
 //!
 //! The tables are `collectives.csv`, `training.csv` and `ep.csv` beside this file, written by
 //! `FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --test collectives_accuracy`,
 //! `--test training_accuracy` and `--test ep_accuracy` (which also write docs/calibration.md)
 //! and checked there against what the data gives, so they cannot go stale. EP's classes are
-//! kernel kind x placement ([`ep_keys`]) under all EP rows; its held-out coverage is below the
-//! 85% floor (docs/calibration.md says so, and the floor is asserted for collectives and
-//! training only).
+//! library x kernel kind x placement under kernel kind x placement under all EP rows, and,
+//! for predictions made without a library named, every library's rows against the default
+//! library's prediction ([`ep_keys`]).
 
 pub mod apply;
 pub mod levels;
@@ -320,11 +322,22 @@ pub fn training_keys(class: &crate::training::bands::ErrorClass) -> Vec<String> 
     vec![class.id(), if class.moe { "moe" } else { "dense" }.to_string(), "all".to_string()]
 }
 
-/// Calibration keys of an EP dispatch/combine: kernel kind / placement ("normal/nvlink",
-/// "low-latency/network"), then "all".
-pub fn ep_keys(kernel: crate::ep::Kernel, scale_up_only: bool) -> Vec<String> {
-    vec![format!("{}/{}", kernel.id(), if scale_up_only { "nvlink" } else { "network" }), "all".to_string()]
+/// Calibration keys of an EP dispatch/combine. With the library named: library / kernel kind /
+/// placement ("deepep/normal/network"), then kernel kind / placement ("normal/network"), then
+/// "all". Without (`None`: the platform's default library predicts, but the user did not say
+/// which library runs): "default-library/<kind>/<placement>", then "default-library", whose rows
+/// are every library's measurements against the default library's prediction, so the interval
+/// spans the spread between libraries.
+pub fn ep_keys(library: Option<crate::ep::Library>, kernel: crate::ep::Kernel, scale_up_only: bool) -> Vec<String> {
+    let class = format!("{}/{}", kernel.id(), if scale_up_only { "nvlink" } else { "network" });
+    match library {
+        Some(l) => vec![format!("{}/{class}", l.id()), class, "all".to_string()],
+        None => vec![format!("{DEFAULT_LIBRARY}/{class}"), DEFAULT_LIBRARY.to_string()],
+    }
 }
+
+/// The EP calibration's family of predictions made without a library named.
+pub const DEFAULT_LIBRARY: &str = "default-library";
 
 #[cfg(test)]
 mod tests {

@@ -58,6 +58,7 @@ pub fn moe_view(topo: &Topology, w: &Workload, r: &StepReport) -> Option<MoeView
         kernel: Kernel::Normal,
         max_nodes_per_token: (m.max_nodes_per_token > 0).then_some(m.max_nodes_per_token),
         imbalance: Imbalance::Uniform,
+        library: None,
     };
     let domains = g.ranks.div_ceil(g.per_domain.max(1));
     let placed = EpPlacement { ranks: g.ranks, per_domain: g.per_domain, domains, scale_up_only: g.tier == SpanTier::ScaleUp };
