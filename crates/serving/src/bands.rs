@@ -6,19 +6,11 @@ use crate::hardware::{AccuracyClass, HwClass};
 /// The band of `class` on `hw`; `None` where no published row covers it.
 pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {
     match (class, hw) {
-<<<<<<< HEAD
         (AccuracyClass::DenseTpNvlink, HwClass::Hopper) => Some(5.0),
         (AccuracyClass::DenseTpNvlink, HwClass::Blackwell) => Some(6.0),
         (AccuracyClass::DenseTpCross, HwClass::Hopper) => Some(5.0),
-        (AccuracyClass::WideEp, HwClass::Hopper) => Some(19.0),
-        (AccuracyClass::WideEp, HwClass::Blackwell) => Some(32.0),
-=======
-        (AccuracyClass::DenseTpNvlink, HwClass::Hopper) => Some(6.0),
-        (AccuracyClass::DenseTpNvlink, HwClass::Blackwell) => Some(11.0),
-        (AccuracyClass::DenseTpCross, HwClass::Hopper) => Some(72.0),
         (AccuracyClass::WideEp, HwClass::Hopper) => Some(10.0),
-        (AccuracyClass::WideEp, HwClass::Blackwell) => Some(28.0),
->>>>>>> ep-library
+        (AccuracyClass::WideEp, HwClass::Blackwell) => Some(32.0),
         (AccuracyClass::KvTransfer, HwClass::Hopper) => Some(10.0),
         (AccuracyClass::KvTransfer, HwClass::Blackwell) => Some(17.0),
         _ => None,
