@@ -285,8 +285,7 @@ struct SearchJson<'a> {
 fn best_intervals(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<ServeIntervals> {
     let d = Deployment { phase: Phase::Decode, pp: 1, tp: b.tp, ep: b.ep, dp: b.dp, batch: b.batch, ..*base };
     let r = Server::new(topo, m).and_then(|mut s| s.evaluate(&d)).ok()?;
-    let others = if d.engine.is_none() { engine_reports(topo, m, &d) } else { Vec::new() };
-    fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others)
+    fabricscope_serving::calibration::intervals_of(topo, m, &d, &r)
 }
 
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
@@ -368,17 +367,6 @@ fn ms(v: Option<f64>, i: Option<&Interval>) -> String {
 /// " (90%: lo-hi)" after a predicted figure, at `digits` decimals; empty without an interval.
 fn ninety(i: Option<&Interval>, digits: usize) -> String {
     i.map_or(String::new(), |i| format!(" (90%: {:.digits$}-{:.digits$})", i.lo, i.hi))
-}
-
-/// Every engine's report on `d` (the model refusing none of them), for intervals that span them.
-fn engine_reports(topo: &Topology, m: &ServingModel, d: &Deployment) -> Vec<(Deployment, ServeReport)> {
-    fabricscope_serving::engine::ENGINES
-        .iter()
-        .filter_map(|e| {
-            let de = Deployment { engine: Some(*e), ..*d };
-            Server::new(topo, m).and_then(|mut s| s.evaluate(&de)).ok().map(|r| (de, r))
-        })
-        .collect()
 }
 
 fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: Option<&ServeIntervals>) -> String {
@@ -465,8 +453,7 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     if let Some(path) = &a.svg {
         crate::serve_chart::write(path, &topo, &m, &d, a.theme == crate::render::ThemeArg::Dark)?;
     }
-    let others = if d.engine.is_none() { engine_reports(&topo, &m, &d) } else { Vec::new() };
-    let intervals = fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others);
+    let intervals = fabricscope_serving::calibration::intervals_of(&topo, &m, &d, &r);
     if a.json {
         return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r, intervals });
     }

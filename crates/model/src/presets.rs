@@ -49,7 +49,10 @@ pub struct ClusterPreset {
     /// A vendor's reference design (counts as published) rather than an approximation of a
     /// shape whose fabric is not fully published (node count or rail layout chosen here).
     pub reference: bool,
-    /// Where the shape comes from (document or page), short.
+    /// Where the shape comes from (document or page), short. Only where the model's `sources`
+    /// feature is on (the CLI): the pages point to README's preset table instead (the 25
+    /// sources cost the explorer's bundle about 0.9 KB gzipped).
+    #[cfg(feature = "sources")]
     pub source: &'static str,
     make: fn() -> Cluster,
 }
@@ -71,7 +74,11 @@ impl ClusterPreset {
     pub fn describe(&self) -> String {
         let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
         let kind = if self.reference { "reference design" } else { "approximation" };
-        format!("{kind}: {about}. Source: {}", self.source)
+        #[cfg(feature = "sources")]
+        let source = format!("Source: {}", self.source);
+        #[cfg(not(feature = "sources"))]
+        let source = "Sources: README, Presets";
+        format!("{kind}: {about}. {source}")
     }
 }
 
@@ -258,6 +265,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "DGX A100 SuperPOD",
         about: "140 nodes x 8 A100, NVLink3, 8x InfiniBand HDR 200G per node",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX SuperPOD reference architecture (DGX A100)",
         make: dgx_a100_hdr,
     },
@@ -266,6 +274,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "DGX H100 SuperPOD",
         about: "128 nodes x 8 H100, NVLink4, 8x InfiniBand NDR 400G per node",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX SuperPOD reference architecture (DGX H100)",
         make: dgx_h100_ndr,
     },
@@ -274,6 +283,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "H100, 8x 400G RoCE",
         about: "64 nodes x 8 H100, NVLink4, 8x RoCEv2 400GbE per node",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA Spectrum-X reference design (8x 400GbE per HGX H100 node)",
         make: h100_roce,
     },
@@ -282,6 +292,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "GB200 NVL72 racks",
         about: "4 racks of 72 GB200 (trays of 4), NVLink5 rack domain, 1x NDR 400G per GPU",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA GB200 NVL72 product page (18 trays of 4 GPUs, one ConnectX-7 per GPU)",
         make: gb200_nvl72,
     },
@@ -290,6 +301,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "8-GPU PCIe server",
         about: "one server, 8 H100 PCIe on PCIe Gen5 with P2P, no NVLink, 2x 400GbE",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "a PCIe Gen5 server class (e.g. Supermicro SYS-421GE) with 8 H100 PCIe",
         make: pcie_server,
     },
@@ -298,6 +310,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "Cloud VMs, 100GbE",
         about: "16 VMs x 8 A100, NVLink3 inside, one 100GbE (TCP) interface each",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "cloud A100 VMs with one 100GbE interface",
         make: cloud_100g,
     },
@@ -306,6 +319,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "DGX B200 SuperPOD",
         about: "reference design: 128 DGX B200 (4 SUs of 32), NVLink5, 8x NDR 400G per node",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX B200 user guide and DGX SuperPOD B200 reference architecture",
         make: dgx_b200,
     },
@@ -314,6 +328,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "HGX H200, Spectrum-X",
         about: "approximation of NVIDIA's Enterprise RA: 32 HGX H200, 8x 400GbE RoCE per node, rail-optimized",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA Enterprise Reference Architecture for HGX H100/H200/B200",
         make: hgx_h200_spectrum_x,
     },
@@ -322,6 +337,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "GB200 NVL72 SU",
         about: "reference design: one SuperPOD scalable unit of 8 NVL72 racks (576 GB200), 1x NDR 400G per GPU",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX SuperPOD GB200 reference architecture",
         make: gb200_nvl72_su,
     },
@@ -330,6 +346,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "Azure ND H100 v5",
         about: "approximation: 32 VMs of 8 H100, 8x 400G InfiniBand each; Azure does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Microsoft Learn, ND H100 v5 sizes (8x 400 Gb/s Quantum-2 InfiniBand per VM)",
         make: azure_nd_h100_v5,
     },
@@ -338,6 +355,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "AWS p4d/p4de",
         about: "approximation: 16 instances of 8 A100, 4x 100G EFA each; AWS does not publish its fabric",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p4d/p4de: 4 EFA interfaces, 400 Gbps)",
         make: aws_p4d,
     },
@@ -346,6 +364,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "AWS p5",
         about: "approximation: 16 p5.48xlarge of 8 H100, 32x 100G EFA each (3.2 Tb/s)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p5.48xlarge: 32 EFA interfaces, 3,200 Gbps)",
         make: aws_p5,
     },
@@ -354,6 +373,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "AWS p5en",
         about: "approximation: 16 p5en.48xlarge of 8 H200, 16x 200G EFA each (3.2 Tb/s)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p5en.48xlarge: 16 EFA interfaces, 3,200 Gbps)",
         make: aws_p5en,
     },
@@ -362,6 +382,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "AWS p6-b200",
         about: "approximation: 16 p6-b200.48xlarge of 8 B200, 8x 400G EFA each (3.2 Tb/s)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p6-b200.48xlarge: 8 EFA interfaces, 3,200 Gbps)",
         make: aws_p6_b200,
     },
@@ -370,6 +391,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "GCP A3 Mega",
         about: "approximation: 16 a3-megagpu-8g VMs of 8 H100, 8x 200G GPUDirect-TCPXO NICs each (1.6 Tb/s), NVLS off as GCP's NCCL profile sets it; GCP does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Google Cloud, A3 Mega machine type (8x 200 Gbps GPU NICs, GPUDirect-TCPXO); GoogleCloudPlatform/cluster-toolkit a3-megagpu-8g NCCL profile (NCCL_NVLS_ENABLE=0, NCCL_ALGO=Ring,Tree)",
         make: gcp_a3_mega,
     },
@@ -378,6 +400,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "MI300X, 8x 400G RoCE",
         about: "approximation: 16 servers of 8 MI300X on Infinity Fabric, 8x 400G RoCE each (Pollara 400, Thor2 or ConnectX-7), RCCL",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AMD ROCm docs, multi-node rccl-tests validation (8 RDMA NICs per MI300X node)",
         make: mi300x_roce,
     },
@@ -386,6 +409,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "MI355X, Pollara 400",
         about: "approximation: 64 servers of 8 MI355X on Infinity Fabric, 8x AMD Pensando Pollara 400 (RoCE) each, RCCL",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AMD Pensando Pollara 400 product page; MLCommons inference v6.0 MI355X system",
         make: mi355x_pollara,
     },
@@ -394,6 +418,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "GB300 NVL72 rack",
         about: "one rack of 72 GB300 (18 trays of 4), NVLink5 rack domain, 800 Gb/s (XDR) per GPU",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Microsoft Learn, ND GB300 v6 sizes (72 GPUs, 130 TB/s NVLink, 800 Gb/s per GPU)",
         make: gb300_nvl72,
     },
@@ -402,6 +427,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "HGX B300 cluster",
         about: "approximation: 32 HGX B300 of 8 GPUs, NVLink5, 8x ConnectX-8 XDR 800G per node",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA HGX B300 table (secondary copy: 8x 800 Gb/s per baseboard)",
         make: b300_hgx,
     },
@@ -410,6 +436,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "GCP A3 Ultra",
         about: "approximation: 16 a3-ultragpu-8g VMs of 8 H200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned); GCP does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Google Cloud, Compute Engine 'Networking and GPU machines' (A3 Ultra: 8 CX-7 NICs, 3,200 Gbps GPUDirect RDMA, one per GPU)",
         make: gcp_a3_ultra,
     },
@@ -418,6 +445,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "GCP A4",
         about: "approximation: 16 a4-highgpu-8g VMs of 8 B200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Google Cloud, Compute Engine 'Networking and GPU machines' (A4: 8 CX-7 NICs, 3,200 Gbps GPUDirect RDMA, one per GPU)",
         make: gcp_a4,
     },
@@ -426,6 +454,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "Azure ND GB200 v6",
         about: "approximation: 2 NVL72 racks (36 VMs of 4 GB200), 4x 400G InfiniBand per VM; Azure does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Microsoft Learn, ND GB200 v6 sizes (4 GPUs per VM, 18 VMs per rack, 4x 400 Gb/s Quantum-2 CX7 InfiniBand per VM)",
         make: azure_nd_gb200_v6,
     },
@@ -434,6 +463,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "OCI GB200",
         about: "approximation: 4 NVL72 racks of BM.GPU.GB200.4 hosts, one 400G RoCE NIC per GPU assumed (OCI does not publish the NIC count)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Oracle Cloud docs, GPU memory fabric (BM.GPU.GB200.4: 18 hosts per NVLink 72 fabric, RoCE cluster networks between fabrics)",
         make: oci_gb200,
     },
@@ -442,6 +472,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "OCI GB300",
         about: "approximation: 4 NVL72 racks of BM.GPU.GB300.4 hosts, one ConnectX-8 per GPU as two 400G RoCE ports (assumed)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Oracle Cloud docs, GPU memory fabric (BM.GPU.GB300.4: 18 hosts per NVLink 72 fabric, RoCE cluster networks)",
         make: oci_gb300,
     },
@@ -450,6 +481,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
         name: "OCI MI355X",
         about: "approximation: 128 BM.GPU.MI355X.8 hosts of 8 MI355X on Infinity Fabric, 8x 400G RoCE each (assumed), RCCL",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Oracle Cloud MI355X superclusters (AMD/Oracle announcements); NIC count assumed as AMD's 8-GPU MI355X platform",
         make: oci_mi355x,
     },
@@ -547,9 +579,31 @@ mod tests {
         let oci = cluster_preset("oci-mi355x").unwrap().cluster().topology().unwrap();
         assert_eq!((oci.gpu.arch.library(), oci.domain_gpus), (crate::catalog::CollectiveLibrary::Rccl, 8));
         // Every preset says whether it is a reference design or an approximation, and its source.
+        #[cfg(feature = "sources")]
         for p in CLUSTER_PRESETS {
             assert!(p.reference || p.about.starts_with("approximation") || !p.source.is_empty(), "{}", p.id);
             assert!(!p.source.is_empty(), "{}", p.id);
         }
+    }
+
+    /// README's preset table (what the pages' preset buttons point to for their sources) is
+    /// the catalog's: written anew with FABRICSCOPE_WRITE_DOCS=1, failing when it differs.
+    #[cfg(feature = "sources")]
+    #[test]
+    fn readme_lists_every_preset_with_its_source() {
+        let mut table = String::from("| preset | what | kind | source |\n|---|---|---|---|\n");
+        for p in CLUSTER_PRESETS {
+            let about = ["reference design: ", "approximation: "].iter().fold(p.about, |a, x| a.strip_prefix(x).unwrap_or(a));
+            table.push_str(&format!("| `{}` | {} | {} | {} |\n", p.id, about, if p.reference { "reference design" } else { "approximation" }, p.source));
+        }
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(&path).expect("README.md");
+        let (begin, end) = ("<!-- begin presets -->\n", "<!-- end presets -->");
+        let (Some(i), Some(j)) = (readme.find(begin), readme.find(end)) else { panic!("README.md has no preset table markers") };
+        let fresh = format!("{}{begin}{table}{}", &readme[..i], &readme[j..]);
+        if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
+            std::fs::write(&path, &fresh).expect("write README.md");
+        }
+        assert!(readme == fresh, "README.md's preset table is stale: FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --features sources --lib presets");
     }
 }
