@@ -250,12 +250,13 @@ pub fn sweep_table(t: &Topology, placement: Placement, rows: &[Prediction]) -> S
         ));
     }
     s.push_str(&format!(
-        "#{:>14} {:>7} {:>12} {:>9} {:>9}  {:<13} {:<8} {}\n",
-        "size (B)", "size", "time (us)", "algbw", "busbw", "algorithm", "protocol", "bottleneck"
+        "#{:>14} {:>7} {:>12} {:>9} {:>9}  {:<13} {:<8} {:<10}  {}\n",
+        "size (B)", "size", "time (us)", "algbw", "busbw", "algorithm", "protocol", "bottleneck", "busbw 90% interval"
     ));
     for p in rows {
+        let interval = p.intervals().map_or_else(|| "not validated".to_string(), |i| fabricscope_charts::scale::interval_label(i.busbw_gbps.lo, i.busbw_gbps.hi));
         s.push_str(&format!(
-            "{:>15} {:>7} {:>12.2} {:>9.2} {:>9.2}  {:<13} {:<8} {}\n",
+            "{:>15} {:>7} {:>12.2} {:>9.2} {:>9.2}  {:<13} {:<8} {:<10}  {}\n",
             p.bytes.0,
             format_size(p.bytes),
             p.time.0,
@@ -263,7 +264,8 @@ pub fn sweep_table(t: &Topology, placement: Placement, rows: &[Prediction]) -> S
             p.busbw.0,
             p.algorithm,
             p.protocol,
-            p.bottleneck.id()
+            p.bottleneck.id(),
+            interval
         ));
     }
     s

@@ -44,7 +44,9 @@ pub struct ClusterPreset {
     pub id: &'static str,
     /// Short name for a button.
     pub name: &'static str,
-    /// One line about what it is.
+    /// One line about what it is. Only with the `sources` feature (the CLI), like `source`:
+    /// the pages' buttons say the kind and point to README's table.
+    #[cfg(feature = "sources")]
     pub about: &'static str,
     /// A vendor's reference design (counts as published) rather than an approximation of a
     /// shape whose fabric is not fully published (node count or rail layout chosen here).
@@ -70,15 +72,18 @@ impl ClusterPreset {
     }
 
     /// "reference design: ... Source: ..." or "approximation: ... Source: ...": what it is,
-    /// whether it is published as such, and where it comes from.
+    /// whether it is published as such, and where it comes from (without the `sources`
+    /// feature: its name and kind, and where README lists the rest).
     pub fn describe(&self) -> String {
-        let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
         let kind = if self.reference { "reference design" } else { "approximation" };
         #[cfg(feature = "sources")]
-        let source = format!("Source: {}", self.source);
+        let text = {
+            let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
+            format!("{kind}: {about}. Source: {}", self.source)
+        };
         #[cfg(not(feature = "sources"))]
-        let source = "Sources: README, Presets";
-        format!("{kind}: {about}. {source}")
+        let text = format!("{}, {kind}: what it is and its source in README, Presets", self.name);
+        text
     }
 }
 
@@ -263,6 +268,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "dgx-a100-superpod",
         name: "DGX A100 SuperPOD",
+        #[cfg(feature = "sources")]
         about: "140 nodes x 8 A100, NVLink3, 8x InfiniBand HDR 200G per node",
         reference: true,
         #[cfg(feature = "sources")]
@@ -272,6 +278,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "dgx-h100-superpod",
         name: "DGX H100 SuperPOD",
+        #[cfg(feature = "sources")]
         about: "128 nodes x 8 H100, NVLink4, 8x InfiniBand NDR 400G per node",
         reference: true,
         #[cfg(feature = "sources")]
@@ -281,6 +288,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "h100-roce",
         name: "H100, 8x 400G RoCE",
+        #[cfg(feature = "sources")]
         about: "64 nodes x 8 H100, NVLink4, 8x RoCEv2 400GbE per node",
         reference: false,
         #[cfg(feature = "sources")]
@@ -290,6 +298,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gb200-nvl72",
         name: "GB200 NVL72 racks",
+        #[cfg(feature = "sources")]
         about: "4 racks of 72 GB200 (trays of 4), NVLink5 rack domain, 1x NDR 400G per GPU",
         reference: false,
         #[cfg(feature = "sources")]
@@ -299,6 +308,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "pcie-server",
         name: "8-GPU PCIe server",
+        #[cfg(feature = "sources")]
         about: "one server, 8 H100 PCIe on PCIe Gen5 with P2P, no NVLink, 2x 400GbE",
         reference: false,
         #[cfg(feature = "sources")]
@@ -308,6 +318,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "cloud-100g",
         name: "Cloud VMs, 100GbE",
+        #[cfg(feature = "sources")]
         about: "16 VMs x 8 A100, NVLink3 inside, one 100GbE (TCP) interface each",
         reference: false,
         #[cfg(feature = "sources")]
@@ -317,6 +328,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "dgx-b200-superpod",
         name: "DGX B200 SuperPOD",
+        #[cfg(feature = "sources")]
         about: "reference design: 128 DGX B200 (4 SUs of 32), NVLink5, 8x NDR 400G per node",
         reference: true,
         #[cfg(feature = "sources")]
@@ -326,6 +338,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "hgx-h200-spectrum-x",
         name: "HGX H200, Spectrum-X",
+        #[cfg(feature = "sources")]
         about: "approximation of NVIDIA's Enterprise RA: 32 HGX H200, 8x 400GbE RoCE per node, rail-optimized",
         reference: false,
         #[cfg(feature = "sources")]
@@ -335,6 +348,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gb200-nvl72-su",
         name: "GB200 NVL72 SU",
+        #[cfg(feature = "sources")]
         about: "reference design: one SuperPOD scalable unit of 8 NVL72 racks (576 GB200), 1x NDR 400G per GPU",
         reference: true,
         #[cfg(feature = "sources")]
@@ -344,6 +358,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "azure-nd-h100-v5",
         name: "Azure ND H100 v5",
+        #[cfg(feature = "sources")]
         about: "approximation: 32 VMs of 8 H100, 8x 400G InfiniBand each; Azure does not publish its switch layout",
         reference: false,
         #[cfg(feature = "sources")]
@@ -353,6 +368,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "aws-p4d",
         name: "AWS p4d/p4de",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 instances of 8 A100, 4x 100G EFA each; AWS does not publish its fabric",
         reference: false,
         #[cfg(feature = "sources")]
@@ -362,6 +378,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "aws-p5",
         name: "AWS p5",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 p5.48xlarge of 8 H100, 32x 100G EFA each (3.2 Tb/s)",
         reference: false,
         #[cfg(feature = "sources")]
@@ -371,6 +388,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "aws-p5en",
         name: "AWS p5en",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 p5en.48xlarge of 8 H200, 16x 200G EFA each (3.2 Tb/s)",
         reference: false,
         #[cfg(feature = "sources")]
@@ -380,6 +398,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "aws-p6-b200",
         name: "AWS p6-b200",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 p6-b200.48xlarge of 8 B200, 8x 400G EFA each (3.2 Tb/s)",
         reference: false,
         #[cfg(feature = "sources")]
@@ -389,6 +408,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gcp-a3-mega",
         name: "GCP A3 Mega",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 a3-megagpu-8g VMs of 8 H100, 8x 200G GPUDirect-TCPXO NICs each (1.6 Tb/s), NVLS off as GCP's NCCL profile sets it; GCP does not publish its switch layout",
         reference: false,
         #[cfg(feature = "sources")]
@@ -398,6 +418,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "mi300x-roce",
         name: "MI300X, 8x 400G RoCE",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 servers of 8 MI300X on Infinity Fabric, 8x 400G RoCE each (Pollara 400, Thor2 or ConnectX-7), RCCL",
         reference: false,
         #[cfg(feature = "sources")]
@@ -407,6 +428,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "mi355x-pollara",
         name: "MI355X, Pollara 400",
+        #[cfg(feature = "sources")]
         about: "approximation: 64 servers of 8 MI355X on Infinity Fabric, 8x AMD Pensando Pollara 400 (RoCE) each, RCCL",
         reference: false,
         #[cfg(feature = "sources")]
@@ -416,6 +438,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gb300-nvl72",
         name: "GB300 NVL72 rack",
+        #[cfg(feature = "sources")]
         about: "one rack of 72 GB300 (18 trays of 4), NVLink5 rack domain, 800 Gb/s (XDR) per GPU",
         reference: false,
         #[cfg(feature = "sources")]
@@ -425,6 +448,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "b300-hgx",
         name: "HGX B300 cluster",
+        #[cfg(feature = "sources")]
         about: "approximation: 32 HGX B300 of 8 GPUs, NVLink5, 8x ConnectX-8 XDR 800G per node",
         reference: false,
         #[cfg(feature = "sources")]
@@ -434,6 +458,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gcp-a3-ultra",
         name: "GCP A3 Ultra",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 a3-ultragpu-8g VMs of 8 H200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned); GCP does not publish its switch layout",
         reference: false,
         #[cfg(feature = "sources")]
@@ -443,6 +468,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "gcp-a4",
         name: "GCP A4",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 a4-highgpu-8g VMs of 8 B200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned)",
         reference: false,
         #[cfg(feature = "sources")]
@@ -452,6 +478,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "azure-nd-gb200-v6",
         name: "Azure ND GB200 v6",
+        #[cfg(feature = "sources")]
         about: "approximation: 2 NVL72 racks (36 VMs of 4 GB200), 4x 400G InfiniBand per VM; Azure does not publish its switch layout",
         reference: false,
         #[cfg(feature = "sources")]
@@ -461,6 +488,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "oci-gb200",
         name: "OCI GB200",
+        #[cfg(feature = "sources")]
         about: "approximation: 4 NVL72 racks of BM.GPU.GB200.4 hosts, one 400G RoCE NIC per GPU assumed (OCI does not publish the NIC count)",
         reference: false,
         #[cfg(feature = "sources")]
@@ -470,6 +498,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "oci-gb300",
         name: "OCI GB300",
+        #[cfg(feature = "sources")]
         about: "approximation: 4 NVL72 racks of BM.GPU.GB300.4 hosts, one ConnectX-8 per GPU as two 400G RoCE ports (assumed)",
         reference: false,
         #[cfg(feature = "sources")]
@@ -479,6 +508,7 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "oci-mi355x",
         name: "OCI MI355X",
+        #[cfg(feature = "sources")]
         about: "approximation: 128 BM.GPU.MI355X.8 hosts of 8 MI355X on Infinity Fabric, 8x 400G RoCE each (assumed), RCCL",
         reference: false,
         #[cfg(feature = "sources")]
