@@ -254,11 +254,11 @@ fn text(topo: &Topology, r: &PlanResult) -> String {
         s.push_str(&format!("\nNo deployment on the {} GPUs meets both targets: {}\n", r.gpus_available, r.reason.as_deref().unwrap_or("none fits")));
     } else {
         s.push_str(&format!(
-            "\n{} deployments meet both targets ({} of {} evaluated over {} layouts); the smallest of each layout, fewest GPUs first (tok/s/GPU: the rate's output tokens over the GPUs; max req/s: the most it sustains within the targets):\n\n",
-            r.deployments.len(),
+            "\n{} deployments meet both targets (of {} evaluated over {} layouts); the smallest of each layout{}, fewest GPUs first (tok/s/GPU: the rate's output tokens over the GPUs; max req/s: the most it sustains within the targets):\n\n",
             r.meeting,
             r.evaluated,
-            r.layouts - r.layouts_refused
+            r.layouts - r.layouts_refused,
+            if r.deployments.len() < r.meeting_layouts { format!(" ({} of {}; --top N for more)", r.deployments.len(), r.meeting_layouts) } else { String::new() }
         ));
         s.push_str(&header());
         for d in &r.deployments {

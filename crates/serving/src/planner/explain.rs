@@ -71,8 +71,9 @@ pub fn reason(c: &Closest, rate: f64, ttft_target: f64, tpot_target: f64, gpus: 
 }
 
 /// "TP16 across two nodes needs 2.1x the GPUs of TP8 for this target because each all-reduce
-/// crosses InfiniBand ...", when the fewest-GPU deployment whose TP crosses scale-up domains
-/// needs more GPUs than the fewest-GPU one whose TP stays inside; `tried_across`: some layout
+/// crosses InfiniBand ...", when the fewest-GPU deployment whose (decode) TP crosses scale-up
+/// domains needs more GPUs than the fewest-GPU one whose TP stays inside, and more than one
+/// replica of its layout (else one replica's size sets its count); `tried_across`: some layout
 /// with TP across domains fits the cluster (so that none meeting the target is news).
 pub fn fabric_note(topo: &Topology, meeting: &[PlanDeployment], tried_across: Option<u32>) -> Option<String> {
     // The pool whose step sets TPOT (the aggregated replicas, or the decode pool) decides.
@@ -92,7 +93,9 @@ pub fn fabric_note(topo: &Topology, meeting: &[PlanDeployment], tried_across: Op
     let nic = topo.nic.name;
     let tp_of = |d: &PlanDeployment| d.decode_pool().map_or(0, |p| p.tp);
     match (across, inside) {
-        (Some(a), Some(i)) if a.gpus > i.gpus => Some(format!(
+        // Only where it needed more than one replica of that layout: a single replica's size,
+        // not the fabric, would set the count otherwise.
+        (Some(a), Some(i)) if a.gpus > i.gpus && a.decode_pool().is_some_and(|p| p.replicas > 1) => Some(format!(
             "TP{} across {} needs {:.1}x the GPUs of TP{} for this target because each all-reduce crosses {nic} ({:.2} ms of all-reduce in its {:.2} ms decode step, against {:.2} of {:.2} ms inside the scale-up domain)",
             tp_of(a),
             domains(tp_of(a)),

@@ -87,6 +87,7 @@ pub fn plan(topo: &Topology, model: &ServingModel, input: &PlanInput) -> Result<
     let tried_across = curves.iter().flatten().filter(|c| c.tp_spans_domains).map(|c| c.layout.tp).min();
     let fabric_note = explain::fabric_note(topo, &listed.iter().map(|x| x.1.clone()).collect::<Vec<_>>(), tried_across);
     let meeting = found.all.len() as u64;
+    let meeting_layouts = listed.len();
     listed.truncate(input.max_results);
     let pts: Vec<(f64, f64)> = found.all.iter().map(|x| x.1).collect();
     let mut pareto: Vec<(Spec, PlanDeployment)> = pareto_front(&pts).into_iter().filter_map(|i| env.figures(&curves, found.all[i].0).map(|d| (found.all[i].0, d))).collect();
@@ -107,6 +108,7 @@ pub fn plan(topo: &Topology, model: &ServingModel, input: &PlanInput) -> Result<
         fabric_note,
         evaluated: found.evaluated,
         meeting,
+        meeting_layouts,
         layouts,
         layouts_refused: refused,
     })

@@ -144,6 +144,9 @@ pub struct PlanResult {
     pub evaluated: u64,
     /// Of those, how many meet both targets (the list holds the smallest of each layout).
     pub meeting: u64,
+    /// Layouts (or prefill and decode layout pairs) with a pool size meeting both targets: the
+    /// list before it was cut to `input.max_results`.
+    pub meeting_layouts: usize,
     /// Layouts tried, and those the step model refused (weights do not fit, uneven split).
     pub layouts: usize,
     pub layouts_refused: usize,
