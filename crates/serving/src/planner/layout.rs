@@ -163,7 +163,7 @@ pub fn deployment(l: Layout, input: &PlanInput, phase: Phase, batch: u32, prompt
 pub fn curve(server: &mut Server, l: Layout, input: &PlanInput) -> Option<LayoutCurve> {
     let prompt = input.computed_prompt();
     let first = server.evaluate(&deployment(l, input, Phase::Decode, 1, prompt)).ok()?;
-    let top = first.max_batch.min(MAX_RUNTIME_BATCH).max(1);
+    let top = first.max_batch.clamp(1, MAX_RUNTIME_BATCH);
     let mut batches = vec![1.0];
     let mut step_us = vec![first.step_ms * 1e3];
     let mut allreduce_us = vec![first.breakdown.tp_allreduce * 1e3];

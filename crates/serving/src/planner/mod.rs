@@ -158,21 +158,37 @@ fn search_disaggregated(env: &mut Env, curves: &[Option<LayoutCurve>], gmax: u32
         pre.push(pv);
         dec.push(dv);
     }
+    // Each prefill table's running best: (lowest TTFT among the first k pool sizes, at which).
+    let pre_best: Vec<Vec<(f64, u32)>> = pre
+        .iter()
+        .map(|t| {
+            let mut best = (f64::INFINITY, 0);
+            t.iter()
+                .enumerate()
+                .map(|(k, &v)| {
+                    if v < best.0 {
+                        best = (v, k as u32 + 1);
+                    }
+                    best
+                })
+                .collect()
+        })
+        .collect();
     for (id, cd) in curves.iter().enumerate() {
         let Some(cd) = cd else { continue };
         let gd = cd.layout.gpus();
         let Some(nd_min) = dec[id].iter().position(|v| *v <= p_us) else {
-            if let Some(best) = dec[id].iter().copied().reduce(f64::min).filter(|v| v.is_finite()) {
-                record_pairs(env, curves, &pre, id, best, f);
+            // Never meets TPOT: every pool size against each prefill layout's best, for the reason.
+            for (k, &tpot) in dec[id].iter().enumerate().filter(|x| x.1.is_finite()) {
+                record_pairs(env, curves, &pre_best, (id, k as u32 + 1), tpot, gmax, f);
             }
             continue;
         };
-        for nd in nd_min..dec[id].len() {
-            let tpot = dec[id][nd];
+        for (k, &tpot) in dec[id].iter().enumerate().skip(nd_min) {
             if tpot > p_us {
                 continue;
             }
-            let nd = nd as u32 + 1;
+            let nd = k as u32 + 1;
             for (ip, cp) in curves.iter().enumerate() {
                 let Some(cp) = cp else { continue };
                 let gp = cp.layout.gpus();
@@ -187,9 +203,8 @@ fn search_disaggregated(env: &mut Env, curves: &[Option<LayoutCurve>], gmax: u32
                 let fits = (gmax - nd * gd) / gp;
                 f.evaluated += 1;
                 if k >= table.len() || k as u32 + 1 > fits {
-                    let best = table.iter().take(fits as usize).copied().fold(f64::INFINITY, f64::min);
-                    if best.is_finite() {
-                        let npb = table.iter().position(|v| *v == best).unwrap_or(0) as u32 + 1;
+                    let bests = &pre_best[ip];
+                    if let Some(&(best, npb)) = bests.get((fits as usize).min(bests.len()).wrapping_sub(1)).filter(|b| b.0.is_finite()) {
                         f.closest.see((best + kv) / 1e3, tpot / 1e3, (env.input.ttft_ms, env.input.tpot_ms), npb * gp + nd * gd, || {
                             format!("disaggregated prefill {npb} x {} + decode {nd} x {}", cp.layout.label(), cd.layout.label())
                         });
@@ -211,16 +226,19 @@ fn search_disaggregated(env: &mut Env, curves: &[Option<LayoutCurve>], gmax: u32
     }
 }
 
-/// A decode layout that never meets TPOT: its best TPOT against each prefill layout's best
-/// TTFT, for the reason.
-fn record_pairs(env: &mut Env, curves: &[Option<LayoutCurve>], pre: &[Vec<f64>], id: usize, best_tpot: f64, f: &mut Found) {
+/// A decode layout that never meets TPOT, at pool size `nd`, with each prefill layout's best
+/// TTFT on the GPUs left (`pre_best`: running minima by pool size), for the reason.
+fn record_pairs(env: &mut Env, curves: &[Option<LayoutCurve>], pre_best: &[Vec<(f64, u32)>], (id, nd): (usize, u32), tpot: f64, gmax: u32, f: &mut Found) {
     let Some(cd) = curves[id].as_ref() else { return };
+    let gd = nd * cd.layout.gpus();
     for (ip, cp) in curves.iter().enumerate() {
         let Some(cp) = cp else { continue };
-        let Some(best) = pre[ip].iter().copied().reduce(f64::min).filter(|v| v.is_finite()) else { continue };
-        let Some((kv, _)) = env.kv_us(cd.layout.tp, env.same_domain(cp.layout.gpus(), cd.layout.gpus())) else { continue };
-        f.closest.see((best + kv) / 1e3, best_tpot / 1e3, (env.input.ttft_ms, env.input.tpot_ms), cp.layout.gpus() + cd.layout.gpus(), || {
-            format!("disaggregated prefill {} + decode {}", cp.layout.label(), cd.layout.label())
+        let gp = cp.layout.gpus();
+        let fits = (gmax.saturating_sub(gd) / gp) as usize;
+        let Some(&(best, np)) = pre_best[ip].get(fits.min(pre_best[ip].len()).wrapping_sub(1)).filter(|b| b.0.is_finite()) else { continue };
+        let Some((kv, _)) = env.kv_us(cd.layout.tp, env.same_domain(gp, cd.layout.gpus())) else { continue };
+        f.closest.see((best + kv) / 1e3, tpot / 1e3, (env.input.ttft_ms, env.input.tpot_ms), np * gp + gd, || {
+            format!("disaggregated prefill {np} x {} + decode {nd} x {}", cp.layout.label(), cd.layout.label())
         });
     }
 }
