@@ -246,7 +246,8 @@ pub struct ServeArgs {
     /// The search's per-user speed target, output tokens/s
     #[arg(long, value_name = "TPS", default_value_t = 20.0, value_parser = speed_parser())]
     pub min_tokens_per_user: f64,
-    /// The search's largest batch per DP rank (powers of two up to it)
+    /// The search's largest batch per DP rank (powers of two up to it); the planner's cap on
+    /// sequences a DP rank runs at once (also at most 2048, TensorRT-LLM's max_batch_size)
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub max_batch: u32,
     #[command(flatten)]
@@ -478,6 +479,7 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
         kv_precision: a.kv_precision,
         memory_fraction: a.memory_fraction,
         reserve_gib: a.reserve_gib,
+        max_batch: a.max_batch,
     };
     if let Some(input) = a.plan.input(&flags)? {
         return crate::serve_plan::run(a.json, &input, &topo, &m);

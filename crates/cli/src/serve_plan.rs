@@ -130,6 +130,8 @@ pub struct ServeFlags {
     pub kv_precision: Option<Precision>,
     pub memory_fraction: Option<f64>,
     pub reserve_gib: Option<f64>,
+    /// `--max-batch`: the planner's cap on sequences per DP rank (the engine's max batch size).
+    pub max_batch: u32,
 }
 
 impl PlanArgs {
@@ -177,6 +179,7 @@ impl PlanArgs {
             memory_fraction: a.memory_fraction,
             reserve_gib: a.reserve_gib,
             max_gpus: self.max_gpus,
+            max_batch: a.max_batch.min(fabricscope_serving::deploy::MAX_BATCH),
             batch_steps: d.batch_steps,
             max_results: self.top.map_or(d.max_results, |t| t as usize),
         };

@@ -172,6 +172,14 @@ fn stricter_percentiles_and_longer_prompts_never_need_fewer_gpus_looser_ttft_and
     if let Some(s) = same {
         assert!(s.ttft_ms > d.ttft_ms && s.tpot_ms == d.tpot_ms, "{} vs {}", s.ttft_ms, d.ttft_ms);
     }
+    // A cap on the running batch (the engine's max batch size) never lets fewer GPUs do.
+    let mut last = u32::MAX;
+    for cap in [16, 64, 256, 2048] {
+        let g = fewest(&ask(&topo, "llama3-70b", PlanInput { max_batch: cap, ..done_when() }));
+        eprintln!("max batch {cap}: {g} GPUs");
+        assert!(g <= last, "max batch {cap}: {g} > {last}");
+        last = g;
+    }
     let mut last = u32::MAX;
     for ttft in [200.0, 500.0, 2000.0, 10_000.0] {
         let g = fewest(&ask(&topo, "llama3-70b", PlanInput { ttft_ms: ttft, ..done_when() }));

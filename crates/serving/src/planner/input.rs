@@ -93,6 +93,9 @@ pub struct PlanInput {
     pub reserve_gib: Option<f64>,
     /// Most GPUs a deployment may use; `None`: the cluster's.
     pub max_gpus: Option<u32>,
+    /// Most sequences a DP rank runs at once (the engine's `max_batch_size`), below what memory
+    /// holds and [`crate::hardware::MAX_RUNTIME_BATCH`].
+    pub max_batch: u32,
     /// Batches sampled per octave of the decode step curve.
     pub batch_steps: u32,
     /// Deployments listed (fewest GPUs first); the rest are counted.
@@ -119,6 +122,7 @@ impl Default for PlanInput {
             memory_fraction: None,
             reserve_gib: None,
             max_gpus: None,
+            max_batch: crate::hardware::MAX_RUNTIME_BATCH,
             batch_steps: DEFAULT_BATCH_STEPS,
             max_results: DEFAULT_MAX_RESULTS,
         }
@@ -165,6 +169,9 @@ impl PlanInput {
         }
         if self.batch_steps == 0 || self.batch_steps > 64 {
             return bad("batch_steps", format!("batches per octave are 1 to 64; got {}", self.batch_steps));
+        }
+        if self.max_batch == 0 || self.max_batch > crate::deploy::MAX_BATCH {
+            return bad("max_batch", format!("the largest batch per DP rank is 1 to {}; got {}", crate::deploy::MAX_BATCH, self.max_batch));
         }
         if self.max_gpus == Some(0) {
             return bad("max_gpus", "a deployment needs at least 1 GPU".into());

@@ -92,7 +92,8 @@ pub struct LayoutCurve {
     pub step_us: Vec<f64>,
     /// Its TP all-reduce part, µs.
     pub allreduce_us: Vec<f64>,
-    /// Largest batch per DP rank whose KV cache (mean context) fits beside the weights.
+    /// Largest batch per DP rank whose KV cache (mean context) fits beside the weights, at most
+    /// the input's `max_batch` and the runtime's.
     pub max_batch: f64,
     /// A prompt token's cost inside a full prefill chunk, µs per token per DP rank.
     pub prefill_us_per_token: f64,
@@ -163,7 +164,7 @@ pub fn deployment(l: Layout, input: &PlanInput, phase: Phase, batch: u32, prompt
 pub fn curve(server: &mut Server, l: Layout, input: &PlanInput) -> Option<LayoutCurve> {
     let prompt = input.computed_prompt();
     let first = server.evaluate(&deployment(l, input, Phase::Decode, 1, prompt)).ok()?;
-    let top = first.max_batch.clamp(1, MAX_RUNTIME_BATCH);
+    let top = first.max_batch.min(input.max_batch).clamp(1, MAX_RUNTIME_BATCH);
     let mut batches = vec![1.0];
     let mut step_us = vec![first.step_ms * 1e3];
     let mut allreduce_us = vec![first.breakdown.tp_allreduce * 1e3];
@@ -192,7 +193,7 @@ pub fn curve(server: &mut Server, l: Layout, input: &PlanInput) -> Option<Layout
         batches,
         step_us,
         allreduce_us,
-        max_batch: first.max_batch.min(MAX_RUNTIME_BATCH) as f64,
+        max_batch: first.max_batch.min(input.max_batch).min(MAX_RUNTIME_BATCH) as f64,
         prefill_us_per_token: chunk_us / chunk_tokens,
         prompt_us: first.ttft_ms.unwrap_or(0.0) * 1e3,
         tp_spans_domains: first.tp_spans_domains,
