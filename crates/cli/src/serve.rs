@@ -250,8 +250,6 @@ pub struct ServeArgs {
     /// sequences a DP rank runs at once (also at most 2048, TensorRT-LLM's max_batch_size)
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub max_batch: u32,
-    #[command(flatten)]
-    pub plan: crate::serve_plan::PlanArgs,
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
@@ -262,6 +260,8 @@ pub struct ServeArgs {
     /// Palette of the --svg chart
     #[arg(long, value_enum, default_value = "light")]
     pub theme: crate::render::ThemeArg,
+    #[command(flatten)]
+    pub plan: crate::serve_plan::PlanArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
