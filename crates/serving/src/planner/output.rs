@@ -50,6 +50,9 @@ pub struct PlanIntervals {
 /// What every planner interval adds to its basis.
 pub const PLANNER_BASIS: &str = "the step's calibration only: the queueing (M/G/1) and the chunked-prefill interference are not validated on measured latencies under load";
 
+/// What the interval of the delivered tokens/s per GPU adds to its basis.
+pub const DELIVERED_BASIS: &str = "the rate's output tokens at most; at least the low end of the capacity's interval";
+
 /// One deployment at the rate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanDeployment {
@@ -174,10 +177,15 @@ pub fn intervals_of(d: &PlanDeployment, class: AccuracyClass, validated: bool) -
     let (p, pbasis) = calibrated(None, validated)?;
     let b = format!("{basis}; {PLANNER_BASIS}");
     let pb = format!("{pbasis}; {PLANNER_BASIS}");
+    // A deployment that sustains the rate outputs exactly the rate's tokens, never more; if the
+    // step is slower than predicted its capacity may fall below the rate: the delivered output
+    // is then the capacity's low end.
+    let cap = c.throughput(d.capacity_tokens_per_s_per_gpu, &format!("{b}; {DELIVERED_BASIS}"));
+    let v = d.tokens_per_s_per_gpu;
     Some(PlanIntervals {
         ttft_ms: p.time(d.ttft_ms, &pb),
         tpot_ms: c.time(d.tpot_ms, &b),
-        tokens_per_s_per_gpu: c.throughput(d.tokens_per_s_per_gpu, &b),
+        tokens_per_s_per_gpu: Interval { lo: cap.lo.min(v), hi: v, ..cap },
         tokens_per_s_per_user: c.throughput(d.tokens_per_s_per_user, &b),
     })
 }
