@@ -258,3 +258,26 @@ fn a_search_over_ten_thousand_deployments_is_fast() {
     assert!(r.evaluated >= 10_000, "{}", r.evaluated);
     assert!(took.as_secs_f64() < 2.0, "{took:?}");
 }
+
+/// The worker's form: the curves built a few layouts per slice give `plan`'s answer.
+#[test]
+fn the_staged_plan_gives_the_same_answer_in_slices() {
+    let req = fabricscope_serving::PlanRequest { cluster: Cluster { nodes: 8, ..Cluster::default() }, model: serving_preset("llama3-70b").expect("preset"), input: done_when() };
+    let whole = fabricscope_serving::plan_request(&req).expect("plan");
+    let mut s = fabricscope_serving::planner::StagedPlan::new(&req).expect("staged");
+    let mut slices = 0;
+    while !{
+        let mut n = 0;
+        s.run(&mut || {
+            n += 1;
+            n < 3
+        })
+        .expect("slice")
+    } {
+        slices += 1;
+        let (done, all) = s.progress();
+        assert!(done <= all);
+    }
+    assert!(slices >= 4, "{slices}");
+    assert_eq!(s.into_result().expect("answer"), whole);
+}

@@ -21,6 +21,7 @@
 //! | [`eval`] | a deployment spec's figures, the KV handoff on the fabric |
 //! | [`output`] | the answer's types, the Pareto front, intervals |
 //! | [`explain`] | why nothing meets the targets; where the fabric is the difference |
+//! | [`staged`] | the same answer with the layouts' curves built in slices, with progress (a page's worker) |
 
 pub mod eval;
 pub mod explain;
@@ -29,9 +30,11 @@ pub mod layout;
 pub mod output;
 pub mod pool;
 pub mod queue;
+pub mod staged;
 
 pub use input::{Mode, PlanInput, PlanRequest};
 pub use output::{PlanDeployment, PlanIntervals, PlanResult, Pool};
+pub use staged::StagedPlan;
 
 use crate::engine::ENGINES;
 use crate::model::ServingModel;
@@ -64,8 +67,20 @@ struct Found {
 pub fn plan(topo: &Topology, model: &ServingModel, input: &PlanInput) -> Result<PlanResult> {
     input.check()?;
     model.validate()?;
-    let gmax = input.max_gpus.unwrap_or(topo.total_gpus).min(topo.total_gpus);
-    let (cs, refused) = curves(topo, model, input, gmax)?;
+    let (cs, refused) = curves(topo, model, input, gpus_of(topo, input))?;
+    Ok(answer(topo, model, input, cs, refused))
+}
+
+/// GPUs a deployment may use.
+pub fn gpus_of(topo: &Topology, input: &PlanInput) -> u32 {
+    input.max_gpus.unwrap_or(topo.total_gpus).min(topo.total_gpus)
+}
+
+/// The answer from the layouts' curves (`refused`: layouts the step model refused): the
+/// queueing arithmetic, ranking, front, reason and intervals ([`staged::StagedPlan`] builds the
+/// curves in slices first).
+pub fn answer(topo: &Topology, model: &ServingModel, input: &PlanInput, cs: Vec<LayoutCurve>, refused: usize) -> PlanResult {
+    let gmax = gpus_of(topo, input);
     let layouts = cs.len() + refused;
     let curves: Vec<Option<LayoutCurve>> = cs.into_iter().map(Some).collect();
     let mut env = Env::new(topo, model, input);
@@ -97,7 +112,7 @@ pub fn plan(topo: &Topology, model: &ServingModel, input: &PlanInput) -> Result<
         explain::reason(&found.closest, input.rate, input.ttft_ms, input.tpot_ms, gmax, sustainable)
     });
     add_intervals(topo, model, input, &curves, &mut listed, &mut pareto);
-    Ok(PlanResult {
+    PlanResult {
         model: model.name().to_string(),
         gpu: topo.gpu.id.to_string(),
         gpus_available: gmax,
@@ -111,7 +126,7 @@ pub fn plan(topo: &Topology, model: &ServingModel, input: &PlanInput) -> Result<
         meeting_layouts,
         layouts,
         layouts_refused: refused,
-    })
+    }
 }
 
 fn search_aggregated(env: &Env, curves: &[Option<LayoutCurve>], gmax: u32, f: &mut Found) {
