@@ -22,6 +22,7 @@ mod rightsize;
 mod search;
 mod serve;
 mod serve_chart;
+mod serve_plan;
 mod sweep;
 mod teach;
 mod tiers;

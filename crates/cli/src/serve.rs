@@ -15,6 +15,7 @@ use fabricscope_model::Topology;
 use fabricscope_serving::kv::{kv_transfer, KvPath, KvTransferInput};
 use fabricscope_serving::model::DEEPSEEK_MLA;
 use fabricscope_serving::step::{Server, ServeReport};
+use fabricscope_serving::planner::Mode;
 use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Engine, Phase, Precision, ServingModel};
 use fabricscope_model::interval::Interval;
 use fabricscope_serving::calibration::ServeIntervals;
@@ -55,6 +56,12 @@ fn precision_parser() -> FlagParser<Precision> {
 }
 fn engine_parser() -> FlagParser<Engine> {
     FlagParser { parse: |s| Engine::from_id(s).ok_or_else(|| unknown("engine", s, &Engine::ids())), ids: Some(Engine::ids) }
+}
+fn mode_parser() -> FlagParser<Mode> {
+    FlagParser {
+        parse: |s| Mode::from_id(s).ok_or_else(|| unknown("--disaggregated value", s, &["true", "false", "auto"])),
+        ids: Some(|| vec!["true", "false", "auto"]),
+    }
 }
 fn kv_path_parser() -> FlagParser<KvPath> {
     FlagParser { parse: |s| KvPath::from_id(s).ok_or_else(|| unknown("KV transfer path", s, &KvPath::ids())), ids: Some(KvPath::ids) }
@@ -189,11 +196,11 @@ pub struct ServeArgs {
     /// Tokens in each sequence's KV cache at decode [default: input-len + output-len / 2]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
     pub context: Option<u32>,
-    /// Prompt tokens per request
-    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ))]
+    /// Prompt tokens per request (the planner: their mean)
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ), alias = "input-tokens")]
     pub input_len: u32,
-    /// Output tokens per request
-    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ))]
+    /// Output tokens per request (the planner: their mean)
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ), alias = "output-tokens")]
     pub output_len: u32,
     /// Weight and matmul precision: bf16, fp8, fp4 (Blackwell, CDNA4)
     #[arg(long, value_name = "P", default_value = "bf16", value_parser = precision_parser())]
@@ -205,9 +212,11 @@ pub struct ServeArgs {
     /// (--ep with --dp), else false]
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
     pub overlap: Option<bool>,
-    /// Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token)
-    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser(), default_value = "false")]
-    pub disaggregated: bool,
+    /// Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token).
+    /// With --search --rate: true (prefill and decode pools), false (aggregated replicas) or
+    /// auto (both, ranked together) [default: false; auto for the planner]
+    #[arg(long, value_name = "BOOL", value_parser = mode_parser())]
+    pub disaggregated: Option<Mode>,
     /// NICs a KV transfer stripes over (to another domain; implies it) [default: all of a
     /// node's NICs]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::NICS_PER_NODE))]
@@ -237,7 +246,8 @@ pub struct ServeArgs {
     /// The search's per-user speed target, output tokens/s
     #[arg(long, value_name = "TPS", default_value_t = 20.0, value_parser = speed_parser())]
     pub min_tokens_per_user: f64,
-    /// The search's largest batch per DP rank (powers of two up to it)
+    /// The search's largest batch per DP rank (powers of two up to it); the planner's cap on
+    /// sequences a DP rank runs at once (also at most 2048, TensorRT-LLM's max_batch_size)
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub max_batch: u32,
     /// Print one JSON object instead of text
@@ -250,6 +260,8 @@ pub struct ServeArgs {
     /// Palette of the --svg chart
     #[arg(long, value_enum, default_value = "light")]
     pub theme: crate::render::ThemeArg,
+    #[command(flatten)]
+    pub plan: crate::serve_plan::PlanArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -335,7 +347,7 @@ impl ServeArgs {
             precision: self.precision,
             kv_precision: self.kv_precision,
             overlap: self.overlap,
-            disaggregated: self.disaggregated,
+            disaggregated: self.disaggregated == Some(Mode::Disaggregated),
             kv_rails: self.kv_rails,
             memory_fraction: self.memory_fraction,
             reserve_gib: self.reserve_gib,
@@ -445,8 +457,26 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
 pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let m = a.model.model()?;
+    let flags = crate::serve_plan::ServeFlags {
+        search: a.search,
+        input_len: a.input_len,
+        output_len: a.output_len,
+        mode: a.disaggregated,
+        engine: a.engine,
+        precision: a.precision,
+        kv_precision: a.kv_precision,
+        memory_fraction: a.memory_fraction,
+        reserve_gib: a.reserve_gib,
+        max_batch: a.max_batch,
+    };
+    if let Some(input) = a.plan.input(&flags)? {
+        return crate::serve_plan::run(a.json, &input, &topo, &m);
+    }
     if a.search {
         return run_search(a, &topo, &m);
+    }
+    if a.disaggregated == Some(Mode::Auto) {
+        return Err(CliError::new("--disaggregated", "auto applies to the planner (serve --search --rate R --ttft-ms T --tpot-ms P); a single deployment is true or false"));
     }
     let d = a.deployment();
     let r = Server::new(&topo, &m)?.evaluate(&d)?;

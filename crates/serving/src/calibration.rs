@@ -77,7 +77,7 @@ pub fn serve_intervals(d: &Deployment, r: &ServeReport) -> Option<ServeIntervals
 
 /// Joins `other` into `into`: the lower of the two lows, the higher of the two highs (the
 /// coverage, sources and rows of `into` kept, the basis extended by `why`).
-fn join(into: &mut Interval, other: &Interval, why: &str) {
+pub fn join_interval(into: &mut Interval, other: &Interval, why: &str) {
     into.lo = into.lo.min(other.lo);
     into.hi = into.hi.max(other.hi);
     into.extrapolated |= other.extrapolated;
@@ -101,11 +101,11 @@ pub fn serve_intervals_across_engines(d: &Deployment, r: &ServeReport, others: &
     for (de, re) in others {
         let Some(o) = serve_intervals(de, re) else { continue };
         for (a, b) in [(&mut i.tokens_per_s_per_gpu, &o.tokens_per_s_per_gpu), (&mut i.tokens_per_s_per_user, &o.tokens_per_s_per_user), (&mut i.tokens_per_s_per_node, &o.tokens_per_s_per_node)] {
-            join(a, b, ENGINE_SPREAD_BASIS);
+            join_interval(a, b, ENGINE_SPREAD_BASIS);
         }
         for (a, b) in [(&mut i.tpot_ms, &o.tpot_ms), (&mut i.ttft_ms, &o.ttft_ms)] {
             if let (Some(a), Some(b)) = (a.as_mut(), b.as_ref()) {
-                join(a, b, ENGINE_SPREAD_BASIS);
+                join_interval(a, b, ENGINE_SPREAD_BASIS);
             }
         }
     }
@@ -152,8 +152,8 @@ pub fn kv_intervals_across_engines(time_ms: f64, effective_gbps: f64, validated:
     let mut i = kv_intervals(time_ms, effective_gbps, validated)?;
     for &(t, g, v) in others {
         let Some(o) = kv_intervals(t, g, v) else { continue };
-        join(&mut i.time_ms, &o.time_ms, ENGINE_SPREAD_BASIS);
-        join(&mut i.effective_gbps, &o.effective_gbps, ENGINE_SPREAD_BASIS);
+        join_interval(&mut i.time_ms, &o.time_ms, ENGINE_SPREAD_BASIS);
+        join_interval(&mut i.effective_gbps, &o.effective_gbps, ENGINE_SPREAD_BASIS);
     }
     Some(i)
 }

@@ -20,6 +20,7 @@
 //! | [`step`] | the step: roofline, TP all-reduce, EP dispatch/combine, pipeline, outputs |
 //! | [`curve`] | the throughput/latency curve as batch grows; the TP/EP group and the NVLink boundary |
 //! | [`kv`] | KV transfer between prefill and decode nodes; prefill:decode balance |
+//! | [`planner`] | which deployments meet TTFT and TPOT targets at a request rate on the fewest GPUs: aggregated (chunked prefill, Little's law, M/G/1 queueing) and disaggregated pools, Pareto front |
 //! | [`search`] | TP x EP x DP x batch for the best tokens/s per GPU at a per-user speed, whole or in resumable slices (a page runs it between frames) |
 
 pub mod bands;
@@ -30,6 +31,7 @@ pub mod engine;
 pub mod hardware;
 pub mod kv;
 pub mod model;
+pub mod planner;
 pub mod precision;
 pub mod presets;
 pub mod search;
@@ -41,5 +43,6 @@ pub use kv::{kv_transfer, KvPath, KvTransfer, KvTransferInput};
 pub use model::{Attention, ServingModel};
 pub use precision::Precision;
 pub use presets::{serving_preset, serving_preset_ids, SERVING_PRESETS};
+pub use planner::{plan, plan_request, PlanInput, PlanRequest, PlanResult};
 pub use search::{search, SearchOptions, SearchPoint, SearchResult};
 pub use step::{Breakdown, Server, ServeReport};
