@@ -140,3 +140,28 @@ fn logs_of_different_gpus_are_refused() {
     assert_eq!(code, Some(2));
     assert!(err.contains("LOG:") && err.contains("not the same cluster") && err.contains("GPU"), "{err}");
 }
+
+#[test]
+fn train_times_its_collectives_on_the_calibrated_cluster() {
+    let file = file_of(B200, "train");
+    let step = |f: &str| -> Value {
+        let (code, out, err) = run(&["train", "--calibration", f, "--nodes", "16", "--model", "llama3-70b", "--json"]);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let healthy = step(&file);
+    assert_eq!(healthy["calibration"]["note"], "measured at 2 nodes, predicted at 16 nodes");
+    // The same file with the NICs at half the catalog's: the data-parallel traffic slows the step.
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    v["calibration"]["network"]["bandwidth"]["share"] = 0.5.into();
+    v["calibration"]["network"]["bandwidth"]["by_op"][0]["share"] = 0.5.into();
+    let slow_file = format!("{file}.slow");
+    std::fs::write(&slow_file, v.to_string()).unwrap();
+    let slow = step(&slow_file);
+    let (a, b) = (healthy["step_time_s"].as_f64().unwrap(), slow["step_time_s"].as_f64().unwrap());
+    assert!(b > a, "{b} vs {a}");
+    assert_eq!(slow["calibration"]["catalog_step_time_s"], healthy["calibration"]["catalog_step_time_s"]);
+    for f in [file, slow_file] {
+        let _ = std::fs::remove_file(f);
+    }
+}

@@ -240,6 +240,15 @@ impl Comm {
     }
 }
 
+impl crate::training::step::Evaluator<'_> {
+    /// The same evaluator timing every collective of the step on the cluster as measured
+    /// (its caches emptied: what they held was the catalog's).
+    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
+        self.comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
