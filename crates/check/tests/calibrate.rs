@@ -126,6 +126,17 @@ fn a_one_node_log_keeps_the_catalogs_network_and_says_so() {
 }
 
 #[test]
+fn an_rccl_one_node_log_calibrates_the_xgmi_node() {
+    let f = fit(&[log(MI300X_1NODE, &text(MI300X_1NODE))]);
+    assert_eq!(f.cluster.gpu, fabricscope_model::catalog::GpuKind::Mi300x);
+    let s = f.calibration.scale_up.bandwidth.as_ref().unwrap();
+    // The synthetic fixture sits at the model's healthy expectation: 99% of it.
+    assert!((0.95..1.05).contains(&s.share), "{}", s.share);
+    assert!(f.summary[0].starts_with("Inside the node as designed"), "{:?}", f.summary);
+    assert!(f.calibration.network.bandwidth.is_none());
+}
+
+#[test]
 fn logs_of_different_gpus_are_refused() {
     let e = calibrate(&[log(H100_1NODE, &text(H100_1NODE)), log(MI300X_1NODE, &text(MI300X_1NODE))], &Cluster::default(), &Given::default()).unwrap_err();
     assert!(e.message.contains("not the same cluster") && e.message.contains("GPU"), "{}", e.message);

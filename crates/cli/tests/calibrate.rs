@@ -165,3 +165,17 @@ fn train_times_its_collectives_on_the_calibrated_cluster() {
         let _ = std::fs::remove_file(f);
     }
 }
+
+#[test]
+fn search_ranks_layouts_on_the_calibrated_cluster_and_says_where_it_was_measured() {
+    let file = file_of(B200, "search");
+    let (code, out, err) = run(&["search", "--calibration", &file, "--nodes", "16", "--model", "llama3-70b", "--top", "2", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["calibration"]["note"], "measured at 2 nodes, predicted at 16 nodes");
+    assert_eq!(v["best"].as_array().unwrap().len(), 2);
+    let (code, _, err) = run(&["search", "--calibration", &file, "--gpu", "h100", "--model", "llama3-70b"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--calibration") && err.contains("--gpu"), "{err}");
+    let _ = std::fs::remove_file(&file);
+}

@@ -407,7 +407,9 @@ pub fn words(cal: &Calibration, rows: &[FitRow], nic: &str, scale_up: &str) -> (
     }
     for (p, l) in [(Param::NetworkLatency, cal.network.latency), (Param::ScaleUpLatency, cal.scale_up.latency)] {
         let what = if p == Param::NetworkLatency { "per operation across nodes" } else { "per operation inside a node" };
+        let bound = if p == Param::NetworkLatency { MIN_NET_LATENCY_US } else { MIN_INTRA_LATENCY_US };
         match l {
+            Some(l) if l.added_us <= bound => said.push(format!("Small messages run faster than the catalog expects {what}, beyond the {bound} µs a fit may take away ({} up to 64 KiB): kept at that bound", whence(p))),
             Some(l) if l.added_us.abs() <= 2.0 * l.uncertainty_us => said.push(format!("Small-message latency {what} as designed ({:+.1} ± {:.1} µs; {} up to 64 KiB)", l.added_us, l.uncertainty_us, whence(p))),
             Some(l) => said.push(format!("Small messages pay {:+.1} µs (±{:.1}) {what} beyond the catalog ({} up to 64 KiB)", l.added_us, l.uncertainty_us, whence(p))),
             None => not.push(format!("the latency {what}: no small-size rows of that kind")),
