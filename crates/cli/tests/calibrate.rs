@@ -179,3 +179,20 @@ fn search_ranks_layouts_on_the_calibrated_cluster_and_says_where_it_was_measured
     assert!(err.contains("--calibration") && err.contains("--gpu"), "{err}");
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn serve_times_its_tp_all_reduce_on_the_calibrated_cluster() {
+    let file = file_of(B200, "serve");
+    let (code, out, err) = run(&["serve", "--calibration", &file, "--model", "llama3-70b", "--tp", "16", "--batch", "64", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    // TP 16 spans both nodes: every all-reduce pays the measured +20.9 µs per operation, so a
+    // token takes longer than on the catalog's network.
+    let (tpot, catalog) = (v["tpot_ms"].as_f64().unwrap(), v["calibration"]["catalog_tpot_ms"].as_f64().unwrap());
+    assert!(tpot > catalog * 1.05, "{tpot} vs {catalog}");
+    assert_eq!(v["calibration"]["note"], "measured at 2 nodes, predicted at 2 nodes (a measured node count)");
+    let (code, _, err) = run(&["serve", "--calibration", &file, "--model", "llama3-70b", "--search"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--calibration"), "{err}");
+    let _ = std::fs::remove_file(&file);
+}
