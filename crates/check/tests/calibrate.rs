@@ -137,6 +137,21 @@ fn an_rccl_one_node_log_calibrates_the_xgmi_node() {
 }
 
 #[test]
+fn two_logs_of_one_node_with_different_collectives_fit_a_share_each() {
+    const GATHER: &str = "validation/logs/h100-1node-all-gather-ring.txt";
+    let f = fit(&[log(H100_1NODE, &text(H100_1NODE)), log(GATHER, &text(GATHER))]);
+    let s = f.calibration.scale_up.bandwidth.as_ref().unwrap();
+    let ops: Vec<Collective> = s.by_op.iter().map(|o| o.op).collect();
+    assert_eq!(ops, [Collective::AllReduce, Collective::AllGather]);
+    assert_eq!(f.logs.len(), 2);
+    assert!(f.rows.iter().any(|r| r.log == 1 && r.constrains.is_some()));
+    // Each collective is predicted with its own share at its plateau: within 5% of the log.
+    for r in f.rows.iter().filter(|r| r.constrains == Some(fabricscope_check::calibrate::Param::ScaleUpBandwidth)) {
+        assert!((r.calibrated_busbw / r.measured_busbw - 1.0).abs() < 0.05, "{}: {} vs {}", r.label(), r.calibrated_busbw, r.measured_busbw);
+    }
+}
+
+#[test]
 fn logs_of_different_gpus_are_refused() {
     let e = calibrate(&[log(H100_1NODE, &text(H100_1NODE)), log(MI300X_1NODE, &text(MI300X_1NODE))], &Cluster::default(), &Given::default()).unwrap_err();
     assert!(e.message.contains("not the same cluster") && e.message.contains("GPU"), "{}", e.message);

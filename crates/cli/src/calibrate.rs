@@ -13,7 +13,9 @@ use fabricscope_model::units::{format_size, Bytes};
 use std::io::Read;
 use std::path::PathBuf;
 
-/// Logs read at most in one calibration.
+/// Logs (files) read at most in one calibration: a cluster's sweep of every collective at a
+/// few node counts is a dozen or two; 64 keeps the worst case at 64 x the 64 MiB a log may
+/// have (`check::MAX_LOG_BYTES`). Chosen, not measured.
 const MAX_LOGS: usize = 64;
 
 #[derive(Args, Clone, Debug)]

@@ -31,7 +31,7 @@ pub const MIN_LATENCY_UNCERTAINTY_US: f64 = 2.0;
 const MIN_SENSITIVITY: f64 = 0.01;
 /// A row constrains a bandwidth share where the model's prediction at the catalog's share
 /// responds to it: an elasticity d ln(busbw) / d ln(share) of at least this (dimensionless;
-/// 1 where the tier alone binds, 0 where another does).
+/// 1 where the tier alone binds, 0 where another does; chosen halfway, not fitted).
 const MIN_ELASTICITY: f64 = 0.5;
 /// A row the tier does not bind (elasticity under [`MIN_ELASTICITY`]) and whose measurement is
 /// within this fraction of the catalog's prediction is consistent with the catalog's share: its
