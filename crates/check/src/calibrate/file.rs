@@ -16,6 +16,10 @@ use std::hash::Hasher;
 /// How far (relative) the catalog's prediction of a stored row may move before the file is
 /// stale: 0.1%, above floating-point noise between builds, below any model change that matters.
 const STALE_TOLERANCE: f64 = 1e-3;
+/// Runs whose largest row the staleness check predicts again, at most: any change of the model
+/// that matters moves every run's prediction, so a sample finds it; a file of thousands of runs
+/// (each a topology search to rebuild) then costs no more than a usual one. Chosen.
+const STALE_RUNS_CHECKED: usize = 16;
 /// Largest calibration file read, bytes: a fit on 64 logs of 40 sizes each is about 1 MB.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
@@ -93,12 +97,14 @@ impl CalibrationFile {
             Ok(t) => t,
             Err(e) => return Some(format!("stale: its cluster no longer checks ({})", e.message)),
         };
-        let mut seen: Vec<(usize, usize)> = Vec::new();
+        let mut seen: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
         for r in self.rows.iter().rev() {
-            if seen.contains(&(r.log, r.run)) {
+            if seen.len() >= STALE_RUNS_CHECKED {
+                break;
+            }
+            if !seen.insert((r.log, r.run)) {
                 continue;
             }
-            seen.push((r.log, r.run));
             let algo = if r.op.func().is_some() { self.algo } else { AlgoChoice::Auto };
             let proto = if r.op.func().is_some() { self.proto } else { ProtoChoice::Auto };
             let p = Comm::new(&topo, Placement { ranks: r.ranks, per_domain: r.per_node })
