@@ -123,7 +123,7 @@ pub fn text(f: &CalibrationFile) -> String {
             run = Some((r.log, r.run));
             let name = f.logs.get(r.log).map_or("", |l| l.name.as_str());
             let _ = writeln!(s, "\n{name} run {}: {} on {} node(s) x {}", r.run + 1, r.op.id(), r.nodes, r.per_node);
-            let _ = writeln!(s, "{:>14} {:>7} {:>14} {:>14} {:>14}  {}", "size (B)", "size", "measured GB/s", "calibrated", "catalog", "constrains");
+            let _ = writeln!(s, "{:>14} {:>7} {:>14} {:>14} {:>14}  constrains", "size (B)", "size", "measured GB/s", "calibrated", "catalog");
         }
         let what = r.constrains.map_or(String::new(), |p| p.id().to_string());
         let _ = writeln!(s, "{:>14} {:>7} {:>14.2} {:>14.2} {:>14.2}  {what}", r.bytes, format_size(Bytes(r.bytes)), r.measured_busbw, r.calibrated_busbw, r.catalog_busbw);

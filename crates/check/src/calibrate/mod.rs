@@ -134,7 +134,7 @@ pub fn contradictions(logs: &[LogRuns]) -> Result<()> {
                     for pa in ma.points.iter().filter(|p| p.busbw >= CONTRADICTION_MIN_GBPS) {
                         let Some(pb) = mb.points.iter().find(|p| p.bytes == pa.bytes && p.busbw >= CONTRADICTION_MIN_GBPS) else { continue };
                         let r = pa.busbw / pb.busbw;
-                        if r > CONTRADICTION_FACTOR || r < 1.0 / CONTRADICTION_FACTOR {
+                        if !(1.0 / CONTRADICTION_FACTOR..=CONTRADICTION_FACTOR).contains(&r) {
                             return Err(ModelError::new(
                                 "log",
                                 format!(
