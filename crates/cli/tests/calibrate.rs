@@ -196,3 +196,24 @@ fn serve_times_its_tp_all_reduce_on_the_calibrated_cluster() {
     assert!(err.contains("--calibration"), "{err}");
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn ep_times_dispatch_and_combine_with_the_calibrated_links() {
+    let file = file_of(B200, "ep");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    v["calibration"]["network"]["bandwidth"]["share"] = 0.5.into();
+    v["calibration"]["network"]["bandwidth"]["by_op"][0]["share"] = 0.5.into();
+    let slow = format!("{file}.slow");
+    std::fs::write(&slow, v.to_string()).unwrap();
+    let (code, out, err) = run(&["ep", "--calibration", &slow, "--nodes", "8", "--ep", "64", "--tokens", "4096", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["calibration"]["network_share"], 0.5);
+    // Normal kernels at 8 nodes are network bound: half the NICs' share, about twice the time.
+    let (t, catalog) = (j["dispatch"]["time_us"].as_f64().unwrap(), j["calibration"]["catalog_dispatch_us"].as_f64().unwrap());
+    assert!(t > 1.6 * catalog && t < 2.1 * catalog, "{t} vs {catalog}");
+    assert_eq!(j["calibration"]["note"], "measured at 2 nodes, predicted at 8 nodes");
+    for f in [file, slow] {
+        let _ = std::fs::remove_file(f);
+    }
+}
