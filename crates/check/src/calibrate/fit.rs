@@ -374,8 +374,9 @@ pub fn fit(setups: &[RunSetup], rows: &mut [FitRow], logs: u32) -> (Calibration,
 }
 
 /// What differs from the catalog, a sentence per tier ("NICs deliver 81% of 400G line rate
-/// ..."), and what the logs could not constrain.
-pub fn words(cal: &Calibration, rows: &[FitRow], nic: &str, scale_up: &str) -> (Vec<String>, Vec<String>) {
+/// ..."), and what the logs could not constrain. `goodput_of_line` is the catalog's NIC
+/// goodput as a share of its line rate (`NicSpec::efficiency`).
+pub fn words(cal: &Calibration, rows: &[FitRow], nic: &str, scale_up: &str, goodput_of_line: f64) -> (Vec<String>, Vec<String>) {
     let mut said = Vec::new();
     let mut not = Vec::new();
     let whence = |p: Param| {
@@ -395,8 +396,19 @@ pub fn words(cal: &Calibration, rows: &[FitRow], nic: &str, scale_up: &str) -> (
     };
     let close = |s: &Share| (s.share - 1.0).abs() <= 2.0 * s.rel_uncertainty.max(MIN_REL_UNCERTAINTY);
     match &cal.network.bandwidth {
-        Some(s) if close(s) => said.push(format!("The network delivers {:.0}% of the catalog's {nic} goodput ({} plateau): as designed", s.share * 100.0, whence(Param::NetworkBandwidth))),
-        Some(s) => said.push(format!("The NICs deliver {:.0}% (±{:.0}%) of the catalog's {nic} goodput ({} plateau)", s.share * 100.0, s.share * s.rel_uncertainty * 100.0, whence(Param::NetworkBandwidth))),
+        Some(s) if close(s) => said.push(format!(
+            "The network delivers {:.0}% of the catalog's {nic} goodput, {:.0}% of line rate ({} plateau): as designed",
+            s.share * 100.0,
+            s.share * goodput_of_line * 100.0,
+            whence(Param::NetworkBandwidth)
+        )),
+        Some(s) => said.push(format!(
+            "The NICs deliver {:.0}% (±{:.0}%) of the catalog's {nic} goodput, {:.0}% of line rate ({} plateau)",
+            s.share * 100.0,
+            s.share * s.rel_uncertainty * 100.0,
+            s.share * goodput_of_line * 100.0,
+            whence(Param::NetworkBandwidth)
+        )),
         None => not.push("the network: no log crosses it (one-node runs only, or no multi-node plateau), so predictions across nodes use the catalog's network".to_string()),
     }
     match &cal.scale_up.bandwidth {

@@ -206,7 +206,7 @@ pub fn calibrate(logs: &[LogRuns], design: &crate::topology::Cluster, given: &Gi
     let mut rows = fit::rows_of(&setups);
     let (calibration, parameters) = fit::fit(&setups, &mut rows, logs.len() as u32);
     let nic = format!("{} x {}", cluster.nics_per_node, cluster.nic.spec().name);
-    let (summary, not_constrained) = fit::words(&calibration, &rows, &nic, cluster.scale_up.name());
+    let (summary, not_constrained) = fit::words(&calibration, &rows, &nic, cluster.scale_up.name(), topo.nic.efficiency);
     let digests = logs
         .iter()
         .map(|l| {
