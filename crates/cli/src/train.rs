@@ -209,8 +209,8 @@ struct TrainCalibration {
     /// Every tier the job's collectives cross is calibrated.
     calibrated: bool,
     /// The same layout's step time and tokens/s on the catalog's parameters. The step's
-    /// `intervals` stay the training class's: the fit's uncertainty is not yet combined
-    /// into them.
+    /// `intervals` are the training class's combined with the fit's uncertainty on the
+    /// step's exposed collectives (`Calibration::step_intervals`).
     catalog_step_time_s: f64,
     catalog_tokens_per_s: f64,
 }
@@ -407,12 +407,16 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     }
     let g = fabricscope_model::goodput::goodput(&topo, &fabricscope_model::goodput::job_of(w.params(), &r), &a.failures.policy());
     if a.json {
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals: step_intervals_of(&topo, &w, &r), goodput: &g, calibration: catalog });
+        let intervals = match &cal {
+            Some(f) => calibrated_step_intervals(&topo, &w, &r, &f.calibration),
+            None => step_intervals_of(&topo, &w, &r),
+        };
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals, goodput: &g, calibration: catalog });
     }
     if let Some(c) = &catalog {
         return Ok(format!(
             "{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\nCalibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
-            report_text(&topo, &w, &r),
+            report_text_with(&topo, &w, &r, cal.as_ref().and_then(|f| calibrated_step_intervals(&topo, &w, &r, &f.calibration))),
             g.sentence(),
             g.goodput_tokens_per_s,
             c.logs,
@@ -496,6 +500,14 @@ fn tier_text(t: SpanTier) -> &'static str {
 
 /// The 90% intervals of a step report of `w` on `topo` (its class: the report's framework
 /// family, dense or MoE, the GPU's generation), held out by source (docs/calibration.md).
+/// [`step_intervals_of`] on a calibrated cluster (`Calibration::step_intervals`).
+fn calibrated_step_intervals(topo: &Topology, w: &Workload, r: &StepReport, cal: &fabricscope_model::fitted::Calibration) -> Option<fabricscope_model::calibration::apply::StepIntervals> {
+    let fw = Framework::from_id(&r.framework).unwrap_or_default();
+    let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
+    let (c, basis) = fabricscope_model::calibration::apply::for_training(&class, r.band_extrapolated)?;
+    Some(cal.step_intervals(&c, &basis, r, topo.domains))
+}
+
 pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Option<fabricscope_model::calibration::apply::StepIntervals> {
     let fw = Framework::from_id(&r.framework).unwrap_or_default();
     let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
@@ -506,12 +518,16 @@ pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Optio
 
 /// The step report, human-readable.
 pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
+    report_text_with(topo, w, r, step_intervals_of(topo, w, r))
+}
+
+/// [`report_text`] with the step's `intervals` given (a calibrated step's).
+fn report_text_with(topo: &Topology, w: &Workload, r: &StepReport, intervals: Option<fabricscope_model::calibration::apply::StepIntervals>) -> String {
     let mut s = String::new();
     s.push_str(&format!("Cluster: {}\n", output::cluster_line(topo)));
     s.push_str(&format!("Job: {}\n", workload_line(w)));
     s.push_str(&format!("Layout: {} ({} micro-batches per step; framework {})\n\n", layout_line(&r.mapping), r.micro_batches, r.framework));
     // "(90%: lo-hi)" after each headline number, from the report's held-out intervals.
-    let intervals = step_intervals_of(topo, w, r);
     let iv = intervals.as_ref();
     let range = |f: fn(&fabricscope_model::calibration::apply::StepIntervals) -> &fabricscope_model::interval::Interval, scale: f64| {
         iv.map_or(String::new(), |i| format!(" {}", output::range_text(scale * f(i).lo, scale * f(i).hi)))

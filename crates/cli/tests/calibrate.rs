@@ -151,6 +151,12 @@ fn train_times_its_collectives_on_the_calibrated_cluster() {
     };
     let healthy = step(&file);
     assert_eq!(healthy["calibration"]["note"], "measured at 2 nodes, predicted at 16 nodes");
+    // The step's interval: the training class's combined with the fit's uncertainty.
+    let basis = healthy["intervals"]["step_time_s"]["basis"].as_str().unwrap();
+    assert!(basis.starts_with("calibrated from 1 log (measured at 2 nodes, predicted at 16 nodes)"), "{basis}");
+    let i = &healthy["intervals"]["step_time_s"];
+    let t = healthy["step_time_s"].as_f64().unwrap();
+    assert!(i["lo"].as_f64().unwrap() < t && t < i["hi"].as_f64().unwrap());
     // The same file with the NICs at half the catalog's: the data-parallel traffic slows the step.
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     v["calibration"]["network"]["bandwidth"]["share"] = 0.5.into();

@@ -240,6 +240,37 @@ impl Comm {
     }
 }
 
+impl Calibration {
+    /// The largest relative uncertainty of the tier a prediction over `domains` crosses (over
+    /// the tier's share and each collective's): `None` where the fit does not cover it.
+    fn tier_uncertainty(&self, domains: u32) -> Option<f64> {
+        let tier = if domains > 1 { &self.network } else { &self.scale_up };
+        tier.bandwidth.as_ref().map(|b| b.by_op.iter().map(|o| o.rel_uncertainty).fold(b.rel_uncertainty, f64::max))
+    }
+
+    /// A calibrated training step's 90% intervals: the training class's interval `c` combined,
+    /// as [`Calibration::busbw_intervals`] does, with the fit's uncertainty carried by the
+    /// step's exposed collectives: `u = Z90 x u_tier x (TP + pipeline sends + DP + CP) / step`
+    /// (EP dispatch/combine is not calibrated in a step and is left out). A step over a tier
+    /// the fit does not cover gets the class's interval, its basis saying so.
+    pub fn step_intervals(&self, c: &crate::calibration::apply::Calibrated, basis: &str, r: &crate::training::step_report::StepReport, domains: u32) -> crate::calibration::apply::StepIntervals {
+        use crate::calibration::apply::{step_intervals, Calibrated};
+        let b = &r.breakdown;
+        let step_us = r.step_time_s * 1e6;
+        let exposed = b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0;
+        let (k, basis) = match self.tier_uncertainty(domains) {
+            Some(u_tier) if step_us > 0.0 => {
+                let u = Z90 * u_tier * (exposed / step_us).clamp(0.0, 1.0);
+                let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
+                let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
+                (Calibrated { lo, hi, ..*c }, format!("calibrated from {} log{} ({}); {basis}; combined in quadrature with the fit's ±{:.1}% on the step's exposed collectives", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0))
+            }
+            _ => (*c, format!("{basis}; the network is the catalog's: the logs never exercised it, so this interval is not calibrated")),
+        };
+        step_intervals(&k, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu)
+    }
+}
+
 impl crate::training::step::Evaluator<'_> {
     /// The same evaluator timing every collective of the step on the cluster as measured
     /// (its caches emptied: what they held was the catalog's).
