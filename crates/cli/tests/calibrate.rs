@@ -223,3 +223,37 @@ fn ep_times_dispatch_and_combine_with_the_calibrated_links() {
         let _ = std::fs::remove_file(f);
     }
 }
+
+#[test]
+fn compare_shows_the_calibrated_design_as_designed_and_as_measured() {
+    let file = file_of(B200, "compare");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut cluster = v["cluster"].clone();
+    cluster["nodes"] = 16.into();
+    let dir = std::env::temp_dir();
+    let b200 = dir.join(format!("fabricscope-calibrate-{}-b200-16.json", std::process::id())).display().to_string();
+    let h100 = dir.join(format!("fabricscope-calibrate-{}-h100-16.json", std::process::id())).display().to_string();
+    std::fs::write(&b200, serde_json::json!({ "cluster": cluster }).to_string()).unwrap();
+    std::fs::write(&h100, r#"{"cluster":{"nodes":16}}"#).unwrap();
+    v["calibration"]["network"]["bandwidth"]["share"] = 0.5.into();
+    v["calibration"]["network"]["bandwidth"]["by_op"][0]["share"] = 0.5.into();
+    let slow = format!("{file}.slow");
+    std::fs::write(&slow, v.to_string()).unwrap();
+    let (code, out, err) = run(&["compare", &b200, &h100, "--calibration", &slow, "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let j: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = j["designs"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 3);
+    assert!(names[1].ends_with("b200-16 (as measured)"), "{names:?}");
+    let busbw = |i: usize| j["designs"][i]["allreduce_busbw_GBps"].as_f64().unwrap();
+    // Half the NICs' share: the 16-node AllReduce about halves.
+    assert!((0.4..0.6).contains(&(busbw(1) / busbw(0))), "{} vs {}", busbw(1), busbw(0));
+    assert!(j["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("measured at 2 nodes, predicted at 16 nodes")));
+    // No design of the calibrated cluster: refused.
+    let (code, _, err) = run(&["compare", &h100, &h100, "--calibration", &slow]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--calibration: no design is the calibrated cluster"), "{err}");
+    for f in [file, slow, b200, h100] {
+        let _ = std::fs::remove_file(f);
+    }
+}
