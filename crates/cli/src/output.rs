@@ -173,8 +173,12 @@ pub fn bottleneck_text(id: &str) -> &'static str {
 
 /// A single prediction, human-readable.
 pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> String {
+    prediction_text_with(t, placement, p, &PredictionJson::from(p))
+}
+
+/// [`prediction_text`] with the intervals (and figures) of `j`: a calibrated prediction's.
+pub fn prediction_text_with(t: &Topology, placement: Placement, p: &Prediction, j: &PredictionJson) -> String {
     let factor = p.op.busbw_factor(p.ranks);
-    let j = PredictionJson::from(p);
     let mut s = String::new();
     s.push_str(&format!(
         "{} of {} ({} bytes) on {}\n",

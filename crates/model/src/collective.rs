@@ -92,6 +92,23 @@ impl Collective {
     }
 }
 
+/// The factors a calibration applies to one prediction (module `fitted`): bandwidth shares
+/// of the catalog's (dimensionless) and latency added per operation (µs), inside a domain and
+/// across the network.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scales {
+    pub intra_bw: f64,
+    pub intra_latency_us: f64,
+    pub net_bw: f64,
+    pub net_latency_us: f64,
+}
+
+impl Default for Scales {
+    fn default() -> Self {
+        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0 }
+    }
+}
+
 /// Which algorithm to run: NCCL's choice, or one forced as with `NCCL_ALGO`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -278,9 +295,9 @@ pub struct Comm {
     /// `tuning` is that base too.
     timing: Option<Tuning>,
     /// Per-GPU per-direction bandwidth for point-to-point copies inside a domain.
-    p2p_intra: GBps,
+    pub(crate) p2p_intra: GBps,
     /// The network as this group sees it (None inside one domain).
-    net: Option<NetPath>,
+    pub(crate) net: Option<NetPath>,
     oversubscribed: bool,
     intra_tier: TierKind,
     pcie_switches: bool,
@@ -291,29 +308,35 @@ pub struct Comm {
     /// What one domain of the group can inject for an all-to-all, GB/s per direction: every
     /// NIC of the domain (PXN sends each peer's data through the NIC on the peer's rail, so an
     /// all-to-all is not limited to the rings' channels), capped by the GPUs' links to them.
-    a2a_inject: f64,
+    pub(crate) a2a_inject: f64,
     /// NVLS possible on this group (for error messages).
     nvls_possible: bool,
     nvls_enabled: bool,
     sharp: bool,
     /// The platform runs RCCL (AMD Instinct): its tables and timing terms.
-    rccl: Option<RcclComm>,
+    pub(crate) rccl: Option<RcclComm>,
     /// aws-ofi-nccl's region tuner, on the EFA platforms whose table is ported.
     ofi_tuner: Option<crate::nccl::ofi_tuner::OfiPlatform>,
     /// Host cost per further GPU one process drives (`network::HOST_LAUNCH_STAGGER` on NVIDIA,
     /// `rccl::timing::HIP_LAUNCH_STAGGER` on AMD).
     launch_stagger: Micros,
+    /// A user's cluster as measured, per collective (`Collective::ALL` order): applied by
+    /// [`Comm::predict`] (set by `Comm::with_calibration`, module `fitted`).
+    pub(crate) calibration: Option<[Scales; 7]>,
+    /// The measured share of the catalog's bandwidth inside one domain, and the latency added per
+    /// operation, µs (`crate::fitted`).
+    pub(crate) intra_fit: (f64, f64),
 }
 
 /// An RCCL communicator's model and the latency table its timing reads.
 #[derive(Clone, Debug)]
-struct RcclComm {
+pub(crate) struct RcclComm {
     model: &'static rccl::RcclModel,
     facts: rccl::RcclFacts,
     timing_lat: crate::nccl::tuning::FuncTable,
     /// One pair of GPUs in an xGMI mesh shares a single link (GB/s per direction, RCCL's
     /// figure, scaled as the rings are): what a send/receive between two GPUs of one node gets.
-    pair_bw: Option<f64>,
+    pub(crate) pair_bw: Option<f64>,
     /// The square root of this GPU's xGMI link rate against the measured generation's
     /// (`XgmiSpec::speedup_over_measured`): scales the timing inside a node, never RCCL's choice.
     link_speedup: f64,
@@ -527,6 +550,8 @@ impl Comm {
                 .flatten(),
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
+            calibration: None,
+            intra_fit: (1.0, 0.0),
         })
     }
 
@@ -577,6 +602,9 @@ impl Comm {
         if n <= 1 {
             return Ok(self.finish(op, bytes, Micros::ZERO, None, "none", "none", Bottleneck::Latency));
         }
+        if let Some(s) = self.calibration {
+            return self.scaled(s[op as usize]).predict(op, bytes, algo, proto);
+        }
         match op.func() {
             Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
             None => {
@@ -617,6 +645,7 @@ impl Comm {
             return Err(self.unavailable(op, func, algo, proto));
         };
         let (lat, bw) = self.expected_terms(func, a, p, bytes);
+        let bw = if self.net.is_none() { bw * self.intra_fit.0 } else { bw };
         let t = lat + bytes.as_f64() / (1000.0 * bw);
         // NVLS reduces in the NVSwitch: where the domain's side of the network model is the
         // smaller one, the switch, not the NICs, sets the bandwidth.
@@ -853,7 +882,7 @@ impl Comm {
         let n = self.placement.ranks;
         // One process driving several GPUs starts the last one's kernel late (`network`).
         let stagger = self.gpus_per_process.min(n).saturating_sub(1) as f64;
-        let time = if n <= 1 { gpu_time } else { gpu_time + self.launch_stagger * stagger };
+        let time = if n <= 1 { gpu_time } else { gpu_time + self.launch_stagger * stagger + Micros(self.intra_fit.1) };
         let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
         let trust = self.trust(algorithm, bytes);
         Prediction {
