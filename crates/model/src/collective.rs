@@ -602,9 +602,12 @@ impl Comm {
         if n <= 1 {
             return Ok(self.finish(op, bytes, Micros::ZERO, None, "none", "none", Bottleneck::Latency));
         }
+        #[cfg(any(test, feature = "calibrate"))]
         if let Some(s) = self.calibration {
             return self.scaled(s[op as usize]).predict(op, bytes, algo, proto);
         }
+        #[cfg(not(any(test, feature = "calibrate")))]
+        debug_assert!(self.calibration.is_none(), "a calibration given to a build without the model's `calibrate` feature");
         match op.func() {
             Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
             None => {
