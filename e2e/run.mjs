@@ -355,7 +355,7 @@ async function main() {
       // Step time and MFU carry their 90% intervals (or say they have none), the CLI's for the
       // same layout (checked below on the page's own link).
       const band = await page.textContent('[data-testid=training-band]');
-      assert(/Step time (90%: [\d.]+-[\d.]+|not validated) s, MFU (90%: [\d.]+-[\d.]+|not validated)%: 9 in 10 measurements/.test(band), `the training interval: ${band}`);
+      assert(/Step time (90%: [\d.]+-[\d.]+|not validated) (ms|s), MFU (90%: [\d.]+-[\d.]+|not validated)%: 9 in 10 measurements/.test(band), `the training interval: ${band}`);
       // Issue 41: the job under failures beside the step, the same figure the CLI's eval of the
       // page's own link gives (the link is debounced: read it until it holds this layout).
       const good = await page.$eval('[data-testid=goodput]', (e) => ({ text: e.textContent, ettr: Number(e.dataset.value) }));
@@ -370,7 +370,8 @@ async function main() {
       {
         const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
         const c = JSON.parse(cli(['eval', '-'], cli(['link', '--decode', m[1]]))).training.chosen;
-        const want = `Step time 90%: ${sig(c.step_time_s / c.interval[1])}-${sig(c.step_time_s / c.interval[0])} s`;
+        const [k, unit] = c.step_time_s < 1 ? [1000, 'ms'] : [1, 's'];
+        const want = `Step time 90%: ${sig((k * c.step_time_s) / c.interval[1])}-${sig((k * c.step_time_s) / c.interval[0])} ${unit}`;
         assert(band.startsWith(want), `page "${band}", CLI "${want}"`);
       }
       // Issue 20: the assumptions beside the layout: TP 16 leaves the NVLink domain, so no
