@@ -33,7 +33,7 @@ pub fn limited_by(b: Bottleneck, algorithm: &str) -> String {
         Bottleneck::Tier(TierKind::Hbm) => "HBM".into(),
         Bottleneck::Tier(TierKind::Pcie) => "PCIe between GPU and NIC".into(),
         Bottleneck::Tier(TierKind::Nic) => "the NICs".into(),
-        Bottleneck::Tier(TierKind::Leaf) => "the leaf switches".into(),
+        Bottleneck::Tier(TierKind::Leaf) => "the leaf uplinks: ECMP, the NIC's default routing, hashes the rings' few flows onto them and some collide".into(),
         Bottleneck::Tier(TierKind::Spine) => "the spine switches (oversubscribed)".into(),
         Bottleneck::Tier(TierKind::Core) => "the core switches (oversubscribed)".into(),
     }
