@@ -102,3 +102,25 @@ fn train_takes_qps_per_connection() {
     assert!(ib_two < ib_one, "several QPs give an RDMA ring the NICs' goodput: {ib_two} vs {ib_one}");
     fails(&["train", "--model", "llama3-8b", "--qps-per-connection", "0"], &["--qps-per-connection"]);
 }
+
+/// The right-sizer's figure for the RoCE design is `train`'s step for the layout the search
+/// ranks best there (the right-sizer times the user's system with it), and that step meets the
+/// flow model under ECMP.
+#[test]
+fn rightsize_figure_is_trains_step_on_roce() {
+    let rs = json(&[&["rightsize", "--json"][..], &ROCE].concat());
+    let own = rs["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["option"]["nic"] == "roce-400" && c["option"]["nics_per_node"] == 8 && c["option"]["rail_optimized"] == false && c["option"]["oversubscription"] == 3.0 && c["domain_gpus"] == 8)
+        .expect("the design's own option");
+    let best = &json(&[&["search", "--top", "1", "--json"][..], &ROCE].concat())[0];
+    let m = &best["mapping"];
+    let s = |k: &str| m[k].as_u64().map_or_else(|| m[k].as_str().unwrap().to_string(), |v| v.to_string());
+    let (tp, pp, dp, cp, mb, v, rc, z) = (s("tp"), s("pp"), s("dp"), s("cp"), s("micro_batch"), s("interleave"), s("recompute"), s("zero"));
+    let layout = ["--tp", &tp, "--pp", &pp, "--dp", &dp, "--cp", &cp, "--micro-batch", &mb, "--interleave", &v, "--recompute", &rc, "--zero", &z];
+    let (step, mean) = step_and_flow_mean(&ROCE, &layout, "ecmp");
+    assert_eq!(f(own, &["step_time_s"]), step, "right-sizer against train {layout:?}");
+    assert!((step / mean - 1.0).abs() <= 0.10, "train {step} s, flow model mean {mean} s");
+}
