@@ -603,8 +603,9 @@ const EXACT_FLOWS: u32 = 64;
 
 /// E[max(floor, M)], M the fullest link over `draws` independent hashings of `flows` equal flows
 /// onto `links` equal links (uniform, each flow on its own: balls into bins). Exact below
-/// [`EXACT_FLOWS`]: P(all links hold <= m) by adding one link at a time (t flows on j links:
-/// a binomial share of them on the j-th); E[M] = sum over m >= 1 of P(M >= m).
+/// [`EXACT_FLOWS`]: P(all links hold <= m) = n!/k^n [x^n] (sum over c <= m of x^c/c!)^k, the
+/// multinomial's generating function, taken one link at a time; E[M] = sum over m >= 1 of
+/// P(M >= m).
 pub fn expected_max_load(flows: u32, links: u32, draws: u32, floor: u32) -> f64 {
     let (n, k) = (flows as usize, links.max(1));
     let lambda = flows as f64 / k as f64;
@@ -613,19 +614,19 @@ pub fn expected_max_load(flows: u32, links: u32, draws: u32, floor: u32) -> f64 
         if flows > EXACT_FLOWS {
             return (1.0 - poisson_tail(lambda, m as u64 + 1)).powi(k as i32);
         }
-        let mut h: Vec<f64> = (0..=n).map(|t| if t <= m { 1.0 } else { 0.0 }).collect();
-        for j in 2..=k {
-            let p = 1.0 / j as f64;
+        let mut g = vec![0.0; n + 1];
+        g[0] = 1.0;
+        for _ in 0..k {
             for t in (0..=n).rev() {
-                let (mut b, mut s) = ((1.0 - p).powi(t as i32), 0.0);
+                let (mut s, mut w) = (0.0, 1.0);
                 for c in 0..=m.min(t) {
-                    s += b * h[t - c];
-                    b *= (t - c) as f64 / (c + 1) as f64 * p / (1.0 - p);
+                    s += g[t - c] * w;
+                    w /= (c + 1) as f64;
                 }
-                h[t] = s;
+                g[t] = s;
             }
         }
-        h[n]
+        (1..=n).fold(g[n], |x, i| x * i as f64 / k as f64)
     };
     let start = (floor as usize).max(n.div_ceil(k as usize));
     let mut e = start as f64;

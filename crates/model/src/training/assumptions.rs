@@ -41,8 +41,8 @@ pub fn assumptions(r: &StepReport) -> Vec<(&'static str, String)> {
     let dp = if fw.overlap_grad_reduce { "gradient reduction overlapped with the backward (bucketed)" } else { "gradients reduced after the backward, exposed" };
     out.push(("DP overlap", dp.to_string()));
     let routing = match r.ecmp_ring_fraction {
-        Some(f) => format!("ECMP, the NIC's default: data-parallel rings keep {:.0}% of the network (expected fullest uplink)", 100.0 * f),
-        None => "adaptive, the NIC's default: no hash collisions".to_string(),
+        Some(f) => format!("ECMP, the NIC's default: DP rings keep {:.0}% of the network", 100.0 * f),
+        None => "adaptive, the NIC's default".to_string(),
     };
     out.push(("Routing", routing));
     out
