@@ -165,7 +165,7 @@ pub fn bottleneck_text(id: &str) -> &'static str {
         "scale_up" => "scale-up (NVLink or xGMI) bandwidth",
         "pcie" => "PCIe bandwidth",
         "nic" => "NIC bandwidth",
-        "leaf" => "leaf switch bandwidth",
+        "leaf" => "leaf uplinks: ECMP (the NIC's default routing) hash collisions",
         "spine" => "spine bandwidth: the fat tree is oversubscribed",
         _ => "",
     }

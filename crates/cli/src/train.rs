@@ -185,6 +185,11 @@ pub struct TrainArgs {
     #[command(flatten)]
     pub parallel: ParallelArgs,
 
+    /// Queue pairs per network connection, as NCCL_IB_QPS_PER_CONNECTION, for every collective
+    /// of the step and the flow model's flows (as `collective` takes it) [default: 1, NCCL's]
+    #[arg(long, value_name = "Q", allow_negative_numbers = true, value_parser = count_parser(limits::QPS_PER_CONNECTION))]
+    pub qps_per_connection: Option<u32>,
+
     #[command(flatten)]
     pub flow: FlowArgs,
 
@@ -367,7 +372,10 @@ struct TrainJson<'a> {
 }
 
 pub fn run(a: &TrainArgs) -> Result<String, CliError> {
-    let (topo, cal) = a.calibration.topology(&a.cluster)?;
+    let (mut topo, cal) = a.calibration.topology(&a.cluster)?;
+    if let Some(q) = a.qps_per_connection {
+        topo.qps_per_connection = q;
+    }
     let w = a.workload.workload()?;
     let par = a.parallel.parallel(topo.total_gpus);
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;

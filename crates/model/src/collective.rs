@@ -354,7 +354,7 @@ fn efa_rails(family: NetFamily, nics: u32, gpus: u32) -> u32 {
 
 impl Comm {
     pub fn new(topo: &Topology, p: Placement) -> Result<Comm> {
-        Self::new_shared(topo, p, 1.0)
+        Self::build(topo, p, 1.0, false)
     }
 
     /// Like [`Comm::new`], for one of several groups that run at the same time and share the
@@ -362,7 +362,15 @@ impl Comm {
     /// group gets `1 / net_share` of the network bandwidth it would have alone. `net_share`
     /// below 1 is treated as 1. Intra-domain links are not shared (NVSwitch is non-blocking).
     /// NCCL itself never sees the sharing or the spine: its choice is made on the bare NICs.
+    ///
+    /// The groups like this one tile each domain (every GPU is in one, as a training layout's
+    /// groups are), so their rings' flows all cross the fabric together: what ECMP hashes
+    /// ([`NetPath::ring_routing_fraction`]). [`Comm::new`] is one group alone.
     pub fn new_shared(topo: &Topology, p: Placement, net_share: f64) -> Result<Comm> {
+        Self::build(topo, p, net_share, true)
+    }
+
+    fn build(topo: &Topology, p: Placement, net_share: f64, tiled: bool) -> Result<Comm> {
         topo.check(p)?;
         let c = &topo.cluster;
         let domains = p.domains();
@@ -477,7 +485,16 @@ impl Comm {
             let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
             let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
             let fabric = topo.fabric.as_ref();
-            NetPath {
+            // The NICs whose ring connections leave a domain (those a group's rings use, for
+            // every group tiling the domain), over the leaves they sit under (one without
+            // rails, one per rail group with). One connection per NIC, as crates/flow's ring
+            // (groups sharing a NIC would each have their own: not counted, by either model).
+            let node_nics = c.nics_per_node.max(1);
+            let domain_nics = node_nics * (topo.domain_gpus / c.gpus_per_node.max(1)).max(1);
+            let leaf_groups = fabric.map_or(1, |f| node_nics / (f.down_per_leaf / f.nodes_per_leaf.max(1)).clamp(1, node_nics)).max(1);
+            let groups = if tiled { (topo.domain_gpus / p.per_domain.max(1)).max(1) } else { 1 };
+            let ring_nics = (groups * used as u32).min(domain_nics);
+            let mut path = NetPath {
                 domains,
                 per_domain: p.per_domain,
                 ranks: p.ranks,
@@ -497,14 +514,19 @@ impl Comm {
                 core_path_oversubscription: fabric.map(|f| f.core_path_oversubscription()).unwrap_or(1.0),
                 routing: topo.nic.routing,
                 uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
+                leaf_flows: ring_nics.div_ceil(leaf_groups),
+                leaf_groups,
+                ring_routing: 1.0,
                 family: topo.nic.family,
-                qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
+                qps_per_connection: topo.qps_per_connection.max(1),
                 host_staged: topo.gpu.kind.is_grace_blackwell(),
                 flow: topo.flow,
                 channels: tuning.comm_channels().max(1),
                 amd_cpu: facts.amd_cpu,
                 rail_bw: topo.nic.achievable_bw().0 / share,
-            }
+            };
+            path.ring_routing = path.ring_routing_fraction();
+            path
         });
         // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.
         let a2a_inject = {
@@ -567,6 +589,7 @@ impl Comm {
     pub fn with_qps_per_connection(mut self, qps: u32) -> Comm {
         if let Some(n) = self.net.as_mut() {
             n.qps_per_connection = qps.max(1);
+            n.ring_routing = n.ring_routing_fraction();
         }
         self
     }
@@ -580,6 +603,12 @@ impl Comm {
             (Some(net), Some(func), Some(a), Some(pr)) => net.rendezvous(func, a, pr, p.bytes.as_f64(), self.rccl.is_some()),
             _ => (0.0, 0.0),
         }
+    }
+
+    /// What the network keeps for this group's rings and trees after routing: the flow
+    /// model's fraction when one ran, else [`NetPath::ring_routing_fraction`] (1 without a network).
+    pub fn ring_routing(&self) -> f64 {
+        self.net.as_ref().map_or(1.0, |n| n.flow.and_then(|f| f.ring).unwrap_or(n.ring_routing))
     }
 
     pub fn tuning(&self) -> &Tuning {
@@ -726,7 +755,9 @@ impl Comm {
         match &self.net {
             None => Bottleneck::Tier(self.intra_tier),
             // Rings, trees and SHARP cross an oversubscribed tier on few flows: the NICs or
-            // the GPUs' PCIe links bind (all-to-all says Spine/Core itself when it pays).
+            // the GPUs' PCIe links bind (all-to-all says Spine/Core itself when it pays),
+            // unless ECMP hashes some of those flows onto one leaf uplink (`Leaf`).
+            Some(n) if n.flow.is_none() && n.ring_routing < 1.0 => Bottleneck::Tier(TierKind::Leaf),
             Some(n) if n.gpu_side < n.nic_side * network::RING_EFFICIENCY => Bottleneck::Tier(TierKind::Pcie),
             Some(_) => Bottleneck::Tier(TierKind::Nic),
         }

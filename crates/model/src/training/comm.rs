@@ -122,6 +122,11 @@ impl CommCache {
         id.map_or(0, |i| self.comms[i as usize].3.graphs.ring.n_channels)
     }
 
+    /// What routing leaves the communicator's rings of the network ([`crate::collective::Comm::ring_routing`]).
+    pub fn ring_routing(&self, id: Option<CommId>) -> f64 {
+        id.map_or(1.0, |i| self.comms[i as usize].3.ring_routing())
+    }
+
     pub fn algorithm(&self, id: Option<CommId>, op: Collective, bytes: f64) -> Option<&'static str> {
         let c = &self.comms[id? as usize].3;
         c.predict(op, Bytes(bytes.max(1.0) as u64), AlgoChoice::Auto, ProtoChoice::Auto).ok().map(|p| p.algorithm)

@@ -919,6 +919,7 @@ impl<'a> Evaluator<'a> {
             band_measured_gpus: super::bands::measured_gpus(&class),
             band_extrapolated,
             interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo, hi]),
+            ecmp_ring_fraction: (self.topo.nic.routing == crate::catalog::Routing::Ecmp).then(|| self.comms.ring_routing(layout.ids[g(Group::Dp)])),
         }
     }
 }
