@@ -16,6 +16,7 @@ use crate::nccl::tuning::{Algorithm, CommFacts, Func, Protocol, Tuning};
 use crate::topology::{Placement, TierKind, Topology};
 use crate::units::{Bytes, GBps, Micros};
 use crate::rccl;
+pub use crate::choice::{AlgoChoice, ProtoChoice};
 use serde::{Deserialize, Serialize};
 
 /// The collectives Fabricscope predicts.
@@ -106,103 +107,6 @@ pub struct Scales {
 impl Default for Scales {
     fn default() -> Self {
         Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0 }
-    }
-}
-
-/// Which algorithm to run: NCCL's choice, or one forced as with `NCCL_ALGO`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AlgoChoice {
-    #[default]
-    Auto,
-    Ring,
-    Tree,
-    Nvls,
-    NvlsTree,
-    Collnet,
-    Pat,
-}
-
-impl AlgoChoice {
-    pub const ALL: [AlgoChoice; 7] = [
-        AlgoChoice::Auto,
-        AlgoChoice::Ring,
-        AlgoChoice::Tree,
-        AlgoChoice::Nvls,
-        AlgoChoice::NvlsTree,
-        AlgoChoice::Collnet,
-        AlgoChoice::Pat,
-    ];
-    pub fn id(self) -> &'static str {
-        match self {
-            AlgoChoice::Auto => "auto",
-            AlgoChoice::Ring => "ring",
-            AlgoChoice::Tree => "tree",
-            AlgoChoice::Nvls => "nvls",
-            AlgoChoice::NvlsTree => "nvlstree",
-            AlgoChoice::Collnet => "collnet",
-            AlgoChoice::Pat => "pat",
-        }
-    }
-    pub fn from_id(id: &str) -> Option<Self> {
-        let id = id.to_ascii_lowercase().replace(['_', '-'], "");
-        Self::ALL.into_iter().find(|a| a.id() == id)
-    }
-    fn admits(self, a: Algorithm) -> bool {
-        match self {
-            AlgoChoice::Auto => true,
-            AlgoChoice::Ring => a == Algorithm::Ring,
-            AlgoChoice::Tree => a == Algorithm::Tree,
-            AlgoChoice::Nvls => a == Algorithm::Nvls,
-            AlgoChoice::NvlsTree => a == Algorithm::NvlsTree,
-            AlgoChoice::Collnet => matches!(a, Algorithm::CollNetDirect | Algorithm::CollNetChain),
-            AlgoChoice::Pat => a == Algorithm::Pat,
-        }
-    }
-    fn of(a: Algorithm) -> AlgoChoice {
-        match a {
-            Algorithm::Tree => AlgoChoice::Tree,
-            Algorithm::Ring => AlgoChoice::Ring,
-            Algorithm::CollNetDirect | Algorithm::CollNetChain => AlgoChoice::Collnet,
-            Algorithm::Nvls => AlgoChoice::Nvls,
-            Algorithm::NvlsTree => AlgoChoice::NvlsTree,
-            Algorithm::Pat => AlgoChoice::Pat,
-        }
-    }
-}
-
-/// Which protocol to run: NCCL's choice, or one forced as with `NCCL_PROTO`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProtoChoice {
-    #[default]
-    Auto,
-    Ll,
-    Ll128,
-    Simple,
-}
-
-impl ProtoChoice {
-    pub const ALL: [ProtoChoice; 4] = [ProtoChoice::Auto, ProtoChoice::Ll, ProtoChoice::Ll128, ProtoChoice::Simple];
-    pub fn id(self) -> &'static str {
-        match self {
-            ProtoChoice::Auto => "auto",
-            ProtoChoice::Ll => "ll",
-            ProtoChoice::Ll128 => "ll128",
-            ProtoChoice::Simple => "simple",
-        }
-    }
-    pub fn from_id(id: &str) -> Option<Self> {
-        let id = id.to_ascii_lowercase();
-        Self::ALL.into_iter().find(|p| p.id() == id)
-    }
-    fn admits(self, p: Protocol) -> bool {
-        match self {
-            ProtoChoice::Auto => true,
-            ProtoChoice::Ll => p == Protocol::Ll,
-            ProtoChoice::Ll128 => p == Protocol::Ll128,
-            ProtoChoice::Simple => p == Protocol::Simple,
-        }
     }
 }
 

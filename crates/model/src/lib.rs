@@ -28,6 +28,7 @@
 
 pub mod calibration;
 pub mod catalog;
+pub mod choice;
 pub mod collective;
 pub mod ep;
 pub mod error;

@@ -147,7 +147,7 @@ fn training_panel(props: &Props) -> Html {
     let custom = custom_parts(&c.workload);
     let mut workloads: Vec<Opt> = PRESETS
         .iter()
-        .map(|(id, about)| Opt { title: Some(*about), ..Opt::new(*id, *id, *id == c.workload) })
+        .map(|(id, about)| Opt { title: (!about.is_empty()).then_some(*about), ..Opt::new(*id, *id, *id == c.workload) })
         .collect();
     workloads.push(Opt::new(CUSTOM, "custom sizes…", custom.is_some()));
     let on_workload = {

@@ -28,27 +28,43 @@ fn llama(name: &str, layers: u32, hidden: u32, heads: u32, kv_heads: u32, ffn: u
     }
 }
 
+/// A model shape's one-line description: only where the model's `sources` feature is on (the
+/// CLI); the pages, which name models by id (the descriptions, with their citations, were only
+/// an option's tooltip there), carry none.
+#[cfg(feature = "sources")]
+macro_rules! about {
+    ($s:literal) => {
+        $s
+    };
+}
+#[cfg(not(feature = "sources"))]
+macro_rules! about {
+    ($s:literal) => {
+        ""
+    };
+}
+
 /// Preset ids with a one-line description, in display order.
 pub const PRESETS: [(&str, &str); 19] = [
-    ("gpt3-175b", "GPT-3 175B (96 x 12288, 96 heads, seq 2048, batch 1536; Brown et al. 2020)"),
-    ("gpt-1.7b", "Megatron GPT 1.7B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-3.6b", "Megatron GPT 3.6B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-7.5b", "Megatron GPT 7.5B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-18.4b", "Megatron GPT 18.4B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-22b", "Megatron GPT 22B (Korthikanti et al. 2022, Table 5)"),
-    ("gpt-39.1b", "Megatron GPT 39.1B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-76.1b", "Megatron GPT 76.1B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-145.6b", "Megatron GPT 145.6B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-310.1b", "Megatron GPT 310.1B (Narayanan et al. 2021, Table 1)"),
-    ("gpt-530b", "Megatron-Turing NLG 530B shape (Narayanan et al. 2021, Table 1: 529.6B)"),
-    ("gpt-1t", "Megatron GPT 1T (Narayanan et al. 2021, Table 1: 1008B)"),
-    ("llama3-8b", "Llama 3 8B (GQA 8 KV heads, SwiGLU 14336, vocab 128256, seq 8192)"),
-    ("llama3-70b", "Llama 3 70B (80 x 8192, GQA 8 KV heads, SwiGLU 28672)"),
-    ("llama3-405b", "Llama 3 405B (126 x 16384, GQA 8 KV heads, SwiGLU 53248)"),
-    ("mixtral-8x7b", "Mixtral 8x7B (32 x 4096, 8 experts top-2, expert FFN 14336)"),
-    ("deepseek-v3-like", "DeepSeek-V3-like MoE, 671B (61 layers, 256 experts top-8 + 1 shared, FP8; MLA approximated by GQA)"),
-    ("gpt-2-1.2b", "Megatron-LM README (2020) GPT-2-style 1.2B (24 x 1920, seq 1024)"),
-    ("gpt-2-8.3b", "Megatron-LM README (2020) GPT-2-style 8.3B (72 x 3072)"),
+    ("gpt3-175b", about!("GPT-3 175B (96 x 12288, 96 heads, seq 2048, batch 1536; Brown et al. 2020)")),
+    ("gpt-1.7b", about!("Megatron GPT 1.7B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-3.6b", about!("Megatron GPT 3.6B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-7.5b", about!("Megatron GPT 7.5B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-18.4b", about!("Megatron GPT 18.4B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-22b", about!("Megatron GPT 22B (Korthikanti et al. 2022, Table 5)")),
+    ("gpt-39.1b", about!("Megatron GPT 39.1B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-76.1b", about!("Megatron GPT 76.1B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-145.6b", about!("Megatron GPT 145.6B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-310.1b", about!("Megatron GPT 310.1B (Narayanan et al. 2021, Table 1)")),
+    ("gpt-530b", about!("Megatron-Turing NLG 530B shape (Narayanan et al. 2021, Table 1: 529.6B)")),
+    ("gpt-1t", about!("Megatron GPT 1T (Narayanan et al. 2021, Table 1: 1008B)")),
+    ("llama3-8b", about!("Llama 3 8B (GQA 8 KV heads, SwiGLU 14336, vocab 128256, seq 8192)")),
+    ("llama3-70b", about!("Llama 3 70B (80 x 8192, GQA 8 KV heads, SwiGLU 28672)")),
+    ("llama3-405b", about!("Llama 3 405B (126 x 16384, GQA 8 KV heads, SwiGLU 53248)")),
+    ("mixtral-8x7b", about!("Mixtral 8x7B (32 x 4096, 8 experts top-2, expert FFN 14336)")),
+    ("deepseek-v3-like", about!("DeepSeek-V3-like MoE, 671B (61 layers, 256 experts top-8 + 1 shared, FP8; MLA approximated by GQA)")),
+    ("gpt-2-1.2b", about!("Megatron-LM README (2020) GPT-2-style 1.2B (24 x 1920, seq 1024)")),
+    ("gpt-2-8.3b", about!("Megatron-LM README (2020) GPT-2-style 8.3B (72 x 3072)")),
 ];
 
 /// Every model shape of the catalog: the training menu ([`PRESETS`]) and the models first added
@@ -56,10 +72,10 @@ pub const PRESETS: [(&str, &str); 19] = [
 pub const MODELS: [(&str, &str); 23] = [
     PRESETS[0], PRESETS[1], PRESETS[2], PRESETS[3], PRESETS[4], PRESETS[5], PRESETS[6], PRESETS[7], PRESETS[8], PRESETS[9],
     PRESETS[10], PRESETS[11], PRESETS[12], PRESETS[13], PRESETS[14], PRESETS[15], PRESETS[16], PRESETS[17], PRESETS[18],
-    ("qwen2.5-72b", "Qwen2.5 72B (80 x 8192, GQA 8 KV heads, FFN 29568)"),
-    ("qwen3-32b", "Qwen3 32B dense (64 x 5120, 64 heads of 128, GQA 8 KV heads)"),
-    ("qwen3-235b-a22b", "Qwen3-235B-A22B MoE (94 x 4096, 128 experts top-8, GQA 4 KV heads)"),
-    ("kimi-k2", "Kimi-K2-like 1T MoE (61 layers, 384 experts top-8 + 1 shared, MLA 512 + 64)"),
+    ("qwen2.5-72b", about!("Qwen2.5 72B (80 x 8192, GQA 8 KV heads, FFN 29568)")),
+    ("qwen3-32b", about!("Qwen3 32B dense (64 x 5120, 64 heads of 128, GQA 8 KV heads)")),
+    ("qwen3-235b-a22b", about!("Qwen3-235B-A22B MoE (94 x 4096, 128 experts top-8, GQA 4 KV heads)")),
+    ("kimi-k2", about!("Kimi-K2-like 1T MoE (61 layers, 384 experts top-8 + 1 shared, MLA 512 + 64)")),
 ];
 
 /// Other names of catalog entries (alias, entry): serving's DeepSeek-V3 and -R1 are the
