@@ -415,7 +415,7 @@ async function main() {
         assert(shownBw === busbw, `summary busbw ${shownBw} = key number ${busbw}`);
         assert(/limited by/.test(await p.textContent(bar)), 'names the limiting tier');
         await p.waitForFunction((b) => /MFU/.test(document.querySelector(b)?.textContent ?? ''), bar, { timeout: 20000 });
-        assert(/MFU \d+%, (±\d+%|not validated)/.test(await p.textContent(bar)), `the step's band in the bar: ${await p.textContent(bar)}`);
+        assert(/step [\d.]+ m?s \((90%: [\d.]+-[\d.]+ m?s|not validated m?s)\) · MFU \d+%/.test(await p.textContent(bar)), `the step's 90% interval in the bar: ${await p.textContent(bar)}`);
         await p.screenshot({ path: join(out, `controls-phone-${name}.png`) });
         const start = await p.locator(bar).boundingBox();
         for (const id of ['#nodes-slider', '[data-testid=chart]']) {
