@@ -176,7 +176,7 @@ struct BodyProps {
 fn serving_body(p: &BodyProps) -> Html {
     let choice = p.choice.clone();
     let c = *choice;
-    let target = use_state_eq(|| 20u32);
+    let target = use_state_eq(|| fabricscope_serving::DEFAULTS.min_tokens_per_s_per_user as u32);
     let sh = &*p.view.0;
     let (found, progress, start) = use_serving_search(sh.cluster.clone(), c, *target);
 
