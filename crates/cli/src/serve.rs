@@ -300,24 +300,55 @@ struct SearchJson<'a> {
     /// 90% intervals of the best point's figures (as `serve --json` gives them for it).
     #[serde(skip_serializing_if = "Option::is_none")]
     intervals: Option<ServeIntervals>,
+    /// The best point's memory per GPU, GiB of the card (as `serve --json` gives it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<MemoryJson>,
 }
 
-/// The best point's intervals: its deployment evaluated as `serve` would (decode, one stage),
-/// spanning the engines when none is given.
-fn best_intervals(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<ServeIntervals> {
+/// Memory per GPU in GiB of the card: what a deployment holds, what the engine may use, and
+/// the share of the card that is (`serve --json`'s fields of the same names).
+#[derive(Serialize)]
+struct MemoryJson {
+    memory_gib: f64,
+    hbm_usable_gib: f64,
+    hbm_capacity_gib: f64,
+    memory_fraction: f64,
+    reserve_gib: f64,
+}
+
+impl MemoryJson {
+    fn of(r: &ServeReport) -> MemoryJson {
+        MemoryJson { memory_gib: r.memory_gib, hbm_usable_gib: r.hbm_usable_gib, hbm_capacity_gib: r.hbm_capacity_gib, memory_fraction: r.memory_fraction, reserve_gib: r.reserve_gib }
+    }
+    /// "memory 60.1 GiB per GPU of the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)".
+    fn text(&self) -> String {
+        format!(
+            "memory {:.1} GiB per GPU of the {:.1} GiB the engine may use (fraction {} of {:.1} GiB{})",
+            self.memory_gib,
+            self.hbm_usable_gib,
+            self.memory_fraction,
+            self.hbm_capacity_gib,
+            if self.reserve_gib > 0.0 { format!(", less {:.1} GiB reserved", self.reserve_gib) } else { String::new() }
+        )
+    }
+}
+
+/// The best point's memory and intervals: its deployment evaluated as `serve` would (decode,
+/// one stage), the intervals spanning the engines when none is given.
+fn best_report(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<(MemoryJson, Option<ServeIntervals>)> {
     let d = Deployment { phase: Phase::Decode, pp: 1, tp: b.tp, ep: b.ep, dp: b.dp, batch: b.batch, ..*base };
     let r = Server::new(topo, m).and_then(|mut s| s.evaluate(&d)).ok()?;
     let others = if d.engine.is_none() { engine_reports(topo, m, &d) } else { Vec::new() };
-    fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others)
+    Some((MemoryJson::of(&r), fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others)))
 }
 
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
     let steps = a.batch_steps.unwrap_or(DEFAULTS.batch_steps);
     let opts = ServingDefaults::search_options(a.deployment(), a.min_tokens_per_user, a.max_batch, steps);
     let r = fabricscope_serving::search(topo, m, &opts)?;
-    let iv = r.best.as_ref().and_then(|b| best_intervals(topo, m, &opts.base, b));
+    let (memory, iv) = r.best.as_ref().and_then(|b| best_report(topo, m, &opts.base, b)).map_or((None, None), |(mem, iv)| (Some(mem), iv));
     if a.json {
-        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv });
+        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv, memory });
     }
     let mut s = output::cluster_line(topo);
     s.push('\n');
@@ -340,7 +371,10 @@ fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String
         )),
         None => s.push_str(&format!("No deployment of {} reaches {} tokens/s per user on this cluster\n", m.name(), a.min_tokens_per_user)),
     }
-    s.push_str(&format!("{} deployments evaluated, {} refused (do not fit or do not split)\n", r.points.len(), r.refused));
+    if let Some(mem) = &memory {
+        s.push_str(&format!("Its {}\n", mem.text()));
+    }
+    s.push_str(&format!("{} deployments evaluated, batches {} an octave up to {} (--batch-steps, --max-batch), {} refused (do not fit or do not split)\n", r.points.len(), steps.clamp(1, 1 << 16).next_power_of_two(), a.max_batch, r.refused));
     Ok(s)
 }
 

@@ -231,6 +231,10 @@ fn the_default_search_is_the_pages() {
     assert_eq!((b["tp"].as_u64(), b["ep"].as_u64(), b["dp"].as_u64(), b["batch"].as_u64()), (Some(best.tp as u64), Some(best.ep as u64), Some(best.dp as u64), Some(best.batch as u64)), "{v}");
     assert!((b["tokens_per_s_per_gpu"].as_f64().unwrap() / best.tokens_per_s_per_gpu - 1.0).abs() < 1e-9);
     assert_eq!(v["evaluated"].as_u64(), Some(page.points.len() as u64));
+    // Memory in GiB of the card, with the engine's share stated, as `serve` and the page give it.
+    assert_eq!((v["memory"]["hbm_capacity_gib"].as_f64(), v["memory"]["hbm_usable_gib"].as_f64(), v["memory"]["memory_fraction"].as_f64()), (Some(80.0), Some(72.0), Some(0.9)), "{v}");
+    let t = stdout_ok(&["serve", "--search", "--model", "llama3-70b", "--nodes", "2"]);
+    assert!(t.contains("GiB per GPU of the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)") && t.contains("batches 16 an octave up to 4096"), "{t}");
     let coarse = grid(1);
     let c = coarse.best.as_ref().unwrap();
     let v1 = json(&["serve", "--search", "--model", "llama3-70b", "--nodes", "2", "--batch-steps", "1", "--json"]);
