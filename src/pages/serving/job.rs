@@ -27,6 +27,10 @@ pub struct Served {
     pub group: Group,
     /// GPUs in one NVLink (scale-up) domain.
     pub domain_gpus: u32,
+    /// The choice these numbers are for and its model's name (the preset id the picker shows): after a refused change the page
+    /// keeps showing them under this name, not the refused choice's.
+    pub choice: ServingChoice,
+    pub name: String,
 }
 
 /// Evaluates `choice` on `cluster`: about 30 configurations (the curve and its counterpart).
@@ -36,7 +40,7 @@ pub fn serve(cluster: &Cluster, choice: &ServingChoice) -> Result<Served, ModelE
     let d = choice.deployment();
     let report = Server::new(&topo, &model)?.evaluate(&d)?;
     let curves = with_counterpart(&topo, &model, &d)?;
-    Ok(Served { report, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus })
+    Ok(Served { report, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string() })
 }
 
 /// A search's answer as the page shows it: the best point, not the ~10^4 it tried.
@@ -254,6 +258,7 @@ mod tests {
         // An invalid split names its field.
         let e = serve(&c, &ServingChoice { tp: 3, ..ServingChoice::default() }).unwrap_err();
         assert_eq!(e.field, "tp");
+        assert_eq!((s.choice, s.name.as_str()), (ServingChoice::default(), "llama3-70b"));
     }
 
     /// Issue 37: the page's search (its worker job, run here natively to the end) gives the
