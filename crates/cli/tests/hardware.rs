@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 mod common;
-use common::{json, run, stdout_ok};
+use common::{fails, json, run, stdout_ok};
 
 fn f(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
@@ -170,4 +170,16 @@ fn cloud_shape_presets_say_what_they_are() {
     assert!(t.contains("1024 GPUs") && t.contains("MI355X") && t.contains("RCCL"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "oci-gb200"]);
     assert!(t.contains("GB200") && t.contains("4x RoCEv2 400GbE"), "{t}");
+}
+
+/// Issue 37: GB200 sized as the explorer sizes it, in GPUs (`--gpus`), or in trays (`--nodes`);
+/// a count that is not whole trays is refused as the page refuses it.
+#[test]
+fn nvl72_is_sized_in_gpus_as_on_the_page() {
+    let t = stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "72"]);
+    assert!(t.contains("72 GPUs = 18 nodes x 4 GB200"), "{t}");
+    assert_eq!(stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "144"]), stdout_ok(&["tiers", "--gpu", "gb200", "--nodes", "36"]));
+    assert!(stdout_ok(&["tiers", "--gpus", "64"]).contains("64 GPUs = 8 nodes x 8 H100"));
+    fails(&["tiers", "--gpu", "gb200", "--gpus", "70"], &["--gpus", "trays of 4", "multiple of 4"]);
+    fails(&["tiers", "--gpu", "gb200", "--gpus", "72", "--nodes", "18"], &["--gpus", "--nodes"]);
 }
