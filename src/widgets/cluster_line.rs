@@ -6,6 +6,13 @@
 use fabricscope_model::{Cluster, Topology};
 use yew::prelude::*;
 
+/// Whether this page is shown in another page's frame (`?frame`, see `widgets::page_frame`):
+/// the host's section then carries the title and the card, so the framed panel shows neither
+/// again (its heading stays for screen readers).
+pub fn framed() -> bool {
+    web_sys::window().and_then(|w| w.location().search().ok()).is_some_and(|q| q.contains("frame"))
+}
+
 /// "16 nodes × 8 H100-SXM5 80GB (128 GPUs in NVLink domains of 8), 8× InfiniBand NDR 400G per
 /// node, rail-optimized"; the oversubscription when the design sets one.
 pub fn cluster_words(t: &Topology) -> String {
@@ -40,7 +47,7 @@ pub struct Props {
 pub fn ClusterLine(p: &Props) -> Html {
     let Ok(t) = p.cluster.topology() else { return html! {} };
     let loc = web_sys::window().map(|w| w.location());
-    let framed = loc.as_ref().and_then(|l| l.search().ok()).is_some_and(|q| q.contains("frame"));
+    let framed = framed();
     // The page's own fragment (`#s=…`; none for the default design), so the explorer opens
     // the same design.
     let href = format!("index.html{}", loc.and_then(|l| l.hash().ok()).unwrap_or_default());

@@ -191,7 +191,7 @@ pub fn serving_panel(p: &Props) -> Html {
     }
     let view = crate::widgets::Same(shown.borrow().1.clone());
     html! {
-        <section ref={node} class="panel chart wide serving" data-testid="serving" aria-labelledby="serving-h">
+        <section ref={node} class={classes!((!crate::widgets::cluster_line::framed()).then_some("panel"), "chart", "wide", "serving")} data-testid="serving" aria-labelledby="serving-h">
             <ServingBody {view} {choice} />
         </section>
     }
@@ -236,7 +236,8 @@ fn serving_body(p: &BodyProps) -> Html {
     html! {
         <div aria-busy={searching.to_string()}>
             <div class="figcaption">
-                <h3 id="serving-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
+                // Framed, the host's section shows this title (and the card) already.
+                <h3 id="serving-h" class={if crate::widgets::cluster_line::framed() { "visually-hidden" } else { "chart-title" }}>{ "Serving · LLM inference on this cluster" }</h3>
                 <span class="chart-sub">{ "A model deployed for inference: decode or prefill step as a roofline of weights and KV cache against compute, plus TP all-reduces, EP dispatch/combine and the KV handoff on the fabric's tiers" }</span>
             </div>
             <crate::widgets::cluster_line::ClusterLine cluster={sh.cluster.clone()} />
