@@ -110,7 +110,7 @@ fn amd_and_blackwell_ultra_fabric_rules_name_the_flag() {
     assert!(err.contains("nvl72"), "{err}");
     // B300 defaults to its NVLink5 baseboard, GB300 to NVL72 trays of 4.
     assert!(stdout_ok(&["tiers", "--gpu", "b300", "--nodes", "1"]).contains("NVLink5 + NVSwitch"));
-    assert!(stdout_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 nodes x 4"));
+    assert!(stdout_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 trays x 4"));
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn cloud_shape_presets_say_what_they_are() {
     let t = stdout_ok(&["tiers", "--preset", "gcp-a4"]);
     assert!(t.contains("B200") && t.contains("8x RoCEv2 400GbE"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "azure-nd-gb200-v6"]);
-    assert!(t.contains("144 GPUs = 36 nodes x 4 GB200") && t.contains("4x InfiniBand NDR 400G") && t.contains("Microsoft Learn"), "{t}");
+    assert!(t.contains("144 GPUs = 36 trays x 4 GB200") && t.contains("4x InfiniBand NDR 400G") && t.contains("Microsoft Learn"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "oci-gb300"]);
     assert!(t.contains("GB300") && t.contains("8x RoCEv2 400GbE") && t.contains("approximation:"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "oci-mi355x"]);
@@ -177,7 +177,7 @@ fn cloud_shape_presets_say_what_they_are() {
 #[test]
 fn nvl72_is_sized_in_gpus_as_on_the_page() {
     let t = stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "72"]);
-    assert!(t.contains("72 GPUs = 18 nodes x 4 GB200"), "{t}");
+    assert!(t.contains("72 GPUs = 18 trays x 4 GB200"), "{t}");
     assert_eq!(stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "144"]), stdout_ok(&["tiers", "--gpu", "gb200", "--nodes", "36"]));
     assert!(stdout_ok(&["tiers", "--gpus", "64"]).contains("64 GPUs = 8 nodes x 8 H100"));
     fails(&["tiers", "--gpu", "gb200", "--gpus", "70"], &["--gpus", "trays of 4", "multiple of 4"]);
