@@ -66,6 +66,9 @@ async function open(browser, url, { width, height, scale = 1, dark = false }) {
 }
 
 /** The numbers the page shows, read from data attributes (exact, not the rounded text). */
+/** A 90% interval's end as the pages and the CLI print it (fabricscope_charts::scale::interval_label). */
+const sig = (x) => x.toFixed(Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3);
+
 async function readout(page) {
   return page.evaluate(() => {
     const num = (sel) => Number(document.querySelector(sel)?.getAttribute('data-value'));
@@ -118,10 +121,18 @@ async function main() {
       for (const id of ['hierarchy', 'chart', 'mapping', 'training', 'formula', 'claims', 'tiers']) {
         assert(await page.$(`[data-testid=${id}]`), `panel ${id} present`);
       }
-      // How far to trust the headline: its class's band, and a shaded band on the chart.
+      // How far to trust the headline (issue 34): its 90% interval held out by source, the same
+      // interval the CLI states for the same collective, what it rests on, and the chart
+      // shaded by it.
+      const line = await page.textContent('[data-testid=interval]');
+      const m = line.match(/AllReduce busbw 90%: ([\d.]+)-([\d.]+) GB\/s: 9 in 10 measurements of this kind fell inside when left out/);
+      assert(m, `interval beside the headline: ${line}`);
+      const iv = JSON.parse(cli(['collective', '--op', 'all-reduce', '--bytes', '1G', '--json'])).intervals.busbw_GBps;
+      assert(m[1] === sig(iv.lo) && m[2] === sig(iv.hi), `page ${m[1]}-${m[2]} GB/s, CLI ${iv.lo}-${iv.hi}`);
+      assert(Number(m[1]) <= start.busbw && start.busbw <= Number(m[2]), `${start.busbw} inside ${m[1]}-${m[2]}`);
       const trust = await page.textContent('[data-testid=trust]');
-      assert(/^(±\d+%, \d+ measurements? at [^;]+; worst \d+%|extrapolated: .+|not validated against measurements)$/.test(trust), `trust beside the headline: ${trust}`);
-      assert(start.svg.includes('data-role="band"'), 'error band shaded around a validated curve');
+      assert(/^\(\d+ published measurements? of its class at \d+-\d+ GPUs(; this is \d+ GPUs: extrapolated)?\)$/.test(trust), `what the interval rests on: ${trust}`);
+      assert(start.svg.includes('data-role="band"'), '90% interval shaded around a validated curve');
       const shown = await page.textContent('[data-testid=busbw-value]');
       assert(Math.abs(Number(shown) - start.busbw) / start.busbw < 0.01, `shown ${shown} vs ${start.busbw}`);
       assert(start.hierarchy.includes('per GPU') && start.hierarchy.includes('÷'), 'tier ratios written on the hierarchy');
@@ -341,9 +352,10 @@ async function main() {
       await waitForTraining(page);
       const step = await page.textContent('[data-testid=training-numbers]');
       assert(step.includes('TP16'), `step time is for TP16: ${step}`);
-      // Step time and MFU carry their class's band (or say they have none).
+      // Step time and MFU carry their 90% intervals (or say they have none), the CLI's for the
+      // same layout (checked below on the page's own link).
       const band = await page.textContent('[data-testid=training-band]');
-      assert(/Step time and MFU: (±[\d.]+% \(\d+ published runs at \d+-\d+ GPUs\)|extrapolated: ±|not validated)/.test(band), `the training band: ${band}`);
+      assert(/Step time (90%: [\d.]+-[\d.]+|not validated) (ms|s), MFU (90%: [\d.]+-[\d.]+|not validated)%: 9 in 10 measurements/.test(band), `the training interval: ${band}`);
       // Issue 41: the job under failures beside the step, the same figure the CLI's eval of the
       // page's own link gives (the link is debounced: read it until it holds this layout).
       const good = await page.$eval('[data-testid=goodput]', (e) => ({ text: e.textContent, ettr: Number(e.dataset.value) }));
@@ -354,6 +366,14 @@ async function main() {
         if (m) cliEttr = JSON.parse(cli(["eval", "-"], cli(["link", "--decode", m[1]]))).goodput?.ettr;
       }
       assert(Math.abs(cliEttr - good.ettr) < 1e-9, `page ETTR ${good.ettr}, CLI eval of its link ${cliEttr}`);
+      // The step's 90% interval is the CLI's for the same link (issue 34: one interval per number).
+      {
+        const m = (await page.evaluate(() => location.hash)).match(/^#s=(v1\.[A-Za-z0-9_-]*)/);
+        const c = JSON.parse(cli(['eval', '-'], cli(['link', '--decode', m[1]]))).training.chosen;
+        const [k, unit] = c.step_time_s < 1 ? [1000, 'ms'] : [1, 's'];
+        const want = `Step time 90%: ${sig((k * c.step_time_s) / c.interval[1])}-${sig((k * c.step_time_s) / c.interval[0])} ${unit}`;
+        assert(band.startsWith(want), `page "${band}", CLI "${want}"`);
+      }
       // Issue 20: the assumptions beside the layout: TP 16 leaves the NVLink domain, so no
       // comm-GEMM overlap; the pipeline's bubble is its schedule's.
       const assumed = await page.textContent('[data-testid=training-assumptions]');

@@ -79,7 +79,9 @@ async function main() {
       assert(note16.includes('TP 16 spans 2 NVLink domains') && note16.includes('crosses the network'), note16);
       assert(across > inside * 1.2, `TPOT across ${across} ms vs inside ${inside} ms`);
       const band = await f.textContent('[data-testid=serving-band]');
-      assert(/Band ±\d+%|Not validated/.test(band), band);
+      assert(/Each figure's 90% interval: 9 in 10 published measurements|Not validated/.test(band), band);
+      const tpotSub = await f.textContent('[data-testid=serving-tpot] ~ .stat-sub');
+      assert(/90%: [\d.]+-[\d.]+|not validated/.test(tpotSub), `TPOT carries its interval: ${tpotSub}`);
       const rows = await f.locator('[data-testid=serving-breakdown] tbody tr').allInnerTexts();
       assert(rows.length === 7 && rows.some((r) => r.startsWith('TP all-reduce')), rows.join(' | '));
       console.log(`    Llama 3 8B batch 32: TPOT ${inside.toFixed(2)} ms at TP 8, ${across.toFixed(2)} ms at TP 16`);

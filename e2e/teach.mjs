@@ -196,7 +196,7 @@ async function main() {
       const why = await page.textContent('#t-atable [data-algo=collnet]');
       assert(/SHARP/.test(why), `CollNet without SHARP says why: ${why}`);
       const ring = await page.locator('#t-atable [data-algo=ring] td').count();
-      assert(ring === 6, `ring forced has its numbers: ${ring} cells`);
+      assert(ring === 7, `ring forced has its numbers and busbw's 90% interval: ${ring} cells`);
       const legend = await page.evaluate(() => [...document.querySelectorAll('#t-achart svg text')].map((t) => t.textContent).join('|'));
       assert(legend.includes('ring forced') && legend.includes('whole cluster'), `curves over NCCL's: ${legend.slice(0, 300)}`);
       const at = async (exp) => { await page.evaluate((e) => { const s = document.querySelector('#t-asize'); s.value = e; s.dispatchEvent(new Event('input')); }, exp); await page.waitForTimeout(150); return page.textContent('#t-areason'); };

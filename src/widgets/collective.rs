@@ -278,7 +278,12 @@ mod tests {
         let r = readout(&curves, 30, false);
         let one = curves[0].points.iter().find(|p| p.bytes.0 == 1 << 30).expect("1 GiB");
         assert!(r.starts_with("1 GiB — inside one domain, 8 GPUs: "), "{r}");
-        assert!(r.contains(&format!("{} GB/s busbw (NVLS Simple", gbps_label(one.busbw.0))), "{r}");
+        // With its 90% interval, the one the CLI's JSON states (`collective --json`'s
+        // intervals.busbw_GBps comes from the same calibration level).
+        let (lo, hi) = collective_ratios(&one.trust).expect("NVLS inside a node is calibrated");
+        let cli = one.intervals().expect("the CLI's interval");
+        assert!((cli.busbw_gbps.lo - one.busbw.0 * lo).abs() < 1e-9 && (cli.busbw_gbps.hi - one.busbw.0 * hi).abs() < 1e-9);
+        assert!(r.contains(&format!("{} GB/s busbw ({}; NVLS Simple", gbps_label(one.busbw.0), interval_label(one.busbw.0 * lo, one.busbw.0 * hi))), "{r}");
         assert!(r.contains("; whole cluster, 16 GPUs: ") && r.contains("NVLSTree Simple"), "{r}");
         assert!(readout(&curves, 20, true).starts_with("1 MiB — ") && readout(&curves, 20, true).contains("GB/s algbw"));
     }

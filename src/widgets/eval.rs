@@ -506,7 +506,7 @@ pub fn bottleneck_text(b: Bottleneck) -> &'static str {
         Bottleneck::Tier(TierKind::ScaleUp) => "scale-up fabric",
         Bottleneck::Tier(TierKind::Pcie) => "PCIe",
         Bottleneck::Tier(TierKind::Nic) => "NICs",
-        Bottleneck::Tier(TierKind::Leaf) => "leaf switches",
+        Bottleneck::Tier(TierKind::Leaf) => fabricscope_model::reading::ECMP_LEAF,
         Bottleneck::Tier(TierKind::Spine) => "spine switches",
         Bottleneck::Tier(TierKind::Core) => "core switches",
     }

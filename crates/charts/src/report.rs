@@ -81,7 +81,10 @@ pub fn chart_title(id: &str) -> Option<&'static str> {
 /// ZeRO 1 · selective recompute".
 pub fn training_caption(s: &Scenario, r: &Report, v: &TrainingView) -> String {
     let job = match &v.chosen {
-        Some(c) => format!("{} on {}", v.workload, layout_detail(c)),
+        Some(c) => match c.step_time_interval() {
+            Some([lo, hi]) => format!("{} on {}, step {}", v.workload, layout_detail(c), crate::scale::interval_label(lo, hi) + " s"),
+            None => format!("{} on {}", v.workload, layout_detail(c)),
+        },
         None => format!("{}: no layout fits", v.workload),
     };
     format!("{} · {job}", caption(s, r))

@@ -7,14 +7,16 @@
 //! use are re-exported below under their model names, so `crate::collective` reads as it does in
 //! the model. Used by the CLI (`fabricscope check`) and check.html.
 
-pub(crate) use fabricscope_model::{calibration, catalog, collective, error, limits, link, scenario, topology, trust, units};
+pub(crate) use fabricscope_model::{calibration, catalog, collective, error, fitted, limits, link, scenario, topology, trust, units};
 
+pub mod calibrate;
 pub mod diagnose;
 pub mod facts;
 pub mod measured;
 pub mod parse;
 pub mod sources;
 
+pub use calibrate::{calibrate, read_log, CalibrationFile, FitRow, Fitted, LogRuns};
 pub use diagnose::{check, check_csv, check_with, CheckReport, CheckRow, Cause, Plateau};
 pub use facts::{Facts, Library, NetPlugin};
 pub use measured::{file_value, gpu_of_name, link_of, link_of_noted, runs_of, Measured, Point, MAX_BUSBW_GBPS, MAX_TIME_US};

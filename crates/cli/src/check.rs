@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 /// Logs larger than this are refused before reading: a verbose NCCL_DEBUG=INFO log of a
 /// 64-node sweep is a few MiB.
-const MAX_LOG_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_LOG_BYTES: u64 = 64 << 20;
 
 #[derive(Args, Clone, Debug)]
 pub struct CheckArgs {

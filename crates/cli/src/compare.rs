@@ -9,7 +9,7 @@ use crate::eval::{model_error, read_scenario};
 use crate::output;
 use clap::Args;
 use fabricscope_design::compare::{scale_designs, SameGpus};
-use fabricscope_design::design::{delta_table, design_numbers, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
+use fabricscope_design::design::{delta_table, design_numbers, design_numbers_with, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
 use fabricscope_model::figures::{thousands, usd};
 use serde::Serialize;
 
@@ -25,6 +25,11 @@ pub struct CompareArgs {
     /// or a count such as 1024 (whole nodes; the fat tree re-sized, the same job)
     #[arg(long, value_name = "N|largest")]
     pub same_gpus: Option<String>,
+    /// A calibration file (`fabricscope calibrate LOG... --json`): each design whose cluster is
+    /// the calibrated one (GPU, GPUs per node, scale-up, NIC and NICs per node; any node count)
+    /// is shown twice, as designed and "as measured"
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<std::path::PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -33,6 +38,11 @@ struct CompareJson<'a> {
     /// ("designs differ in GPU count: 1,024 vs 288"), or how they were scaled.
     warnings: &'a [String],
     designs: &'a [DesignNumbers],
+}
+
+/// The same cluster but for its node count and fabric: what a calibration may describe.
+fn same_cluster(a: &fabricscope_model::Cluster, b: &fabricscope_model::Cluster) -> bool {
+    (a.gpu, a.gpus_per_node, a.scale_up, a.nic, a.nics_per_node) == (b.gpu, b.gpus_per_node, b.scale_up, b.nic, b.nics_per_node)
 }
 
 /// A design's name: its file name without directory and `.json`.
@@ -52,9 +62,28 @@ pub fn run(a: &CompareArgs) -> Result<String, CliError> {
         let (scaled, n) = scale_designs(&list, same).map_err(|e| CliError::new("--same-gpus", e.message))?;
         (list, notes) = (scaled, n);
     }
+    let cal = a.calibration.as_ref().map(crate::calibration_arg::load).transpose()?;
     let mut designs = Vec::new();
     for (i, (name, s)) in list.iter().enumerate() {
         designs.push(design_numbers(name, s).map_err(|e| model_error(&a.scenarios[i], &e))?);
+        if let Some(f) = cal.as_ref().filter(|f| same_cluster(&f.cluster, &s.cluster)) {
+            designs.push(design_numbers_with(&format!("{name} (as measured)"), s, Some(&f.calibration)).map_err(|e| model_error(&a.scenarios[i], &e))?);
+            notes.push(format!("{name} (as measured): calibrated from {} log(s), {}", f.calibration.logs, f.calibration.scale_note(s.cluster.nodes)));
+        }
+    }
+    if let (Some(f), false) = (&cal, designs.iter().any(|d| d.name.ends_with(" (as measured)"))) {
+        let c = &f.cluster;
+        return Err(CliError::new(
+            "--calibration",
+            format!(
+                "no design is the calibrated cluster ({} x {} per node, {}, {} x {}); compare a design of that cluster, or calibrate on the logs of the one compared",
+                c.gpus_per_node,
+                c.gpu.spec().name,
+                c.scale_up.name(),
+                c.nics_per_node,
+                c.nic.spec().name
+            ),
+        ));
     }
     notes.extend(warnings(&designs));
     if a.json {

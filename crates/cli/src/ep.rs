@@ -59,6 +59,26 @@ pub struct EpArgs {
     pub json: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub calibration: crate::calibration_arg::CalibrationArg,
+}
+
+/// `ep --calibration`: the shares the phases were timed with and the catalog's times.
+#[derive(Serialize)]
+struct EpCalibration {
+    logs: u32,
+    measured_nodes: Vec<u32>,
+    predicted_nodes: u32,
+    /// "measured at 2 nodes, predicted at 8" (and what is the catalog's).
+    note: String,
+    calibrated: bool,
+    /// The calibration's AllToAll shares (its own where the logs ran all_to_all, else the
+    /// tier's), dimensionless: what the EP kernels' links were scaled by. The phases'
+    /// `intervals` stay the EP class's (the fit's uncertainty is not combined into them).
+    scale_up_share: f64,
+    network_share: f64,
+    catalog_dispatch_us: f64,
+    catalog_combine_us: f64,
 }
 
 fn dtype_ids() -> Vec<&'static str> {
@@ -105,6 +125,8 @@ struct EpJson<'a> {
     imbalance: f64,
     error_band_pct: Option<f64>,
     trust: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: Option<EpCalibration>,
 }
 
 /// One phase's fields and, beside them, the 90% intervals of `time_us` and `bottleneck_GBps`
@@ -203,7 +225,7 @@ fn kernel_of(a: &EpArgs, lib: Library) -> Kernel {
 }
 
 pub fn run(a: &EpArgs) -> Result<String, CliError> {
-    let topo = a.cluster.topology()?;
+    let (topo, cal) = a.calibration.topology(&a.cluster)?;
     let (hidden, top_k, experts) = a.shape()?;
     let lib = a.ep_library.unwrap_or_else(|| Library::default_for(topo.gpu.arch));
     let kernel = kernel_of(a, lib);
@@ -220,7 +242,27 @@ pub fn run(a: &EpArgs) -> Result<String, CliError> {
         imbalance: a.imbalance,
         library: Some(lib),
     };
-    let r = ep::evaluate(&topo, &input)?;
+    let r0 = ep::evaluate(&topo, &input)?;
+    let (r, calibration) = match &cal {
+        Some(f) => {
+            let s = f.calibration.scales_for(fabricscope_model::Collective::AllToAll);
+            let r = ep::evaluate_scaled(&topo, &input, s.intra_bw, s.net_bw)?;
+            let nodes = r.placement.domains;
+            let note = EpCalibration {
+                logs: f.calibration.logs,
+                measured_nodes: f.calibration.measured_nodes.clone(),
+                predicted_nodes: nodes,
+                note: f.calibration.scale_note(nodes),
+                calibrated: f.calibration.covers(nodes),
+                scale_up_share: s.intra_bw,
+                network_share: s.net_bw,
+                catalog_dispatch_us: r0.dispatch.time_us,
+                catalog_combine_us: r0.combine.time_us,
+            };
+            (r, Some(note))
+        }
+        None => (r0, None),
+    };
     if a.json {
         output::json(&EpJson {
             ep_library: r.library,
@@ -232,8 +274,22 @@ pub fn run(a: &EpArgs) -> Result<String, CliError> {
             imbalance: r.imbalance,
             error_band_pct: r.error_band_pct,
             trust: &r.trust,
+            calibration,
         })
     } else {
-        Ok(text(a, kernel, (hidden, top_k, experts), &topo, &r))
+        let mut s = text(a, kernel, (hidden, top_k, experts), &topo, &r);
+        if let Some(c) = &calibration {
+            s.push_str(&format!(
+                "Calibrated from {} log{}: {}; links at {:.0}% (scale-up) and {:.0}% (network) of the catalog's. Catalog (as designed): dispatch {:.1} µs, combine {:.1} µs.\n",
+                c.logs,
+                if c.logs == 1 { "" } else { "s" },
+                c.note,
+                c.scale_up_share * 100.0,
+                c.network_share * 100.0,
+                c.catalog_dispatch_us,
+                c.catalog_combine_us
+            ));
+        }
+        Ok(s)
     }
 }

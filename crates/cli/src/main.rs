@@ -2,6 +2,8 @@
 //! dispatches; each subcommand lives in its own module, the numbers in `fabricscope-model`.
 
 mod bom;
+mod calibrate;
+mod calibration_arg;
 mod check;
 mod cluster_args;
 mod compare;
@@ -58,6 +60,9 @@ enum Command {
     Link(link::LinkArgs),
     /// One training step of a transformer job: step time, MFU, memory, bottleneck.
     Train(Box<train::TrainArgs>),
+    /// Fit a cluster's effective parameters from its own nccl-tests / rccl-tests logs (print
+    /// `--json` to a file and pass it back with --calibration).
+    Calibrate(Box<calibrate::CalibrateArgs>),
     /// Check a real cluster: read nccl-tests output, set it against the model, say what is wrong.
     Check(Box<check::CheckArgs>),
     /// Rank every parallel layout (TP, PP, DP, CP, EP, micro-batch, ...) of a job by step time.
@@ -111,6 +116,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => compare::run(a),
         Command::Rightsize(a) => rightsize::run(a),
         Command::Check(a) => check::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
         Command::Teach(a) => teach::run(a),
         Command::Congestion(a) => congestion::run(a),
         Command::Serve(a) => serve::run(a),

@@ -168,7 +168,7 @@ pub fn bottleneck_text(id: &str) -> &'static str {
         "scale_up" => "scale-up (NVLink or xGMI) bandwidth",
         "pcie" => "PCIe bandwidth",
         "nic" => "NIC bandwidth",
-        "leaf" => "leaf switch bandwidth",
+        "leaf" => "leaf uplinks: ECMP (the NIC's default routing) hash collisions",
         "spine" => "spine bandwidth: the fat tree is oversubscribed",
         _ => "",
     }
@@ -176,8 +176,12 @@ pub fn bottleneck_text(id: &str) -> &'static str {
 
 /// A single prediction, human-readable.
 pub fn prediction_text(t: &Topology, placement: Placement, p: &Prediction) -> String {
+    prediction_text_with(t, placement, p, &PredictionJson::from(p))
+}
+
+/// [`prediction_text`] with the intervals (and figures) of `j`: a calibrated prediction's.
+pub fn prediction_text_with(t: &Topology, placement: Placement, p: &Prediction, j: &PredictionJson) -> String {
     let factor = p.op.busbw_factor(p.ranks);
-    let j = PredictionJson::from(p);
     let mut s = String::new();
     s.push_str(&format!(
         "{} of {} ({} bytes) on {}\n",
@@ -253,12 +257,13 @@ pub fn sweep_table(t: &Topology, placement: Placement, rows: &[Prediction]) -> S
         ));
     }
     s.push_str(&format!(
-        "#{:>14} {:>7} {:>12} {:>9} {:>9}  {:<13} {:<8} {}\n",
-        "size (B)", "size", "time (us)", "algbw", "busbw", "algorithm", "protocol", "bottleneck"
+        "#{:>14} {:>7} {:>12} {:>9} {:>9}  {:<13} {:<8} {:<10}  {}\n",
+        "size (B)", "size", "time (us)", "algbw", "busbw", "algorithm", "protocol", "bottleneck", "busbw 90% interval"
     ));
     for p in rows {
+        let interval = p.intervals().map_or_else(|| "not validated".to_string(), |i| fabricscope_charts::scale::interval_label(i.busbw_gbps.lo, i.busbw_gbps.hi));
         s.push_str(&format!(
-            "{:>15} {:>7} {:>12.2} {:>9.2} {:>9.2}  {:<13} {:<8} {}\n",
+            "{:>15} {:>7} {:>12.2} {:>9.2} {:>9.2}  {:<13} {:<8} {:<10}  {}\n",
             p.bytes.0,
             format_size(p.bytes),
             p.time.0,
@@ -266,7 +271,8 @@ pub fn sweep_table(t: &Topology, placement: Placement, rows: &[Prediction]) -> S
             p.busbw.0,
             p.algorithm,
             p.protocol,
-            p.bottleneck.id()
+            p.bottleneck.id(),
+            interval
         ));
     }
     s

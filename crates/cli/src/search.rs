@@ -42,6 +42,28 @@ pub struct SearchArgs {
 
     #[command(flatten)]
     pub parallel: ParallelArgs,
+
+    #[command(flatten)]
+    pub calibration: crate::calibration_arg::CalibrationArg,
+}
+
+/// `search --calibration --json`: the layouts timed on the cluster as measured, and where
+/// that was measured.
+#[derive(Serialize)]
+struct Calibrated<'a> {
+    best: &'a [StepReport],
+    calibration: SearchCalibration,
+}
+
+#[derive(Serialize)]
+struct SearchCalibration {
+    logs: u32,
+    measured_nodes: Vec<u32>,
+    predicted_nodes: u32,
+    /// "measured at 2 nodes, predicted at 64" (and what is the catalog's).
+    note: String,
+    /// Every tier the layouts' collectives cross is calibrated.
+    calibrated: bool,
 }
 
 #[derive(Serialize)]
@@ -52,7 +74,7 @@ struct WithRules<'a> {
 }
 
 pub fn run(a: &SearchArgs) -> Result<String, CliError> {
-    let topo = a.cluster.topology()?;
+    let (topo, cal) = a.calibration.topology(&a.cluster)?;
     let w = a.workload.workload()?;
     let p = &a.parallel;
     let fixed = Constraints {
@@ -70,6 +92,16 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     let opts = SearchOptions { top: a.top as usize, fixed, sequence_parallel: p.sequence_parallel, order: p.order, ..SearchOptions::default() };
     let fw = a.workload.framework;
     let mut ev = Evaluator::new(&topo, &w, fw)?;
+    if let Some(f) = &cal {
+        ev = ev.with_calibration(&f.calibration);
+    }
+    let note = cal.as_ref().map(|f| SearchCalibration {
+        logs: f.calibration.logs,
+        measured_nodes: f.calibration.measured_nodes.clone(),
+        predicted_nodes: topo.domains,
+        note: f.calibration.scale_note(topo.domains),
+        calibrated: f.calibration.covers(topo.domains),
+    });
     let started = Instant::now();
     let res = search(&mut ev, &opts)?;
     let elapsed = started.elapsed();
@@ -78,6 +110,9 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         return Ok(fabricscope_model::export::layouts_csv(&res.best));
     }
     if a.json {
+        if let Some(n) = note {
+            return output::json(&Calibrated { best: &res.best, calibration: n });
+        }
         if a.rules {
             return output::json(&WithRules { best: &res.best, stats: res.stats, rules: &rules });
         }
@@ -86,6 +121,9 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     let mut s = String::new();
     s.push_str(&format!("Cluster: {}\n", output::cluster_line(&topo)));
     s.push_str(&format!("Job: {}\n", workload_line(&w)));
+    if let Some(n) = &note {
+        s.push_str(&format!("Calibrated from {} log{}: {} (collectives timed on the cluster as measured)\n", n.logs, if n.logs == 1 { "" } else { "s" }, n.note));
+    }
     let st = &res.stats;
     s.push_str(&format!(
         "Searched {} layouts ({} candidates: {} evaluated, {} pruned by bound, {} not fitting in HBM) in {:.1} ms\n",

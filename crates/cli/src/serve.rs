@@ -276,6 +276,24 @@ pub struct ServeArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub model: ServeModelArgs,
+    #[command(flatten)]
+    pub calibration: crate::calibration_arg::CalibrationArg,
+}
+
+/// `serve --calibration`: what the deployment's collectives were timed on.
+#[derive(Serialize)]
+struct ServeCalibration {
+    logs: u32,
+    measured_nodes: Vec<u32>,
+    predicted_nodes: u32,
+    /// "measured at 2 nodes, predicted at 4" (and what is the catalog's).
+    note: String,
+    calibrated: bool,
+    /// The same deployment on the catalog's parameters: TPOT (ms; none for prefill) and
+    /// tokens/s per GPU. The `intervals` stay the serving class's (the fit's uncertainty is
+    /// not combined into them), and EP dispatch/combine keeps its own model.
+    catalog_tpot_ms: Option<f64>,
+    catalog_tokens_per_s_per_gpu: f64,
 }
 
 fn speed_parser() -> FlagParser<f64> {
@@ -338,8 +356,7 @@ impl MemoryJson {
 fn best_report(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<(MemoryJson, Option<ServeIntervals>)> {
     let d = Deployment { phase: Phase::Decode, pp: 1, tp: b.tp, ep: b.ep, dp: b.dp, batch: b.batch, ..*base };
     let r = Server::new(topo, m).and_then(|mut s| s.evaluate(&d)).ok()?;
-    let others = if d.engine.is_none() { engine_reports(topo, m, &d) } else { Vec::new() };
-    Some((MemoryJson::of(&r), fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others)))
+    Some((MemoryJson::of(&r), fabricscope_serving::calibration::intervals_of(topo, m, &d, &r)))
 }
 
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
@@ -416,6 +433,8 @@ struct ServeJson<'a> {
     /// coverage, sources, rows, basis, extrapolated}`; docs/calibration.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     intervals: Option<fabricscope_serving::calibration::ServeIntervals>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: Option<ServeCalibration>,
 }
 
 fn ms(v: Option<f64>, i: Option<&Interval>) -> String {
@@ -425,17 +444,6 @@ fn ms(v: Option<f64>, i: Option<&Interval>) -> String {
 /// " (90%: lo-hi)" after a predicted figure, at `digits` decimals; empty without an interval.
 fn ninety(i: Option<&Interval>, digits: usize) -> String {
     i.map_or(String::new(), |i| format!(" (90%: {:.digits$}-{:.digits$})", i.lo, i.hi))
-}
-
-/// Every engine's report on `d` (the model refusing none of them), for intervals that span them.
-fn engine_reports(topo: &Topology, m: &ServingModel, d: &Deployment) -> Vec<(Deployment, ServeReport)> {
-    fabricscope_serving::engine::ENGINES
-        .iter()
-        .filter_map(|e| {
-            let de = Deployment { engine: Some(*e), ..*d };
-            Server::new(topo, m).and_then(|mut s| s.evaluate(&de)).ok().map(|r| (de, r))
-        })
-        .collect()
 }
 
 fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: Option<&ServeIntervals>) -> String {
@@ -512,8 +520,11 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
 }
 
 pub fn run(a: &ServeArgs) -> Result<String, CliError> {
-    let topo = a.cluster.topology()?;
+    let (topo, cal) = a.calibration.topology(&a.cluster)?;
     let m = a.model.model()?;
+    if a.search && cal.is_some() {
+        return Err(CliError::new("--calibration", "the deployment search does not take a calibration yet: evaluate one deployment (drop --search), or drop --calibration"));
+    }
     let flags = crate::serve_plan::ServeFlags {
         search: a.search,
         input_len: a.input_len,
@@ -542,16 +553,37 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
         return Err(CliError::new("--disaggregated", "auto applies to the planner (serve --search --rate R --ttft-ms T --tpot-ms P); a single deployment is true or false"));
     }
     let d = a.deployment();
-    let r = Server::new(&topo, &m)?.evaluate(&d)?;
+    let r = match &cal {
+        Some(f) => Server::new(&topo, &m)?.with_calibration(&f.calibration).evaluate(&d)?,
+        None => Server::new(&topo, &m)?.evaluate(&d)?,
+    };
+    let calibration = match &cal {
+        Some(f) => {
+            let r0 = Server::new(&topo, &m)?.evaluate(&d)?;
+            Some(ServeCalibration {
+                logs: f.calibration.logs,
+                measured_nodes: f.calibration.measured_nodes.clone(),
+                predicted_nodes: topo.domains,
+                note: f.calibration.scale_note(topo.domains),
+                calibrated: f.calibration.covers(topo.domains),
+                catalog_tpot_ms: r0.tpot_ms,
+                catalog_tokens_per_s_per_gpu: r0.tokens_per_s_per_gpu,
+            })
+        }
+        None => None,
+    };
     if let Some(path) = &a.svg {
         crate::serve_chart::write(path, &topo, &m, &d, a.theme == crate::render::ThemeArg::Dark)?;
     }
-    let others = if d.engine.is_none() { engine_reports(&topo, &m, &d) } else { Vec::new() };
-    let intervals = fabricscope_serving::calibration::serve_intervals_across_engines(&d, &r, &others);
+    let intervals = fabricscope_serving::calibration::intervals_of(&topo, &m, &d, &r);
     if a.json {
-        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r, intervals });
+        return output::json(&ServeJson { model: m.name(), attention: m.attention, gpu: topo.gpu.id, deployment: &d, report: &r, intervals, calibration });
     }
-    Ok(text(&topo, &m, &d, &r, intervals.as_ref()))
+    let mut s = text(&topo, &m, &d, &r, intervals.as_ref());
+    if let Some(c) = &calibration {
+        s.push_str(&format!("Calibrated from {} log{}: {}. Catalog (as designed): {:.1} tokens/s per GPU.\n", c.logs, if c.logs == 1 { "" } else { "s" }, c.note, c.catalog_tokens_per_s_per_gpu));
+    }
+    Ok(s)
 }
 
 #[derive(Args, Clone, Debug)]

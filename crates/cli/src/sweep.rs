@@ -3,6 +3,7 @@
 
 use crate::cluster_args::{op_parser, size_parser, ClusterArgs, GroupArgs};
 use crate::collective::AlgoArgs;
+use crate::calibration_arg::{calibrated, prediction_json, CalibrationArg, CalibrationNote};
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
@@ -35,6 +36,17 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub group: GroupArgs,
+
+    #[command(flatten)]
+    pub calibration: CalibrationArg,
+}
+
+/// One size of `sweep --calibration --json`.
+#[derive(serde::Serialize)]
+struct CalibratedRow {
+    #[serde(flatten)]
+    prediction: output::PredictionJson,
+    calibration: CalibrationNote,
 }
 
 pub fn run(a: &SweepArgs) -> Result<String, CliError> {
@@ -48,8 +60,32 @@ pub fn run(a: &SweepArgs) -> Result<String, CliError> {
             ),
         ));
     }
-    let topo = a.cluster.topology()?;
+    let (topo, cal) = a.calibration.topology(&a.cluster)?;
     let comm = a.group.comm(&topo)?;
+    if let Some(f) = &cal {
+        let k = calibrated(comm.clone(), Some(f));
+        let mut out = Vec::new();
+        for b in sweep_sizes(a.min, a.max) {
+            let (q, p) = (a.algo.predict(&k, a.op, b)?, a.algo.predict(&comm, a.op, b)?);
+            let (j, note) = prediction_json(&k, &q, &p, f);
+            out.push((q, CalibratedRow { prediction: j, calibration: note }));
+        }
+        if a.json {
+            let v: Vec<&CalibratedRow> = out.iter().map(|r| &r.1).collect();
+            return output::json(&v);
+        }
+        let rows: Vec<Prediction> = out.iter().map(|r| r.0).collect();
+        let mut s = output::sweep_table(&topo, k.placement, &rows);
+        if let Some(r) = out.first() {
+            s.push_str(&format!("# calibrated from {} log(s): {}\n", r.1.calibration.logs, r.1.calibration.note));
+        }
+        s.push_str(&format!("#{:>14} {:>12} {:>12} {:>22}\n", "size (B)", "catalog", "calibrated", "90% interval"));
+        for (q, r) in &out {
+            let i = r.prediction.intervals.as_ref().map_or(String::new(), |i| output::range_text(i.busbw_gbps.lo, i.busbw_gbps.hi));
+            s.push_str(&format!("{:>15} {:>12.2} {:>12.2} {:>22}\n", q.bytes.0, r.calibration.catalog_busbw_gbps, q.busbw.0, i));
+        }
+        return Ok(s);
+    }
     let rows = sweep_sizes(a.min, a.max)
         .map(|b| a.algo.predict(&comm, a.op, b))
         .collect::<Result<Vec<Prediction>, CliError>>()?;

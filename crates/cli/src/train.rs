@@ -185,6 +185,11 @@ pub struct TrainArgs {
     #[command(flatten)]
     pub parallel: ParallelArgs,
 
+    /// Queue pairs per network connection, as NCCL_IB_QPS_PER_CONNECTION, for every collective
+    /// of the step and the flow model's flows (as `collective` takes it) [default: 1, NCCL's]
+    #[arg(long, value_name = "Q", allow_negative_numbers = true, value_parser = count_parser(limits::QPS_PER_CONNECTION))]
+    pub qps_per_connection: Option<u32>,
+
     #[command(flatten)]
     pub flow: FlowArgs,
 
@@ -193,6 +198,26 @@ pub struct TrainArgs {
 
     #[command(flatten)]
     pub failures: crate::failure_args::PolicyArgs,
+
+    #[command(flatten)]
+    pub calibration: crate::calibration_arg::CalibrationArg,
+}
+
+/// `train --calibration`: what the step's collectives were timed on.
+#[derive(Serialize)]
+struct TrainCalibration {
+    logs: u32,
+    measured_nodes: Vec<u32>,
+    predicted_nodes: u32,
+    /// "measured at 2 nodes, predicted at 64" (and what is the catalog's).
+    note: String,
+    /// Every tier the job's collectives cross is calibrated.
+    calibrated: bool,
+    /// The same layout's step time and tokens/s on the catalog's parameters. The step's
+    /// `intervals` are the training class's combined with the fit's uncertainty on the
+    /// step's exposed collectives (`Calibration::step_intervals`).
+    catalog_step_time_s: f64,
+    catalog_tokens_per_s: f64,
 }
 
 impl WorkloadArgs {
@@ -342,13 +367,38 @@ struct TrainJson<'a> {
     intervals: Option<fabricscope_model::calibration::apply::StepIntervals>,
     /// The job under failures: MTTF, ETTR, goodput tokens/s with their intervals.
     goodput: &'a fabricscope_model::goodput::GoodputReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: Option<TrainCalibration>,
 }
 
 pub fn run(a: &TrainArgs) -> Result<String, CliError> {
-    let topo = a.cluster.topology()?;
+    let (mut topo, cal) = a.calibration.topology(&a.cluster)?;
+    if let Some(q) = a.qps_per_connection {
+        topo.qps_per_connection = q;
+    }
     let w = a.workload.workload()?;
     let par = a.parallel.parallel(topo.total_gpus);
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;
+    let catalog = match &cal {
+        Some(f) => {
+            if a.flow.requested() || a.stragglers.slow_gpus > 0 {
+                return Err(CliError::new("--calibration", "the flow model and stragglers do not take a calibration yet: drop --routing, --seeds, --slow-gpus and the failure-flow flags, or --calibration"));
+            }
+            let r0 = ev.evaluate(&par)?;
+            ev = Evaluator::new(&topo, &w, a.workload.framework)?.with_calibration(&f.calibration);
+            let domains = topo.domains;
+            Some(TrainCalibration {
+                logs: f.calibration.logs,
+                measured_nodes: f.calibration.measured_nodes.clone(),
+                predicted_nodes: domains,
+                note: f.calibration.scale_note(domains),
+                calibrated: f.calibration.covers(domains),
+                catalog_step_time_s: r0.step_time_s,
+                catalog_tokens_per_s: r0.tokens_per_s,
+            })
+        }
+        None => None,
+    };
     let r = ev.evaluate(&par)?;
     if a.flow.requested() || a.stragglers.slow_gpus > 0 {
         return crate::train_flow::run(crate::train_flow::Job {
@@ -365,7 +415,24 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     }
     let g = fabricscope_model::goodput::goodput(&topo, &fabricscope_model::goodput::job_of(w.params(), &r), &a.failures.policy());
     if a.json {
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals: step_intervals_of(&topo, &w, &r), goodput: &g });
+        let intervals = match &cal {
+            Some(f) => calibrated_step_intervals(&topo, &w, &r, &f.calibration),
+            None => step_intervals_of(&topo, &w, &r),
+        };
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals, goodput: &g, calibration: catalog });
+    }
+    if let Some(c) = &catalog {
+        return Ok(format!(
+            "{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\nCalibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
+            report_text_with(&topo, &w, &r, cal.as_ref().and_then(|f| calibrated_step_intervals(&topo, &w, &r, &f.calibration))),
+            g.sentence(),
+            g.goodput_tokens_per_s,
+            c.logs,
+            if c.logs == 1 { "" } else { "s" },
+            c.note,
+            c.catalog_step_time_s,
+            c.catalog_tokens_per_s
+        ));
     }
     Ok(format!("{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n", report_text(&topo, &w, &r), g.sentence(), g.goodput_tokens_per_s))
 }
@@ -441,6 +508,14 @@ fn tier_text(t: SpanTier) -> &'static str {
 
 /// The 90% intervals of a step report of `w` on `topo` (its class: the report's framework
 /// family, dense or MoE, the GPU's generation), held out by source (docs/calibration.md).
+/// [`step_intervals_of`] on a calibrated cluster (`Calibration::step_intervals`).
+fn calibrated_step_intervals(topo: &Topology, w: &Workload, r: &StepReport, cal: &fabricscope_model::fitted::Calibration) -> Option<fabricscope_model::calibration::apply::StepIntervals> {
+    let fw = Framework::from_id(&r.framework).unwrap_or_default();
+    let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
+    let (c, basis) = fabricscope_model::calibration::apply::for_training(&class, r.band_extrapolated)?;
+    Some(cal.step_intervals(&c, &basis, r, topo.domains))
+}
+
 pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Option<fabricscope_model::calibration::apply::StepIntervals> {
     let fw = Framework::from_id(&r.framework).unwrap_or_default();
     let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
@@ -451,12 +526,16 @@ pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Optio
 
 /// The step report, human-readable.
 pub fn report_text(topo: &Topology, w: &Workload, r: &StepReport) -> String {
+    report_text_with(topo, w, r, step_intervals_of(topo, w, r))
+}
+
+/// [`report_text`] with the step's `intervals` given (a calibrated step's).
+fn report_text_with(topo: &Topology, w: &Workload, r: &StepReport, intervals: Option<fabricscope_model::calibration::apply::StepIntervals>) -> String {
     let mut s = String::new();
     s.push_str(&format!("Cluster: {}\n", output::cluster_line(topo)));
     s.push_str(&format!("Job: {}\n", workload_line(w)));
     s.push_str(&format!("Layout: {} ({} micro-batches per step; framework {})\n\n", layout_line(&r.mapping), r.micro_batches, r.framework));
     // "(90%: lo-hi)" after each headline number, from the report's held-out intervals.
-    let intervals = step_intervals_of(topo, w, r);
     let iv = intervals.as_ref();
     let range = |f: fn(&fabricscope_model::calibration::apply::StepIntervals) -> &fabricscope_model::interval::Interval, scale: f64| {
         iv.map_or(String::new(), |i| format!(" {}", output::range_text(scale * f(i).lo, scale * f(i).hi)))

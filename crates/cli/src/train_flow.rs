@@ -76,9 +76,11 @@ pub struct Job<'a> {
 pub fn run(j: Job) -> Result<String, CliError> {
     let Job { flow, stragglers, json, framework, topo, w, par, r, text } = j;
     let (ring, a2a): (Option<Outcome>, Option<Outcome>) = if flow.requested() {
-        let ring = flow.study(topo, Traffic::Ring, 1)?.1;
+        // Each connection's queue pairs are flows of their own, as the step's collectives run.
+        let qps = topo.qps_per_connection.max(1);
+        let ring = flow.study(topo, Traffic::Ring, qps)?.1;
         // Experts across nodes put all-to-all on the fabric: its own study.
-        let a2a = if experts_cross(topo, w, par) { Some(flow.study(topo, Traffic::AllToAll, 1)?.1) } else { None };
+        let a2a = if experts_cross(topo, w, par) { Some(flow.study(topo, Traffic::AllToAll, qps)?.1) } else { None };
         (Some(ring), a2a)
     } else {
         (None, None)

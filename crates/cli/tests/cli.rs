@@ -410,6 +410,11 @@ fn sweep_table_has_a_row_per_size() {
     assert_eq!(rows.len(), 11, "{out}");
     assert!(rows[0].trim_start().starts_with("1024 "), "{out}");
     assert!(out.contains("per direction"), "{out}");
+    // Each row's busbw with its 90% interval, the one `--json` states (issue 34).
+    let v = json(&["sweep", "--op", "all_reduce", "--min", "1K", "--max", "1M", "--json"]);
+    let last = &v.as_array().expect("rows")[10]["intervals"]["busbw_GBps"];
+    let want = fabricscope_charts::scale::interval_label(num(last, "lo"), num(last, "hi"));
+    assert!(rows[10].trim_end().ends_with(&want), "{} vs {want}", rows[10]);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
 use crate::goodput::Summary;
 use crate::scenario::Scenario;
-use crate::training::explore::{constraints, start, workload};
+use crate::training::explore::{constraints, start, workload, Staged};
 use crate::training::StepReport;
 use crate::units::Bytes;
 use serde::Serialize;
@@ -73,11 +73,25 @@ pub struct DesignNumbers {
 
 /// The numbers of one scenario, named `name`.
 pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
+    design_numbers_with(name, s, None)
+}
+
+/// [`design_numbers`] on the cluster as measured (`crate::fitted`: its collectives, the
+/// headline busbw and the job's layouts timed with `cal`), or as designed with `None`.
+pub fn design_numbers_with(name: &str, s: &Scenario, cal: Option<&crate::fitted::Calibration>) -> Result<DesignNumbers> {
     let topo = s.cluster.topology()?;
     let comm = Comm::new(&topo, topo.whole())?;
+    let comm = match cal {
+        Some(k) => comm.with_calibration(k),
+        None => comm,
+    };
     let p = comm.predict(Collective::AllReduce, BUSBW_BYTES, AlgoChoice::Auto, ProtoChoice::Auto)?;
     let w = workload(&s.training.workload)?;
-    let view = start(&topo, &s.training.workload, constraints(&s.training, topo.total_gpus, &w))?;
+    let fixed = constraints(&s.training, topo.total_gpus, &w);
+    let view = match cal {
+        Some(k) => Staged::new(&topo, &s.training.workload, fixed)?.with_calibration(k).finish(&topo)?,
+        None => start(&topo, &s.training.workload, fixed)?,
+    };
     let bom = scenario_bom(s)?;
     let numbers = DesignNumbers::new(name, topo.total_gpus, Busbw::of(&p), view.chosen.as_ref(), bom);
     Ok(match view.chosen.as_ref().filter(|c| c.fits) {

@@ -65,6 +65,8 @@ pub struct StepSpread {
     pub tokens_per_s: Dist,
     /// The healthy step, alone on the fabric, no slow GPU (s).
     pub alone_s: f64,
+    /// Its 90% interval (s), the one `train` states for it (docs/calibration.md).
+    pub alone_interval_s: Option<[f64; 2]>,
 }
 
 /// The step of layout `par` per seed. `ring` and `a2a` are the studies' per-seed throughput
@@ -96,7 +98,7 @@ pub fn step_over_seeds(topo: &Topology, w: &Workload, fw: Framework, par: &Paral
         steps.push(step);
     }
     let tokens: Vec<f64> = steps.iter().map(|s| w.tokens_per_step() as f64 / s).collect();
-    Ok(StepSpread { step_s: Dist::of(&steps), tokens_per_s: Dist::of(&tokens), per_seed_s: steps, alone_s: healthy.step_time_s })
+    Ok(StepSpread { step_s: Dist::of(&steps), tokens_per_s: Dist::of(&tokens), per_seed_s: steps, alone_s: healthy.step_time_s, alone_interval_s: healthy.step_time_interval() })
 }
 
 #[cfg(test)]

@@ -92,6 +92,23 @@ impl Collective {
     }
 }
 
+/// The factors a calibration applies to one prediction (module `fitted`): bandwidth shares
+/// of the catalog's (dimensionless) and latency added per operation (µs), inside a domain and
+/// across the network.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scales {
+    pub intra_bw: f64,
+    pub intra_latency_us: f64,
+    pub net_bw: f64,
+    pub net_latency_us: f64,
+}
+
+impl Default for Scales {
+    fn default() -> Self {
+        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0 }
+    }
+}
+
 /// Which algorithm to run: NCCL's choice, or one forced as with `NCCL_ALGO`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -278,9 +295,9 @@ pub struct Comm {
     /// `tuning` is that base too.
     timing: Option<Tuning>,
     /// Per-GPU per-direction bandwidth for point-to-point copies inside a domain.
-    p2p_intra: GBps,
+    pub(crate) p2p_intra: GBps,
     /// The network as this group sees it (None inside one domain).
-    net: Option<NetPath>,
+    pub(crate) net: Option<NetPath>,
     oversubscribed: bool,
     intra_tier: TierKind,
     pcie_switches: bool,
@@ -291,29 +308,35 @@ pub struct Comm {
     /// What one domain of the group can inject for an all-to-all, GB/s per direction: every
     /// NIC of the domain (PXN sends each peer's data through the NIC on the peer's rail, so an
     /// all-to-all is not limited to the rings' channels), capped by the GPUs' links to them.
-    a2a_inject: f64,
+    pub(crate) a2a_inject: f64,
     /// NVLS possible on this group (for error messages).
     nvls_possible: bool,
     nvls_enabled: bool,
     sharp: bool,
     /// The platform runs RCCL (AMD Instinct): its tables and timing terms.
-    rccl: Option<RcclComm>,
+    pub(crate) rccl: Option<RcclComm>,
     /// aws-ofi-nccl's region tuner, on the EFA platforms whose table is ported.
     ofi_tuner: Option<crate::nccl::ofi_tuner::OfiPlatform>,
     /// Host cost per further GPU one process drives (`network::HOST_LAUNCH_STAGGER` on NVIDIA,
     /// `rccl::timing::HIP_LAUNCH_STAGGER` on AMD).
     launch_stagger: Micros,
+    /// A user's cluster as measured, per collective (`Collective::ALL` order): applied by
+    /// [`Comm::predict`] (set by `Comm::with_calibration`, module `fitted`).
+    pub(crate) calibration: Option<[Scales; 7]>,
+    /// The measured share of the catalog's bandwidth inside one domain, and the latency added per
+    /// operation, µs (`crate::fitted`).
+    pub(crate) intra_fit: (f64, f64),
 }
 
 /// An RCCL communicator's model and the latency table its timing reads.
 #[derive(Clone, Debug)]
-struct RcclComm {
+pub(crate) struct RcclComm {
     model: &'static rccl::RcclModel,
     facts: rccl::RcclFacts,
     timing_lat: crate::nccl::tuning::FuncTable,
     /// One pair of GPUs in an xGMI mesh shares a single link (GB/s per direction, RCCL's
     /// figure, scaled as the rings are): what a send/receive between two GPUs of one node gets.
-    pair_bw: Option<f64>,
+    pub(crate) pair_bw: Option<f64>,
     /// The square root of this GPU's xGMI link rate against the measured generation's
     /// (`XgmiSpec::speedup_over_measured`): scales the timing inside a node, never RCCL's choice.
     link_speedup: f64,
@@ -331,7 +354,7 @@ fn efa_rails(family: NetFamily, nics: u32, gpus: u32) -> u32 {
 
 impl Comm {
     pub fn new(topo: &Topology, p: Placement) -> Result<Comm> {
-        Self::new_shared(topo, p, 1.0)
+        Self::build(topo, p, 1.0, false)
     }
 
     /// Like [`Comm::new`], for one of several groups that run at the same time and share the
@@ -339,7 +362,15 @@ impl Comm {
     /// group gets `1 / net_share` of the network bandwidth it would have alone. `net_share`
     /// below 1 is treated as 1. Intra-domain links are not shared (NVSwitch is non-blocking).
     /// NCCL itself never sees the sharing or the spine: its choice is made on the bare NICs.
+    ///
+    /// The groups like this one tile each domain (every GPU is in one, as a training layout's
+    /// groups are), so their rings' flows all cross the fabric together: what ECMP hashes
+    /// ([`NetPath::ring_routing_fraction`]). [`Comm::new`] is one group alone.
     pub fn new_shared(topo: &Topology, p: Placement, net_share: f64) -> Result<Comm> {
+        Self::build(topo, p, net_share, true)
+    }
+
+    fn build(topo: &Topology, p: Placement, net_share: f64, tiled: bool) -> Result<Comm> {
         topo.check(p)?;
         let c = &topo.cluster;
         let domains = p.domains();
@@ -454,7 +485,16 @@ impl Comm {
             let leaf_hops = topo.hops_for(domains).saturating_sub(1) as f64;
             let hop = topo.fabric.as_ref().map(|f| f.hop_latency.0).unwrap_or(0.0);
             let fabric = topo.fabric.as_ref();
-            NetPath {
+            // The NICs whose ring connections leave a domain (those a group's rings use, for
+            // every group tiling the domain), over the leaves they sit under (one without
+            // rails, one per rail group with). One connection per NIC, as crates/flow's ring
+            // (groups sharing a NIC would each have their own: not counted, by either model).
+            let node_nics = c.nics_per_node.max(1);
+            let domain_nics = node_nics * (topo.domain_gpus / c.gpus_per_node.max(1)).max(1);
+            let leaf_groups = fabric.map_or(1, |f| node_nics / (f.down_per_leaf / f.nodes_per_leaf.max(1)).clamp(1, node_nics)).max(1);
+            let groups = if tiled { (topo.domain_gpus / p.per_domain.max(1)).max(1) } else { 1 };
+            let ring_nics = (groups * used as u32).min(domain_nics);
+            let mut path = NetPath {
                 domains,
                 per_domain: p.per_domain,
                 ranks: p.ranks,
@@ -474,14 +514,19 @@ impl Comm {
                 core_path_oversubscription: fabric.map(|f| f.core_path_oversubscription()).unwrap_or(1.0),
                 routing: topo.nic.routing,
                 uplinks: fabric.map(|f| f.up_per_leaf.max(1)).unwrap_or(1),
+                leaf_flows: ring_nics.div_ceil(leaf_groups),
+                leaf_groups,
+                ring_routing: 1.0,
                 family: topo.nic.family,
-                qps_per_connection: network::DEFAULT_QPS_PER_CONNECTION,
+                qps_per_connection: topo.qps_per_connection.max(1),
                 host_staged: topo.gpu.kind.is_grace_blackwell(),
                 flow: topo.flow,
                 channels: tuning.comm_channels().max(1),
                 amd_cpu: facts.amd_cpu,
                 rail_bw: topo.nic.achievable_bw().0 / share,
-            }
+            };
+            path.ring_routing = path.ring_routing_fraction();
+            path
         });
         // All-to-all injection: all of the domain's NICs, not only as many as NCCL has rings.
         let a2a_inject = {
@@ -527,6 +572,8 @@ impl Comm {
                 .flatten(),
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
+            calibration: None,
+            intra_fit: (1.0, 0.0),
         })
     }
 
@@ -542,6 +589,7 @@ impl Comm {
     pub fn with_qps_per_connection(mut self, qps: u32) -> Comm {
         if let Some(n) = self.net.as_mut() {
             n.qps_per_connection = qps.max(1);
+            n.ring_routing = n.ring_routing_fraction();
         }
         self
     }
@@ -555,6 +603,12 @@ impl Comm {
             (Some(net), Some(func), Some(a), Some(pr)) => net.rendezvous(func, a, pr, p.bytes.as_f64(), self.rccl.is_some()),
             _ => (0.0, 0.0),
         }
+    }
+
+    /// What the network keeps for this group's rings and trees after routing: the flow
+    /// model's fraction when one ran, else [`NetPath::ring_routing_fraction`] (1 without a network).
+    pub fn ring_routing(&self) -> f64 {
+        self.net.as_ref().map_or(1.0, |n| n.flow.and_then(|f| f.ring).unwrap_or(n.ring_routing))
     }
 
     pub fn tuning(&self) -> &Tuning {
@@ -577,6 +631,12 @@ impl Comm {
         if n <= 1 {
             return Ok(self.finish(op, bytes, Micros::ZERO, None, "none", "none", Bottleneck::Latency));
         }
+        #[cfg(any(test, feature = "calibrate"))]
+        if let Some(s) = self.calibration {
+            return self.scaled(s[op as usize]).predict(op, bytes, algo, proto);
+        }
+        #[cfg(not(any(test, feature = "calibrate")))]
+        debug_assert!(self.calibration.is_none(), "a calibration given to a build without the model's `calibrate` feature");
         match op.func() {
             Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
             None => {
@@ -617,6 +677,7 @@ impl Comm {
             return Err(self.unavailable(op, func, algo, proto));
         };
         let (lat, bw) = self.expected_terms(func, a, p, bytes);
+        let bw = if self.net.is_none() { bw * self.intra_fit.0 } else { bw };
         let t = lat + bytes.as_f64() / (1000.0 * bw);
         // NVLS reduces in the NVSwitch: where the domain's side of the network model is the
         // smaller one, the switch, not the NICs, sets the bandwidth.
@@ -694,7 +755,9 @@ impl Comm {
         match &self.net {
             None => Bottleneck::Tier(self.intra_tier),
             // Rings, trees and SHARP cross an oversubscribed tier on few flows: the NICs or
-            // the GPUs' PCIe links bind (all-to-all says Spine/Core itself when it pays).
+            // the GPUs' PCIe links bind (all-to-all says Spine/Core itself when it pays),
+            // unless ECMP hashes some of those flows onto one leaf uplink (`Leaf`).
+            Some(n) if n.flow.is_none() && n.ring_routing < 1.0 => Bottleneck::Tier(TierKind::Leaf),
             Some(n) if n.gpu_side < n.nic_side * network::RING_EFFICIENCY => Bottleneck::Tier(TierKind::Pcie),
             Some(_) => Bottleneck::Tier(TierKind::Nic),
         }
@@ -853,7 +916,7 @@ impl Comm {
         let n = self.placement.ranks;
         // One process driving several GPUs starts the last one's kernel late (`network`).
         let stagger = self.gpus_per_process.min(n).saturating_sub(1) as f64;
-        let time = if n <= 1 { gpu_time } else { gpu_time + self.launch_stagger * stagger };
+        let time = if n <= 1 { gpu_time } else { gpu_time + self.launch_stagger * stagger + Micros(self.intra_fit.1) };
         let algbw = if time.0 > 0.0 { bytes.per(time) } else { GBps(0.0) };
         let trust = self.trust(algorithm, bytes);
         Prediction {

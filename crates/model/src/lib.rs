@@ -35,6 +35,7 @@ pub mod export;
 pub mod limits;
 pub mod fabric_tree;
 pub mod figures;
+pub mod fitted;
 pub mod goodput;
 pub mod interval;
 pub mod link;

@@ -217,8 +217,9 @@ pub fn tree_chunk(p: Protocol, bytes: f64, channels: f64, per_domain: f64, domai
 /// What the flow model (crates/flow) found a collective keeps of the network's bandwidth on
 /// the actual fabric (routing policy, neighbours, failures), for one seed: it replaces the
 /// analytical routing factor, never multiplies it. Rings, trees and the other reductions take
-/// `ring`: their network bandwidth is scaled by it (the analytical model gives them no
-/// routing or oversubscription loss: few flows, the NICs bind). All-to-all takes `all_to_all`
+/// `ring`: their network bandwidth is scaled by it in place of
+/// [`NetPath::ring_routing_fraction`] (the expected ECMP collisions of the rings' few flows
+/// where the design routes by ECMP; none under adaptive routing). All-to-all takes `all_to_all`
 /// in place of [`NetPath::all_to_all_net_efficiency`]'s oversubscription-and-ECMP factor.
 /// `None` leaves that part analytical. Dimensionless, in (0, 1].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -271,6 +272,13 @@ pub struct NetPath {
     pub routing: Routing,
     /// Leaf uplinks one rail's traffic can spread over (ECMP bins).
     pub uplinks: u32,
+    /// Ring connections (before queue pairs) leaving one domain under one leaf, one per NIC
+    /// the rings of every group tiling the domain use, and the leaves one domain's NICs
+    /// spread over (1 without rails).
+    pub leaf_flows: u32,
+    pub leaf_groups: u32,
+    /// [`NetPath::ring_routing_fraction`], kept (set by `collective::Comm`).
+    pub ring_routing: f64,
     pub family: NetFamily,
     /// Queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): flows per connection.
     pub qps_per_connection: u32,
@@ -346,7 +354,7 @@ impl NetPath {
             Algorithm::NvlsTree => (self.nvls_tree_nic_side, self.nvls_tree_gpu_side),
             _ => (self.nic_side, self.gpu_side),
         };
-        let routed = self.flow.and_then(|f| f.ring).unwrap_or(1.0);
+        let routed = self.flow.and_then(|f| f.ring).unwrap_or(self.ring_routing);
         // The Tree's loss is the GPUs' (one head GPU per channel carries the chain's reduce and
         // broadcast over its PCIe link, [`TREE_EFFICIENCY`]): it caps the GPU side, so a domain
         // whose NICs are slower than that keeps its NICs' rate. The other classes' fractions
@@ -563,6 +571,75 @@ impl NetPath {
     }
 }
 
+impl NetPath {
+    /// Expected fraction of the network bandwidth the group's rings keep under the design's
+    /// routing, before any flow model runs: 1 under adaptive routing (and spraying, EFA's
+    /// SRD), and under ECMP the ring's expected slowest link. A ring over contiguous domains
+    /// crosses from one leaf's block of domains to the next `blocks` times (it closes); at each
+    /// crossing the domain at the edge sends `leaf_flows` ring connections under each of its
+    /// leaves (one per NIC a ring uses, as crates/flow's default channels), `qps` flows each
+    /// (each QP hashed on its own), which the leaf hashes onto its `uplinks` and the spines
+    /// onto the `uplinks` links into the next leaf: two independent draws per crossing and per
+    /// leaf of the domain, and every flow of the ring, hence the collective, runs at the rate
+    /// of the fullest link on the path of the slowest ([`expected_max_load`]). A NIC carries
+    /// `qps` of them alone, so the fraction is qps / E[max(qps, fullest link)]: rails whose
+    /// rings stay one connection per leaf keep 1. Through a core the spines' own hashes add
+    /// draws this count leaves out (fewer flows each: a lower bound on the loss there).
+    pub fn ring_routing_fraction(&self) -> f64 {
+        let blocks = self.domains.div_ceil(self.domains_per_leaf.max(1));
+        if self.routing != Routing::Ecmp || blocks < 2 {
+            return 1.0;
+        }
+        let qps = self.qps_per_connection.max(1);
+        let draws = 2 * blocks * self.leaf_groups.max(1);
+        qps as f64 / expected_max_load(self.leaf_flows.max(1) * qps, self.uplinks.max(1), draws, qps)
+    }
+}
+
+/// Most flows [`expected_max_load`] counts exactly (count); above, each link's load is taken as
+/// an independent Poisson draw, which the multinomial approaches as flows per link grow
+/// (Raab and Steger, "Balls into Bins: A Simple and Tight Analysis", RANDOM 1998).
+const EXACT_FLOWS: u32 = 64;
+
+/// E[max(floor, M)], M the fullest link over `draws` independent hashings of `flows` equal flows
+/// onto `links` equal links (uniform, each flow on its own: balls into bins). Exact below
+/// [`EXACT_FLOWS`]: P(all links hold <= m) = n!/k^n [x^n] (sum over c <= m of x^c/c!)^k, the
+/// multinomial's generating function, taken one link at a time; E[M] = sum over m >= 1 of
+/// P(M >= m).
+pub fn expected_max_load(flows: u32, links: u32, draws: u32, floor: u32) -> f64 {
+    let (n, k) = (flows as usize, links.max(1));
+    let lambda = flows as f64 / k as f64;
+    // P(one draw's fullest link holds <= m).
+    let cdf = |m: usize| -> f64 {
+        if flows > EXACT_FLOWS {
+            return (1.0 - poisson_tail(lambda, m as u64 + 1)).powi(k as i32);
+        }
+        let mut g = vec![0.0; n + 1];
+        g[0] = 1.0;
+        for _ in 0..k {
+            for t in (0..=n).rev() {
+                let (mut s, mut w) = (0.0, 1.0);
+                for c in 0..=m.min(t) {
+                    s += g[t - c] * w;
+                    w /= (c + 1) as f64;
+                }
+                g[t] = s;
+            }
+        }
+        (1..=n).fold(g[n], |x, i| x * i as f64 / k as f64)
+    };
+    let start = (floor as usize).max(n.div_ceil(k as usize));
+    let mut e = start as f64;
+    for m in start..n {
+        let q = 1.0 - cdf(m).powi(draws as i32);
+        e += q;
+        if q < 1e-9 {
+            break;
+        }
+    }
+    e
+}
+
 /// Throughput of the slowest of `flows` equal flows hashed at random onto `links` equal links,
 /// against a perfect spread: the expected fullest link holds k flows, where
 /// links x P(Poisson(flows/links) >= k) = 1 (balls into bins), and a collective runs at the
@@ -692,6 +769,42 @@ mod tests {
         assert!(e > 0.995 && e < 1.0, "{e}");
     }
 
+    /// Balls into bins counted by hand: 2 flows on 2 links collide half the time (E = 1.5);
+    /// 3 on 3 spread out 6 ways in 27, pile up 3 ways, else 2 share (E = 51/27); one link
+    /// holds them all; the floor counts; 8 flows on 30 links over 12 draws (the 64-node
+    /// RoCE design: 6 leaf crossings, up and down) is 2.518, as the multinomial's generating
+    /// function n!/k^n [x^n] (sum over j <= m of x^j/j!)^k gives in exact rationals; the flow
+    /// model's 32 seeds saw a mean fraction of 0.404.
+    #[test]
+    fn expected_max_load_counts_balls_into_bins() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(expected_max_load(2, 2, 1, 1), 1.5));
+        assert!(close(expected_max_load(3, 3, 1, 1), 51.0 / 27.0));
+        assert!(close(expected_max_load(5, 1, 3, 1), 5.0));
+        assert!(close(expected_max_load(2, 2, 1, 2), 2.0));
+        assert!((expected_max_load(8, 30, 12, 1) - 2.518_21).abs() < 1e-4);
+        // More draws or fewer links never lower it; the exact count meets the Poisson one at
+        // its threshold within a few percent.
+        assert!(expected_max_load(8, 30, 24, 1) > expected_max_load(8, 30, 12, 1));
+        assert!(expected_max_load(8, 15, 12, 1) > expected_max_load(8, 30, 12, 1));
+        let (a, b) = (expected_max_load(EXACT_FLOWS, 16, 4, 1), expected_max_load(EXACT_FLOWS + 1, 16, 4, 1));
+        assert!(b >= a * 0.97 && b <= a * 1.1, "{a} {b}");
+    }
+
+    /// Adaptive routing, one leaf, or one connection per leaf (rails) keep the whole network;
+    /// ECMP across leaves does not, and more queue pairs (more, smaller flows) win some back.
+    #[test]
+    fn rings_lose_to_ecmp_only_where_flows_can_collide() {
+        let ecmp = |domains, per_leaf, flows, qps| NetPath { routing: Routing::Ecmp, domains_per_leaf: per_leaf, uplinks: 30, leaf_flows: flows, qps_per_connection: qps, ..path(domains, 1, false) };
+        assert_eq!(path(64, 1, false).ring_routing_fraction(), 1.0);
+        assert_eq!(NetPath { domains_per_leaf: 11, uplinks: 30, ..path(64, 1, false) }.ring_routing_fraction(), 1.0);
+        assert_eq!(ecmp(8, 11, 8, 1).ring_routing_fraction(), 1.0);
+        assert_eq!(ecmp(64, 11, 1, 1).ring_routing_fraction(), 1.0);
+        let one = ecmp(64, 11, 8, 1).ring_routing_fraction();
+        assert!((one - 1.0 / 2.518_21).abs() < 1e-4, "{one}");
+        assert!(ecmp(64, 11, 8, 2).ring_routing_fraction() > one);
+    }
+
     /// 8 NDR NICs per domain (8 x 47.75 GB/s), PCIe-capped at 8 x 48, one leaf, InfiniBand.
     fn path(domains: u32, qps: u32, host_staged: bool) -> NetPath {
         NetPath {
@@ -714,6 +827,9 @@ mod tests {
             core_path_oversubscription: 1.0,
             routing: Routing::Adaptive,
             uplinks: 1,
+            leaf_flows: 8,
+            leaf_groups: 1,
+            ring_routing: 1.0,
             family: NetFamily::InfiniBand,
             qps_per_connection: qps,
             host_staged,

@@ -44,12 +44,17 @@ pub struct ClusterPreset {
     pub id: &'static str,
     /// Short name for a button.
     pub name: &'static str,
-    /// One line about what it is.
+    /// One line about what it is. Only with the `sources` feature (the CLI), like `source`:
+    /// the pages' buttons say the kind and point to README's table.
+    #[cfg(feature = "sources")]
     pub about: &'static str,
     /// A vendor's reference design (counts as published) rather than an approximation of a
     /// shape whose fabric is not fully published (node count or rail layout chosen here).
     pub reference: bool,
-    /// Where the shape comes from (document or page), short.
+    /// Where the shape comes from (document or page), short. Only where the model's `sources`
+    /// feature is on (the CLI): the pages point to README's preset table instead (the 25
+    /// sources cost the explorer's bundle about 0.9 KB gzipped).
+    #[cfg(feature = "sources")]
     pub source: &'static str,
     make: fn() -> Cluster,
 }
@@ -67,11 +72,18 @@ impl ClusterPreset {
     }
 
     /// "reference design: ... Source: ..." or "approximation: ... Source: ...": what it is,
-    /// whether it is published as such, and where it comes from.
+    /// whether it is published as such, and where it comes from (without the `sources`
+    /// feature: its name and kind, and where README lists the rest).
     pub fn describe(&self) -> String {
-        let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
         let kind = if self.reference { "reference design" } else { "approximation" };
-        format!("{kind}: {about}. Source: {}", self.source)
+        #[cfg(feature = "sources")]
+        let text = {
+            let about = ["reference design: ", "approximation: "].iter().fold(self.about, |a, p| a.strip_prefix(p).unwrap_or(a));
+            format!("{kind}: {about}. Source: {}", self.source)
+        };
+        #[cfg(not(feature = "sources"))]
+        let text = format!("{}, {kind}: what it is and its source in README, Presets", self.name);
+        text
     }
 }
 
@@ -256,200 +268,250 @@ pub const CLUSTER_PRESETS: [ClusterPreset; 25] = [
     ClusterPreset {
         id: "dgx-a100-superpod",
         name: "DGX A100 SuperPOD",
+        #[cfg(feature = "sources")]
         about: "140 nodes x 8 A100, NVLink3, 8x InfiniBand HDR 200G per node",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX SuperPOD reference architecture (DGX A100)",
         make: dgx_a100_hdr,
     },
     ClusterPreset {
         id: "dgx-h100-superpod",
         name: "DGX H100 SuperPOD",
+        #[cfg(feature = "sources")]
         about: "128 nodes x 8 H100, NVLink4, 8x InfiniBand NDR 400G per node",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX SuperPOD reference architecture (DGX H100)",
         make: dgx_h100_ndr,
     },
     ClusterPreset {
         id: "h100-roce",
         name: "H100, 8x 400G RoCE",
+        #[cfg(feature = "sources")]
         about: "64 nodes x 8 H100, NVLink4, 8x RoCEv2 400GbE per node",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA Spectrum-X reference design (8x 400GbE per HGX H100 node)",
         make: h100_roce,
     },
     ClusterPreset {
         id: "gb200-nvl72",
         name: "GB200 NVL72 racks",
+        #[cfg(feature = "sources")]
         about: "4 racks of 72 GB200 (trays of 4), NVLink5 rack domain, 1x NDR 400G per GPU",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA GB200 NVL72 product page (18 trays of 4 GPUs, one ConnectX-7 per GPU)",
         make: gb200_nvl72,
     },
     ClusterPreset {
         id: "pcie-server",
         name: "8-GPU PCIe server",
+        #[cfg(feature = "sources")]
         about: "one server, 8 H100 PCIe on PCIe Gen5 with P2P, no NVLink, 2x 400GbE",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "a PCIe Gen5 server class (e.g. Supermicro SYS-421GE) with 8 H100 PCIe",
         make: pcie_server,
     },
     ClusterPreset {
         id: "cloud-100g",
         name: "Cloud VMs, 100GbE",
+        #[cfg(feature = "sources")]
         about: "16 VMs x 8 A100, NVLink3 inside, one 100GbE (TCP) interface each",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "cloud A100 VMs with one 100GbE interface",
         make: cloud_100g,
     },
     ClusterPreset {
         id: "dgx-b200-superpod",
         name: "DGX B200 SuperPOD",
+        #[cfg(feature = "sources")]
         about: "reference design: 128 DGX B200 (4 SUs of 32), NVLink5, 8x NDR 400G per node",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX B200 user guide and DGX SuperPOD B200 reference architecture",
         make: dgx_b200,
     },
     ClusterPreset {
         id: "hgx-h200-spectrum-x",
         name: "HGX H200, Spectrum-X",
+        #[cfg(feature = "sources")]
         about: "approximation of NVIDIA's Enterprise RA: 32 HGX H200, 8x 400GbE RoCE per node, rail-optimized",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA Enterprise Reference Architecture for HGX H100/H200/B200",
         make: hgx_h200_spectrum_x,
     },
     ClusterPreset {
         id: "gb200-nvl72-su",
         name: "GB200 NVL72 SU",
+        #[cfg(feature = "sources")]
         about: "reference design: one SuperPOD scalable unit of 8 NVL72 racks (576 GB200), 1x NDR 400G per GPU",
         reference: true,
+        #[cfg(feature = "sources")]
         source: "NVIDIA DGX SuperPOD GB200 reference architecture",
         make: gb200_nvl72_su,
     },
     ClusterPreset {
         id: "azure-nd-h100-v5",
         name: "Azure ND H100 v5",
+        #[cfg(feature = "sources")]
         about: "approximation: 32 VMs of 8 H100, 8x 400G InfiniBand each; Azure does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Microsoft Learn, ND H100 v5 sizes (8x 400 Gb/s Quantum-2 InfiniBand per VM)",
         make: azure_nd_h100_v5,
     },
     ClusterPreset {
         id: "aws-p4d",
         name: "AWS p4d/p4de",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 instances of 8 A100, 4x 100G EFA each; AWS does not publish its fabric",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p4d/p4de: 4 EFA interfaces, 400 Gbps)",
         make: aws_p4d,
     },
     ClusterPreset {
         id: "aws-p5",
         name: "AWS p5",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 p5.48xlarge of 8 H100, 32x 100G EFA each (3.2 Tb/s)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p5.48xlarge: 32 EFA interfaces, 3,200 Gbps)",
         make: aws_p5,
     },
     ClusterPreset {
         id: "aws-p5en",
         name: "AWS p5en",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 p5en.48xlarge of 8 H200, 16x 200G EFA each (3.2 Tb/s)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p5en.48xlarge: 16 EFA interfaces, 3,200 Gbps)",
         make: aws_p5en,
     },
     ClusterPreset {
         id: "aws-p6-b200",
         name: "AWS p6-b200",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 p6-b200.48xlarge of 8 B200, 8x 400G EFA each (3.2 Tb/s)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AWS EC2 User Guide, network cards (p6-b200.48xlarge: 8 EFA interfaces, 3,200 Gbps)",
         make: aws_p6_b200,
     },
     ClusterPreset {
         id: "gcp-a3-mega",
         name: "GCP A3 Mega",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 a3-megagpu-8g VMs of 8 H100, 8x 200G GPUDirect-TCPXO NICs each (1.6 Tb/s), NVLS off as GCP's NCCL profile sets it; GCP does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Google Cloud, A3 Mega machine type (8x 200 Gbps GPU NICs, GPUDirect-TCPXO); GoogleCloudPlatform/cluster-toolkit a3-megagpu-8g NCCL profile (NCCL_NVLS_ENABLE=0, NCCL_ALGO=Ring,Tree)",
         make: gcp_a3_mega,
     },
     ClusterPreset {
         id: "mi300x-roce",
         name: "MI300X, 8x 400G RoCE",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 servers of 8 MI300X on Infinity Fabric, 8x 400G RoCE each (Pollara 400, Thor2 or ConnectX-7), RCCL",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AMD ROCm docs, multi-node rccl-tests validation (8 RDMA NICs per MI300X node)",
         make: mi300x_roce,
     },
     ClusterPreset {
         id: "mi355x-pollara",
         name: "MI355X, Pollara 400",
+        #[cfg(feature = "sources")]
         about: "approximation: 64 servers of 8 MI355X on Infinity Fabric, 8x AMD Pensando Pollara 400 (RoCE) each, RCCL",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "AMD Pensando Pollara 400 product page; MLCommons inference v6.0 MI355X system",
         make: mi355x_pollara,
     },
     ClusterPreset {
         id: "gb300-nvl72",
         name: "GB300 NVL72 rack",
+        #[cfg(feature = "sources")]
         about: "one rack of 72 GB300 (18 trays of 4), NVLink5 rack domain, 800 Gb/s (XDR) per GPU",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Microsoft Learn, ND GB300 v6 sizes (72 GPUs, 130 TB/s NVLink, 800 Gb/s per GPU)",
         make: gb300_nvl72,
     },
     ClusterPreset {
         id: "b300-hgx",
         name: "HGX B300 cluster",
+        #[cfg(feature = "sources")]
         about: "approximation: 32 HGX B300 of 8 GPUs, NVLink5, 8x ConnectX-8 XDR 800G per node",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "NVIDIA HGX B300 table (secondary copy: 8x 800 Gb/s per baseboard)",
         make: b300_hgx,
     },
     ClusterPreset {
         id: "gcp-a3-ultra",
         name: "GCP A3 Ultra",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 a3-ultragpu-8g VMs of 8 H200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned); GCP does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Google Cloud, Compute Engine 'Networking and GPU machines' (A3 Ultra: 8 CX-7 NICs, 3,200 Gbps GPUDirect RDMA, one per GPU)",
         make: gcp_a3_ultra,
     },
     ClusterPreset {
         id: "gcp-a4",
         name: "GCP A4",
+        #[cfg(feature = "sources")]
         about: "approximation: 16 a4-highgpu-8g VMs of 8 B200, 8x ConnectX-7 400G RoCE each (3.2 Tb/s, rail-aligned)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Google Cloud, Compute Engine 'Networking and GPU machines' (A4: 8 CX-7 NICs, 3,200 Gbps GPUDirect RDMA, one per GPU)",
         make: gcp_a4,
     },
     ClusterPreset {
         id: "azure-nd-gb200-v6",
         name: "Azure ND GB200 v6",
+        #[cfg(feature = "sources")]
         about: "approximation: 2 NVL72 racks (36 VMs of 4 GB200), 4x 400G InfiniBand per VM; Azure does not publish its switch layout",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Microsoft Learn, ND GB200 v6 sizes (4 GPUs per VM, 18 VMs per rack, 4x 400 Gb/s Quantum-2 CX7 InfiniBand per VM)",
         make: azure_nd_gb200_v6,
     },
     ClusterPreset {
         id: "oci-gb200",
         name: "OCI GB200",
+        #[cfg(feature = "sources")]
         about: "approximation: 4 NVL72 racks of BM.GPU.GB200.4 hosts, one 400G RoCE NIC per GPU assumed (OCI does not publish the NIC count)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Oracle Cloud docs, GPU memory fabric (BM.GPU.GB200.4: 18 hosts per NVLink 72 fabric, RoCE cluster networks between fabrics)",
         make: oci_gb200,
     },
     ClusterPreset {
         id: "oci-gb300",
         name: "OCI GB300",
+        #[cfg(feature = "sources")]
         about: "approximation: 4 NVL72 racks of BM.GPU.GB300.4 hosts, one ConnectX-8 per GPU as two 400G RoCE ports (assumed)",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Oracle Cloud docs, GPU memory fabric (BM.GPU.GB300.4: 18 hosts per NVLink 72 fabric, RoCE cluster networks)",
         make: oci_gb300,
     },
     ClusterPreset {
         id: "oci-mi355x",
         name: "OCI MI355X",
+        #[cfg(feature = "sources")]
         about: "approximation: 128 BM.GPU.MI355X.8 hosts of 8 MI355X on Infinity Fabric, 8x 400G RoCE each (assumed), RCCL",
         reference: false,
+        #[cfg(feature = "sources")]
         source: "Oracle Cloud MI355X superclusters (AMD/Oracle announcements); NIC count assumed as AMD's 8-GPU MI355X platform",
         make: oci_mi355x,
     },
@@ -547,9 +609,31 @@ mod tests {
         let oci = cluster_preset("oci-mi355x").unwrap().cluster().topology().unwrap();
         assert_eq!((oci.gpu.arch.library(), oci.domain_gpus), (crate::catalog::CollectiveLibrary::Rccl, 8));
         // Every preset says whether it is a reference design or an approximation, and its source.
+        #[cfg(feature = "sources")]
         for p in CLUSTER_PRESETS {
             assert!(p.reference || p.about.starts_with("approximation") || !p.source.is_empty(), "{}", p.id);
             assert!(!p.source.is_empty(), "{}", p.id);
         }
+    }
+
+    /// README's preset table (what the pages' preset buttons point to for their sources) is
+    /// the catalog's: written anew with FABRICSCOPE_WRITE_DOCS=1, failing when it differs.
+    #[cfg(feature = "sources")]
+    #[test]
+    fn readme_lists_every_preset_with_its_source() {
+        let mut table = String::from("| preset | what | kind | source |\n|---|---|---|---|\n");
+        for p in CLUSTER_PRESETS {
+            let about = ["reference design: ", "approximation: "].iter().fold(p.about, |a, x| a.strip_prefix(x).unwrap_or(a));
+            table.push_str(&format!("| `{}` | {} | {} | {} |\n", p.id, about, if p.reference { "reference design" } else { "approximation" }, p.source));
+        }
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+        let readme = std::fs::read_to_string(&path).expect("README.md");
+        let (begin, end) = ("<!-- begin presets -->\n", "<!-- end presets -->");
+        let (Some(i), Some(j)) = (readme.find(begin), readme.find(end)) else { panic!("README.md has no preset table markers") };
+        let fresh = format!("{}{begin}{table}{}", &readme[..i], &readme[j..]);
+        if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
+            std::fs::write(&path, &fresh).expect("write README.md");
+        }
+        assert!(readme == fresh, "README.md's preset table is stale: FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --features sources --lib presets");
     }
 }

@@ -23,6 +23,10 @@ pub struct Reading {
     pub scaling: Option<String>,
 }
 
+/// What binds where ECMP, the NIC's default routing, hashes rings' flows onto one leaf uplink
+/// (`Bottleneck::Tier(Leaf)`, `network::NetPath::ring_routing_fraction`).
+pub const ECMP_LEAF: &str = "ECMP collisions on leaf uplinks (the NIC's default routing)";
+
 /// Words for what limits a prediction, given the algorithm that ran.
 pub fn limited_by(b: Bottleneck, algorithm: &str) -> String {
     let nvls = matches!(algorithm, "NVLS" | "NVLSTree");
@@ -33,7 +37,7 @@ pub fn limited_by(b: Bottleneck, algorithm: &str) -> String {
         Bottleneck::Tier(TierKind::Hbm) => "HBM".into(),
         Bottleneck::Tier(TierKind::Pcie) => "PCIe between GPU and NIC".into(),
         Bottleneck::Tier(TierKind::Nic) => "the NICs".into(),
-        Bottleneck::Tier(TierKind::Leaf) => "the leaf switches".into(),
+        Bottleneck::Tier(TierKind::Leaf) => ECMP_LEAF.into(),
         Bottleneck::Tier(TierKind::Spine) => "the spine switches (oversubscribed)".into(),
         Bottleneck::Tier(TierKind::Core) => "the core switches (oversubscribed)".into(),
     }

@@ -148,6 +148,11 @@ pub struct Topology {
     /// a scenario: the CLI sets it per seed (docs/flow.md, "Composed with the analytical model").
     #[serde(skip)]
     pub flow: Option<crate::network::FlowFractions>,
+    /// Queue pairs per NCCL connection every communicator on this cluster runs with
+    /// (NCCL_IB_QPS_PER_CONNECTION; [`crate::network::DEFAULT_QPS_PER_CONNECTION`] unless a
+    /// caller sets it, as `train --qps-per-connection` does). Never part of a scenario.
+    #[serde(skip)]
+    pub qps_per_connection: u32,
 }
 
 fn nvlink_gen_of(gpu: GpuKind) -> u8 {
@@ -242,6 +247,7 @@ impl Cluster {
             tiers,
             bisection: scale_up_half,
             flow: None,
+            qps_per_connection: crate::network::DEFAULT_QPS_PER_CONNECTION,
         }
         .with_bisection(nic))
     }

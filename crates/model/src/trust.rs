@@ -332,16 +332,16 @@ impl Trust {
         }
     }
 
-    /// What the prediction's 90% interval rests on, for the pages' disclosure beside it: "31
-    /// published measurements of its class at 16-512 GPUs", then "; this is 32768 GPUs:
-    /// extrapolated" outside them (the interval widens there).
+    /// What the prediction's 90% interval rests on, for the line beside it: "(31 published
+    /// measurements of its class at 16-512 GPUs)", with "; this is 32768 GPUs: extrapolated"
+    /// before the parenthesis outside them (the interval widens there).
     pub fn rests_on(&self) -> String {
         let [lo, hi] = self.measured_gpus;
-        let mut s = format!("{} published measurements of its class at {lo}-{hi} GPUs", self.validated_cases);
+        let mut s = format!("({} published measurements of its class at {lo}-{hi} GPUs", self.validated_cases);
         if self.extrapolated || self.composed || self.successor {
             s += &format!("; this is {} GPUs: extrapolated", self.gpus);
         }
-        s
+        s + ")"
     }
 
     /// "±4%, 31 measurements at 2-64 nodes, 16-512 GPUs; worst 8%", "extrapolated: ±4%,

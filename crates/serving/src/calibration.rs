@@ -112,6 +112,24 @@ pub fn serve_intervals_across_engines(d: &Deployment, r: &ServeReport, others: &
     Some(i)
 }
 
+/// The intervals of deployment `d`'s report `r` on `topo` as `serve` states them: its own
+/// engine's, or, with no engine given, spanning every engine's prediction of the same
+/// deployment ([`serve_intervals_across_engines`]); the page and the CLI both call this.
+pub fn intervals_of(topo: &fabricscope_model::Topology, m: &crate::model::ServingModel, d: &Deployment, r: &ServeReport) -> Option<ServeIntervals> {
+    let others: Vec<(Deployment, ServeReport)> = if d.engine.is_none() {
+        crate::engine::ENGINES
+            .iter()
+            .filter_map(|e| {
+                let de = Deployment { engine: Some(*e), ..*d };
+                crate::step::evaluate(topo, m, &de).ok().map(|re| (de, re))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    serve_intervals_across_engines(d, r, &others)
+}
+
 /// `kv-transfer`'s intervals.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KvIntervals {

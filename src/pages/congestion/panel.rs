@@ -9,6 +9,7 @@ use super::study::{cli_line, routing_of, step_spread, step_traffics, use_congest
 use crate::widgets::eval::size_words;
 use crate::plumbing::hooks::use_on_screen;
 use fabricscope_charts::scale::gbps_label;
+use fabricscope_charts::scale::interval_label;
 use fabricscope_charts::training::seconds_label;
 use fabricscope_charts::{busbw_spread_chart, fabric_loads_chart, fraction_bands_chart, step_bands_chart, BandRow, LoadsOptions, Theme};
 use fabricscope_flow::step::{StepSpread, Stragglers, DEFAULT_SLOW_FACTOR};
@@ -445,8 +446,8 @@ fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, Mod
                 <>
                     <div class="chart-svg">{ for svg.clone().map(|svg| html! { <ChartSvg {svg} /> }) }</div>
                     <p data-testid="step-over-seeds-numbers" data-alone={s.alone_s.to_string()} data-p10={d.p10.to_string()} data-p50={d.p50.to_string()} data-p90={d.p90.to_string()} data-seeds={s.per_seed_s.len().to_string()}>
-                        { format!("{} alone on the fabric; under this study {} at the median ({}), {} to {} from p10 to p90 over {} seed(s); {} tokens/s at the median.",
-                            seconds_label(s.alone_s), seconds_label(d.p50), slower(d.p50), seconds_label(d.p10), seconds_label(d.p90), s.per_seed_s.len(), tokens_label(s.tokens_per_s.p50)) }
+                        { format!("{} alone on the fabric ({}); under this study {} at the median ({}), {} to {} from p10 to p90 over {} seed(s); {} tokens/s at the median.",
+                            seconds_label(s.alone_s), s.alone_interval_s.map_or_else(|| "not validated".to_string(), |[lo, hi]| format!("{} s, the model's error held out by source", interval_label(lo, hi))), seconds_label(d.p50), slower(d.p50), seconds_label(d.p10), seconds_label(d.p90), s.per_seed_s.len(), tokens_label(s.tokens_per_s.p50)) }
                     </p>
                     <p class="hint">{ format!("Each seed's data-parallel ring fraction (and the all-to-all's, when the experts cross nodes) replaces the network's routing factor and the step is evaluated again, as fabricscope train --routing does (crates/flow step.rs). Modelled, not measured.{stragglers}") }</p>
                 </>

@@ -51,9 +51,15 @@ pub(super) fn range_words(range: Option<[f64; 2]>, scale: f64) -> String {
     range.map_or_else(|| "not validated".to_string(), |[lo, hi]| interval_label(lo * scale, hi * scale))
 }
 
+/// A step's 90% interval in the unit its headline uses ("90%: 336-549 ms", "90%: 5.68-9.29 s").
+pub(super) fn step_range_words(c: &fabricscope_model::training::StepReport) -> String {
+    let (scale, unit) = if c.step_time_s < 1.0 { (1000.0, "ms") } else { (1.0, "s") };
+    format!("{} {unit}", range_words(c.step_time_interval(), scale))
+}
+
 /// What an interval means, in one sentence (issue 34): the long provenance is behind a
 /// disclosure.
-pub(super) const INTERVAL_MEANING: &str = "9 in 10 measurements of this kind fell inside when left out.";
+pub(super) const INTERVAL_MEANING: &str = "9 in 10 measurements of this kind fell inside when left out";
 
 impl crate::widgets::Panel for Props {
     /// Drawn again only when the evaluation or the collective changes (`on_action` is App's
@@ -115,8 +121,7 @@ fn key_numbers(props: &Props) -> Html {
             // is) on a full-width line: in the card it wrapped to 4 or 6 lines as a dragged
             // slider crossed the measured scale, moving every panel below on each input.
             if let Some(k) = e.key_of(props.op) {
-                <p class="trust-line" data-testid="interval">{ format!("{op} busbw {} GB/s: ", interval_words(&k)) }{ INTERVAL_MEANING }</p>
-                <details class="trust-line"><summary>{ "What the interval rests on" }</summary><span data-testid="trust">{ k.trust.rests_on() }</span></details>
+                <p class="trust-line" data-testid="interval">{ format!("{op} busbw {} GB/s: {INTERVAL_MEANING} ", interval_words(&k)) }<span data-testid="trust">{ k.trust.rests_on() }</span></p>
             }
         </div>
     }

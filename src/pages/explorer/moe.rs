@@ -1,6 +1,7 @@
 //! The MoE view under the training step: where the chosen layout's EP groups sit (NVLink only,
 //! or across the network) and one MoE layer's dispatch and combine, as the EP model times them.
 
+use fabricscope_charts::scale::interval_label;
 use fabricscope_model::ep::Link;
 use fabricscope_model::training::moe_view::MoeView;
 use fabricscope_model::training::SpanTier;
@@ -62,7 +63,10 @@ pub fn moe_section(m: &MoeView) -> Html {
                     </tbody>
                 </table>
             </div>
-            <p class="muted small" data-testid="moe-trust">{ format!("DeepEP-style normal kernels, BF16. Band: {}.", m.trust) }</p>
+            <p class="muted small" data-testid="moe-trust">{ match m.interval {
+                Some([lo, hi]) => format!("DeepEP-style normal kernels, BF16. Time {} × the table's (90%, spanning the EP libraries published).", interval_label(1.0 / hi, 1.0 / lo)),
+                None => format!("DeepEP-style normal kernels, BF16; {}.", m.trust),
+            } }</p>
         </div>
     }
 }

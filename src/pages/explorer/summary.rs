@@ -41,7 +41,7 @@ fn summary_bar(props: &Props) -> Html {
     };
     let step = match props.training.as_deref() {
         Some(Ok(TrainingView { chosen: Some(c), .. })) => html! {
-            <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ format!(" ({} s) · MFU ", super::key_numbers::range_words(c.step_time_interval(), 1.0)) }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b></span>
+            <span>{ "step " }<b>{ seconds_label(c.step_time_s) }</b>{ format!(" ({}) · MFU ", super::key_numbers::step_range_words(c)) }<b>{ format!("{:.0}%", c.mfu * 100.0) }</b></span>
         },
         _ => Html::default(),
     };

@@ -10,7 +10,7 @@ use fabricscope_charts::training::{seconds_label, training_chart};
 use fabricscope_charts::Theme;
 use fabricscope_model::training::assumptions::assumptions;
 use fabricscope_model::training::explore::TrainingView;
-use fabricscope_model::training::{Constraints, Recompute, StepReport, PRESETS};
+use fabricscope_model::training::{Constraints, Recompute, PRESETS};
 use fabricscope_model::{ModelError, TrainingChoice};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -63,12 +63,6 @@ fn stat(label: &'static str, id: Option<(&'static str, f64)>, value: String, sub
     }
 }
 
-/// What a step's interval rests on, for its disclosure.
-fn runs_words(c: &StepReport) -> String {
-    let [lo, hi] = c.band_measured_gpus.unwrap_or_default();
-    format!("{} published runs of this kind at {lo}-{hi} GPUs{}.", c.validated_cases, if c.band_extrapolated { "; this job is outside them: extrapolated" } else { "" })
-}
-
 /// The panel below its toolbar (numbers, sentence, three charts): redrawn whole when a search
 /// result arrives.
 fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool) -> Html {
@@ -98,8 +92,7 @@ fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool)
                         { stat("Tokens per second", None, si(c.tokens_per_s), format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch)) }
                         { stat("Memory per GPU", None, format!("{:.1} GiB", c.memory_gib_per_gpu), (if c.fits { "fits in HBM" } else { "does not fit in HBM" }).to_string()) }
                     </div>
-                    <p class="muted small" data-testid="training-band">{ format!("Step time {} s, MFU {}%: ", super::key_numbers::range_words(c.step_time_interval(), 1.0), super::key_numbers::range_words(c.mfu_interval(), 100.0)) }{ super::key_numbers::INTERVAL_MEANING }</p>
-                    <details class="muted small"><summary>{ "What the interval rests on" }</summary>{ runs_words(c) }</details>
+                    <p class="muted small" data-testid="training-band">{ format!("Step time {}, MFU {}%: {}.", super::key_numbers::step_range_words(c), super::key_numbers::range_words(c.mfu_interval(), 100.0), super::key_numbers::INTERVAL_MEANING) }</p>
                     if let Some(g) = &v.goodput {
                         <p class="small" data-testid="goodput" data-value={g.ettr.to_string()}>{ format!("Under failures the job {}.", g.sentence()) }</p>
                     }

@@ -29,6 +29,7 @@ fn cells(x: &AlgoRow) -> Html {
         <td>{ &x.protocol }</td>
         <td>{ format!("{:.1}", x.time) }</td>
         <td>{ format!("{:.1}", x.busbw) }</td>
+        <td>{ x.busbw_interval.map_or_else(|| "not validated".to_string(), |(lo, hi)| fabricscope_charts::scale::interval_label(lo, hi)) }</td>
         <td>{ format!("{:.1}", x.latency) }</td>
         <td>{ format!("{:.0}", x.bandwidth) }</td>
     </> }
@@ -67,13 +68,13 @@ pub fn algos_part(p: &Props) -> Html {
             let rows = a.rows.iter().map(|(id, run)| {
                 let numbers = match run {
                     Ok(x) => cells(x),
-                    Err(why) => html! { <td colspan="6" class="hint">{ why }</td> },
+                    Err(why) => html! { <td colspan="7" class="hint">{ why }</td> },
                 };
                 html! { <tr data-algo={*id}><th scope="row">{ format!("{id} forced") }</th>{ numbers }</tr> }
             });
             let body = html! { <>
                 <thead><tr>
-                    { for ["", "algorithm", "protocol", "time µs", "busbw GB/s", "latency term µs", "bandwidth term GB/s"].iter().map(|h| html! { <th scope="col">{ *h }</th> }) }
+                    { for ["", "algorithm", "protocol", "time µs", "busbw GB/s", "busbw 90% interval", "latency term µs", "bandwidth term GB/s"].iter().map(|h| html! { <th scope="col">{ *h }</th> }) }
                 </tr></thead>
                 <tbody>
                     <tr class="t-auto"><th scope="row">{ "NCCL's choice" }</th>{ cells(&a.auto) }</tr>

@@ -184,12 +184,15 @@ pub struct AlgoRow {
     pub busbw: f64,
     pub latency: f64,
     pub bandwidth: f64,
+    /// busbw's 90% interval, GB/s (the explorer's and the CLI's for the same prediction).
+    pub busbw_interval: Option<(f64, f64)>,
 }
 
 impl From<&Terms> for AlgoRow {
     fn from(t: &Terms) -> Self {
         let p = &t.prediction;
-        AlgoRow { algorithm: p.algorithm.to_string(), protocol: p.protocol.to_string(), time: p.time.0, busbw: p.busbw.0, latency: t.latency.0, bandwidth: t.bandwidth }
+        let busbw_interval = fabricscope_model::calibration::apply::collective_ratios(&p.trust).map(|(lo, hi)| (p.busbw.0 * lo, p.busbw.0 * hi));
+        AlgoRow { algorithm: p.algorithm.to_string(), protocol: p.protocol.to_string(), time: p.time.0, busbw: p.busbw.0, latency: t.latency.0, bandwidth: t.bandwidth, busbw_interval }
     }
 }
 

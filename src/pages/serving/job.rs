@@ -10,6 +10,7 @@ use crate::widgets::serving_choice::ServingChoice;
 use fabricscope_model::{Cluster, ModelError, Topology};
 use fabricscope_serving::curve::{group, with_counterpart, Curve, Group};
 use fabricscope_serving::search::StagedSearch;
+use fabricscope_serving::calibration::{intervals_of, ServeIntervals};
 use fabricscope_serving::step::{ServeReport, Server};
 use fabricscope_serving::{serving_preset, Deployment, SearchOptions, SearchPoint, SearchResult, ServingDefaults, ServingModel, DEFAULTS};
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,9 @@ use yew::prelude::*;
 #[derive(Debug, PartialEq)]
 pub struct Served {
     pub report: ServeReport,
+    /// The report's 90% intervals, as `fabricscope serve` states them (spanning the engines
+    /// when the page gives none).
+    pub intervals: Option<ServeIntervals>,
     /// The deployment's curve, then its counterpart across the NVLink boundary (if valid).
     pub curves: Vec<Curve>,
     pub group: Group,
@@ -40,7 +44,8 @@ pub fn serve(cluster: &Cluster, choice: &ServingChoice) -> Result<Served, ModelE
     let d = choice.deployment();
     let report = Server::new(&topo, &model)?.evaluate(&d)?;
     let curves = with_counterpart(&topo, &model, &d)?;
-    Ok(Served { report, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string() })
+    let intervals = intervals_of(&topo, &model, &d, &report);
+    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string() })
 }
 
 /// A search's answer as the page shows it: the best point, not the ~10^4 it tried.

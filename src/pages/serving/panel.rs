@@ -7,8 +7,10 @@ use crate::widgets::controls::check;
 use crate::widgets::ChartSvg;
 use super::job::{serve, use_serving_search, Served};
 use crate::widgets::serving_choice::{field_select, Field, ServingChoice, ERROR_ID};
+use fabricscope_charts::scale::interval_label;
 use fabricscope_charts::serving::caption;
 use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
+use fabricscope_model::interval::Interval;
 use fabricscope_model::{Cluster, ModelError};
 use fabricscope_serving::Phase;
 use std::rc::Rc;
@@ -24,8 +26,9 @@ pub struct Props {
 }
 
 /// "±6%" or "not validated".
-fn band(b: Option<f64>) -> String {
-    b.map_or_else(|| "not validated".to_string(), |p| format!("±{p:.0}%"))
+/// A figure's 90% interval in a few words ("90%: 5.62-7.90"), or "not validated".
+fn range(i: Option<&Interval>) -> String {
+    i.map_or_else(|| "not validated".to_string(), |i| interval_label(i.lo, i.hi))
 }
 
 #[inline(never)]
@@ -131,16 +134,16 @@ fn breakdown(s: &Served) -> Html {
 
 fn numbers_view(s: &Served) -> Html {
     let r = &s.report;
-    let b = band(r.error_band_pct);
+    let iv = s.intervals.as_ref();
     let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.2} ms"));
-    let with_band = |x: String| format!("{x} · {b}");
+    let with = |x: String, i: Option<&Interval>| format!("{x} · {}", range(i));
     html! {
         <div class="stats mini" data-testid="serving-numbers">
-            { stat("Time per output token", "serving-tpot", r.tpot_ms, ms(r.tpot_ms), with_band(if r.phase == Phase::Prefill { "decode only".into() } else { format!("batch {} per DP rank", r.batch) })) }
-            { stat("Time to first token", "serving-ttft", r.ttft_ms, ms(r.ttft_ms), with_band(if r.breakdown.kv_transfer > 0.0 { format!("{:.2} ms KV transfer", r.breakdown.kv_transfer) } else { "one prompt".into() })) }
-            { stat("Tokens/s per GPU", "serving-per-gpu", Some(r.tokens_per_s_per_gpu), format!("{:.0}", r.tokens_per_s_per_gpu), with_band(format!("{} GPUs", r.gpus))) }
-            { stat("Tokens/s per node", "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with_band(format!("{} node{}", r.nodes, if r.nodes == 1 { "" } else { "s" }))) }
-            { stat("Tokens/s per user", "serving-per-user", Some(r.tokens_per_s_per_user), format!("{:.1}", r.tokens_per_s_per_user), b.clone()) }
+            { stat("Time per output token", "serving-tpot", r.tpot_ms, ms(r.tpot_ms), with(if r.phase == Phase::Prefill { "decode only".into() } else { format!("batch {} per DP rank", r.batch) }, iv.and_then(|i| i.tpot_ms.as_ref()))) }
+            { stat("Time to first token", "serving-ttft", r.ttft_ms, ms(r.ttft_ms), with(if r.breakdown.kv_transfer > 0.0 { format!("{:.2} ms KV transfer", r.breakdown.kv_transfer) } else { "one prompt".into() }, iv.and_then(|i| i.ttft_ms.as_ref()))) }
+            { stat("Tokens/s per GPU", "serving-per-gpu", Some(r.tokens_per_s_per_gpu), format!("{:.0}", r.tokens_per_s_per_gpu), with(format!("{} GPUs", r.gpus), iv.map(|i| &i.tokens_per_s_per_gpu))) }
+            { stat("Tokens/s per node", "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with(format!("{} node{}", r.nodes, if r.nodes == 1 { "" } else { "s" }), iv.map(|i| &i.tokens_per_s_per_node))) }
+            { stat("Tokens/s per user", "serving-per-user", Some(r.tokens_per_s_per_user), format!("{:.1}", r.tokens_per_s_per_user), range(iv.map(|i| &i.tokens_per_s_per_user))) }
             { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), memory_line(r)) }
         </div>
     }
@@ -257,10 +260,13 @@ fn serving_body(p: &BodyProps) -> Html {
                 <p class="muted small" data-testid="serving-shown" data-model={s.choice.model}>{ shown_line(s, sh.error.is_some()) }</p>
                 <p class="bottleneck" data-testid="serving-boundary" data-crosses={s.group.crosses.to_string()}>{ boundary_note(s) }</p>
                 { numbers_view(s) }
-                <p class="muted small" data-testid="serving-band">{ match s.report.error_band_pct {
-                    Some(pct) => format!("Band ±{pct:.0}%: the median error of {} on published {} runs.", s.report.accuracy_class.id(), s.report.hardware_class.id()),
+                <p class="muted small" data-testid="serving-band">{ match &s.intervals {
+                    Some(_) => "Each figure's 90% interval: 9 in 10 published measurements of its kind fell inside when left out.".to_string(),
                     None => format!("Not validated: no published measurement of {} on {} hardware; the numbers are the model's extrapolation.", s.report.accuracy_class.id(), s.report.hardware_class.id()),
                 } }</p>
+                if let Some(i) = &s.intervals {
+                    <details class="muted small" data-testid="serving-basis"><summary>{ "What the intervals rest on" }</summary>{ &i.tokens_per_s_per_gpu.basis }</details>
+                }
                 <figure class="serving-figure">
                     <div class="chart-svg" data-testid="serving-chart"><ChartSvg svg={svg.clone()} /></div>
                     <figcaption class="muted small">{ caption(true) }</figcaption>

@@ -267,3 +267,29 @@ fn amounts_print_as_every_table_prints_them() {
     assert_eq!(Axis::CostUsd.amount(27_829_200.4), "$27,829,200");
     assert_eq!(Axis::PowerKw.amount(12.34), "12.3 kW");
 }
+
+/// The right-sizer ranks on the step `train` prints (issue 37): for 512 H100 with 8x 400G
+/// RoCE, no rails, 3:1, the option's figure is the model's step of the layout it names, which
+/// under ECMP (the NIC's default) pays the rings' expected hash collisions; the same fabric
+/// on InfiniBand (adaptive routing) does not, so the two no longer tie (7.436 and 7.435 s
+/// before).
+#[test]
+fn the_roce_figure_is_trains_step_under_the_nics_routing() {
+    let roce = FabricOption { domain: Domain::of(&Cluster::default()), nic: NicKind::Roce400, nics_per_node: 8, rail_optimized: false, oversubscription: 3.0, core_oversubscription: 1.0 };
+    let base = roce.apply(&Cluster { nodes: 64, ..Cluster::default() });
+    let w = preset("llama3-70b").unwrap();
+    let mut s = RightSizer::new(&base, w.clone(), Constraints::default(), PriceBook::default()).unwrap();
+    assert!(s.run(&mut || true).unwrap());
+    let r = s.result().unwrap();
+    let pick = |o: &FabricOption| r.candidates.iter().find(|c| c.option == *o).unwrap_or_else(|| panic!("{o:?} offered"));
+    let c = pick(&roce);
+    let topo = base.topology().unwrap();
+    let steps: Vec<crate::training::StepReport> = s.systems[0].1.iter().filter_map(|p| crate::training::evaluate(&topo, &w, p, Framework::default()).ok()).filter(|x| x.fits).collect();
+    let best = steps.iter().min_by(|a, b| a.step_time_s.total_cmp(&b.step_time_s)).unwrap();
+    assert_eq!(c.step_time_s, best.step_time_s);
+    assert_eq!(c.layout, layout_label(best));
+    let frac = best.ecmp_ring_fraction.unwrap();
+    assert!(frac > 0.3 && frac < 0.5, "{frac}");
+    let ib = pick(&FabricOption { nic: NicKind::IbNdr, ..roce });
+    assert!(c.step_time_s > 1.05 * ib.step_time_s, "RoCE {} s, IB {} s", c.step_time_s, ib.step_time_s);
+}

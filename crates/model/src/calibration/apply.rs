@@ -1,11 +1,11 @@
 //! A prediction's interval from the shipped calibration tables (see the module above).
 
 use super::levels::{bounds_of, collective_index, level_of, training_index, Level};
-use super::levels_table::{COLLECTIVE_BOUNDS, COLLECTIVE_ROWS, TRAINING_BOUNDS, TRAINING_ROWS};
+use super::levels_table::{COLLECTIVE_BOUNDS, COLLECTIVE_ROWS, EP_BOUNDS, TRAINING_BOUNDS, TRAINING_ROWS};
 use super::{collective_keys, collectives_table, ep_keys, ep_table, interval_for, training_keys, training_table, ClassCalibration};
 use crate::interval::Interval;
 use crate::training::bands::ErrorClass;
-use crate::trust::{AlgoFamily, SizeRange, TierClass, Trust};
+use crate::trust::Trust;
 use serde::{Deserialize, Serialize};
 
 /// What every interval's basis says about in-sample and held-out.
@@ -227,6 +227,13 @@ pub fn for_ep(library: Option<crate::ep::Library>, kernel: crate::ep::Kernel, sc
     Some((c, b.replace(HELD_OUT, EP_HELD_OUT)))
 }
 
+/// An EP dispatch/combine's 90% interval as ratios measured / predicted `(lo, hi)` of its
+/// bottleneck GB/s (the time's are `1 / hi` and `1 / lo`): the bounds of [`for_ep`] without
+/// its words, what the explorer's MoE view shows.
+pub fn ep_ratios(library: Option<crate::ep::Library>, kernel: crate::ep::Kernel, scale_up_only: bool) -> Option<(f64, f64)> {
+    bounds_of(EP_BOUNDS.get(super::levels::ep_index(library, kernel, scale_up_only)))
+}
+
 /// What an EP interval's basis says about in-sample and held-out: the fitted libraries are
 /// refitted without each held-out source (crates/model/tests/ep_accuracy.rs).
 pub const EP_HELD_OUT: &str = "DeepEP's and pplx-kernels' parameters refitted with each source left out, interval left-one-source-out";
@@ -264,6 +271,7 @@ fn basis(level: &str, c: &Calibrated, beyond: &str) -> String {
 mod tests {
     use super::*;
     use crate::catalog::Arch;
+    use crate::trust::{AlgoFamily, SizeRange, TierClass};
 
     /// Every interval brackets its prediction; times are the reciprocal of throughputs.
     #[test]

@@ -1,6 +1,6 @@
 //! Each class's interval resolved ahead of time: for every collective class (tier x algorithm
-//! family x size range) and every training class (framework family x dense or MoE x GPU
-//! generation), the bounds [`super::interval_for`] gives from the shipped tables, the table row
+//! family x size range), every training class (framework family x dense or MoE x GPU
+//! generation) and every EP class (library or none x kernel kind x placement), the bounds [`super::interval_for`] gives from the shipped tables, the table row
 //! they come from and the level (0 the class, 1 its parent, 2 the family).
 //!
 //! Why a generated table: the pages show these intervals on every input event and must not pay
@@ -9,7 +9,8 @@
 //! (`FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --lib calibration`), which fails
 //! when it differs from them; the CLI and the pages both read it, so they give the same bounds.
 
-use super::{collective_keys, interval_for, training_keys, ClassCalibration};
+use super::{collective_keys, ep_keys, interval_for, training_keys, ClassCalibration};
+use crate::ep::{Kernel, Library};
 use crate::catalog::Arch;
 use crate::training::bands::ErrorClass;
 use crate::trust::{AlgoFamily, SizeRange, TierClass};
@@ -56,6 +57,17 @@ pub fn training_index(class: &ErrorClass) -> Option<usize> {
     Some((f * 2 + usize::from(class.moe)) * ARCHS.len() + a)
 }
 
+/// EP kernel kinds in table order.
+pub const KERNELS: [Kernel; 2] = [Kernel::Normal, Kernel::LowLatency];
+
+/// Index of an EP class in [`super::levels_table::EP_BOUNDS`]: the library (none given first,
+/// then [`Library::ALL`]), the kernel kind, then NVLink only or across the network.
+pub fn ep_index(library: Option<Library>, kernel: Kernel, scale_up_only: bool) -> usize {
+    let l = library.and_then(|l| Library::ALL.iter().position(|x| *x == l)).map_or(0, |i| i + 1);
+    let k = usize::from(kernel == Kernel::LowLatency);
+    (l * 2 + k) * 2 + usize::from(!scale_up_only)
+}
+
 fn resolve(table: &[ClassCalibration], keys: &[String]) -> Level {
     let measured = table.iter().any(|r| r.key == keys[0]);
     match interval_for(table, keys) {
@@ -83,6 +95,20 @@ pub fn collective_levels(table: &[ClassCalibration]) -> Vec<Level> {
     v
 }
 
+/// Every EP class's level, in [`ep_index`] order.
+pub fn ep_levels(table: &[ClassCalibration]) -> Vec<Level> {
+    let mut v = Vec::new();
+    for library in std::iter::once(None).chain(Library::ALL.into_iter().map(Some)) {
+        for kernel in KERNELS {
+            for scale_up_only in [true, false] {
+                debug_assert_eq!(v.len(), ep_index(library, kernel, scale_up_only));
+                v.push(resolve(table, &ep_keys(library, kernel, scale_up_only)));
+            }
+        }
+    }
+    v
+}
+
 /// Every training class's level, in [`training_index`] order.
 pub fn training_levels(table: &[ClassCalibration]) -> Vec<Level> {
     let mut v = Vec::new();
@@ -99,8 +125,8 @@ pub fn training_levels(table: &[ClassCalibration]) -> Vec<Level> {
 /// The Rust text of `levels_table.rs` for the two tables: the distinct bounds once
 /// (`BOUNDS`), each class's index into them (what the pages read: a few hundred bytes), and
 /// each class's row, level and whether it is measured (what the CLI's words add).
-pub fn table_source(collectives: &[ClassCalibration], training: &[ClassCalibration]) -> String {
-    let (c, t) = (collective_levels(collectives), training_levels(training));
+pub fn table_source(collectives: &[ClassCalibration], training: &[ClassCalibration], ep: &[ClassCalibration]) -> String {
+    let (c, t, e) = (collective_levels(collectives), training_levels(training), ep_levels(ep));
     let mut bounds: Vec<[f64; 2]> = Vec::new();
     let mut index = |l: &Level| match bounds.iter().position(|b| *b == l.bounds) {
         Some(i) => i,
@@ -111,11 +137,12 @@ pub fn table_source(collectives: &[ClassCalibration], training: &[ClassCalibrati
     };
     let ci: Vec<usize> = c.iter().map(&mut index).collect();
     let ti: Vec<usize> = t.iter().map(&mut index).collect();
+    let ei: Vec<usize> = e.iter().map(&mut index).collect();
     let join = |v: &[usize]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
     let meta = |v: &[Level]| v.iter().map(|l| format!("    ({}, {}, {}),\n", l.row, l.level, l.measured)).collect::<String>();
     let b: String = bounds.iter().map(|b| format!("    [{:?}, {:?}],\n", b[0], b[1])).collect();
     format!(
-        "//! Generated from collectives.csv and training.csv by `calibration::levels`'s test\n\
+        "//! Generated from collectives.csv, training.csv and ep.csv by `calibration::levels`'s test\n\
          //! (`FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --lib calibration`); do not edit.\n\n\
          /// The distinct ratio bounds measured / predicted `[lo, hi]`; `[0, 0]`: none.\n\
          pub const BOUNDS: [[f64; 2]; {}] = [\n{b}];\n\n\
@@ -123,6 +150,8 @@ pub fn table_source(collectives: &[ClassCalibration], training: &[ClassCalibrati
          pub const COLLECTIVE_BOUNDS: [u8; {}] = [{}];\n\n\
          /// Each training class's bounds, an index into `BOUNDS`, in `levels::training_index` order.\n\
          pub const TRAINING_BOUNDS: [u8; {}] = [{}];\n\n\
+         /// Each EP class's bounds, an index into `BOUNDS`, in `levels::ep_index` order.\n\
+         pub const EP_BOUNDS: [u8; {}] = [{}];\n\n\
          /// Each collective class's (table row, level, measured), in the same order.\n\
          pub const COLLECTIVE_ROWS: [(u16, u8, bool); {}] = [\n{}];\n\n\
          /// Each training class's (table row, level, measured), in the same order.\n\
@@ -132,6 +161,8 @@ pub fn table_source(collectives: &[ClassCalibration], training: &[ClassCalibrati
         join(&ci),
         ti.len(),
         join(&ti),
+        ei.len(),
+        join(&ei),
         c.len(),
         meta(&c),
         t.len(),
@@ -155,13 +186,13 @@ pub fn bounds_of(bounds: Option<&u8>) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calibration::{collectives_table, training_table};
+    use crate::calibration::{collectives_table, ep_table, training_table};
 
     /// The generated table is what the shipped CSV tables give (written anew with
     /// FABRICSCOPE_WRITE_DOCS=1), so the pages' bounds are the CLI's.
     #[test]
     fn the_generated_levels_are_the_tables() {
-        let text = table_source(collectives_table(), training_table());
+        let text = table_source(collectives_table(), training_table(), ep_table());
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/calibration/levels_table.rs");
         if std::env::var_os("FABRICSCOPE_WRITE_DOCS").is_some() {
             std::fs::write(&path, &text).expect("write levels_table.rs");
@@ -173,12 +204,15 @@ mod tests {
         let t: Vec<Level> = (0..TRAINING_ROWS.len()).filter_map(|i| level_of(TRAINING_BOUNDS.get(i), TRAINING_ROWS.get(i))).collect();
         assert_eq!(c, collective_levels(collectives_table()));
         assert_eq!(t, training_levels(training_table()));
+        let e: Vec<Option<(f64, f64)>> = super::super::levels_table::EP_BOUNDS.iter().map(|i| bounds_of(Some(i))).collect();
+        assert_eq!(e, ep_levels(ep_table()).iter().map(Level::ratios).collect::<Vec<_>>());
     }
 
     #[test]
     fn every_class_has_an_interval_that_holds_its_prediction() {
         use super::super::levels_table::{COLLECTIVE_BOUNDS, TRAINING_BOUNDS};
-        for i in COLLECTIVE_BOUNDS.iter().chain(TRAINING_BOUNDS.iter()) {
+        use super::super::levels_table::EP_BOUNDS;
+        for i in COLLECTIVE_BOUNDS.iter().chain(TRAINING_BOUNDS.iter()).chain(EP_BOUNDS.iter()) {
             let (lo, hi) = bounds_of(Some(i)).expect("the family level backs every class");
             assert!(lo > 0.0 && lo <= 1.0 && hi >= 1.0, "{lo} {hi}");
         }

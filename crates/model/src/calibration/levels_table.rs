@@ -1,8 +1,8 @@
-//! Generated from collectives.csv and training.csv by `calibration::levels`'s test
+//! Generated from collectives.csv, training.csv and ep.csv by `calibration::levels`'s test
 //! (`FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --lib calibration`); do not edit.
 
 /// The distinct ratio bounds measured / predicted `[lo, hi]`; `[0, 0]`: none.
-pub const BOUNDS: [[f64; 2]; 29] = [
+pub const BOUNDS: [[f64; 2]; 34] = [
     [0.4848, 1.1508],
     [0.4554, 1.1508],
     [0.4823, 1.0292],
@@ -32,6 +32,11 @@ pub const BOUNDS: [[f64; 2]; 29] = [
     [0.6695, 1.7406],
     [0.7398, 1.5981],
     [0.6306, 1.1497],
+    [0.1516, 1.1931],
+    [0.2847, 1.0643],
+    [0.1169, 1.2029],
+    [0.4615, 1.2029],
+    [0.4615, 1.227],
 ];
 
 /// Each collective class's bounds, an index into `BOUNDS`, in `levels::collective_index` order.
@@ -39,6 +44,9 @@ pub const COLLECTIVE_BOUNDS: [u8; 150] = [0, 1, 2, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0,
 
 /// Each training class's bounds, an index into `BOUNDS`, in `levels::training_index` order.
 pub const TRAINING_BOUNDS: [u8; 36] = [19, 20, 21, 22, 23, 19, 24, 24, 25, 26, 24, 24, 19, 19, 27, 19, 19, 19, 24, 24, 24, 24, 24, 24, 19, 28, 19, 19, 19, 19, 24, 24, 24, 24, 24, 24];
+
+/// Each EP class's bounds, an index into `BOUNDS`, in `levels::ep_index` order.
+pub const EP_BOUNDS: [u8; 32] = [29, 30, 29, 31, 32, 30, 32, 32, 32, 30, 32, 33, 32, 30, 32, 32, 32, 30, 32, 32, 32, 30, 32, 32, 32, 30, 32, 32, 32, 30, 32, 32];
 
 /// Each collective class's (table row, level, measured), in the same order.
 pub const COLLECTIVE_ROWS: [(u16, u8, bool); 150] = [

@@ -290,15 +290,27 @@ fn normal_phase(np: &NormalParams, su_bw: f64, nic_bw: f64, imbalance: f64, rank
     (lat + imbalance * t_su.max(t_net), su_bytes, counted, remote, t_su > t_net, lat)
 }
 
+/// [`evaluate`] on a cluster as measured (`crate::fitted`): the scale-up bandwidth times
+/// `scale_up_share` and the network's times `network_share` (dimensionless shares of the
+/// catalog's); the kernels' latencies are the library's.
+pub fn evaluate_scaled(topo: &Topology, i: &EpInput, scale_up_share: f64, network_share: f64) -> Result<EpReport> {
+    let lib = library_of(topo, i);
+    evaluate_inner(topo, i, place(topo, i.ep), lib, &lib.params(), (scale_up_share, network_share))
+}
+
 /// [`evaluate_placed`] with the parameters `p` of `lib` given (the fit's trial parameters).
 pub fn evaluate_with(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p: &LibraryParams) -> Result<EpReport> {
+    evaluate_inner(topo, i, pl, lib, p, (1.0, 1.0))
+}
+
+fn evaluate_inner(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p: &LibraryParams, (su_share, net_share): (f64, f64)) -> Result<EpReport> {
     check(topo, i)?;
     let n = i.ep;
     let nodes = pl.domains;
     let su = topo.cluster.scale_up;
     let su_link = scale_up_link(topo);
-    let su_bw = su.line_bw(topo.gpu).0;
-    let nic_bw = nic_bw_per_gpu(topo);
+    let su_bw = su.line_bw(topo.gpu).0 * su_share;
+    let nic_bw = nic_bw_per_gpu(topo) * net_share;
     if !pl.scale_up_only && nic_bw <= 0.0 {
         return Err(ModelError::new("nics_per_node", format!("an EP group of {n} spans {nodes} domains and needs a network: use at least 1 NIC per node")));
     }

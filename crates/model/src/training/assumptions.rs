@@ -40,6 +40,11 @@ pub fn assumptions(r: &StepReport) -> Vec<(&'static str, String)> {
     out.push(("Pipeline", pipe));
     let dp = if fw.overlap_grad_reduce { "gradient reduction overlapped with the backward (bucketed)" } else { "gradients reduced after the backward, exposed" };
     out.push(("DP overlap", dp.to_string()));
+    let routing = match r.ecmp_ring_fraction {
+        Some(f) => format!("ECMP, the NIC's default: DP rings keep {:.0}% of the network", 100.0 * f),
+        None => "adaptive, the NIC's default".to_string(),
+    };
+    out.push(("Routing", routing));
     out
 }
 

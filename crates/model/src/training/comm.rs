@@ -2,7 +2,7 @@
 //! groups and message sizes, and building a communicator runs NCCL's topology search.
 
 use super::mapping::{GroupSpan, SpanTier};
-use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
+use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice, Scales};
 use crate::error::Result;
 use crate::topology::{Placement, Topology};
 use crate::units::Bytes;
@@ -57,6 +57,9 @@ pub struct CommCache {
     /// (placement, NIC share bits, GPUs per domain of the topology it was built on, comm).
     comms: Vec<(Placement, u64, u32, Comm)>,
     preds: FastMap<(u8, CommId, u64), f64>,
+    /// A cluster's measured factors per collective (`crate::fitted`), applied to every
+    /// communicator built here.
+    calibration: Option<[Scales; 7]>,
 }
 
 fn op_code(op: Collective) -> u8 {
@@ -64,6 +67,11 @@ fn op_code(op: Collective) -> u8 {
 }
 
 impl CommCache {
+    /// An empty cache whose communicators apply `scales` (per collective, `Collective::ALL` order).
+    pub fn calibrated(scales: [Scales; 7]) -> CommCache {
+        CommCache { calibration: Some(scales), ..CommCache::default() }
+    }
+
     /// The communicator for groups placed like `span` (None for one-GPU groups).
     pub fn comm(&mut self, topo: &Topology, span: &GroupSpan) -> Result<Option<CommId>> {
         if span.tier == SpanTier::Local {
@@ -74,7 +82,8 @@ impl CommCache {
         if let Some(i) = self.comms.iter().position(|(p, s, dg, _)| *p == span.placement && *s == share_bits && *dg == d) {
             return Ok(Some(i as CommId));
         }
-        let c = Comm::new_shared(topo, span.placement, span.net_share)?;
+        let mut c = Comm::new_shared(topo, span.placement, span.net_share)?;
+        c.calibration = self.calibration;
         self.comms.push((span.placement, share_bits, d, c));
         Ok(Some((self.comms.len() - 1) as CommId))
     }
@@ -85,7 +94,8 @@ impl CommCache {
         if let Some(i) = self.comms.iter().position(|(q, s, dg, _)| *q == p && *s == 1f64.to_bits() && *dg == d) {
             return Ok(i as CommId);
         }
-        let c = Comm::new(topo, p)?;
+        let mut c = Comm::new(topo, p)?;
+        c.calibration = self.calibration;
         self.comms.push((p, 1f64.to_bits(), d, c));
         Ok((self.comms.len() - 1) as CommId)
     }
@@ -110,6 +120,11 @@ impl CommCache {
     /// NCCL channels (one thread block, i.e. one SM, each) the communicator's rings use.
     pub fn channels(&self, id: Option<CommId>) -> u32 {
         id.map_or(0, |i| self.comms[i as usize].3.graphs.ring.n_channels)
+    }
+
+    /// What routing leaves the communicator's rings of the network ([`crate::collective::Comm::ring_routing`]).
+    pub fn ring_routing(&self, id: Option<CommId>) -> f64 {
+        id.map_or(1.0, |i| self.comms[i as usize].3.ring_routing())
     }
 
     pub fn algorithm(&self, id: Option<CommId>, op: Collective, bytes: f64) -> Option<&'static str> {

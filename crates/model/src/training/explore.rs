@@ -296,7 +296,7 @@ pub struct Staged {
     fw: Framework,
     fixed: Constraints,
     search: Search,
-    caches: EvaluatorCaches,
+    pub(crate) caches: EvaluatorCaches,
 }
 
 impl Staged {

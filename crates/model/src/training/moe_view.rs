@@ -32,6 +32,10 @@ pub struct MoeView {
     pub moe_layers: u32,
     /// "validated ..." or "not validated: ...".
     pub trust: String,
+    /// The phases' 90% interval as ratios measured / predicted of their GB/s (times: the
+    /// reciprocal), for the default library's normal kernels at this placement: it spans the
+    /// libraries the data has, since the step names none.
+    pub interval: Option<[f64; 2]>,
     /// When the job takes rack segments so that no EP group straddles two racks
     /// ([`super::placement`]): how many GPUs of each rack and how many racks.
     pub segments: Option<String>,
@@ -78,6 +82,7 @@ pub fn moe_view(topo: &Topology, w: &Workload, r: &StepReport) -> Option<MoeView
         combine_gbps: e.combine.bottleneck_gbps,
         moe_layers: w.layers.saturating_sub(m.dense_layers),
         trust: e.trust,
+        interval: crate::calibration::apply::ep_ratios(None, Kernel::Normal, placed.scale_up_only).map(|(lo, hi)| [lo, hi]),
         segments: super::placement::segment_fill(topo, p).map(|fill| {
             let gpn = topo.cluster.gpus_per_node.max(1);
             format!(

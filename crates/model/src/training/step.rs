@@ -82,6 +82,13 @@ pub struct EvaluatorCaches {
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
+impl EvaluatorCaches {
+    /// Empty caches whose communicators will be `comms`' (a calibrated cache: `crate::fitted`).
+    pub(crate) fn with_comms(comms: CommCache) -> EvaluatorCaches {
+        EvaluatorCaches { comms, ..EvaluatorCaches::default() }
+    }
+}
+
 impl<'a> Evaluator<'a> {
     /// Gives up the caches (see [`EvaluatorCaches`]).
     pub fn into_caches(self) -> EvaluatorCaches {
@@ -912,6 +919,7 @@ impl<'a> Evaluator<'a> {
             band_measured_gpus: super::bands::measured_gpus(&class),
             band_extrapolated,
             interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo, hi]),
+            ecmp_ring_fraction: (self.topo.nic.routing == crate::catalog::Routing::Ecmp).then(|| self.comms.ring_routing(layout.ids[g(Group::Dp)])),
         }
     }
 }

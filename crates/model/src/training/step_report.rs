@@ -193,6 +193,11 @@ pub struct StepReport {
     /// `None` where the shipped table has no level for the class.
     #[serde(default)]
     pub interval: Option<[f64; 2]>,
+    /// Where the NIC's default routing is ECMP, the fraction of the network the data-parallel
+    /// rings keep after hash collisions (`network::NetPath::ring_routing_fraction`, or the flow
+    /// model's when it ran); `None` under adaptive routing.
+    #[serde(default)]
+    pub ecmp_ring_fraction: Option<f64>,
 }
 
 impl StepReport {

@@ -1,0 +1,332 @@
+//! A user's cluster as measured (issue 40): the effective parameters a fit on the user's own
+//! nccl-tests / rccl-tests logs found (`fabricscope-check`'s `calibrate`), applied by the
+//! collective model. Pure data and arithmetic; the fit itself lives with the log reader.
+//!
+//! **What moves.** Per tier, the achieved bandwidth as a share of the catalog's and the latency
+//! added (small-message regime):
+//! - scale-up (NVLink, NVSwitch, xGMI, PCIe inside a node): every bandwidth the model uses
+//!   inside a domain is multiplied by the share (NCCL's tables' bandwidth inside one domain,
+//!   point-to-point copies, the domain's side of a ring across domains, NVLS inside the domain);
+//!   the latency is added once per operation (inside a node and across nodes alike: a host's
+//!   launch cost, a virtualized node's floor);
+//! - network (NICs and the fabric): every NIC-side and GPU-to-NIC bandwidth of the network path
+//!   is multiplied by the share (NIC goodput, the GPUs' PCIe to their NICs, all-to-all
+//!   injection); the latency is added once per operation that crosses the network. Per
+//!   operation, not per network step: logs at one node count cannot tell a hop's cost from a
+//!   proxy's or a launch's, and a per-step figure fitted on a 2-node SendRecv (one step) would
+//!   multiply into a 64-node ring's hundred steps. Logs at several node counts would tell them
+//!   apart; this fit does not try.
+//!
+//! A share may be fitted per collective (the logs' AllToAll and AllReduce may deliver different
+//! shares of the same NICs): a collective the logs measured uses its own, the others the tier's.
+//! A tier the logs never exercised keeps the catalog's values (`None`), and says so.
+//!
+//! **Intervals** ([`Calibration::busbw_intervals`]): the fit's relative uncertainty (one
+//! standard deviation of the share) at the 90% normal quantile [`Z90`] is combined in quadrature
+//! with each side of the class's out-of-sample interval (`calibration::apply`), relative to
+//! the prediction: `lo' = 1 - sqrt((1 - lo)^2 + (Z90 u)^2)`, `hi' = 1 + sqrt((hi - 1)^2 +
+//! (Z90 u)^2)`. The class's interval is what the model's extrapolation across node counts and
+//! sizes has cost on held-out published runs; the fit's term is what the user's own rows leave
+//! unsettled. A prediction that crosses a tier the logs never exercised gets no calibrated
+//! interval: the catalog's, with a basis that says so.
+
+use crate::calibration::apply::{collective_basis, for_collective, CollectiveIntervals};
+pub use crate::collective::Scales;
+use crate::collective::{Collective, Comm, Prediction};
+use crate::units::GBps;
+use serde::{Deserialize, Serialize};
+
+/// Version of the calibration format (the `version` of a calibration file).
+pub const CALIBRATION_VERSION: u32 = 1;
+
+/// Smallest bandwidth share a fit may reach (dimensionless): 2% of the catalog's is a link at
+/// a fiftieth of its rate (a NIC at 8 of 400 Gb/s), below any cluster worth predicting; a row
+/// under it is a broken run, kept at the bound and said so.
+pub const MIN_SHARE: f64 = 0.02;
+/// Largest bandwidth share (dimensionless): the catalog's goodputs sit 5-15% under line rate
+/// (e.g. NDR at 0.955 of 400 Gb/s, `catalog::fabric`) and its one-queue-pair ring efficiency at
+/// 0.935 (`network::RING_EFFICIENCY`); a cluster tuned past the catalog (several QPs per
+/// connection: 1.04-1.1x, `network::MULTI_QP_RING_EFFICIENCY`) fits above 1, but 1.25x
+/// would be above line rate on every tier: not physical.
+pub const MAX_SHARE: f64 = 1.25;
+/// Latency a fit may take away per operation across nodes, µs: two one-switch InfiniBand hops
+/// (`network::IB_REFERENCE_LATENCY`, 1 µs each) and a bit: the catalog's network latency is
+/// NCCL's own tables plus the NIC's and switches' figures, which a cluster cannot beat by more.
+pub const MIN_NET_LATENCY_US: f64 = -3.0;
+/// Latency a fit may add per operation across nodes, µs: 1 ms, above any TCP stack's round
+/// trips on a busy host (~50-100 µs each); more is a broken run.
+pub const MAX_NET_LATENCY_US: f64 = 1000.0;
+/// Latency a fit may take away per operation inside one domain, µs: NCCL's smallest base
+/// latency inside a node is about 4-7 µs (NCCL 2.27.5 src/graph/tuning.cc `baseLat` and
+/// `hwLat[NVLINK]`), so 3 µs less keeps every operation positive.
+pub const MIN_INTRA_LATENCY_US: f64 = -3.0;
+/// Latency a fit may add per operation inside one domain, µs: 1 ms, far above a virtualized
+/// node's launch cost (35 µs floors, validation/collectives-2.csv, Together AI's H100 node).
+pub const MAX_INTRA_LATENCY_US: f64 = 1000.0;
+/// The standard normal quantile of a two-sided 90% interval (dimensionless): the fit's
+/// one-standard-deviation uncertainty times this is its 90% half-width.
+pub const Z90: f64 = 1.645;
+/// Lowest lower end of a calibrated interval relative to the prediction (dimensionless): the
+/// quadrature sum can pass 1 when a wide class meets an uncertain fit; a throughput is never 0.
+pub const MIN_INTERVAL_RATIO: f64 = 0.05;
+
+/// One collective's own bandwidth share.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpShare {
+    pub op: Collective,
+    /// Achieved share of the catalog's bandwidth (dimensionless).
+    pub share: f64,
+    /// One standard deviation of `share`, relative to it (dimensionless).
+    pub rel_uncertainty: f64,
+}
+
+/// A tier's fitted bandwidth share.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    /// Achieved share of the catalog's bandwidth over every constraining row (dimensionless).
+    pub share: f64,
+    /// One standard deviation of `share`, relative to it (dimensionless).
+    pub rel_uncertainty: f64,
+    /// Per collective measured, where the logs give it.
+    #[serde(default)]
+    pub by_op: Vec<OpShare>,
+}
+
+/// A tier's fitted added latency.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// µs added per operation (network: per operation crossing it). Negative: faster.
+    pub added_us: f64,
+    /// One standard deviation, µs.
+    pub uncertainty_us: f64,
+}
+
+/// One tier as fitted: `None` where the logs do not constrain it (the catalog's value stands).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TierFit {
+    #[serde(default)]
+    pub bandwidth: Option<Share>,
+    #[serde(default)]
+    pub latency: Option<Latency>,
+}
+
+/// A cluster's measured parameters: what the collective model applies ([`Comm::with_calibration`]).
+/// Small and serde-able, so a page can carry it in a link.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub scale_up: TierFit,
+    pub network: TierFit,
+    /// Node counts (scale-up domains) the logs measured, ascending.
+    pub measured_nodes: Vec<u32>,
+    /// Logs the fit read.
+    pub logs: u32,
+}
+
+
+impl Share {
+    /// `op`'s own share where measured, else the tier's, with its relative uncertainty.
+    pub fn for_op(&self, op: Collective) -> (f64, f64) {
+        self.by_op.iter().find(|o| o.op == op).map_or((self.share, self.rel_uncertainty), |o| (o.share, o.rel_uncertainty))
+    }
+}
+
+impl Calibration {
+    /// The factors for `op`.
+    pub fn scales_for(&self, op: Collective) -> Scales {
+        let bw = |t: &TierFit| t.bandwidth.as_ref().map_or(1.0, |s| s.for_op(op).0);
+        let lat = |t: &TierFit| t.latency.map_or(0.0, |l| l.added_us);
+        Scales { intra_bw: bw(&self.scale_up), intra_latency_us: lat(&self.scale_up), net_bw: bw(&self.network), net_latency_us: lat(&self.network) }
+    }
+
+    /// Holds every value to its bounds and finite; `Err` names the first that is not.
+    pub fn validate(&self) -> Result<(), String> {
+        let share_ok = |s: f64| s.is_finite() && (MIN_SHARE..=MAX_SHARE).contains(&s);
+        let unc_ok = |u: f64| u.is_finite() && (0.0..=10.0).contains(&u);
+        for (tier, t, (lo, hi)) in [("scale_up", &self.scale_up, (MIN_INTRA_LATENCY_US, MAX_INTRA_LATENCY_US)), ("network", &self.network, (MIN_NET_LATENCY_US, MAX_NET_LATENCY_US))] {
+            if let Some(b) = &t.bandwidth {
+                let ops = b.by_op.iter().map(|o| (o.share, o.rel_uncertainty));
+                if std::iter::once((b.share, b.rel_uncertainty)).chain(ops).any(|(s, u)| !share_ok(s) || !unc_ok(u)) {
+                    return Err(format!("{tier} bandwidth share outside {MIN_SHARE}-{MAX_SHARE} (or its uncertainty outside 0-10)"));
+                }
+            }
+            if let Some(l) = t.latency {
+                if !(l.added_us.is_finite() && (lo..=hi).contains(&l.added_us) && l.uncertainty_us.is_finite() && l.uncertainty_us >= 0.0) {
+                    return Err(format!("{tier} added latency outside {lo} to {hi} µs"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// "measured at 2 nodes, predicted at 64" (or "measured at 1 node: the network is the
+    /// catalog's") for a prediction over `domains` scale-up domains.
+    pub fn scale_note(&self, domains: u32) -> String {
+        let m = &self.measured_nodes;
+        let list = match m.as_slice() {
+            [] => "no run".to_string(),
+            [one] => format!("{one} node{}", if *one == 1 { "" } else { "s" }),
+            _ => format!("{} nodes", m.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+        };
+        let predicted = format!("predicted at {domains} node{}", if domains == 1 { "" } else { "s" });
+        if domains > 1 && self.network.bandwidth.is_none() {
+            format!("measured at {list}, {predicted}: the logs never crossed the network, so the network is the catalog's (not calibrated)")
+        } else if m.contains(&domains) {
+            format!("measured at {list}, {predicted} (a measured node count)")
+        } else {
+            format!("measured at {list}, {predicted}")
+        }
+    }
+
+    /// Whether a prediction over `domains` rests on calibrated parameters for every tier it
+    /// crosses (the network only counts across domains).
+    pub fn covers(&self, domains: u32) -> bool {
+        if domains > 1 { self.network.bandwidth.is_some() } else { self.scale_up.bandwidth.is_some() }
+    }
+
+    /// The calibrated 90% intervals of `p` (over `domains` scale-up domains): the class's
+    /// out-of-sample interval combined in quadrature with the fit's uncertainty (module doc).
+    /// A prediction over a tier the fit does not cover gets the catalog's interval, its basis
+    /// saying the part is not calibrated. `None` where the class has no interval.
+    pub fn busbw_intervals(&self, p: &Prediction, domains: u32) -> Option<CollectiveIntervals> {
+        let c = for_collective(&p.trust)?;
+        let basis = collective_basis(&p.trust, &c);
+        let tier = if domains > 1 { &self.network } else { &self.scale_up };
+        let Some(share) = &tier.bandwidth else {
+            let what = if domains > 1 { "network" } else { "scale-up" };
+            let basis = format!("{basis}; the {what} is the catalog's: the logs never exercised it, so this interval is not calibrated");
+            return Some(CollectiveIntervals { busbw_gbps: c.throughput(p.busbw.0, &basis), time_us: c.time(p.time.0, &basis) });
+        };
+        let u = Z90 * share.for_op(p.op).1;
+        let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
+        let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
+        let k = crate::calibration::apply::Calibrated { lo, hi, ..c };
+        let basis = format!("calibrated from {} log{} ({}); the class's interval ({basis}) combined in quadrature with the fit's ±{:.1}% (90%)", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0);
+        Some(CollectiveIntervals { busbw_gbps: k.throughput(p.busbw.0, &basis), time_us: k.time(p.time.0, &basis) })
+    }
+}
+
+impl Comm {
+    /// The same communicator timed with a cluster's measured parameters: every prediction
+    /// applies `cal`'s factors for its collective (module doc). NCCL's choice of algorithm and
+    /// protocol is unchanged: NCCL plans on the hardware it detects, not on what it delivers.
+    pub fn with_calibration(mut self, cal: &Calibration) -> Comm {
+        self.calibration = Some(Collective::ALL.map(|op| cal.scales_for(op)));
+        self
+    }
+
+    /// This communicator with the factors `s` applied to its bandwidths and latencies (and no
+    /// calibration left to apply): what [`Comm::predict`] runs on a calibrated communicator, and
+    /// what a fit varies.
+    pub fn scaled(&self, s: Scales) -> Comm {
+        let mut c = self.clone();
+        c.calibration = None;
+        let net_latency = if c.net.is_some() { s.net_latency_us } else { 0.0 };
+        c.intra_fit = (c.intra_fit.0 * s.intra_bw, c.intra_fit.1 + s.intra_latency_us + net_latency);
+        c.p2p_intra = GBps(c.p2p_intra.0 * s.intra_bw);
+        if let Some(r) = c.rccl.as_mut() {
+            r.pair_bw = r.pair_bw.map(|b| b * s.intra_bw);
+        }
+        c.a2a_inject *= s.net_bw;
+        if let Some(n) = c.net.as_mut() {
+            for v in [&mut n.nic_side, &mut n.gpu_side, &mut n.one_nic, &mut n.nvls_tree_nic_side, &mut n.nvls_tree_gpu_side, &mut n.rail_bw] {
+                *v *= s.net_bw;
+            }
+            n.intra *= s.intra_bw;
+            if n.nvls_intra_algbw.is_finite() {
+                n.nvls_intra_algbw *= s.intra_bw;
+            }
+        }
+        c
+    }
+}
+
+impl Calibration {
+    /// The largest relative uncertainty of the tier a prediction over `domains` crosses (over
+    /// the tier's share and each collective's): `None` where the fit does not cover it.
+    fn tier_uncertainty(&self, domains: u32) -> Option<f64> {
+        let tier = if domains > 1 { &self.network } else { &self.scale_up };
+        tier.bandwidth.as_ref().map(|b| b.by_op.iter().map(|o| o.rel_uncertainty).fold(b.rel_uncertainty, f64::max))
+    }
+
+    /// A calibrated training step's 90% intervals: the training class's interval `c` combined,
+    /// as [`Calibration::busbw_intervals`] does, with the fit's uncertainty carried by the
+    /// step's exposed collectives: `u = Z90 x u_tier x (TP + pipeline sends + DP + CP) / step`
+    /// (EP dispatch/combine is not calibrated in a step and is left out). A step over a tier
+    /// the fit does not cover gets the class's interval, its basis saying so.
+    pub fn step_intervals(&self, c: &crate::calibration::apply::Calibrated, basis: &str, r: &crate::training::step_report::StepReport, domains: u32) -> crate::calibration::apply::StepIntervals {
+        use crate::calibration::apply::{step_intervals, Calibrated};
+        let b = &r.breakdown;
+        let step_us = r.step_time_s * 1e6;
+        let exposed = b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0;
+        let (k, basis) = match self.tier_uncertainty(domains) {
+            Some(u_tier) if step_us > 0.0 => {
+                let u = Z90 * u_tier * (exposed / step_us).clamp(0.0, 1.0);
+                let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
+                let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
+                (Calibrated { lo, hi, ..*c }, format!("calibrated from {} log{} ({}); {basis}; combined in quadrature with the fit's ±{:.1}% on the step's exposed collectives", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0))
+            }
+            _ => (*c, format!("{basis}; the network is the catalog's: the logs never exercised it, so this interval is not calibrated")),
+        };
+        step_intervals(&k, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu)
+    }
+}
+
+impl crate::training::explore::Staged {
+    /// The same staged search timing every layout's collectives on the cluster as measured.
+    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
+        let comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
+        self.caches = crate::training::step::EvaluatorCaches::with_comms(comms);
+        self
+    }
+}
+
+impl crate::training::step::Evaluator<'_> {
+    /// The same evaluator timing every collective of the step on the cluster as measured
+    /// (its caches emptied: what they held was the catalog's).
+    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
+        self.comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::{AlgoChoice, ProtoChoice};
+    use crate::topology::Cluster;
+    use crate::units::Bytes;
+
+    fn share(s: f64) -> Option<Share> {
+        Some(Share { share: s, rel_uncertainty: 0.02, by_op: Vec::new() })
+    }
+
+    #[test]
+    fn a_network_share_moves_a_multi_node_plateau_and_not_a_single_node() {
+        let t = Cluster::default().topology().unwrap();
+        let comm = Comm::new(&t, t.whole()).unwrap();
+        let cal = Calibration { network: TierFit { bandwidth: share(0.7), latency: None }, measured_nodes: vec![2], logs: 1, ..Default::default() };
+        let big = Bytes(8 << 30);
+        let base = comm.predict(Collective::AllReduce, big, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+        let slow = comm.clone().with_calibration(&cal).predict(Collective::AllReduce, big, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+        let r = slow.busbw.0 / base.busbw.0;
+        assert!((0.68..0.72).contains(&r), "{r}");
+        let one = Cluster { nodes: 1, ..Cluster::default() }.topology().unwrap();
+        let c1 = Comm::new(&one, one.whole()).unwrap();
+        let a = c1.predict(Collective::AllReduce, big, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+        let b = c1.with_calibration(&cal).predict(Collective::AllReduce, big, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+        assert_eq!(a.busbw, b.busbw);
+        let i = cal.busbw_intervals(&slow, 4).unwrap();
+        assert!(i.busbw_gbps.lo < slow.busbw.0 && slow.busbw.0 < i.busbw_gbps.hi);
+        assert!(cal.scale_note(4).contains("measured at 2 nodes, predicted at 4"));
+    }
+
+    #[test]
+    fn bounds_are_checked() {
+        let mut cal = Calibration { network: TierFit { bandwidth: share(2.0), latency: None }, ..Default::default() };
+        assert!(cal.validate().is_err());
+        cal.network.bandwidth = share(0.8);
+        assert!(cal.validate().is_ok());
+        cal.network.latency = Some(Latency { added_us: f64::NAN, uncertainty_us: 0.0 });
+        assert!(cal.validate().is_err());
+    }
+}
