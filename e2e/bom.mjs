@@ -6,8 +6,8 @@
 //   the answer;
 // - the price book editor (issue 12): a bad number shows the model's message beside its box
 //   and keeps the book; prices typed for the SuperPOD's four items price it (128 DGX H100,
-//   48 QM9700, 2048 twin-port modules and 2048 fibers at test prices: 41,990,400 USD, 41,006
-//   USD per GPU, network 8.6%), and the delta table's cost and tokens/s per million USD
+//   48 QM9700, 2048 twin-port modules and 2048 fibers at test prices: $41,990,400, $41,006
+//   per GPU, network 8.6%), and the delta table's cost and tokens/s per million USD
 //   rows; a price-book file imported turns the right-sizer's answer to
 //   cost without a new run; the book survives a reload (localStorage) and travels in the
 //   copied link (a fresh browser opening it shows the cost); Clear empties it; screenshots of
@@ -111,9 +111,9 @@ async function main() {
       // Focus moved on with Tab: the edit did not redraw the boxes.
       assert((await page.evaluate(() => document.activeElement?.dataset.f)) === 'date', 'focus kept on the next box');
       assert((await page.textContent('#price-qm9700-usd-e')) === '', 'the message goes once the entry is good');
-      await page.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('USD per GPU'), null, { timeout: 5000 });
+      await page.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes(' per GPU, network'), null, { timeout: 5000 });
       const p = await power();
-      assert(p.includes('41,990,400 USD') && p.includes('41,006 USD per GPU') && p.includes('network 8.6%'), p);
+      assert(p.includes('$41,990,400') && p.includes('$41,006 per GPU') && p.includes('network 8.6%'), p);
       assert((await page.textContent('[data-testid=price-status]')).startsWith('4 of 4 items priced'), 'status line');
       // The delta table prices every design from the book: cost and tokens/s per million USD.
       const priced = (label) => [...document.querySelectorAll('[data-testid=delta] tbody tr')].some((tr) => tr.querySelector('th')?.textContent.startsWith(label) && [...tr.querySelectorAll('td')].some((td) => /\d/.test(td.textContent)));
@@ -171,9 +171,9 @@ async function main() {
       const p2 = await fresh.newPage();
       watch(p2, problems);
       await p2.goto(copied, { waitUntil: 'load' });
-      await p2.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes('USD per GPU'), null, { timeout: 15000 });
+      await p2.waitForFunction(() => document.querySelector('[data-testid=bom-power]')?.textContent.includes(' per GPU, network'), null, { timeout: 15000 });
       const p = await p2.textContent('[data-testid=bom-power]');
-      assert(p.includes('41,990,400 USD') && p.includes('41,006 USD per GPU'), `priced from the link: ${p}`);
+      assert(p.includes('$41,990,400') && p.includes('$41,006 per GPU'), `priced from the link: ${p}`);
       assert(copied.includes('#s=v1.'), copied);
       await fresh.close();
     });

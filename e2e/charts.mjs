@@ -203,12 +203,19 @@ async function main() {
               const cap = document.querySelector('.embed-caption');
               const foot = document.querySelector('.embed-foot');
               const c = foot.getBoundingClientRect();
-              const svg = document.querySelector('[data-testid=embed-chart] svg').getBoundingClientRect();
+              // A chart taller than a small frame scrolls at the frame's width (issue 37): its
+              // box, not the drawing, must stay inside the frame.
+              const box = document.querySelector('[data-testid=embed-chart]');
+              const scrolled = box.getAttribute('data-scroll') === 'true';
+              const svg = (scrolled ? box : box.querySelector('svg')).getBoundingClientRect();
               const texts = [...document.querySelectorAll('[data-testid=embed-chart] svg text')];
               return {
                 caption: cap.textContent,
                 capInside: c.bottom <= innerHeight + 0.5 && c.right <= innerWidth + 0.5 && foot.scrollWidth <= foot.clientWidth + 1 && foot.scrollHeight <= foot.clientHeight + 1,
                 svgInside: svg.bottom <= innerHeight + 0.5 && svg.right <= innerWidth + 0.5 && svg.height > 60,
+                scrolled,
+                // Type drawn at 3/4 of its size or more (a tall chart squeezed into the frame was under half).
+                smallestType: Math.min(...[...box.querySelectorAll('svg text')].map((t) => t.getBoundingClientRect().height).filter((x) => x > 0)),
                 clipped: new Function(`return (${clip})()`)(),
                 onPlot: new Function(`return (${onPlot})()`)(),
                 legend: texts.filter((t) => t.getAttribute('data-role') === 'legend').map((t) => t.textContent),
@@ -220,6 +227,7 @@ async function main() {
           assert(r.caption.includes('2 nodes × 8 ') && r.caption.includes('NCCL 2.27.5'), `${id}: caption ${r.caption}`);
           assert(r.capInside, `${id}: the caption is cut: ${r.caption}`);
           assert(r.svgInside, `${id}: the chart leaves the frame`);
+          assert(r.smallestType >= 7, `${id} at ${w}x${h}${r.scrolled ? ' (scrolled)' : ''}: type ${r.smallestType.toFixed(1)} px high`);
           assert(r.clipped.length === 0, `${id}: clipped texts: ${r.clipped.join('; ')}`);
           assert(r.onPlot.length === 0, `${id}: texts on the plot: ${r.onPlot.join('; ')}`);
           if (id === 'busbw') {

@@ -112,6 +112,19 @@ async function main() {
       await choose('#serving-tp', 8);
     });
 
+    await check('the frame states its cluster in words; a refused model keeps the last model named (issue 37)', async () => {
+      const line = await f.textContent('[data-testid=cluster-line]');
+      assert(line.startsWith('Cluster: 128 nodes × 8 H100') && line.includes('1024 GPUs'), line);
+      assert((await f.$('[data-testid=cluster-link]')) === null, 'framed: no link back to the explorer it is in');
+      const was = await f.getAttribute('[data-testid=serving-shown]', 'data-model');
+      await choose('#serving-model', 'deepseek-v3');
+      await f.waitForSelector('[data-testid=serving-error]', { timeout: 5000 });
+      const shown = await f.textContent('[data-testid=serving-shown]');
+      assert(shown.startsWith(`Still showing ${was}:`) && (await f.getAttribute('[data-testid=serving-shown]', 'data-model')) === was, shown);
+      await choose('#serving-model', was);
+      await f.waitForSelector('[data-testid=serving-error]', { state: 'detached', timeout: 5000 });
+    });
+
     await check('an invalid deployment names the field and keeps the last chart', async () => {
       await choose('#serving-ep', 2);
       const err = await f.textContent('[data-testid=serving-error]');

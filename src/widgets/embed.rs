@@ -25,6 +25,19 @@ fn footer_px(text: &str, width: u32) -> u32 {
     (lines as f64 * FOOT_LINE_PX).ceil() as u32 + 4
 }
 
+/// Whether a chart drawn `svg` big, fitted into a `width` x `height` frame less its footer,
+/// would shrink its type below 3/4 of what the width allows (a tall chart, such as the step
+/// chart's rows, in a short frame): it is then drawn at the frame's width and scrolls.
+fn scrolls(svg: &str, (width, height): (u32, u32), foot: u32) -> bool {
+    let (sw, sh) = fabricscope_charts::svg_size(svg);
+    if width == 0 || height == 0 || sw == 0 || sh == 0 {
+        return false;
+    }
+    let by_width = (width.saturating_sub(12) as f64 / sw as f64).min(1.0);
+    let by_height = height.saturating_sub(foot + 10) as f64 / sh as f64;
+    by_height < 0.75 * by_width
+}
+
 /// What an embed URL asks for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EmbedRequest {
@@ -254,12 +267,20 @@ pub fn embed_view(p: &EmbedProps) -> Html {
         }
         EmbedBody::Busy => html! { <p class="embed-note" role="status" aria-busy="true">{ "Searching the layouts of this job…" }</p> },
         EmbedBody::Alert(msg) => html! { <><p class="embed-note" role="alert">{ msg }</p><div class="embed-foot">{ open }</div></> },
-        EmbedBody::Chart { id, svg, title, caption } => html! { <>
-            <div class="embed-chart" data-testid="embed-chart" data-chart={id.clone()}><ChartSvg svg={svg.clone()} /></div>
-            <div class="embed-foot">
-                <span class="embed-caption" title={caption.clone()}>{ format!("{title} · {caption}") }</span>{ " " }{ open }
-            </div>
-        </> },
+        EmbedBody::Chart { id, svg, title, caption } => {
+            let size = viewport();
+            let text = format!("{title} · {caption}");
+            let scroll = scrolls(svg, size, footer_px(&text, size.0));
+            html! { <>
+                <div class={classes!("embed-chart", scroll.then_some("embed-scroll"))} data-testid="embed-chart" data-chart={id.clone()}
+                    data-scroll={scroll.to_string()} tabindex={scroll.then_some("0")} role={scroll.then_some("region")} aria-label={scroll.then(|| title.clone())}>
+                    <ChartSvg svg={svg.clone()} />
+                </div>
+                <div class="embed-foot">
+                    <span class="embed-caption" title={caption.clone()}>{ text }</span>{ " " }{ open }
+                </div>
+            </> }
+        }
     };
     html! {
         <div class="embed" data-testid="embed">
@@ -350,5 +371,24 @@ mod tests {
         let t = training_for(&bad.chart, &bad.scenario);
         let c = embed_content(&bad, &evaluate(&bad.scenario), t.as_ref(), (0, 0), false);
         assert!(matches!(&c.body, EmbedBody::Alert(m) if m.starts_with("The training job of this scenario cannot be evaluated: workload:")), "{c:?}");
+    }
+
+    /// Issue 37: at 400 x 225 (a 16:9 iframe 400 px wide) the step chart's rows, taller than
+    /// the frame left under the whole caption, would be drawn at under half size: they scroll at
+    /// the frame's width instead; at 800 x 450, and for a chart drawn to the frame's size (busbw),
+    /// nothing scrolls.
+    #[test]
+    fn a_small_frame_keeps_the_type_readable() {
+        let req = embed_request("?embed=step", "#s=v1.eyJuIjoxNn0").expect("embed");
+        let training = training_for(&req.chart, &req.scenario);
+        for ((w, h), scroll) in [((400, 225), true), ((800, 450), false)] {
+            let c = embed_content(&req, &evaluate(&req.scenario), training.as_ref(), (w, h), false);
+            let EmbedBody::Chart { svg, title, caption, .. } = &c.body else { panic!("{c:?}") };
+            assert_eq!(scrolls(svg, (w, h), footer_px(&format!("{title} · {caption}"), w)), scroll, "{w}x{h}");
+        }
+        let req = embed_request("?embed=busbw", "").expect("embed");
+        let c = embed_content(&req, &evaluate(&req.scenario), None, (400, 225), false);
+        let EmbedBody::Chart { svg, title, caption, .. } = &c.body else { panic!("{c:?}") };
+        assert!(!scrolls(svg, (400, 225), footer_px(&format!("{title} · {caption}"), 400)), "a chart drawn for the frame fits it");
     }
 }

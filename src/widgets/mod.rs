@@ -2,6 +2,7 @@
 //! job, and the controls, pickers, chart frame, export and panels that pages share.
 
 pub mod chart_svg;
+pub mod cluster_line;
 pub mod collective;
 pub(crate) mod controls;
 pub mod count_field;

@@ -2,7 +2,7 @@
 //! shared by serving.html's panel and compare.html's serving overlay.
 
 use crate::widgets::controls::{numbers, select, Opt, SelectAttrs};
-use fabricscope_serving::{Deployment, Phase, Precision, SERVING_PRESETS};
+use fabricscope_serving::{Deployment, Phase, Precision, DEFAULTS, SERVING_PRESETS};
 use yew::prelude::*;
 
 /// What the user chose in the panel.
@@ -26,7 +26,9 @@ pub struct ServingChoice {
 
 impl Default for ServingChoice {
     fn default() -> Self {
-        ServingChoice { model: "llama3-70b", phase: Phase::Decode, tp: 8, ep: 1, dp: 1, batch: 32, context: 2048, input_len: 1024, precision: Precision::Bf16, disaggregated: false }
+        // The lengths are the CLI's (`fabricscope_serving::DEFAULTS`): one design, one answer.
+        let d = DEFAULTS.deployment();
+        ServingChoice { model: "llama3-70b", phase: Phase::Decode, tp: 8, ep: 1, dp: 1, batch: 32, context: d.context, input_len: d.input_len, precision: d.precision, disaggregated: false }
     }
 }
 
@@ -46,7 +48,7 @@ impl ServingChoice {
             input_len: self.input_len,
             precision: self.precision,
             disaggregated: self.disaggregated,
-            ..Deployment::default()
+            ..DEFAULTS.deployment()
         }
     }
 }

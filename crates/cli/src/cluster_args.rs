@@ -36,9 +36,14 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::GPUS_PER_NODE))]
     pub gpus_per_node: Option<u32>,
 
-    /// Nodes (hosts; for NVL72, compute trays) [default: 4]
+    /// Nodes (hosts; for NVL72, compute trays of 4 GPUs) [default: 4]
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::NODES))]
     pub nodes: Option<u32>,
+
+    /// GPUs in all, instead of --nodes: whole nodes (trays) of --gpus-per-node, as the
+    /// explorer's GPUs control sizes NVL72 racks (e.g. --gpu gb200 --gpus 72: one rack)
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count_parser(limits::TOTAL_GPUS), conflicts_with = "nodes")]
+    pub gpus: Option<u32>,
 
     /// Scale-up fabric inside a node [default: the GPU's own: v100 nvlink2, a100 nvlink3,
     /// h100/h200/h800 nvlink4, h100-pcie/h100-nvl/h200-nvl nvlink-bridge, b200/b300 nvlink5,
@@ -128,7 +133,7 @@ impl ClusterArgs {
         };
         Cluster {
             gpu,
-            nodes: self.nodes.unwrap_or(d.nodes),
+            nodes: self.gpus.map_or(self.nodes.unwrap_or(d.nodes), |g| g / gpus_per_node.max(1)),
             gpus_per_node,
             scale_up,
             nics_per_node: self.nics_per_node.unwrap_or(nics_default),
@@ -151,6 +156,12 @@ impl ClusterArgs {
     /// The checked cluster; an impossible one names the flag at fault.
     pub fn topology(&self) -> Result<Topology, CliError> {
         let c = self.cluster();
+        if let Some(g) = self.gpus {
+            if g % c.gpus_per_node.max(1) != 0 {
+                let what = if c.gpu.is_grace_blackwell() { "NVL72 GPUs come in trays" } else { "GPUs come in nodes" };
+                return Err(CliError::new("--gpus", format!("{what} of {}: give a multiple of {} (or --nodes)", c.gpus_per_node, c.gpus_per_node)));
+            }
+        }
         fabricscope_model::catalog::power::check_cap(c.gpu.spec(), c.power_cap_w)?;
         Ok(c.topology()?)
     }

@@ -10,7 +10,7 @@ use crate::output;
 use clap::Args;
 use fabricscope_design::compare::{scale_designs, SameGpus};
 use fabricscope_design::design::{delta_table, design_numbers, design_numbers_with, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
-use fabricscope_model::figures::thousands;
+use fabricscope_model::figures::{thousands, usd};
 use serde::Serialize;
 
 #[derive(Args, Clone, Debug)]
@@ -99,10 +99,12 @@ fn text(designs: &[DesignNumbers], notes: &[String]) -> String {
     head.push("better".to_string());
     let mut table = vec![head];
     for r in &rows {
-        let mut line = vec![if r.unit.is_empty() { r.label.to_string() } else { format!("{} ({})", r.label, r.unit) }];
+        // Money prints as on the page and in `bom`: "$42,092,800" (figures::usd).
+        let money = r.unit == "USD";
+        let mut line = vec![if r.unit.is_empty() || money { r.label.to_string() } else { format!("{} ({})", r.label, r.unit) }];
         for (i, v) in r.values.iter().enumerate() {
             let mark = if r.best == Some(i) { " *" } else { "" };
-            line.push(v.map_or("-".to_string(), |x| format!("{}{mark}", figure(x))));
+            line.push(v.map_or("-".to_string(), |x| format!("{}{mark}", if money { usd(x) } else { figure(x) })));
         }
         line.push(match (r.best, r.ratio, r.within_error_pct, r.unranked) {
             (Some(i), Some(x), _, _) => format!("{} ({x:.2}x)", designs[i].name),

@@ -101,8 +101,11 @@ pub fn cluster_line(t: &Topology) -> String {
             if c.sharp { " with SHARP" } else { "" }
         )
     };
+    // NVL72 racks are counted in GPUs and compute trays, as the explorer's GPUs control does
+    // ("72 GPUs, 18 trays of 4"; `--gpus` or `--nodes`).
+    let nodes = if c.scale_up == fabricscope_model::catalog::ScaleUp::Nvl72 { "trays" } else { "nodes" };
     format!(
-        "{} GPUs = {} nodes x {} {}; {} domains of {} GPUs ({} domain{}{}); {}; {}",
+        "{} GPUs = {} {nodes} x {} {}; {} domains of {} GPUs ({} domain{}{}); {}; {}",
         t.total_gpus,
         c.nodes,
         c.gpus_per_node,

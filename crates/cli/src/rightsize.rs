@@ -70,10 +70,6 @@ pub fn run(a: &RightsizeArgs) -> Result<String, CliError> {
 }
 
 fn text(r: &RightSize, job: &str) -> String {
-    let unit = match r.axis {
-        Axis::CostUsd => "USD",
-        Axis::PowerKw => "kW",
-    };
     let mut s = format!(
         "{job}: {} fabric options timed ({} skipped: not buildable, or the same fabric as a lower ratio); layouts timed: {}\n",
         r.candidates.len(),
@@ -97,18 +93,18 @@ fn text(r: &RightSize, job: &str) -> String {
         let c = &r.candidates[i];
         let mark = if Some(i) == r.pick { "  <- cheapest within 2% of the fastest" } else { "" };
         s.push_str(&format!(
-            "  {:<54} {:>9.3} s/step  MFU {:>5.1}%  {:>12.1} {unit}  {:>5} switches  {}{mark}\n",
+            "  {:<54} {:>9.3} s/step  MFU {:>5.1}%  {:>14}  {:>5} switches  {}{mark}\n",
             c.label,
             c.step_time_s,
             100.0 * c.mfu,
-            r.x(c),
+            r.axis.amount(r.x(c)),
             c.switches,
             c.layout,
         ));
         if let Some(st) = r.steps.get(k) {
             s.push_str(&format!(
-                "      step down saves {:.1} {unit} ({:.1}%) for {:.1}% longer steps\n",
-                st.saves,
+                "      step down saves {} ({:.1}%) for {:.1}% longer steps\n",
+                r.axis.amount(st.saves),
                 100.0 * st.saves_frac,
                 100.0 * st.slower_frac
             ));
@@ -124,7 +120,7 @@ fn text(r: &RightSize, job: &str) -> String {
     }
     if let Some(p) = r.pick {
         let p = &r.candidates[p];
-        let saves = r.pick_saves().map_or(String::new(), |x| format!(", saves {x:.1} {unit} against the fastest ranked option"));
+        let saves = r.pick_saves().map_or(String::new(), |x| format!(", saves {} against the fastest ranked option", r.axis.amount(x)));
         s.push_str(&format!("pick within {:.0}%: {} ({:.3} s{saves})\n", 100.0 * WITHIN, p.label, p.step_time_s));
     }
     s

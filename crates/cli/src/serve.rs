@@ -19,7 +19,11 @@ use fabricscope_serving::planner::Mode;
 use fabricscope_serving::{serving_preset, serving_preset_ids, Attention, Deployment, Engine, Phase, Precision, ServingModel};
 use fabricscope_model::interval::Interval;
 use fabricscope_serving::calibration::ServeIntervals;
+use fabricscope_serving::{ServingDefaults, DEFAULTS};
 use serde::Serialize;
+
+/// `--batch-steps`: 1 to 1,024 batches an octave (1,024: every batch up to 2,048).
+const BATCH_STEPS_MAX: limits::Limit = limits::Limit { field: "batch_steps", what: "batches per octave", min: 1, max: 1024, unit: limits::Unit::Count };
 
 /// The served model: the model flags `train` and `search` take (one struct), plus the attention.
 #[derive(Args, Clone, Debug, Default)]
@@ -193,14 +197,15 @@ pub struct ServeArgs {
     /// Sequences per attention data-parallel rank in one step
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub batch: u32,
-    /// Tokens in each sequence's KV cache at decode [default: input-len + output-len / 2]
+    /// Tokens in each sequence's KV cache at decode [default: input-len + output-len / 2, the
+    /// mean over a request's decode; serving.html's default too]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::SEQ))]
     pub context: Option<u32>,
     /// Prompt tokens per request (the planner: their mean)
-    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ), alias = "input-tokens")]
+    #[arg(long, value_name = "N", default_value_t = DEFAULTS.input_len, value_parser = count_parser(limits::SEQ), alias = "input-tokens")]
     pub input_len: u32,
     /// Output tokens per request (the planner: their mean)
-    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = count_parser(limits::SEQ), alias = "output-tokens")]
+    #[arg(long, value_name = "N", default_value_t = DEFAULTS.output_len, value_parser = count_parser(limits::SEQ), alias = "output-tokens")]
     pub output_len: u32,
     /// Weight and matmul precision: bf16, fp8, fp4 (Blackwell, CDNA4)
     #[arg(long, value_name = "P", default_value = "bf16", value_parser = precision_parser())]
@@ -243,13 +248,18 @@ pub struct ServeArgs {
     /// --min-tokens-per-user; --tp, --ep, --dp and --batch are then ignored
     #[arg(long)]
     pub search: bool,
-    /// The search's per-user speed target, output tokens/s
-    #[arg(long, value_name = "TPS", default_value_t = 20.0, value_parser = speed_parser())]
+    /// The search's per-user speed target, output tokens/s (serving.html's default too)
+    #[arg(long, value_name = "TPS", default_value_t = DEFAULTS.min_tokens_per_s_per_user, value_parser = speed_parser())]
     pub min_tokens_per_user: f64,
-    /// The search's largest batch per DP rank (powers of two up to it); the planner's cap on
-    /// sequences a DP rank runs at once (also at most 2048, TensorRT-LLM's max_batch_size)
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = count_parser(limits::GLOBAL_BATCH))]
+    /// The search's largest batch per DP rank (--batch-steps an octave up to it); the planner's
+    /// cap on sequences a DP rank runs at once (also at most 2048, TensorRT-LLM's max_batch_size)
+    #[arg(long, value_name = "N", default_value_t = DEFAULTS.max_batch, value_parser = count_parser(limits::GLOBAL_BATCH))]
     pub max_batch: u32,
+    /// Batches the search (without --rate) tries per octave, rounded up to a power of two: 1
+    /// tries powers of two only; 16 every batch below 32, then 16 evenly spaced per doubling,
+    /// as serving.html's search does [default: 16]
+    #[arg(long, value_name = "N", value_parser = count_parser(BATCH_STEPS_MAX))]
+    pub batch_steps: Option<u32>,
     /// Print one JSON object instead of text
     #[arg(long)]
     pub json: bool,
@@ -308,22 +318,54 @@ struct SearchJson<'a> {
     /// 90% intervals of the best point's figures (as `serve --json` gives them for it).
     #[serde(skip_serializing_if = "Option::is_none")]
     intervals: Option<ServeIntervals>,
+    /// The best point's memory per GPU, GiB of the card (as `serve --json` gives it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<MemoryJson>,
 }
 
-/// The best point's intervals: its deployment evaluated as `serve` would (decode, one stage),
-/// spanning the engines when none is given.
-fn best_intervals(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<ServeIntervals> {
+/// Memory per GPU in GiB of the card: what a deployment holds, what the engine may use, and
+/// the share of the card that is (`serve --json`'s fields of the same names).
+#[derive(Serialize)]
+struct MemoryJson {
+    memory_gib: f64,
+    hbm_usable_gib: f64,
+    hbm_capacity_gib: f64,
+    memory_fraction: f64,
+    reserve_gib: f64,
+}
+
+impl MemoryJson {
+    fn of(r: &ServeReport) -> MemoryJson {
+        MemoryJson { memory_gib: r.memory_gib, hbm_usable_gib: r.hbm_usable_gib, hbm_capacity_gib: r.hbm_capacity_gib, memory_fraction: r.memory_fraction, reserve_gib: r.reserve_gib }
+    }
+    /// "memory 60.1 GiB per GPU of the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)".
+    fn text(&self) -> String {
+        format!(
+            "memory {:.1} GiB per GPU of the {:.1} GiB the engine may use (fraction {} of {:.1} GiB{})",
+            self.memory_gib,
+            self.hbm_usable_gib,
+            self.memory_fraction,
+            self.hbm_capacity_gib,
+            if self.reserve_gib > 0.0 { format!(", less {:.1} GiB reserved", self.reserve_gib) } else { String::new() }
+        )
+    }
+}
+
+/// The best point's memory and intervals: its deployment evaluated as `serve` would (decode,
+/// one stage), the intervals spanning the engines when none is given.
+fn best_report(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabricscope_serving::SearchPoint) -> Option<(MemoryJson, Option<ServeIntervals>)> {
     let d = Deployment { phase: Phase::Decode, pp: 1, tp: b.tp, ep: b.ep, dp: b.dp, batch: b.batch, ..*base };
     let r = Server::new(topo, m).and_then(|mut s| s.evaluate(&d)).ok()?;
-    fabricscope_serving::calibration::intervals_of(topo, m, &d, &r)
+    Some((MemoryJson::of(&r), fabricscope_serving::calibration::intervals_of(topo, m, &d, &r)))
 }
 
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
-    let opts = fabricscope_serving::SearchOptions { base: a.deployment(), min_tokens_per_s_per_user: a.min_tokens_per_user, max_batch: a.max_batch, batch_steps: 1, max_gpus: None };
+    let steps = a.batch_steps.unwrap_or(DEFAULTS.batch_steps);
+    let opts = ServingDefaults::search_options(a.deployment(), a.min_tokens_per_user, a.max_batch, steps);
     let r = fabricscope_serving::search(topo, m, &opts)?;
-    let iv = r.best.as_ref().and_then(|b| best_intervals(topo, m, &opts.base, b));
+    let (memory, iv) = r.best.as_ref().and_then(|b| best_report(topo, m, &opts.base, b)).map_or((None, None), |(mem, iv)| (Some(mem), iv));
     if a.json {
-        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv });
+        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv, memory });
     }
     let mut s = output::cluster_line(topo);
     s.push('\n');
@@ -346,7 +388,10 @@ fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String
         )),
         None => s.push_str(&format!("No deployment of {} reaches {} tokens/s per user on this cluster\n", m.name(), a.min_tokens_per_user)),
     }
-    s.push_str(&format!("{} deployments evaluated, {} refused (do not fit or do not split)\n", r.points.len(), r.refused));
+    if let Some(mem) = &memory {
+        s.push_str(&format!("Its {}\n", mem.text()));
+    }
+    s.push_str(&format!("{} deployments evaluated, batches {} an octave up to {} (--batch-steps, --max-batch), {} refused (do not fit or do not split)\n", r.points.len(), steps.clamp(1, 1 << 16).next_power_of_two(), a.max_batch, r.refused));
     Ok(s)
 }
 
@@ -359,7 +404,7 @@ impl ServeArgs {
             ep: self.ep,
             dp: self.dp,
             batch: self.batch,
-            context: self.context.unwrap_or(self.input_len.saturating_add(self.output_len / 2).min(fabricscope_serving::deploy::MAX_TOKENS)),
+            context: self.context.unwrap_or(ServingDefaults::context(self.input_len, self.output_len)),
             input_len: self.input_len,
             output_len: self.output_len,
             precision: self.precision,
@@ -493,10 +538,16 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
         max_batch: a.max_batch,
     };
     if let Some(input) = a.plan.input(&flags)? {
+        if a.batch_steps.is_some() {
+            return Err(CliError::new("--batch-steps", "applies to the search without --rate (the planner tries its own batches)"));
+        }
         return crate::serve_plan::run(a.json, &input, &topo, &m);
     }
     if a.search {
         return run_search(a, &topo, &m);
+    }
+    if a.batch_steps.is_some() {
+        return Err(CliError::new("--batch-steps", "applies to --search"));
     }
     if a.disaggregated == Some(Mode::Auto) {
         return Err(CliError::new("--disaggregated", "auto applies to the planner (serve --search --rate R --ttft-ms T --tpot-ms P); a single deployment is true or false"));

@@ -78,7 +78,7 @@ fn designs_of_different_sizes_are_flagged_and_compared_per_gpu() {
     assert!(!text.contains("no 90% interval"), "{text}");
     // Totals print with thousands separators: every figure of the cost row is grouped.
     let cost = v["designs"][0]["cost_usd"].as_f64().unwrap();
-    assert!(cost > 1e6 && line(&text, "cost").contains(&fabricscope_model::figures::thousands(cost)), "{text}");
+    assert!(cost > 1e6 && line(&text, "cost").contains(&fabricscope_model::figures::usd(cost)), "{text}");
 }
 
 #[test]

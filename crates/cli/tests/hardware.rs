@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 mod common;
-use common::{json, run, stdout_ok};
+use common::{fails, json, run, stdout_ok};
 
 fn f(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("{k} missing in {v}"))
@@ -110,7 +110,7 @@ fn amd_and_blackwell_ultra_fabric_rules_name_the_flag() {
     assert!(err.contains("nvl72"), "{err}");
     // B300 defaults to its NVLink5 baseboard, GB300 to NVL72 trays of 4.
     assert!(stdout_ok(&["tiers", "--gpu", "b300", "--nodes", "1"]).contains("NVLink5 + NVSwitch"));
-    assert!(stdout_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 nodes x 4"));
+    assert!(stdout_ok(&["tiers", "--gpu", "gb300", "--nodes", "18"]).contains("72 GPUs = 18 trays x 4"));
 }
 
 #[test]
@@ -163,11 +163,23 @@ fn cloud_shape_presets_say_what_they_are() {
     let t = stdout_ok(&["tiers", "--preset", "gcp-a4"]);
     assert!(t.contains("B200") && t.contains("8x RoCEv2 400GbE"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "azure-nd-gb200-v6"]);
-    assert!(t.contains("144 GPUs = 36 nodes x 4 GB200") && t.contains("4x InfiniBand NDR 400G") && t.contains("Microsoft Learn"), "{t}");
+    assert!(t.contains("144 GPUs = 36 trays x 4 GB200") && t.contains("4x InfiniBand NDR 400G") && t.contains("Microsoft Learn"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "oci-gb300"]);
     assert!(t.contains("GB300") && t.contains("8x RoCEv2 400GbE") && t.contains("approximation:"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "oci-mi355x"]);
     assert!(t.contains("1024 GPUs") && t.contains("MI355X") && t.contains("RCCL"), "{t}");
     let t = stdout_ok(&["tiers", "--preset", "oci-gb200"]);
     assert!(t.contains("GB200") && t.contains("4x RoCEv2 400GbE"), "{t}");
+}
+
+/// Issue 37: GB200 sized as the explorer sizes it, in GPUs (`--gpus`), or in trays (`--nodes`);
+/// a count that is not whole trays is refused as the page refuses it.
+#[test]
+fn nvl72_is_sized_in_gpus_as_on_the_page() {
+    let t = stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "72"]);
+    assert!(t.contains("72 GPUs = 18 trays x 4 GB200"), "{t}");
+    assert_eq!(stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "144"]), stdout_ok(&["tiers", "--gpu", "gb200", "--nodes", "36"]));
+    assert!(stdout_ok(&["tiers", "--gpus", "64"]).contains("64 GPUs = 8 nodes x 8 H100"));
+    fails(&["tiers", "--gpu", "gb200", "--gpus", "70"], &["--gpus", "trays of 4", "multiple of 4"]);
+    fails(&["tiers", "--gpu", "gb200", "--gpus", "72", "--nodes", "18"], &["--gpus", "--nodes"]);
 }

@@ -214,6 +214,37 @@ fn search_finds_the_best_layout_at_a_per_user_speed() {
     assert!(none["best"].is_null());
 }
 
+/// Issue 37: `serve --search` with no flags is serving.html's search: the serving defaults'
+/// lengths (context 1,536), 20 tokens/s per user, 16 batches an octave up to 4,096, the same
+/// function (src/pages/serving/job.rs's test holds the page's worker job to it); `--batch-steps
+/// 1` is the old powers-of-two grid.
+#[test]
+fn the_default_search_is_the_pages() {
+    use fabricscope_serving::{search, serving_preset, ServingDefaults, DEFAULTS};
+    let topo = fabricscope_model::Cluster { nodes: 2, ..fabricscope_model::Cluster::default() }.topology().unwrap();
+    let m = serving_preset("llama3-70b").unwrap();
+    let grid = |steps| search(&topo, &m, &ServingDefaults::search_options(DEFAULTS.deployment(), DEFAULTS.min_tokens_per_s_per_user, DEFAULTS.max_batch, steps)).unwrap();
+    let page = grid(DEFAULTS.batch_steps);
+    let best = page.best.as_ref().unwrap();
+    let v = json(&["serve", "--search", "--model", "llama3-70b", "--nodes", "2", "--json"]);
+    let b = &v["best"];
+    assert_eq!((b["tp"].as_u64(), b["ep"].as_u64(), b["dp"].as_u64(), b["batch"].as_u64()), (Some(best.tp as u64), Some(best.ep as u64), Some(best.dp as u64), Some(best.batch as u64)), "{v}");
+    assert!((b["tokens_per_s_per_gpu"].as_f64().unwrap() / best.tokens_per_s_per_gpu - 1.0).abs() < 1e-9);
+    assert_eq!(v["evaluated"].as_u64(), Some(page.points.len() as u64));
+    // Memory in GiB of the card, with the engine's share stated, as `serve` and the page give it.
+    assert_eq!((v["memory"]["hbm_capacity_gib"].as_f64(), v["memory"]["hbm_usable_gib"].as_f64(), v["memory"]["memory_fraction"].as_f64()), (Some(80.0), Some(72.0), Some(0.9)), "{v}");
+    let t = stdout_ok(&["serve", "--search", "--model", "llama3-70b", "--nodes", "2"]);
+    assert!(t.contains("GiB per GPU of the 72.0 GiB the engine may use (fraction 0.9 of 80.0 GiB)") && t.contains("batches 16 an octave up to 4096"), "{t}");
+    let coarse = grid(1);
+    let c = coarse.best.as_ref().unwrap();
+    let v1 = json(&["serve", "--search", "--model", "llama3-70b", "--nodes", "2", "--batch-steps", "1", "--json"]);
+    assert_eq!((v1["best"]["batch"].as_u64(), v1["evaluated"].as_u64()), (Some(c.batch as u64), Some(coarse.points.len() as u64)));
+    assert!(best.tokens_per_s_per_gpu >= c.tokens_per_s_per_gpu);
+    fails(&["serve", "--search", "--model", "llama3-70b", "--batch-steps", "0"], &["--batch-steps", "1"]);
+    fails(&["serve", "--model", "llama3-70b", "--batch-steps", "4"], &["--batch-steps", "applies to --search"]);
+    fails(&["serve", "--search", "--model", "llama3-70b", "--rate", "20", "--ttft-ms", "2000", "--tpot-ms", "50", "--batch-steps", "4"], &["--batch-steps", "without --rate"]);
+}
+
 #[test]
 fn memory_is_gib_of_the_card_under_the_engine_fraction_and_reserve() {
     // Issue 39: Qwen3-32B FP8 at batch 64 on one H100 (2,048 in, 1,024 out: 2,560 tokens of

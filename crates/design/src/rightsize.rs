@@ -283,6 +283,17 @@ pub enum Axis {
     PowerKw,
 }
 
+impl Axis {
+    /// An amount on this axis as every table prints money and power: "$15,600" (whole dollars,
+    /// thousands separated: `fabricscope_model::figures::usd`) or "12.3 kW".
+    pub fn amount(self, x: f64) -> String {
+        match self {
+            Axis::CostUsd => crate::figures::usd(x),
+            Axis::PowerKw => format!("{x:.1} kW"),
+        }
+    }
+}
+
 /// One step down the Pareto front, from a faster option to the next cheaper one.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct StepDown {

@@ -46,38 +46,41 @@ pub fn compare(comm: &Comm, op: Collective, bytes: Bytes, proto: ProtoChoice) ->
     Ok((auto, rows))
 }
 
-/// Why NCCL's choice wins at this size, against the fastest other algorithm by NCCL's estimate.
+/// Why NCCL's choice wins at this size, in the table's own numbers (issue 37): NCCL's row
+/// against the fastest other algorithm's row, each by its time (latency term + size ÷
+/// bandwidth term, the table's "time" column). Where another row is faster than NCCL's choice
+/// (NCCL's tuning estimate and the model's time disagree), the sentence says so instead of
+/// calling the choice the fastest.
 pub fn reason(auto: &Terms, rows: &[Row]) -> String {
     let a = &auto.prediction;
-    let est = |p: &Prediction| p.nccl_time.unwrap_or(p.time).0;
     let rival = rows
         .iter()
         .filter_map(|r| r.run.as_ref().ok())
         .filter(|t| t.prediction.algorithm != a.algorithm)
-        .min_by(|x, y| est(&x.prediction).total_cmp(&est(&y.prediction)));
+        .min_by(|x, y| x.prediction.time.0.total_cmp(&y.prediction.time.0));
     let Some(r) = rival else {
         return format!("{} with {} is the only algorithm this group can run.", a.algorithm, a.protocol);
     };
-    let side = if auto.latency.0 < r.latency.0 && auto.bandwidth <= r.bandwidth {
-        "its smaller latency term outweighs the other's bandwidth"
-    } else if auto.bandwidth > r.bandwidth && auto.latency.0 >= r.latency.0 {
-        "its higher bandwidth outweighs the other's smaller latency term"
+    let (ta, tr) = (a.time.0, r.prediction.time.0);
+    let terms = format!("latency terms {:.1} vs {:.1} µs, bandwidth terms {:.0} vs {:.0} GB/s", auto.latency.0, r.latency.0, auto.bandwidth, r.bandwidth);
+    if ta <= tr {
+        let side = if auto.latency.0 < r.latency.0 && auto.bandwidth <= r.bandwidth {
+            "its smaller latency term outweighs the other's bandwidth"
+        } else if auto.bandwidth > r.bandwidth && auto.latency.0 >= r.latency.0 {
+            "its higher bandwidth outweighs the other's smaller latency term"
+        } else {
+            "both its terms are better"
+        };
+        format!(
+            "NCCL picks {} {}, the fastest row here: {ta:.1} µs against {tr:.1} µs for {} {}, the next fastest; {side} ({terms}).",
+            a.algorithm, a.protocol, r.prediction.algorithm, r.prediction.protocol
+        )
     } else {
-        "both its terms are better"
-    };
-    format!(
-        "NCCL picks {} {}: its own estimate is {:.1} µs against {:.1} µs for {} {}, the next best; {side} ({:.1} vs {:.1} µs, {:.0} vs {:.0} GB/s).",
-        a.algorithm,
-        a.protocol,
-        est(a),
-        est(&r.prediction),
-        r.prediction.algorithm,
-        r.prediction.protocol,
-        auto.latency.0,
-        r.latency.0,
-        auto.bandwidth,
-        r.bandwidth
-    )
+        format!(
+            "NCCL picks {} {} by its own tuning estimate, but {} {} forced takes less time in the table: {tr:.1} µs against {ta:.1} µs ({terms}); at this size NCCL's estimate and the model's time disagree, and NCCL runs what its estimate favours.",
+            a.algorithm, a.protocol, r.prediction.algorithm, r.prediction.protocol
+        )
+    }
 }
 
 /// busbw (or algbw) against size for each algorithm that can run, forced.
@@ -114,11 +117,38 @@ mod tests {
             let t = auto.latency.0 + bytes.as_f64() / (1e3 * auto.bandwidth);
             assert!((t - auto.prediction.time.0).abs() < 1e-6 * t, "{t} vs {}", auto.prediction.time.0);
             assert!(reason(&auto, &rows).starts_with(&format!("NCCL picks {}", auto.prediction.algorithm)));
+            the_sentence_reads_the_table(&auto, &rows);
         }
         // DGX H100 without SHARP: CollNet cannot run, and the reason says so.
         let (_, rows) = compare(&comm, Collective::AllReduce, Bytes(1 << 20), ProtoChoice::Auto).unwrap();
         let collnet = rows.iter().find(|r| r.algo == AlgoChoice::Collnet).unwrap();
         assert!(collnet.run.as_ref().unwrap_err().contains("SHARP"), "{:?}", collnet.run);
         assert_eq!(curves(&comm, Collective::AllReduce, &[Bytes(1 << 20)], false).len(), rows.iter().filter(|r| r.run.is_ok()).count());
+    }
+
+    /// The sentence's times are the table's time column (NCCL's row, and the fastest other
+    /// algorithm's row), and it calls NCCL's choice the fastest only when no row is faster.
+    fn the_sentence_reads_the_table(auto: &Terms, rows: &[Row]) {
+        let s = reason(auto, rows);
+        let ok: Vec<&Terms> = rows.iter().filter_map(|r| r.run.as_ref().ok()).filter(|t| t.prediction.algorithm != auto.prediction.algorithm).collect();
+        let Some(best) = ok.iter().min_by(|x, y| x.prediction.time.0.total_cmp(&y.prediction.time.0)) else { return };
+        let (ta, tr) = (auto.prediction.time.0, best.prediction.time.0);
+        assert!(s.contains(&format!("{ta:.1} µs")) && s.contains(&format!("{tr:.1} µs for {} {}", best.prediction.algorithm, best.prediction.protocol)) || s.contains(&format!("{} {} forced takes less time", best.prediction.algorithm, best.prediction.protocol)), "{s}");
+        assert_eq!(s.contains("the fastest row here"), ta <= tr, "{s}");
+    }
+
+    /// Issue 37: at every size and protocol on two clusters, the sentence agrees with the table.
+    #[test]
+    fn the_sentence_never_contradicts_the_table() {
+        for c in [Cluster::default(), Cluster { nodes: 16, ..Cluster::default() }] {
+            let t = c.topology().unwrap();
+            let comm = Comm::new(&t, t.whole()).unwrap();
+            for exp in (3..=34).step_by(3) {
+                for proto in [ProtoChoice::Auto, ProtoChoice::Ll, ProtoChoice::Simple] {
+                    let (auto, rows) = compare(&comm, Collective::AllReduce, Bytes(1 << exp), proto).unwrap();
+                    the_sentence_reads_the_table(&auto, &rows);
+                }
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::widgets::export::download_text;
 use fabricscope_design::bom::{bom, Bom, Group, PriceBook};
 use fabricscope_design::bom::bom_csv;
 use fabricscope_model::Cluster;
-use fabricscope_model::figures::thousands;
+use fabricscope_model::figures::{thousands, usd};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -28,8 +28,8 @@ fn group_name(g: Group) -> &'static str {
 /// The bill's totals in words: power, the network's part, what has no figure, the cost.
 fn totals(b: &Bom) -> String {
     let cost = match (b.cost_usd, b.cost_per_gpu()) {
-        (Some(c), Some(g)) => format!("{} USD, {} USD per GPU, network {:.1}%.", thousands(c), thousands(g), 100.0 * b.network_cost_share().unwrap_or(0.0)),
-        _ if b.priced_usd > 0.0 => format!("incomplete: {} USD for the priced items; no price for {}.", thousands(b.priced_usd), b.unpriced.join(", ")),
+        (Some(c), Some(g)) => format!("{}, {} per GPU, network {:.1}%.", usd(c), usd(g), 100.0 * b.network_cost_share().unwrap_or(0.0)),
+        _ if b.priced_usd > 0.0 => format!("incomplete: {} for the priced items; no price for {}.", usd(b.priced_usd), b.unpriced.join(", ")),
         _ => "not priced.".to_string(),
     };
     format!(

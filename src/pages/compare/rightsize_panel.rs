@@ -25,7 +25,6 @@ pub struct Props {
 /// The chart and the pick, in words.
 fn answer(r: &RightSize, dark: bool, compact: bool) -> Html {
     let (w, h) = if compact { (360, 260) } else { (720, 340) };
-    let unit = if r.axis == Axis::CostUsd { "USD" } else { "kW" };
     let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
     // No chart without a ranked option: the words below say why and name the fastest.
     let chart = (ranked > 0).then(|| html! { <ChartSvg svg={pareto_chart(r, w, h, &Theme::for_dark(dark))} /> });
@@ -34,7 +33,7 @@ fn answer(r: &RightSize, dark: bool, compact: bool) -> Html {
             let (f, p) = (&r.candidates[fi], &r.candidates[pi]);
             let rest = match r.pick_saves() {
                 _ if fi == pi => ", itself the fastest.".to_string(),
-                Some(x) => format!(", {x:.1} {unit} less than the fastest ranked option; fastest of all: {}, {:.3} s.", f.label, f.step_time_s),
+                Some(x) => format!(", {} less than the fastest ranked option; fastest of all: {}, {:.3} s.", r.axis.amount(x), f.label, f.step_time_s),
                 None => format!("; fastest of all: {}, {:.3} s.", f.label, f.step_time_s),
             };
             html! {
@@ -53,7 +52,7 @@ fn answer(r: &RightSize, dark: bool, compact: bool) -> Html {
         }
     });
     let steps = r.steps.iter().take(4).map(|s| {
-        html! { <li>{ format!("{} → {}: saves {:.1} {unit} ({:.1}%) for {:.1}% longer steps", r.candidates[s.from].label, r.candidates[s.to].label, s.saves, 100.0 * s.saves_frac, 100.0 * s.slower_frac) }</li> }
+        html! { <li>{ format!("{} → {}: saves {} ({:.1}%) for {:.1}% longer steps", r.candidates[s.from].label, r.candidates[s.to].label, r.axis.amount(s.saves), 100.0 * s.saves_frac, 100.0 * s.slower_frac) }</li> }
     });
     let systems = format!(
         "{ranked} of {} options ranked by {}{}. Systems: {}. Each is timed with the layouts the search ranks best here ({}).",

@@ -244,10 +244,12 @@ pub fn congestion_panel(props: &Props) -> Html {
         _ => (Rc::new(None), false),
     };
     html! {
-        <section ref={node} class="panel wide congestion" data-testid="congestion" aria-labelledby="congestion-h"
+        <section ref={node} class={classes!((!crate::widgets::cluster_line::framed()).then_some("panel"), "wide", "congestion")} data-testid="congestion" aria-labelledby="congestion-h"
             data-running={progress.is_some().to_string()} data-current={current.to_string()}>
-            <h3 id="congestion-h" class="chart-title">{ "Congestion, sharing and failures" }</h3>
+            // Framed, the host's section shows this title (and the card) already.
+            <h3 id="congestion-h" class={if crate::widgets::cluster_line::framed() { "visually-hidden" } else { "chart-title" }}>{ "Congestion, sharing and failures" }</h3>
             <p class="chart-sub">{ "Flow-level model: the traffic's flows routed over this cluster's fat tree, rates shared max-min fairly on every link, repeated over hash seeds. Modelled, not measured." }</p>
+            <crate::widgets::cluster_line::ClusterLine cluster={props.cluster.clone()} />
             <div class="toolbar">
                 { picker("cg-routing", "Routing ", ROUTINGS.iter().map(|(r, t, _)| (r.id().to_string(), t.to_string(), *r == routing)).collect(),
                     set(|s, v| s.routing = Routing::ALL.iter().find(|r| r.0 == v).map(|r| r.1))) }

@@ -12,7 +12,7 @@ use fabricscope_serving::curve::{group, with_counterpart, Curve, Group};
 use fabricscope_serving::search::StagedSearch;
 use fabricscope_serving::calibration::{intervals_of, ServeIntervals};
 use fabricscope_serving::step::{ServeReport, Server};
-use fabricscope_serving::{serving_preset, Deployment, Phase, SearchOptions, SearchPoint, SearchResult, ServingModel};
+use fabricscope_serving::{serving_preset, Deployment, SearchOptions, SearchPoint, SearchResult, ServingDefaults, ServingModel, DEFAULTS};
 use serde::{Deserialize, Serialize};
 use gloo_timers::callback::Timeout;
 use std::cell::Cell;
@@ -31,6 +31,10 @@ pub struct Served {
     pub group: Group,
     /// GPUs in one NVLink (scale-up) domain.
     pub domain_gpus: u32,
+    /// The choice these numbers are for and its model's name (the preset id the picker shows): after a refused change the page
+    /// keeps showing them under this name, not the refused choice's.
+    pub choice: ServingChoice,
+    pub name: String,
 }
 
 /// Evaluates `choice` on `cluster`: about 30 configurations (the curve and its counterpart).
@@ -41,7 +45,7 @@ pub fn serve(cluster: &Cluster, choice: &ServingChoice) -> Result<Served, ModelE
     let report = Server::new(&topo, &model)?.evaluate(&d)?;
     let curves = with_counterpart(&topo, &model, &d)?;
     let intervals = intervals_of(&topo, &model, &d, &report);
-    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus })
+    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string() })
 }
 
 /// A search's answer as the page shows it: the best point, not the ~10^4 it tried.
@@ -74,11 +78,12 @@ pub struct Found {
 /// (deployments tried, in all), and the callback that starts it.
 pub type Search = (Option<Rc<Found>>, Option<(usize, usize)>, Callback<()>);
 
-/// Batches per octave the page's search tries (crates/serving's `batch_steps`): 144 batches
-/// up to 4,096, 12,672 deployments of DeepSeek-V3 on a 1,024-GPU SuperPOD (issue 24's 10^4).
-pub const BATCH_STEPS: u32 = 16;
-/// Largest batch per DP rank the page's search tries.
-pub const MAX_BATCH: u32 = 4096;
+/// Batches per octave the page's search tries (crates/serving's `batch_steps`, the CLI's
+/// `serve --search` default): 144 batches up to 4,096, 12,672 deployments of DeepSeek-V3 on a
+/// 1,024-GPU SuperPOD (issue 24's 10^4).
+pub const BATCH_STEPS: u32 = DEFAULTS.batch_steps;
+/// Largest batch per DP rank the page's search tries (the CLI's `--max-batch` default).
+pub const MAX_BATCH: u32 = DEFAULTS.max_batch;
 
 /// The search job the page posts to the worker (src/plumbing/worker.rs).
 #[derive(Serialize, Deserialize)]
@@ -89,8 +94,9 @@ struct SearchJob {
     target: f64,
 }
 
+/// The search the CLI's `serve --search` runs with its defaults (one function for both).
 fn search_options(base: Deployment, target: f64) -> SearchOptions {
-    SearchOptions { base: Deployment { phase: Phase::Decode, ..base }, min_tokens_per_s_per_user: target, max_batch: MAX_BATCH, batch_steps: BATCH_STEPS, max_gpus: None }
+    ServingDefaults::search_options(base, target, MAX_BATCH, BATCH_STEPS)
 }
 
 fn prepare(cluster: &Cluster, model: &str, opts: SearchOptions) -> Result<(Topology, ServingModel, StagedSearch), ModelError> {
@@ -257,5 +263,34 @@ mod tests {
         // An invalid split names its field.
         let e = serve(&c, &ServingChoice { tp: 3, ..ServingChoice::default() }).unwrap_err();
         assert_eq!(e.field, "tp");
+        assert_eq!((s.choice, s.name.as_str()), (ServingChoice::default(), "llama3-70b"));
+    }
+
+    /// Issue 37: the page's search (its worker job, run here natively to the end) gives the
+    /// best deployment `fabricscope_serving::search` gives with the serving defaults, which
+    /// `serve --search` runs with no flags (crates/cli/tests/serve.rs holds the CLI to it).
+    #[test]
+    fn the_pages_search_is_the_clis_default_search() {
+        let cluster = Cluster { nodes: 2, ..Cluster::default() };
+        let choice = ServingChoice::default();
+        let job = SearchJob { cluster: cluster.clone(), model: choice.model.to_string(), base: choice.search_key().deployment(), target: DEFAULTS.min_tokens_per_s_per_user };
+        let mut task = worker_task(&serde_json::to_string(&job).unwrap());
+        let answer = loop {
+            if let Step::Done(a) = task.run(&mut || true) {
+                break a;
+            }
+        };
+        let page: Answer = serde_json::from_str(&answer).unwrap();
+        let page = page.unwrap();
+        let topo = cluster.topology().unwrap();
+        let m = serving_preset(choice.model).unwrap();
+        let cli = fabricscope_serving::search(&topo, &m, &ServingDefaults::search_options(DEFAULTS.deployment(), DEFAULTS.min_tokens_per_s_per_user, DEFAULTS.max_batch, DEFAULTS.batch_steps)).unwrap();
+        // The same deployment; its figures equal but for the last digit serde_json's float
+        // printing may drop on the way back from the worker.
+        let (p, c) = (page.best.unwrap(), cli.best.unwrap());
+        assert_eq!((p.tp, p.ep, p.dp, p.batch), (c.tp, c.ep, c.dp, c.batch));
+        assert!((p.tokens_per_s_per_gpu / c.tokens_per_s_per_gpu - 1.0).abs() < 1e-12);
+        assert_eq!(page.tried, cli.points.len() + cli.refused as usize);
+        assert_eq!(choice.search_key().deployment().context, 1536);
     }
 }

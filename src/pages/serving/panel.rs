@@ -67,6 +67,37 @@ fn boundary_note(s: &Served) -> String {
     }
 }
 
+/// Memory per GPU in GiB of the card, as `serve` prints it: what the deployment holds of what
+/// the engine may use, and that share of the card (the engine's fraction, less any reserve).
+fn memory_line(r: &fabricscope_serving::ServeReport) -> String {
+    format!(
+        "memory {:.1} of {:.1} GiB per GPU (the engine's {} of the card's {:.0} GiB{})",
+        r.memory_gib,
+        r.hbm_usable_gib,
+        r.memory_fraction,
+        r.hbm_capacity_gib,
+        if r.reserve_gib > 0.0 { format!(", less {:.1} GiB reserved", r.reserve_gib) } else { String::new() }
+    )
+}
+
+/// Which deployment the numbers below are for: after a refused change, the last valid one,
+/// named, so no figure sits under the refused model's name.
+fn shown_line(s: &Served, refused: bool) -> String {
+    let c = &s.choice;
+    format!(
+        "{}{}: {} TP {} × EP {} × DP {}, batch {} per DP rank, context {}, {}",
+        if refused { "Still showing " } else { "Showing " },
+        s.name,
+        c.phase.id(),
+        c.tp,
+        c.ep,
+        c.dp,
+        c.batch,
+        c.context,
+        c.precision.id().to_uppercase()
+    )
+}
+
 fn breakdown(s: &Served) -> Html {
     let r = &s.report;
     let b = &r.breakdown;
@@ -113,7 +144,7 @@ fn numbers_view(s: &Served) -> Html {
             { stat("Tokens/s per GPU", "serving-per-gpu", Some(r.tokens_per_s_per_gpu), format!("{:.0}", r.tokens_per_s_per_gpu), with(format!("{} GPUs", r.gpus), iv.map(|i| &i.tokens_per_s_per_gpu))) }
             { stat("Tokens/s per node", "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with(format!("{} node{}", r.nodes, if r.nodes == 1 { "" } else { "s" }), iv.map(|i| &i.tokens_per_s_per_node))) }
             { stat("Tokens/s per user", "serving-per-user", Some(r.tokens_per_s_per_user), format!("{:.1}", r.tokens_per_s_per_user), range(iv.map(|i| &i.tokens_per_s_per_user))) }
-            { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), format!("memory {:.0} of {:.0} GiB per GPU", r.memory_gib, r.hbm_usable_gib)) }
+            { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), memory_line(r)) }
         </div>
     }
 }
@@ -163,7 +194,7 @@ pub fn serving_panel(p: &Props) -> Html {
     }
     let view = crate::widgets::Same(shown.borrow().1.clone());
     html! {
-        <section ref={node} class="panel chart wide serving" data-testid="serving" aria-labelledby="serving-h">
+        <section ref={node} class={classes!((!crate::widgets::cluster_line::framed()).then_some("panel"), "chart", "wide", "serving")} data-testid="serving" aria-labelledby="serving-h">
             <ServingBody {view} {choice} />
         </section>
     }
@@ -179,7 +210,7 @@ struct BodyProps {
 fn serving_body(p: &BodyProps) -> Html {
     let choice = p.choice.clone();
     let c = *choice;
-    let target = use_state_eq(|| 20u32);
+    let target = use_state_eq(|| fabricscope_serving::DEFAULTS.min_tokens_per_s_per_user as u32);
     let sh = &*p.view.0;
     let (found, progress, start) = use_serving_search(sh.cluster.clone(), c, *target);
 
@@ -208,9 +239,11 @@ fn serving_body(p: &BodyProps) -> Html {
     html! {
         <div aria-busy={searching.to_string()}>
             <div class="figcaption">
-                <h3 id="serving-h" class="chart-title">{ "Serving · LLM inference on this cluster" }</h3>
+                // Framed, the host's section shows this title (and the card) already.
+                <h3 id="serving-h" class={if crate::widgets::cluster_line::framed() { "visually-hidden" } else { "chart-title" }}>{ "Serving · LLM inference on this cluster" }</h3>
                 <span class="chart-sub">{ "A model deployed for inference: decode or prefill step as a roofline of weights and KV cache against compute, plus TP all-reduces, EP dispatch/combine and the KV handoff on the fabric's tiers" }</span>
             </div>
+            <crate::widgets::cluster_line::ClusterLine cluster={sh.cluster.clone()} />
             <div class="toolbar" role="group" aria-label="Served model and deployment">
                 { for Field::EXPLORER.iter().map(|f| field_select(*f, true, &choice, total, err_field)) }
                 { check("serving-disagg", "Disaggregated prefill", "Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token)", c.disaggregated, false, {
@@ -220,10 +253,11 @@ fn serving_body(p: &BodyProps) -> Html {
             </div>
             if let Some(e) = &sh.error {
                 <p class="error" role="alert" id={ERROR_ID} data-testid="serving-error" data-field={e.field}>
-                    { format!("{}: {}{}", e.field.replace('_', " "), e.message, if sh.good.is_some() { " (showing the last valid deployment)" } else { "" }) }
+                    { format!("{}: {}{}", e.field.replace('_', " "), e.message, sh.good.as_ref().map_or(String::new(), |(s, _)| format!(" (below: the last valid deployment, {}, not this choice)", s.name))) }
                 </p>
             }
             if let Some((s, svg)) = &sh.good {
+                <p class="muted small" data-testid="serving-shown" data-model={s.choice.model}>{ shown_line(s, sh.error.is_some()) }</p>
                 <p class="bottleneck" data-testid="serving-boundary" data-crosses={s.group.crosses.to_string()}>{ boundary_note(s) }</p>
                 { numbers_view(s) }
                 <p class="muted small" data-testid="serving-band">{ match &s.intervals {

@@ -259,6 +259,15 @@ fn each_system_gets_its_own_layout_search() {
     assert!(faster.count() > 0, "no NVL72 option gained from its own search");
 }
 
+/// Issue 37: money prints one way in every table (the compare delta table's "$27,829,200"),
+/// power with one decimal.
+#[test]
+fn amounts_print_as_every_table_prints_them() {
+    assert_eq!(Axis::CostUsd.amount(15_600.0), "$15,600");
+    assert_eq!(Axis::CostUsd.amount(27_829_200.4), "$27,829,200");
+    assert_eq!(Axis::PowerKw.amount(12.34), "12.3 kW");
+}
+
 /// The right-sizer ranks on the step `train` prints (issue 37): for 512 H100 with 8x 400G
 /// RoCE, no rails, 3:1, the option's figure is the model's step of the layout it names, which
 /// under ECMP (the NIC's default) pays the rings' expected hash collisions; the same fabric
