@@ -2,7 +2,7 @@
 //! curve per series (a deployment, or a design in the compare page). A curve whose TP or EP
 //! group crosses the NVLink (scale-up) domain is dashed, one inside it solid, so a deployment
 //! and its counterpart across the boundary show where the boundary cuts the throughput; each
-//! curve carries its error band as shading, each point its batch (label and hover title).
+//! curve carries its 90% interval as shading, each point its batch (label and hover title).
 
 use crate::pareto::{tick_label, ticks};
 use crate::svg::{error_svg, escape, Axis, Doc};
@@ -29,8 +29,9 @@ pub struct ServingSeries {
     pub points: Vec<ServingPoint>,
     /// The deployment's TP or EP group spans more than one scale-up domain (drawn dashed).
     pub crosses: bool,
-    /// Error band, percent (shaded ±); `None`: not validated (no shading, said in the legend).
-    pub band_pct: Option<f64>,
+    /// 90% interval as ratios measured / predicted of tokens/s per GPU (shaded); `None`: not
+    /// validated (no shading, said in the legend).
+    pub interval: Option<(f64, f64)>,
     /// The batch the user chose, ringed on the curve.
     pub current: Option<u32>,
 }
@@ -56,7 +57,7 @@ impl ServingSeries {
             label: label.unwrap_or_else(|| c.label()),
             points: c.points.iter().map(|p| ServingPoint { batch: p.batch, per_user: p.tokens_per_s_per_user, per_gpu: p.tokens_per_s_per_gpu }).collect(),
             crosses: c.group.crosses,
-            band_pct: c.band_pct,
+            interval: c.interval,
             current,
         }
     }
@@ -67,9 +68,9 @@ const CROSS_DASH: &str = "7 5";
 /// The chart's reading key, for a chart with batch labels on its points or without.
 pub fn caption(batch_labels: bool) -> &'static str {
     if batch_labels {
-        "Batch grows along each curve (labels: sequences per DP rank; ringed: the chosen batch). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the error band."
+        "Batch grows along each curve (labels: sequences per DP rank; ringed: the chosen batch). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the held-out interval of each curve (nine in ten)."
     } else {
-        "Batch grows along each curve (hover a point for its batch; ringed: the chosen batch). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the error band."
+        "Batch grows along each curve (hover a point for its batch; ringed: the chosen batch). Solid: the TP/EP group inside one NVLink domain; dashed: it crosses to the network. Shading: the held-out interval of each curve (nine in ten)."
     }
 }
 
@@ -92,9 +93,9 @@ pub fn axis_titles(prefill: bool) -> (&'static str, &'static str) {
     }
 }
 
-fn band_text(b: Option<f64>) -> String {
+fn band_text(b: Option<(f64, f64)>) -> String {
     match b {
-        Some(p) => format!("±{p:.0}%"),
+        Some((lo, hi)) => format!("90%: {:+.0}%/{:+.0}%", 100.0 * (lo - 1.0), 100.0 * (hi - 1.0)),
         None => "not validated".to_string(),
     }
 }
@@ -108,7 +109,7 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
         return error_svg(w, h, theme, "no serving curve to draw");
     }
     let xmax = pts().map(|(_, p)| p.per_user).fold(0.0, f64::max);
-    let ymax = pts().map(|(s, p)| p.per_gpu * (1.0 + s.band_pct.unwrap_or(0.0).min(100.0) / 100.0)).fold(0.0, f64::max);
+    let ymax = pts().map(|(s, p)| p.per_gpu * s.interval.map_or(1.0, |(_, hi)| hi.min(2.0))).fold(0.0, f64::max);
     let (x0, x1, xt) = ticks(0.0, xmax.max(1e-9));
     let (y0, y1, yt) = ticks(0.0, ymax.max(1e-9));
     let (x_title, y_title) = axis_titles(c.prefill);
@@ -131,14 +132,13 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
     }
     // Bands first, under every curve.
     for (i, s) in c.series.iter().enumerate() {
-        let Some(b) = s.band_pct.filter(|b| *b > 0.0 && s.points.len() > 1) else { continue };
-        let f = (b / 100.0).min(1.0);
+        let Some((lo, hi)) = s.interval.filter(|(lo, hi)| *lo > 0.0 && hi > lo && s.points.len() > 1) else { continue };
         let mut path = String::new();
         for (k, p) in s.points.iter().enumerate() {
-            let _ = write!(path, "{}{:.1} {:.1}", if k == 0 { "M" } else { "L" }, ax.px(p.per_user), ay.px(p.per_gpu * (1.0 + f)));
+            let _ = write!(path, "{}{:.1} {:.1}", if k == 0 { "M" } else { "L" }, ax.px(p.per_user), ay.px(p.per_gpu * hi.min(2.0)));
         }
         for p in s.points.iter().rev() {
-            let _ = write!(path, "L{:.1} {:.1}", ax.px(p.per_user), ay.px(p.per_gpu * (1.0 - f)));
+            let _ = write!(path, "L{:.1} {:.1}", ax.px(p.per_user), ay.px(p.per_gpu * lo));
         }
         let _ = write!(d.s, "<path data-role=\"band\" fill=\"{}\" fill-opacity=\"0.13\" stroke=\"none\" d=\"{path}Z\"/>", theme.series_color(i).hex());
     }
@@ -182,7 +182,7 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
         }
     }
     // Legend, top right (the unreachable corner: more per GPU and per user at once).
-    let rows: Vec<String> = c.series.iter().map(|s| fit(&format!("{} · {}", s.label, band_text(s.band_pct)), 11.0, false, (right - left) * 0.62)).collect();
+    let rows: Vec<String> = c.series.iter().map(|s| fit(&format!("{} · {}", s.label, band_text(s.interval)), 11.0, false, (right - left) * 0.62)).collect();
     let lw = rows.iter().map(|r| crate::text::text_width(r, 11.0, false)).fold(0.0, f64::max) + 34.0;
     let lx = right - lw - 4.0;
     d.rect(lx - 4.0, top + 2.0, lw + 6.0, 16.0 * rows.len() as f64 + 6.0, &theme.background.hex(), " fill-opacity=\"0.9\"");
@@ -205,7 +205,7 @@ mod tests {
             .iter()
             .map(|&b| ServingPoint { batch: b, per_user: scale * 100.0 / (1.0 + b as f64 / 32.0), per_gpu: scale * 12.0 * b as f64 / (1.0 + b as f64 / 32.0) })
             .collect();
-        ServingSeries { label: label.into(), points, crosses, band_pct: if crosses { None } else { Some(6.0) }, current: Some(8) }
+        ServingSeries { label: label.into(), points, crosses, interval: if crosses { None } else { Some((0.94, 1.06)) }, current: Some(8) }
     }
 
     fn numbers(svg: &str, role_free: impl Fn(&str) -> bool) -> Vec<f64> {
@@ -234,7 +234,7 @@ mod tests {
                 // A band for each validated series; the other says so in the legend.
                 assert_eq!(svg.matches("data-role=\"band\"").count(), n - usize::from(n > 1));
                 let t = texts(&svg);
-                assert!(t.iter().any(|s| s.contains("design 0 · ±6%")), "{t:?}");
+                assert!(t.iter().any(|s| s.contains("design 0 · 90%: -6%/+6%")), "{t:?}");
                 if n > 1 {
                     assert!(t.iter().any(|s| s.contains("design 1 · not validated")), "{t:?}");
                 }

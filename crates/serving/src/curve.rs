@@ -69,6 +69,9 @@ pub struct Curve {
     pub points: Vec<CurvePoint>,
     /// The deployment's error band, percent; `None`: not validated.
     pub band_pct: Option<f64>,
+    /// Its 90% interval as ratios measured / predicted of tokens/s per GPU (`serve`'s, at
+    /// batch 1: spanning the engines when the deployment names none); `None`: not validated.
+    pub interval: Option<(f64, f64)>,
 }
 
 impl Curve {
@@ -80,8 +83,13 @@ impl Curve {
 
 /// [`curve`] with the group and band: the deployment's own curve.
 pub fn curve_of(server: &mut Server, d: &Deployment) -> Result<Curve> {
-    let band_pct = server.evaluate(&Deployment { batch: 1, ..*d })?.error_band_pct;
-    Ok(Curve { deployment: *d, group: group(server.topo, server.model, d), points: curve(server, d)?, band_pct })
+    let one = Deployment { batch: 1, ..*d };
+    let first = server.evaluate(&one)?;
+    let interval = crate::calibration::intervals_of(server.topo, server.model, &one, &first)
+        .map(|i| i.tokens_per_s_per_gpu)
+        .filter(|_| first.error_band_pct.is_some() && first.tokens_per_s_per_gpu > 0.0)
+        .map(|i| (i.lo / first.tokens_per_s_per_gpu, i.hi / first.tokens_per_s_per_gpu));
+    Ok(Curve { deployment: *d, group: group(server.topo, server.model, d), points: curve(server, d)?, band_pct: first.error_band_pct, interval })
 }
 
 /// The deployment's curve and, when one is valid, its [`counterpart`]'s across the boundary.
