@@ -344,7 +344,7 @@ fn diagnose(inf: &Inferred, net: Option<NetPlugin>, fell_back: bool, assumed: Op
     let multi = e.comm.placement.domains() > 1;
     let size = crate::units::format_size(Bytes(p.bytes));
     let fig = format!(
-        "{} plateau {} measured vs {} expected at {size} ({} of expected; tolerance ±{:.0}%)",
+        "{} plateau {} measured vs {} expected at {size} ({} of expected; healthy within ±{:.0}%, what a typical run of its class reaches, where each row's 90% interval spans every published run of the class, misconfigured ones too)",
         p.op.name(),
         gb(p.measured_busbw),
         gb(p.expected_busbw),
