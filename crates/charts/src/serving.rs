@@ -63,6 +63,11 @@ impl ServingSeries {
     }
 }
 
+/// Highest the shaded interval reaches, as a multiple of the curve (dimensionless): an interval
+/// wider above (a class that borrows a wide parent) would stretch the y axis and flatten every
+/// curve under its shade. Chosen for legibility, not fitted.
+const MAX_SHADE: f64 = 2.0;
+
 /// Dash pattern of a curve whose group crosses the NVLink domain.
 const CROSS_DASH: &str = "7 5";
 /// The chart's reading key, for a chart with batch labels on its points or without.
@@ -109,7 +114,7 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
         return error_svg(w, h, theme, "no serving curve to draw");
     }
     let xmax = pts().map(|(_, p)| p.per_user).fold(0.0, f64::max);
-    let ymax = pts().map(|(s, p)| p.per_gpu * s.interval.map_or(1.0, |(_, hi)| hi.min(2.0))).fold(0.0, f64::max);
+    let ymax = pts().map(|(s, p)| p.per_gpu * s.interval.map_or(1.0, |(_, hi)| hi.min(MAX_SHADE))).fold(0.0, f64::max);
     let (x0, x1, xt) = ticks(0.0, xmax.max(1e-9));
     let (y0, y1, yt) = ticks(0.0, ymax.max(1e-9));
     let (x_title, y_title) = axis_titles(c.prefill);
@@ -135,7 +140,7 @@ pub fn serving_chart(c: &ServingChart, width: u32, height: u32, theme: &Theme) -
         let Some((lo, hi)) = s.interval.filter(|(lo, hi)| *lo > 0.0 && hi > lo && s.points.len() > 1) else { continue };
         let mut path = String::new();
         for (k, p) in s.points.iter().enumerate() {
-            let _ = write!(path, "{}{:.1} {:.1}", if k == 0 { "M" } else { "L" }, ax.px(p.per_user), ay.px(p.per_gpu * hi.min(2.0)));
+            let _ = write!(path, "{}{:.1} {:.1}", if k == 0 { "M" } else { "L" }, ax.px(p.per_user), ay.px(p.per_gpu * hi.min(MAX_SHADE)));
         }
         for p in s.points.iter().rev() {
             let _ = write!(path, "L{:.1} {:.1}", ax.px(p.per_user), ay.px(p.per_gpu * lo));
