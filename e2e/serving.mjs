@@ -9,8 +9,14 @@
 //   batches an octave) runs in the page's Web Worker: it answers with progress and no
 //   main-thread task over 50 ms, timed from click to answer (target 2 s); a change of input
 //   while it runs drops it (no stale answer), and the next search answers the new input;
+// - the planner (issue 39): Llama 3 70B FP8 at 100 requests/s, TTFT <= 2 s, TPOT <= 50 ms on
+//   the SuperPOD (over 10^4 deployments) in the worker with progress, timed from click to answer
+//   (target 2 s); the page's answer is the CLI's for the command line the page prints (the same
+//   deployments, fewest GPUs first, the same tokens/s per GPU); a bad rate names its field;
 // - compare.html with GB200 NVL72 and H100 RoCE pinned: two curves for DeepSeek-V3 EP 32, the
-//   H100 one across the NVLink boundary, the NVL72 one inside;
+//   H100 one across the NVLink boundary, the NVL72 one inside; with the SuperPOD pinned too, its
+//   framed planner answers the same targets on each design (a row and a front each), each row
+//   the CLI's answer for the command line the page prints for that design;
 // - screenshots at 1400 x 900 in both themes to e2e/out/serving-*.png; no console error.
 //
 //   node e2e/serving.mjs            (DIST=path to test another build)
@@ -19,7 +25,7 @@ import { chromium } from 'playwright-core';
 import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset, budget, longestTask } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset, budget, longestTask, cli } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -203,6 +209,58 @@ async function main() {
       assert(/at ≥ 30 tokens\/s per user|reaches 30 tokens\/s per user/.test(text), text);
     });
 
+    await check('the planner answers in the worker, as the CLI does for the line the page prints', async () => {
+      await choose('#serving-model', 'llama3-70b');
+      await choose('#serving-precision', 'fp8');
+      const rate = f.locator('#plan-rate');
+      await rate.fill('100');
+      await rate.dispatchEvent('change');
+      await f.locator('[data-testid=plan]').scrollIntoViewIfNeeded();
+      await f.evaluate(() => {
+        window.__tasks = [];
+        window.__planStatus = [];
+        const s = document.querySelector('[data-testid=plan-status]');
+        new MutationObserver(() => window.__planStatus.push(s.textContent)).observe(s, { childList: true, subtree: true, characterData: true });
+      });
+      const t0 = Date.now();
+      await f.click('[data-testid=plan-run]');
+      await f.waitForSelector('[data-testid=plan-result]', { timeout: 20000 });
+      const ms = Date.now() - t0;
+      const res = await f.$eval('[data-testid=plan-result]', (e) => ({ ...e.dataset, text: e.textContent }));
+      const { tasks, status } = await f.evaluate(() => ({ tasks: window.__tasks, status: window.__planStatus }));
+      console.log(`    plan: ${ms} ms click to answer, ${res.evaluated} deployments evaluated in the ${res.where}; ${res.text.slice(0, 160)}`);
+      assert(status.some((s) => /planning: \d+% of \d+ layouts/.test(s)), `progress shown: ${JSON.stringify(status)}`);
+      assert(Number(res.evaluated) >= 10000, `a 10^4-deployment plan: ${res.evaluated}`);
+      assert(res.where === 'worker', `off the main thread: ${res.where}`);
+      longestTask('the 10^4-deployment plan', tasks);
+      budget('the 10^4-deployment plan, click to answer', ms, 2000, 10000);
+      await f.locator('[data-testid=plan]').screenshot({ path: join(out, 'serving-plan-light.png') });
+      // The CLI, given the line the page prints, lists the same deployments.
+      const line = (await f.textContent('[data-testid=plan-cli] code')).trim();
+      assert(line.startsWith('fabricscope serve --search --rate 100 ') && line.includes('--precision fp8'), line);
+      const v = JSON.parse(cli([...line.split(/\s+/).slice(1), '--json']));
+      const rows = await f.$$eval('[data-testid=plan-table] tbody tr', (trs) => trs.map((t) => ({ gpus: +t.dataset.gpus, mode: t.dataset.mode, perGpu: +t.querySelector('td[data-value]').dataset.value })));
+      assert(rows.length === v.deployments.length && rows.length > 0, `${rows.length} rows, CLI ${v.deployments.length}`);
+      rows.forEach((r, i) => {
+        const d = v.deployments[i];
+        assert(r.gpus === d.gpus && r.mode === d.mode && Math.abs(r.perGpu / d.tokens_per_s_per_gpu - 1) < 1e-9, `row ${i + 1}: page ${JSON.stringify(r)}, CLI ${d.gpus} ${d.mode} ${d.tokens_per_s_per_gpu}`);
+      });
+      assert(Number(res.gpus) === v.deployments[0].gpus && res.label.length > 0, `${res.gpus} vs ${v.deployments[0].gpus}`);
+      // The chart: one front per design, the smallest ringed and named in its legend.
+      const legend = await f.$$eval('[data-testid=plan-chart] text[data-role=legend]', (ts) => ts.map((t) => t.textContent));
+      assert(legend.some((l) => l.startsWith(`fewest GPUs: ${v.deployments[0].gpus} `)), legend.join(' | '));
+      // A bad rate names the field and its allowed values; the last answer stays.
+      await f.evaluate(() => {
+        const i = document.querySelector('#plan-rate');
+        i.type = 'text';
+        i.value = 'lots';
+        i.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      const err = await f.textContent('[data-testid=plan-input-error]');
+      assert(err.startsWith('Requests/s:') && err.includes('0.001 to 1000000') && err.includes("'lots'"), err);
+      assert((await f.$('[data-testid=plan-result]')) !== null, 'the answer stays');
+    });
+
     await check('compare.html: NVL72 against 8-GPU RoCE nodes, two curves, the boundary on the right one', async () => {
       await page.goto(`${base}compare.html#s=v1.e30`, { waitUntil: 'load' });
       await page.evaluate(() => localStorage.clear());
@@ -240,6 +298,38 @@ async function main() {
       const curves512 = await page.$$eval('[data-testid=compare-serving-chart] path[data-series]', (ps) => ps.length);
       assert(refused512.length === 1 && refused512[0].startsWith('A ·') && refused512[0].includes('cannot host it') && refused512[0].includes('288'), `refused: ${refused512}`);
       assert(curves512 === 1, `the other design still drawn: ${curves512}`);
+    });
+
+    await check('compare.html frames the planner on every pinned design: one row each, as the CLI answers each', async () => {
+      // The designs pinned by the check above (GB200 NVL72, H100 RoCE), plus the SuperPOD.
+      await page.selectOption('#cmp-serving-dp', '1');
+      await page.selectOption('#cmp-serving-ep', '1');
+      await clickPreset(page, 'dgx-h100-superpod');
+      await page.waitForTimeout(100);
+      await page.click('[data-testid=pin]');
+      await page.waitForTimeout(200);
+      await page.locator('[data-testid=serving-section]').scrollIntoViewIfNeeded();
+      await page.waitForSelector('iframe[data-testid=serving-frame]', { state: 'attached', timeout: 20000 });
+      const g = await (await page.$('iframe[data-testid=serving-frame]')).contentFrame();
+      await g.waitForSelector('[data-testid=plan-designs-run]', { timeout: 20000 });
+      await g.click('[data-testid=plan-designs-run]');
+      await g.waitForSelector('[data-testid=plan-designs-result]', { timeout: 20000 });
+      const verdict = await g.textContent('[data-testid=plan-designs-result]');
+      const rows = await g.$$eval('[data-testid=plan-designs-table] tbody tr', (trs) => trs.map((t) => ({ gpus: +t.dataset.gpus, perGpu: +(t.dataset.perGpu ?? 0), text: t.textContent })));
+      console.log(`    ${verdict}`);
+      assert(rows.length === 3, `a row per pinned design: ${rows.length}`);
+      const lines = await g.$$eval('[data-testid=plan-designs-cli] code', (cs) => cs.map((c) => c.textContent.split('\n')[1]));
+      assert(lines.length === 3, `a command line per design: ${lines.length}`);
+      lines.forEach((line, i) => {
+        const v = JSON.parse(cli([...line.trim().split(/\s+/).slice(1), '--json']));
+        const d = v.deployments[0];
+        assert(d && rows[i].gpus === d.gpus && Math.abs(rows[i].perGpu / d.tokens_per_s_per_gpu - 1) < 1e-9, `design ${i}: page ${JSON.stringify(rows[i])}, CLI ${d && d.gpus} ${d && d.tokens_per_s_per_gpu}`);
+      });
+      const fewest = Math.min(...rows.map((r) => r.gpus));
+      assert(verdict.includes(`fewest GPUs: ${fewest},`) || verdict.includes(`on ${fewest} GPUs`), `${verdict} (fewest ${fewest})`);
+      const fronts = await g.$$eval('[data-testid=plan-designs-chart] g[data-series]', (gs) => gs.length);
+      assert(fronts === 3, `one front per design: ${fronts}`);
+      await page.locator('[data-testid=serving-section]').screenshot({ path: join(out, 'serving-plans-compare-light.png') });
     });
 
     await check('no console error', async () => {

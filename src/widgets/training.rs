@@ -23,9 +23,7 @@ pub use fabricscope_model::training::explore::{
 /// Delay after the last change before the search runs.
 pub const SEARCH_DELAY_MS: u32 = 150;
 
-/// Longest slice of search work run in one task, ms: well under the 50 ms that makes a long
-/// task, so input and paint get the main thread between slices.
-pub const SLICE_MS: f64 = 8.0;
+pub use crate::plumbing::staged::SLICE_MS;
 
 /// How far a search has come: layouts tried and in all (0 of 0 before it starts); `rules`
 /// once the layouts are done and the rules of thumb are being answered.

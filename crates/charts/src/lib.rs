@@ -13,10 +13,8 @@
 //! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //! | [`pareto`] | the right-sizer's fabric options: cost or power against step time |
 //! | [`serving`] | tokens/s per GPU against per user as batch grows; the NVLink boundary; bands |
+//! | [`plan`] | the serving planner: deployments meeting latency targets, per GPU against per user, the front |
 //! | [`check`] | measured nccl-tests points over the expected curve and band |
-//! | [`hierarchy`] | bandwidth per tier of the hierarchy, as bars on a log scale |
-//! | [`training`] | stacked step-time bars, MFU heatmap over TP x PP, memory vs HBM |
-//! | [`topology`] | the cluster drawn in aggregate, GPUs and links coloured by parallelism |
 //! | [`teach`] | one frame of a collective played step by step on a small cluster |
 //! | [`fabric_loads`] | the fat tree with each link's load (flow model), failed links dashed |
 //! | [`band`] | throughput fraction over seeds as p10-p90 bands with the median |
@@ -37,6 +35,7 @@ pub mod compare;
 pub mod fabric_loads;
 pub mod hierarchy;
 pub mod pareto;
+pub mod plan;
 pub mod report;
 pub mod scale;
 pub mod serving;
@@ -54,5 +53,6 @@ pub use band::{busbw_spread_chart, fraction_bands_chart, step_bands_chart, BandR
 pub use fabric_loads::{fabric_loads_chart, LoadsOptions};
 pub use hierarchy::{bandwidth_hierarchy_chart, bandwidth_hierarchy_chart_with, HierarchyOptions};
 pub use topology::{megatron_traffic, topology_chart, Layout, Par, TopoOptions, TopoSpec, Traffic};
+pub use plan::{plan_chart, PlanSeries};
 pub use serving::{serving_chart, ServingChart, ServingPoint, ServingSeries};
 pub use theme::{Rgb, Theme};

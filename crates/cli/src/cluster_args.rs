@@ -394,3 +394,32 @@ pub fn size_parser() -> FlagParser<Bytes> {
         ids: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use fabricscope_model::cluster_flags::cli_flags;
+    use fabricscope_model::presets::CLUSTER_PRESETS;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        cluster: ClusterArgs,
+    }
+
+    /// A page's "the same in the terminal" line (`cli_flags`) rebuilds its cluster exactly:
+    /// every preset, and clusters with every optional field set.
+    #[test]
+    fn a_clusters_flags_rebuild_it() {
+        let mut clusters: Vec<Cluster> = CLUSTER_PRESETS.iter().map(|p| p.cluster()).collect();
+        clusters.push(Cluster { leaf_switches: Some(8), spine_switches: Some(4), switch_radix: Some(64), sharp: true, cpu: fabricscope_model::CpuVendor::Amd, nvls: false, power_cap_w: Some(500), rail_optimized: false, ..Cluster::default() });
+        clusters.push(Cluster { oversubscription: Some(2.5), core_oversubscription: Some(3.0), rail_only: true, nccl: NcclVersion::V2_26_2, ..Cluster::default() });
+        for c in clusters {
+            let line = cli_flags(&c);
+            let args = std::iter::once("fabricscope").chain(line.split_whitespace());
+            let parsed = Flags::try_parse_from(args).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(parsed.cluster.cluster(), c, "{line}");
+        }
+    }
+}

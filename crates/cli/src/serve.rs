@@ -264,7 +264,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub json: bool,
     /// Also write the serving curve (tokens/s per GPU against per user as batch grows, the
-    /// deployment and its counterpart across the NVLink boundary) as SVG to this file
+    /// deployment and its counterpart across the NVLink boundary) as SVG to this file; with the
+    /// planner (--search --rate), the deployments meeting the targets and their Pareto front
     #[arg(long, value_name = "FILE")]
     pub svg: Option<std::path::PathBuf>,
     /// Palette of the --svg chart
@@ -541,7 +542,8 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
         if a.batch_steps.is_some() {
             return Err(CliError::new("--batch-steps", "applies to the search without --rate (the planner tries its own batches)"));
         }
-        return crate::serve_plan::run(a.json, &input, &topo, &m);
+        let svg = a.svg.as_deref().map(|p| (p, a.theme == crate::render::ThemeArg::Dark));
+        return crate::serve_plan::run(a.json, &input, &topo, &m, svg);
     }
     if a.search {
         return run_search(a, &topo, &m);

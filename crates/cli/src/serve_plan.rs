@@ -160,11 +160,9 @@ impl PlanArgs {
         if !a.search {
             return Err(CliError::new("--search", "--rate, --ttft-ms and --tpot-ms ask the planner: add --search"));
         }
-        let d = PlanInput::default();
+        // The page's planner starts from the same question (one design, one answer).
+        let d = fabricscope_serving::DEFAULTS.plan_input(self.rate.unwrap_or(1.0), self.ttft_ms.unwrap_or(1.0), self.tpot_ms.unwrap_or(1.0));
         let input = PlanInput {
-            rate: self.rate.unwrap_or(d.rate),
-            ttft_ms: self.ttft_ms.unwrap_or(d.ttft_ms),
-            tpot_ms: self.tpot_ms.unwrap_or(d.tpot_ms),
             input_tokens: a.input_len,
             output_tokens: a.output_len,
             input_cv: self.input_cv.unwrap_or(d.input_cv),
@@ -180,8 +178,8 @@ impl PlanArgs {
             reserve_gib: a.reserve_gib,
             max_gpus: self.max_gpus,
             max_batch: a.max_batch.min(fabricscope_serving::deploy::MAX_BATCH),
-            batch_steps: d.batch_steps,
             max_results: self.top.map_or(d.max_results, |t| t as usize),
+            ..d
         };
         input.check().map_err(|e| CliError::new(planner_flag(e.field), e.message))?;
         Ok(Some(input))
@@ -198,9 +196,14 @@ fn planner_flag(field: &str) -> String {
     }
 }
 
-/// Runs the planner and prints its answer.
-pub fn run(json: bool, input: &PlanInput, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
+/// Runs the planner and prints its answer; with `svg` (a path and whether dark), also writes the
+/// planner's chart (serving.html's renderer: the deployments meeting the targets and the front).
+pub fn run(json: bool, input: &PlanInput, topo: &Topology, m: &ServingModel, svg: Option<(&std::path::Path, bool)>) -> Result<String, CliError> {
     let r = plan(topo, m, input).map_err(|e| CliError::new(planner_flag(e.field), e.message))?;
+    if let Some((path, dark)) = svg {
+        let chart = fabricscope_charts::plan_chart(&[fabricscope_charts::PlanSeries { label: String::new(), plan: &r }], 760, 440, &fabricscope_charts::Theme::for_dark(dark));
+        std::fs::write(path, chart).map_err(|e| CliError::new("--svg", format!("cannot write {}: {e}", path.display())))?;
+    }
     if json {
         return output::json(&r);
     }

@@ -41,3 +41,20 @@ fn svg_of_the_offline_mix_is_refused_by_name() {
     let p = std::env::temp_dir().join("fabricscope-serve-offline.svg");
     fails(&["serve", "--model", "llama3-8b", "--phase", "offline", "--svg", &p.to_string_lossy()], &["--svg", "decode or prefill"]);
 }
+
+/// With the planner (`--search --rate`), `--svg` writes serving.html's planner chart: the
+/// deployments meeting the targets, the front, the smallest ringed and named in the legend.
+#[test]
+fn the_planners_svg_is_the_pages_chart() {
+    let args = ["--search", "--rate", "20", "--ttft-ms", "2000", "--tpot-ms", "50", "--model", "llama3-70b", "--nodes", "8"];
+    let svg = chart(&args, "plan");
+    let mut with_json = args.to_vec();
+    with_json.extend_from_slice(&["--json"]);
+    let v = common::json(&[&["serve"][..], &with_json].concat());
+    let first = &v["deployments"][0];
+    assert_eq!(svg.matches("data-series=").count(), 1, "{svg}");
+    assert!(svg.contains(&format!("data-front=\"{}\"", v["pareto"].as_array().map_or(0, |p| p.len()))));
+    let t = fabricscope_charts::texts(&svg);
+    assert!(t.iter().any(|s| s.starts_with(&format!("fewest GPUs: {} (", first["gpus"]))), "{t:?}");
+    assert!(t.iter().any(|s| s == "output tokens/s per user (1000 / TPOT)"), "{t:?}");
+}

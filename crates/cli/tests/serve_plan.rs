@@ -123,3 +123,23 @@ fn bad_planner_input_is_one_line_naming_the_flag() {
     fails(&["serve", "--model", "llama3-70b", "--rate", "20", "--ttft-ms", "2000", "--tpot-ms", "50"], &["--search"]);
     fails(&["serve", "--model", "llama3-70b", "--disaggregated", "auto"], &["--disaggregated", "auto applies to the planner"]);
 }
+
+/// Issue 37/39: one question, one answer. `serve --search --rate --ttft-ms --tpot-ms` with no
+/// other flag asks exactly the question serving.html's planner starts from
+/// (`DEFAULTS.plan_input`), and answers it as the planner does.
+#[test]
+fn the_planner_with_no_other_flag_asks_the_pages_question() {
+    use fabricscope_serving::planner::plan;
+    use fabricscope_serving::{serving_preset, DEFAULTS};
+    let v = json(&with(&["--json"]));
+    let q = DEFAULTS.plan_input(20.0, 2000.0, 50.0);
+    assert_eq!(v["input"], serde_json::to_value(&q).unwrap(), "{}", v["input"]);
+    let topo = fabricscope_model::Cluster { nodes: 8, ..fabricscope_model::Cluster::default() }.topology().unwrap();
+    let r = plan(&topo, &serving_preset("llama3-70b").unwrap(), &q).unwrap();
+    let ds = v["deployments"].as_array().unwrap();
+    assert_eq!(ds.len(), r.deployments.len());
+    for (d, e) in ds.iter().zip(&r.deployments) {
+        assert_eq!((d["gpus"].as_u64(), d["mode"].as_str()), (Some(e.gpus as u64), Some(e.mode.id())));
+        assert!((f(d, "tokens_per_s_per_gpu") / e.tokens_per_s_per_gpu - 1.0).abs() < 1e-9);
+    }
+}

@@ -29,6 +29,7 @@
 pub mod calibration;
 pub mod catalog;
 pub mod choice;
+pub mod cluster_flags;
 pub mod collective;
 pub mod ep;
 pub mod error;

@@ -2,7 +2,8 @@
 //! CLI's `serve` (and `serve --search`) start from these, so one design gives one answer on the
 //! page and in the terminal, and `serve --search` with no flags reproduces the page's search.
 
-use crate::deploy::{Deployment, Phase, MAX_TOKENS};
+use crate::deploy::{Deployment, Phase, MAX_BATCH, MAX_TOKENS};
+use crate::planner::PlanInput;
 use crate::search::SearchOptions;
 
 /// What a deployment and a search start from when the user says nothing.
@@ -44,6 +45,13 @@ impl ServingDefaults {
     /// batches an octave up to `max_batch`, on the whole cluster.
     pub fn search_options(base: Deployment, target: f64, max_batch: u32, batch_steps: u32) -> SearchOptions {
         SearchOptions { base: Deployment { phase: Phase::Decode, ..base }, min_tokens_per_s_per_user: target, max_batch, batch_steps, max_gpus: None }
+    }
+
+    /// The planner's question both front ends start from (`serve --search --rate R --ttft-ms T
+    /// --tpot-ms P` and serving.html's planner): these lengths and largest batch, every other
+    /// knob at [`PlanInput`]'s default.
+    pub fn plan_input(&self, rate: f64, ttft_ms: f64, tpot_ms: f64) -> PlanInput {
+        PlanInput { rate, ttft_ms, tpot_ms, input_tokens: self.input_len, output_tokens: self.output_len, max_batch: self.max_batch.min(MAX_BATCH), ..PlanInput::default() }
     }
 }
 

@@ -189,6 +189,8 @@ fn ComparePage() -> Html {
     let scenario = Scenario { prices: prices.book.to_value(), ..state.scenario() };
     let settled = url::use_link_writer(scenario, "compare.html", fabricscope_model::link::encode, designs_link.clone());
     let note = use_state(|| None::<String>);
+    // The framed pages' fragment: the controls' design and the pinned ones (congestion.html and
+    // serving.html's planner both read it).
     let congestion_fragment = use_memo((settled.clone(), designs_link.clone()), |(s, d)| format!("s={}{d}", encode(s)));
     // Opened with no saved designs: the link's design is the first.
     {
@@ -249,6 +251,13 @@ fn ComparePage() -> Html {
                             heading="Congestion, sharing and failures · the designs under the flow model"
                             frame_title="Congestion panel for the pinned designs and the design in the controls: routing, neighbours, failures, throughput bands over seeds"
                             open_text="Open the congestion panel on its own page" />
+                        // Serving plans (issue 39): serving.html's planner on every pinned design
+                        // under the same latency targets, in its own wasm (the planner costs this
+                        // page nothing).
+                        <PageFrame page="serving.html" fragment={congestion_fragment.clone()} kind="serving"
+                            heading="Serving plans · the designs under the same latency targets"
+                            frame_title="Serving planner for the pinned designs: the fewest GPUs meeting TTFT and TPOT targets at a request rate, each design's Pareto front overlaid"
+                            open_text="Open the plans on the serving page" />
                         { bom_panel(&v.cluster, &prices.book) }
                     }
                     if step >= 3 {

@@ -472,23 +472,8 @@ pub fn use_congestion(key: Vec<(Cluster, Settings)>, draw: bool, in_view: bool) 
 
 /// The same study as a `fabricscope congestion` command line.
 pub fn cli_line(c: &Cluster, s: &Settings) -> String {
-    let mut l = format!(
-        "fabricscope congestion --gpu {} --nodes {} --gpus-per-node {} --nics-per-node {} --nic {} --rail-optimized {}",
-        c.gpu.id(),
-        c.nodes,
-        c.gpus_per_node,
-        c.nics_per_node,
-        c.nic.id(),
-        c.rail_optimized
-    );
-    for (flag, v) in [("leaf", c.leaf_switches), ("spine", c.spine_switches), ("radix", c.switch_radix)] {
-        if let Some(v) = v {
-            l.push_str(&format!(" --{flag} {v}"));
-        }
-    }
-    if let Some(r) = c.oversubscription {
-        l.push_str(&format!(" --oversubscription {r}"));
-    }
+    // Every cluster field, so the line rebuilds this cluster whatever the CLI's defaults.
+    let mut l = format!("fabricscope congestion {}", fabricscope_model::cluster_flags::cli_flags(c));
     let o = options(s, c);
     l.push_str(&format!(" --traffic {} --routing {} --placement {} --seeds {}", o.traffic.id(), o.routing.id(), o.placement.id(), o.seeds));
     let f = s.failures;
@@ -523,7 +508,7 @@ mod tests {
         assert_eq!(seed_work(&spec(&mid), &options(&s, &mid)), 64 * 63 * 8 * 8);
         assert!(!fits_page(&spec(&mid), &options(&s, &mid)));
         let line = cli_line(&Cluster { oversubscription: Some(2.0), ..mid }, &Settings { failures: Failures { nics_down: 1, ..Failures::default() }, ..s });
-        assert_eq!(line, "fabricscope congestion --gpu h100 --nodes 64 --gpus-per-node 8 --nics-per-node 8 --nic ib-ndr --rail-optimized true --oversubscription 2 --traffic alltoall --routing ecmp --placement contiguous --seeds 16 --nics-down 1");
+        assert_eq!(line, "fabricscope congestion --gpu h100 --nodes 64 --gpus-per-node 8 --scale-up nvlink4 --nics-per-node 8 --nic ib-ndr --rail-optimized true --nvls true --cpu intel --nccl 2.27.5 --oversubscription 2 --traffic alltoall --routing ecmp --placement contiguous --seeds 16 --nics-down 1");
         // The worker samples what the page sends to the CLI: an ECMP all-to-all over 1,024
         // GPUs, a permutation over 1,024 NICs; not a 256-node ECMP all-to-all (4,177,920 paths).
         assert!(fits(&spec(&big), &options(&s, &big), &WORKER));

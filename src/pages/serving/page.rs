@@ -1,5 +1,6 @@
 //! serving.html's root (issue 24, its own wasm: src/bin/fabricscope-serving): the serving panel
-//! for the cluster of the link (`#s=`). The explorer shows it in a frame (`?frame`: no masthead),
+//! for the cluster of the link (`#s=`) and, when the link carries compare.html's pinned designs
+//! (`d=`), the planner on each of them side by side. The explorer shows it in a frame (`?frame`: no masthead),
 //! loaded once scrolled near and moved to each settled cluster by its link's fragment, so the
 //! serving model, its chart and search cost the explorer's bundle and input path nothing.
 
@@ -7,11 +8,20 @@ use crate::plumbing::hooks::{DARK, NARROW};
 use super::ServingPanel;
 use crate::plumbing::hooks::use_media_query;
 use crate::plumbing::url;
+use super::plan_compare::PinnedDesign;
 use fabricscope_model::Cluster;
+use std::rc::Rc;
 use yew::prelude::*;
 
 fn cluster_of_link() -> Cluster {
     url::read().map(|d| d.scenario.cluster).unwrap_or_default()
+}
+
+/// The designs compare.html pins (its frame's `d=`), each a name and a cluster.
+fn designs_of_link() -> Vec<PinnedDesign> {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let param = fabricscope_model::link::find_param("", hash.trim_start_matches('#'), "d=");
+    param.map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: d.scenario.cluster }).collect()
 }
 
 /// Mounts the page (see [`crate::widgets::page_frame::mount_framed`]).
@@ -22,16 +32,27 @@ pub fn mount() {
 #[component]
 fn ServingPage() -> Html {
     let cluster = use_state_eq(cluster_of_link);
+    let designs = use_state_eq(|| Rc::new(designs_of_link()));
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     {
         // The explorer moves the frame's fragment to each settled cluster.
-        let cluster = cluster.clone();
+        let (cluster, designs) = (cluster.clone(), designs.clone());
         use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| gloo_events::EventListener::new(&w, "hashchange", move |_| cluster.set(cluster_of_link())));
+            let listener = web_sys::window().map(|w| {
+                gloo_events::EventListener::new(&w, "hashchange", move |_| {
+                    cluster.set(cluster_of_link());
+                    designs.set(Rc::new(designs_of_link()));
+                })
+            });
             move || drop(listener)
         });
     }
     use_effect(crate::plumbing::hooks::sync_selects);
-    html! { <ServingPanel cluster={(*cluster).clone()} {dark} {compact} /> }
+    if designs.is_empty() {
+        html! { <ServingPanel cluster={(*cluster).clone()} {dark} {compact} /> }
+    } else {
+        // Framed in compare.html: the pinned designs under the same targets.
+        html! { <super::plan_panel::PlanDesigns cluster={(*cluster).clone()} designs={(*designs).clone()} {dark} {compact} /> }
+    }
 }

@@ -195,7 +195,7 @@ pub fn serving_panel(p: &Props) -> Html {
     let view = crate::widgets::Same(shown.borrow().1.clone());
     html! {
         <section ref={node} class={classes!((!crate::widgets::cluster_line::framed()).then_some("panel"), "chart", "wide", "serving")} data-testid="serving" aria-labelledby="serving-h">
-            <ServingBody {view} {choice} />
+            <ServingBody {view} {choice} dark={p.dark} compact={p.compact} />
         </section>
     }
 }
@@ -204,6 +204,8 @@ pub fn serving_panel(p: &Props) -> Html {
 struct BodyProps {
     view: crate::widgets::Same<Shown>,
     choice: UseStateHandle<ServingChoice>,
+    dark: bool,
+    compact: bool,
 }
 
 #[function_component(ServingBody)]
@@ -308,6 +310,7 @@ fn serving_body(p: &BodyProps) -> Html {
                     }
                 } }
             }
+            <super::plan_panel::PlanSection cluster={sh.cluster.clone()} choice={c} dark={p.dark} compact={p.compact} />
         </div>
     }
 }

@@ -180,8 +180,12 @@ pub fn intervals_of(d: &PlanDeployment, class: AccuracyClass, validated: bool) -
     // A deployment that sustains the rate outputs exactly the rate's tokens, never more; if the
     // step is slower than predicted its capacity may fall below the rate: the delivered output
     // is then the capacity's low end.
-    let cap = c.throughput(d.capacity_tokens_per_s_per_gpu, &format!("{b}; {DELIVERED_BASIS}"));
     let v = d.tokens_per_s_per_gpu;
+    // Capacity 0: the deployment misses the latency targets (another engine's figures, joined
+    // into the interval), yet it is stable at the rate (the planner builds figures only for
+    // stable ones), so it still delivers the rate's tokens.
+    let base = if d.capacity_tokens_per_s_per_gpu > 0.0 { d.capacity_tokens_per_s_per_gpu } else { v };
+    let cap = c.throughput(base, &format!("{b}; {DELIVERED_BASIS}"));
     Some(PlanIntervals {
         ttft_ms: p.time(d.ttft_ms, &pb),
         tpot_ms: c.time(d.tpot_ms, &b),
