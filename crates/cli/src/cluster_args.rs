@@ -344,6 +344,12 @@ pub fn cpu_parser() -> FlagParser<CpuVendor> {
     }
 }
 
+/// `--ep-library`: an EP kernel library (`ep`, and the MoE step of `train` and `search`).
+pub fn library_parser() -> FlagParser<fabricscope_model::ep::Library> {
+    use fabricscope_model::ep::Library;
+    FlagParser { parse: |s| Library::from_id(s).ok_or_else(|| unknown("EP library", s, &Library::ids())), ids: Some(Library::ids) }
+}
+
 pub fn bool_parser() -> FlagParser<bool> {
     FlagParser {
         parse: |s| match s.to_ascii_lowercase().as_str() {

@@ -2,7 +2,7 @@
 //! EP library's normal or low-latency kernels run them (`--ep-library`: DeepEP on NVIDIA GPUs
 //! and MoRI on AMD by default): time, bottleneck link and its bandwidth, with 90% intervals.
 
-use crate::cluster_args::{count_parser, unknown, ClusterArgs, FlagParser};
+use crate::cluster_args::{count_parser, library_parser, unknown, ClusterArgs, FlagParser};
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
@@ -89,9 +89,6 @@ fn kernel_ids() -> Vec<&'static str> {
 }
 fn dtype_parser() -> FlagParser<Dtype> {
     FlagParser { parse: |s| Dtype::from_id(s).ok_or_else(|| unknown("element type", s, &dtype_ids())), ids: Some(dtype_ids) }
-}
-fn library_parser() -> FlagParser<Library> {
-    FlagParser { parse: |s| Library::from_id(s).ok_or_else(|| unknown("EP library", s, &Library::ids())), ids: Some(Library::ids) }
 }
 fn kernel_parser() -> FlagParser<Kernel> {
     FlagParser { parse: |s| Kernel::from_id(s).ok_or_else(|| unknown("kernel", s, &kernel_ids())), ids: Some(kernel_ids) }

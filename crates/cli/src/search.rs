@@ -90,7 +90,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         zero: p.zero,
     };
     let opts = SearchOptions { top: a.top as usize, fixed, sequence_parallel: p.sequence_parallel, order: p.order, ..SearchOptions::default() };
-    let fw = a.workload.framework;
+    let fw = a.workload.framework();
     let mut ev = Evaluator::new(&topo, &w, fw)?;
     if let Some(f) = &cal {
         ev = ev.with_calibration(&f.calibration);

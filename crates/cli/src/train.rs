@@ -124,6 +124,12 @@ pub struct WorkloadArgs {
     /// Training software whose overlap and fusion behaviour to assume
     #[arg(long, value_name = "NAME", value_parser = framework_parser(), default_value = "megatron-core")]
     pub framework: Framework,
+    /// EP library whose normal kernels run an MoE's dispatch and combine (deepep, pplx-garden,
+    /// nccl-ep, uccl-ep, mori, trtllm; as `fabricscope ep --ep-library` times them for the
+    /// layout's EP group) [default: the framework's own exchange, NCCL all-to-all or its
+    /// hierarchical dispatcher, as the training calibration was fitted]
+    #[arg(long, value_name = "LIBRARY", value_parser = crate::cluster_args::library_parser())]
+    pub ep_library: Option<fabricscope_model::ep::Library>,
 }
 
 /// The parallel layout.
@@ -221,6 +227,11 @@ struct TrainCalibration {
 }
 
 impl WorkloadArgs {
+    /// The framework with `--ep-library` applied.
+    pub fn framework(&self) -> Framework {
+        Framework { ep_library: self.ep_library.or(self.framework.ep_library), ..self.framework }
+    }
+
     /// The workload: the preset (if any) with every explicit flag applied on top.
     pub fn workload(&self) -> Result<Workload, CliError> {
         let base = match self.dims.model {
@@ -367,6 +378,9 @@ struct TrainJson<'a> {
     intervals: Option<fabricscope_model::calibration::apply::StepIntervals>,
     /// The job under failures: MTTF, ETTR, goodput tokens/s with their intervals.
     goodput: &'a fabricscope_model::goodput::GoodputReport,
+    /// `--ep-library`: the library whose normal kernels timed the MoE dispatch and combine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ep_library: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     calibration: Option<TrainCalibration>,
 }
@@ -378,14 +392,14 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     }
     let w = a.workload.workload()?;
     let par = a.parallel.parallel(topo.total_gpus);
-    let mut ev = Evaluator::new(&topo, &w, a.workload.framework)?;
+    let mut ev = Evaluator::new(&topo, &w, a.workload.framework())?;
     let catalog = match &cal {
         Some(f) => {
             if a.flow.requested() || a.stragglers.slow_gpus > 0 {
                 return Err(CliError::new("--calibration", "the flow model and stragglers do not take a calibration yet: drop --routing, --seeds, --slow-gpus and the failure-flow flags, or --calibration"));
             }
             let r0 = ev.evaluate(&par)?;
-            ev = Evaluator::new(&topo, &w, a.workload.framework)?.with_calibration(&f.calibration);
+            ev = Evaluator::new(&topo, &w, a.workload.framework())?.with_calibration(&f.calibration);
             let domains = topo.domains;
             Some(TrainCalibration {
                 logs: f.calibration.logs,
@@ -405,7 +419,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             flow: &a.flow,
             stragglers: &a.stragglers,
             json: a.json,
-            framework: a.workload.framework,
+            framework: a.workload.framework(),
             topo: &topo,
             w: &w,
             par: &par,
@@ -419,11 +433,12 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             Some(f) => calibrated_step_intervals(&topo, &w, &r, &f.calibration),
             None => step_intervals_of(&topo, &w, &r),
         };
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals, goodput: &g, calibration: catalog });
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals, goodput: &g, ep_library: a.workload.ep_library.map(|l| l.id()), calibration: catalog });
     }
+    let ep_line = a.workload.ep_library.map_or(String::new(), |l| format!("EP library: {}'s normal kernels run dispatch and combine, as fabricscope ep --ep-library {} times them for the EP group\n", l.name(), l.id()));
     if let Some(c) = &catalog {
         return Ok(format!(
-            "{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\nCalibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
+            "{}{ep_line}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\nCalibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
             report_text_with(&topo, &w, &r, cal.as_ref().and_then(|f| calibrated_step_intervals(&topo, &w, &r, &f.calibration))),
             g.sentence(),
             g.goodput_tokens_per_s,
@@ -434,7 +449,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             c.catalog_tokens_per_s
         ));
     }
-    Ok(format!("{}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n", report_text(&topo, &w, &r), g.sentence(), g.goodput_tokens_per_s))
+    Ok(format!("{}{ep_line}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n", report_text(&topo, &w, &r), g.sentence(), g.goodput_tokens_per_s))
 }
 
 fn gib(b: Bytes) -> f64 {

@@ -322,3 +322,41 @@ fn collective_json_says_extrapolated_beyond_the_measured_scale() {
     let near = json(&["collective", "--nodes", "4", "--op", "all_reduce", "--bytes", "1G", "--json"]);
     assert_eq!(near["extrapolated"], Value::Bool(false), "{near}");
 }
+
+/// Issue 35: the EP library is an input of the MoE step. With `--ep-library`, the step's EP
+/// time is the library's normal-kernel dispatch and combine as `fabricscope ep` times them for
+/// the same group, so two libraries' EP times stand in the ratio `ep` gives their exchanges
+/// (the layers and micro-batches multiply both alike); without it the step keeps the exchange
+/// the training calibration was fitted with; a library without normal kernels is refused by
+/// name with the ones that have them.
+#[test]
+fn the_ep_library_times_the_moe_steps_dispatch_and_combine_as_ep_does() {
+    // One pipeline stage: every MoE layer in the stage the step is timed on, whichever library.
+    let train = ["train", "--gpu", "h100", "--nodes", "32", "--model", "deepseek-v3-like", "--tp", "1", "--pp", "1", "--ep", "32", "--precision", "fp8", "--json"];
+    let with = |lib: &str| {
+        let mut a = train.to_vec();
+        a.extend_from_slice(&["--ep-library", lib]);
+        json(&a)
+    };
+    let ep_exposed = |v: &Value| v["groups"].as_array().unwrap().iter().find(|g| g["group"] == "ep").unwrap()["exposed_us"].as_f64().unwrap();
+    let exchange = |lib: &str| {
+        // The step's group: 32 GPUs on 4 nodes, 4,096 tokens per rank (seq 4,096, micro-batch 1,
+        // TP 1), BF16 both ways, node-limited to 4 nodes as the model routes.
+        let v = json(&["ep", "--json", "--ep", "32", "--tokens", "4096", "--nodes", "32", "--ep-library", lib, "--kernel", "normal", "--dispatch-dtype", "bf16", "--combine-dtype", "bf16", "--max-nodes-per-token", "4"]);
+        v["dispatch"]["time_us"].as_f64().unwrap() + v["combine"]["time_us"].as_f64().unwrap()
+    };
+    let (deepep, nccl) = (with("deepep"), with("nccl-ep"));
+    assert_eq!((deepep["ep_library"].as_str(), nccl["ep_library"].as_str()), (Some("deepep"), Some("nccl-ep")));
+    let step_ratio = ep_exposed(&nccl) / ep_exposed(&deepep);
+    let ep_ratio = exchange("nccl-ep") / exchange("deepep");
+    assert!((step_ratio / ep_ratio - 1.0).abs() < 1e-6, "step {step_ratio} vs ep {ep_ratio}");
+    assert!(ep_ratio > 1.0, "NCCL EP's exchange is slower than DeepEP's here: {ep_ratio}");
+    let default = json(&train);
+    assert!(default.get("ep_library").is_none());
+    assert!(ep_exposed(&default) > 0.0 && (ep_exposed(&default) / ep_exposed(&deepep) - 1.0).abs() > 0.01, "the default keeps its own exchange");
+    let mut pplx = train.to_vec();
+    pplx.extend_from_slice(&["--ep-library", "pplx"]);
+    let out = run(&pplx);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("--ep-library") && out.stderr.contains("only low-latency") && out.stderr.contains("deepep"), "{}", out.stderr);
+}

@@ -435,10 +435,11 @@ pub struct LayerExchange {
 /// the training step has always timed them: every distinct destination node's copy, the
 /// token's own included, at [`params::TRAINING_RDMA_EFFICIENCY`] of a NIC. The training step
 /// calls this for node-limited routing (DeepSeek-V3's hierarchical dispatch); uniform random
-/// routing (the step models expert-load imbalance in its compute). It does not take a library
-/// yet: the training calibration (bands.csv, training.csv) was made with these parameters, and
-/// moving the step to the library model ([`evaluate_placed`]) changes its MoE predictions
-/// (Megatron MoE on Hopper: median error 17.8% -> 23.2%), left for its own change.
+/// routing (the step models expert-load imbalance in its compute). This is the step's default:
+/// the training calibration (bands.csv, training.csv) was made with these parameters, and
+/// moving the default to the library model ([`evaluate_placed`]) changes its MoE predictions
+/// (Megatron MoE on Hopper: median error 17.8% -> 23.2%). A library named for the step
+/// (`train --ep-library`, `Framework::ep_library`) is timed by the library model instead.
 pub fn layer_exchange_us(topo: &Topology, x: &LayerExchange) -> (f64, f64) {
     let n = (x.per_domain * x.domains).max(1);
     let nodes = x.domains.max(1);

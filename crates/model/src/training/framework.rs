@@ -62,6 +62,13 @@ pub struct Framework {
     /// "hybridep"); else every routed copy crosses the network on its own (NCCL all-to-all,
     /// Megatron-Core's `alltoall` dispatcher, the default here).
     pub ep_node_dispatch: bool,
+    /// The EP library whose normal (high-throughput) kernels run dispatch and combine, timed as
+    /// `fabricscope ep --ep-library` times them for the layout's EP span (DeepEP, pplx-kernels,
+    /// ...: `crate::ep::Library`); `None`: the exchange the training calibration was fitted
+    /// with (NCCL all-to-all, or the hierarchical exchange with `ep_node_dispatch`). A CLI
+    /// input (`--ep-library`), not part of a page's link: skipped by serde.
+    #[serde(skip)]
+    pub ep_library: Option<crate::ep::Library>,
     /// FSDP/ZeRO-3 frees gathered parameters after the forward and gathers them again for the
     /// backward (`reshard_after_forward=True`, PyTorch FSDP2 default; ZeRO-3); with ZeRO stage
     /// 2 semantics the parameters stay gathered until the backward.
@@ -149,6 +156,7 @@ impl Framework {
             overlap_tp_comm: true,
             overlap_moe_a2a: false,
             ep_node_dispatch: false,
+            ep_library: None,
             reshard_after_forward: true,
             cp_all_gather: false,
             zero3_collective_efficiency: 1.0,

@@ -563,7 +563,9 @@ impl<'a> Evaluator<'a> {
                 let full = self.comms.time(ep_id, Collective::AllToAll, bytes)?;
                 let span = layout.spans[g(Group::Ep)];
                 let share = m.network_copy_share(span.domains);
-                let a2a = if share < 1.0 || (self.fw.ep_node_dispatch && span.domains > 1) {
+                let a2a = if let Some(lib) = self.fw.ep_library {
+                    library_exchange_us(self.topo, lib, span.placement.per_domain, span.placement.domains(), tok_sp, w.hidden, &m)?
+                } else if share < 1.0 || (self.fw.ep_node_dispatch && span.domains > 1) {
                     // Node-limited routing, or a dispatcher that sends per node (DeepEP,
                     // HybridEP): hierarchical dispatch and combine (one network copy per
                     // destination node, NVLink fan-out alongside; DeepSeek-V3 §3.2.2), timed by
@@ -922,6 +924,37 @@ impl<'a> Evaluator<'a> {
             ecmp_ring_fraction: (self.topo.nic.routing == crate::catalog::Routing::Ecmp).then(|| self.comms.ring_routing(layout.ids[g(Group::Dp)])),
         }
     }
+}
+
+/// One dispatch-or-combine of a layer (their mean, µs) with `lib`'s normal kernels for an EP
+/// group of `per_domain` GPUs in each of `domains` scale-up domains, `tokens` per rank, BF16
+/// activations, uniform routing (the step's compute carries the experts' load imbalance): the
+/// time `fabricscope ep --ep-library` gives the same group. A library that cannot run it (no
+/// normal kernels, a group past its size) is an error naming `ep_library`.
+fn library_exchange_us(topo: &Topology, lib: crate::ep::Library, per_domain: u32, domains: u32, tokens: f64, hidden: u32, m: &super::workload::Moe) -> Result<f64> {
+    use crate::ep::{Dtype, EpInput, EpPlacement, Imbalance, Kernel};
+    let ranks = per_domain * domains;
+    let input = EpInput {
+        ep: ranks,
+        tokens: tokens.round().clamp(1.0, f64::from(1u32 << 20)) as u32,
+        hidden,
+        top_k: m.top_k,
+        experts: m.experts,
+        dispatch_dtype: Dtype::Bf16,
+        combine_dtype: Dtype::Bf16,
+        kernel: Kernel::Normal,
+        max_nodes_per_token: (m.max_nodes_per_token > 0).then_some(m.max_nodes_per_token),
+        imbalance: Imbalance::Uniform,
+        library: Some(lib),
+    };
+    let params = lib.params();
+    if params.normal.is_none() {
+        let normal: Vec<&str> = crate::ep::Library::ALL.iter().filter(|l| l.params().normal.is_some()).map(|l| l.id()).collect();
+        return Err(ModelError::new("ep_library", format!("{} has only low-latency (decode) kernels; training dispatches with normal kernels: use one of {}", lib.name(), normal.join(", "))));
+    }
+    let pl = EpPlacement { ranks, per_domain, domains, scale_up_only: domains <= 1 };
+    let r = crate::ep::evaluate_with(topo, &input, pl, lib, &params).map_err(|e| ModelError::new("ep_library", format!("{} cannot run this layout's EP group: {}", lib.name(), e.message)))?;
+    Ok((r.dispatch.time_us + r.combine.time_us) / 2.0)
 }
 
 /// Exposed all-to-all time, µs, of one MoE layer's forward paired with another micro-batch's
