@@ -132,6 +132,27 @@ pub struct EpInput {
     pub library: Option<Library>,
 }
 
+impl EpInput {
+    /// A training layer's exchange: `ranks` in the group, `tokens` per rank (rounded, at least
+    /// 1), BF16 both ways, normal kernels, uniform routing (the step's compute carries the
+    /// experts' load imbalance), `max_nodes_per_token` 0 for no limit.
+    pub fn training(ranks: u32, tokens: f64, hidden: u32, top_k: u32, experts: u32, max_nodes_per_token: u32, library: Option<Library>) -> EpInput {
+        EpInput {
+            ep: ranks,
+            tokens: tokens.round().clamp(1.0, f64::from(1u32 << 20)) as u32,
+            hidden,
+            top_k,
+            experts,
+            dispatch_dtype: Dtype::Bf16,
+            combine_dtype: Dtype::Bf16,
+            kernel: Kernel::Normal,
+            max_nodes_per_token: (max_nodes_per_token > 0).then_some(max_nodes_per_token),
+            imbalance: Imbalance::Uniform,
+            library,
+        }
+    }
+}
+
 /// The link a phase waits on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,7 +4,7 @@
 use super::mapping::{Group, SpanTier};
 use super::step::StepReport;
 use super::workload::Workload;
-use crate::ep::{self, Dtype, EpInput, EpPlacement, Imbalance, Kernel, Link};
+use crate::ep::{self, EpInput, EpPlacement, Kernel, Link};
 use crate::topology::Topology;
 use serde::Serialize;
 
@@ -51,19 +51,7 @@ pub fn moe_view(topo: &Topology, w: &Workload, r: &StepReport) -> Option<MoeView
     let p = &r.mapping;
     // Per rank: the micro-batch's tokens, split over CP, and over TP by sequence parallelism.
     let tokens = p.micro_batch as f64 * w.seq as f64 / p.cp.max(1) as f64 / if p.tp > 1 { p.tp as f64 } else { 1.0 };
-    let input = EpInput {
-        ep: g.ranks,
-        tokens: tokens.round().max(1.0) as u32,
-        hidden: w.hidden,
-        top_k: m.top_k,
-        experts: m.experts,
-        dispatch_dtype: Dtype::Bf16,
-        combine_dtype: Dtype::Bf16,
-        kernel: Kernel::Normal,
-        max_nodes_per_token: (m.max_nodes_per_token > 0).then_some(m.max_nodes_per_token),
-        imbalance: Imbalance::Uniform,
-        library: None,
-    };
+    let input = EpInput::training(g.ranks, tokens, w.hidden, m.top_k, m.experts, m.max_nodes_per_token, None);
     let domains = g.ranks.div_ceil(g.per_domain.max(1));
     let placed = EpPlacement { ranks: g.ranks, per_domain: g.per_domain, domains, scale_up_only: g.tier == SpanTier::ScaleUp };
     let e = ep::evaluate_placed(topo, &input, placed).ok()?;

@@ -932,21 +932,9 @@ impl<'a> Evaluator<'a> {
 /// time `fabricscope ep --ep-library` gives the same group. A library that cannot run it (no
 /// normal kernels, a group past its size) is an error naming `ep_library`.
 fn library_exchange_us(topo: &Topology, lib: crate::ep::Library, per_domain: u32, domains: u32, tokens: f64, hidden: u32, m: &super::workload::Moe) -> Result<f64> {
-    use crate::ep::{Dtype, EpInput, EpPlacement, Imbalance, Kernel};
+    use crate::ep::{EpInput, EpPlacement};
     let ranks = per_domain * domains;
-    let input = EpInput {
-        ep: ranks,
-        tokens: tokens.round().clamp(1.0, f64::from(1u32 << 20)) as u32,
-        hidden,
-        top_k: m.top_k,
-        experts: m.experts,
-        dispatch_dtype: Dtype::Bf16,
-        combine_dtype: Dtype::Bf16,
-        kernel: Kernel::Normal,
-        max_nodes_per_token: (m.max_nodes_per_token > 0).then_some(m.max_nodes_per_token),
-        imbalance: Imbalance::Uniform,
-        library: Some(lib),
-    };
+    let input = EpInput::training(ranks, tokens, hidden, m.top_k, m.experts, m.max_nodes_per_token, Some(lib));
     let params = lib.params();
     if params.normal.is_none() {
         let normal: Vec<&str> = crate::ep::Library::ALL.iter().filter(|l| l.params().normal.is_some()).map(|l| l.id()).collect();
