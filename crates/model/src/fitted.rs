@@ -110,6 +110,11 @@ pub struct TierFit {
     pub latency: Option<Latency>,
 }
 
+/// Prefix of a calibration in a link (its format's version).
+pub const LINK_PREFIX: &str = "v1.";
+/// Longest calibration a link may carry, characters: a fit's values are a few hundred.
+pub const MAX_LINK_CHARS: usize = 8192;
+
 /// A cluster's measured parameters: what the collective model applies ([`Comm::with_calibration`]).
 /// Small and serde-able, so a page can carry it in a link.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -156,6 +161,25 @@ impl Calibration {
             }
         }
         Ok(())
+    }
+
+    /// The calibration as a link parameter's value (`cal=v1.<base64url of its JSON>`): the
+    /// fitted values only, never the logs, so a page's link stays short.
+    pub fn to_link(&self) -> String {
+        format!("{LINK_PREFIX}{}", crate::link::base64url_encode(serde_json::to_string(self).unwrap_or_default().as_bytes()))
+    }
+
+    /// A calibration read back from [`Calibration::to_link`]'s text, checked; `Err` says what is
+    /// wrong with it.
+    pub fn from_link(text: &str) -> Result<Calibration, String> {
+        if text.len() > MAX_LINK_CHARS {
+            return Err(format!("the calibration in the link is {} characters, over the {MAX_LINK_CHARS} one may have", text.len()));
+        }
+        let payload = text.trim().strip_prefix(LINK_PREFIX).ok_or_else(|| format!("not a calibration (expected {LINK_PREFIX}<data>)"))?;
+        let bytes = crate::link::base64url_decode(payload).ok_or("the calibration in the link is damaged (not base64url)")?;
+        let c: Calibration = serde_json::from_slice(&bytes).map_err(|e| format!("the calibration in the link is damaged: {e}"))?;
+        c.validate()?;
+        Ok(c)
     }
 
     /// "measured at 2 nodes, predicted at 64" (or "measured at 1 node: the network is the
@@ -328,5 +352,18 @@ mod tests {
         assert!(cal.validate().is_ok());
         cal.network.latency = Some(Latency { added_us: f64::NAN, uncertainty_us: 0.0 });
         assert!(cal.validate().is_err());
+    }
+
+    #[test]
+    fn a_calibration_round_trips_through_a_link_and_a_bad_one_says_why() {
+        let cal = Calibration { network: TierFit { bandwidth: share(0.81), latency: Some(Latency { added_us: 12.5, uncertainty_us: 1.0 }) }, measured_nodes: vec![1, 2], logs: 3, ..Default::default() };
+        let link = cal.to_link();
+        assert!(link.starts_with(LINK_PREFIX) && link.len() < 600, "{link}");
+        assert_eq!(Calibration::from_link(&link), Ok(cal));
+        assert!(Calibration::from_link("v2.abc").unwrap_err().contains("expected v1."));
+        assert!(Calibration::from_link("v1.!!").unwrap_err().contains("damaged"));
+        let bad = Calibration { network: TierFit { bandwidth: share(9.0), latency: None }, ..Default::default() };
+        assert!(Calibration::from_link(&bad.to_link()).unwrap_err().contains("network bandwidth share"));
+        assert!(Calibration::from_link(&"v1.".repeat(4000)).unwrap_err().contains("over the"));
     }
 }

@@ -327,6 +327,15 @@ fn shared_head(html: &str) -> Vec<String> {
         .filter(|l| !l.starts_with("<title>") && !l.starts_with("<meta name=\"description\""))
         .filter(|l| !l.contains("rel=\"copy-file\"") && !l.contains("rel=\"copy-dir\""))
         .filter(|l| !(l.contains("rel=\"css\"") && !l.contains("href=\"assets/style.css\"")))
+        // A page's own cargo features (serving.html's `calibrate`) belong to its wasm.
+        .map(|l| match l.find(" data-cargo-features=\"") {
+            Some(i) => {
+                let rest = &l[i + " data-cargo-features=\"".len()..];
+                let close = rest.find('"').map_or(rest.len(), |c| c + 1);
+                format!("{}{}", &l[..i], &rest[close..])
+            }
+            None => l.to_string(),
+        })
         .map(|l| match l.find("data-bin=\"") {
             Some(i) => {
                 let rest = &l[i + "data-bin=\"".len()..];
@@ -339,8 +348,8 @@ fn shared_head(html: &str) -> Vec<String> {
 }
 
 /// Issue 36: the CSP, the viewport, the links and the loader are written once. Every entry page's
-/// head equals the explorer's but for its title, description, own stylesheet, wasm, copied
-/// files and comments.
+/// head equals the explorer's but for its title, description, own stylesheet, wasm (and its cargo
+/// features), copied files and comments.
 #[test]
 fn entry_pages_share_one_head() {
     let read = |p: &str| std::fs::read_to_string(workspace().join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));

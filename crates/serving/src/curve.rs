@@ -94,7 +94,12 @@ pub fn curve_of(server: &mut Server, d: &Deployment) -> Result<Curve> {
 
 /// The deployment's curve and, when one is valid, its [`counterpart`]'s across the boundary.
 pub fn with_counterpart(topo: &Topology, model: &ServingModel, d: &Deployment) -> Result<Vec<Curve>> {
-    let mut s = Server::new(topo, model)?;
+    counterpart_curves(Server::new(topo, model)?, d)
+}
+
+/// [`with_counterpart`] timed by `s` as given (a server on a calibrated cluster, say).
+pub fn counterpart_curves(mut s: Server, d: &Deployment) -> Result<Vec<Curve>> {
+    let (topo, model) = (s.topo, s.model);
     let mut out = vec![curve_of(&mut s, d)?];
     if let Some(alt) = counterpart(topo, model, d) {
         if let Ok(c) = curve_of(&mut s, &alt) {

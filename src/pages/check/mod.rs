@@ -1,5 +1,6 @@
 //! check.html: a real cluster's nccl-tests/rccl-tests log read (in the page's worker) and judged.
 
+mod calibrate;
 mod page;
 mod panel;
 

@@ -14,8 +14,9 @@ use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
 
-/// check.html's worker jobs: long logs read off the main thread (its `main` in a worker).
-pub use super::panel::worker_task;
+/// check.html's worker jobs: long logs read and calibrations fitted off the main thread (its
+/// `main` in a worker).
+pub use super::calibrate::worker_task;
 
 /// The page's state: the scenario of the link (its cluster is the design checked against,
 /// its measured runs what the log said) and notes on fields of the link or file that fell back.
@@ -153,6 +154,7 @@ fn CheckPage() -> Html {
             </section>
             <div class="panels">
                 { check_panel(&CheckProps { measured: page.runs.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
+                <super::calibrate::CalibratePanel design={c.clone()} />
             </div>
         </div>
     }

@@ -9,7 +9,8 @@ use super::wire::{SearchJob, WorkerJob};
 use crate::plumbing::staged::{use_staged, Done, Staged, Staging};
 use crate::widgets::serving_choice::ServingChoice;
 use fabricscope_model::{Cluster, ModelError, Topology};
-use fabricscope_serving::curve::{group, with_counterpart, Curve, Group};
+use fabricscope_model::fitted::Calibration;
+use fabricscope_serving::curve::{counterpart_curves, group, Curve, Group};
 use fabricscope_serving::search::StagedSearch;
 use fabricscope_serving::calibration::{intervals_of, ServeIntervals};
 use fabricscope_serving::step::{ServeReport, Server};
@@ -33,17 +34,39 @@ pub struct Served {
     /// keeps showing them under this name, not the refused choice's.
     pub choice: ServingChoice,
     pub name: String,
+    /// On a cluster as measured (a link's `cal=`): what the numbers rest on.
+    pub calibrated: Option<CalibratedNote>,
 }
 
-/// Evaluates `choice` on `cluster`: about 30 configurations (the curve and its counterpart).
-pub fn serve(cluster: &Cluster, choice: &ServingChoice) -> Result<Served, ModelError> {
+/// What a calibrated evaluation says of itself, as `serve --calibration` does.
+#[derive(Debug, PartialEq)]
+pub struct CalibratedNote {
+    /// Logs the calibration was fitted on.
+    pub logs: u32,
+    /// "measured at 2 nodes, predicted at 4".
+    pub scale: String,
+    /// The same deployment on the catalog design (as designed).
+    pub catalog_tokens_per_s_per_gpu: f64,
+}
+
+/// Evaluates `choice` on `cluster` (on the cluster as measured when a calibration is given):
+/// about 30 configurations (the curve and its counterpart).
+pub fn serve(cluster: &Cluster, choice: &ServingChoice, calibration: Option<&Calibration>) -> Result<Served, ModelError> {
     let topo = cluster.topology()?;
     let model = serving_preset(choice.model).ok_or_else(|| ModelError::new("model", format!("unknown serving model {}", choice.model)))?;
     let d = choice.deployment();
-    let report = Server::new(&topo, &model)?.evaluate(&d)?;
-    let curves = with_counterpart(&topo, &model, &d)?;
+    let server = || Server::new(&topo, &model).map(|s| match calibration {
+        Some(c) => s.with_calibration(c),
+        None => s,
+    });
+    let report = server()?.evaluate(&d)?;
+    let curves = counterpart_curves(server()?, &d)?;
     let intervals = intervals_of(&topo, &model, &d, &report);
-    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string() })
+    let calibrated = match calibration {
+        Some(c) => Some(CalibratedNote { logs: c.logs, scale: c.scale_note(topo.domains), catalog_tokens_per_s_per_gpu: Server::new(&topo, &model)?.evaluate(&d)?.tokens_per_s_per_gpu }),
+        None => None,
+    };
+    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string(), calibrated })
 }
 
 /// A search's answer as the page shows it: the best point, not the ~10^4 it tried.
@@ -140,11 +163,11 @@ mod tests {
     #[test]
     fn the_default_choice_serves_on_the_default_cluster_with_its_counterpart() {
         let c = Cluster { nodes: 2, ..Cluster::default() };
-        let s = serve(&c, &ServingChoice::default()).unwrap();
+        let s = serve(&c, &ServingChoice::default(), None).unwrap();
         assert_eq!(s.curves.len(), 2);
         assert!(!s.group.crosses && s.curves[1].group.crosses);
         // An invalid split names its field.
-        let e = serve(&c, &ServingChoice { tp: 3, ..ServingChoice::default() }).unwrap_err();
+        let e = serve(&c, &ServingChoice { tp: 3, ..ServingChoice::default() }, None).unwrap_err();
         assert_eq!(e.field, "tp");
         assert_eq!((s.choice, s.name.as_str()), (ServingChoice::default(), "llama3-70b"));
     }

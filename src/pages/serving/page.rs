@@ -9,12 +9,20 @@ use super::ServingPanel;
 use crate::plumbing::hooks::use_media_query;
 use crate::plumbing::url;
 use super::plan_compare::PinnedDesign;
+use fabricscope_model::fitted::Calibration;
 use fabricscope_model::Cluster;
 use std::rc::Rc;
 use yew::prelude::*;
 
 fn cluster_of_link() -> Cluster {
     url::read().map(|d| d.scenario.cluster).unwrap_or_default()
+}
+
+/// The link's calibration (`cal=`, check.html's fit of the user's logs), read and checked.
+fn calibration_of_link() -> Option<Result<Rc<Calibration>, String>> {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let param = fabricscope_model::link::find_param("", hash.trim_start_matches('#'), "cal=")?;
+    Some(Calibration::from_link(param).map(Rc::new))
 }
 
 /// The designs compare.html pins (its frame's `d=`), each a name and a cluster.
@@ -33,16 +41,18 @@ pub fn mount() {
 fn ServingPage() -> Html {
     let cluster = use_state_eq(cluster_of_link);
     let designs = use_state_eq(|| Rc::new(designs_of_link()));
+    let calibration = use_state_eq(calibration_of_link);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     {
         // The explorer moves the frame's fragment to each settled cluster.
-        let (cluster, designs) = (cluster.clone(), designs.clone());
+        let (cluster, designs, calibration) = (cluster.clone(), designs.clone(), calibration.clone());
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 gloo_events::EventListener::new(&w, "hashchange", move |_| {
                     cluster.set(cluster_of_link());
                     designs.set(Rc::new(designs_of_link()));
+                    calibration.set(calibration_of_link());
                 })
             });
             move || drop(listener)
@@ -50,7 +60,7 @@ fn ServingPage() -> Html {
     }
     use_effect(crate::plumbing::hooks::sync_selects);
     if designs.is_empty() {
-        html! { <ServingPanel cluster={(*cluster).clone()} {dark} {compact} /> }
+        html! { <ServingPanel cluster={(*cluster).clone()} calibration={(*calibration).clone()} {dark} {compact} /> }
     } else {
         // Framed in compare.html: the pinned designs under the same targets.
         html! { <super::plan_panel::PlanDesigns cluster={(*cluster).clone()} designs={(*designs).clone()} {dark} {compact} /> }

@@ -11,6 +11,7 @@ use fabricscope_charts::scale::interval_label;
 use fabricscope_charts::serving::caption;
 use fabricscope_charts::{serving_chart, ServingChart, ServingSeries, Theme};
 use fabricscope_model::interval::Interval;
+use fabricscope_model::fitted::Calibration;
 use fabricscope_model::{Cluster, ModelError};
 use fabricscope_serving::Phase;
 use std::rc::Rc;
@@ -21,6 +22,10 @@ use yew::prelude::*;
 pub struct Props {
     /// The cluster the page shows (a valid one).
     pub cluster: Cluster,
+    /// The cluster as measured (a link's `cal=`, check.html's fit), or why the link's could not
+    /// be read.
+    #[prop_or_default]
+    pub calibration: Option<Result<Rc<Calibration>, String>>,
     pub dark: bool,
     pub compact: bool,
 }
@@ -165,7 +170,7 @@ fn draw(s: &Served, choice: &ServingChoice, dark: bool, compact: bool) -> AttrVa
     serving_chart(&ServingChart { series, prefill: choice.phase == Phase::Prefill, batch_labels: true, caption: false }, w, h, &Theme::for_dark(dark)).into()
 }
 
-type Key = (Cluster, ServingChoice, bool, bool);
+type Key = (Cluster, ServingChoice, bool, bool, Option<Rc<Calibration>>);
 
 /// The panel: observes whether it is on screen and, only then, evaluates the choice on the
 /// cluster when either changed; the body below redraws only for a new answer.
@@ -177,11 +182,12 @@ pub fn serving_panel(p: &Props) -> Html {
     let shown = use_mut_ref(|| (None::<Key>, Rc::new(Shown::default())));
     let c = *choice;
     if in_view {
-        let key = (p.cluster.clone(), c, p.dark, p.compact);
+        let cal = p.calibration.as_ref().and_then(|c| c.as_ref().ok()).cloned();
+        let key = (p.cluster.clone(), c, p.dark, p.compact, cal.clone());
         let mut cell = shown.borrow_mut();
         if cell.0.as_ref() != Some(&key) {
             let last = cell.1.good.clone();
-            let next = match serve(&p.cluster, &c) {
+            let next = match serve(&p.cluster, &c, cal.as_deref()) {
                 Ok(s) => {
                     let svg = draw(&s, &c, p.dark, p.compact);
                     Shown { cluster: p.cluster.clone(), good: Some((Rc::new(s), svg)), error: None }
@@ -195,7 +201,7 @@ pub fn serving_panel(p: &Props) -> Html {
     let view = crate::widgets::Same(shown.borrow().1.clone());
     html! {
         <section ref={node} class={classes!((!crate::widgets::cluster_line::framed()).then_some("panel"), "chart", "wide", "serving")} data-testid="serving" aria-labelledby="serving-h">
-            <ServingBody {view} {choice} dark={p.dark} compact={p.compact} />
+            <ServingBody {view} {choice} dark={p.dark} compact={p.compact} calibration_error={p.calibration.as_ref().and_then(|c| c.as_ref().err()).cloned()} />
         </section>
     }
 }
@@ -206,6 +212,8 @@ struct BodyProps {
     choice: UseStateHandle<ServingChoice>,
     dark: bool,
     compact: bool,
+    /// Why the link's calibration was not applied.
+    calibration_error: Option<String>,
 }
 
 #[function_component(ServingBody)]
@@ -253,6 +261,9 @@ fn serving_body(p: &BodyProps) -> Html {
                     Callback::from(move |on: bool| choice.set(ServingChoice { disaggregated: on, ..*choice }))
                 }) }
             </div>
+            if let Some(why) = &p.calibration_error {
+                <p class="warning" data-testid="serving-calibration-error">{ format!("The link's calibration (cal=) was not applied, the numbers are the catalog design's: {why}") }</p>
+            }
             if let Some(e) = &sh.error {
                 <p class="error" role="alert" id={ERROR_ID} data-testid="serving-error" data-field={e.field}>
                     { format!("{}: {}{}", e.field.replace('_', " "), e.message, sh.good.as_ref().map_or(String::new(), |(s, _)| format!(" (below: the last valid deployment, {}, not this choice)", s.name))) }
@@ -260,6 +271,11 @@ fn serving_body(p: &BodyProps) -> Html {
             }
             if let Some((s, svg)) = &sh.good {
                 <p class="muted small" data-testid="serving-shown" data-model={s.choice.model}>{ shown_line(s, sh.error.is_some()) }</p>
+                if let Some(n) = &s.calibrated {
+                    <p class="bottleneck" data-testid="serving-calibrated" data-logs={n.logs.to_string()}>
+                        { format!("Calibrated from {} log{}: {}. On the catalog design (as designed) the same deployment gives {:.0} tokens/s per GPU.", n.logs, if n.logs == 1 { "" } else { "s" }, n.scale, n.catalog_tokens_per_s_per_gpu) }
+                    </p>
+                }
                 <p class="bottleneck" data-testid="serving-boundary" data-crosses={s.group.crosses.to_string()}>{ boundary_note(s) }</p>
                 { numbers_view(s) }
                 <p class="muted small" data-testid="serving-band">{ match &s.intervals {
@@ -310,7 +326,7 @@ fn serving_body(p: &BodyProps) -> Html {
                     }
                 } }
             }
-            <super::plan_panel::PlanSection cluster={sh.cluster.clone()} choice={c} dark={p.dark} compact={p.compact} />
+            <super::plan_panel::PlanSection cluster={sh.cluster.clone()} choice={c} dark={p.dark} compact={p.compact} calibrated={sh.good.as_ref().is_some_and(|(s, _)| s.calibrated.is_some())} />
         </div>
     }
 }

@@ -27,6 +27,10 @@ pub struct Props {
     pub choice: ServingChoice,
     pub dark: bool,
     pub compact: bool,
+    /// The panel above shows the cluster as measured; the planner, like `serve --search`, plans
+    /// on the catalog design.
+    #[prop_or_default]
+    pub calibrated: bool,
 }
 
 /// Id of the message naming a planner input the page refused.
@@ -198,6 +202,9 @@ pub fn plan_section(p: &Props) -> Html {
                     { run_button(("plan-run", "plan-status"), "Plan deployments", progress, &start) }
                 }
             </div>
+            if p.calibrated {
+                <p class="muted small" data-testid="plan-catalog">{ "The planner plans on the catalog design: it does not take a calibration yet (as fabricscope serve --search)." }</p>
+            }
             if let Some(m) = &*refused {
                 <p class="error" role="alert" id={INPUT_ERROR_ID} data-testid="plan-input-error">{ format!("{m} (the plan keeps the last valid value)") }</p>
             }

@@ -72,6 +72,12 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 impl CalibrationFile {
+    /// The file's text, as `fabricscope calibrate --json` prints it and check.html downloads it
+    /// (pretty JSON, a final newline): one writer for both.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).map(|s| s + "\n").unwrap_or_default()
+    }
+
     /// Reads a calibration file's text: a clear reason if it is not JSON, not a calibration,
     /// of another version, out of bounds, or stale.
     pub fn from_json(text: &str) -> Result<CalibrationFile, String> {

@@ -563,7 +563,14 @@ impl<'a> Evaluator<'a> {
                 let full = self.comms.time(ep_id, Collective::AllToAll, bytes)?;
                 let span = layout.spans[g(Group::Ep)];
                 let share = m.network_copy_share(span.domains);
-                let a2a = if let Some(lib) = self.fw.ep_library {
+                #[cfg(any(test, feature = "software"))]
+                let library = self.fw.ep_library;
+                #[cfg(not(any(test, feature = "software")))]
+                let library: Option<crate::ep::Library> = {
+                    debug_assert!(self.fw.ep_library.is_none(), "an EP library given to a build without the model's `software` feature");
+                    None
+                };
+                let a2a = if let Some(lib) = library {
                     library_exchange_us(self.topo, lib, span.placement.per_domain, span.placement.domains(), tok_sp, w.hidden, &m)?
                 } else if share < 1.0 || (self.fw.ep_node_dispatch && span.domains > 1) {
                     // Node-limited routing, or a dispatcher that sends per node (DeepEP,
@@ -931,6 +938,7 @@ impl<'a> Evaluator<'a> {
 /// activations, uniform routing (the step's compute carries the experts' load imbalance): the
 /// time `fabricscope ep --ep-library` gives the same group. A library that cannot run it (no
 /// normal kernels, a group past its size) is an error naming `ep_library`.
+#[cfg_attr(not(any(test, feature = "software")), allow(dead_code))]
 fn library_exchange_us(topo: &Topology, lib: crate::ep::Library, per_domain: u32, domains: u32, tokens: f64, hidden: u32, m: &super::workload::Moe) -> Result<f64> {
     use crate::ep::{EpInput, EpPlacement};
     let ranks = per_domain * domains;
