@@ -8,7 +8,9 @@
 // the one checked against; the explorer has no check panel and links here with its design;
 // fields inferred from the log's numbers and assumed from the design are labelled so; a bad
 // paste clears the old verdict; 32 per-node runs make a link under 8 KB that reopens with
-// the design (the note says what it left out); a 4 MB verbose log is read in the page's Web
+// the design (the note says what it left out); issue 37: the pickers show the hardware a
+// GB200 or EFA log is judged on, a NIC picked applies at once and is "given" as the CLI's
+// --nic is, a pick the log contradicts is used and the log's value said; a 4 MB verbose log is read in the page's Web
 // Worker with progress and no long task; a 300 KB line of launcher prefixes is read in
 // slices without a long task.
 // Screenshots (light, dark, phone) go to e2e/out/check-*.png.
@@ -19,7 +21,7 @@ import { chromium } from 'playwright-core';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch, budget, longestTask, LONG_TASK_MS, FREEZE_MS } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, budget, longestTask, LONG_TASK_MS, FREEZE_MS, cli } from './static-server.mjs';
 
 /** The browser's own lazy fetch of the page's icon, which may land at any time and carries
  * nothing: the one request the "nothing requested" checks allow. */
@@ -37,7 +39,14 @@ async function main() {
   const healthy = (await readFile(join(logs, 'h100-1node-all-gather-ring.txt'))).toString();
   const nvls = (await readFile(join(logs, 'h100-1node-all-reduce-nvls.txt'))).toString();
   // A synthetic rccl-tests log of one MI300X node (crates/model/tests/fixtures/README.md).
-  const amd = (await readFile(join(here, '..', 'crates', 'check', 'tests', 'fixtures', 'mi300x-1node-rccl-all-reduce.txt'))).toString();
+  const fixtures = join(here, '..', 'crates', 'check', 'tests', 'fixtures');
+  const amd = (await readFile(join(fixtures, 'mi300x-1node-rccl-all-reduce.txt'))).toString();
+  // Synthetic GB200 NVL72 and p5 EFA logs (fixtures/README.md): validation/logs/ has no
+  // published log of either.
+  const gb200Path = join(fixtures, 'gb200-20rack-last-rank-all-reduce.txt');
+  const efaPath = join(fixtures, 'p5-efa-2node-all-reduce.txt');
+  const gb200 = (await readFile(gb200Path)).toString();
+  const efa = (await readFile(efaPath)).toString();
   const server = await startServer({ root: dist });
   const base = `${server.origin}/`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
@@ -70,7 +79,7 @@ async function main() {
       const status = await page.textContent('[data-testid=check-status]');
       assert(status.startsWith('Healthy'), status);
       const fields = await page.textContent('[data-testid=check-fields]');
-      for (const t of ['gpu: H100-SXM5 80GB (read from the log)', 'nodes: 1 (read from the log)', 'gpus_per_node: 8 (read from the log)', 'nic: 8 x InfiniBand NDR 400G (assumed from the design)']) {
+      for (const t of ['gpu: H100-SXM5 80GB (read from the log)', 'nodes: 1 (read from the log)', 'gpus_per_node: 8 (read from the log)', 'nic: 8 x InfiniBand NDR 400G (assumed)']) {
         assert(fields.includes(t), `fields say ${t}: ${fields}`);
       }
       const first = await page.textContent('[data-testid=check-verdict] li');
@@ -175,7 +184,8 @@ async function main() {
       await page.selectOption('#nic-select', 'roce-400');
       await page.waitForFunction(() => document.querySelector('[data-testid=check-fields]')?.textContent.includes('RoCE'));
       const fields = await page.textContent('[data-testid=check-fields]');
-      assert(/nic: 8 x [^(]*RoCE[^(]*\(assumed from the design\)/.test(fields), fields);
+      // Picked on the page: given, as the CLI says of --nic.
+      assert(/nic: 8 x [^(]*RoCE[^(]*\(given\)/.test(fields), fields);
       // The log goes nowhere: no request after the page loaded (FAVICON aside).
       const sent = requests.slice(before).filter((u) => !FAVICON.test(u));
       assert(sent.length === 0, `nothing requested: ${sent}`);
@@ -190,7 +200,7 @@ async function main() {
       await paste(page, nvls.split('\n').filter((l) => !l.includes('Rank ')).join('\n'));
       await page.waitForSelector('[data-testid=check-status]');
       const fields = await page.textContent('[data-testid=check-fields]');
-      for (const t of ["ranks: 8 (inferred from the log's numbers)", "nodes: 1 (inferred from the log's numbers)", 'gpu: H100-SXM5 80GB (assumed from the design)']) {
+      for (const t of ["ranks: 8 (inferred from the log's numbers)", "nodes: 1 (inferred from the log's numbers)", 'gpu: H100-SXM5 80GB (assumed)']) {
         assert(fields.includes(t), `fields say ${t}: ${fields}`);
       }
       assert((await page.locator('[data-testid=check-fields] [data-source=inferred]').count()) >= 2, 'inferred fields are marked');
@@ -212,7 +222,7 @@ async function main() {
         assert(fields.includes(t), `fields say ${t}: ${fields}`);
       }
       const judged = await page.textContent('[data-testid=judged-hardware]');
-      for (const t of ['gpu: Instinct MI300X 192GB (from the log)', 'scale_up: Infinity Fabric xGMI mesh (8 GPUs) (inferred from the log)']) {
+      for (const t of ['gpu: Instinct MI300X 192GB (read from the log)', "scale_up: Infinity Fabric xGMI mesh (8 GPUs) (inferred from the log's numbers)"]) {
         assert(judged.includes(t), `the design section says ${t}: ${judged}`);
       }
       const status = await page.textContent('[data-testid=check-status]');
@@ -220,6 +230,67 @@ async function main() {
       const verdict = await page.textContent('[data-testid=check-verdict]');
       for (const w of ['nvidia-smi', 'NVLink', 'NET/IB', 'GPUDirect']) assert(!verdict.includes(w), `${w} in ${verdict}`);
       await page.screenshot({ path: join(out, 'check-amd.png'), fullPage: true });
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('issue 37: a GB200 log sets the pickers to GB200; a NIC picked applies at once, "given" as the CLI says of --nic; a contradicting GPU pick is used and the log named', async () => {
+      const { page, problems } = await newPage();
+      await open(page);
+      await paste(page, gb200);
+      await page.waitForSelector('[data-testid=check-status]');
+      const picked = () => page.evaluate(() => ['gpu-select', 'scale-up-select', 'nic-select'].map((id) => document.getElementById(id).value));
+      let [gpu, fabric, nic] = await picked();
+      assert(gpu === 'gb200' && fabric === 'nvl72' && nic === 'ib-ndr', `the pickers show the judged GB200 rack: ${gpu} ${fabric} ${nic}`);
+      const judged = await page.textContent('[data-testid=judged-hardware]');
+      assert(judged.includes('gpu: GB200 (Blackwell in NVL72) (read from the log)'), judged);
+      await page.screenshot({ path: join(out, 'check-gb200.png'), fullPage: true });
+      // A NIC picked: used at once, the GPU picker untouched, said given.
+      await page.selectOption('#nic-select', 'ib-xdr');
+      await page.waitForFunction(() => document.querySelector('[data-testid=check-fields]')?.textContent.includes('XDR'));
+      const fields = await page.textContent('[data-testid=check-fields]');
+      const nicField = fields.match(/nic: [^)]*\)/)?.[0];
+      assert(nicField === 'nic: 4 x InfiniBand XDR 800G (given)', `the picked NIC, given: ${fields}`);
+      assert(fields.includes('gpu: GB200 (Blackwell in NVL72) (read from the log)'), fields);
+      [gpu, fabric, nic] = await picked();
+      assert(gpu === 'gb200' && nic === 'ib-xdr', `pickers: ${gpu} ${nic}`);
+      // The CLI with the same --nic: the same value under the same word.
+      const json = JSON.parse(cli(['check', gb200Path, '--nic', 'ib-xdr', '--json']));
+      assert(`nic: ${json.cluster.nic.value} (given)` === nicField && json.cluster.nic.source === 'flag', JSON.stringify(json.cluster.nic));
+      const text = cli(['check', gb200Path, '--nic', 'ib-xdr']);
+      assert(text.split('\n').some((l) => l.startsWith('Given: ') && l.includes('nic 4 x InfiniBand XDR 800G')), text);
+      // A GPU the log contradicts: used, given, and the log's GPU named (as the CLI does).
+      await page.selectOption('#gpu-select', 'h100');
+      await page.waitForSelector('[data-testid=check-overruled]');
+      const said = await page.textContent('[data-testid=check-overruled]');
+      assert(said === 'gpu: the log says GB200 (Blackwell in NVL72); checked against H100-SXM5 80GB, as given.', said);
+      assert((await page.textContent('[data-testid=check-fields]')).includes('gpu: H100-SXM5 80GB (given)'), 'the picked GPU, given');
+      const cliSaid = cli(['check', gb200Path, '--gpu', 'h100', '--nic', 'ib-xdr']);
+      assert(cliSaid.includes(said), `the CLI says the same: ${cliSaid}`);
+      await page.screenshot({ path: join(out, 'check-gb200-overruled.png'), fullPage: true });
+      // Forgetting the picks gives the log's GPU back.
+      await page.click('[data-testid=forget-picks]');
+      await page.waitForFunction(() => document.getElementById('gpu-select').value === 'gb200');
+      assert((await page.locator('[data-testid=check-overruled]').count()) === 0, 'nothing overruled once the picks are forgotten');
+      assert(problems.length === 0, problems.join('\n'));
+      await page.context().close();
+    });
+
+    await check('issue 37: an EFA log sets the NIC picker to EFA; InfiniBand picked is used at once, given, with the log\'s EFA said', async () => {
+      const { page, problems } = await newPage();
+      await open(page);
+      await paste(page, efa);
+      await page.waitForSelector('[data-testid=check-status]');
+      assert((await page.inputValue('#nic-select')) === 'efa-100', `the NIC picker shows EFA: ${await page.inputValue('#nic-select')}`);
+      assert((await page.textContent('[data-testid=check-fields]')).includes("nic: 32 x AWS EFA 100G (SRD) (inferred from the log's numbers)"), 'EFA inferred');
+      await page.selectOption('#nic-select', 'ib-ndr');
+      await page.waitForSelector('[data-testid=check-overruled]');
+      const fields = await page.textContent('[data-testid=check-fields]');
+      assert(fields.includes('nic: 8 x InfiniBand NDR 400G (given)'), fields);
+      const said = await page.textContent('[data-testid=check-overruled]');
+      assert(said.startsWith('nic: the log says the network is AWS libfabric (NET/OFI, EFA); checked against 8 x InfiniBand NDR 400G, as given.'), said);
+      const text = cli(['check', efaPath, '--nic', 'ib-ndr']);
+      assert(text.split('\n').some((l) => l.startsWith('Given: ') && l.includes('nic 8 x InfiniBand NDR 400G')) && text.includes(said), text);
       assert(problems.length === 0, problems.join('\n'));
       await page.context().close();
     });

@@ -4,7 +4,7 @@
 
 use super::facts::NetPlugin;
 use super::measured::{plateau_from, Measured};
-use super::sources::{infer, Field, Given, Inferred, Source};
+use super::sources::{infer, Field, Given, Inferred, Overruled, Source};
 use crate::calibration::apply::collective_ratios;
 use crate::catalog::{NetFamily, NicKind, ScaleUp};
 use crate::collective::{AlgoChoice, Collective, Comm, Prediction, ProtoChoice};
@@ -110,6 +110,8 @@ pub struct CheckReport {
     pub cluster: Cluster,
     /// Each field of the cluster with where it came from.
     pub fields: Vec<Field>,
+    /// Fields the user gave that the log says otherwise about (the given value is judged).
+    pub overruled: Vec<Overruled>,
     pub rows: Vec<CheckRow>,
     pub plateaus: Vec<Plateau>,
     /// Ranked, most likely first.
@@ -282,7 +284,7 @@ pub fn check_with(runs: &[Measured], design: &Cluster, given: &Given) -> Result<
         Some(false)
     };
     let verdict = diagnose(&inf, net, fell_back, assumed, &evals, &plateaus);
-    Ok(CheckReport { cluster, fields: inf.fields, rows, plateaus, verdict, not_modelled: inf.not_modelled, healthy })
+    Ok(CheckReport { cluster, fields: inf.fields, overruled: inf.overruled, rows, plateaus, verdict, not_modelled: inf.not_modelled, healthy })
 }
 
 /// What the check assumed that decides the expected plateau, if anything: the GPU, or on

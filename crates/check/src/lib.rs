@@ -21,4 +21,4 @@ pub use diagnose::{check, check_csv, check_with, CheckReport, CheckRow, Cause, P
 pub use facts::{Facts, Library, NetPlugin};
 pub use measured::{file_value, gpu_of_name, link_of, link_of_noted, runs_of, Measured, Point, MAX_BUSBW_GBPS, MAX_TIME_US};
 pub use parse::{decode, next_line, parse, Log, Parser, Run, Unread};
-pub use sources::{infer, Field, Given, Inferred, Source};
+pub use sources::{infer, Field, Given, Inferred, Overruled, Source};

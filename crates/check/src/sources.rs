@@ -1,5 +1,5 @@
 //! The cluster a check judges against, field by field, each with where it came from: read
-//! from the log, inferred from the log's numbers, given (a flag), or assumed from the design;
+//! from the log, inferred from the log's numbers, given (a flag, or a pick on check.html), or assumed;
 //! and what of it the model does not cover (then the check cannot judge).
 
 use super::facts::{Library, NetPlugin};
@@ -18,7 +18,7 @@ pub enum Source {
     Log,
     /// Computed from what the log printed (busbw/algbw, the highest rank's device index).
     Inferred,
-    /// Given by the user (a CLI flag).
+    /// Given by the user: a CLI flag, or a value picked on check.html.
     Flag,
     /// Neither: the design's (or the default's) value.
     Assumed,
@@ -33,6 +33,26 @@ impl Source {
             Source::Assumed => "assumed",
         }
     }
+
+    /// How the CLI's text and check.html say where a field came from: one table, so the page
+    /// and the CLI use the same words for the same case (a flag and a pick are both "given").
+    pub fn words(self) -> &'static str {
+        match self {
+            Source::Log => "read from the log",
+            Source::Inferred => "inferred from the log's numbers",
+            Source::Flag => "given",
+            Source::Assumed => "assumed",
+        }
+    }
+
+    /// [`Source::words`] as the CLI's text titles its lists ("Given: nic 8 x ...").
+    pub fn title(self) -> String {
+        let w = self.words();
+        format!("{}{}", w[..1].to_ascii_uppercase(), &w[1..])
+    }
+
+    /// Every source, in the order the CLI lists them.
+    pub const ALL: [Source; 4] = [Source::Log, Source::Inferred, Source::Flag, Source::Assumed];
 }
 
 /// One field of the cluster: its value and where it came from.
@@ -43,17 +63,47 @@ pub struct Field {
     pub source: Source,
 }
 
-/// What the user gave (CLI flags): these win over the log. The page gives nothing: its
-/// design is what a log does not say.
+impl Field {
+    /// The field as check.html lists it: `nic: 8 x InfiniBand NDR 400G (given)`.
+    pub fn label(&self) -> String {
+        format!("{}: {} ({})", self.name, self.value, self.source.words())
+    }
+}
+
+/// What the user gave (CLI flags, or what was picked on check.html): these win over the log.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Given {
     pub gpu: bool,
     pub nodes: bool,
     pub gpus_per_node: bool,
+    /// The scale-up fabric (`--scale-up`, the page's fabric picker).
+    pub scale_up: bool,
+    /// The NIC's kind or count (`--nic`, `--nics-per-node`, the page's NIC picker).
     pub nic: bool,
+    /// The NIC count itself (`--nics-per-node`): otherwise at most one NIC per GPU, as the
+    /// CLI's defaults have it.
+    pub nics_per_node: bool,
     /// The algorithm and protocol the run forced (`--algo`, `--proto`).
     pub algo: Option<AlgoChoice>,
     pub proto: Option<ProtoChoice>,
+}
+
+/// A field the user gave that the log says otherwise about (the log says GB200, the user
+/// gave H100): the given value is the one judged against.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overruled {
+    pub name: &'static str,
+    /// What the log says.
+    pub log: String,
+    /// What was given, and judged against.
+    pub given: String,
+}
+
+impl Overruled {
+    /// The sentence the CLI and check.html both print.
+    pub fn text(&self) -> String {
+        format!("{}: the log says {}; checked against {}, as given.", self.name, self.log, self.given)
+    }
 }
 
 /// The cluster judged against, its fields, and what the model does not cover.
@@ -61,6 +111,8 @@ pub struct Given {
 pub struct Inferred {
     pub cluster: Cluster,
     pub fields: Vec<Field>,
+    /// Given fields the log says otherwise about.
+    pub overruled: Vec<Overruled>,
     /// "GPU AMD Instinct MI300X", "library RCCL", ...: empty when the model covers the run.
     pub not_modelled: Vec<String>,
     pub algo: AlgoChoice,
@@ -110,14 +162,16 @@ fn aws_efa(gpu: GpuKind, gpus_per_node: u32) -> (NicKind, u32) {
     }
 }
 
-/// The design with `gpu` in it: its own scale-up fabric, and what that GPU's platform lacks
-/// switched off (NVLS and SHARP on AMD, which has neither; AMD hosts).
-fn take_gpu(c: &mut Cluster, gpu: GpuKind) {
+/// The design with `gpu` in it: its own scale-up fabric (unless the user gave one), and what
+/// that GPU's platform lacks switched off (NVLS and SHARP on AMD, which has neither; AMD hosts).
+fn take_gpu(c: &mut Cluster, gpu: GpuKind, given: &Given) {
     let was_nvl72 = c.scale_up == ScaleUp::Nvl72;
     // A design whose GPU could run NVLS chose whether it does; one whose could not, did not.
     let nvls_chosen = !c.nvls_hardware() || c.nvls;
     c.gpu = gpu;
-    c.scale_up = ScaleUp::natural(gpu);
+    if !given.scale_up {
+        c.scale_up = ScaleUp::natural(gpu);
+    }
     if gpu.spec().arch.is_amd() {
         (c.nvls, c.sharp, c.cpu) = (false, false, CpuVendor::Amd);
     } else {
@@ -137,6 +191,7 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     let big = runs.iter().max_by_key(|m| m.ranks);
     let mut fields = Vec::new();
     let mut not_modelled = Vec::new();
+    let mut overruled = Vec::new();
     let field = |name, value: String, source| Field { name, value, source };
 
     // GPU: the rank lines' name, else (an RCCL run) an AMD Instinct GPU, else the design's.
@@ -145,20 +200,24 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     let lib = runs.iter().find_map(|m| m.library);
     let mut gpu_changed = false;
     let gpu_source = if given.gpu {
+        // The log's GPU (the catalog's name, else as printed) where it is not the one given.
+        if let Some(n) = name.as_ref().filter(|_| read_gpu != Some(c.gpu)) {
+            let log = read_gpu.map_or_else(|| n.clone(), |g| g.spec().name.to_string());
+            overruled.push(Overruled { name: "gpu", log, given: c.gpu.spec().name.to_string() });
+        }
         Source::Flag
     } else if let Some(g) = read_gpu {
         if g != c.gpu {
-            take_gpu(&mut c, g);
+            take_gpu(&mut c, g, given);
             gpu_changed = true;
         }
         Source::Log
     } else if name.is_some() {
         Source::Log
     } else {
-        let gpu_unknown = name.is_some() && read_gpu.is_none() && !given.gpu;
-    if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() && !gpu_unknown {
+        if lib == Some(Library::Rccl) && !c.gpu.spec().arch.is_amd() {
             // RCCL runs on AMD GPUs: the catalog's most common one, said as assumed.
-            take_gpu(&mut c, GpuKind::Mi300x);
+            take_gpu(&mut c, GpuKind::Mi300x, given);
             gpu_changed = true;
         }
         Source::Assumed
@@ -202,8 +261,16 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
             c.nodes = m.ranks.div_ceil(c.gpus_per_node.max(1)).max(1);
             Source::Inferred
         };
-        if !given.nic {
+        if !given.nics_per_node {
             c.nics_per_node = c.nics_per_node.min(c.gpus_per_node.max(1));
+        }
+        // A layout given that the log's hosts say otherwise about.
+        if let Some((log_nodes, log_per)) = m.nodes.zip(m.gpus_per_node) {
+            for (name, on, log, judged) in [("nodes", given.nodes, log_nodes, c.nodes), ("gpus_per_node", given.gpus_per_node, log_per, c.gpus_per_node)] {
+                if on && log != judged {
+                    overruled.push(Overruled { name, log: log.to_string(), given: judged.to_string() });
+                }
+            }
         }
         fields.push(field("nodes", c.nodes.to_string(), nodes_source));
         fields.push(field("gpus_per_node", c.gpus_per_node.to_string(), per_source));
@@ -211,7 +278,11 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
             fields.push(field("host", h.clone(), Source::Log));
         }
     }
-    let scale_up_source = if gpu_source == Source::Log { Source::Inferred } else { Source::Assumed };
+    let scale_up_source = match (given.scale_up, gpu_source) {
+        (true, _) => Source::Flag,
+        (false, Source::Log) => Source::Inferred,
+        _ => Source::Assumed,
+    };
     fields.push(field("scale_up", c.scale_up.name().to_string(), scale_up_source));
 
     // Network: the plugin the log shows; the NIC a flag gives, else what the plugin says
@@ -248,7 +319,22 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
         }
     }
     // Shown on one node too (where it does not matter), so the design's NIC is always said.
-    fields.push(field("nic", format!("{} x {}", c.nics_per_node, c.nic.spec().name), nic_source));
+    let nic = format!("{} x {}", c.nics_per_node, c.nic.spec().name);
+    if given.nic {
+        // The network the log shows is not the given NIC's kind (EFA's plugin, RDMA verbs on
+        // a TCP or EFA NIC), or aws-ofi-nccl found another count of EFA interfaces.
+        let family = c.nic.spec().family;
+        let log = match net {
+            Some(NetPlugin::Ofi) if family != NetFamily::Efa => Some(format!("the network is {}", NetPlugin::Ofi.name())),
+            Some(NetPlugin::Ofi) => efa_nics.filter(|k| given.nics_per_node && *k != c.nics_per_node).map(|k| format!("{k} EFA interfaces per node")),
+            Some(NetPlugin::Ib) if matches!(family, NetFamily::Efa | NetFamily::TcpSockets) => Some(format!("the network is {}", NetPlugin::Ib.name())),
+            _ => None,
+        };
+        if let Some(log) = log {
+            overruled.push(Overruled { name: "nic", log, given: nic.clone() });
+        }
+    }
+    fields.push(field("nic", nic, nic_source));
 
     // Library and forced settings.
     let version = runs.iter().find_map(|m| m.library_version.clone());
@@ -263,6 +349,15 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
     }
     let log_algo = runs.iter().find_map(|m| m.algo.clone());
     let log_proto = runs.iter().find_map(|m| m.proto.clone());
+    // A forced setting given that the log forced otherwise.
+    for (name, gave, log) in [("algo", given.algo.map(|a| a.id()), &log_algo), ("proto", given.proto.map(|p| p.id()), &log_proto)] {
+        if let (Some(g), Some(l)) = (gave, log) {
+            let same = l.eq_ignore_ascii_case(g) || (name == "algo" && forced_algo(l).map(|a| a.id()) == Some(g));
+            if !same {
+                overruled.push(Overruled { name, log: format!("{} {l}", if name == "algo" { "NCCL_ALGO" } else { "NCCL_PROTO" }), given: g.to_string() });
+            }
+        }
+    }
     let (algo, algo_field) = match (given.algo, &log_algo) {
         (Some(a), _) => (a, field("algo", a.id().into(), Source::Flag)),
         (None, Some(v)) => (forced_algo(v).unwrap_or_default(), field("algo", v.clone(), Source::Log)),
@@ -281,5 +376,5 @@ pub fn infer(runs: &[Measured], design: &Cluster, given: &Given) -> Inferred {
         AlgoChoice::Nvls | AlgoChoice::NvlsTree => c.nvls = true,
         _ => {}
     }
-    Inferred { cluster: c, fields, not_modelled, algo, proto }
+    Inferred { cluster: c, fields, overruled, not_modelled, algo, proto }
 }

@@ -271,6 +271,48 @@ fn twenty_gb200_racks_from_the_last_rank_are_judged_as_racks_and_not_beyond_the_
     assert!(r.verdict.iter().any(|c| c.cause.starts_with("cannot judge: the model's published error for NVLSTree")), "{:#?}", r.verdict);
 }
 
+/// A fixture's runs (the synthetic logs of tests/fixtures/).
+fn fixture_runs(name: &str) -> Vec<Measured> {
+    Measured::from_log(&parse(&std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap())
+}
+
+#[test]
+fn a_nic_given_on_a_gb200_log_is_used_and_said_given_with_the_gpu_still_read() {
+    // Issue 37: a NIC given (a flag, or picked on check.html) is used with the log's GPU, one
+    // NIC per GPU of the tray (not the default node's 8), and said given.
+    let runs = fixture_runs("gb200-20rack-last-rank-all-reduce.txt");
+    let design = Cluster { nic: NicKind::IbXdr, ..Cluster::default() };
+    let r = check_with(&runs, &design, &Given { nic: true, ..Given::default() }).unwrap();
+    assert_eq!((r.cluster.gpu, r.cluster.nic, r.cluster.nics_per_node), (GpuKind::Gb200, NicKind::IbXdr, 4));
+    assert_eq!(source(&r, "gpu").1, Source::Log);
+    assert_eq!(source(&r, "nic"), ("4 x InfiniBand XDR 800G".to_string(), Source::Flag));
+    assert!(r.overruled.is_empty(), "the log shows no network: {:?}", r.overruled);
+    // Not given, the same design's NIC gives way to the GB200 platform's.
+    let r = check(&runs, &design).unwrap();
+    assert_eq!((r.cluster.nic, source(&r, "nic").1), (NicKind::IbNdr, Source::Assumed));
+}
+
+#[test]
+fn a_given_value_the_log_contradicts_is_used_and_the_log_is_said() {
+    // The log says GB200; H100 given: judged as H100, and the log's GPU named.
+    let runs = fixture_runs("gb200-20rack-last-rank-all-reduce.txt");
+    let r = check_with(&runs, &Cluster::default(), &Given { gpu: true, ..Given::default() }).unwrap();
+    assert_eq!((r.cluster.gpu, source(&r, "gpu").1), (GpuKind::H100, Source::Flag));
+    assert_eq!(r.overruled.len(), 1, "{:?}", r.overruled);
+    assert_eq!(r.overruled[0].text(), "gpu: the log says GB200 (Blackwell in NVL72); checked against H100-SXM5 80GB, as given.");
+    // The log shows EFA (aws-ofi-nccl); InfiniBand given: judged on it, the log's network said.
+    let runs = fixture_runs("p5-efa-2node-all-reduce.txt");
+    let design = Cluster { nic: NicKind::IbNdr, ..Cluster::default() };
+    let r = check_with(&runs, &design, &Given { nic: true, ..Given::default() }).unwrap();
+    assert_eq!((r.cluster.nic, r.cluster.nics_per_node, source(&r, "nic").1), (NicKind::IbNdr, 8, Source::Flag));
+    assert_eq!(r.overruled.len(), 1, "{:?}", r.overruled);
+    assert!(r.overruled[0].text().starts_with("nic: the log says the network is AWS libfabric (NET/OFI, EFA); checked against 8 x InfiniBand NDR"), "{:?}", r.overruled);
+    // The log's own values given again: nothing is overruled.
+    let design = Cluster { nic: NicKind::Efa100, nics_per_node: 32, ..Cluster::default() };
+    let all = Given { gpu: true, nic: true, nics_per_node: true, ..Given::default() };
+    assert!(check_with(&runs, &design, &all).unwrap().overruled.is_empty());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]

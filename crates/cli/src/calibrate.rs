@@ -7,7 +7,7 @@ use crate::cluster_args::ClusterArgs;
 use crate::error::CliError;
 use clap::Args;
 use fabricscope_check::calibrate::{calibrate, read_log};
-use fabricscope_check::{CalibrationFile, Given};
+use fabricscope_check::CalibrationFile;
 use fabricscope_model::units::{format_size, Bytes};
 use std::io::Read;
 use std::path::PathBuf;
@@ -64,8 +64,7 @@ pub fn fit(a: &CalibrateArgs) -> Result<CalibrationFile, CliError> {
         logs.push(read_log(&name, read_bytes(p)?).map_err(|e| CliError::new("LOG", e.message))?);
     }
     let c = &a.cluster;
-    let given = Given { gpu: c.gpu.is_some(), nodes: c.nodes.is_some(), gpus_per_node: c.gpus_per_node.is_some(), nic: c.nic.is_some() || c.nics_per_node.is_some(), algo: None, proto: None };
-    calibrate(&logs, &c.cluster(), &given).map_err(|e| {
+    calibrate(&logs, &c.cluster(), &crate::check::given(c, None, None)).map_err(|e| {
         let flag = crate::error::flag_for_field(&e);
         CliError::new(if e.field == "log" || !flag.starts_with("--") { "LOG".to_string() } else { flag }, e.message)
     })

@@ -74,6 +74,8 @@ struct FieldJson<'a> {
 #[derive(Serialize)]
 struct CheckJson<'a> {
     cluster: BTreeMap<&'static str, FieldJson<'a>>,
+    /// Flags the log says otherwise about: {name, log, given}.
+    overruled: &'a [fabricscope_check::Overruled],
     /// true, false, or null when the check cannot judge.
     healthy: Option<bool>,
     not_modelled: &'a [String],
@@ -95,6 +97,20 @@ const CHECK_FLAGS: [&str; 19] = [
 fn cli_error(e: ModelError) -> CliError {
     let flag = flag_for_field(&e);
     CliError::new(if CHECK_FLAGS.contains(&flag.as_str()) { flag } else { "LOG".into() }, e.message)
+}
+
+/// What the flags give (they win over the log), for `check` and `calibrate`.
+pub(crate) fn given(c: &ClusterArgs, algo: Option<AlgoChoice>, proto: Option<ProtoChoice>) -> Given {
+    Given {
+        gpu: c.gpu.is_some(),
+        nodes: c.nodes.is_some(),
+        gpus_per_node: c.gpus_per_node.is_some(),
+        scale_up: c.scale_up.is_some(),
+        nic: c.nic.is_some() || c.nics_per_node.is_some(),
+        nics_per_node: c.nics_per_node.is_some(),
+        algo,
+        proto,
+    }
 }
 
 fn read_log(path: &PathBuf) -> Result<String, CliError> {
@@ -126,16 +142,7 @@ pub fn run(a: &CheckArgs) -> Result<String, CliError> {
         return Err(CliError::new("LOG", format!("no run can be checked: {}", skipped.join("; "))));
     }
     // Flags given on the command line win over the log.
-    let c = &a.cluster;
-    let given = Given {
-        gpu: c.gpu.is_some(),
-        nodes: c.nodes.is_some(),
-        gpus_per_node: c.gpus_per_node.is_some(),
-        nic: c.nic.is_some() || c.nics_per_node.is_some(),
-        algo: a.algo,
-        proto: a.proto,
-    };
-    let r = check_with(&runs, &c.cluster(), &given).map_err(cli_error)?;
+    let r = check_with(&runs, &a.cluster.cluster(), &given(&a.cluster, a.algo, a.proto)).map_err(cli_error)?;
     if let Some(path) = &a.svg {
         std::fs::write(path, check_chart(&r, &Theme::light(), 0))
             .map_err(|e| CliError::new("--svg", format!("cannot write {}: {e}", path.display())))?;
@@ -149,6 +156,7 @@ pub fn run(a: &CheckArgs) -> Result<String, CliError> {
         let cluster = r.fields.iter().map(|f| (f.name, FieldJson { value: &f.value, source: f.source })).collect();
         return output::json(&CheckJson {
             cluster,
+            overruled: &r.overruled,
             healthy: r.healthy,
             not_modelled: &r.not_modelled,
             rows,
@@ -188,18 +196,18 @@ fn busbw_text(v: f64) -> String {
 fn text_report(r: &CheckReport, log: &Log, skipped: &[String]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    for (source, title) in [
-        (Source::Log, "Read from the log"),
-        (Source::Inferred, "Inferred from the log's numbers"),
-        (Source::Flag, "Given (flags)"),
-        (Source::Assumed, "Assumed (defaults)"),
-    ] {
+    // Titled in check.html's words ("given" for a flag as for a pick on the page).
+    for source in Source::ALL {
+        let title = source.title();
         let list: Vec<String> = r.fields.iter().filter(|f| f.source == source).map(|f| format!("{} {}", f.name, f.value)).collect();
         if !list.is_empty() {
             let _ = writeln!(s, "{title}: {}", list.join(", "));
         } else if source == Source::Log {
             let _ = writeln!(s, "{title}: nothing about the cluster (no '#  Rank' lines)");
         }
+    }
+    for o in &r.overruled {
+        let _ = writeln!(s, "{}", o.text());
     }
     for p in &r.plateaus {
         let _ = writeln!(s, "\nRun {}: {} ({} expected)", p.run + 1, p.op.id(), p.algorithm);

@@ -23,7 +23,7 @@ fn json_rows_carry_the_logs_out_of_place_busbw_exactly() {
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-    assert_eq!(keys, ["cluster", "healthy", "not_modelled", "rows", "skipped_runs", "unread_lines", "unread_rows", "verdict"]);
+    assert_eq!(keys, ["cluster", "healthy", "not_modelled", "overruled", "rows", "skipped_runs", "unread_lines", "unread_rows", "verdict"]);
     // Each field with its source: the GPU and layout read, the NIC assumed (no NET/ line).
     assert_eq!(v["cluster"]["gpu"]["source"], "log");
     assert_eq!(v["cluster"]["nodes"]["value"], "2");
@@ -72,7 +72,7 @@ fn text_report_says_what_was_read_and_the_verdict_and_writes_the_overlay() {
     // Flags win over the log where given: 4 GPUs per node makes the 8 ranks two nodes.
     let (_, out, _) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--gpus-per-node", "4", "--nics-per-node", "4"]);
     assert!(out.contains("Inferred from the log's numbers: nodes 2, "), "{out}");
-    assert!(out.contains("Given (flags): gpus_per_node 4, nic 4 x "), "{out}");
+    assert!(out.contains("Given: gpus_per_node 4, nic 4 x "), "{out}");
 }
 
 #[test]
@@ -230,4 +230,52 @@ fn hostile_logs_parse_in_linear_time_and_errors_name_real_flags() {
     assert_eq!(code, Some(2));
     assert!(!err.contains("--group") && !err.contains("--log"), "{err}");
     names_only_real_flags(&err);
+}
+
+/// Issue 37: check.html labels a field with `Field::label` (its source's `Source::words`) and
+/// this CLI titles its lists with `Source::title`: on real logs, each field the JSON gives a
+/// source is listed by the text under that source's title, and the page's label of the same
+/// field ends in the same words. A flag and a page's pick are both "given".
+#[test]
+fn the_page_and_the_cli_say_the_same_word_for_each_source() {
+    use fabricscope_check::{Field, Source};
+    let nvls = logs("h100-1node-all-reduce-nvls.txt");
+    let no_ranks = temp("no-ranks.txt", &std::fs::read_to_string(&nvls).unwrap().lines().filter(|l| !l.contains("Rank ")).collect::<Vec<_>>().join("\n"));
+    let mut seen = Vec::new();
+    for args in [vec![nvls.as_str()], vec![no_ranks.as_str()], vec![nvls.as_str(), "--nic", "roce-400"]] {
+        let (code, text, err) = run(&[&["check"], args.as_slice()].concat());
+        assert_eq!(code, Some(0), "{err}");
+        let (_, json, _) = run(&[&["check"], args.as_slice(), &["--json"]].concat());
+        let v: Value = serde_json::from_str(&json).unwrap();
+        for (name, f) in v["cluster"].as_object().unwrap() {
+            let source = Source::ALL.into_iter().find(|s| f["source"] == s.id()).unwrap_or_else(|| panic!("{name}: {f}"));
+            let value = f["value"].as_str().unwrap().to_string();
+            let title = format!("{}: ", source.title());
+            let line = text.lines().find(|l| l.starts_with(&title)).unwrap_or_else(|| panic!("no '{title}' list for {name}: {text}"));
+            assert!(line.contains(&format!("{name} {value}")), "{name} {value} not in {line}");
+            assert_eq!(source.title().to_lowercase(), source.words().to_lowercase());
+            let page = Field { name: Box::leak(name.clone().into_boxed_str()), value, source }.label();
+            assert!(page.ends_with(&format!("({})", source.words())), "{page}");
+            seen.push(source);
+        }
+    }
+    let _ = std::fs::remove_file(&no_ranks);
+    assert!(Source::ALL.iter().all(|s| seen.contains(s)), "every source met: {seen:?}");
+    // The words the issue asks for.
+    assert_eq!([Source::Log, Source::Flag, Source::Assumed].map(Source::words), ["read from the log", "given", "assumed"]);
+    // The NIC given by flag is under "Given", as the page labels a picked NIC "(given)".
+    let (_, text, _) = run(&["check", &nvls, "--nic", "roce-400"]);
+    assert!(text.lines().any(|l| l.starts_with("Given: nic 8 x ") && l.contains("RoCE")), "{text}");
+}
+
+#[test]
+fn a_flag_the_log_contradicts_is_used_and_the_log_is_said() {
+    let (code, out, err) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--gpu", "b200"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Given: gpu B200"), "{out}");
+    assert!(out.contains("gpu: the log says H100-SXM5 80GB; checked against B200"), "{out}");
+    let (_, json, _) = run(&["check", &logs("h100-1node-all-gather-ring.txt"), "--gpu", "b200", "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["overruled"][0]["name"], "gpu");
+    assert_eq!(v["overruled"][0]["log"], "H100-SXM5 80GB");
 }

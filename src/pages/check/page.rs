@@ -9,7 +9,7 @@ use crate::widgets::{pickers, PickersProps};
 use super::{check_panel, CheckProps};
 use crate::plumbing::hooks::use_media_query;
 use crate::plumbing::url;
-use fabricscope_check::{file_value, infer, link_of, link_of_noted, runs_of, Given, Measured, Source};
+use fabricscope_check::{file_value, infer, link_of, link_of_noted, runs_of, Given, Measured};
 use fabricscope_model::link::{measured_in_file, measured_in_link, Decoded};
 use fabricscope_model::Scenario;
 use yew::prelude::*;
@@ -26,6 +26,8 @@ struct Page {
     /// The runs read from a log, link or file.
     runs: Vec<Measured>,
     notes: Vec<String>,
+    /// The fields picked on the page: they win over the log, as the CLI's flags do.
+    given: Given,
 }
 
 impl Page {
@@ -37,8 +39,19 @@ impl Page {
     /// A decoded link or file with its measured runs (as it holds them), read.
     fn of(mut d: Decoded, measured: Option<serde_json::Value>) -> Page {
         let runs = runs_of(measured, &mut d.warnings);
-        Page { scenario: d.scenario, runs, notes: d.warnings }
+        Page { scenario: d.scenario, runs, notes: d.warnings, given: Given::default() }
     }
+}
+
+/// The cluster a check of `runs` judges against (none without runs) and its hardware fields,
+/// each with where it came from.
+fn judged(runs: &[Measured], design: &fabricscope_model::Cluster, given: &Given) -> Option<(fabricscope_model::Cluster, Vec<fabricscope_check::Field>)> {
+    if runs.is_empty() {
+        return None;
+    }
+    let inf = infer(runs, design, given);
+    let fields = inf.fields.into_iter().filter(|f| ["gpu", "scale_up", "nic", "library", "network"].contains(&f.name)).collect();
+    Some((inf.cluster, fields))
 }
 
 /// Mounts the page into `#app`, one timer tick after the wasm is instantiated (two short
@@ -64,30 +77,39 @@ fn CheckPage() -> Html {
     let check_note = use_state(|| None::<String>);
     let file_note = use_state(|| None::<String>);
     let c = &page.scenario.cluster;
-    let error = c.topology().err();
-    let error_for = |f: &str| error.as_ref().filter(|e| e.field == f).map(|e| e.message.clone());
 
-    // The hardware the check judges against: the log's where it says (an AMD GPU, EFA, a
-    // GB300 rack), the design's where it does not.
-    let judged = use_memo((page.runs.clone(), c.clone()), |(r, c)| {
-        if r.is_empty() {
-            return Vec::new();
-        }
-        let inf = infer(r, c, &Given::default());
-        inf.fields.into_iter().filter(|f| ["gpu", "scale_up", "nic", "library", "network"].contains(&f.name)).map(|f| (f.name, f.value, f.source)).collect::<Vec<_>>()
-    });
-    let from = |s: Source| match s {
-        Source::Log => "from the log",
-        Source::Inferred => "inferred from the log",
-        Source::Flag => "given",
-        Source::Assumed => "the design's",
-    };
+    // The cluster the check judges against: the log's where it says (an AMD GPU, EFA, a
+    // GB300 rack), what was picked where given, the design's where neither says. The pickers
+    // show it; its hardware fields are listed under them.
+    let judging = use_memo((page.runs.clone(), c.clone(), page.given), |(r, c, g)| judged(r, c, g));
+    let shown = (*judging).as_ref().map_or(c, |(j, _)| j);
+    let error = shown.topology().err();
+    let error_for = |f: &str| error.as_ref().filter(|e| e.field == f).map(|e| e.message.clone());
 
     let on_action = {
         let page = page.clone();
         Callback::from(move |a: Action| {
             let mut p = (*page).clone();
+            // A pick changes the cluster the pickers show (the judged one) and is given from
+            // now on: the log no longer overrides that field.
+            if let Some((j, _)) = judged(&p.runs, &p.scenario.cluster, &p.given) {
+                p.scenario.cluster = j;
+            }
+            match a {
+                Action::Gpu(_) => p.given.gpu = true,
+                Action::ScaleUp(_) => p.given.scale_up = true,
+                Action::Nic(_) => p.given.nic = true,
+                _ => {}
+            }
             pick_hardware(&mut p.scenario.cluster, a);
+            page.set(p);
+        })
+    };
+    let on_forget = {
+        let page = page.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut p = (*page).clone();
+            p.given = Given::default();
             page.set(p);
         })
     };
@@ -127,19 +149,24 @@ fn CheckPage() -> Html {
                     </ul>
                 }
                 { pickers(&PickersProps {
-                    cluster: c.clone(),
+                    cluster: shown.clone(),
                     gpu_error: error_for("gpu"),
                     scale_up_error: error_for("scale_up"),
                     nic_error: error_for("nic").or_else(|| error_for("sharp")),
                     on_action,
                 }) }
-                if !judged.is_empty() {
-                    <p class="hint">{ "The log's run is checked against:" }</p>
+                if let Some((_, fields)) = &*judging {
+                    <p class="hint">{ "The pickers show the hardware the log's run is checked against; a pick is used at once, as given, even where the log says otherwise:" }</p>
                     <ul class="notes" data-testid="judged-hardware">
-                        { for judged.iter().map(|(name, value, source)| html! {
-                            <li data-source={source.id()}>{ format!("{name}: {value} ({})", from(*source)) }</li>
+                        { for fields.iter().map(|f| html! {
+                            <li data-source={f.source.id()}>{ f.label() }</li>
                         }) }
                     </ul>
+                }
+                if page.given != Given::default() {
+                    <div class="export-row">
+                        <button type="button" onclick={on_forget} data-testid="forget-picks">{ "Forget the picks: use what the log says" }</button>
+                    </div>
                 }
                 <p class="hint" data-testid="design">{ format!("The link's design: {} node{} × {} GPUs. Where the log's header names the GPU and the hosts, those count instead.", c.nodes, if c.nodes == 1 { "" } else { "s" }, c.gpus_per_node) }</p>
                 <h2>{ "Keep it" }</h2>
@@ -153,7 +180,7 @@ fn CheckPage() -> Html {
                 }
             </section>
             <div class="panels">
-                { check_panel(&CheckProps { measured: page.runs.clone(), cluster: c.clone(), dark, compact, note: check_note, on_measured }) }
+                { check_panel(&CheckProps { measured: page.runs.clone(), cluster: c.clone(), given: page.given, dark, compact, note: check_note, on_measured }) }
                 <super::calibrate::CalibratePanel design={c.clone()} />
             </div>
         </div>

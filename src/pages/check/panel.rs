@@ -8,7 +8,7 @@ use crate::widgets::ChartSvg;
 use fabricscope_charts::check::check_chart;
 use fabricscope_charts::scale::interval_label;
 use fabricscope_charts::Theme;
-use fabricscope_check::{check, check_csv, next_line, CheckReport, Log, Measured, Parser, Source};
+use fabricscope_check::{check_csv, check_with, next_line, CheckReport, Given, Log, Measured, Parser};
 use fabricscope_model::units::{format_size, Bytes};
 use fabricscope_model::{Cluster, ModelError};
 use std::fmt::Write;
@@ -26,6 +26,8 @@ pub struct Props {
     pub measured: Vec<Measured>,
     /// The design the page shows: NIC and fabric come from it.
     pub cluster: Cluster,
+    /// What was picked on the page: wins over the log, as the CLI's flags do.
+    pub given: Given,
     pub dark: bool,
     pub compact: bool,
     /// What the last read said (not nccl-tests output; lines not read).
@@ -35,9 +37,11 @@ pub struct Props {
 }
 
 type Checked = Rc<Result<CheckReport, ModelError>>;
+/// What a check is of: the runs, the design and what was picked.
+type CheckKey = (Vec<Measured>, Cluster, Given);
 
 thread_local! {
-    static REPORT: std::cell::RefCell<Option<((Vec<Measured>, Cluster), Checked)>> = const { std::cell::RefCell::new(None) };
+    static REPORT: std::cell::RefCell<Option<(CheckKey, Checked)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Longest slice of reading in one task, ms: well under the 50 ms of a long task, as the
@@ -208,21 +212,10 @@ fn read_file(file: web_sys::File, note: UseStateHandle<Option<String>>, on_measu
     read_text(&file, note, move |text| read(text, &n, &on_measured));
 }
 
-/// Where a field came from, as the page says it (the page has no flags: a given value is
-/// the design's).
-fn source_text(s: Source) -> &'static str {
-    match s {
-        Source::Log => "read from the log",
-        Source::Inferred => "inferred from the log's numbers",
-        Source::Flag => "given",
-        Source::Assumed => "assumed from the design",
-    }
-}
-
 /// The fields read, plateaus, verdict and per-size table.
 fn report(r: &CheckReport) -> Html {
     let fields = r.fields.iter().map(|f| html! {
-        <><span class={f.source.id()} data-source={f.source.id()}>{ format!("{}: {} ({})", f.name, f.value, source_text(f.source)) }</span>{ " " }</>
+        <><span class={f.source.id()} data-source={f.source.id()}>{ f.label() }</span>{ " " }</>
     });
     let plateaus = r.plateaus.iter().map(|p| html! {
         <p data-testid="check-plateau">
@@ -249,6 +242,11 @@ fn report(r: &CheckReport) -> Html {
     });
     html! { <>
         <p class="check-fields" data-testid="check-fields">{ for fields }</p>
+        if !r.overruled.is_empty() {
+            <ul class="notes" role="status" data-testid="check-overruled">
+                { for r.overruled.iter().map(|o| html! { <li>{ o.text() }</li> }) }
+            </ul>
+        }
         { for plateaus }
         <ol class="verdict" data-testid="check-verdict">{ for verdict }</ol>
         <div class="table-wrap">
@@ -342,8 +340,8 @@ fn on_paste(e: &Event, note: &UseStateHandle<Option<String>>) {
 }
 
 pub fn check_panel(p: &Props) -> Html {
-    let key = (p.measured.clone(), p.cluster.clone());
-    let report: Option<Checked> = (!p.measured.is_empty()).then(|| REPORT.with(|c| crate::widgets::cached(c, key, |(m, c)| Rc::new(check(m, c)))));
+    let key = (p.measured.clone(), p.cluster.clone(), p.given);
+    let report: Option<Checked> = (!p.measured.is_empty()).then(|| REPORT.with(|c| crate::widgets::cached(c, key, |(m, c, g)| Rc::new(check_with(m, c, g)))));
     // One listener per event for the whole panel: buttons say what they do in data-act.
     let on_click = {
         let (note, on_measured, report) = (p.note.clone(), p.on_measured.clone(), report.clone());
