@@ -37,6 +37,7 @@ stage "e2e sub-path, CSP, embed" node e2e/subpath.mjs
 stage "e2e compare (designs, link, storage, embeds)" node e2e/compare.mjs
 stage "e2e charts (views, cursor, embeds)" node e2e/charts.mjs
 stage "e2e check a real cluster (issue 14)" node e2e/check.mjs
+stage "e2e your cluster, measured (issue 40)" node e2e/calibrate.mjs
 stage "e2e offline (service worker)" node e2e/offline.mjs
 stage "e2e no long task (search)" node e2e/longtask.mjs
 stage "e2e bill of materials, right-sizer (issue 12)" node e2e/bom.mjs
