@@ -109,6 +109,8 @@ async function main() {
       // and no total is crowned because a design is smaller; per-GPU rows carry the figures.
       const warning = await page.textContent('[data-testid=size-warning]');
       assert(warning.includes('designs differ in GPU count: 1,024 vs 512 vs 1,120 vs 288'), `size warning: ${warning}`);
+      // Issue 37: a GPU count that forces an odd layout is named (288 = 9 x 32 GPUs: PP 9).
+      assert(warning.includes(': 288 GPUs do not divide the batch of 512: PP 9'), `odd layout named: ${warning}`);
       const gpus = await cells('gpus');
       assert(gpus.slice(0, 4).join('|') === '1,024|512|1,120|288' && gpus[4] === '–', `GPU counts: ${gpus}`);
       for (const [key, , best, verdict] of rows.filter((r) => ['step_time_s', 'tokens_per_s', 'power_kw', 'cost_usd'].includes(r[0]))) {

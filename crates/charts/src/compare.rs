@@ -41,7 +41,7 @@ pub fn compare_title(id: &str) -> Option<&'static str> {
         "compare-step" => "Training step time of the same job, per design",
         "compare-memory" => "Memory per GPU of the same job, per design",
         "compare-scaling-busbw" => "busbw vs node count: where each fabric stops scaling",
-        "compare-scaling-step" => "Step time vs node count: where each design stops scaling",
+        "compare-scaling-step" => "Step time vs node count, each design's layout held (DP takes the GPUs): where it stops scaling",
         _ => return None,
     })
 }

@@ -39,8 +39,12 @@ fn line<'a>(text: &'a str, label: &str) -> &'a str {
 fn designs_of_different_sizes_are_flagged_and_compared_per_gpu() {
     let (a, b) = (pod(), nvl());
     let v = json(&["compare", &a, &b, "--json"]);
-    assert_eq!(v["warnings"], serde_json::json!(["designs differ in GPU count: 1,024 vs 288"]));
+    let w = v["warnings"].as_array().unwrap();
+    assert_eq!(w[0], "designs differ in GPU count: 1,024 vs 288");
+    // 288 GPUs = 9 x 32: the batch of 512 cannot take the 9, so the layout does (issue 37).
+    assert!(w.len() == 2 && w[1].as_str().unwrap().ends_with(": 288 GPUs do not divide the batch of 512: PP 9"), "{w:?}");
     let d = v["designs"].as_array().unwrap();
+    assert_eq!((d[0].get("layout_note"), d[1]["layout_note"].as_str()), (None, Some("288 GPUs do not divide the batch of 512: PP 9")));
     assert_eq!((d[0]["gpus"].as_u64(), d[1]["gpus"].as_u64()), (Some(1024), Some(288)));
     for x in d {
         // tokens/s per GPU is tokens/s over the GPU count; power per 1,000 GPUs likewise.

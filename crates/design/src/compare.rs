@@ -605,7 +605,8 @@ mod tests {
         let priced = |id: &str| Scenario { prices: book.to_value(), ..sc(cluster_preset(id).unwrap().cluster()) };
         let (a, b) = (design_numbers("pod", &priced("dgx-h100-superpod")).unwrap(), design_numbers("nvl", &priced("gb200-nvl72")).unwrap());
         assert_eq!((a.gpus, b.gpus), (1024, 288));
-        assert_eq!(warnings(&[a.clone(), b.clone()]), vec!["designs differ in GPU count: 1,024 vs 288".to_string()]);
+        // 288 GPUs = 9 x 32: the batch of 512 cannot take the 9, so the layout does (issue 37).
+        assert_eq!(warnings(&[a.clone(), b.clone()]), vec!["designs differ in GPU count: 1,024 vs 288".to_string(), "nvl: 288 GPUs do not divide the batch of 512: PP 9".to_string()]);
         // Per GPU: tokens/s over GPUs, power per 1,000 GPUs, cost per GPU.
         let tpg = a.tokens_per_s_per_gpu.unwrap();
         assert!((tpg - a.tokens_per_s.unwrap() / 1024.0).abs() < 1e-9);

@@ -20,6 +20,11 @@ pub const BUSBW_BYTES: Bytes = Bytes(1 << 30);
 pub struct DesignNumbers {
     pub name: String,
     pub gpus: u32,
+    /// A GPU count that forces an odd layout, in words ("576 GPUs do not divide the batch of
+    /// 512: PP 9"): data parallelism splits the batch, so the GPU count's odd factor lands on
+    /// TP, PP or CP, and the design's step is that layout's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout_note: Option<String>,
     /// AllReduce over every GPU at [`BUSBW_BYTES`], GB/s per direction.
     #[serde(rename = "allreduce_busbw_GBps")]
     pub allreduce_busbw_gbps: f64,
@@ -129,6 +134,7 @@ impl DesignNumbers {
         DesignNumbers {
             name: name.to_string(),
             gpus,
+            layout_note: chosen.and_then(|c| odd_layout(gpus, c)),
             allreduce_busbw_gbps: busbw.gbps,
             busbw_error_pct: busbw.error_pct,
             step_error_pct: chosen.and_then(|c| c.error_band_pct),
@@ -350,6 +356,19 @@ pub fn delta_table(designs: &[DesignNumbers]) -> Vec<DeltaRow> {
 
 /// Warnings about the comparison as a whole: "designs differ in GPU count: 1,024 vs 288"
 /// (totals of different sizes are then not ranked; per-GPU figures are).
+/// Why `r`'s layout on `gpus` GPUs has a factor that is not a power of two, when the GPU count
+/// forces it: its odd factor does not divide the batch, so data parallelism cannot take it.
+fn odd_layout(gpus: u32, r: &StepReport) -> Option<String> {
+    let m = &r.mapping;
+    let batch = u64::from(r.micro_batches) * u64::from(m.micro_batch) * u64::from(m.dp);
+    let odd = gpus.checked_shr(gpus.trailing_zeros()).unwrap_or(1);
+    if odd <= 1 || batch == 0 || batch % u64::from(odd) == 0 {
+        return None;
+    }
+    let parts: Vec<String> = [("TP", m.tp), ("PP", m.pp), ("CP", m.cp)].iter().filter(|(_, v)| !v.is_power_of_two()).map(|(n, v)| format!("{n} {v}")).collect();
+    (!parts.is_empty()).then(|| format!("{gpus} GPUs do not divide the batch of {batch}: {}", parts.join(", ")))
+}
+
 pub fn warnings(designs: &[DesignNumbers]) -> Vec<String> {
     let mut counts: Vec<u32> = Vec::new();
     for d in designs {
@@ -362,6 +381,7 @@ pub fn warnings(designs: &[DesignNumbers]) -> Vec<String> {
         let list: Vec<String> = counts.iter().map(|&g| crate::figures::thousands(g as f64)).collect();
         w.push(format!("designs differ in GPU count: {}", list.join(" vs ")));
     }
+    w.extend(designs.iter().filter_map(|d| Some(format!("{}: {}", d.name, d.layout_note.as_ref()?))));
     w
 }
 
@@ -393,6 +413,7 @@ mod tests {
     fn numbers(name: &str, busbw: f64, step: Option<f64>, kw: f64) -> DesignNumbers {
         let bom = scenario_bom(&Scenario::default()).unwrap();
         DesignNumbers {
+            layout_note: None,
             name: name.into(),
             gpus: 8,
             allreduce_busbw_gbps: busbw,
@@ -504,5 +525,20 @@ mod tests {
         assert!(a.power_kw >= 16.0 * 10.2 && b.power_kw >= 16.0 * 10.2);
         assert!(a.step_time_s.is_some() && a.tokens_per_s_per_mw.is_some());
         assert_eq!(a.cost_usd, None);
+    }
+
+    /// Issue 37: 576 GB200 GPUs (8 racks of 72) cannot give data parallelism their odd factor
+    /// 9 when the batch is a power of two: the layout takes it, and the warnings say so; 512
+    /// GPUs of the same design have no such note.
+    #[test]
+    fn a_gpu_count_that_forces_an_odd_layout_is_named() {
+        use fabricscope_model::catalog::GpuKind;
+        let gb200 = |gpus: u32| Scenario::new(Cluster { gpu: GpuKind::Gb200, gpus_per_node: 4, nodes: gpus / 4, scale_up: fabricscope_model::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() });
+        let odd = design_numbers_with("C · GB200", &gb200(576), None).unwrap();
+        let note = odd.layout_note.clone().expect("an odd layout");
+        assert!(note.starts_with("576 GPUs do not divide the batch of ") && (note.contains("PP 9") || note.contains("TP 9") || note.contains("CP 9") || note.contains(" 3")), "{note}");
+        assert!(warnings(&[odd]).iter().any(|w| w.starts_with("C · GB200: 576 GPUs do not divide the batch")));
+        let even = design_numbers_with("A · GB200", &gb200(512), None).unwrap();
+        assert_eq!(even.layout_note, None);
     }
 }
