@@ -139,6 +139,19 @@ async function main() {
       await page.waitForTimeout(500);
       const s1 = await stepNumbers();
       assert(s1.p50 >= s1.alone && s1.p90 >= s1.p50, `under ECMP at 2:1 ${JSON.stringify(s1)}`);
+      // Issue 37: the section says which fraction sets the step (the DP ring's, whatever
+      // traffic the study above shows) and the job size the flows studied.
+      const basis = await f.$eval('[data-testid=step-basis]', (p) => ({ text: p.textContent, ring: +p.dataset.ringP50 }));
+      assert(basis.text.startsWith('What sets the step: the data-parallel ring keeps ') && basis.ring > 0 && basis.ring <= 1, JSON.stringify(basis));
+      assert(/The flows studied the job on all \d+ nodes\.|The flows studied a job of \d+ of the cluster's \d+ nodes/.test(basis.text), basis.text);
+      // With a neighbour the flows study half the nodes: said, with the step's own size.
+      await setNumber(f, '#cg-jobs', 1);
+      await page.waitForTimeout(300);
+      await stepNumbers();
+      const shared = await f.textContent('[data-testid=step-basis]');
+      assert(/The flows studied a job of \d+ of the cluster's \d+ nodes \(1 other job sharing the fabric\); the step is the layout's on all \d+ nodes/.test(shared), shared);
+      await setNumber(f, '#cg-jobs', 0);
+      await page.waitForTimeout(300);
       // One GPU at half speed: its stage's compute and bubble take twice as long.
       await setNumber(f, '#cg-slow-speed', 50);
       await setNumber(f, '#cg-slow', 1);

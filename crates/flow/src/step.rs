@@ -67,6 +67,11 @@ pub struct StepSpread {
     pub alone_s: f64,
     /// Its 90% interval (s), the one `train` states for it (docs/calibration.md).
     pub alone_interval_s: Option<[f64; 2]>,
+    /// The data-parallel ring's throughput fraction over the seeds, as the step took it (`None`:
+    /// the analytical model's own routing factor).
+    pub ring_fraction: Option<Dist>,
+    /// The same of the all-to-all, when the experts cross nodes.
+    pub a2a_fraction: Option<Dist>,
 }
 
 /// The step of layout `par` per seed. `ring` and `a2a` are the studies' per-seed throughput
@@ -98,7 +103,16 @@ pub fn step_over_seeds(topo: &Topology, w: &Workload, fw: Framework, par: &Paral
         steps.push(step);
     }
     let tokens: Vec<f64> = steps.iter().map(|s| w.tokens_per_step() as f64 / s).collect();
-    Ok(StepSpread { step_s: Dist::of(&steps), tokens_per_s: Dist::of(&tokens), per_seed_s: steps, alone_s: healthy.step_time_s, alone_interval_s: healthy.step_time_interval() })
+    let dist = |v: Option<&[f64]>| v.filter(|v| !v.is_empty()).map(Dist::of);
+    Ok(StepSpread {
+        step_s: Dist::of(&steps),
+        tokens_per_s: Dist::of(&tokens),
+        per_seed_s: steps,
+        alone_s: healthy.step_time_s,
+        alone_interval_s: healthy.step_time_interval(),
+        ring_fraction: dist(ring),
+        a2a_fraction: dist(a2a),
+    })
 }
 
 #[cfg(test)]

@@ -289,7 +289,7 @@ pub fn congestion_panel(props: &Props) -> Html {
             </p>
             if let Some((d, k)) = done.as_ref().and_then(|d| d.studies.first().zip(d.key.first())) {
                 <div class={classes!("congestion-result", (!current).then_some("stale"))}>
-                    { result(d, &k.1, props, &svgs, step_section(props.training.as_ref(), &step, step_current, &slow)) }
+                    { result(d, &k.1, props, &svgs, step_section(props.training.as_ref(), &step, step_current, &slow, studied(d, &k.1, &props.cluster))) }
                 </div>
             }
         </section>
@@ -429,7 +429,25 @@ fn step_chart(s: &StepSpread, slow: &Stragglers, theme: Theme, width: u32) -> St
 
 /// The training step of the explorer's layout over the study's seeds: the chart and figures,
 /// or why there are none.
-fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, ModelError>, Option<AttrValue>)>, current: bool, slow: &Stragglers) -> Html {
+/// The job the flows studied: (its nodes, the cluster's, other jobs beside it).
+fn studied(d: &Study, s: &Settings, c: &Cluster) -> Option<(u32, u32, u32)> {
+    d.outcome.as_ref().ok().map(|o| (o.nodes_in_job, c.nodes, s.other_jobs))
+}
+
+/// The fractions that set the step in this study, and the job size the flows studied.
+fn step_basis(s: &StepSpread, studied: Option<(u32, u32, u32)>) -> String {
+    let frac = |name: &str, d: &Dist| format!("the {name} keeps {} of its bandwidth at the median ({} to {} from p10 to p90)", pct(d.p50), pct(d.p10), pct(d.p90));
+    let parts: Vec<String> = [("data-parallel ring", s.ring_fraction.as_ref()), ("all-to-all", s.a2a_fraction.as_ref())].into_iter().filter_map(|(n, d)| Some(frac(n, d?))).collect();
+    let fractions = if parts.is_empty() { "The step keeps the analytical model's routing factor".to_string() } else { format!("What sets the step: {}", parts.join("; ")) };
+    let size = match studied {
+        Some((job, all, others)) if others > 0 || job < all => format!(". The flows studied a job of {job} of the cluster's {all} nodes ({others} other job{} sharing the fabric); the step is the layout's on all {all} nodes at those fractions.", if others == 1 { "" } else { "s" }),
+        Some((job, _, _)) => format!(". The flows studied the job on all {job} nodes."),
+        None => ".".to_string(),
+    };
+    format!("{fractions}{size}")
+}
+
+fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, ModelError>, Option<AttrValue>)>, current: bool, slow: &Stragglers, studied: Option<(u32, u32, u32)>) -> Html {
     let (Some(job), Some((spread, svg))) = (job, step.as_ref()) else { return Html::default() };
     let layout = fabricscope_model::training::explore::parallel_label(&job.parallel);
     let body = match spread {
@@ -449,6 +467,7 @@ fn step_section(job: Option<&TrainingJob>, step: &Option<(Result<StepSpread, Mod
                         { format!("{} alone on the fabric ({}); under this study {} at the median ({}), {} to {} from p10 to p90 over {} seed(s); {} tokens/s at the median.",
                             seconds_label(s.alone_s), s.alone_interval_s.map_or_else(|| "not validated".to_string(), |[lo, hi]| format!("{} s, the model's error held out by source", interval_label(lo, hi))), seconds_label(d.p50), slower(d.p50), seconds_label(d.p10), seconds_label(d.p90), s.per_seed_s.len(), tokens_label(s.tokens_per_s.p50)) }
                     </p>
+                    <p data-testid="step-basis" data-ring-p50={s.ring_fraction.as_ref().map(|d| d.p50.to_string())}>{ step_basis(s, studied) }</p>
                     <p class="hint">{ format!("Each seed's data-parallel ring fraction (and the all-to-all's, when the experts cross nodes) replaces the network's routing factor and the step is evaluated again, as fabricscope train --routing does (crates/flow step.rs). Modelled, not measured.{stragglers}") }</p>
                 </>
             }
