@@ -208,6 +208,7 @@ fn fitted(text: &str, ms: f64) -> Html {
             <div class="export-row">
                 <button type="button" data-testid="calibration-download" onclick={download}>{ "Download cluster.json" }</button>
                 <a data-testid="calibration-serving" href={serving_link(f)}>{ "Serve on this cluster, as measured" }</a>
+                <a data-testid="calibration-explorer" href={format!("./#s={}", encode(&Scenario { cluster: f.cluster.clone(), ..Scenario::default() }))}>{ "Open this cluster in the explorer, as designed" }</a>
             </div>
             <p class="hint">{ "cluster.json is the file fabricscope calibrate --json writes: fabricscope train, serve, collective and the others take it with --calibration cluster.json. The serving page's link carries the fitted values (not the logs). The explorer and compare do not apply a calibration yet." }</p>
         </div>
