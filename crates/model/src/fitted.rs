@@ -115,6 +115,15 @@ pub const LINK_PREFIX: &str = "v1.";
 /// Longest calibration a link may carry, characters: a fit's values are a few hundred.
 pub const MAX_LINK_CHARS: usize = 8192;
 
+/// A calibration in a link, with the hardware it was fitted on.
+#[derive(Serialize, Deserialize)]
+struct Linked {
+    gpu: crate::catalog::GpuKind,
+    nic: crate::catalog::NicKind,
+    gpus_per_node: u32,
+    calibration: Calibration,
+}
+
 /// A cluster's measured parameters: what the collective model applies ([`Comm::with_calibration`]).
 /// Small and serde-able, so a page can carry it in a link.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -163,23 +172,37 @@ impl Calibration {
         Ok(())
     }
 
-    /// The calibration as a link parameter's value (`cal=v1.<base64url of its JSON>`): the
-    /// fitted values only, never the logs, so a page's link stays short.
-    pub fn to_link(&self) -> String {
-        format!("{LINK_PREFIX}{}", crate::link::base64url_encode(serde_json::to_string(self).unwrap_or_default().as_bytes()))
+    /// The calibration of a cluster `c` as a link parameter's value (`cal=v1.<base64url of its
+    /// JSON>`): the fitted values and the hardware they were fitted on (GPU, NIC, GPUs per node),
+    /// never the logs, so a page's link stays short and a page can refuse other hardware.
+    pub fn to_link(&self, c: &crate::topology::Cluster) -> String {
+        let linked = Linked { gpu: c.gpu, nic: c.nic, gpus_per_node: c.gpus_per_node, calibration: self.clone() };
+        format!("{LINK_PREFIX}{}", crate::link::base64url_encode(serde_json::to_string(&linked).unwrap_or_default().as_bytes()))
     }
 
-    /// A calibration read back from [`Calibration::to_link`]'s text, checked; `Err` says what is
-    /// wrong with it.
-    pub fn from_link(text: &str) -> Result<Calibration, String> {
+    /// A calibration read back from [`Calibration::to_link`]'s text and checked against the
+    /// cluster `c` a page shows: the same GPU, NIC and GPUs per node (the node count may differ:
+    /// that is the question a calibration answers); `Err` says what is wrong.
+    pub fn from_link(text: &str, c: &crate::topology::Cluster) -> Result<Calibration, String> {
         if text.len() > MAX_LINK_CHARS {
             return Err(format!("the calibration in the link is {} characters, over the {MAX_LINK_CHARS} one may have", text.len()));
         }
         let payload = text.trim().strip_prefix(LINK_PREFIX).ok_or_else(|| format!("not a calibration (expected {LINK_PREFIX}<data>)"))?;
         let bytes = crate::link::base64url_decode(payload).ok_or("the calibration in the link is damaged (not base64url)")?;
-        let c: Calibration = serde_json::from_slice(&bytes).map_err(|e| format!("the calibration in the link is damaged: {e}"))?;
-        c.validate()?;
-        Ok(c)
+        let l: Linked = serde_json::from_slice(&bytes).map_err(|e| format!("the calibration in the link is damaged: {e}"))?;
+        l.calibration.validate()?;
+        if (l.gpu, l.nic, l.gpus_per_node) != (c.gpu, c.nic, c.gpus_per_node) {
+            return Err(format!(
+                "it was fitted on {} GPUs ({} per node) with {} NICs; this cluster has {} GPUs ({} per node) with {} NICs: calibrate on this cluster's own logs",
+                l.gpu.id(),
+                l.gpus_per_node,
+                l.nic.id(),
+                c.gpu.id(),
+                c.gpus_per_node,
+                c.nic.id()
+            ));
+        }
+        Ok(l.calibration)
     }
 
     /// "measured at 2 nodes, predicted at 64" (or "measured at 1 node: the network is the
@@ -357,13 +380,18 @@ mod tests {
     #[test]
     fn a_calibration_round_trips_through_a_link_and_a_bad_one_says_why() {
         let cal = Calibration { network: TierFit { bandwidth: share(0.81), latency: Some(Latency { added_us: 12.5, uncertainty_us: 1.0 }) }, measured_nodes: vec![1, 2], logs: 3, ..Default::default() };
-        let link = cal.to_link();
-        assert!(link.starts_with(LINK_PREFIX) && link.len() < 600, "{link}");
-        assert_eq!(Calibration::from_link(&link), Ok(cal));
-        assert!(Calibration::from_link("v2.abc").unwrap_err().contains("expected v1."));
-        assert!(Calibration::from_link("v1.!!").unwrap_err().contains("damaged"));
+        let c = Cluster::default();
+        let link = cal.to_link(&c);
+        assert!(link.starts_with(LINK_PREFIX) && link.len() < 700, "{link}");
+        assert_eq!(Calibration::from_link(&link, &c), Ok(cal.clone()));
+        // Another node count is the question a calibration answers; other hardware is refused.
+        assert!(Calibration::from_link(&link, &Cluster { nodes: 64, ..Cluster::default() }).is_ok());
+        let other = Calibration::from_link(&link, &Cluster { nic: crate::catalog::NicKind::Roce400, ..Cluster::default() }).unwrap_err();
+        assert!(other.contains("fitted on h100 GPUs (8 per node) with ib-ndr NICs") && other.contains("roce-400"), "{other}");
+        assert!(Calibration::from_link("v2.abc", &c).unwrap_err().contains("expected v1."));
+        assert!(Calibration::from_link("v1.!!", &c).unwrap_err().contains("damaged"));
         let bad = Calibration { network: TierFit { bandwidth: share(9.0), latency: None }, ..Default::default() };
-        assert!(Calibration::from_link(&bad.to_link()).unwrap_err().contains("network bandwidth share"));
-        assert!(Calibration::from_link(&"v1.".repeat(4000)).unwrap_err().contains("over the"));
+        assert!(Calibration::from_link(&bad.to_link(&c), &c).unwrap_err().contains("network bandwidth share"));
+        assert!(Calibration::from_link(&"v1.".repeat(4000), &c).unwrap_err().contains("over the"));
     }
 }

@@ -96,7 +96,7 @@ pub fn file_text(f: &CalibrationFile) -> String {
 /// serving.html on the cluster the logs describe, with the calibration (`cal=`).
 pub fn serving_link(f: &CalibrationFile) -> String {
     let scenario = Scenario { cluster: f.cluster.clone(), ..Scenario::default() };
-    format!("serving.html#s={}&cal={}", encode(&scenario), f.calibration.to_link())
+    format!("serving.html#s={}&cal={}", encode(&scenario), f.calibration.to_link(&f.cluster))
 }
 
 #[derive(Properties, PartialEq)]

@@ -18,11 +18,12 @@ fn cluster_of_link() -> Cluster {
     url::read().map(|d| d.scenario.cluster).unwrap_or_default()
 }
 
-/// The link's calibration (`cal=`, check.html's fit of the user's logs), read and checked.
+/// The link's calibration (`cal=`, check.html's fit of the user's logs), read and checked
+/// against the link's cluster.
 fn calibration_of_link() -> Option<Result<Rc<Calibration>, String>> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let param = fabricscope_model::link::find_param("", hash.trim_start_matches('#'), "cal=")?;
-    Some(Calibration::from_link(param).map(Rc::new))
+    Some(Calibration::from_link(param, &cluster_of_link()).map(Rc::new))
 }
 
 /// The designs compare.html pins (its frame's `d=`), each a name and a cluster.
