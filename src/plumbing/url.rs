@@ -25,6 +25,12 @@ pub fn link() -> Option<String> {
     find_in_url(&query, &hash).map(str::to_string)
 }
 
+/// A link parameter of the page's URL fragment (`cal=` from `#s=...&cal=...`), as written.
+pub fn fragment_param(key: &str) -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    fabricscope_model::link::find_param("", hash.trim_start_matches('#'), key).map(str::to_string)
+}
+
 /// Where an import leaves its notes for the page it reloads into (this tab only).
 const IMPORT_NOTES_KEY: &str = "fabricscope-import-notes";
 

@@ -21,16 +21,14 @@ fn cluster_of_link() -> Cluster {
 /// The link's calibration (`cal=`, check.html's fit of the user's logs), read and checked
 /// against the link's cluster.
 fn calibration_of_link() -> Option<Result<Rc<Calibration>, String>> {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let param = fabricscope_model::link::find_param("", hash.trim_start_matches('#'), "cal=")?;
-    Some(Calibration::from_link(param, &cluster_of_link()).map(Rc::new))
+    let param = url::fragment_param("cal=")?;
+    Some(Calibration::from_link(&param, &cluster_of_link()).map(Rc::new))
 }
 
 /// The designs compare.html pins (its frame's `d=`), each a name and a cluster.
 fn designs_of_link() -> Vec<PinnedDesign> {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let param = fabricscope_model::link::find_param("", hash.trim_start_matches('#'), "d=");
-    param.map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: d.scenario.cluster }).collect()
+    let param = url::fragment_param("d=");
+    param.as_deref().map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: d.scenario.cluster }).collect()
 }
 
 /// Mounts the page (see [`crate::widgets::page_frame::mount_framed`]).
