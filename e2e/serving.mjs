@@ -249,6 +249,13 @@ async function main() {
       // The chart: one front per design, the smallest ringed and named in its legend.
       const legend = await f.$$eval('[data-testid=plan-chart] text[data-role=legend]', (ts) => ts.map((t) => t.textContent));
       assert(legend.some((l) => l.startsWith(`fewest GPUs: ${v.deployments[0].gpus} `)), legend.join(' | '));
+      // A listed deployment is shown in the panel above (its decode pool's layout).
+      const i = await f.$$eval('[data-testid=plan-table] tbody tr', (trs) => trs.findIndex((t) => t.querySelector('button')));
+      assert(i >= 0, 'a row that can be shown');
+      const pool = v.deployments[i].layout ?? v.deployments[i].decode;
+      await f.click(`[data-testid=plan-table] tbody tr:nth-child(${i + 1}) button`);
+      await f.waitForFunction((tp) => document.querySelector('[data-testid=serving-shown]')?.textContent.includes(`TP ${tp} ×`), pool.tp, { timeout: 10000 });
+      assert((await f.$eval('#serving-tp', (e) => e.value)) === String(pool.tp), 'the TP picker shows the pool');
       // A bad rate names the field and its allowed values; the last answer stays.
       await f.evaluate(() => {
         const i = document.querySelector('#plan-rate');

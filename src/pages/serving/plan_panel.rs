@@ -13,6 +13,7 @@ use crate::widgets::ChartSvg;
 use fabricscope_charts::{plan_chart, PlanSeries, Theme};
 use fabricscope_model::Cluster;
 use fabricscope_serving::planner::{Mode, PlanDeployment, PlanResult};
+use fabricscope_serving::Phase;
 use fabricscope_serving::{Engine, DEFAULTS};
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
@@ -31,6 +32,9 @@ pub struct Props {
     /// on the catalog design.
     #[prop_or_default]
     pub calibrated: bool,
+    /// Shows a listed deployment in the panel above.
+    #[prop_or_default]
+    pub on_use: Callback<ServingChoice>,
 }
 
 /// Id of the message naming a planner input the page refused.
@@ -56,8 +60,20 @@ fn number_field(id: &'static str, label: &'static str, value: f64, (min, max): (
     }
 }
 
-fn row(i: usize, d: &PlanDeployment) -> Html {
+/// The deployment as the panel above shows one (its decode pool's layout at the batch the rate
+/// implies); `None` for a pipelined pool, which the panel does not offer.
+fn as_choice(d: &PlanDeployment, base: &ServingChoice) -> Option<ServingChoice> {
+    let pool = d.decode_pool().filter(|p| p.pp == 1)?;
+    let batch = (d.batch_per_rank.round() as u32).max(1);
+    Some(ServingChoice { phase: Phase::Decode, tp: pool.tp, ep: pool.ep, dp: pool.dp, batch, disaggregated: d.mode == Mode::Disaggregated, ..*base })
+}
+
+fn row(i: usize, d: &PlanDeployment, base: &ServingChoice, on_use: &Callback<ServingChoice>) -> Html {
     let iv = d.intervals.as_ref();
+    let show = as_choice(d, base).map(|c| {
+        let on_use = on_use.clone();
+        html! { <button type="button" class="link" aria-label={format!("Show deployment {} in the panel above", i + 1)} onclick={Callback::from(move |_: MouseEvent| on_use.emit(c))}>{ "show" }</button> }
+    });
     let kv = d.kv_transfer_ms.map_or(String::new(), |ms| format!(", KV handoff {ms:.2} ms in TTFT"));
     html! {
         <tr data-gpus={d.gpus.to_string()} data-mode={d.mode.id()} title={format!("decode step {:.1} ms at {:.0} sequences per rank{kv}", d.step_ms, d.batch_per_rank)}>
@@ -70,11 +86,12 @@ fn row(i: usize, d: &PlanDeployment) -> Html {
             <td class="num" data-value={d.tokens_per_s_per_gpu.to_string()}>{ with_interval(format!("{:.0}", d.tokens_per_s_per_gpu), iv.map(|i| &i.tokens_per_s_per_gpu)) }</td>
             <td class="num">{ with_interval(format!("{:.1}", d.tokens_per_s_per_user), iv.map(|i| &i.tokens_per_s_per_user)) }</td>
             <td class="num">{ format!("{:.1}", d.max_rate) }</td>
+            <td>{ for show }</td>
         </tr>
     }
 }
 
-fn table(r: &PlanResult) -> Html {
+fn table(r: &PlanResult, base: &ServingChoice, on_use: &Callback<ServingChoice>) -> Html {
     html! {
         <div class="table-scroll" tabindex="0" role="region" aria-labelledby="plan-table-caption">
             <table data-testid="plan-table">
@@ -89,15 +106,16 @@ fn table(r: &PlanResult) -> Html {
                     <th scope="col" class="num">{ "Tokens/s per GPU" }</th>
                     <th scope="col" class="num">{ "Tokens/s per user" }</th>
                     <th scope="col" class="num">{ "Max req/s" }</th>
+                    <th scope="col"><span class="visually-hidden">{ "In the panel above" }</span></th>
                 </tr></thead>
-                <tbody>{ for r.deployments.iter().enumerate().map(|(i, d)| row(i, d)) }</tbody>
+                <tbody>{ for r.deployments.iter().enumerate().map(|(i, d)| row(i, d, base, on_use)) }</tbody>
             </table>
         </div>
     }
 }
 
 /// The answer: the smallest deployment in a sentence, the fabric's part, the chart and table.
-fn answer(p: &Planned, svg: &AttrValue) -> Html {
+fn answer(p: &Planned, svg: &AttrValue, base: &ServingChoice, on_use: &Callback<ServingChoice>) -> Html {
     let r = match &p.result {
         Err(e) => return html! { <p class="error" data-testid="plan-result">{ format!("{}: {}", e.field.replace('_', " "), e.message) }</p> },
         Ok(r) => r,
@@ -135,7 +153,7 @@ fn answer(p: &Planned, svg: &AttrValue) -> Html {
                 <div class="chart-svg" data-testid="plan-chart"><ChartSvg svg={svg.clone()} /></div>
                 <figcaption class="muted small">{ "Every deployment meeting the targets: output tokens/s per GPU at the rate against tokens/s per user; the line joins the Pareto front, the ring marks the fewest GPUs." }</figcaption>
             </figure>
-            { table(r) }
+            { table(r, base, on_use) }
         </>
     }
 }
@@ -212,7 +230,7 @@ pub fn plan_section(p: &Props) -> Html {
                 <ComparePlans designs={p.designs.clone()} choice={p.choice} form={f} dark={p.dark} compact={p.compact} />
             } else {
                 if let Some(x) = &planned {
-                    { answer(x, &svg) }
+                    { answer(x, &svg, &p.choice, &p.on_use) }
                 }
                 <p class="hint" data-testid="plan-cli">{ "The same plan in the terminal: " }<code>{ cli_line(&p.cluster, &p.choice, &f) }</code></p>
             }
