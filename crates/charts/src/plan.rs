@@ -88,7 +88,9 @@ pub fn plan_chart(series: &[PlanSeries], width: u32, height: u32, theme: &Theme)
         let y = 14.0 + 16.0 * i as f64;
         d.seg(left, y, left + 18.0, y, &color, 2.5);
         let smallest = s.plan.deployments.first().map_or("none meets the targets".to_string(), |f| format!("fewest GPUs: {} ({}, ringed)", f.gpus, f.label()));
-        let label = if s.label.is_empty() { smallest } else { format!("{}: {smallest}", s.label) };
+        // A front drawn over an earlier design's identical one hides it: say so.
+        let same = series[..i].iter().find(|e| !s.plan.pareto.is_empty() && e.plan.pareto.iter().map(xy).eq(s.plan.pareto.iter().map(xy))).map_or(String::new(), |e| format!("; the same front as {}", e.label.split(" · ").next().unwrap_or_default()));
+        let label = if s.label.is_empty() { smallest } else { format!("{}: {smallest}{same}", s.label) };
         d.text_role(left + 24.0, y, 11.0, "start", "middle", &text, 400, &label, "legend");
     }
     d.flush();
@@ -139,6 +141,9 @@ mod tests {
         let t = texts(&svg);
         assert!(t.iter().any(|s| s == "B: none meets the targets"), "{t:?}");
         assert!(t.iter().any(|s| s.starts_with("A: fewest GPUs")), "{t:?}");
+        // Two designs with one front: the second says it hides the first.
+        let twins = plan_chart(&[PlanSeries { label: "B".into(), plan: &a }, PlanSeries { label: "C".into(), plan: &a }], 760, 420, &Theme::light());
+        assert!(texts(&twins).iter().any(|s| s.starts_with("C: fewest GPUs") && s.ends_with("; the same front as B")), "{:?}", texts(&twins));
         let empty = plan_chart(&[PlanSeries { label: String::new(), plan: &none }], 760, 420, &Theme::light());
         assert!(texts(&empty).iter().any(|s| s.contains("no deployment meets")), "{:?}", texts(&empty));
     }
