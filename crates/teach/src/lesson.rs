@@ -103,6 +103,9 @@ pub struct Answer {
     pub choice: Option<usize>,
     /// Each choice's value, as computed.
     pub values: Vec<f64>,
+    /// Each choice's value as shown: its unit and, for a collective's time or busbw, its 90%
+    /// interval ("312 µs (90%: 280-350)"); empty where the choice has no value.
+    pub shown: Vec<String>,
 }
 
 fn tier_id(k: crate::topology::TierKind) -> &'static str {
@@ -124,6 +127,27 @@ enum Value {
 }
 
 impl Measure {
+    /// The value as a lesson shows it beside a choice: with its unit and, for a collective's
+    /// time or busbw, the 90% interval its prediction states (what `collective --json` gives).
+    fn shown(&self, base: &Topology) -> Result<String> {
+        if matches!(self.kind, Kind::Busbw | Kind::Time) && self.serve.is_none() && self.goodput.is_none() {
+            let own = self.cluster.as_ref().map(Cluster::topology).transpose()?;
+            let topo = own.as_ref().unwrap_or(base);
+            let p = Comm::new(topo, placement(topo, self.group))?.predict(self.op, self.size, self.algo, ProtoChoice::Auto)?;
+            let iv = p.intervals();
+            let (v, unit, range) = if self.kind == Kind::Busbw {
+                (p.busbw.0, "GB/s", iv.map(|i| (i.busbw_gbps.lo, i.busbw_gbps.hi)))
+            } else {
+                (p.time.0, "µs", iv.map(|i| (i.time_us.lo, i.time_us.hi)))
+            };
+            return Ok(format!("{} {unit}{}", show(v), range.map_or(String::new(), |(lo, hi)| format!(" (90%: {}-{})", show(lo), show(hi)))));
+        }
+        Ok(match self.eval(base)? {
+            Value::Num(v) => show(v),
+            Value::Text(t) => t,
+        })
+    }
+
     fn eval(&self, base: &Topology) -> Result<Value> {
         let own;
         let topo = match &self.cluster {
@@ -232,7 +256,8 @@ pub fn answer(step: &StepSpec, page: &Cluster) -> Result<Answer> {
     } else {
         step.choices.iter().position(|c| c.id.as_deref().is_some_and(|id| id.eq_ignore_ascii_case(&text)))
     };
-    Ok(Answer { value, text, choice, values })
+    let shown = step.choices.iter().map(|c| c.value.as_ref().map_or(Ok(String::new()), |r| if r.over.is_none() && r.scale == 1.0 && !r.log2 { r.value.shown(&topo) } else { Ok(String::new()) })).collect::<Result<Vec<_>>>()?;
+    Ok(Answer { value, text, choice, values, shown })
 }
 
 /// Most `{name}` placeholders one text may have (count): a lesson's text names a handful; an

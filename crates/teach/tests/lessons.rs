@@ -57,6 +57,13 @@ fn lessons_teach_what_they_say() {
     // TP inside the node is faster; across two nodes it costs more than in one.
     let tp = answers("tp-in-domain");
     assert_eq!(tp[0].choice, Some(0));
+    // Issue 37: the lesson shows the figures it asks about, each with its 90% interval, the
+    // same numbers the choice was decided on.
+    assert_eq!(tp[0].shown.len(), 2);
+    for (shown, v) in tp[0].shown.iter().zip(&tp[0].values) {
+        assert!(shown.contains(" µs (90%: ") && v.is_finite(), "{shown}");
+    }
+    assert!(tp[0].values[0] < tp[0].values[1]);
     assert!(tp[1].value > 100.0);
     // A 3:1 spine leaves the data-parallel AllReduce whole and cuts AllToAll.
     let o = answers("oversubscribed-spine");

@@ -138,6 +138,8 @@ fn animation(step: &Value, at: usize) -> Html {
 #[derive(Clone, PartialEq)]
 struct Revealed {
     said: String,
+    /// Each choice's figure as the model computes it ("All 8 in one node: 312 µs (90%: ...)").
+    figures: Vec<String>,
     value: String,
     choice: String,
     /// For the summary: the question, the guess, the model's answer, and whether it was close.
@@ -252,6 +254,7 @@ pub fn lesson_view(p: &Props) -> Html {
                     let close = (mine - a.value).abs() <= 0.2 * a.value.abs().max(1e-9);
                     Revealed {
                         said: format!("You guessed {}. The model says {model}.", g.shown(mine)),
+                        figures: Vec::new(),
                         value: if finite { a.value.to_string() } else { String::new() },
                         choice: a.choice.map_or(String::new(), |c| c.to_string()),
                         record: (question, g.shown(mine), model, close),
@@ -261,8 +264,10 @@ pub fn lesson_view(p: &Props) -> Html {
                     let yours = labels.get(k).cloned().unwrap_or_default();
                     let model = a.choice.and_then(|c| labels.get(c).cloned()).unwrap_or(a.text.clone());
                     let same = a.choice == Some(k);
+                    let figures = labels.iter().zip(&a.shown).filter(|(_, f)| !f.is_empty()).map(|(l, f)| format!("{l}: {f}")).collect();
                     Revealed {
                         said: format!("You chose “{yours}”. The model's answer: “{model}”{}.", if same { " (yours)" } else { "" }),
+                        figures,
                         value: if finite { a.value.to_string() } else { String::new() },
                         choice: a.choice.map_or(String::new(), |c| c.to_string()),
                         record: (question, yours, model, same),
@@ -307,6 +312,9 @@ pub fn lesson_view(p: &Props) -> Html {
                 { match &run.answered {
                     Some(Ok(r)) => html! { <>
                         <p class="t-answer" data-value={r.value.clone()} data-choice={r.choice.clone()}>{ &r.said }</p>
+                        if !r.figures.is_empty() {
+                            <ul class="notes" data-testid="lesson-figures">{ for r.figures.iter().map(|f| html! { <li>{ f }</li> }) }</ul>
+                        }
                         <p data-testid="lesson-explain">{ filled(s, "explain").unwrap_or_default() }</p>
                     </> },
                     Some(Err(e)) => html! { format!("The model cannot answer this step: {e}") },
