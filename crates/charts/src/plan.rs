@@ -10,6 +10,9 @@ use crate::theme::Theme;
 use fabricscope_serving::planner::{Mode, PlanDeployment, PlanResult};
 use std::fmt::Write;
 
+/// Below this width, pixels, the legend keeps short texts (a phone's 400 px chart).
+const NARROW_PX: u32 = 600;
+
 /// One design's answer under a label ("A · GB200 NVL72").
 pub struct PlanSeries<'a> {
     pub label: String,
@@ -50,6 +53,7 @@ fn mark(d: &mut Doc, (x, y): (f64, f64), disaggregated: bool, color: &str, front
 /// The chart, `width` x `height` pixels.
 pub fn plan_chart(series: &[PlanSeries], width: u32, height: u32, theme: &Theme) -> String {
     let (w, h) = (width.clamp(320, 4000), height.clamp(200, 4000));
+    let narrow = w < NARROW_PX;
     let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.plan.deployments.iter().chain(&s.plan.pareto).map(xy)).filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
     if all.is_empty() {
         return error_svg(w, h, theme, "no deployment meets the targets at this rate");
@@ -87,7 +91,8 @@ pub fn plan_chart(series: &[PlanSeries], width: u32, height: u32, theme: &Theme)
         d.s.push_str("</g>");
         let y = 14.0 + 16.0 * i as f64;
         d.seg(left, y, left + 18.0, y, &color, 2.5);
-        let smallest = s.plan.deployments.first().map_or("none meets the targets".to_string(), |f| format!("fewest GPUs: {} ({}, ringed)", f.gpus, f.label()));
+        // A phone's chart keeps the count only: the deployment is in the table under it.
+        let smallest = s.plan.deployments.first().map_or("none meets the targets".to_string(), |f| if narrow { format!("fewest GPUs: {} (ringed)", f.gpus) } else { format!("fewest GPUs: {} ({}, ringed)", f.gpus, f.label()) });
         // A front drawn over an earlier design's identical one hides it: say so.
         let same = series[..i].iter().find(|e| !s.plan.pareto.is_empty() && e.plan.pareto.iter().map(xy).eq(s.plan.pareto.iter().map(xy))).map_or(String::new(), |e| format!("; the same front as {}", e.label.split(" · ").next().unwrap_or_default()));
         let label = if s.label.is_empty() { smallest } else { format!("{}: {smallest}{same}", s.label) };
@@ -96,10 +101,11 @@ pub fn plan_chart(series: &[PlanSeries], width: u32, height: u32, theme: &Theme)
     d.flush();
     let y = 14.0 + 16.0 * series.len() as f64;
     let muted = theme.muted.hex();
+    let (second, agg, disagg) = if narrow { (95.0, "aggregated", "disaggregated; line: the front") } else { (150.0, "aggregated replicas", "disaggregated prefill + decode pools; line: the Pareto front") };
     mark(&mut d, (left + 5.0, y), false, &muted, true, "aggregated");
-    d.text_role(left + 14.0, y, 11.0, "start", "middle", &text, 400, "aggregated replicas", "legend");
-    mark(&mut d, (left + 150.0, y), true, &muted, true, "disaggregated");
-    d.text_role(left + 159.0, y, 11.0, "start", "middle", &text, 400, "disaggregated prefill + decode pools; line: the Pareto front", "legend");
+    d.text_role(left + 14.0, y, 11.0, "start", "middle", &text, 400, agg, "legend");
+    mark(&mut d, (left + second, y), true, &muted, true, "disaggregated");
+    d.text_role(left + second + 9.0, y, 11.0, "start", "middle", &text, 400, disagg, "legend");
     d.finish("Deployments meeting the latency targets: tokens/s per GPU against per user")
 }
 

@@ -276,8 +276,8 @@ pub fn calibrate_panel(p: &Props) -> Html {
                 <label class="inline">{ "Log files " }<input type="file" multiple=true data-testid="calibrate-files" onchange={on_files.clone()} /></label>
                 <label class="inline">{ "A folder of logs " }<input type="file" webkitdirectory=true multiple=true data-testid="calibrate-folder" onchange={on_files} /></label>
             </div>
-            <label class="block" for="calibrate-paste">{ "Or paste one log at a time" }</label>
-            <textarea id="calibrate-paste" rows="4" placeholder="# nccl-tests output, one run" />
+            <div><label for="calibrate-paste">{ "Or paste one log at a time" }</label></div>
+            <div><textarea id="calibrate-paste" rows="4" placeholder="# nccl-tests output, one run" /></div>
             <div class="toolbar">
                 <button type="button" data-testid="calibrate-add" onclick={add_pasted}>{ "Add the pasted log" }</button>
                 <button type="button" data-testid="calibrate-run" disabled={running || logs.0.is_empty()} onclick={start.reform(|_: MouseEvent| ())}>{ format!("Calibrate on {} log{}", logs.0.len(), if logs.0.len() == 1 { "" } else { "s" }) }</button>

@@ -78,8 +78,7 @@ fn row(i: usize, d: &PlanDeployment, base: &ServingChoice, on_use: &Callback<Ser
     html! {
         <tr data-gpus={d.gpus.to_string()} data-mode={d.mode.id()} title={format!("decode step {:.1} ms at {:.0} sequences per rank{kv}", d.step_ms, d.batch_per_rank)}>
             <td class="num">{ i + 1 }</td>
-            <td>{ d.mode.id() }</td>
-            <th scope="row">{ d.label() }</th>
+            <th scope="row">{ if d.mode == Mode::Aggregated { format!("aggregated {}", d.label()) } else { d.label() } }</th>
             <td class="num">{ d.gpus }</td>
             <td class="num">{ with_interval(format!("{:.0}", d.ttft_ms), iv.map(|i| &i.ttft_ms)) }</td>
             <td class="num">{ with_interval(format!("{:.1}", d.tpot_ms), iv.map(|i| &i.tpot_ms)) }</td>
@@ -98,8 +97,7 @@ fn table(r: &PlanResult, base: &ServingChoice, on_use: &Callback<ServingChoice>)
                 <caption id="plan-table-caption" class="muted">{ format!("Deployments meeting both targets at {} requests/s, fewest GPUs first (the smallest pools of each layout; {} layouts or prefill and decode layout pairs meet them, from {} layouts); output tokens/s at the rate; max req/s: the most the deployment takes within both targets; hover a row for its decode step", r.input.rate, r.meeting_layouts, r.layouts) }</caption>
                 <thead><tr>
                     <th scope="col" class="num">{ "#" }</th>
-                    <th scope="col">{ "Mode" }</th>
-                    <th scope="col">{ "Pools" }</th>
+                    <th scope="col">{ "Deployment" }</th>
                     <th scope="col" class="num">{ "GPUs" }</th>
                     <th scope="col" class="num">{ "TTFT, ms" }</th>
                     <th scope="col" class="num">{ "TPOT, ms" }</th>
@@ -201,7 +199,7 @@ pub fn plan_section(p: &Props) -> Html {
     let invalid = |label: &str| refused.as_deref().is_some_and(|m| m.starts_with(label));
     let running = progress.is_some();
     let modes = [(Mode::Auto, "auto", "both, ranked together"), (Mode::Aggregated, "aggregated", "aggregated replicas"), (Mode::Disaggregated, "disaggregated", "disaggregated pools")];
-    let engines = [(None, "any", "any (TensorRT-LLM's figures, intervals span all three)"), (Some(Engine::Trtllm), "trtllm", "TensorRT-LLM"), (Some(Engine::Vllm), "vllm", "vLLM"), (Some(Engine::Sglang), "sglang", "SGLang")];
+    let engines = [(None, "any", "any (intervals span all three)"), (Some(Engine::Trtllm), "trtllm", "TensorRT-LLM"), (Some(Engine::Vllm), "vllm", "vLLM"), (Some(Engine::Sglang), "sglang", "SGLang")];
     let percentiles = [(None, "mean", "mean"), (Some(0.5), "p50", "p50"), (Some(0.9), "p90", "p90"), (Some(0.99), "p99", "p99")];
     html! {
         <section aria-labelledby="plan-h" data-testid="plan" aria-busy={running.to_string()}>
