@@ -54,7 +54,7 @@ impl Staged for Fit {
         for l in job.logs {
             logs.push(read_log(&l.name, l.text.into_bytes())?);
         }
-        calibrate(&logs, &job.design, &Given::default()).map(|f| Some(file_text(&f)))
+        calibrate(&logs, &job.design, &Given::default()).map(|f| Some(f.to_json()))
     }
     fn progress(&self) -> (usize, usize) {
         (0, 1)
@@ -86,11 +86,6 @@ fn field_of(name: &str) -> &'static str {
     } else {
         "calibration"
     }
-}
-
-/// The calibration file as `fabricscope calibrate --json` prints it.
-pub fn file_text(f: &CalibrationFile) -> String {
-    f.to_json()
 }
 
 /// serving.html on the cluster the logs describe, with the calibration (`cal=`).
@@ -335,7 +330,7 @@ mod tests {
         let page: CalibrationFile = serde_json::from_str(&page_text).unwrap();
         let read: Vec<_> = logs.iter().map(|l| read_log(&l.name, l.text.clone().into_bytes()).unwrap()).collect();
         let cli = calibrate(&read, &Cluster::default(), &Given::default()).unwrap();
-        assert_eq!(page_text, file_text(&cli));
+        assert_eq!(page_text, cli.to_json());
         assert!(page.summary.iter().any(|s| s.starts_with("Inside the node as designed")), "{:?}", page.summary);
         assert!(serving_link(&page).starts_with("serving.html#s=") && serving_link(&page).contains("&cal=v1."));
         let two = (Same(Rc::new(vec![log("h100-2node-a3mega-all-reduce.txt"), log("h100-1node-all-reduce-nvls.txt")])), Cluster::default());
