@@ -223,11 +223,14 @@ fn on_reply(r: Reply, answer: Option<String>) {
     match r {
         Reply::Ready => POOL.with(|p| {
             let mut p = p.borrow_mut();
-            if let State::Starting(w, queued) = std::mem::replace(&mut p.state, State::Unstarted) {
-                for m in queued {
-                    let _ = w.post_message(&m);
+            // Only a starting worker becomes ready (a late "ready" after a give-up changes nothing).
+            if matches!(p.state, State::Starting(..)) {
+                if let State::Starting(w, queued) = std::mem::replace(&mut p.state, State::Unstarted) {
+                    for m in queued {
+                        let _ = w.post_message(&m);
+                    }
+                    p.state = State::Ready(w);
                 }
-                p.state = State::Ready(w);
             }
         }),
         Reply::Progress { ch, gen, done, total } => {

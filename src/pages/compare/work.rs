@@ -101,14 +101,15 @@ fn slice(store: Store, tick: UseStateHandle<u32>, gen: Gen, my: u32) {
     let start = js_sys::Date::now();
     let mut more = || js_sys::Date::now() - start < SLICE_MS;
     let mut shown = false;
-    let mut left = false;
     for e in store.borrow_mut().iter_mut().filter(|e| !e.done()) {
         shown |= e.step(&mut more);
-        left |= !e.done();
         if !more() {
             break;
         }
     }
+    // Over every entry, not just those this slice reached: a slice that ends as one design
+    // finishes must not stop the chain before the designs after it.
+    let left = store.borrow().iter().any(|e| !e.done());
     if shown || !left {
         // A new value each time: the page re-renders, reads the store and redraws.
         tick.set(TICKS.with(|n| {
