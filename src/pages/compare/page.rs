@@ -22,7 +22,7 @@ use super::rightsize::use_rightsize;
 use crate::plumbing::url;
 use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
 use fabricscope_charts::Theme;
-use fabricscope_design::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{decode_designs, scale_points, ScalePoint};
 use fabricscope_model::link::{encode, find_param, Decoded};
 use fabricscope_model::presets::matching_preset;
 use fabricscope_model::training::explore::{start, TrainingView};
@@ -290,7 +290,7 @@ fn compare_designs(scenario: &Scenario, query: &str, fragment: &str) -> Vec<Eval
             let r = evaluate(&d.scenario).ok()?;
             let topo = d.scenario.cluster.topology().ok()?;
             let t = start(&topo, &scenario.training.workload, Constraints::default()).ok();
-            let sc = SCALE_NODES.iter().map(|n| scale_point(&d.scenario.cluster, *n, v.selected_op, v.headline_bytes(), t.as_ref())).collect();
+            let sc = scale_points(&d.scenario.cluster, v.selected_op, v.headline_bytes(), Some(&scenario.training.workload));
             Some((design_label(i, &d.name), r, t, sc))
         })
         .collect()
