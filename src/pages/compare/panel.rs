@@ -114,7 +114,7 @@ fn row_view(r: &DeltaRow, busbw: &str, names: &[AttrValue]) -> Html {
             <th scope="row">{ label }{ " " }<span class="muted">{ unit }</span></th>
             { for r.values.iter().enumerate().map(|(i, v)| {
                 let best = r.best == Some(i);
-                html! { <td class={classes!("num", best.then_some("best"))} data-label={names.get(i).cloned()}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
+                html! { <td class={classes!("num", best.then_some("best"))} data-label={names.get(i).cloned()} data-value={v.map(|v| v.to_string())}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
             }) }
             { verdict(r) }
         </tr>
