@@ -251,7 +251,7 @@ async function main() {
       assert(nic === 'roce-400' && !page.url().includes('compare.html'), `design B opened in the explorer: ${nic} ${page.url()}`);
     });
 
-    await check('?embed=compare-busbw and compare-step draw the designs alone', async () => {
+    await check('?embed=compare-busbw, compare-step and compare-scaling-step draw the designs alone', async () => {
       const frag = link.slice(1);
       // compare.html's own snippet names compare.html once.
       const ps = await ctx.newPage();
@@ -261,7 +261,7 @@ async function main() {
       const snippet = await ps.inputValue('[data-testid=embed-snippet]');
       await ps.close();
       assert(snippet.startsWith(`<iframe src="${base}compare.html?embed=compare-busbw#s=`), `snippet: ${snippet.slice(0, 120)}`);
-      for (const id of ['compare-busbw', 'compare-step']) {
+      for (const id of ['compare-busbw', 'compare-step', 'compare-scaling-step']) {
         const p3 = await ctx.newPage();
         watch(p3, problems);
         // From compare.html; an older explorer link (?embed=compare-… on index.html) moves there.
