@@ -107,6 +107,7 @@ async function main() {
         await page.click('[data-testid=rightsize-run]');
         await page.waitForSelector('[data-testid=rightsize-own]', { timeout: 180000 });
         const own = await page.$eval('[data-testid=rightsize-own]', (p) => +p.dataset.value);
+        if (d === DESIGNS[DESIGNS.length - 1]) await page.locator('[data-testid=rightsize]').screenshot({ path: join(out, 'onestep-rightsize-roce.png') });
         assert(same(own, step), `right-sizer's own fabric ${own} s, search ${step} s`);
         const rs = JSON.parse(cli(['rightsize', ...d.flags, '--model', JOB, '--json']));
         const mine = rs.candidates.filter((c) => c.step_time_s === own);
