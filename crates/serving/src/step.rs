@@ -301,9 +301,11 @@ impl<'a> Server<'a> {
         let hbm = self.topo.gpu.hbm_bw.0;
         let (e, eng) = (self.eff, self.engine_params.unwrap_or(d.engine().params()));
         let weights_us = |bytes: f64| bytes / (hbm * e.hbm * 1e3);
+        // FP8 weight GEMMs outside the experts stream at their own measured share.
+        let dense_hbm = if d.precision == Precision::Fp8 { e.hbm_fp8 } else { e.hbm };
         let matmul_us = |flops: f64| flops / (peak * e.compute * 1e6);
         let mut c = Cost { overhead: layers * e.layer_overhead_us + moe_layers * eng.moe_layer_us + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
-        c.op(weights_us(m.dense_params() as f64 / tp * wb), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
+        c.op(m.dense_params() as f64 / tp * wb / (hbm * dense_hbm * 1e3), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
         if let Some(moe) = w.moe {
             let (ex, k) = (moe.experts as f64, moe.top_k as f64);
             let touched = ex * (1.0 - (1.0 - k / ex).powf(tokens_stage));
