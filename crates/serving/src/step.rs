@@ -309,8 +309,9 @@ impl<'a> Server<'a> {
         if let Some(moe) = w.moe {
             let (ex, k) = (moe.experts as f64, moe.top_k as f64);
             let touched = ex * (1.0 - (1.0 - k / ex).powf(tokens_stage));
+            let experts_hbm = if d.precision == Precision::Fp8 { e.hbm_fp8_experts } else { e.hbm };
             c.op(
-                weights_us(moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp)),
+                moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp) / (hbm * experts_hbm * 1e3),
                 matmul_us(2.0 * tokens_stage * k * moe_layers * m.expert_params() as f64 / (tp * dp)),
             );
         }

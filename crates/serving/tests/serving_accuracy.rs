@@ -412,7 +412,7 @@ fn fit_efficiencies() {
                 for oh in [5.0, 20.0, 40.0] {
                   for kv in [0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
                    for so in [0.0, 2.0, 4.0, 8.0, 12.0, 16.0] {
-                    let e = Efficiency { hbm, hbm_fp8: if hw == HwClass::Hopper { efficiency(hw).hbm_fp8 } else { hbm }, compute, layer_overhead_us: oh, kv_hbm: kv, seq_overhead_us: so };
+                    let e = Efficiency { hbm, hbm_fp8: if hw == HwClass::Hopper { efficiency(hw).hbm_fp8 } else { hbm }, hbm_fp8_experts: if hw == HwClass::Hopper { hbm } else { efficiency(hw).hbm_fp8_experts }, compute, layer_overhead_us: oh, kv_hbm: kv, seq_overhead_us: so };
                     let mut errs: Vec<f64> = mine.iter().filter_map(|c| predict(c, Some(e), None).ok().map(|p| (p / c.measured).ln().abs())).collect();
                     let m = median(&mut errs);
                     if m < best.0 {
