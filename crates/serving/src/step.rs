@@ -354,7 +354,8 @@ impl<'a> Server<'a> {
                 // collectives over the EP group. TensorRT-LLM does so when EP is at most top-k
                 // (`select_alltoall_method_type` in tensorrt_llm/_torch/modules/fused_moe:
                 // `moe_ep_size <= top_k` gives `NotEnabled`); vLLM by default in both phases
-                // (`--all2all-backend allgather_reducescatter`, the default; its GB200 post of
+                // (`ParallelConfig.all2all_backend = "allgather_reducescatter"` in
+                // vllm/config/parallel.py, `--all2all-backend`'s default; its GB200 post of
                 // 2026-02-03 names these NCCL all_gather and reduce_scatter as its prefill's EP
                 // communication, and ai-dynamo/dynamo pull request 6274's GB200 DEP8 vLLM
                 // recipe runs this backend in decode).
