@@ -163,7 +163,7 @@ fn table(outs: &[Out]) -> String {
     for (k, (n, m)) in medians(outs) {
         let inside = m >= TARGET.0 && m <= TARGET.1;
         s.push_str(&format!(
-            "| **{k}** | all | {n} | **{m:.2}** ({} {:.2}-{:.2}) |\n",
+            "| **{k}** | all | {n} | **{m:.3}** ({} {:.2}-{:.2}) |\n",
             if inside { "inside" } else { "outside" },
             TARGET.0,
             TARGET.1
@@ -223,7 +223,7 @@ fn peer_side_by_side() {
     // table above says "outside" beside it).
     let moe = m["moe"].1;
     if !inside(moe) {
-        let stated = format!("MoE {moe:.2}**");
+        let stated = format!("MoE {moe:.3}**");
         assert!(want.contains(&stated), "docs/serving-peer.md should state the MoE median as '{stated}'");
     }
 }
