@@ -213,8 +213,8 @@ pub struct ServeArgs {
     /// KV cache precision [default: bf16, the activations']
     #[arg(long, value_name = "P", value_parser = precision_parser())]
     pub kv_precision: Option<Precision>,
-    /// Two micro-batches hide EP dispatch/combine behind compute [default: true for wide EP
-    /// (--ep with --dp), else false]
+    /// Two micro-batches hide EP dispatch/combine behind compute [default: the engine's: false
+    /// for trtllm, vllm and sglang, none of which overlaps by default]
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
     pub overlap: Option<bool>,
     /// Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token).

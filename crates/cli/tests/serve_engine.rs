@@ -45,10 +45,10 @@ fn serve_names_its_engine_and_every_figure_has_an_interval() {
             assert!(dlo <= f(&v, k) && f(&v, k) <= dhi, "{e} {k}: {} outside the default's {dlo}-{dhi}", f(&v, k));
         }
     }
-    // vLLM's per-sequence host cost (2.8x TensorRT-LLM's) makes its batch-16 step slower; a
-    // dense model pays no SGLang MoE-layer cost, an MoE does.
+    // vLLM's per-sequence host cost (0.5x TensorRT-LLM's, fitted on its rows) makes its
+    // batch-16 step faster; a dense model pays no SGLang MoE-layer cost, an MoE does.
     let tpot = |args: &[&str], e: &str| f(&json(&[args, &["--engine", e]].concat()), "tpot_ms");
-    assert!(tpot(&base, "vllm") > tpot(&base, "trtllm"));
+    assert!(tpot(&base, "vllm") < tpot(&base, "trtllm"));
     assert_eq!(tpot(&base, "sglang"), tpot(&base, "trtllm"));
     let moe = ["serve", "--model", "qwen3-235b-a22b", "--tp", "8", "--precision", "fp8", "--json"];
     assert!(tpot(&moe, "sglang") > 2.0 * tpot(&moe, "trtllm"));

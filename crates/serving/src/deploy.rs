@@ -69,8 +69,8 @@ pub struct Deployment {
     pub precision: Precision,
     /// KV cache precision; `None`: the activations' (BF16).
     pub kv_precision: Option<Precision>,
-    /// Two micro-batches overlap EP communication with compute; `None`: on for wide EP
-    /// (EP over attention DP), off otherwise.
+    /// Two micro-batches overlap EP communication with compute; `None`: the engine's default
+    /// ([`crate::engine::EngineParams::micro_batch_overlap`]: off for all three engines).
     pub overlap: Option<bool>,
     /// Prefill runs on other nodes and the KV cache moves to the decode nodes.
     pub disaggregated: bool,
@@ -142,9 +142,10 @@ impl Deployment {
     pub fn wide_ep(&self) -> bool {
         self.ep > 1 && self.dp > 1
     }
-    /// Two-micro-batch overlap in effect.
+    /// Two-micro-batch overlap in effect: as asked, else the engine's default for wide EP
+    /// (EP over attention DP; off elsewhere).
     pub fn overlapped(&self) -> bool {
-        self.overlap.unwrap_or(self.wide_ep())
+        self.overlap.unwrap_or(self.wide_ep() && self.engine().params().micro_batch_overlap)
     }
     /// Expert tensor parallelism: the ways each expert splits (`tp x dp / ep`).
     pub fn expert_tp(&self) -> u32 {

@@ -71,29 +71,43 @@ pub struct EngineParams {
     pub kv_post_per_block_us: f64,
     /// Tokens per KV cache block the engine's paged cache uses by default (count).
     pub kv_block_tokens: u32,
+    /// Whether the engine, by default, splits a wide-EP decode batch into two micro-batches
+    /// whose EP dispatch and combine hide behind each other's compute (DeepSeek's "dual
+    /// micro-batch overlap"). `--overlap` overrides it.
+    pub micro_batch_overlap: bool,
 }
 
 /// TensorRT-LLM: the reference (no added per-MoE-layer cost, per-sequence factor 1: the hardware
 /// classes' costs were fitted on its tables). KV: `tokens_per_block` 32 (TensorRT-LLM `KvCacheConfig` default); the handoff's
 /// per-block and per-request costs are NIXL's over UCX (LMCache pull request 4161, see
 /// [`crate::kv::NIXL_POST_PER_DESCRIPTOR`]: 0.83 µs per descriptor, about 10 µs per request),
-/// TensorRT-LLM's default transceiver backend being NIXL or UCX.
-pub const TRTLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 32 };
+/// TensorRT-LLM's default transceiver backend being NIXL or UCX. No two-micro-batch overlap:
+/// its PyTorch DeepSeek-V3 model (tensorrt_llm/_torch/models/modeling_deepseekv3.py,
+/// `DeepseekV3Model.forward`) runs every decoder layer over the whole batch, and a MoE layer
+/// runs routing, dispatch, the grouped expert GEMMs and combine in turn; only the shared expert
+/// runs beside them on an auxiliary stream (`maybe_execute_in_parallel`, `AuxStreamType.MoeShared`).
+pub const TRTLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 32, micro_batch_overlap: false };
 
 /// vLLM: the per-sequence factor fitted by [`fit_scale`] on its two large-batch rows (vLLM's
 /// GB200 wide-EP decode and GB300 EP2 max-load posts); no small-batch row, so no added
-/// per-layer cost. KV: `--block-size` 16 (vLLM's default on CUDA); the NIXL connector's posting
-/// 3.75 µs per descriptor (vLLM RFC 50913: NIXL telemetry inside vLLM, 1,785 descriptors posted
-/// in 6.7 ms), per request the same ~10 µs as NIXL's (LMCache pull request 4161).
-pub const VLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 2.8, kv_request_us: 10.0, kv_post_per_block_us: 3.75, kv_block_tokens: 16 };
+/// per-layer cost. Refitted (from 2.8) when its wide-EP rows took vLLM's own EP path (all-gather
+/// and reduce-scatter, no two-micro-batch overlap, [`crate::step`]): the GB200 post runs vLLM's
+/// async scheduling, which hides host work behind the GPU's. KV: `--block-size` 16 (vLLM's
+/// default on CUDA); the NIXL connector's posting 3.75 µs per descriptor (vLLM RFC 50913: NIXL
+/// telemetry inside vLLM, 1,785 descriptors posted in 6.7 ms), per request the same ~10 µs as
+/// NIXL's (LMCache pull request 4161). Dual batch overlap off by default (vLLM
+/// `ParallelConfig.enable_dbo = False`; its GB200 wide-EP post of 2026-02-03 lists
+/// compute-communication overlap as future work).
+pub const VLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 0.5, kv_request_us: 10.0, kv_post_per_block_us: 3.75, kv_block_tokens: 16, micro_batch_overlap: false };
 
 /// SGLang: the added per-MoE-layer cost fitted by [`fit_scale`] on its rows, all batch 1
 /// (tenstorrent issue 356: DeepSeek-R1-0528 at concurrency 1 on 16 H100, one source: its MLA +
 /// MoE layers' small kernels at batch 1); no large-batch row, so the per-sequence factor is 1. KV: `--page-size` 1 by default, but the
 /// Mooncake/NIXL backends send per-layer contiguous spans of a request's pages: taken as
 /// vLLM's 16-token blocks and NIXL's posting cost (0.83 µs, LMCache pull request 4161), ~10 µs
-/// per request.
-pub const SGLANG: EngineParams = EngineParams { moe_layer_us: 300.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16 };
+/// per request. Two-batch overlap off by default (SGLang server argument
+/// `--enable-two-batch-overlap`, default false).
+pub const SGLANG: EngineParams = EngineParams { moe_layer_us: 300.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16, micro_batch_overlap: false };
 
 /// Candidate per-sequence factors [`fit_scale`] tries (dimensionless): 0.25 to 16 in steps of
 /// 2^(1/4) rounded to two significant figures, so a fitted constant reads as a round number.

@@ -40,6 +40,13 @@ pub struct Efficiency {
     /// Fraction of the datasheet HBM bandwidth that streaming the weights reaches
     /// (dimensionless).
     pub hbm: f64,
+    /// Fraction of the datasheet HBM bandwidth that an FP8 weight GEMM outside the experts
+    /// reaches streaming its weights at decode sizes (dimensionless); `hbm` applies to every
+    /// other weight read (BF16 and FP4 GEMMs, the experts' grouped GEMMs).
+    pub hbm_fp8: f64,
+    /// Fraction of the datasheet HBM bandwidth the routed experts' grouped GEMMs reach
+    /// streaming FP8 weights at decode sizes (dimensionless); other precisions take `hbm`.
+    pub hbm_fp8_experts: f64,
     /// Fraction of the dense tensor-core peak that serving matmuls reach (dimensionless).
     pub compute: f64,
     /// Fixed cost per layer per step, µs: kernel launches and the small kernels (norms, RoPE,
@@ -61,13 +68,34 @@ pub struct Efficiency {
 /// then the per-layer cost refitted on the small-batch decode rows alone (the only ones that
 /// can tell it). Units: shares dimensionless, costs µs. The per-sequence cost is the engine's
 /// host work at the large batches of the max-load tables.
-pub const HOPPER: Efficiency = Efficiency { hbm: 0.7, kv_hbm: 0.9, compute: 0.55, layer_overhead_us: 5.0, seq_overhead_us: 8.0 };
+///
+/// `hbm_fp8` is measured, not fitted: TensorRT-LLM's FP8 (per-tensor) GEMMs at decode sizes on
+/// Hopper stream their weights at about half the HBM bandwidth, against about three quarters for
+/// BF16 GEMMs of the same shapes. Source: NVIDIA aiconfigurator 0.12.0's GEMM tables, measured
+/// with TensorRT-LLM 1.3.0rc20 (systems/data/{h100_sxm,h200_sxm}/gemm/trtllm/1.3.0rc20/
+/// gemm_perf.parquet): the median over its 168 weight shapes of at least 2 x 10^7 elements of
+/// weight bytes / time / datasheet bandwidth, M = 1 to 64 tokens: H100 FP8 0.49-0.53 (BF16
+/// 0.76-0.79), H200 FP8 0.42-0.47 (BF16 0.71-0.75); 0.5 taken for the class. The experts'
+/// block-FP8 grouped GEMMs reach about `hbm` in the same database's MoE tables
+/// (systems/data/{h100_sxm,h200_sxm}/moe/trtllm/1.3.0rc20/moe_perf.parquet, DeepSeek-V3's shape,
+/// balanced load, EP 8, 256-1,024 tokens: H100 0.71-0.82, H200 0.66-0.78), so
+/// `hbm_fp8_experts` = `hbm`.
+pub const HOPPER: Efficiency = Efficiency { hbm: 0.7, hbm_fp8: 0.5, hbm_fp8_experts: 0.7, kv_hbm: 0.9, compute: 0.55, layer_overhead_us: 5.0, seq_overhead_us: 8.0 };
 
 /// Blackwell: fitted the same way on its 65 rows (TensorRT-LLM perf-overview on B200/GB200,
 /// Azure ND GB200 v6's TensorRT-LLM runs, TensorRT-LLM tech blogs 1 and 3); the per-layer cost
 /// on tech blog 1's two batch-1 DeepSeek-R1 decodes. FP4 matmuls reach a smaller share of their
 /// (doubled) peak.
-pub const BLACKWELL: Efficiency = Efficiency { hbm: 0.85, kv_hbm: 0.6, compute: 0.4, layer_overhead_us: 50.0, seq_overhead_us: 8.0 };
+/// `hbm_fp8` is left at `hbm`: the same tables give B200 FP8 GEMMs about 0.31 of HBM at decode
+/// sizes, but Blackwell's per-layer cost (50 µs) was fitted with the FP8 weights streamed at
+/// `hbm`, and no Blackwell FP8 decode measurement at moderate batch is in validation/ to refit
+/// the two apart. `hbm_fp8_experts` is measured: DeepSeek-V3's block-FP8 grouped expert GEMMs
+/// (DeepGEMM) stream at 0.61-0.65 of HBM on B200 and 0.64-0.68 on GB200 (aiconfigurator
+/// 0.12.0's TensorRT-LLM 1.3.0rc20 tables, systems/data/{b200_sxm,gb200}/moe/trtllm/1.3.0rc20/
+/// moe_perf.parquet, balanced load, EP 8, 256-1,024 tokens: weight bytes per rank / time /
+/// datasheet bandwidth); 0.65 taken. (At EP 16 and 32 the same tables fall to 0.41-0.59 as a
+/// fixed cost of some 40 µs per layer takes over, which the class's per-layer cost holds.)
+pub const BLACKWELL: Efficiency = Efficiency { hbm: 0.85, hbm_fp8: 0.85, hbm_fp8_experts: 0.65, kv_hbm: 0.6, compute: 0.4, layer_overhead_us: 50.0, seq_overhead_us: 8.0 };
 
 /// The parameters of a class (Other takes Hopper's).
 pub fn efficiency(class: HwClass) -> Efficiency {

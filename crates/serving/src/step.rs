@@ -6,7 +6,7 @@
 //! disaggregated deployment. Decode, prefill and the offline (max-load) mix.
 
 use crate::deploy::{Deployment, Phase};
-use crate::engine::EngineParams;
+use crate::engine::{Engine, EngineParams};
 use crate::bands::band_pct;
 use crate::hardware::{self, AccuracyClass, Efficiency, HwClass, ACTIVATION_BYTES, DEFAULT_RESERVE_GIB, GIB, HBM_USABLE, MAX_RUNTIME_BATCH};
 use crate::kv::{balance_ratio, default_path, kv_transfer, KvTransferInput};
@@ -301,14 +301,17 @@ impl<'a> Server<'a> {
         let hbm = self.topo.gpu.hbm_bw.0;
         let (e, eng) = (self.eff, self.engine_params.unwrap_or(d.engine().params()));
         let weights_us = |bytes: f64| bytes / (hbm * e.hbm * 1e3);
+        // FP8 weight GEMMs outside the experts stream at their own measured share.
+        let dense_hbm = if d.precision == Precision::Fp8 { e.hbm_fp8 } else { e.hbm };
         let matmul_us = |flops: f64| flops / (peak * e.compute * 1e6);
         let mut c = Cost { overhead: layers * e.layer_overhead_us + moe_layers * eng.moe_layer_us + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
-        c.op(weights_us(m.dense_params() as f64 / tp * wb), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
+        c.op(m.dense_params() as f64 / tp * wb / (hbm * dense_hbm * 1e3), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
         if let Some(moe) = w.moe {
             let (ex, k) = (moe.experts as f64, moe.top_k as f64);
             let touched = ex * (1.0 - (1.0 - k / ex).powf(tokens_stage));
+            let experts_hbm = if d.precision == Precision::Fp8 { e.hbm_fp8_experts } else { e.hbm };
             c.op(
-                weights_us(moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp)),
+                moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp) / (hbm * experts_hbm * 1e3),
                 matmul_us(2.0 * tokens_stage * k * moe_layers * m.expert_params() as f64 / (tp * dp)),
             );
         }
@@ -337,35 +340,69 @@ impl<'a> Server<'a> {
         }
         if d.ep > 1 {
             if let Some(moe) = w.moe {
-                let experts = moe.experts.div_ceil(d.ep) * d.ep;
                 let dispatch = match d.precision {
                     Precision::Bf16 => Dtype::Bf16,
                     Precision::Fp8 => Dtype::Fp8,
                     Precision::Fp4 => Dtype::Fp4,
                 };
-                let input = EpInput {
-                    ep: d.ep,
-                    tokens: (tokens_stage / d.ep as f64).ceil().clamp(1.0, (1u32 << 20) as f64) as u32,
-                    hidden: w.hidden,
-                    top_k: moe.top_k,
-                    // Redundant expert copies pad the count to a multiple of EP (DeepSeek's
-                    // Day-6 deployment runs 256 + 32 experts on EP 32 and EP 144).
-                    experts,
-                    dispatch_dtype: dispatch,
-                    combine_dtype: Dtype::Bf16,
-                    kernel: if decode { Kernel::LowLatency } else { Kernel::Normal },
-                    max_nodes_per_token: Some(moe.max_nodes_per_token).filter(|v| *v > 0 && !decode),
-                    imbalance: Imbalance::Uniform,
-                    // The wide-EP serving class was calibrated (bands.rs, calibration.csv) when
-                    // the EP model had one low-latency class, fitted on pplx-kernels; DeepEP's
-                    // own low-latency kernels are 2-3x faster at decode sizes, and moving
-                    // decode to them takes the Hopper wide-EP band from 19% to 109%: the
-                    // serving step's other EP costs (imbalance, synchronization) are not yet
-                    // modelled. Until they are, decode keeps pplx-kernels' parameters.
-                    library: Some(if decode { ep::Library::Pplx } else { ep::Library::Deepep }),
+                // The engines' own EP paths below are for wide EP (attention DP); EP under
+                // attention TP keeps the earlier model (pplx-kernels' low-latency parameters),
+                // on whose two batch-1 TensorRT-LLM rows Blackwell's per-layer cost was fitted.
+                let trtllm_decode = decode && d.engine() == Engine::Trtllm && d.wide_ep();
+                // No all-to-all: every rank all-gathers the stage's tokens (quantized
+                // activations) and reduce-scatters the experts' BF16 output after them,
+                // collectives over the EP group. TensorRT-LLM does so when EP is at most top-k
+                // (`select_alltoall_method_type` in tensorrt_llm/_torch/modules/fused_moe:
+                // `moe_ep_size <= top_k` gives `NotEnabled`); vLLM by default in both phases
+                // (`ParallelConfig.all2all_backend = "allgather_reducescatter"` in
+                // vllm/config/parallel.py, `--all2all-backend`'s default; its GB200 post of
+                // 2026-02-03 names these NCCL all_gather and reduce_scatter as its prefill's EP
+                // communication, and ai-dynamo/dynamo pull request 6274's GB200 DEP8 vLLM
+                // recipe runs this backend in decode).
+                let gather_scatter = match d.engine() {
+                    Engine::Trtllm => trtllm_decode && d.ep <= moe.top_k,
+                    Engine::Vllm => d.wide_ep(),
+                    Engine::Sglang => false,
                 };
-                let r = ep::evaluate(self.topo, &input)?;
-                let raw = moe_layers * (r.dispatch.time_us + r.combine.time_us);
+                let raw = if gather_scatter {
+                    let tokens = tokens_stage.max(1.0);
+                    let per_domain = self.tp_per_domain(d.ep);
+                    let gather = self.collective_us(Collective::AllGather, d.ep, per_domain, tokens * w.hidden as f64 * dispatch.bytes_per_element())?;
+                    let scatter = self.collective_us(Collective::ReduceScatter, d.ep, per_domain, tokens * w.hidden as f64 * ACTIVATION_BYTES)?;
+                    moe_layers * (gather + scatter)
+                } else {
+                    let experts = moe.experts.div_ceil(d.ep) * d.ep;
+                    let input = EpInput {
+                        ep: d.ep,
+                        tokens: (tokens_stage / d.ep as f64).ceil().clamp(1.0, (1u32 << 20) as f64) as u32,
+                        hidden: w.hidden,
+                        top_k: moe.top_k,
+                        // Redundant expert copies pad the count to a multiple of EP (DeepSeek's
+                        // Day-6 deployment runs 256 + 32 experts on EP 32 and EP 144).
+                        experts,
+                        dispatch_dtype: dispatch,
+                        combine_dtype: Dtype::Bf16,
+                        kernel: if decode { Kernel::LowLatency } else { Kernel::Normal },
+                        max_nodes_per_token: Some(moe.max_nodes_per_token).filter(|v| *v > 0 && !decode),
+                        imbalance: Imbalance::Uniform,
+                        // TensorRT-LLM's decode runs its own kernels: the one-sided NVLink
+                        // AlltoAll inside a multi-node NVLink domain (MNNVL, an NVL72 rack),
+                        // DeepEP's low-latency kernels across the network
+                        // (`select_alltoall_method_type`), which `ep::Library::Trtllm` models.
+                        // SGLang's decode keeps pplx-kernels' parameters: the wide-EP serving
+                        // class was calibrated (bands.rs, calibration.csv) when the EP model
+                        // had one low-latency class, fitted on pplx-kernels.
+                        library: Some(if trtllm_decode {
+                            ep::Library::Trtllm
+                        } else if decode {
+                            ep::Library::Pplx
+                        } else {
+                            ep::Library::Deepep
+                        }),
+                    };
+                    let r = ep::evaluate(self.topo, &input)?;
+                    moe_layers * (r.dispatch.time_us + r.combine.time_us)
+                };
                 let hidden_behind = if d.overlapped() { c.roofline + c.overhead } else { 0.0 };
                 c.ep = (raw - hidden_behind).max(0.0);
             }

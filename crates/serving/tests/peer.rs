@@ -11,8 +11,9 @@
 //!
 //! The table of docs/serving-peer.md between its `peer-table` markers is generated here:
 //! FABRICSCOPE_WRITE_DOCS=1 rewrites it, otherwise the test fails when it is stale. The issue's
-//! target (issue 39: median ratio 0.85-1.15 for dense and for MoE) is not met today: the table's
-//! medians and docs/serving-peer.md say by how much and why.
+//! target (issue 39: median ratio 0.85-1.15 for dense and for MoE) is met for dense and held
+//! here; for MoE it is not met (GB200's rows: the peer prices an all-to-all TensorRT-LLM does
+//! not run there), and the test holds that docs/serving-peer.md states the median it misses by.
 
 use fabricscope_model::catalog::{GpuKind, ScaleUp};
 use fabricscope_model::Cluster;
@@ -162,7 +163,7 @@ fn table(outs: &[Out]) -> String {
     for (k, (n, m)) in medians(outs) {
         let inside = m >= TARGET.0 && m <= TARGET.1;
         s.push_str(&format!(
-            "| **{k}** | all | {n} | **{m:.2}** ({} {:.2}-{:.2}) |\n",
+            "| **{k}** | all | {n} | **{m:.3}** ({} {:.2}-{:.2}) |\n",
             if inside { "inside" } else { "outside" },
             TARGET.0,
             TARGET.1
@@ -205,6 +206,10 @@ fn peer_side_by_side() {
     for o in &outs {
         assert!(ratio(o).is_finite() && ratio(o) > 0.0);
     }
+    let inside = |m: f64| m >= TARGET.0 && m <= TARGET.1;
+    // Dense: inside issue 39's band.
+    let dense = m["dense"].1;
+    assert!(inside(dense), "dense median ratio {dense:.2} left {:.2}-{:.2}", TARGET.0, TARGET.1);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/serving-peer.md");
     let doc = std::fs::read_to_string(path).expect("docs/serving-peer.md");
     let (a, rest) = doc.split_once(BEGIN).expect("docs/serving-peer.md: the begin marker");
@@ -214,4 +219,11 @@ fn peer_side_by_side() {
         std::fs::write(path, &want).unwrap();
     }
     assert_eq!(std::fs::read_to_string(path).unwrap(), want, "docs/serving-peer.md is stale: rerun with FABRICSCOPE_WRITE_DOCS=1");
+    // MoE: outside the band today; the document's prose states the median it misses by (the
+    // table above says "outside" beside it).
+    let moe = m["moe"].1;
+    if !inside(moe) {
+        let stated = format!("MoE {moe:.3}**");
+        assert!(want.contains(&stated), "docs/serving-peer.md should state the MoE median as '{stated}'");
+    }
 }
