@@ -65,6 +65,8 @@ pub struct Evaluation {
     pub reading: Option<Reading>,
     /// The drawing's view of the cluster (its layout is filled in by the mapping panel).
     pub topo: TopoSpec,
+    /// On a cluster as measured: "Calibrated from 3 logs: measured at 2 nodes, predicted at 64".
+    pub calibrated: Option<String>,
 }
 
 /// Runs the model on `cluster`, the headline at [`KEY_BYTES`].
@@ -125,6 +127,7 @@ pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, Mode
             switch,
             layout: Layout::data_parallel(topo.total_gpus),
         },
+        calibrated: cluster.calibration.as_ref().and_then(|m| m.calibration(cluster).ok()).map(|c| c.words(topo.domains)),
         report,
     })
 }

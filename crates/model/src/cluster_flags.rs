@@ -38,5 +38,9 @@ pub fn cli_flags(c: &Cluster) -> String {
             let _ = write!(s, " --{flag} {v}");
         }
     }
+    // A cluster as measured: the fit is a file for the CLI (what check.html downloads).
+    if c.calibration.is_some() {
+        s.push_str(" --calibration cluster.json");
+    }
     s
 }

@@ -102,11 +102,15 @@ pub struct Scales {
     pub intra_latency_us: f64,
     pub net_bw: f64,
     pub net_latency_us: f64,
+    /// The fit's 90% relative half-width inside a domain and across the network
+    /// ([`Trust::fit_u90`]); `None` where the logs never exercised the tier.
+    pub intra_u90: Option<f64>,
+    pub net_u90: Option<f64>,
 }
 
 impl Default for Scales {
     fn default() -> Self {
-        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0 }
+        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0, intra_u90: None, net_u90: None }
     }
 }
 
@@ -476,7 +480,8 @@ impl Comm {
                 .flatten(),
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
-            calibration: None,
+            // A cluster as measured times every group with its fit (module `fitted`).
+            calibration: topo.scales,
             intra_fit: (1.0, 0.0),
         })
     }
@@ -535,12 +540,12 @@ impl Comm {
         if n <= 1 {
             return Ok(self.finish(op, bytes, Micros::ZERO, None, "none", "none", Bottleneck::Latency));
         }
-        #[cfg(any(test, feature = "calibrate"))]
         if let Some(s) = self.calibration {
-            return self.scaled(s[op as usize]).predict(op, bytes, algo, proto);
+            let s = s[op as usize];
+            let mut p = self.scaled(s).predict(op, bytes, algo, proto)?;
+            p.trust.fit_u90 = if self.net.is_some() { s.net_u90 } else { s.intra_u90 };
+            return Ok(p);
         }
-        #[cfg(not(any(test, feature = "calibrate")))]
-        debug_assert!(self.calibration.is_none(), "a calibration given to a build without the model's `calibrate` feature");
         match op.func() {
             Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
             None => {

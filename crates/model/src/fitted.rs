@@ -115,13 +115,62 @@ pub const LINK_PREFIX: &str = "v1.";
 /// Longest calibration a link may carry, characters: a fit's values are a few hundred.
 pub const MAX_LINK_CHARS: usize = 8192;
 
-/// A calibration in a link, with the hardware it was fitted on.
+/// A calibration in a link's `cal=`, with the hardware it was fitted on.
 #[derive(Serialize, Deserialize)]
 struct Linked {
     gpu: crate::catalog::GpuKind,
     nic: crate::catalog::NicKind,
     gpus_per_node: u32,
     calibration: Calibration,
+}
+
+/// A calibration as a cluster carries it (`Cluster::calibration`, so every page, link, file
+/// and CLI path that takes a cluster takes it): one line of text, the GPU, NIC and GPUs per
+/// node it was fitted on, then the fit's values ([`Calibration::to_flat`]), e.g.
+/// `"h100 ib-ndr 8 1 2 1 2 0 0 1 0.81 0.02 0 0"`. Text rather than the nested object of a
+/// calibration file: a link stays short and the pages' bundles carry no parser per field
+/// (the explorer's budget); it is read and checked where a cluster is ([`Measured::calibration`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Measured(pub String);
+
+/// Longest [`Measured`] text, characters: a fit's values are a few dozen numbers.
+pub const MAX_MEASURED_CHARS: usize = 2048;
+
+impl Measured {
+    /// `calibration`, fitted on `c`'s hardware.
+    pub fn on(c: &crate::topology::Cluster, calibration: &Calibration) -> Measured {
+        use std::fmt::Write;
+        let mut s = format!("{} {} {}", c.gpu.id(), c.nic.id(), c.gpus_per_node);
+        for v in calibration.to_flat() {
+            let _ = write!(s, " {v}");
+        }
+        Measured(s)
+    }
+
+    /// The fit, read and checked for the cluster `c`: `Err` says why it does not apply (other
+    /// GPUs, NICs or GPUs per node; the node count may differ, that is the question a
+    /// calibration answers), or what is damaged.
+    pub fn calibration(&self, c: &crate::topology::Cluster) -> Result<Calibration, String> {
+        if self.0.len() > MAX_MEASURED_CHARS {
+            return Err(format!("the calibration is over the {MAX_MEASURED_CHARS} characters one may have"));
+        }
+        let mut words = self.0.split_ascii_whitespace();
+        let on: Vec<&str> = words.by_ref().take(3).collect();
+        let here = [c.gpu.id(), c.nic.id(), &c.gpus_per_node.to_string()].join(" ");
+        if on.join(" ") != here {
+            let on = crate::error::printable(&on.join(" "), 60);
+            return Err(format!("it was fitted on {on} (GPU, NIC, GPUs per node), not {here}: calibrate on this cluster's own logs"));
+        }
+        let mut values = words.map(|w| w.parse().unwrap_or(f64::NAN));
+        Calibration::from_flat(&mut values).ok_or_else(|| "its values are damaged or out of bounds (shares 0.02-1.25, latencies -3 to 1000 µs)".to_string())
+    }
+}
+
+/// An interval's ratios `(lo, hi)` (measured / predicted) widened by a fit's 90% relative
+/// half-width `u` in quadrature, each side on its own (module doc).
+pub fn with_fit((lo, hi): (f64, f64), u: f64) -> (f64, f64) {
+    ((1.0 - ((1.0 - lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO), 1.0 + ((hi - 1.0).powi(2) + u * u).sqrt())
 }
 
 /// A cluster's measured parameters: what the collective model applies ([`Comm::with_calibration`]).
@@ -144,12 +193,104 @@ impl Share {
     }
 }
 
+/// Version of [`Calibration::to_flat`]'s layout (its list's first value).
+const FLAT_VERSION: f64 = 1.0;
+
+/// Reads [`Calibration::to_flat`]'s list, each value within its bounds or `None`.
+struct Flat<'a>(&'a mut dyn Iterator<Item = f64>);
+
+impl Flat<'_> {
+    /// The next value, if within `lo..=hi` (NaN never is).
+    fn num(&mut self, lo: f64, hi: f64) -> Option<f64> {
+        self.0.next().filter(|x| (lo..=hi).contains(x))
+    }
+
+    /// A count or an index: a whole number from 0 to `hi`.
+    fn count(&mut self, hi: f64) -> Option<usize> {
+        self.num(0.0, hi).filter(|x| x.fract() == 0.0).map(|x| x as usize)
+    }
+
+    /// A share and its relative uncertainty.
+    fn share(&mut self) -> Option<(f64, f64)> {
+        Some((self.num(MIN_SHARE, MAX_SHARE)?, self.num(0.0, 10.0)?))
+    }
+
+    /// One tier: its bandwidth (flag, share, per-collective shares), its latency (flag, µs
+    /// added within `lo..=hi`, uncertainty).
+    fn tier(&mut self, lo: f64, hi: f64) -> Option<TierFit> {
+        let mut t = TierFit::default();
+        if self.count(1.0)? == 1 {
+            let (share, rel_uncertainty) = self.share()?;
+            let mut by_op = Vec::new();
+            for _ in 0..self.count(7.0)? {
+                let op = *Collective::ALL.get(self.count(6.0)?)?;
+                let (share, rel_uncertainty) = self.share()?;
+                by_op.push(OpShare { op, share, rel_uncertainty });
+            }
+            t.bandwidth = Some(Share { share, rel_uncertainty, by_op });
+        }
+        if self.count(1.0)? == 1 {
+            t.latency = Some(Latency { added_us: self.num(lo, hi)?, uncertainty_us: self.num(0.0, f64::MAX)? });
+        }
+        Some(t)
+    }
+}
+
 impl Calibration {
+    /// The fit as one list of numbers: the layout's version, logs, the measured node counts
+    /// (their count, then each), then for the scale-up tier and the network: a bandwidth flag
+    /// (0/1) and, when 1, share, relative uncertainty, per-collective entries (their count,
+    /// then `Collective::ALL` index, share, uncertainty each); a latency flag and, when 1, µs
+    /// added and its uncertainty.
+    pub fn to_flat(&self) -> Vec<f64> {
+        let mut v = vec![FLAT_VERSION, self.logs as f64, self.measured_nodes.len() as f64];
+        v.extend(self.measured_nodes.iter().map(|&n| n as f64));
+        for t in [&self.scale_up, &self.network] {
+            match &t.bandwidth {
+                Some(b) => {
+                    v.extend([1.0, b.share, b.rel_uncertainty, b.by_op.len() as f64]);
+                    for o in &b.by_op {
+                        v.extend([o.op as usize as f64, o.share, o.rel_uncertainty]);
+                    }
+                }
+                None => v.push(0.0),
+            }
+            match t.latency {
+                Some(l) => v.extend([1.0, l.added_us, l.uncertainty_us]),
+                None => v.push(0.0),
+            }
+        }
+        v
+    }
+
+    /// [`Calibration::to_flat`]'s list read back, every value held to its bounds as it is
+    /// read (those of [`Calibration::validate`]); `None`: cut short, damaged or out of bounds.
+    pub fn from_flat(values: &mut dyn Iterator<Item = f64>) -> Option<Calibration> {
+        let mut r = Flat(values);
+        r.num(FLAT_VERSION, FLAT_VERSION)?;
+        let logs = r.count(1e6)? as u32;
+        let mut measured_nodes = Vec::new();
+        for _ in 0..r.count(64.0)? {
+            measured_nodes.push(r.count(1e6)? as u32);
+        }
+        let scale_up = r.tier(MIN_INTRA_LATENCY_US, MAX_INTRA_LATENCY_US)?;
+        let network = r.tier(MIN_NET_LATENCY_US, MAX_NET_LATENCY_US)?;
+        Some(Calibration { scale_up, network, measured_nodes, logs })
+    }
+
     /// The factors for `op`.
     pub fn scales_for(&self, op: Collective) -> Scales {
         let bw = |t: &TierFit| t.bandwidth.as_ref().map_or(1.0, |s| s.for_op(op).0);
         let lat = |t: &TierFit| t.latency.map_or(0.0, |l| l.added_us);
-        Scales { intra_bw: bw(&self.scale_up), intra_latency_us: lat(&self.scale_up), net_bw: bw(&self.network), net_latency_us: lat(&self.network) }
+        let u = |t: &TierFit| t.bandwidth.as_ref().map(|s| Z90 * s.for_op(op).1);
+        Scales {
+            intra_bw: bw(&self.scale_up),
+            intra_latency_us: lat(&self.scale_up),
+            net_bw: bw(&self.network),
+            net_latency_us: lat(&self.network),
+            intra_u90: u(&self.scale_up),
+            net_u90: u(&self.network),
+        }
     }
 
     /// Holds every value to its bounds and finite; `Err` names the first that is not.
@@ -160,12 +301,14 @@ impl Calibration {
             if let Some(b) = &t.bandwidth {
                 let ops = b.by_op.iter().map(|o| (o.share, o.rel_uncertainty));
                 if std::iter::once((b.share, b.rel_uncertainty)).chain(ops).any(|(s, u)| !share_ok(s) || !unc_ok(u)) {
-                    return Err(format!("{tier} bandwidth share outside {MIN_SHARE}-{MAX_SHARE} (or its uncertainty outside 0-10)"));
+                    // The bounds as text (a test holds them to the constants): no float
+                    // formatting in the pages' bundles for a message.
+                    return Err(format!("{tier} bandwidth share outside 0.02-1.25 (or its uncertainty outside 0-10)"));
                 }
             }
             if let Some(l) = t.latency {
                 if !(l.added_us.is_finite() && (lo..=hi).contains(&l.added_us) && l.uncertainty_us.is_finite() && l.uncertainty_us >= 0.0) {
-                    return Err(format!("{tier} added latency outside {lo} to {hi} µs"));
+                    return Err(format!("{tier} added latency outside -3 to 1000 µs"));
                 }
             }
         }
@@ -190,19 +333,8 @@ impl Calibration {
         let payload = text.trim().strip_prefix(LINK_PREFIX).ok_or_else(|| format!("not a calibration (expected {LINK_PREFIX}<data>)"))?;
         let bytes = crate::link::base64url_decode(payload).ok_or("the calibration in the link is damaged (not base64url)")?;
         let l: Linked = serde_json::from_slice(&bytes).map_err(|e| format!("the calibration in the link is damaged: {e}"))?;
-        l.calibration.validate()?;
-        if (l.gpu, l.nic, l.gpus_per_node) != (c.gpu, c.nic, c.gpus_per_node) {
-            return Err(format!(
-                "it was fitted on {} GPUs ({} per node) with {} NICs; this cluster has {} GPUs ({} per node) with {} NICs: calibrate on this cluster's own logs",
-                l.gpu.id(),
-                l.gpus_per_node,
-                l.nic.id(),
-                c.gpu.id(),
-                c.gpus_per_node,
-                c.nic.id()
-            ));
-        }
-        Ok(l.calibration)
+        let fitted_on = crate::topology::Cluster { gpu: l.gpu, nic: l.nic, gpus_per_node: l.gpus_per_node, ..crate::topology::Cluster::default() };
+        Measured::on(&fitted_on, &l.calibration).calibration(c)
     }
 
     /// "measured at 2 nodes, predicted at 64" (or "measured at 1 node: the network is the
@@ -224,6 +356,12 @@ impl Calibration {
         }
     }
 
+    /// "Calibrated from 3 logs: measured at 2 nodes, predicted at 64": what every page and the
+    /// CLI print beside a number on a cluster as measured.
+    pub fn words(&self, domains: u32) -> String {
+        format!("Calibrated from {} log{}: {}", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains))
+    }
+
     /// Whether a prediction over `domains` rests on calibrated parameters for every tier it
     /// crosses (the network only counts across domains).
     pub fn covers(&self, domains: u32) -> bool {
@@ -235,7 +373,9 @@ impl Calibration {
     /// A prediction over a tier the fit does not cover gets the catalog's interval, its basis
     /// saying the part is not calibrated. `None` where the class has no interval.
     pub fn busbw_intervals(&self, p: &Prediction, domains: u32) -> Option<CollectiveIntervals> {
-        let c = for_collective(&p.trust)?;
+        // The class's own interval: a calibrated communicator's prediction carries the fit's
+        // term already (`Trust::fit_u90`), added once below.
+        let c = for_collective(&crate::trust::Trust { fit_u90: None, ..p.trust })?;
         let basis = collective_basis(&p.trust, &c);
         let tier = if domains > 1 { &self.network } else { &self.scale_up };
         let Some(share) = &tier.bandwidth else {
@@ -244,8 +384,7 @@ impl Calibration {
             return Some(CollectiveIntervals { busbw_gbps: c.throughput(p.busbw.0, &basis), time_us: c.time(p.time.0, &basis) });
         };
         let u = Z90 * share.for_op(p.op).1;
-        let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
-        let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
+        let (lo, hi) = with_fit((c.lo, c.hi), u);
         let k = crate::calibration::apply::Calibrated { lo, hi, ..c };
         let basis = format!("calibrated from {} log{} ({}); the class's interval ({basis}) combined in quadrature with the fit's ±{:.1}% (90%)", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0);
         Some(CollectiveIntervals { busbw_gbps: k.throughput(p.busbw.0, &basis), time_us: k.time(p.time.0, &basis) })
@@ -295,6 +434,17 @@ impl Calibration {
         tier.bandwidth.as_ref().map(|b| b.by_op.iter().map(|o| o.rel_uncertainty).fold(b.rel_uncertainty, f64::max))
     }
 
+    /// The fit's 90% relative half-width on a step over `domains` domains: `Z90 x u_tier x
+    /// (TP + pipeline sends + DP + CP) / step` (EP dispatch/combine is not calibrated in a step
+    /// and is left out); `None` where the fit does not cover the tier the step crosses.
+    pub fn step_u90(&self, r: &crate::training::step_report::StepReport, domains: u32) -> Option<f64> {
+        let b = &r.breakdown;
+        let step_us = r.step_time_s * 1e6;
+        let exposed = b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0;
+        let u_tier = self.tier_uncertainty(domains)?;
+        (step_us > 0.0).then(|| Z90 * u_tier * (exposed / step_us).clamp(0.0, 1.0))
+    }
+
     /// A calibrated training step's 90% intervals: the training class's interval `c` combined,
     /// as [`Calibration::busbw_intervals`] does, with the fit's uncertainty carried by the
     /// step's exposed collectives: `u = Z90 x u_tier x (TP + pipeline sends + DP + CP) / step`
@@ -302,14 +452,9 @@ impl Calibration {
     /// the fit does not cover gets the class's interval, its basis saying so.
     pub fn step_intervals(&self, c: &crate::calibration::apply::Calibrated, basis: &str, r: &crate::training::step_report::StepReport, domains: u32) -> crate::calibration::apply::StepIntervals {
         use crate::calibration::apply::{step_intervals, Calibrated};
-        let b = &r.breakdown;
-        let step_us = r.step_time_s * 1e6;
-        let exposed = b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0;
-        let (k, basis) = match self.tier_uncertainty(domains) {
-            Some(u_tier) if step_us > 0.0 => {
-                let u = Z90 * u_tier * (exposed / step_us).clamp(0.0, 1.0);
-                let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
-                let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
+        let (k, basis) = match self.step_u90(r, domains) {
+            Some(u) => {
+                let (lo, hi) = with_fit((c.lo, c.hi), u);
                 (Calibrated { lo, hi, ..*c }, format!("calibrated from {} log{} ({}); {basis}; combined in quadrature with the fit's ±{:.1}% on the step's exposed collectives", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0))
             }
             _ => (*c, format!("{basis}; the network is the catalog's: the logs never exercised it, so this interval is not calibrated")),
@@ -369,6 +514,10 @@ mod tests {
 
     #[test]
     fn bounds_are_checked() {
+        // validate's messages state the bounds as text.
+        assert_eq!((MIN_SHARE, MAX_SHARE), (0.02, 1.25));
+        assert_eq!([MIN_INTRA_LATENCY_US, MAX_INTRA_LATENCY_US], [-3.0, 1000.0]);
+        assert_eq!([MIN_NET_LATENCY_US, MAX_NET_LATENCY_US], [-3.0, 1000.0]);
         let mut cal = Calibration { network: TierFit { bandwidth: share(2.0), latency: None }, ..Default::default() };
         assert!(cal.validate().is_err());
         cal.network.bandwidth = share(0.8);
@@ -387,11 +536,64 @@ mod tests {
         // Another node count is the question a calibration answers; other hardware is refused.
         assert!(Calibration::from_link(&link, &Cluster { nodes: 64, ..Cluster::default() }).is_ok());
         let other = Calibration::from_link(&link, &Cluster { nic: crate::catalog::NicKind::Roce400, ..Cluster::default() }).unwrap_err();
-        assert!(other.contains("fitted on h100 GPUs (8 per node) with ib-ndr NICs") && other.contains("roce-400"), "{other}");
+        assert!(other.contains("fitted on h100 ib-ndr 8") && other.contains("not h100 roce-400 8"), "{other}");
         assert!(Calibration::from_link("v2.abc", &c).unwrap_err().contains("expected v1."));
         assert!(Calibration::from_link("v1.!!", &c).unwrap_err().contains("damaged"));
         let bad = Calibration { network: TierFit { bandwidth: share(9.0), latency: None }, ..Default::default() };
-        assert!(Calibration::from_link(&bad.to_link(&c), &c).unwrap_err().contains("network bandwidth share"));
+        assert!(Calibration::from_link(&bad.to_link(&c), &c).unwrap_err().contains("out of bounds (shares 0.02-1.25"));
         assert!(Calibration::from_link(&"v1.".repeat(4000), &c).unwrap_err().contains("over the"));
+    }
+
+    /// A cluster as measured (the calibration inside the cluster, as the pages carry it) times
+    /// every collective as a communicator given the same calibration does (the CLI's
+    /// `--calibration`), with the same interval: page and CLI give one answer.
+    #[test]
+    fn a_calibrated_cluster_predicts_as_the_cli_path_does() {
+        let cal = Calibration { network: TierFit { bandwidth: share(0.7), latency: Some(Latency { added_us: 8.0, uncertainty_us: 1.0 }) }, measured_nodes: vec![2], logs: 2, ..Default::default() };
+        let plain = Cluster { nodes: 64, ..Cluster::default() };
+        let measured = Cluster { calibration: Some(Measured::on(&plain, &cal)), ..plain.clone() };
+        let (tp, tm) = (plain.topology().unwrap(), measured.topology().unwrap());
+        let cli = Comm::new(&tp, tp.whole()).unwrap().with_calibration(&cal);
+        let page = Comm::new(&tm, tm.whole()).unwrap();
+        let catalog = Comm::new(&tp, tp.whole()).unwrap();
+        for bytes in [Bytes(1 << 20), Bytes(1 << 30)] {
+            let (a, b) = (cli.predict(Collective::AllReduce, bytes, AlgoChoice::Auto, ProtoChoice::Auto).unwrap(), page.predict(Collective::AllReduce, bytes, AlgoChoice::Auto, ProtoChoice::Auto).unwrap());
+            assert_eq!(a.busbw, b.busbw);
+            let c = catalog.predict(Collective::AllReduce, bytes, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+            // 70% of the NICs and 8 µs more per operation: slower at every size, about 0.7x on the plateau.
+            let bound = if bytes.0 >= 1 << 30 { 0.75 } else { 1.0 };
+            assert!(b.busbw.0 < bound * c.busbw.0, "the fit moves the prediction: {} against {}", b.busbw.0, c.busbw.0);
+            // The interval the CLI prints (busbw_intervals) is the one the pages shade.
+            let i = cal.busbw_intervals(&a, tm.domains).unwrap();
+            let (lo, hi) = crate::calibration::apply::collective_ratios(&b.trust).unwrap();
+            assert!((i.busbw_gbps.lo - b.busbw.0 * lo).abs() < 1e-6 * b.busbw.0 && (i.busbw_gbps.hi - b.busbw.0 * hi).abs() < 1e-6 * b.busbw.0, "{i:?} {lo} {hi}");
+            // Wider than the catalog's class alone: the fit's uncertainty is added once.
+            let (clo, chi) = crate::calibration::apply::collective_ratios(&c.trust).unwrap();
+            assert!(lo < clo && hi > chi && hi - lo < chi - clo + 2.0 * 1.645 * 0.02 + 1e-9, "{lo}-{hi} against {clo}-{chi}");
+        }
+        // The calibrated cluster survives a link, and other hardware is refused by name.
+        let s = crate::Scenario::new(measured.clone());
+        assert_eq!(crate::link::decode(&crate::link::encode(&s)).scenario.cluster, measured);
+        let other = Cluster { gpu: crate::catalog::GpuKind::B200, scale_up: crate::catalog::ScaleUp::NvSwitch { gen: 5 }, ..measured };
+        let e = other.topology().unwrap_err();
+        assert_eq!(e.field, "calibration");
+        assert!(e.message.contains("fitted on h100 ib-ndr 8 (GPU, NIC, GPUs per node), not b200 ib-ndr 8"), "{}", e.message);
+        // The list reads back to the same fit; a damaged one says so.
+        let flat = |c: &Calibration| Calibration::from_flat(&mut c.to_flat().into_iter());
+        assert_eq!(flat(&cal), Some(cal.clone()));
+        let full = Calibration { scale_up: TierFit { bandwidth: Some(Share { share: 0.9, rel_uncertainty: 0.01, by_op: vec![OpShare { op: Collective::AllGather, share: 0.85, rel_uncertainty: 0.02 }] }), latency: None }, ..cal.clone() };
+        assert_eq!(flat(&full), Some(full.clone()));
+        let v = full.to_flat();
+        assert_eq!(Calibration::from_flat(&mut v[..v.len() - 1].iter().copied()), None);
+        assert_eq!(Calibration::from_flat(&mut [2.0].into_iter()), None);
+        for (i, bad) in [(1, -1.0), (5, 9.0), (5, f64::NAN), (6, 11.0)] {
+            let mut b = v.clone();
+            b[i] = bad;
+            assert_eq!(Calibration::from_flat(&mut b.into_iter()), None, "value {i} at {bad}");
+        }
+        // A cluster's text with a share out of bounds is refused with the bounds named.
+        let text = Measured(Measured::on(&plain, &full).0.replacen(" 0.9 ", " 9 ", 1));
+        assert!(text.calibration(&plain).unwrap_err().contains("out of bounds (shares 0.02-1.25"), "{text:?}");
+        assert!(cal.words(32).starts_with("Calibrated from 2 logs: measured at 2 nodes, predicted at 32"));
     }
 }

@@ -62,6 +62,11 @@ pub struct Cluster {
     /// Lowers the sustained tensor clock ([`crate::catalog::power`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_cap_w: Option<u32>,
+    /// The cluster as its own nccl-tests logs measured it (check.html's fit, `fabricscope
+    /// calibrate`): every collective on it is timed with the fit's factors and its intervals
+    /// carry the fit's uncertainty (module `fitted`). `None`: the catalog design.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::fitted::Measured>,
 }
 
 impl Default for Cluster {
@@ -86,6 +91,7 @@ impl Default for Cluster {
             cpu: CpuVendor::Intel,
             nccl: NcclVersion::V2_27_5,
             power_cap_w: None,
+            calibration: None,
         }
     }
 }
@@ -153,6 +159,10 @@ pub struct Topology {
     /// caller sets it, as `train --qps-per-connection` does). Never part of a scenario.
     #[serde(skip)]
     pub qps_per_connection: u32,
+    /// The cluster's calibration as every communicator on it applies it (per collective,
+    /// `Collective::ALL` order; module `fitted`); `None`: the catalog's values.
+    #[serde(skip)]
+    pub scales: Option<[crate::collective::Scales; 7]>,
 }
 
 fn nvlink_gen_of(gpu: GpuKind) -> u8 {
@@ -208,6 +218,13 @@ impl Cluster {
         self.check_counts()?;
         let total = self.total_gpus();
         self.check_scale_up(gpu)?;
+        let scales = match &self.calibration {
+            Some(m) => {
+                let cal = m.calibration(self).map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
+                Some(crate::collective::Collective::ALL.map(|op| cal.scales_for(op)))
+            }
+            None => None,
+        };
 
         let domain_gpus = match self.scale_up {
             ScaleUp::Nvl72 => nvl72_rack_gpus(total, self.gpus_per_node),
@@ -248,6 +265,7 @@ impl Cluster {
             bisection: scale_up_half,
             flow: None,
             qps_per_connection: crate::network::DEFAULT_QPS_PER_CONNECTION,
+            scales,
         }
         .with_bisection(nic))
     }

@@ -83,7 +83,9 @@ impl CommCache {
             return Ok(Some(i as CommId));
         }
         let mut c = Comm::new_shared(topo, span.placement, span.net_share)?;
-        c.calibration = self.calibration;
+        if self.calibration.is_some() {
+            c.calibration = self.calibration;
+        }
         self.comms.push((span.placement, share_bits, d, c));
         Ok(Some((self.comms.len() - 1) as CommId))
     }
@@ -95,7 +97,9 @@ impl CommCache {
             return Ok(i as CommId);
         }
         let mut c = Comm::new(topo, p)?;
-        c.calibration = self.calibration;
+        if self.calibration.is_some() {
+            c.calibration = self.calibration;
+        }
         self.comms.push((p, 1f64.to_bits(), d, c));
         Ok((self.comms.len() - 1) as CommId)
     }

@@ -906,7 +906,7 @@ impl<'a> Evaluator<'a> {
                 }
             })
             .collect();
-        StepReport {
+        let mut r = StepReport {
             mapping: s.par,
             framework: self.fw.name.to_string(),
             micro_batches: s.m,
@@ -929,7 +929,17 @@ impl<'a> Evaluator<'a> {
             band_extrapolated,
             interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo, hi]),
             ecmp_ring_fraction: (self.topo.nic.routing == crate::catalog::Routing::Ecmp).then(|| self.comms.ring_routing(layout.ids[g(Group::Dp)])),
+        };
+        // On a cluster as measured, the fit's uncertainty on the step's exposed collectives
+        // joins the class's interval (`Calibration::step_u90`), as `train --calibration` states it.
+        let c = &self.topo.cluster;
+        if let (Some(Ok(f)), Some([lo, hi])) = (c.calibration.as_ref().map(|m| m.calibration(c)), r.interval) {
+            if let Some(u) = f.step_u90(&r, self.topo.domains) {
+                let (lo, hi) = crate::fitted::with_fit((lo, hi), u);
+                r.interval = Some([lo, hi]);
+            }
         }
+        r
     }
 }
 
