@@ -18,7 +18,7 @@ import { chromium } from 'playwright-core';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, CHROMIUM_ARGS, checker, assert, watch } from './static-server.mjs';
+import { startServer, CHROMIUM_ARGS, checker, assert, watch, cli } from './static-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -196,6 +196,34 @@ async function main() {
       await page.keyboard.press('End');
       const s = await page.textContent('[data-testid=compare-readout]');
       assert(s.startsWith('4096 nodes — A · Ours: IB: ') && / s|ms/.test(s), s);
+      // Issue 37: each size searches its own layout, so GB200 NVL72 (288 GPUs: its own best
+      // layout, PP 9, fits no power of two) draws a curve: a step at every node count, each
+      // the best layout `fabricscope search --nodes N` finds for the job.
+      const job = (await page.textContent('[data-testid=compare-chart]')).match(/step time of ([\w.-]+), s/)?.[1];
+      assert(job, 'the chart names its job');
+      await page.keyboard.press('Home');
+      // A readout figure in seconds and half a unit of its last printed digit (seconds_label).
+      const secs = (t) => {
+        const m = t.match(/^([\d.]+) (s|ms|µs)$/);
+        if (!m) return null;
+        const unit = { s: 1, ms: 1e-3, 'µs': 1e-6 }[m[2]];
+        return { v: Number(m[1]) * unit, half: 0.5 * 10 ** -(m[1].split('.')[1]?.length ?? 0) * unit };
+      };
+      for (let n = 2; n <= 4096; n *= 2) {
+        const r = await page.textContent('[data-testid=compare-readout]');
+        const gb = r.split('; ').find((x) => x.startsWith('now · GB200'))?.split(': ')[1] ?? '';
+        const v = secs(gb);
+        assert(r.startsWith(`${n} nodes — `) && v?.v > 0, `GB200 has a step at ${n} nodes: ${r}`);
+        if ([2, 256, 4096].includes(n)) {
+          const best = JSON.parse(cli(['search', '--preset', 'gb200-nvl72', '--nodes', String(n), '--model', job, '--top', '1', '--json']))[0].step_time_s;
+          // The readout rounds (seconds_label): the CLI's figure rounds to what it prints.
+          assert(Math.abs(v.v - best) <= v.half * 1.0001, `GB200 at ${n} nodes: page ${gb}, search ${best} s`);
+        }
+        await page.keyboard.press('ArrowRight');
+      }
+      const chart = await page.$('[data-testid=compare-chart]');
+      await chart.screenshot({ path: join(out, 'compare-scaling-step.png') });
+      assert(!(await page.$eval('[data-testid=size-warning]', (e) => e.textContent).catch(() => '')).includes('no step-vs-nodes curve'), 'no design is named as drawing no curve');
     });
 
     await check('the link carries the designs; localStorage keeps them; Load restores one; Explorer opens one', async () => {
@@ -223,7 +251,7 @@ async function main() {
       assert(nic === 'roce-400' && !page.url().includes('compare.html'), `design B opened in the explorer: ${nic} ${page.url()}`);
     });
 
-    await check('?embed=compare-busbw and compare-step draw the designs alone', async () => {
+    await check('?embed=compare-busbw, compare-step and compare-scaling-step draw the designs alone', async () => {
       const frag = link.slice(1);
       // compare.html's own snippet names compare.html once.
       const ps = await ctx.newPage();
@@ -233,7 +261,7 @@ async function main() {
       const snippet = await ps.inputValue('[data-testid=embed-snippet]');
       await ps.close();
       assert(snippet.startsWith(`<iframe src="${base}compare.html?embed=compare-busbw#s=`), `snippet: ${snippet.slice(0, 120)}`);
-      for (const id of ['compare-busbw', 'compare-step']) {
+      for (const id of ['compare-busbw', 'compare-step', 'compare-scaling-step']) {
         const p3 = await ctx.newPage();
         watch(p3, problems);
         // From compare.html; an older explorer link (?embed=compare-… on index.html) moves there.

@@ -47,6 +47,7 @@ stage "e2e hardware (issue 23)" node e2e/hardware.mjs
 stage "e2e MoE: EP groups and dispatch/combine (issue 22)" node e2e/moe.mjs
 stage "e2e serving panel, search and compare overlay (issue 24)" node e2e/serving.mjs
 stage "e2e congestion, sharing and failures (issue 25)" node e2e/congestion.mjs
+stage "e2e one design, one answer (issue 37)" node e2e/onestep.mjs
 
 echo
 echo "==== timings ===="

@@ -41,7 +41,7 @@ pub fn compare_title(id: &str) -> Option<&'static str> {
         "compare-step" => "Training step time of the same job, per design",
         "compare-memory" => "Memory per GPU of the same job, per design",
         "compare-scaling-busbw" => "busbw vs node count: where each fabric stops scaling",
-        "compare-scaling-step" => "Step time vs node count, each design's layout held (DP takes the GPUs): where it stops scaling",
+        "compare-scaling-step" => "Step time vs node count, best layout at each size: where it stops scaling",
         _ => return None,
     })
 }
@@ -195,7 +195,7 @@ mod tests {
     use super::*;
     use crate::texts;
     use fabricscope_model::catalog::NicKind;
-    use fabricscope_design::compare::scale_point;
+    use fabricscope_design::compare::scale_points;
     use fabricscope_model::training::explore::explore;
     use fabricscope_model::{evaluate, Cluster, Collective, Scenario};
 
@@ -207,8 +207,7 @@ mod tests {
         let views = [explore(&a.cluster, &a.training).unwrap(), explore(&b.cluster, &b.training).unwrap()];
         let scaling: Vec<Vec<ScalePoint>> = [&a, &b]
             .iter()
-            .zip(&views)
-            .map(|(s, v)| SCALE_NODES.iter().map(|n| scale_point(&s.cluster, *n, Collective::AllReduce, s.view.headline_bytes(), Some(v))).collect())
+            .map(|s| scale_points(&s.cluster, Collective::AllReduce, s.view.headline_bytes(), Some(&s.training.workload)))
             .collect();
         let designs: Vec<DesignData> = (0..2)
             .map(|i| DesignData { name: ["A · IB", "B · RoCE"][i], report: &reports[i], training: Some(&views[i]), scaling: &scaling[i] })

@@ -8,7 +8,7 @@ use crate::error::CliError;
 use crate::eval::{model_error, read_scenario};
 use crate::output;
 use clap::Args;
-use fabricscope_design::compare::{scale_designs, SameGpus};
+use fabricscope_design::compare::{scale_designs, scale_points, SameGpus, ScalePoint};
 use fabricscope_design::design::{delta_table, design_numbers, design_numbers_with, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
 use fabricscope_model::figures::{thousands, usd};
 use serde::Serialize;
@@ -30,6 +30,11 @@ pub struct CompareArgs {
     /// is shown twice, as designed and "as measured"
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<std::path::PathBuf>,
+    /// Also the scaling curves compare.html draws: each design from 2 to 4096 nodes, its busbw
+    /// (the first file's collective and message size) and the first file's job on the best
+    /// layout searched at each size (as `search --nodes N`)
+    #[arg(long)]
+    pub scaling: bool,
 }
 
 #[derive(Serialize)]
@@ -38,6 +43,18 @@ struct CompareJson<'a> {
     /// ("designs differ in GPU count: 1,024 vs 288"), or how they were scaled.
     warnings: &'a [String],
     designs: &'a [DesignNumbers],
+    /// With `--scaling`: each design's points, in the order of `designs`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    scaling: Vec<DesignScaling>,
+}
+
+/// One design's scaling curves (`--scaling`).
+#[derive(Serialize)]
+struct DesignScaling {
+    name: String,
+    /// The job whose step is searched at each size.
+    workload: String,
+    points: Vec<ScalePoint>,
 }
 
 /// The same cluster but for its node count and fabric: what a calibration may describe.
@@ -86,10 +103,44 @@ pub fn run(a: &CompareArgs) -> Result<String, CliError> {
         ));
     }
     notes.extend(warnings(&designs));
+    let scaling = if a.scaling { scaling_of(&list) } else { Vec::new() };
     if a.json {
-        return output::json(&CompareJson { warnings: &notes, designs: &designs });
+        return output::json(&CompareJson { warnings: &notes, designs: &designs, scaling });
     }
-    Ok(text(&designs, &notes))
+    let mut s = text(&designs, &notes);
+    if !scaling.is_empty() {
+        s.push_str(&scaling_text(&scaling));
+    }
+    Ok(s)
+}
+
+/// The scaling curves of every design with the first design's job, collective and message
+/// size (compare.html's: one job for all), from [`scale_points`], the function the page runs.
+fn scaling_of(list: &[(String, fabricscope_model::Scenario)]) -> Vec<DesignScaling> {
+    let Some((_, first)) = list.first() else { return Vec::new() };
+    let (op, bytes, job) = (first.view.selected_op, first.view.headline_bytes(), first.training.workload.clone());
+    list.iter().map(|(name, s)| DesignScaling { name: name.clone(), workload: job.clone(), points: scale_points(&s.cluster, op, bytes, Some(&job)) }).collect()
+}
+
+/// The scaling points as a table: one row per node count, step time and busbw per design.
+fn scaling_text(scaling: &[DesignScaling]) -> String {
+    let mut s = format!("\nScaling ({} on the best layout at each size, searched as `search --nodes N`; busbw GB/s per direction over every GPU):\n", scaling[0].workload);
+    s.push_str(&format!("{:>6}", "nodes"));
+    for d in scaling {
+        s.push_str(&format!("  {:>24}", format!("{} step s / busbw", d.name)));
+    }
+    s.push('\n');
+    for (i, p) in scaling[0].points.iter().enumerate() {
+        s.push_str(&format!("{:>6}", p.nodes));
+        for d in scaling {
+            let q = d.points.get(i);
+            let step = q.and_then(|q| q.step_s).map_or("-".to_string(), |x| format!("{x:.3}"));
+            let bw = q.and_then(|q| q.busbw_gbps).map_or("-".to_string(), |x| format!("{x:.1}"));
+            s.push_str(&format!("  {:>24}", format!("{step} / {bw}")));
+        }
+        s.push('\n');
+    }
+    s
 }
 
 fn text(designs: &[DesignNumbers], notes: &[String]) -> String {

@@ -15,7 +15,7 @@ use fabricscope_charts::report::{render_chart, CHART_IDS};
 use fabricscope_charts::training::TRAINING_CHART_IDS;
 use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
 use fabricscope_charts::Theme;
-use fabricscope_design::compare::{default_name, scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{default_name, scale_points, ScalePoint};
 use fabricscope_model::training::explore::TrainingView;
 use fabricscope_model::{Report, Scenario};
 use std::path::PathBuf;
@@ -131,7 +131,7 @@ fn compare(a: &RenderArgs) -> Result<Vec<Evaluated>, CliError> {
         let t = read_training(path, &job)?;
         let bytes = s.view.headline_bytes();
         let op = out.first().map_or(s.view.selected_op, |f| f.1.view.selected_op);
-        let scaling = SCALE_NODES.iter().map(|n| scale_point(&s.cluster, *n, op, bytes, Some(&t))).collect();
+        let scaling = scale_points(&s.cluster, op, bytes, Some(&job.training.workload));
         let others: Vec<&Scenario> = out.iter().map(|d| &d.1).collect();
         let name = default_name(&s, &others);
         out.push((name, s, r, t, scaling));

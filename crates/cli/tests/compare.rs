@@ -106,3 +106,42 @@ fn same_gpus_scales_every_design_to_one_count() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("--same-gpus"), "{bad}");
     }
 }
+
+/// Issue 37: `compare --scaling` gives compare.html's step-vs-nodes points (one function,
+/// `fabricscope_design::compare::scale_points`), each the best layout `search --nodes N` finds
+/// for the first file's job: 576 GB200 (an NVL72 design whose own layout, PP 9, fits no power
+/// of two) has a point at every size, and DGX B200 at 256 nodes is `search`'s 1.21 s.
+#[test]
+fn compare_scaling_is_search_at_each_size() {
+    let file = |name: &str, cluster: &str| {
+        let p = std::env::temp_dir().join(format!("fabricscope-compare-{}-scaling-{name}.json", std::process::id()));
+        std::fs::write(&p, format!(r#"{{"cluster":{cluster},"training":{{"workload":"llama3-70b"}}}}"#)).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let gb = file("gb", r#"{"gpu":"gb200","nodes":144,"gpus_per_node":4,"scale_up":"nvl72","nics_per_node":4,"nic":"ib-ndr"}"#);
+    let b2 = file("b2", r#"{"gpu":"b200","nodes":64,"scale_up":"nvlink5"}"#);
+    let v = json(&["compare", &gb, &b2, "--scaling", "--json"]);
+    let sc = v["scaling"].as_array().unwrap();
+    assert_eq!(sc.len(), 2);
+    let flags = [
+        vec!["--gpu", "gb200", "--gpus-per-node", "4", "--scale-up", "nvl72", "--nics-per-node", "4", "--nic", "ib-ndr"],
+        vec!["--gpu", "b200", "--scale-up", "nvlink5"],
+    ];
+    for (d, f) in sc.iter().zip(&flags) {
+        let pts = d["points"].as_array().unwrap();
+        assert_eq!(pts.len(), 12);
+        for p in pts.iter().filter(|p| [2, 256, 4096].contains(&p["nodes"].as_u64().unwrap())) {
+            let n = p["nodes"].as_u64().unwrap().to_string();
+            let mut args = vec!["search", "--model", "llama3-70b", "--nodes", &n, "--json"];
+            args.extend(f.iter().copied());
+            let best = json(&args);
+            assert_eq!(p["step_s"].as_f64(), best[0]["step_time_s"].as_f64(), "{} at {n} nodes", d["name"]);
+        }
+        assert!(pts.iter().all(|p| p["step_s"].as_f64().is_some()), "{d}");
+    }
+    let b256 = sc[1]["points"].as_array().unwrap().iter().find(|p| p["nodes"] == 256).unwrap()["step_s"].as_f64().unwrap();
+    assert!((b256 - 1.21).abs() < 0.01, "{b256}");
+    // The text names what the points are.
+    let t = stdout_ok(&["compare", &gb, &b2, "--scaling"]);
+    assert!(t.contains("best layout at each size"), "{t}");
+}

@@ -10,7 +10,10 @@ use crate::link::{base64url_decode, base64url_encode, decode, encode, MAX_LINK_B
 use crate::presets::CLUSTER_PRESETS;
 use crate::scenario::Scenario;
 use crate::topology::Cluster;
-use crate::training::explore::{carry_over, TrainingView};
+use crate::topology::Topology;
+use crate::training::search::Search;
+use crate::training::step::EvaluatorCaches;
+use crate::training::{Evaluator, Framework, SearchOptions, Workload};
 use crate::bom::Bom;
 use crate::design::DesignNumbers;
 use crate::report::{Report, Scope};
@@ -176,14 +179,15 @@ pub fn numbers_with(name: &str, r: &Report, op: Collective, bytes: Bytes, view: 
 pub const SCALE_NODES: [u32; 12] = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
 /// One point of a design's scaling curves.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct ScalePoint {
     pub nodes: u32,
     pub gpus: u32,
     /// busbw over every GPU, GB/s per direction; `None` where the cluster cannot be built.
     pub busbw_gbps: Option<f64>,
-    /// Step time of the design's job on its layout (TP, PP, CP, EP, micro-batch kept; DP
-    /// takes the GPUs); `None` where that layout does not fit.
+    /// Step time of the design's job on the best layout searched at this size (the search of
+    /// `fabricscope search --nodes N`: every TP, PP, CP, EP, micro-batch, recompute and ZeRO
+    /// stage, nothing pinned); `None` where no layout fits.
     pub step_s: Option<f64>,
 }
 
@@ -265,44 +269,95 @@ pub fn scale_designs(list: &[(String, Scenario)], same: SameGpus) -> Result<(Vec
     Ok((out, notes))
 }
 
-/// One point of the scaling curves of `c`: busbw of `op` at `bytes` over every GPU, and the
-/// step time of `job`'s chosen layout carried over to that size.
-pub fn scale_point(c: &Cluster, nodes: u32, op: Collective, bytes: Bytes, job: Option<&TrainingView>) -> ScalePoint {
-    let c = at_nodes(c, nodes);
-    let mut p = ScalePoint { nodes, gpus: nodes.saturating_mul(c.gpus_per_node), busbw_gbps: None, step_s: None };
-    let Ok(topo) = c.topology() else { return p };
-    p.gpus = topo.total_gpus;
-    if topo.total_gpus >= 2 {
-        p.busbw_gbps = Comm::new(&topo, topo.whole())
-            .and_then(|comm| comm.predict(op, bytes, AlgoChoice::Auto, ProtoChoice::Auto))
-            .ok()
-            .map(|r| r.busbw.0);
-    }
-    p.step_s = job.and_then(|v| step_at(&topo, v));
-    p
+/// One point of the scaling curves of `c` under way, for a caller that works in slices
+/// (compare.html's main thread): busbw of `op` at `bytes` over every GPU at once, then the
+/// job's layout search on the cluster at that size, advanced by [`ScaleRun::run`].
+///
+/// Every size is searched in full (no layout is held from another size: a layout found for
+/// 576 GPUs, PP 9, fits no power of two). Measured on the shared 2-core box (release CLI,
+/// `search --top 1`, Llama 3 70B, 2026-12-06): 0.2-11 ms a size natively, about 40 ms for the
+/// twelve sizes of one design (GB200 NVL72 or DGX B200); on compare.html (release build,
+/// headless Chromium) four designs (512 H100 IB, 512 B200, 576 GB200, 512 H100 RoCE) have
+/// their searches and all 48 points 0.8-1.0 s after load, in slices, with no long task. So
+/// nothing is bounded.
+pub struct ScaleRun {
+    point: ScalePoint,
+    job: Option<Job>,
 }
 
-/// The step time of `v`'s chosen layout carried over to `topo`. Where its micro-batch no
-/// longer divides the batch each data-parallel rank gets, the next smaller one that does
-/// (as a user would set it); `None` when no micro-batch fits.
-fn step_at(topo: &crate::topology::Topology, v: &TrainingView) -> Option<f64> {
-    let mut mb = v.chosen.as_ref()?.mapping.micro_batch;
-    let mut prev = v.clone();
-    prev.top.clear();
-    let mut fixed = v.fixed;
-    loop {
-        if let Some(c) = prev.chosen.as_mut() {
-            c.mapping.micro_batch = mb;
+/// The layout search of one scaling point, with what its evaluator cached between slices.
+struct Job {
+    topo: Topology,
+    w: Workload,
+    search: Search,
+    caches: EvaluatorCaches,
+}
+
+/// The search's options at each size: those of `fabricscope search` (its defaults, nothing
+/// pinned), keeping only the best layout (the step the curve draws).
+fn scale_options() -> SearchOptions {
+    SearchOptions { top: 1, ..SearchOptions::default() }
+}
+
+impl ScaleRun {
+    /// Starts the point of `c` at `nodes` nodes; `workload` is the job whose step is searched
+    /// (`None`: busbw only).
+    pub fn new(c: &Cluster, nodes: u32, op: Collective, bytes: Bytes, workload: Option<&str>) -> ScaleRun {
+        let c = at_nodes(c, nodes);
+        let mut point = ScalePoint { nodes, gpus: nodes.saturating_mul(c.gpus_per_node), busbw_gbps: None, step_s: None };
+        let Ok(topo) = c.topology() else { return ScaleRun { point, job: None } };
+        point.gpus = topo.total_gpus;
+        if topo.total_gpus >= 2 {
+            point.busbw_gbps = Comm::new(&topo, topo.whole())
+                .and_then(|comm| comm.predict(op, bytes, AlgoChoice::Auto, ProtoChoice::Auto))
+                .ok()
+                .map(|r| r.busbw.0);
         }
-        fixed.micro_batch = fixed.micro_batch.map(|_| mb);
-        if let Some(r) = carry_over(topo, &prev, fixed).and_then(|v| v.chosen).filter(|r| r.fits) {
-            return Some(r.step_time_s);
-        }
-        if mb <= 1 {
-            return None;
-        }
-        mb /= 2;
+        let job = workload.and_then(|id| {
+            let w = crate::training::explore::workload(id).ok()?;
+            let search = Search::new(&w, topo.total_gpus, &scale_options()).ok()?;
+            Some(Job { topo, w, search, caches: EvaluatorCaches::default() })
+        });
+        ScaleRun { point, job }
     }
+
+    /// Searches until done or `more()` says stop; returns whether the point is done.
+    pub fn run(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        let Some(j) = self.job.as_mut() else { return true };
+        let Ok(ev) = Evaluator::new(&j.topo, &j.w, Framework::default()) else {
+            self.job = None;
+            return true;
+        };
+        let mut ev = ev.with_caches(std::mem::take(&mut j.caches));
+        let done = j.search.run(&mut ev, more);
+        j.caches = ev.into_caches();
+        done
+    }
+
+    /// The point: its step is the best fitting layout's (`None` when none fits or the search
+    /// has not run to its end).
+    pub fn finish(mut self) -> ScalePoint {
+        if let Some(Job { topo, w, search, caches }) = self.job.take().filter(|j| j.search.is_done()) {
+            if let Ok(ev) = Evaluator::new(&topo, &w, Framework::default()) {
+                let mut ev = ev.with_caches(caches);
+                self.point.step_s = search.finish(&mut ev).ok().and_then(|f| f.result.best.first().map(|r| r.step_time_s));
+            }
+        }
+        self.point
+    }
+}
+
+/// One point of the scaling curves of `c`, all at once: what [`ScaleRun`] gives when run to
+/// its end (the CLI's `compare --scaling` and `render`, and the tests).
+pub fn scale_point(c: &Cluster, nodes: u32, op: Collective, bytes: Bytes, workload: Option<&str>) -> ScalePoint {
+    let mut r = ScaleRun::new(c, nodes, op, bytes, workload);
+    r.run(&mut || true);
+    r.finish()
+}
+
+/// The scaling curves of `c` at every [`SCALE_NODES`] count.
+pub fn scale_points(c: &Cluster, op: Collective, bytes: Bytes, workload: Option<&str>) -> Vec<ScalePoint> {
+    SCALE_NODES.iter().map(|n| scale_point(c, *n, op, bytes, workload)).collect()
 }
 
 /// The node count past which a curve stops scaling: the first point whose step to the next
@@ -552,13 +607,15 @@ mod tests {
         // At 4096 GPUs busbw is below the 16-GPU figure: more ranks, more hops, same NICs.
         let (b_small, b_big) = (small.busbw_gbps.unwrap(), big.busbw_gbps.unwrap());
         assert!(b_big > 10.0 && b_big <= b_small, "{b_small} then {b_big}");
-        // The job's step at the design's own size is the design's step (same layout); twice
-        // the nodes give DP twice the GPUs, so the step is shorter, and never by more than half.
+        // The job's step at the design's own size is the design's step (the same search);
+        // twice the nodes give DP twice the GPUs, so the step is shorter, and never by more
+        // than half (the compute per GPU halves at best).
         let v = crate::training::explore::explore(&c, &fabricscope_model::TrainingChoice::default()).unwrap();
         let own = v.chosen.as_ref().unwrap().step_time_s;
-        let at4 = scale_point(&c, 4, Collective::AllReduce, Bytes(1 << 30), Some(&v)).step_s.unwrap();
+        let job = Some(v.workload.as_str());
+        let at4 = scale_point(&c, 4, Collective::AllReduce, Bytes(1 << 30), job).step_s.unwrap();
         assert!((at4 - own).abs() <= own * 1e-9, "{at4} vs {own}");
-        let at8 = scale_point(&c, 8, Collective::AllReduce, Bytes(1 << 30), Some(&v)).step_s.unwrap();
+        let at8 = scale_point(&c, 8, Collective::AllReduce, Bytes(1 << 30), job).step_s.unwrap();
         assert!(at8 < own && at8 >= own / 2.0, "{at8} vs {own}");
         // Fixed switch counts are dropped at other sizes (one leaf cannot hold 4096 nodes).
         let fixed = Cluster { leaf_switches: Some(1), ..c };
@@ -566,6 +623,42 @@ mod tests {
         assert_eq!(knee(&[(2, 1.0), (4, 0.5), (8, 0.3), (16, 0.29)], true, 0.1), Some(8));
         assert_eq!(knee(&[(2, 100.0), (4, 95.0), (8, 60.0)], false, 0.1), Some(4));
         assert_eq!(knee(&[(2, 1.0), (4, 0.5)], true, 0.1), None);
+    }
+
+    /// Issue 37: compare's step-vs-nodes curve is the layout search at each size, the same
+    /// answer as `fabricscope search --nodes N` (its default options, nothing pinned), for
+    /// 576 GB200 (NVL72 racks, whose own best layout, PP 9, fits no power of two: with a held
+    /// layout GB200 drew no curve) and 512 B200 (whose held layout gave 2.41 s at 256 nodes
+    /// where `search` finds 1.21 s).
+    #[test]
+    fn each_scaling_point_is_the_search_at_that_size() {
+        let job = "llama3-70b";
+        for (id, nodes) in [("gb200-nvl72", 144), ("dgx-b200-superpod", 64)] {
+            let c = Cluster { nodes, ..cluster_preset(id).unwrap().cluster() };
+            assert_eq!(c.total_gpus(), if id == "gb200-nvl72" { 576 } else { 512 });
+            let pts = scale_points(&c, Collective::AllReduce, Bytes(1 << 30), Some(job));
+            assert_eq!(pts.iter().map(|p| p.nodes).collect::<Vec<_>>(), SCALE_NODES);
+            for p in &pts {
+                let topo = at_nodes(&c, p.nodes).topology().unwrap();
+                let w = crate::training::explore::workload(job).unwrap();
+                let mut ev = Evaluator::new(&topo, &w, Framework::default()).unwrap();
+                let best = crate::training::search(&mut ev, &SearchOptions::default()).unwrap().best;
+                let searched = best.first().map(|r| r.step_time_s);
+                assert_eq!(p.step_s, searched, "{id} at {} nodes", p.nodes);
+                // Every size from 2 nodes (8 or 16 GPUs) up has a layout that fits 70B.
+                assert!(p.step_s.is_some(), "{id} at {} nodes: no curve point", p.nodes);
+            }
+            // More GPUs, shorter steps, up to 256 nodes at least (a doubling may more than halve
+            // the step at the smallest sizes, where memory forces recompute or ZeRO).
+            for w in pts.windows(2).filter(|w| w[1].nodes <= 256) {
+                let (a, b) = (w[0].step_s.unwrap(), w[1].step_s.unwrap());
+                assert!(b < a, "{id}: {a} s at {} nodes, {b} s at {}", w[0].nodes, w[1].nodes);
+            }
+        }
+        // DGX B200 at 256 nodes: the 1.21 s `search` finds (issue 37), not the held layout's 2.41 s.
+        let b200 = Cluster { nodes: 64, ..cluster_preset("dgx-b200-superpod").unwrap().cluster() };
+        let at256 = scale_point(&b200, 256, Collective::AllReduce, Bytes(1 << 30), Some(job)).step_s.unwrap();
+        assert!((at256 - 1.21).abs() < 0.01, "{at256}");
     }
 
     #[test]

@@ -331,6 +331,21 @@ pub struct RightSize {
 }
 
 impl RightSize {
+    /// The option that is `base`'s own fabric (its system, NICs, rails and ratios): the
+    /// right-sizer's figure for the design as it stands, the step the explorer and compare show.
+    pub fn own(&self, base: &Cluster) -> Option<&Candidate> {
+        let d = Domain::of(base);
+        self.candidates.iter().find(|c| {
+            let o = &c.option;
+            o.domain == d
+                && o.nic == base.nic
+                && o.nics_per_node == base.nics_per_node
+                && o.rail_optimized == base.rail_optimized
+                && o.oversubscription == base.oversubscription.unwrap_or(1.0)
+                && o.core_oversubscription == base.core_oversubscription.unwrap_or(1.0)
+        })
+    }
+
     /// Items whose missing power keeps options off the power front, each once: what a price
     /// book's `power_w` would have to give.
     pub fn missing_power(&self) -> Vec<&'static str> {

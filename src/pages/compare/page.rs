@@ -22,7 +22,7 @@ use super::rightsize::use_rightsize;
 use crate::plumbing::url;
 use fabricscope_charts::compare::{compare_chart, compare_title, design_label, DesignData, COMPARE_CHART_IDS};
 use fabricscope_charts::Theme;
-use fabricscope_design::compare::{decode_designs, scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{decode_designs, scale_points, ScalePoint};
 use fabricscope_model::link::{encode, find_param, Decoded};
 use fabricscope_model::presets::matching_preset;
 use fabricscope_model::training::explore::{start, TrainingView};
@@ -280,8 +280,9 @@ fn ComparePage() -> Html {
 /// One design of a compare embed, evaluated: its label, Report, job search and scaling points.
 type Evaluated = (String, Report, Option<TrainingView>, Vec<ScalePoint>);
 
-/// The designs of the link (`d=`), each evaluated once with the link scenario's job.
-fn compare_designs(scenario: &Scenario, query: &str, fragment: &str) -> Vec<Evaluated> {
+/// The designs of the link (`d=`), each evaluated once with the link scenario's job; the
+/// scaling points (a layout search at each of 12 sizes) only for a scaling chart (`scaling`).
+fn compare_designs(scenario: &Scenario, query: &str, fragment: &str, scaling: bool) -> Vec<Evaluated> {
     let (list, _) = find_param(query, fragment, "d=").map(decode_designs).unwrap_or_default();
     let v = &scenario.view;
     list.iter()
@@ -290,7 +291,7 @@ fn compare_designs(scenario: &Scenario, query: &str, fragment: &str) -> Vec<Eval
             let r = evaluate(&d.scenario).ok()?;
             let topo = d.scenario.cluster.topology().ok()?;
             let t = start(&topo, &scenario.training.workload, Constraints::default()).ok();
-            let sc = SCALE_NODES.iter().map(|n| scale_point(&d.scenario.cluster, *n, v.selected_op, v.headline_bytes(), t.as_ref())).collect();
+            let sc = if scaling { scale_points(&d.scenario.cluster, v.selected_op, v.headline_bytes(), Some(&scenario.training.workload)) } else { Vec::new() };
             Some((design_label(i, &d.name), r, t, sc))
         })
         .collect()
@@ -299,7 +300,7 @@ fn compare_designs(scenario: &Scenario, query: &str, fragment: &str) -> Vec<Eval
 /// `?embed=compare-…`: a comparison chart of the link's designs, redrawn on resize; its footer
 /// links back to this page with the same designs.
 fn mount_embed(root: &web_sys::Element, chart: &str, scenario: &Scenario, query: &str, fragment: &str, win: &web_sys::Window) {
-    let designs = compare_designs(scenario, query, fragment);
+    let designs = compare_designs(scenario, query, fragment, chart.starts_with("compare-scaling"));
     let back = format!("compare.html#s={}&{}", encode(scenario), fragment_designs(query, fragment));
     let (chart, view) = (chart.to_string(), scenario.view.clone());
     let root = root.clone();

@@ -114,7 +114,7 @@ fn row_view(r: &DeltaRow, busbw: &str, names: &[AttrValue]) -> Html {
             <th scope="row">{ label }{ " " }<span class="muted">{ unit }</span></th>
             { for r.values.iter().enumerate().map(|(i, v)| {
                 let best = r.best == Some(i);
-                html! { <td class={classes!("num", best.then_some("best"))} data-label={names.get(i).cloned()}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
+                html! { <td class={classes!("num", best.then_some("best"))} data-label={names.get(i).cloned()} data-value={v.map(|v| v.to_string())}>{ v.map_or("–".into(), |v| number(r.key, v)) }{ if best { " ★" } else { "" } }</td> }
             }) }
             { verdict(r) }
         </tr>
@@ -342,8 +342,8 @@ pub fn ComparePanel(p: &Props) -> Html {
                 .filter_map(|i| Some(numbers_with(&names[i], &evals[i].report, op, bytes, views[i], (*boms[i].clone()?).clone())))
                 .collect();
             // What to know before reading the rows: sizes that differ, or how they were scaled.
-            // A design whose held layout fits none of the scaling sizes draws no step curve: say so.
-            let unscaled = outs.iter().zip(names.iter()).filter(|(o, _)| !o.scaling.is_empty() && o.scaling.iter().all(|p| p.step_s.is_none())).map(|(_, n)| format!("{n}: no step-vs-nodes curve: its layout fits none of those node counts (the layout is held; DP takes the GPUs)"));
+            // A design where no layout fits at any scaling size draws no step curve: say so.
+            let unscaled = outs.iter().zip(names.iter()).filter(|(o, _)| !o.scaling.is_empty() && o.scaling.iter().all(|p| p.step_s.is_none())).map(|(_, n)| format!("{n}: no step-vs-nodes curve: no layout of the job fits at any of those node counts"));
             let notes: Vec<String> = scaled.2.iter().cloned().chain(warnings(&numbers)).chain(unscaled).collect();
             let busbw = format!("{} busbw at {}", op.name(), size_words(bytes.0));
             let rest = html! {

@@ -22,8 +22,8 @@ pub struct Props {
     pub compact: bool,
 }
 
-/// The chart and the pick, in words.
-fn answer(r: &RightSize, dark: bool, compact: bool) -> Html {
+/// The chart and the pick, in words, and the design's own fabric's figure (`base`).
+fn answer(r: &RightSize, base: &fabricscope_model::Cluster, dark: bool, compact: bool) -> Html {
     let (w, h) = if compact { (360, 260) } else { (720, 340) };
     let ranked = r.candidates.iter().filter(|c| c.comparable(r.axis)).count();
     // No chart without a ranked option: the words below say why and name the fastest.
@@ -65,8 +65,13 @@ fn answer(r: &RightSize, dark: bool, compact: bool) -> Html {
         r.systems().join(", "),
         r.layouts.join(", ")
     );
+    // The design as it stands, timed as every option is: the step the explorer and the table show.
+    let own = r.own(base).map(|c| html! {
+        <p data-testid="rightsize-own" data-value={c.step_time_s.to_string()}>{ format!("This design's own fabric, {}: {:.3} s per step ({}).", c.label, c.step_time_s, c.layout) }</p>
+    });
     html! { <>
         { chart }
+        { own }
         { pick }
         { none }
         <ul class="small">{ for steps }</ul>
@@ -85,7 +90,7 @@ pub fn rightsize_panel(p: &Props) -> Html {
     let body = match (&p.sized, p.progress) {
         (_, Some((done, total))) => html! { <p class="muted" aria-live="polite">{ format!("Costing and timing fabric options… {done} of {total}") }</p> },
         (Some(s), None) => match &s.result {
-            Ok(r) => DRAWN.with(|c| cached(c, (s.seq, p.dark, p.compact, p.book.clone()), |(_, _, _, book)| answer(&r.repriced(book), p.dark, p.compact))),
+            Ok(r) => DRAWN.with(|c| cached(c, (s.seq, p.dark, p.compact, p.book.clone()), |(_, _, _, book)| answer(&r.repriced(book), &s.key.0, p.dark, p.compact))),
             Err(e) => html! { <p class="error">{ e.to_string() }</p> },
         },
         (None, None) => Html::default(),

@@ -1,12 +1,13 @@
 //! The comparison's costly part, kept off the input path: for each design, the compared job's
-//! layout search and then its scaling points (2 to 4096 nodes), run
+//! layout search and then its scaling points (2 to 4096 nodes, the layout searched again at
+//! each size: [`ScaleRun`]), run
 //! [`crate::widgets::training::SEARCH_DELAY_MS`] after the last change in slices of at most
 //! [`crate::widgets::training::SLICE_MS`], so no main-thread task nears 50 ms. Answers are kept per
 //! design: pinning, renaming or dragging the page's own design recomputes nothing of the
 //! other designs.
 
 use crate::widgets::training::{SEARCH_DELAY_MS, SLICE_MS};
-use fabricscope_design::compare::{scale_point, ScalePoint, SCALE_NODES};
+use fabricscope_design::compare::{ScalePoint, ScaleRun, SCALE_NODES};
 use fabricscope_model::training::explore::{Staged, TrainingView};
 use fabricscope_model::training::Constraints;
 use fabricscope_model::units::Bytes;
@@ -38,6 +39,8 @@ struct Entry {
     key: Key,
     out: Outcome,
     staged: Option<Staged>,
+    /// The scaling point under way (the next of [`SCALE_NODES`]).
+    scale: Option<ScaleRun>,
     /// The search is over (answered or failed): the scaling points come next.
     searched: bool,
 }
@@ -77,7 +80,11 @@ impl Entry {
         let mut pts = (*self.out.scaling).clone();
         while pts.len() < SCALE_NODES.len() && more() {
             let k = &self.key;
-            pts.push(scale_point(&k.cluster, SCALE_NODES[pts.len()], k.op, k.bytes, self.out.training.as_deref()));
+            let run = self.scale.get_or_insert_with(|| ScaleRun::new(&k.cluster, SCALE_NODES[pts.len()], k.op, k.bytes, Some(&k.workload)));
+            if !run.run(more) {
+                break;
+            }
+            pts.extend(self.scale.take().map(ScaleRun::finish));
         }
         self.out.scaling = Rc::new(pts);
         self.done()
@@ -137,7 +144,7 @@ pub fn use_compare_work(keys: Vec<Key>) -> (Vec<Outcome>, bool, u32) {
             s.retain(|e| keys.contains(&e.key));
             for k in keys {
                 if !s.iter().any(|e| e.key == *k) {
-                    s.push(Entry { key: k.clone(), out: Outcome::default(), staged: None, searched: false });
+                    s.push(Entry { key: k.clone(), out: Outcome::default(), staged: None, scale: None, searched: false });
                 }
             }
             let idle = s.iter().all(Entry::done);

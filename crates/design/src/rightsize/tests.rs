@@ -293,3 +293,22 @@ fn the_roce_figure_is_trains_step_under_the_nics_routing() {
     let ib = pick(&FabricOption { nic: NicKind::IbNdr, ..roce });
     assert!(c.step_time_s > 1.05 * ib.step_time_s, "RoCE {} s, IB {} s", c.step_time_s, ib.step_time_s);
 }
+
+/// Issue 37: the right-sizer's figure for the design as it stands is the step the layout
+/// search gives on it (the explorer's headline and compare's row): 512 H100 on 8x 400G RoCE
+/// without rails at 3:1 (ECMP, its NIC's routing) and the same GPUs on NDR rails.
+#[test]
+fn the_designs_own_option_is_its_searched_step() {
+    let w = preset("llama3-70b").unwrap();
+    for c in [
+        Cluster { nodes: 64, nic: NicKind::Roce400, rail_optimized: false, oversubscription: Some(3.0), ..Cluster::default() },
+        Cluster { nodes: 64, ..Cluster::default() },
+    ] {
+        let r = rightsize(&c, w.clone(), Constraints::default(), PriceBook::default()).unwrap();
+        let own = r.own(&c).expect("the design's own fabric is one of the options");
+        let topo = c.topology().unwrap();
+        let mut ev = Evaluator::new(&topo, &w, Framework::default()).unwrap();
+        let best = crate::training::search(&mut ev, &SearchOptions::default()).unwrap().best;
+        assert_eq!(own.step_time_s, best[0].step_time_s, "{}", own.label);
+    }
+}
