@@ -132,6 +132,7 @@ impl State {
     /// The state the page's URL describes on the catalog design, for a page whose model does
     /// not take a calibration yet: a calibrated link's fit is set aside with
     /// [`AS_DESIGNED_NOTE`] among its notes.
+    #[cfg(feature = "calibrate")]
     pub fn from_url_as_designed() -> State {
         let mut s = State::from_url_unevaluated();
         if s.cluster.calibration.take().is_some() {
@@ -341,6 +342,7 @@ impl Reducible for State {
         }
         // A calibration describes the hardware its logs ran on: another GPU, NIC or GPU count
         // per node (or a preset) is another cluster, back to the catalog's values, said so.
+        #[cfg(feature = "calibrate")]
         if self.cluster.calibration.is_some() {
             if let Some(why) = next.cluster.calibration.as_ref().map_or(Some("a preset is the catalog design".to_string()), |m| m.calibration(&next.cluster).err()) {
                 next.cluster.calibration = None;

@@ -39,6 +39,7 @@ pub fn cli_flags(c: &Cluster) -> String {
         }
     }
     // A cluster as measured: the fit is a file for the CLI (what check.html downloads).
+    #[cfg(feature = "calibrate")]
     if c.calibration.is_some() {
         s.push_str(" --calibration cluster.json");
     }

@@ -481,7 +481,10 @@ impl Comm {
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
             // A cluster as measured times every group with its fit (module `fitted`).
+            #[cfg(any(test, feature = "calibrate"))]
             calibration: topo.scales,
+            #[cfg(not(any(test, feature = "calibrate")))]
+            calibration: None,
             intra_fit: (1.0, 0.0),
         })
     }
@@ -540,12 +543,15 @@ impl Comm {
         if n <= 1 {
             return Ok(self.finish(op, bytes, Micros::ZERO, None, "none", "none", Bottleneck::Latency));
         }
+        #[cfg(any(test, feature = "calibrate"))]
         if let Some(s) = self.calibration {
             let s = s[op as usize];
             let mut p = self.scaled(s).predict(op, bytes, algo, proto)?;
             p.trust.fit_u90 = if self.net.is_some() { s.net_u90 } else { s.intra_u90 };
             return Ok(p);
         }
+        #[cfg(not(any(test, feature = "calibrate")))]
+        debug_assert!(self.calibration.is_none(), "a calibration given to a build without the model's `calibrate` feature");
         match op.func() {
             Some(func) => self.predict_nccl(op, func, bytes, algo, proto),
             None => {

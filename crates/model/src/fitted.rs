@@ -375,7 +375,10 @@ impl Calibration {
     pub fn busbw_intervals(&self, p: &Prediction, domains: u32) -> Option<CollectiveIntervals> {
         // The class's own interval: a calibrated communicator's prediction carries the fit's
         // term already (`Trust::fit_u90`), added once below.
+        #[cfg(any(test, feature = "calibrate"))]
         let c = for_collective(&crate::trust::Trust { fit_u90: None, ..p.trust })?;
+        #[cfg(not(any(test, feature = "calibrate")))]
+        let c = for_collective(&p.trust)?;
         let basis = collective_basis(&p.trust, &c);
         let tier = if domains > 1 { &self.network } else { &self.scale_up };
         let Some(share) = &tier.bandwidth else {
@@ -463,6 +466,7 @@ impl Calibration {
     }
 }
 
+#[cfg(any(test, feature = "calibrate"))]
 impl crate::training::explore::Staged {
     /// The same staged search timing every layout's collectives on the cluster as measured.
     pub fn with_calibration(mut self, cal: &Calibration) -> Self {
@@ -472,6 +476,7 @@ impl crate::training::explore::Staged {
     }
 }
 
+#[cfg(any(test, feature = "calibrate"))]
 impl crate::training::step::Evaluator<'_> {
     /// The same evaluator timing every collective of the step on the cluster as measured
     /// (its caches emptied: what they held was the catalog's).

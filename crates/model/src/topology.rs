@@ -65,6 +65,9 @@ pub struct Cluster {
     /// The cluster as its own nccl-tests logs measured it (check.html's fit, `fabricscope
     /// calibrate`): every collective on it is timed with the fit's factors and its intervals
     /// carry the fit's uncertainty (module `fitted`). `None`: the catalog design.
+    /// Only in builds with the `calibrate` feature (the explorer's index.html has none: a link
+    /// that carries one opens measured.html, assets/pages.js).
+    #[cfg(any(test, feature = "calibrate"))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<crate::fitted::Measured>,
 }
@@ -91,6 +94,7 @@ impl Default for Cluster {
             cpu: CpuVendor::Intel,
             nccl: NcclVersion::V2_27_5,
             power_cap_w: None,
+            #[cfg(any(test, feature = "calibrate"))]
             calibration: None,
         }
     }
@@ -162,6 +166,7 @@ pub struct Topology {
     /// The cluster's calibration as every communicator on it applies it (per collective,
     /// `Collective::ALL` order; module `fitted`); `None`: the catalog's values.
     #[serde(skip)]
+    #[cfg(any(test, feature = "calibrate"))]
     pub scales: Option<[crate::collective::Scales; 7]>,
 }
 
@@ -218,6 +223,7 @@ impl Cluster {
         self.check_counts()?;
         let total = self.total_gpus();
         self.check_scale_up(gpu)?;
+        #[cfg(any(test, feature = "calibrate"))]
         let scales = match &self.calibration {
             Some(m) => {
                 let cal = m.calibration(self).map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
@@ -265,6 +271,7 @@ impl Cluster {
             bisection: scale_up_half,
             flow: None,
             qps_per_connection: crate::network::DEFAULT_QPS_PER_CONNECTION,
+            #[cfg(any(test, feature = "calibrate"))]
             scales,
         }
         .with_bisection(nic))

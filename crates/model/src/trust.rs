@@ -174,6 +174,7 @@ pub struct Trust {
     /// prediction crosses: the fit's 90% relative half-width (`Z90` x its relative uncertainty,
     /// dimensionless), which the interval adds in quadrature (`fitted`). `None`: the catalog's.
     #[serde(skip)]
+    #[cfg(any(test, feature = "calibrate"))]
     pub fit_u90: Option<f64>,
 }
 
@@ -258,6 +259,7 @@ impl Trust {
             extrapolated,
             composed: false,
             successor: false,
+            #[cfg(any(test, feature = "calibrate"))]
             fit_u90: None,
         }
     }
@@ -290,6 +292,7 @@ impl Trust {
             extrapolated: true,
             composed: true,
             successor: false,
+            #[cfg(any(test, feature = "calibrate"))]
             fit_u90: None,
         })
     }

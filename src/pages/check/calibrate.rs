@@ -102,7 +102,7 @@ pub fn serving_link(f: &CalibrationFile) -> String {
 
 /// The explorer on the cluster as measured, or as designed.
 pub fn explorer_link(f: &CalibrationFile, measured: bool) -> String {
-    format!("./#s={}", encode(&scenario_of(f, measured)))
+    format!("{}#s={}", if measured { "measured.html" } else { "./" }, encode(&scenario_of(f, measured)))
 }
 
 /// compare.html with the cluster as designed and as measured side by side.
@@ -358,6 +358,7 @@ mod tests {
         let c = &measured.scenario.cluster;
         assert_eq!(c.calibration.as_ref().map(|m| m.calibration(c)), Some(Ok(page.calibration.clone())));
         assert_eq!(fabricscope_model::link::decode(explorer_link(&page, false).trim_start_matches("./#s=")).scenario.cluster.calibration, None);
+        assert!(explorer_link(&page, true).starts_with("measured.html#s="));
         let two = (Same(Rc::new(vec![log("h100-2node-a3mega-all-reduce.txt"), log("h100-1node-all-reduce-nvls.txt")])), Cluster::default());
         let refused: Result<String, (String, String)> = serde_json::from_str(&answer(&make(&two).unwrap().1)).unwrap();
         assert!(refused.unwrap_err().1.contains("are not the same cluster"));

@@ -290,7 +290,7 @@ fn training_panel(props: &Props) -> Html {
                     }) }
                 </dl>
             }
-            if let Some(words) = &props.calibrated {
+            if let (true, Some(words)) = (cfg!(feature = "calibrate"), &props.calibrated) {
                 <p class="muted small" data-testid="training-calibrated">{ format!("{words}: every collective of the step is timed as the logs measured, and its interval adds the fit's uncertainty.") }</p>
             }
             { drawn }

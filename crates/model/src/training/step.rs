@@ -82,6 +82,7 @@ pub struct EvaluatorCaches {
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
+#[cfg(any(test, feature = "calibrate"))]
 impl EvaluatorCaches {
     /// Empty caches whose communicators will be `comms`' (a calibrated cache: `crate::fitted`).
     pub(crate) fn with_comms(comms: CommCache) -> EvaluatorCaches {
@@ -906,6 +907,7 @@ impl<'a> Evaluator<'a> {
                 }
             })
             .collect();
+        #[cfg_attr(not(any(test, feature = "calibrate")), allow(unused_mut))]
         let mut r = StepReport {
             mapping: s.par,
             framework: self.fw.name.to_string(),
@@ -932,8 +934,8 @@ impl<'a> Evaluator<'a> {
         };
         // On a cluster as measured, the fit's uncertainty on the step's exposed collectives
         // joins the class's interval (`Calibration::step_u90`), as `train --calibration` states it.
-        let c = &self.topo.cluster;
-        if let (Some(Ok(f)), Some([lo, hi])) = (c.calibration.as_ref().map(|m| m.calibration(c)), r.interval) {
+        #[cfg(any(test, feature = "calibrate"))]
+        if let (Some(Ok(f)), Some([lo, hi])) = (self.topo.cluster.calibration.as_ref().map(|m| m.calibration(&self.topo.cluster)), r.interval) {
             if let Some(u) = f.step_u90(&r, self.topo.domains) {
                 let (lo, hi) = crate::fitted::with_fit((lo, hi), u);
                 r.interval = Some([lo, hi]);
