@@ -129,7 +129,7 @@ pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, Mode
         },
         // The explorer's index.html reads no calibration (measured.html does: Cargo.toml's `calibrate`).
         #[cfg(feature = "calibrate")]
-        calibrated: cluster.calibration.as_ref().and_then(|m| m.calibration(cluster).ok()).map(|c| c.words(topo.domains)),
+        calibrated: cluster.measured().and_then(Result::ok).map(|c| c.words(topo.domains)),
         #[cfg(not(feature = "calibrate"))]
         calibrated: None,
         report,

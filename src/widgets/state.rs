@@ -344,7 +344,7 @@ impl Reducible for State {
         // per node (or a preset) is another cluster, back to the catalog's values, said so.
         #[cfg(feature = "calibrate")]
         if self.cluster.calibration.is_some() {
-            if let Some(why) = next.cluster.calibration.as_ref().map_or(Some("a preset is the catalog design".to_string()), |m| m.calibration(&next.cluster).err()) {
+            if let Some(why) = next.cluster.calibration.as_ref().map_or(Some("a preset is the catalog design".to_string()), |_| next.cluster.measured().and_then(Result::err)) {
                 next.cluster.calibration = None;
                 next.link_notes.push(format!("The calibration no longer applies and was dropped ({why}); the numbers are the catalog design's."));
             }

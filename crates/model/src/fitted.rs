@@ -30,11 +30,29 @@
 //! unsettled. A prediction that crosses a tier the logs never exercised gets no calibrated
 //! interval: the catalog's, with a basis that says so.
 
-use crate::calibration::apply::{collective_basis, for_collective, CollectiveIntervals};
-pub use crate::collective::Scales;
-use crate::collective::{Collective, Comm, Prediction};
-use crate::units::GBps;
+use crate::catalog::{GpuKind, NicKind};
+use crate::op::Collective;
 use serde::{Deserialize, Serialize};
+
+/// The factors a calibration applies to one prediction: bandwidth shares of the catalog's
+/// (dimensionless) and latency added per operation (µs), inside a domain and across the
+/// network, and the fit's 90% relative half-width on each ([`crate::trust::Trust::fit_u90`]);
+/// `None` where the logs never exercised the tier.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scales {
+    pub intra_bw: f64,
+    pub intra_latency_us: f64,
+    pub net_bw: f64,
+    pub net_latency_us: f64,
+    pub intra_u90: Option<f64>,
+    pub net_u90: Option<f64>,
+}
+
+impl Default for Scales {
+    fn default() -> Self {
+        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0, intra_u90: None, net_u90: None }
+    }
+}
 
 /// Version of the calibration format (the `version` of a calibration file).
 pub const CALIBRATION_VERSION: u32 = 1;
@@ -115,15 +133,6 @@ pub const LINK_PREFIX: &str = "v1.";
 /// Longest calibration a link may carry, characters: a fit's values are a few hundred.
 pub const MAX_LINK_CHARS: usize = 8192;
 
-/// A calibration in a link's `cal=`, with the hardware it was fitted on.
-#[derive(Serialize, Deserialize)]
-struct Linked {
-    gpu: crate::catalog::GpuKind,
-    nic: crate::catalog::NicKind,
-    gpus_per_node: u32,
-    calibration: Calibration,
-}
-
 /// A calibration as a cluster carries it (`Cluster::calibration`, so every page, link, file
 /// and CLI path that takes a cluster takes it): one line of text, the GPU, NIC and GPUs per
 /// node it was fitted on, then the fit's values ([`Calibration::to_flat`]), e.g.
@@ -138,26 +147,26 @@ pub struct Measured(pub String);
 pub const MAX_MEASURED_CHARS: usize = 2048;
 
 impl Measured {
-    /// `calibration`, fitted on `c`'s hardware.
-    pub fn on(c: &crate::topology::Cluster, calibration: &Calibration) -> Measured {
+    /// `calibration`, fitted on `gpus_per_node` `gpu` GPUs per node with `nic` NICs.
+    pub fn new(gpu: GpuKind, nic: NicKind, gpus_per_node: u32, calibration: &Calibration) -> Measured {
         use std::fmt::Write;
-        let mut s = format!("{} {} {}", c.gpu.id(), c.nic.id(), c.gpus_per_node);
+        let mut s = format!("{} {} {gpus_per_node}", gpu.id(), nic.id());
         for v in calibration.to_flat() {
             let _ = write!(s, " {v}");
         }
         Measured(s)
     }
 
-    /// The fit, read and checked for the cluster `c`: `Err` says why it does not apply (other
-    /// GPUs, NICs or GPUs per node; the node count may differ, that is the question a
-    /// calibration answers), or what is damaged.
-    pub fn calibration(&self, c: &crate::topology::Cluster) -> Result<Calibration, String> {
+    /// The fit, read and checked for a cluster of `gpus_per_node` `gpu` GPUs per node with
+    /// `nic` NICs: `Err` says why it does not apply (other GPUs, NICs or GPUs per node; the
+    /// node count may differ, that is the question a calibration answers), or what is damaged.
+    pub fn calibration(&self, gpu: GpuKind, nic: NicKind, gpus_per_node: u32) -> Result<Calibration, String> {
         if self.0.len() > MAX_MEASURED_CHARS {
             return Err(format!("the calibration is over the {MAX_MEASURED_CHARS} characters one may have"));
         }
         let mut words = self.0.split_ascii_whitespace();
         let on: Vec<&str> = words.by_ref().take(3).collect();
-        let here = [c.gpu.id(), c.nic.id(), &c.gpus_per_node.to_string()].join(" ");
+        let here = [gpu.id(), nic.id(), &gpus_per_node.to_string()].join(" ");
         if on.join(" ") != here {
             let on = crate::error::printable(&on.join(" "), 60);
             return Err(format!("it was fitted on {on} (GPU, NIC, GPUs per node), not {here}: calibrate on this cluster's own logs"));
@@ -315,28 +324,6 @@ impl Calibration {
         Ok(())
     }
 
-    /// The calibration of a cluster `c` as a link parameter's value (`cal=v1.<base64url of its
-    /// JSON>`): the fitted values and the hardware they were fitted on (GPU, NIC, GPUs per node),
-    /// never the logs, so a page's link stays short and a page can refuse other hardware.
-    pub fn to_link(&self, c: &crate::topology::Cluster) -> String {
-        let linked = Linked { gpu: c.gpu, nic: c.nic, gpus_per_node: c.gpus_per_node, calibration: self.clone() };
-        format!("{LINK_PREFIX}{}", crate::link::base64url_encode(serde_json::to_string(&linked).unwrap_or_default().as_bytes()))
-    }
-
-    /// A calibration read back from [`Calibration::to_link`]'s text and checked against the
-    /// cluster `c` a page shows: the same GPU, NIC and GPUs per node (the node count may differ:
-    /// that is the question a calibration answers); `Err` says what is wrong.
-    pub fn from_link(text: &str, c: &crate::topology::Cluster) -> Result<Calibration, String> {
-        if text.len() > MAX_LINK_CHARS {
-            return Err(format!("the calibration in the link is {} characters, over the {MAX_LINK_CHARS} one may have", text.len()));
-        }
-        let payload = text.trim().strip_prefix(LINK_PREFIX).ok_or_else(|| format!("not a calibration (expected {LINK_PREFIX}<data>)"))?;
-        let bytes = crate::link::base64url_decode(payload).ok_or("the calibration in the link is damaged (not base64url)")?;
-        let l: Linked = serde_json::from_slice(&bytes).map_err(|e| format!("the calibration in the link is damaged: {e}"))?;
-        let fitted_on = crate::topology::Cluster { gpu: l.gpu, nic: l.nic, gpus_per_node: l.gpus_per_node, ..crate::topology::Cluster::default() };
-        Measured::on(&fitted_on, &l.calibration).calibration(c)
-    }
-
     /// "measured at 2 nodes, predicted at 64" (or "measured at 1 node: the network is the
     /// catalog's") for a prediction over `domains` scale-up domains.
     pub fn scale_note(&self, domains: u32) -> String {
@@ -368,128 +355,28 @@ impl Calibration {
         if domains > 1 { self.network.bandwidth.is_some() } else { self.scale_up.bandwidth.is_some() }
     }
 
-    /// The calibrated 90% intervals of `p` (over `domains` scale-up domains): the class's
-    /// out-of-sample interval combined in quadrature with the fit's uncertainty (module doc).
-    /// A prediction over a tier the fit does not cover gets the catalog's interval, its basis
-    /// saying the part is not calibrated. `None` where the class has no interval.
-    pub fn busbw_intervals(&self, p: &Prediction, domains: u32) -> Option<CollectiveIntervals> {
-        // The class's own interval: a calibrated communicator's prediction carries the fit's
-        // term already (`Trust::fit_u90`), added once below.
-        #[cfg(any(test, feature = "calibrate"))]
-        let c = for_collective(&crate::trust::Trust { fit_u90: None, ..p.trust })?;
-        #[cfg(not(any(test, feature = "calibrate")))]
-        let c = for_collective(&p.trust)?;
-        let basis = collective_basis(&p.trust, &c);
-        let tier = if domains > 1 { &self.network } else { &self.scale_up };
-        let Some(share) = &tier.bandwidth else {
-            let what = if domains > 1 { "network" } else { "scale-up" };
-            let basis = format!("{basis}; the {what} is the catalog's: the logs never exercised it, so this interval is not calibrated");
-            return Some(CollectiveIntervals { busbw_gbps: c.throughput(p.busbw.0, &basis), time_us: c.time(p.time.0, &basis) });
-        };
-        let u = Z90 * share.for_op(p.op).1;
-        let (lo, hi) = with_fit((c.lo, c.hi), u);
-        let k = crate::calibration::apply::Calibrated { lo, hi, ..c };
-        let basis = format!("calibrated from {} log{} ({}); the class's interval ({basis}) combined in quadrature with the fit's ±{:.1}% (90%)", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0);
-        Some(CollectiveIntervals { busbw_gbps: k.throughput(p.busbw.0, &basis), time_us: k.time(p.time.0, &basis) })
-    }
-}
 
-impl Comm {
-    /// The same communicator timed with a cluster's measured parameters: every prediction
-    /// applies `cal`'s factors for its collective (module doc). NCCL's choice of algorithm and
-    /// protocol is unchanged: NCCL plans on the hardware it detects, not on what it delivers.
-    pub fn with_calibration(mut self, cal: &Calibration) -> Comm {
-        self.calibration = Some(Collective::ALL.map(|op| cal.scales_for(op)));
-        self
-    }
-
-    /// This communicator with the factors `s` applied to its bandwidths and latencies (and no
-    /// calibration left to apply): what [`Comm::predict`] runs on a calibrated communicator, and
-    /// what a fit varies.
-    pub fn scaled(&self, s: Scales) -> Comm {
-        let mut c = self.clone();
-        c.calibration = None;
-        let net_latency = if c.net.is_some() { s.net_latency_us } else { 0.0 };
-        c.intra_fit = (c.intra_fit.0 * s.intra_bw, c.intra_fit.1 + s.intra_latency_us + net_latency);
-        c.p2p_intra = GBps(c.p2p_intra.0 * s.intra_bw);
-        if let Some(r) = c.rccl.as_mut() {
-            r.pair_bw = r.pair_bw.map(|b| b * s.intra_bw);
-        }
-        c.a2a_inject *= s.net_bw;
-        if let Some(n) = c.net.as_mut() {
-            for v in [&mut n.nic_side, &mut n.gpu_side, &mut n.one_nic, &mut n.nvls_tree_nic_side, &mut n.nvls_tree_gpu_side, &mut n.rail_bw] {
-                *v *= s.net_bw;
-            }
-            n.intra *= s.intra_bw;
-            if n.nvls_intra_algbw.is_finite() {
-                n.nvls_intra_algbw *= s.intra_bw;
-            }
-        }
-        c
-    }
-}
-
-impl Calibration {
     /// The largest relative uncertainty of the tier a prediction over `domains` crosses (over
     /// the tier's share and each collective's): `None` where the fit does not cover it.
-    fn tier_uncertainty(&self, domains: u32) -> Option<f64> {
+    pub(crate) fn tier_uncertainty(&self, domains: u32) -> Option<f64> {
         let tier = if domains > 1 { &self.network } else { &self.scale_up };
         tier.bandwidth.as_ref().map(|b| b.by_op.iter().map(|o| o.rel_uncertainty).fold(b.rel_uncertainty, f64::max))
     }
 
-    /// The fit's 90% relative half-width on a step over `domains` domains: `Z90 x u_tier x
-    /// (TP + pipeline sends + DP + CP) / step` (EP dispatch/combine is not calibrated in a step
-    /// and is left out); `None` where the fit does not cover the tier the step crosses.
-    pub fn step_u90(&self, r: &crate::training::step_report::StepReport, domains: u32) -> Option<f64> {
-        let b = &r.breakdown;
-        let step_us = r.step_time_s * 1e6;
-        let exposed = b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0;
+    /// The fit's 90% relative half-width on a training step of `step_us` µs over `domains`
+    /// domains whose exposed collectives (TP, pipeline sends, DP, CP: `StepReport::exposed_comm_us`)
+    /// take `exposed_us`: `Z90 x u_tier x exposed / step` (EP dispatch/combine is not calibrated
+    /// in a step and is left out); `None` where the fit does not cover the tier the step crosses.
+    pub fn step_u90(&self, exposed_us: f64, step_us: f64, domains: u32) -> Option<f64> {
         let u_tier = self.tier_uncertainty(domains)?;
-        (step_us > 0.0).then(|| Z90 * u_tier * (exposed / step_us).clamp(0.0, 1.0))
-    }
-
-    /// A calibrated training step's 90% intervals: the training class's interval `c` combined,
-    /// as [`Calibration::busbw_intervals`] does, with the fit's uncertainty carried by the
-    /// step's exposed collectives: `u = Z90 x u_tier x (TP + pipeline sends + DP + CP) / step`
-    /// (EP dispatch/combine is not calibrated in a step and is left out). A step over a tier
-    /// the fit does not cover gets the class's interval, its basis saying so.
-    pub fn step_intervals(&self, c: &crate::calibration::apply::Calibrated, basis: &str, r: &crate::training::step_report::StepReport, domains: u32) -> crate::calibration::apply::StepIntervals {
-        use crate::calibration::apply::{step_intervals, Calibrated};
-        let (k, basis) = match self.step_u90(r, domains) {
-            Some(u) => {
-                let (lo, hi) = with_fit((c.lo, c.hi), u);
-                (Calibrated { lo, hi, ..*c }, format!("calibrated from {} log{} ({}); {basis}; combined in quadrature with the fit's ±{:.1}% on the step's exposed collectives", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0))
-            }
-            _ => (*c, format!("{basis}; the network is the catalog's: the logs never exercised it, so this interval is not calibrated")),
-        };
-        step_intervals(&k, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu)
-    }
-}
-
-#[cfg(any(test, feature = "calibrate"))]
-impl crate::training::explore::Staged {
-    /// The same staged search timing every layout's collectives on the cluster as measured.
-    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
-        let comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
-        self.caches = crate::training::step::EvaluatorCaches::with_comms(comms);
-        self
-    }
-}
-
-#[cfg(any(test, feature = "calibrate"))]
-impl crate::training::step::Evaluator<'_> {
-    /// The same evaluator timing every collective of the step on the cluster as measured
-    /// (its caches emptied: what they held was the catalog's).
-    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
-        self.comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
-        self
+        (step_us > 0.0).then(|| Z90 * u_tier * (exposed_us / step_us).clamp(0.0, 1.0))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collective::{AlgoChoice, ProtoChoice};
+    use crate::collective::{AlgoChoice, Comm, ProtoChoice};
     use crate::topology::Cluster;
     use crate::units::Bytes;
 
@@ -556,7 +443,7 @@ mod tests {
     fn a_calibrated_cluster_predicts_as_the_cli_path_does() {
         let cal = Calibration { network: TierFit { bandwidth: share(0.7), latency: Some(Latency { added_us: 8.0, uncertainty_us: 1.0 }) }, measured_nodes: vec![2], logs: 2, ..Default::default() };
         let plain = Cluster { nodes: 64, ..Cluster::default() };
-        let measured = Cluster { calibration: Some(Measured::on(&plain, &cal)), ..plain.clone() };
+        let measured = plain.as_measured(&cal);
         let (tp, tm) = (plain.topology().unwrap(), measured.topology().unwrap());
         let cli = Comm::new(&tp, tp.whole()).unwrap().with_calibration(&cal);
         let page = Comm::new(&tm, tm.whole()).unwrap();
@@ -597,8 +484,8 @@ mod tests {
             assert_eq!(Calibration::from_flat(&mut b.into_iter()), None, "value {i} at {bad}");
         }
         // A cluster's text with a share out of bounds is refused with the bounds named.
-        let text = Measured(Measured::on(&plain, &full).0.replacen(" 0.9 ", " 9 ", 1));
-        assert!(text.calibration(&plain).unwrap_err().contains("out of bounds (shares 0.02-1.25"), "{text:?}");
+        let text = Measured(Measured::new(plain.gpu, plain.nic, plain.gpus_per_node, &full).0.replacen(" 0.9 ", " 9 ", 1));
+        assert!(text.calibration(plain.gpu, plain.nic, plain.gpus_per_node).unwrap_err().contains("out of bounds (shares 0.02-1.25"), "{text:?}");
         assert!(cal.words(32).starts_with("Calibrated from 2 logs: measured at 2 nodes, predicted at 32"));
     }
 }

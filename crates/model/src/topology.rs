@@ -167,7 +167,7 @@ pub struct Topology {
     /// `Collective::ALL` order; module `fitted`); `None`: the catalog's values.
     #[serde(skip)]
     #[cfg(any(test, feature = "calibrate"))]
-    pub scales: Option<[crate::collective::Scales; 7]>,
+    pub scales: Option<[crate::fitted::Scales; 7]>,
 }
 
 fn nvlink_gen_of(gpu: GpuKind) -> u8 {
@@ -217,6 +217,18 @@ impl Cluster {
     }
 
     /// Checks the cluster can be built and derives its topology.
+    /// The cluster's calibration read and checked for its hardware (`None`: the catalog design).
+    #[cfg(any(test, feature = "calibrate"))]
+    pub fn measured(&self) -> Option<std::result::Result<crate::fitted::Calibration, String>> {
+        self.calibration.as_ref().map(|m| m.calibration(self.gpu, self.nic, self.gpus_per_node))
+    }
+
+    /// This cluster as `calibration` measured it (fitted on its GPU, NIC and GPUs per node).
+    #[cfg(any(test, feature = "calibrate"))]
+    pub fn as_measured(&self, calibration: &crate::fitted::Calibration) -> Cluster {
+        Cluster { calibration: Some(crate::fitted::Measured::new(self.gpu, self.nic, self.gpus_per_node, calibration)), ..self.clone() }
+    }
+
     pub fn topology(&self) -> Result<Topology> {
         let gpu = self.gpu.spec();
         let nic = self.nic.spec();
@@ -226,8 +238,8 @@ impl Cluster {
         #[cfg(any(test, feature = "calibrate"))]
         let scales = match &self.calibration {
             Some(m) => {
-                let cal = m.calibration(self).map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
-                Some(crate::collective::Collective::ALL.map(|op| cal.scales_for(op)))
+                let cal = m.calibration(self.gpu, self.nic, self.gpus_per_node).map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
+                Some(crate::op::Collective::ALL.map(|op| cal.scales_for(op)))
             }
             None => None,
         };

@@ -91,8 +91,8 @@ fn field_of(name: &str) -> &'static str {
 /// The cluster the logs describe, as measured (its calibration inside: every page and link
 /// that takes a cluster takes it) or as designed (the catalog's values).
 fn scenario_of(f: &CalibrationFile, measured: bool) -> Scenario {
-    let calibration = measured.then(|| fabricscope_model::fitted::Measured::on(&f.cluster, &f.calibration));
-    Scenario { cluster: Cluster { calibration, ..f.cluster.clone() }, ..Scenario::default() }
+    let cluster = if measured { f.cluster.as_measured(&f.calibration) } else { f.cluster.clone() };
+    Scenario { cluster, ..Scenario::default() }
 }
 
 /// serving.html on the cluster the logs describe, as measured.
@@ -356,7 +356,7 @@ mod tests {
         let measured = fabricscope_model::link::decode(serving_link(&page).trim_start_matches("serving.html#s="));
         assert!(measured.warnings.is_empty(), "{:?}", measured.warnings);
         let c = &measured.scenario.cluster;
-        assert_eq!(c.calibration.as_ref().map(|m| m.calibration(c)), Some(Ok(page.calibration.clone())));
+        assert_eq!(c.measured(), Some(Ok(page.calibration.clone())));
         assert_eq!(fabricscope_model::link::decode(explorer_link(&page, false).trim_start_matches("./#s=")).scenario.cluster.calibration, None);
         assert!(explorer_link(&page, true).starts_with("measured.html#s="));
         let two = (Same(Rc::new(vec![log("h100-2node-a3mega-all-reduce.txt"), log("h100-1node-all-reduce-nvls.txt")])), Cluster::default());

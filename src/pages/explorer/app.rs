@@ -329,10 +329,10 @@ mod tests {
     /// a note, back to the catalog's numbers.
     #[test]
     fn a_calibrated_link_opens_as_measured_and_other_hardware_drops_it() {
-        use fabricscope_model::fitted::{Calibration, Measured, Share, TierFit};
+        use fabricscope_model::fitted::{Calibration, Share, TierFit};
         let cal = Calibration { network: TierFit { bandwidth: Some(Share { share: 0.6, rel_uncertainty: 0.03, by_op: Vec::new() }), latency: None }, measured_nodes: vec![2], logs: 2, ..Default::default() };
         let plain = Cluster::default();
-        let measured = Cluster { calibration: Some(Measured::on(&plain, &cal)), ..plain.clone() };
+        let measured = plain.as_measured(&cal);
         use fabricscope_model::link::{decode, encode};
         let s = State::from_decoded(decode(&encode(&fabricscope_model::Scenario::new(measured.clone()))));
         assert!(s.link_notes.is_empty(), "{:?}", s.link_notes);

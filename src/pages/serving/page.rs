@@ -9,7 +9,7 @@ use super::ServingPanel;
 use crate::plumbing::hooks::use_media_query;
 use crate::plumbing::url;
 use super::plan_compare::PinnedDesign;
-use fabricscope_model::fitted::{Calibration, Measured};
+use fabricscope_model::fitted::Calibration;
 use fabricscope_model::Cluster;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -20,7 +20,7 @@ fn cluster_of_link() -> Cluster {
     let mut c = url::read().map(|d| d.scenario.cluster).unwrap_or_default();
     if c.calibration.is_none() {
         if let Some(Ok(cal)) = url::fragment_param("cal=").map(|p| Calibration::from_link(&p, &c)) {
-            c.calibration = Some(Measured::on(&c, &cal));
+            c = c.as_measured(&cal);
         }
     }
     c
@@ -30,7 +30,7 @@ fn cluster_of_link() -> Cluster {
 fn calibration_of_link() -> Option<Result<Rc<Calibration>, String>> {
     let c = url::read().map(|d| d.scenario.cluster).unwrap_or_default();
     match (&c.calibration, url::fragment_param("cal=")) {
-        (Some(m), _) => Some(m.calibration(&c).map(Rc::new)),
+        (Some(_), _) => c.measured().map(|r| r.map(Rc::new)),
         (None, Some(p)) => Some(Calibration::from_link(&p, &c).map(Rc::new)),
         (None, None) => None,
     }
