@@ -9,6 +9,21 @@
 // An embed link to another page (?embed=<chart>, as older snippets wrote the explorer's) moves
 // to embed.html, whose wasm is the chart renderer alone (compare-* charts to compare.html).
 (() => {
+  // A link whose cluster carries a calibration (its own logs' fit, check.html) opens
+  // measured.html, the explorer built with it: index.html's wasm reads none (Cargo.toml's
+  // `calibrate`), so the explorer's first load stays inside its budget.
+  const measured = () => {
+    const s = /(?:^#|&)s=v1\.([^&]*)/.exec(location.hash)?.[1];
+    try {
+      if (s && /\/(index\.html)?$/.test(location.pathname) && atob(s.replace(/-/g, '+').replace(/_/g, '/')).includes('"cluster.calibration"')) {
+        location.replace(`measured.html${location.search}${location.hash}`);
+        return true;
+      }
+    } catch {}
+    return false;
+  };
+  if (measured()) return;
+  addEventListener('hashchange', measured);
   const em = new URLSearchParams(location.search).get('embed');
   if (em !== null && !/\/(embed|compare)\.html$/.test(location.pathname)) {
     location.replace(`${em.startsWith('compare-') ? 'compare' : 'embed'}.html${location.search}${location.hash}`);

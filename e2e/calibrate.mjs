@@ -6,10 +6,14 @@
 //   page's default design);
 // - logs of two clusters are refused with the reason;
 // - the A3 Mega two-node log calibrated, "Serve on this cluster, as measured" opens serving.html
-//   with the calibration in its link (`cal=`): the panel says "Calibrated from 1 log" with the
+//   with the calibration in its link's cluster: the panel says "Calibrated from 1 log" with the
 //   scale note, and TP 16 across the two nodes gives the tokens/s per GPU
 //   `fabricscope serve --calibration cluster.json` gives; the link survives a reload; a damaged
 //   `cal=` is named and the catalog's numbers shown;
+// - the explorer as measured: check.html's link opens measured.html (index.html with the same
+//   link moves there), whose headline busbw and training step equal `collective` and `search
+//   --calibration cluster.json`, with the words "Calibrated from 1 log"; a reload keeps it, another
+//   GPU drops it with a note; compare.html puts "As designed" and "As measured" side by side;
 // - screenshots to e2e/out/calibrate-*.png; no console error.
 //
 //   node e2e/calibrate.mjs            (DIST=path to test another build)
@@ -78,7 +82,7 @@ async function main() {
       const path = join(tmpdir(), `fabricscope-e2e-cluster-${process.pid}.json`);
       await writeFile(path, await readFile(await d.path()));
       await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('[data-testid=calibration-serving]')]);
-      assert(page.url().includes('serving.html#s=') && page.url().includes('&cal=v1.'), page.url());
+      assert(page.url().includes('serving.html#s='), page.url());
       await page.waitForSelector('[data-testid=serving-calibrated]', { timeout: 20000 });
       await page.selectOption('#serving-tp', '16');
       await page.waitForFunction(() => document.querySelector('[data-testid=serving-shown]')?.textContent.includes('TP 16'), null, { timeout: 10000 });
@@ -92,13 +96,68 @@ async function main() {
       // The link carries the calibration through a reload.
       await page.reload({ waitUntil: 'load' });
       await page.waitForSelector('[data-testid=serving-calibrated]', { timeout: 20000 });
-      // A damaged calibration is named, and the catalog's numbers shown.
-      await page.goto(page.url().replace(/&cal=v1\.[^&]*/, '&cal=v1.!!'), { waitUntil: 'load' });
+      // An older link's damaged `cal=` is named, and the catalog's numbers shown.
+      await page.goto(`${base}serving.html#s=v1.e30&cal=v1.!!`, { waitUntil: 'load' });
       await page.reload({ waitUntil: 'load' });
       await page.waitForSelector('[data-testid=serving-calibration-error]', { timeout: 20000 });
       const why = await page.textContent('[data-testid=serving-calibration-error]');
       assert(why.includes('was not applied') && why.includes('damaged'), why);
       assert((await page.$('[data-testid=serving-calibrated]')) === null, 'no calibrated note');
+    });
+
+    await check('the A3 Mega log: the explorer as measured (measured.html) heads and trains as collective and search --calibration; compare puts as designed and as measured side by side', async () => {
+      await calibrateOn(['h100-2node-a3mega-all-reduce.txt']);
+      const [d] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=calibration-download]')]);
+      const path = join(tmpdir(), `fabricscope-e2e-cluster-x-${process.pid}.json`);
+      await writeFile(path, await readFile(await d.path()));
+      const explorerHref = await page.getAttribute('[data-testid=calibration-explorer-measured]', 'href');
+      const compareHref = await page.getAttribute('[data-testid=calibration-compare]', 'href');
+      assert(explorerHref.startsWith('measured.html#s='), explorerHref);
+      // index.html with the same link opens measured.html (assets/pages.js): the explorer's own
+      // wasm reads no calibration.
+      await page.goto(`${base}${explorerHref.replace('measured.html', '')}`, { waitUntil: 'load' });
+      await page.waitForURL(/measured\.html#s=/, { timeout: 10000 });
+      await page.waitForSelector('[data-testid=calibrated]', { timeout: 20000 });
+      const words = await page.textContent('[data-testid=calibrated]');
+      assert(words.startsWith('Calibrated from 1 log: measured at 2 nodes, predicted at 2'), words);
+      const busbw = Number(await page.getAttribute('[data-testid=busbw-value]', 'data-value'));
+      const one = JSON.parse(cli(['collective', '--calibration', path, '--op', 'all_reduce', '--bytes', '1G', '--json']));
+      assert(Math.abs(busbw / one.busbw_GBps - 1) < 1e-9, `headline ${busbw} vs collective --calibration ${one.busbw_GBps}`);
+      const plain = JSON.parse(cli(['collective', '--gpu', 'h100', '--nodes', '2', '--op', 'all_reduce', '--bytes', '1G', '--json']));
+      assert(Math.abs(busbw / plain.busbw_GBps - 1) > 0.02, `the calibration moves the headline: ${busbw} vs ${plain.busbw_GBps}`);
+      // The interval the page prints is the CLI's (rounded as the page rounds it).
+      const interval = await page.textContent('[data-testid=interval]');
+      const iv = one.intervals.busbw_GBps;
+      assert(interval.includes(`${Math.round(iv.lo)}`) && interval.includes(`${Math.round(iv.hi)}`), `${interval} vs ${iv.lo}-${iv.hi}`);
+      await page.waitForFunction(() => document.querySelector('[data-testid=training]')?.getAttribute('aria-busy') === 'false' && document.querySelector('[data-testid=step-time]'), null, { timeout: 120000 });
+      const trainWords = await page.textContent('[data-testid=training-calibrated]');
+      assert(trainWords.startsWith('Calibrated from 1 log'), trainWords);
+      const step = Number(await page.getAttribute('[data-testid=step-time]', 'data-value'));
+      const s = JSON.parse(cli(['search', '--calibration', path, '--model', 'llama3-8b', '--top', '1', '--json']));
+      const best = (Array.isArray(s) ? s : s.best)[0] ?? (Array.isArray(s.best) ? s.best[0] : s.best);
+      assert(Math.abs(step / best.step_time_s - 1) < 1e-9, `explorer step ${step} vs search --calibration ${best.step_time_s}`);
+      const band = await page.textContent('[data-testid=training-band]');
+      assert(band.includes('90%'), band);
+      await page.locator('[data-testid=calibrated]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(out, 'calibrate-explorer-measured.png') });
+      // The link carries the calibration through a reload.
+      await page.reload({ waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=calibrated]', { timeout: 20000 });
+      // Another GPU is another cluster: the calibration is dropped, and the page says so.
+      await page.selectOption('#gpu-select', 'b200');
+      await page.waitForSelector('[data-testid=link-notes]', { timeout: 10000 });
+      const notes = await page.textContent('[data-testid=link-notes]');
+      assert(notes.includes('calibration no longer applies'), notes);
+      assert((await page.$('[data-testid=calibrated]')) === null, 'no calibrated words after the drop');
+      // Compare: as designed and as measured side by side.
+      await page.goto(`${base}${compareHref}`, { waitUntil: 'load' });
+      await page.waitForSelector('[data-testid=delta] tr[data-row=step_time_s] td[data-value]', { timeout: 60000 });
+      await page.waitForFunction(() => !document.querySelector('[data-testid=compare-readout]')?.textContent.includes('Searching'), null, { timeout: 120000 });
+      const names = await page.textContent('[data-testid=compare]');
+      assert(names.includes('As designed') && names.includes('As measured'), 'both designs named');
+      const bus = await page.$$eval('[data-testid=delta] tr[data-row=allreduce_busbw_GBps] td[data-value]', (tds) => tds.map((t) => +t.dataset.value));
+      assert(bus.length === 2 && Math.abs(bus[0] / plain.busbw_GBps - 1) < 1e-9 && Math.abs(bus[1] / busbw - 1) < 1e-9, `compare's busbw row ${bus}: as designed ${plain.busbw_GBps}, as measured ${busbw}`);
+      await page.screenshot({ path: join(out, 'calibrate-compare-measured.png'), fullPage: false });
     });
 
     await check('no console error', async () => {

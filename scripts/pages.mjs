@@ -18,6 +18,7 @@ export const PAGES = [
   { html: 'embed.html', name: 'Embed (one chart for an iframe)' },
   { html: 'serving.html', name: 'Serving (the explorer\'s serving panel, in a frame)', worker: true },
   { html: 'congestion.html', name: 'Congestion (the explorer\'s and compare page\'s flow-model panel, in a frame)', worker: true },
+  { html: 'measured.html', name: 'explorer as measured (the explorer with a calibration; assets/pages.js opens a calibrated link here)' },
   { html: 'index.html', name: 'explorer' },
 ];
 

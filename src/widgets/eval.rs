@@ -65,6 +65,8 @@ pub struct Evaluation {
     pub reading: Option<Reading>,
     /// The drawing's view of the cluster (its layout is filled in by the mapping panel).
     pub topo: TopoSpec,
+    /// On a cluster as measured: "Calibrated from 3 logs: measured at 2 nodes, predicted at 64".
+    pub calibrated: Option<String>,
 }
 
 /// Runs the model on `cluster`, the headline at [`KEY_BYTES`].
@@ -125,6 +127,11 @@ pub fn evaluate_at(cluster: &Cluster, key_bytes: u64) -> Result<Evaluation, Mode
             switch,
             layout: Layout::data_parallel(topo.total_gpus),
         },
+        // The explorer's index.html reads no calibration (measured.html does: Cargo.toml's `calibrate`).
+        #[cfg(feature = "calibrate")]
+        calibrated: cluster.measured().and_then(Result::ok).map(|c| c.words(topo.domains)),
+        #[cfg(not(feature = "calibrate"))]
+        calibrated: None,
         report,
     })
 }

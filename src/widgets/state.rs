@@ -42,6 +42,9 @@ pub struct State {
     pub link_notes: Vec<String>,
 }
 
+/// What a page that sets a link's calibration aside says ([`State::from_url_as_designed`]).
+pub const AS_DESIGNED_NOTE: &str = "The link's cluster carries a calibration (its own logs' fit); this page models the catalog design: the flow model does not take a calibration yet, as fabricscope train --routing does not.";
+
 /// What the user can do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -124,6 +127,18 @@ impl State {
             Some(d) => State::decoded(d),
             None => State::unevaluated(Cluster::default()),
         }
+    }
+
+    /// The state the page's URL describes on the catalog design, for a page whose model does
+    /// not take a calibration yet: a calibrated link's fit is set aside with
+    /// [`AS_DESIGNED_NOTE`] among its notes.
+    #[cfg(feature = "calibrate")]
+    pub fn from_url_as_designed() -> State {
+        let mut s = State::from_url_unevaluated();
+        if s.cluster.calibration.take().is_some() {
+            s.link_notes.push(AS_DESIGNED_NOTE.to_string());
+        }
+        s.first_evaluation()
     }
 
     /// Whether the model has yet to run on the state (see [`State::from_url_unevaluated`]).
@@ -323,6 +338,15 @@ impl Reducible for State {
                     _ => {}
                 }
                 return Rc::new(next);
+            }
+        }
+        // A calibration describes the hardware its logs ran on: another GPU, NIC or GPU count
+        // per node (or a preset) is another cluster, back to the catalog's values, said so.
+        #[cfg(feature = "calibrate")]
+        if self.cluster.calibration.is_some() {
+            if let Some(why) = next.cluster.calibration.as_ref().map_or(Some("a preset is the catalog design".to_string()), |_| next.cluster.measured().and_then(Result::err)) {
+                next.cluster.calibration = None;
+                next.link_notes.push(format!("The calibration no longer applies and was dropped ({why}); the numbers are the catalog design's."));
             }
         }
         // Every box shows the cluster again (a half-typed entry elsewhere is dropped).

@@ -150,6 +150,8 @@ impl ClusterArgs {
             nccl: self.nccl.unwrap_or(d.nccl),
             power_cap_w: self.power_cap_w.or(d.power_cap_w),
             rail_only: self.rail_only || d.rail_only,
+            // A calibration comes from its own flag (`--calibration`, applied by each command).
+            calibration: None,
         }
     }
 

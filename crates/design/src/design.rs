@@ -7,7 +7,9 @@ use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
 use crate::goodput::Summary;
 use crate::scenario::Scenario;
-use crate::training::explore::{constraints, start, workload, Staged};
+use crate::training::explore::{constraints, start, workload};
+#[cfg(feature = "calibrate")]
+use crate::training::explore::Staged;
 use crate::training::StepReport;
 use crate::units::Bytes;
 use serde::Serialize;
@@ -93,10 +95,14 @@ pub fn design_numbers_with(name: &str, s: &Scenario, cal: Option<&crate::fitted:
     let p = comm.predict(Collective::AllReduce, BUSBW_BYTES, AlgoChoice::Auto, ProtoChoice::Auto)?;
     let w = workload(&s.training.workload)?;
     let fixed = constraints(&s.training, topo.total_gpus, &w);
+    #[cfg(feature = "calibrate")]
     let view = match cal {
         Some(k) => Staged::new(&topo, &s.training.workload, fixed)?.with_calibration(k).finish(&topo)?,
         None => start(&topo, &s.training.workload, fixed)?,
     };
+    // Without the model's `calibrate` (the explorer's build) no calibration reaches here.
+    #[cfg(not(feature = "calibrate"))]
+    let view = start(&topo, &s.training.workload, fixed)?;
     let bom = scenario_bom(s)?;
     let numbers = DesignNumbers::new(name, topo.total_gpus, Busbw::of(&p), view.chosen.as_ref(), bom);
     Ok(match view.chosen.as_ref().filter(|c| c.fits) {

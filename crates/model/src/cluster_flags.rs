@@ -38,5 +38,10 @@ pub fn cli_flags(c: &Cluster) -> String {
             let _ = write!(s, " --{flag} {v}");
         }
     }
+    // A cluster as measured: the fit is a file for the CLI (what check.html downloads).
+    #[cfg(feature = "calibrate")]
+    if c.calibration.is_some() {
+        s.push_str(" --calibration cluster.json");
+    }
     s
 }

@@ -17,61 +17,11 @@ use crate::topology::{Placement, TierKind, Topology};
 use crate::units::{Bytes, GBps, Micros};
 use crate::rccl;
 pub use crate::choice::{AlgoChoice, ProtoChoice};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The collectives Fabricscope predicts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Collective {
-    AllReduce,
-    AllGather,
-    ReduceScatter,
-    AllToAll,
-    SendRecv,
-    Broadcast,
-    Reduce,
-}
+pub use crate::op::Collective;
 
 impl Collective {
-    pub const ALL: [Collective; 7] = [
-        Collective::AllReduce,
-        Collective::AllGather,
-        Collective::ReduceScatter,
-        Collective::AllToAll,
-        Collective::SendRecv,
-        Collective::Broadcast,
-        Collective::Reduce,
-    ];
-    pub fn id(self) -> &'static str {
-        match self {
-            Collective::AllReduce => "all_reduce",
-            Collective::AllGather => "all_gather",
-            Collective::ReduceScatter => "reduce_scatter",
-            Collective::AllToAll => "all_to_all",
-            Collective::SendRecv => "send_recv",
-            Collective::Broadcast => "broadcast",
-            Collective::Reduce => "reduce",
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Collective::AllReduce => "AllReduce",
-            Collective::AllGather => "AllGather",
-            Collective::ReduceScatter => "ReduceScatter",
-            Collective::AllToAll => "AllToAll",
-            Collective::SendRecv => "SendRecv",
-            Collective::Broadcast => "Broadcast",
-            Collective::Reduce => "Reduce",
-        }
-    }
-    /// Accepts `all_reduce`, `allreduce`, `all-reduce`, `alltoall`.
-    pub fn from_id(id: &str) -> Option<Self> {
-        let norm: String = id.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
-        Self::ALL.into_iter().find(|c| c.id().replace('_', "") == norm)
-    }
-    pub fn ids() -> Vec<&'static str> {
-        Self::ALL.iter().map(|c| c.id()).collect()
-    }
     pub fn func(self) -> Option<Func> {
         match self {
             Collective::AllReduce => Some(Func::AllReduce),
@@ -82,33 +32,9 @@ impl Collective {
             Collective::AllToAll | Collective::SendRecv => None,
         }
     }
-    /// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): busbw = algbw x factor.
-    pub fn busbw_factor(self, n: u32) -> f64 {
-        let n = n.max(1) as f64;
-        match self {
-            Collective::AllReduce => 2.0 * (n - 1.0) / n,
-            Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => (n - 1.0) / n,
-            Collective::SendRecv | Collective::Broadcast | Collective::Reduce => 1.0,
-        }
-    }
 }
 
-/// The factors a calibration applies to one prediction (module `fitted`): bandwidth shares
-/// of the catalog's (dimensionless) and latency added per operation (µs), inside a domain and
-/// across the network.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Scales {
-    pub intra_bw: f64,
-    pub intra_latency_us: f64,
-    pub net_bw: f64,
-    pub net_latency_us: f64,
-}
-
-impl Default for Scales {
-    fn default() -> Self {
-        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0 }
-    }
-}
+pub use crate::fitted::Scales;
 
 /// What limits a prediction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -476,6 +402,10 @@ impl Comm {
                 .flatten(),
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
+            // A cluster as measured times every group with its fit (module `fitted`).
+            #[cfg(any(test, feature = "calibrate"))]
+            calibration: topo.scales,
+            #[cfg(not(any(test, feature = "calibrate")))]
             calibration: None,
             intra_fit: (1.0, 0.0),
         })
@@ -537,7 +467,10 @@ impl Comm {
         }
         #[cfg(any(test, feature = "calibrate"))]
         if let Some(s) = self.calibration {
-            return self.scaled(s[op as usize]).predict(op, bytes, algo, proto);
+            let s = s[op as usize];
+            let mut p = self.scaled(s).predict(op, bytes, algo, proto)?;
+            p.trust.fit_u90 = if self.net.is_some() { s.net_u90 } else { s.intra_u90 };
+            return Ok(p);
         }
         #[cfg(not(any(test, feature = "calibrate")))]
         debug_assert!(self.calibration.is_none(), "a calibration given to a build without the model's `calibrate` feature");

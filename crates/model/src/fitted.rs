@@ -30,11 +30,29 @@
 //! unsettled. A prediction that crosses a tier the logs never exercised gets no calibrated
 //! interval: the catalog's, with a basis that says so.
 
-use crate::calibration::apply::{collective_basis, for_collective, CollectiveIntervals};
-pub use crate::collective::Scales;
-use crate::collective::{Collective, Comm, Prediction};
-use crate::units::GBps;
+use crate::catalog::{GpuKind, NicKind};
+use crate::op::Collective;
 use serde::{Deserialize, Serialize};
+
+/// The factors a calibration applies to one prediction: bandwidth shares of the catalog's
+/// (dimensionless) and latency added per operation (µs), inside a domain and across the
+/// network, and the fit's 90% relative half-width on each ([`crate::trust::Trust::fit_u90`]);
+/// `None` where the logs never exercised the tier.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scales {
+    pub intra_bw: f64,
+    pub intra_latency_us: f64,
+    pub net_bw: f64,
+    pub net_latency_us: f64,
+    pub intra_u90: Option<f64>,
+    pub net_u90: Option<f64>,
+}
+
+impl Default for Scales {
+    fn default() -> Self {
+        Scales { intra_bw: 1.0, intra_latency_us: 0.0, net_bw: 1.0, net_latency_us: 0.0, intra_u90: None, net_u90: None }
+    }
+}
 
 /// Version of the calibration format (the `version` of a calibration file).
 pub const CALIBRATION_VERSION: u32 = 1;
@@ -115,13 +133,53 @@ pub const LINK_PREFIX: &str = "v1.";
 /// Longest calibration a link may carry, characters: a fit's values are a few hundred.
 pub const MAX_LINK_CHARS: usize = 8192;
 
-/// A calibration in a link, with the hardware it was fitted on.
-#[derive(Serialize, Deserialize)]
-struct Linked {
-    gpu: crate::catalog::GpuKind,
-    nic: crate::catalog::NicKind,
-    gpus_per_node: u32,
-    calibration: Calibration,
+/// A calibration as a cluster carries it (`Cluster::calibration`, so every page, link, file
+/// and CLI path that takes a cluster takes it): one line of text, the GPU, NIC and GPUs per
+/// node it was fitted on, then the fit's values ([`Calibration::to_flat`]), e.g.
+/// `"h100 ib-ndr 8 1 2 1 2 0 0 1 0.81 0.02 0 0"`. Text rather than the nested object of a
+/// calibration file: a link stays short and the pages' bundles carry no parser per field
+/// (the explorer's budget); it is read and checked where a cluster is ([`Measured::calibration`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Measured(pub String);
+
+/// Longest [`Measured`] text, characters: a fit's values are a few dozen numbers.
+pub const MAX_MEASURED_CHARS: usize = 2048;
+
+impl Measured {
+    /// `calibration`, fitted on `gpus_per_node` `gpu` GPUs per node with `nic` NICs.
+    pub fn new(gpu: GpuKind, nic: NicKind, gpus_per_node: u32, calibration: &Calibration) -> Measured {
+        use std::fmt::Write;
+        let mut s = format!("{} {} {gpus_per_node}", gpu.id(), nic.id());
+        for v in calibration.to_flat() {
+            let _ = write!(s, " {v}");
+        }
+        Measured(s)
+    }
+
+    /// The fit, read and checked for a cluster of `gpus_per_node` `gpu` GPUs per node with
+    /// `nic` NICs: `Err` says why it does not apply (other GPUs, NICs or GPUs per node; the
+    /// node count may differ, that is the question a calibration answers), or what is damaged.
+    pub fn calibration(&self, gpu: GpuKind, nic: NicKind, gpus_per_node: u32) -> Result<Calibration, String> {
+        if self.0.len() > MAX_MEASURED_CHARS {
+            return Err(format!("the calibration is over the {MAX_MEASURED_CHARS} characters one may have"));
+        }
+        let mut words = self.0.split_ascii_whitespace();
+        let on: Vec<&str> = words.by_ref().take(3).collect();
+        let here = [gpu.id(), nic.id(), &gpus_per_node.to_string()].join(" ");
+        if on.join(" ") != here {
+            let on = crate::error::printable(&on.join(" "), 60);
+            return Err(format!("it was fitted on {on} (GPU, NIC, GPUs per node), not {here}: calibrate on this cluster's own logs"));
+        }
+        let mut values = words.map(|w| w.parse().unwrap_or(f64::NAN));
+        Calibration::from_flat(&mut values).ok_or_else(|| "its values are damaged or out of bounds (shares 0.02-1.25, latencies -3 to 1000 µs)".to_string())
+    }
+}
+
+/// An interval's ratios `(lo, hi)` (measured / predicted) widened by a fit's 90% relative
+/// half-width `u` in quadrature, each side on its own (module doc).
+pub fn with_fit((lo, hi): (f64, f64), u: f64) -> (f64, f64) {
+    ((1.0 - ((1.0 - lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO), 1.0 + ((hi - 1.0).powi(2) + u * u).sqrt())
 }
 
 /// A cluster's measured parameters: what the collective model applies ([`Comm::with_calibration`]).
@@ -144,12 +202,104 @@ impl Share {
     }
 }
 
+/// Version of [`Calibration::to_flat`]'s layout (its list's first value).
+const FLAT_VERSION: f64 = 1.0;
+
+/// Reads [`Calibration::to_flat`]'s list, each value within its bounds or `None`.
+struct Flat<'a>(&'a mut dyn Iterator<Item = f64>);
+
+impl Flat<'_> {
+    /// The next value, if within `lo..=hi` (NaN never is).
+    fn num(&mut self, lo: f64, hi: f64) -> Option<f64> {
+        self.0.next().filter(|x| (lo..=hi).contains(x))
+    }
+
+    /// A count or an index: a whole number from 0 to `hi`.
+    fn count(&mut self, hi: f64) -> Option<usize> {
+        self.num(0.0, hi).filter(|x| x.fract() == 0.0).map(|x| x as usize)
+    }
+
+    /// A share and its relative uncertainty.
+    fn share(&mut self) -> Option<(f64, f64)> {
+        Some((self.num(MIN_SHARE, MAX_SHARE)?, self.num(0.0, 10.0)?))
+    }
+
+    /// One tier: its bandwidth (flag, share, per-collective shares), its latency (flag, µs
+    /// added within `lo..=hi`, uncertainty).
+    fn tier(&mut self, lo: f64, hi: f64) -> Option<TierFit> {
+        let mut t = TierFit::default();
+        if self.count(1.0)? == 1 {
+            let (share, rel_uncertainty) = self.share()?;
+            let mut by_op = Vec::new();
+            for _ in 0..self.count(7.0)? {
+                let op = *Collective::ALL.get(self.count(6.0)?)?;
+                let (share, rel_uncertainty) = self.share()?;
+                by_op.push(OpShare { op, share, rel_uncertainty });
+            }
+            t.bandwidth = Some(Share { share, rel_uncertainty, by_op });
+        }
+        if self.count(1.0)? == 1 {
+            t.latency = Some(Latency { added_us: self.num(lo, hi)?, uncertainty_us: self.num(0.0, f64::MAX)? });
+        }
+        Some(t)
+    }
+}
+
 impl Calibration {
+    /// The fit as one list of numbers: the layout's version, logs, the measured node counts
+    /// (their count, then each), then for the scale-up tier and the network: a bandwidth flag
+    /// (0/1) and, when 1, share, relative uncertainty, per-collective entries (their count,
+    /// then `Collective::ALL` index, share, uncertainty each); a latency flag and, when 1, µs
+    /// added and its uncertainty.
+    pub fn to_flat(&self) -> Vec<f64> {
+        let mut v = vec![FLAT_VERSION, self.logs as f64, self.measured_nodes.len() as f64];
+        v.extend(self.measured_nodes.iter().map(|&n| n as f64));
+        for t in [&self.scale_up, &self.network] {
+            match &t.bandwidth {
+                Some(b) => {
+                    v.extend([1.0, b.share, b.rel_uncertainty, b.by_op.len() as f64]);
+                    for o in &b.by_op {
+                        v.extend([o.op as usize as f64, o.share, o.rel_uncertainty]);
+                    }
+                }
+                None => v.push(0.0),
+            }
+            match t.latency {
+                Some(l) => v.extend([1.0, l.added_us, l.uncertainty_us]),
+                None => v.push(0.0),
+            }
+        }
+        v
+    }
+
+    /// [`Calibration::to_flat`]'s list read back, every value held to its bounds as it is
+    /// read (those of [`Calibration::validate`]); `None`: cut short, damaged or out of bounds.
+    pub fn from_flat(values: &mut dyn Iterator<Item = f64>) -> Option<Calibration> {
+        let mut r = Flat(values);
+        r.num(FLAT_VERSION, FLAT_VERSION)?;
+        let logs = r.count(1e6)? as u32;
+        let mut measured_nodes = Vec::new();
+        for _ in 0..r.count(64.0)? {
+            measured_nodes.push(r.count(1e6)? as u32);
+        }
+        let scale_up = r.tier(MIN_INTRA_LATENCY_US, MAX_INTRA_LATENCY_US)?;
+        let network = r.tier(MIN_NET_LATENCY_US, MAX_NET_LATENCY_US)?;
+        Some(Calibration { scale_up, network, measured_nodes, logs })
+    }
+
     /// The factors for `op`.
     pub fn scales_for(&self, op: Collective) -> Scales {
         let bw = |t: &TierFit| t.bandwidth.as_ref().map_or(1.0, |s| s.for_op(op).0);
         let lat = |t: &TierFit| t.latency.map_or(0.0, |l| l.added_us);
-        Scales { intra_bw: bw(&self.scale_up), intra_latency_us: lat(&self.scale_up), net_bw: bw(&self.network), net_latency_us: lat(&self.network) }
+        let u = |t: &TierFit| t.bandwidth.as_ref().map(|s| Z90 * s.for_op(op).1);
+        Scales {
+            intra_bw: bw(&self.scale_up),
+            intra_latency_us: lat(&self.scale_up),
+            net_bw: bw(&self.network),
+            net_latency_us: lat(&self.network),
+            intra_u90: u(&self.scale_up),
+            net_u90: u(&self.network),
+        }
     }
 
     /// Holds every value to its bounds and finite; `Err` names the first that is not.
@@ -160,49 +310,18 @@ impl Calibration {
             if let Some(b) = &t.bandwidth {
                 let ops = b.by_op.iter().map(|o| (o.share, o.rel_uncertainty));
                 if std::iter::once((b.share, b.rel_uncertainty)).chain(ops).any(|(s, u)| !share_ok(s) || !unc_ok(u)) {
-                    return Err(format!("{tier} bandwidth share outside {MIN_SHARE}-{MAX_SHARE} (or its uncertainty outside 0-10)"));
+                    // The bounds as text (a test holds them to the constants): no float
+                    // formatting in the pages' bundles for a message.
+                    return Err(format!("{tier} bandwidth share outside 0.02-1.25 (or its uncertainty outside 0-10)"));
                 }
             }
             if let Some(l) = t.latency {
                 if !(l.added_us.is_finite() && (lo..=hi).contains(&l.added_us) && l.uncertainty_us.is_finite() && l.uncertainty_us >= 0.0) {
-                    return Err(format!("{tier} added latency outside {lo} to {hi} µs"));
+                    return Err(format!("{tier} added latency outside -3 to 1000 µs"));
                 }
             }
         }
         Ok(())
-    }
-
-    /// The calibration of a cluster `c` as a link parameter's value (`cal=v1.<base64url of its
-    /// JSON>`): the fitted values and the hardware they were fitted on (GPU, NIC, GPUs per node),
-    /// never the logs, so a page's link stays short and a page can refuse other hardware.
-    pub fn to_link(&self, c: &crate::topology::Cluster) -> String {
-        let linked = Linked { gpu: c.gpu, nic: c.nic, gpus_per_node: c.gpus_per_node, calibration: self.clone() };
-        format!("{LINK_PREFIX}{}", crate::link::base64url_encode(serde_json::to_string(&linked).unwrap_or_default().as_bytes()))
-    }
-
-    /// A calibration read back from [`Calibration::to_link`]'s text and checked against the
-    /// cluster `c` a page shows: the same GPU, NIC and GPUs per node (the node count may differ:
-    /// that is the question a calibration answers); `Err` says what is wrong.
-    pub fn from_link(text: &str, c: &crate::topology::Cluster) -> Result<Calibration, String> {
-        if text.len() > MAX_LINK_CHARS {
-            return Err(format!("the calibration in the link is {} characters, over the {MAX_LINK_CHARS} one may have", text.len()));
-        }
-        let payload = text.trim().strip_prefix(LINK_PREFIX).ok_or_else(|| format!("not a calibration (expected {LINK_PREFIX}<data>)"))?;
-        let bytes = crate::link::base64url_decode(payload).ok_or("the calibration in the link is damaged (not base64url)")?;
-        let l: Linked = serde_json::from_slice(&bytes).map_err(|e| format!("the calibration in the link is damaged: {e}"))?;
-        l.calibration.validate()?;
-        if (l.gpu, l.nic, l.gpus_per_node) != (c.gpu, c.nic, c.gpus_per_node) {
-            return Err(format!(
-                "it was fitted on {} GPUs ({} per node) with {} NICs; this cluster has {} GPUs ({} per node) with {} NICs: calibrate on this cluster's own logs",
-                l.gpu.id(),
-                l.gpus_per_node,
-                l.nic.id(),
-                c.gpu.id(),
-                c.gpus_per_node,
-                c.nic.id()
-            ));
-        }
-        Ok(l.calibration)
     }
 
     /// "measured at 2 nodes, predicted at 64" (or "measured at 1 node: the network is the
@@ -224,122 +343,40 @@ impl Calibration {
         }
     }
 
+    /// "Calibrated from 3 logs: measured at 2 nodes, predicted at 64": what every page and the
+    /// CLI print beside a number on a cluster as measured.
+    pub fn words(&self, domains: u32) -> String {
+        format!("Calibrated from {} log{}: {}", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains))
+    }
+
     /// Whether a prediction over `domains` rests on calibrated parameters for every tier it
     /// crosses (the network only counts across domains).
     pub fn covers(&self, domains: u32) -> bool {
         if domains > 1 { self.network.bandwidth.is_some() } else { self.scale_up.bandwidth.is_some() }
     }
 
-    /// The calibrated 90% intervals of `p` (over `domains` scale-up domains): the class's
-    /// out-of-sample interval combined in quadrature with the fit's uncertainty (module doc).
-    /// A prediction over a tier the fit does not cover gets the catalog's interval, its basis
-    /// saying the part is not calibrated. `None` where the class has no interval.
-    pub fn busbw_intervals(&self, p: &Prediction, domains: u32) -> Option<CollectiveIntervals> {
-        let c = for_collective(&p.trust)?;
-        let basis = collective_basis(&p.trust, &c);
-        let tier = if domains > 1 { &self.network } else { &self.scale_up };
-        let Some(share) = &tier.bandwidth else {
-            let what = if domains > 1 { "network" } else { "scale-up" };
-            let basis = format!("{basis}; the {what} is the catalog's: the logs never exercised it, so this interval is not calibrated");
-            return Some(CollectiveIntervals { busbw_gbps: c.throughput(p.busbw.0, &basis), time_us: c.time(p.time.0, &basis) });
-        };
-        let u = Z90 * share.for_op(p.op).1;
-        let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
-        let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
-        let k = crate::calibration::apply::Calibrated { lo, hi, ..c };
-        let basis = format!("calibrated from {} log{} ({}); the class's interval ({basis}) combined in quadrature with the fit's ±{:.1}% (90%)", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0);
-        Some(CollectiveIntervals { busbw_gbps: k.throughput(p.busbw.0, &basis), time_us: k.time(p.time.0, &basis) })
-    }
-}
 
-impl Comm {
-    /// The same communicator timed with a cluster's measured parameters: every prediction
-    /// applies `cal`'s factors for its collective (module doc). NCCL's choice of algorithm and
-    /// protocol is unchanged: NCCL plans on the hardware it detects, not on what it delivers.
-    pub fn with_calibration(mut self, cal: &Calibration) -> Comm {
-        self.calibration = Some(Collective::ALL.map(|op| cal.scales_for(op)));
-        self
-    }
-
-    /// This communicator with the factors `s` applied to its bandwidths and latencies (and no
-    /// calibration left to apply): what [`Comm::predict`] runs on a calibrated communicator, and
-    /// what a fit varies.
-    pub fn scaled(&self, s: Scales) -> Comm {
-        let mut c = self.clone();
-        c.calibration = None;
-        let net_latency = if c.net.is_some() { s.net_latency_us } else { 0.0 };
-        c.intra_fit = (c.intra_fit.0 * s.intra_bw, c.intra_fit.1 + s.intra_latency_us + net_latency);
-        c.p2p_intra = GBps(c.p2p_intra.0 * s.intra_bw);
-        if let Some(r) = c.rccl.as_mut() {
-            r.pair_bw = r.pair_bw.map(|b| b * s.intra_bw);
-        }
-        c.a2a_inject *= s.net_bw;
-        if let Some(n) = c.net.as_mut() {
-            for v in [&mut n.nic_side, &mut n.gpu_side, &mut n.one_nic, &mut n.nvls_tree_nic_side, &mut n.nvls_tree_gpu_side, &mut n.rail_bw] {
-                *v *= s.net_bw;
-            }
-            n.intra *= s.intra_bw;
-            if n.nvls_intra_algbw.is_finite() {
-                n.nvls_intra_algbw *= s.intra_bw;
-            }
-        }
-        c
-    }
-}
-
-impl Calibration {
     /// The largest relative uncertainty of the tier a prediction over `domains` crosses (over
     /// the tier's share and each collective's): `None` where the fit does not cover it.
-    fn tier_uncertainty(&self, domains: u32) -> Option<f64> {
+    pub(crate) fn tier_uncertainty(&self, domains: u32) -> Option<f64> {
         let tier = if domains > 1 { &self.network } else { &self.scale_up };
         tier.bandwidth.as_ref().map(|b| b.by_op.iter().map(|o| o.rel_uncertainty).fold(b.rel_uncertainty, f64::max))
     }
 
-    /// A calibrated training step's 90% intervals: the training class's interval `c` combined,
-    /// as [`Calibration::busbw_intervals`] does, with the fit's uncertainty carried by the
-    /// step's exposed collectives: `u = Z90 x u_tier x (TP + pipeline sends + DP + CP) / step`
-    /// (EP dispatch/combine is not calibrated in a step and is left out). A step over a tier
-    /// the fit does not cover gets the class's interval, its basis saying so.
-    pub fn step_intervals(&self, c: &crate::calibration::apply::Calibrated, basis: &str, r: &crate::training::step_report::StepReport, domains: u32) -> crate::calibration::apply::StepIntervals {
-        use crate::calibration::apply::{step_intervals, Calibrated};
-        let b = &r.breakdown;
-        let step_us = r.step_time_s * 1e6;
-        let exposed = b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0;
-        let (k, basis) = match self.tier_uncertainty(domains) {
-            Some(u_tier) if step_us > 0.0 => {
-                let u = Z90 * u_tier * (exposed / step_us).clamp(0.0, 1.0);
-                let lo = (1.0 - ((1.0 - c.lo).powi(2) + u * u).sqrt()).max(MIN_INTERVAL_RATIO);
-                let hi = 1.0 + ((c.hi - 1.0).powi(2) + u * u).sqrt();
-                (Calibrated { lo, hi, ..*c }, format!("calibrated from {} log{} ({}); {basis}; combined in quadrature with the fit's ±{:.1}% on the step's exposed collectives", self.logs, if self.logs == 1 { "" } else { "s" }, self.scale_note(domains), u * 100.0))
-            }
-            _ => (*c, format!("{basis}; the network is the catalog's: the logs never exercised it, so this interval is not calibrated")),
-        };
-        step_intervals(&k, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu)
-    }
-}
-
-impl crate::training::explore::Staged {
-    /// The same staged search timing every layout's collectives on the cluster as measured.
-    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
-        let comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
-        self.caches = crate::training::step::EvaluatorCaches::with_comms(comms);
-        self
-    }
-}
-
-impl crate::training::step::Evaluator<'_> {
-    /// The same evaluator timing every collective of the step on the cluster as measured
-    /// (its caches emptied: what they held was the catalog's).
-    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
-        self.comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
-        self
+    /// The fit's 90% relative half-width on a training step of `step_us` µs over `domains`
+    /// domains whose exposed collectives (TP, pipeline sends, DP, CP: `StepReport::exposed_comm_us`)
+    /// take `exposed_us`: `Z90 x u_tier x exposed / step` (EP dispatch/combine is not calibrated
+    /// in a step and is left out); `None` where the fit does not cover the tier the step crosses.
+    pub fn step_u90(&self, exposed_us: f64, step_us: f64, domains: u32) -> Option<f64> {
+        let u_tier = self.tier_uncertainty(domains)?;
+        (step_us > 0.0).then(|| Z90 * u_tier * (exposed_us / step_us).clamp(0.0, 1.0))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collective::{AlgoChoice, ProtoChoice};
+    use crate::collective::{AlgoChoice, Comm, ProtoChoice};
     use crate::topology::Cluster;
     use crate::units::Bytes;
 
@@ -369,6 +406,10 @@ mod tests {
 
     #[test]
     fn bounds_are_checked() {
+        // validate's messages state the bounds as text.
+        assert_eq!((MIN_SHARE, MAX_SHARE), (0.02, 1.25));
+        assert_eq!([MIN_INTRA_LATENCY_US, MAX_INTRA_LATENCY_US], [-3.0, 1000.0]);
+        assert_eq!([MIN_NET_LATENCY_US, MAX_NET_LATENCY_US], [-3.0, 1000.0]);
         let mut cal = Calibration { network: TierFit { bandwidth: share(2.0), latency: None }, ..Default::default() };
         assert!(cal.validate().is_err());
         cal.network.bandwidth = share(0.8);
@@ -387,11 +428,64 @@ mod tests {
         // Another node count is the question a calibration answers; other hardware is refused.
         assert!(Calibration::from_link(&link, &Cluster { nodes: 64, ..Cluster::default() }).is_ok());
         let other = Calibration::from_link(&link, &Cluster { nic: crate::catalog::NicKind::Roce400, ..Cluster::default() }).unwrap_err();
-        assert!(other.contains("fitted on h100 GPUs (8 per node) with ib-ndr NICs") && other.contains("roce-400"), "{other}");
+        assert!(other.contains("fitted on h100 ib-ndr 8") && other.contains("not h100 roce-400 8"), "{other}");
         assert!(Calibration::from_link("v2.abc", &c).unwrap_err().contains("expected v1."));
         assert!(Calibration::from_link("v1.!!", &c).unwrap_err().contains("damaged"));
         let bad = Calibration { network: TierFit { bandwidth: share(9.0), latency: None }, ..Default::default() };
-        assert!(Calibration::from_link(&bad.to_link(&c), &c).unwrap_err().contains("network bandwidth share"));
+        assert!(Calibration::from_link(&bad.to_link(&c), &c).unwrap_err().contains("out of bounds (shares 0.02-1.25"));
         assert!(Calibration::from_link(&"v1.".repeat(4000), &c).unwrap_err().contains("over the"));
+    }
+
+    /// A cluster as measured (the calibration inside the cluster, as the pages carry it) times
+    /// every collective as a communicator given the same calibration does (the CLI's
+    /// `--calibration`), with the same interval: page and CLI give one answer.
+    #[test]
+    fn a_calibrated_cluster_predicts_as_the_cli_path_does() {
+        let cal = Calibration { network: TierFit { bandwidth: share(0.7), latency: Some(Latency { added_us: 8.0, uncertainty_us: 1.0 }) }, measured_nodes: vec![2], logs: 2, ..Default::default() };
+        let plain = Cluster { nodes: 64, ..Cluster::default() };
+        let measured = plain.as_measured(&cal);
+        let (tp, tm) = (plain.topology().unwrap(), measured.topology().unwrap());
+        let cli = Comm::new(&tp, tp.whole()).unwrap().with_calibration(&cal);
+        let page = Comm::new(&tm, tm.whole()).unwrap();
+        let catalog = Comm::new(&tp, tp.whole()).unwrap();
+        for bytes in [Bytes(1 << 20), Bytes(1 << 30)] {
+            let (a, b) = (cli.predict(Collective::AllReduce, bytes, AlgoChoice::Auto, ProtoChoice::Auto).unwrap(), page.predict(Collective::AllReduce, bytes, AlgoChoice::Auto, ProtoChoice::Auto).unwrap());
+            assert_eq!(a.busbw, b.busbw);
+            let c = catalog.predict(Collective::AllReduce, bytes, AlgoChoice::Auto, ProtoChoice::Auto).unwrap();
+            // 70% of the NICs and 8 µs more per operation: slower at every size, about 0.7x on the plateau.
+            let bound = if bytes.0 >= 1 << 30 { 0.75 } else { 1.0 };
+            assert!(b.busbw.0 < bound * c.busbw.0, "the fit moves the prediction: {} against {}", b.busbw.0, c.busbw.0);
+            // The interval the CLI prints (busbw_intervals) is the one the pages shade.
+            let i = cal.busbw_intervals(&a, tm.domains).unwrap();
+            let (lo, hi) = crate::calibration::apply::collective_ratios(&b.trust).unwrap();
+            assert!((i.busbw_gbps.lo - b.busbw.0 * lo).abs() < 1e-6 * b.busbw.0 && (i.busbw_gbps.hi - b.busbw.0 * hi).abs() < 1e-6 * b.busbw.0, "{i:?} {lo} {hi}");
+            // Wider than the catalog's class alone: the fit's uncertainty is added once.
+            let (clo, chi) = crate::calibration::apply::collective_ratios(&c.trust).unwrap();
+            assert!(lo < clo && hi > chi && hi - lo < chi - clo + 2.0 * 1.645 * 0.02 + 1e-9, "{lo}-{hi} against {clo}-{chi}");
+        }
+        // The calibrated cluster survives a link, and other hardware is refused by name.
+        let s = crate::Scenario::new(measured.clone());
+        assert_eq!(crate::link::decode(&crate::link::encode(&s)).scenario.cluster, measured);
+        let other = Cluster { gpu: crate::catalog::GpuKind::B200, scale_up: crate::catalog::ScaleUp::NvSwitch { gen: 5 }, ..measured };
+        let e = other.topology().unwrap_err();
+        assert_eq!(e.field, "calibration");
+        assert!(e.message.contains("fitted on h100 ib-ndr 8 (GPU, NIC, GPUs per node), not b200 ib-ndr 8"), "{}", e.message);
+        // The list reads back to the same fit; a damaged one says so.
+        let flat = |c: &Calibration| Calibration::from_flat(&mut c.to_flat().into_iter());
+        assert_eq!(flat(&cal), Some(cal.clone()));
+        let full = Calibration { scale_up: TierFit { bandwidth: Some(Share { share: 0.9, rel_uncertainty: 0.01, by_op: vec![OpShare { op: Collective::AllGather, share: 0.85, rel_uncertainty: 0.02 }] }), latency: None }, ..cal.clone() };
+        assert_eq!(flat(&full), Some(full.clone()));
+        let v = full.to_flat();
+        assert_eq!(Calibration::from_flat(&mut v[..v.len() - 1].iter().copied()), None);
+        assert_eq!(Calibration::from_flat(&mut [2.0].into_iter()), None);
+        for (i, bad) in [(1, -1.0), (5, 9.0), (5, f64::NAN), (6, 11.0)] {
+            let mut b = v.clone();
+            b[i] = bad;
+            assert_eq!(Calibration::from_flat(&mut b.into_iter()), None, "value {i} at {bad}");
+        }
+        // A cluster's text with a share out of bounds is refused with the bounds named.
+        let text = Measured(Measured::new(plain.gpu, plain.nic, plain.gpus_per_node, &full).0.replacen(" 0.9 ", " 9 ", 1));
+        assert!(text.calibration(plain.gpu, plain.nic, plain.gpus_per_node).unwrap_err().contains("out of bounds (shares 0.02-1.25"), "{text:?}");
+        assert!(cal.words(32).starts_with("Calibrated from 2 logs: measured at 2 nodes, predicted at 32"));
     }
 }

@@ -26,6 +26,7 @@
 //! | [`reading`] | what a headline busbw means: its bound, NVLS/SHARP, scaling, in words |
 //! | [`report`] | `evaluate(&Scenario) -> Report`: what the explorer and CLI show |
 
+pub mod calibrated;
 pub mod calibration;
 pub mod catalog;
 pub mod choice;
@@ -44,6 +45,7 @@ pub mod link;
 pub mod nccl;
 pub mod rccl;
 pub mod network;
+pub mod op;
 pub mod presets;
 pub mod reading;
 pub mod report;

@@ -62,6 +62,14 @@ pub struct Cluster {
     /// Lowers the sustained tensor clock ([`crate::catalog::power`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_cap_w: Option<u32>,
+    /// The cluster as its own nccl-tests logs measured it (check.html's fit, `fabricscope
+    /// calibrate`): every collective on it is timed with the fit's factors and its intervals
+    /// carry the fit's uncertainty (module `fitted`). `None`: the catalog design.
+    /// Only in builds with the `calibrate` feature (the explorer's index.html has none: a link
+    /// that carries one opens measured.html, assets/pages.js).
+    #[cfg(any(test, feature = "calibrate"))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::fitted::Measured>,
 }
 
 impl Default for Cluster {
@@ -86,6 +94,8 @@ impl Default for Cluster {
             cpu: CpuVendor::Intel,
             nccl: NcclVersion::V2_27_5,
             power_cap_w: None,
+            #[cfg(any(test, feature = "calibrate"))]
+            calibration: None,
         }
     }
 }
@@ -153,6 +163,11 @@ pub struct Topology {
     /// caller sets it, as `train --qps-per-connection` does). Never part of a scenario.
     #[serde(skip)]
     pub qps_per_connection: u32,
+    /// The cluster's calibration as every communicator on it applies it (per collective,
+    /// `Collective::ALL` order; module `fitted`); `None`: the catalog's values.
+    #[serde(skip)]
+    #[cfg(any(test, feature = "calibrate"))]
+    pub scales: Option<[crate::fitted::Scales; 7]>,
 }
 
 fn nvlink_gen_of(gpu: GpuKind) -> u8 {
@@ -202,12 +217,32 @@ impl Cluster {
     }
 
     /// Checks the cluster can be built and derives its topology.
+    /// The cluster's calibration read and checked for its hardware (`None`: the catalog design).
+    #[cfg(any(test, feature = "calibrate"))]
+    pub fn measured(&self) -> Option<std::result::Result<crate::fitted::Calibration, String>> {
+        self.calibration.as_ref().map(|m| m.calibration(self.gpu, self.nic, self.gpus_per_node))
+    }
+
+    /// This cluster as `calibration` measured it (fitted on its GPU, NIC and GPUs per node).
+    #[cfg(any(test, feature = "calibrate"))]
+    pub fn as_measured(&self, calibration: &crate::fitted::Calibration) -> Cluster {
+        Cluster { calibration: Some(crate::fitted::Measured::new(self.gpu, self.nic, self.gpus_per_node, calibration)), ..self.clone() }
+    }
+
     pub fn topology(&self) -> Result<Topology> {
         let gpu = self.gpu.spec();
         let nic = self.nic.spec();
         self.check_counts()?;
         let total = self.total_gpus();
         self.check_scale_up(gpu)?;
+        #[cfg(any(test, feature = "calibrate"))]
+        let scales = match &self.calibration {
+            Some(m) => {
+                let cal = m.calibration(self.gpu, self.nic, self.gpus_per_node).map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
+                Some(crate::op::Collective::ALL.map(|op| cal.scales_for(op)))
+            }
+            None => None,
+        };
 
         let domain_gpus = match self.scale_up {
             ScaleUp::Nvl72 => nvl72_rack_gpus(total, self.gpus_per_node),
@@ -248,6 +283,8 @@ impl Cluster {
             bisection: scale_up_half,
             flow: None,
             qps_per_connection: crate::network::DEFAULT_QPS_PER_CONNECTION,
+            #[cfg(any(test, feature = "calibrate"))]
+            scales,
         }
         .with_bisection(nic))
     }

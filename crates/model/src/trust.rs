@@ -170,6 +170,12 @@ pub struct Trust {
     /// MI355X): the prediction is timed from it, scaled toward this GPU's own link rates, always
     /// extrapolated, its band widened ([`Trust::on_successor`]).
     pub successor: bool,
+    /// On a cluster as measured (`Cluster::calibration`) whose fit covers the tier this
+    /// prediction crosses: the fit's 90% relative half-width (`Z90` x its relative uncertainty,
+    /// dimensionless), which the interval adds in quadrature (`fitted`). `None`: the catalog's.
+    #[serde(skip)]
+    #[cfg(any(test, feature = "calibrate"))]
+    pub fit_u90: Option<f64>,
 }
 
 /// How fast the band of an NVL72-across-racks prediction grows beyond the scale its
@@ -253,6 +259,8 @@ impl Trust {
             extrapolated,
             composed: false,
             successor: false,
+            #[cfg(any(test, feature = "calibrate"))]
+            fit_u90: None,
         }
     }
 
@@ -284,6 +292,8 @@ impl Trust {
             extrapolated: true,
             composed: true,
             successor: false,
+            #[cfg(any(test, feature = "calibrate"))]
+            fit_u90: None,
         })
     }
 

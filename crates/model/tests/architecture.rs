@@ -306,8 +306,8 @@ fn the_web_app_builds_no_html_from_strings_and_assets_hold_no_javascript_page() 
     assert_eq!(js, ["pages.js", "sw.js"], "assets/ keeps only the service worker and the page loader as JavaScript");
 }
 
-/// The seven Trunk entry pages (the repository root), the explorer first.
-const ENTRY_PAGES: [&str; 7] = ["index.html", "compare.html", "serving.html", "congestion.html", "check.html", "learn.html", "embed.html"];
+/// The eight Trunk entry pages (the repository root), the explorer first.
+const ENTRY_PAGES: [&str; 8] = ["index.html", "measured.html", "compare.html", "serving.html", "congestion.html", "check.html", "learn.html", "embed.html"];
 
 /// What an entry page's `<head>` shares with every other: the head without comments, the title,
 /// the description, the page's own stylesheet (any `rel="css"` but `assets/style.css`), its
@@ -327,7 +327,8 @@ fn shared_head(html: &str) -> Vec<String> {
         .filter(|l| !l.starts_with("<title>") && !l.starts_with("<meta name=\"description\""))
         .filter(|l| !l.contains("rel=\"copy-file\"") && !l.contains("rel=\"copy-dir\""))
         .filter(|l| !(l.contains("rel=\"css\"") && !l.contains("href=\"assets/style.css\"")))
-        // A page's own cargo features (serving.html's `calibrate`) belong to its wasm.
+        // A page's own cargo features (index.html leaves out the default `calibrate`) belong to its wasm.
+        .map(|l| l.replace(" data-cargo-no-default-features", ""))
         .map(|l| match l.find(" data-cargo-features=\"") {
             Some(i) => {
                 let rest = &l[i + " data-cargo-features=\"".len()..];

@@ -92,6 +92,8 @@ fn cluster() -> impl Strategy<Value = Cluster> {
                 nccl,
                 // Not carried by links (the page has no power-cap control).
                 power_cap_w: None,
+                // A calibration (builds with `calibrate`) is the catalog's: none.
+                ..Cluster::default()
             },
         )
         .prop_filter("the model accepts the cluster", |c| c.topology().is_ok())

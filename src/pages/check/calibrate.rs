@@ -88,10 +88,28 @@ fn field_of(name: &str) -> &'static str {
     }
 }
 
-/// serving.html on the cluster the logs describe, with the calibration (`cal=`).
+/// The cluster the logs describe, as measured (its calibration inside: every page and link
+/// that takes a cluster takes it) or as designed (the catalog's values).
+fn scenario_of(f: &CalibrationFile, measured: bool) -> Scenario {
+    let cluster = if measured { f.cluster.as_measured(&f.calibration) } else { f.cluster.clone() };
+    Scenario { cluster, ..Scenario::default() }
+}
+
+/// serving.html on the cluster the logs describe, as measured.
 pub fn serving_link(f: &CalibrationFile) -> String {
-    let scenario = Scenario { cluster: f.cluster.clone(), ..Scenario::default() };
-    format!("serving.html#s={}&cal={}", encode(&scenario), f.calibration.to_link(&f.cluster))
+    format!("serving.html#s={}", encode(&scenario_of(f, true)))
+}
+
+/// The explorer on the cluster as measured, or as designed.
+pub fn explorer_link(f: &CalibrationFile, measured: bool) -> String {
+    format!("{}#s={}", if measured { "measured.html" } else { "./" }, encode(&scenario_of(f, measured)))
+}
+
+/// compare.html with the cluster as designed and as measured side by side.
+pub fn compare_link(f: &CalibrationFile) -> String {
+    use fabricscope_design::compare::{encode_designs, Design};
+    let designs = [("As designed", false), ("As measured", true)].map(|(name, m)| Design { name: name.to_string(), scenario: scenario_of(f, m) });
+    format!("compare.html#s={}&d={}", encode(&designs[1].scenario), encode_designs(&designs))
 }
 
 #[derive(Properties, PartialEq)]
@@ -202,10 +220,12 @@ fn fitted(text: &str, ms: f64) -> Html {
             { rows(&f.rows) }
             <div class="export-row">
                 <button type="button" data-testid="calibration-download" onclick={download}>{ "Download cluster.json" }</button>
-                <a data-testid="calibration-serving" href={serving_link(f)}>{ "Serve on this cluster, as measured" }</a>
-                <a data-testid="calibration-explorer" href={format!("./#s={}", encode(&Scenario { cluster: f.cluster.clone(), ..Scenario::default() }))}>{ "Open this cluster in the explorer, as designed" }</a>
+                <a data-testid="calibration-explorer-measured" href={explorer_link(f, true)}>{ "Explore this cluster as measured" }</a>
+                <a data-testid="calibration-serving" href={serving_link(f)}>{ "Serve on it as measured" }</a>
+                <a data-testid="calibration-compare" href={compare_link(f)}>{ "Compare as designed and as measured" }</a>
+                <a data-testid="calibration-explorer" href={explorer_link(f, false)}>{ "Explore it as designed" }</a>
             </div>
-            <p class="hint">{ "cluster.json is the file fabricscope calibrate --json writes: fabricscope train, serve, collective and the others take it with --calibration cluster.json. The serving page's link carries the fitted values (not the logs). The explorer and compare do not apply a calibration yet." }</p>
+            <p class="hint">{ "cluster.json is the file fabricscope calibrate --json writes: fabricscope train, serve, collective and the others take it with --calibration cluster.json. The links carry the fitted values (not the logs): the explorer, serving and compare time every collective as the logs measured it, at any node count, and say so beside each number." }</p>
         </div>
     }
 }
@@ -332,7 +352,13 @@ mod tests {
         let cli = calibrate(&read, &Cluster::default(), &Given::default()).unwrap();
         assert_eq!(page_text, cli.to_json());
         assert!(page.summary.iter().any(|s| s.starts_with("Inside the node as designed")), "{:?}", page.summary);
-        assert!(serving_link(&page).starts_with("serving.html#s=") && serving_link(&page).contains("&cal=v1."));
+        // The links carry the cluster as measured: its link decodes to the calibration fitted.
+        let measured = fabricscope_model::link::decode(serving_link(&page).trim_start_matches("serving.html#s="));
+        assert!(measured.warnings.is_empty(), "{:?}", measured.warnings);
+        let c = &measured.scenario.cluster;
+        assert_eq!(c.measured(), Some(Ok(page.calibration.clone())));
+        assert_eq!(fabricscope_model::link::decode(explorer_link(&page, false).trim_start_matches("./#s=")).scenario.cluster.calibration, None);
+        assert!(explorer_link(&page, true).starts_with("measured.html#s="));
         let two = (Same(Rc::new(vec![log("h100-2node-a3mega-all-reduce.txt"), log("h100-1node-all-reduce-nvls.txt")])), Cluster::default());
         let refused: Result<String, (String, String)> = serde_json::from_str(&answer(&make(&two).unwrap().1)).unwrap();
         assert!(refused.unwrap_err().1.contains("are not the same cluster"));

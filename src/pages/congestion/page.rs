@@ -48,7 +48,7 @@ struct BodyProps {
 /// oversubscription control to it, re-sizing the tree as the explorer does).
 #[component]
 fn Body(p: &BodyProps) -> Html {
-    let state = use_reducer(State::from_url);
+    let state = use_reducer(State::from_url_as_designed);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let dispatch = {
@@ -56,7 +56,12 @@ fn Body(p: &BodyProps) -> Html {
         Callback::from(move |a| state.dispatch(a))
     };
     let fragment = p.hash.trim_start_matches('#');
-    let designs = find_param("", fragment, "d=").map(decode_designs).map(|(list, _)| list).unwrap_or_default();
+    let mut designs = find_param("", fragment, "d=").map(decode_designs).map(|(list, _)| list).unwrap_or_default();
+    // As the page's own design: the flow model runs on the catalog's values.
+    for d in &mut designs {
+        d.scenario.cluster.calibration = None;
+    }
+    let as_designed = state.link_notes.iter().any(|n| n == crate::widgets::state::AS_DESIGNED_NOTE);
     let Some(v) = state.view.as_ref() else {
         return html! { <p class="empty">{ "Nothing to show: the link's design is not valid." }</p> };
     };
@@ -67,6 +72,9 @@ fn Body(p: &BodyProps) -> Html {
     let layout_unreadable = training.is_none() && find_param("", fragment, crate::widgets::training::LAYOUT_PARAM).is_some();
     html! {
         <>
+            if as_designed {
+                <p class="muted small" data-testid="congestion-as-designed">{ crate::widgets::state::AS_DESIGNED_NOTE }</p>
+            }
             if !designs.is_empty() {
                 <CompareCongestion {designs} {dark} {compact} />
             }

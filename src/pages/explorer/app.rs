@@ -149,7 +149,7 @@ pub fn App() -> Html {
     let training_panel = use_frozen(
         view.clone().filter(|_| shown >= 5).map(|v| TrainingProps {
             choice: state.training.clone(), fixed, total: v.total_gpus, training: training.clone(), searching: progress.is_some(), progress, dark, compact, on_action: dispatch.clone(),
-            node: training_node.clone(), in_view: training_in_view,
+            node: training_node.clone(), in_view: training_in_view, calibrated: v.calibrated.clone(),
         }),
         live(training_in_view),
     );
@@ -322,6 +322,31 @@ mod tests {
             "{:?}",
             back.link_notes
         );
+    }
+
+    /// A calibrated link opens the cluster as measured (the headline timed with the fit and
+    /// said so); a slider keeps it (the node count is the question), another GPU drops it with
+    /// a note, back to the catalog's numbers.
+    #[test]
+    fn a_calibrated_link_opens_as_measured_and_other_hardware_drops_it() {
+        use fabricscope_model::fitted::{Calibration, Share, TierFit};
+        let cal = Calibration { network: TierFit { bandwidth: Some(Share { share: 0.6, rel_uncertainty: 0.03, by_op: Vec::new() }), latency: None }, measured_nodes: vec![2], logs: 2, ..Default::default() };
+        let plain = Cluster::default();
+        let measured = plain.as_measured(&cal);
+        use fabricscope_model::link::{decode, encode};
+        let s = State::from_decoded(decode(&encode(&fabricscope_model::Scenario::new(measured.clone()))));
+        assert!(s.link_notes.is_empty(), "{:?}", s.link_notes);
+        let busbw = |s: &State| s.view.as_ref().and_then(|v| v.key).map(|k| k.busbw.0).unwrap_or(0.0);
+        let catalog = State::new(plain);
+        assert!(busbw(&s) < 0.8 * busbw(&catalog), "{} against {}", busbw(&s), busbw(&catalog));
+        let words = s.view.as_ref().and_then(|v| v.calibrated.clone()).unwrap_or_default();
+        assert!(words.starts_with("Calibrated from 2 logs: measured at 2 nodes, predicted at 4"), "{words}");
+        let s = reduce(s, Action::SetCount(Count::Nodes, Some(16)));
+        assert!(s.cluster.calibration.is_some() && s.link_notes.is_empty());
+        let s = reduce(s, Action::Gpu(fabricscope_model::catalog::GpuKind::B200));
+        assert_eq!(s.cluster.calibration, None);
+        assert!(s.link_notes.iter().any(|n| n.contains("calibration no longer applies") && n.contains("not b200 ib-ndr 8")), "{:?}", s.link_notes);
+        assert!(s.view.as_ref().is_some_and(|v| v.calibrated.is_none()));
     }
 
     fn reduce(s: State, a: Action) -> State {

@@ -123,6 +123,9 @@ fn key_numbers(props: &Props) -> Html {
             if let Some(k) = e.key_of(props.op) {
                 <p class="trust-line" data-testid="interval">{ format!("{op} busbw {} GB/s: {INTERVAL_MEANING} ", interval_words(&k)) }<span data-testid="trust">{ k.trust.rests_on() }</span></p>
             }
+            if let (true, Some(words)) = (cfg!(feature = "calibrate"), &e.calibrated) {
+                <p class="trust-line" data-testid="calibrated">{ format!("{words}. The catalog design is the same link without the calibration (Check's \"as designed\" link).") }</p>
+            }
         </div>
     }
 }

@@ -34,6 +34,8 @@ pub struct Props {
     /// The panel's element (App observes whether it is on screen) and that observation.
     pub node: NodeRef,
     pub in_view: bool,
+    /// On a cluster as measured: what its numbers rest on ("Calibrated from 3 logs: ...").
+    pub calibrated: Option<String>,
 }
 
 /// "searching: 41% of 1676 layouts" while the search runs in slices.
@@ -287,6 +289,9 @@ fn training_panel(props: &Props) -> Html {
                         <><dt>{ label }</dt><dd>{ text }</dd></>
                     }) }
                 </dl>
+            }
+            if let (true, Some(words)) = (cfg!(feature = "calibrate"), &props.calibrated) {
+                <p class="muted small" data-testid="training-calibrated">{ format!("{words}: every collective of the step is timed as the logs measured, and its interval adds the fit's uncertainty.") }</p>
             }
             { drawn }
             if let Some(m) = view.and_then(|v| v.moe.as_ref()) {

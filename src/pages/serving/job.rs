@@ -63,7 +63,11 @@ pub fn serve(cluster: &Cluster, choice: &ServingChoice, calibration: Option<&Cal
     let curves = counterpart_curves(server()?, &d)?;
     let intervals = intervals_of(&topo, &model, &d, &report);
     let calibrated = match calibration {
-        Some(c) => Some(CalibratedNote { logs: c.logs, scale: c.scale_note(topo.domains), catalog_tokens_per_s_per_gpu: Server::new(&topo, &model)?.evaluate(&d)?.tokens_per_s_per_gpu }),
+        Some(c) => {
+            // The same deployment on the catalog design: the cluster without its fit.
+            let plain = Cluster { calibration: None, ..cluster.clone() }.topology()?;
+            Some(CalibratedNote { logs: c.logs, scale: c.scale_note(topo.domains), catalog_tokens_per_s_per_gpu: Server::new(&plain, &model)?.evaluate(&d)?.tokens_per_s_per_gpu })
+        }
         None => None,
     };
     Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string(), calibrated })

@@ -14,21 +14,33 @@ use fabricscope_model::Cluster;
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// The link's cluster, as measured where it carries a calibration (check.html's fit): inside
+/// the cluster (`s=`), or in an older link's `cal=`, attached here.
 fn cluster_of_link() -> Cluster {
-    url::read().map(|d| d.scenario.cluster).unwrap_or_default()
+    let mut c = url::read().map(|d| d.scenario.cluster).unwrap_or_default();
+    if c.calibration.is_none() {
+        if let Some(Ok(cal)) = url::fragment_param("cal=").map(|p| Calibration::from_link(&p, &c)) {
+            c = c.as_measured(&cal);
+        }
+    }
+    c
 }
 
-/// The link's calibration (`cal=`, check.html's fit of the user's logs), read and checked
-/// against the link's cluster.
+/// The link's calibration, or why an older link's `cal=` could not apply to its cluster.
 fn calibration_of_link() -> Option<Result<Rc<Calibration>, String>> {
-    let param = url::fragment_param("cal=")?;
-    Some(Calibration::from_link(&param, &cluster_of_link()).map(Rc::new))
+    let c = url::read().map(|d| d.scenario.cluster).unwrap_or_default();
+    match (&c.calibration, url::fragment_param("cal=")) {
+        (Some(_), _) => c.measured().map(|r| r.map(Rc::new)),
+        (None, Some(p)) => Some(Calibration::from_link(&p, &c).map(Rc::new)),
+        (None, None) => None,
+    }
 }
 
-/// The designs compare.html pins (its frame's `d=`), each a name and a cluster.
+/// The designs compare.html pins (its frame's `d=`), each a name and a cluster, as designed:
+/// the planner plans on the catalog's values, as `serve --search` does.
 fn designs_of_link() -> Vec<PinnedDesign> {
     let param = url::fragment_param("d=");
-    param.as_deref().map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: d.scenario.cluster }).collect()
+    param.as_deref().map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: Cluster { calibration: None, ..d.scenario.cluster } }).collect()
 }
 
 /// Mounts the page (see [`crate::widgets::page_frame::mount_framed`]).

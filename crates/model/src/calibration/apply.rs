@@ -75,7 +75,18 @@ pub fn for_collective(trust: &Trust) -> Option<Calibrated> {
     let l = collective_level(trust)?;
     let row = collectives_table().get(usize::from(l.row))?;
     let extrapolated = trust.extrapolated || trust.composed || trust.successor || trust.validated_cases == 0;
-    Calibrated::new(l.ratios()?, row, usize::from(l.level), extrapolated, widening_pct(trust))
+    let c = Calibrated::new(l.ratios()?, row, usize::from(l.level), extrapolated, widening_pct(trust))?;
+    // On a cluster as measured, the fit's uncertainty joins the class's (`fitted`).
+    #[cfg(not(any(test, feature = "calibrate")))]
+    return Some(c);
+    #[cfg(any(test, feature = "calibrate"))]
+    Some(match trust.fit_u90 {
+        Some(u) => {
+            let (lo, hi) = crate::fitted::with_fit((c.lo, c.hi), u);
+            Calibrated { lo, hi, ..c }
+        }
+        None => c,
+    })
 }
 
 fn collective_level(trust: &Trust) -> Option<Level> {
@@ -98,7 +109,10 @@ fn widening_pct(trust: &Trust) -> f64 {
 pub fn collective_ratios(trust: &Trust) -> Option<(f64, f64)> {
     let (lo, hi) = collective_bounds(trust)?;
     let g = 1.0 + widening_pct(trust) / 100.0;
-    Some((lo / g, hi * g))
+    let r = (lo / g, hi * g);
+    #[cfg(any(test, feature = "calibrate"))]
+    let r = trust.fit_u90.map_or(r, |u| crate::fitted::with_fit(r, u));
+    Some(r)
 }
 
 /// [`collective_ratios`] before any widening for scale: the spread of the class's own

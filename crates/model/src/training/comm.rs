@@ -2,7 +2,7 @@
 //! groups and message sizes, and building a communicator runs NCCL's topology search.
 
 use super::mapping::{GroupSpan, SpanTier};
-use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice, Scales};
+use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
 use crate::error::Result;
 use crate::topology::{Placement, Topology};
 use crate::units::Bytes;
@@ -58,8 +58,9 @@ pub struct CommCache {
     comms: Vec<(Placement, u64, u32, Comm)>,
     preds: FastMap<(u8, CommId, u64), f64>,
     /// A cluster's measured factors per collective (`crate::fitted`), applied to every
-    /// communicator built here.
-    calibration: Option<[Scales; 7]>,
+    /// communicator built here (else the topology's own, `Topology::scales`).
+    #[cfg(any(test, feature = "calibrate"))]
+    calibration: Option<[crate::collective::Scales; 7]>,
 }
 
 fn op_code(op: Collective) -> u8 {
@@ -68,7 +69,8 @@ fn op_code(op: Collective) -> u8 {
 
 impl CommCache {
     /// An empty cache whose communicators apply `scales` (per collective, `Collective::ALL` order).
-    pub fn calibrated(scales: [Scales; 7]) -> CommCache {
+    #[cfg(any(test, feature = "calibrate"))]
+    pub fn calibrated(scales: [crate::collective::Scales; 7]) -> CommCache {
         CommCache { calibration: Some(scales), ..CommCache::default() }
     }
 
@@ -82,8 +84,12 @@ impl CommCache {
         if let Some(i) = self.comms.iter().position(|(p, s, dg, _)| *p == span.placement && *s == share_bits && *dg == d) {
             return Ok(Some(i as CommId));
         }
+        #[cfg_attr(not(any(test, feature = "calibrate")), allow(unused_mut))]
         let mut c = Comm::new_shared(topo, span.placement, span.net_share)?;
-        c.calibration = self.calibration;
+        #[cfg(any(test, feature = "calibrate"))]
+        if self.calibration.is_some() {
+            c.calibration = self.calibration;
+        }
         self.comms.push((span.placement, share_bits, d, c));
         Ok(Some((self.comms.len() - 1) as CommId))
     }
@@ -94,8 +100,12 @@ impl CommCache {
         if let Some(i) = self.comms.iter().position(|(q, s, dg, _)| *q == p && *s == 1f64.to_bits() && *dg == d) {
             return Ok(i as CommId);
         }
+        #[cfg_attr(not(any(test, feature = "calibrate")), allow(unused_mut))]
         let mut c = Comm::new(topo, p)?;
-        c.calibration = self.calibration;
+        #[cfg(any(test, feature = "calibrate"))]
+        if self.calibration.is_some() {
+            c.calibration = self.calibration;
+        }
         self.comms.push((p, 1f64.to_bits(), d, c));
         Ok((self.comms.len() - 1) as CommId)
     }

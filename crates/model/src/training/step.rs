@@ -82,6 +82,7 @@ pub struct EvaluatorCaches {
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
+#[cfg(any(test, feature = "calibrate"))]
 impl EvaluatorCaches {
     /// Empty caches whose communicators will be `comms`' (a calibrated cache: `crate::fitted`).
     pub(crate) fn with_comms(comms: CommCache) -> EvaluatorCaches {
@@ -906,7 +907,8 @@ impl<'a> Evaluator<'a> {
                 }
             })
             .collect();
-        StepReport {
+        #[cfg_attr(not(any(test, feature = "calibrate")), allow(unused_mut))]
+        let mut r = StepReport {
             mapping: s.par,
             framework: self.fw.name.to_string(),
             micro_batches: s.m,
@@ -929,7 +931,17 @@ impl<'a> Evaluator<'a> {
             band_extrapolated,
             interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo, hi]),
             ecmp_ring_fraction: (self.topo.nic.routing == crate::catalog::Routing::Ecmp).then(|| self.comms.ring_routing(layout.ids[g(Group::Dp)])),
+        };
+        // On a cluster as measured, the fit's uncertainty on the step's exposed collectives
+        // joins the class's interval (`Calibration::step_u90`), as `train --calibration` states it.
+        #[cfg(any(test, feature = "calibrate"))]
+        if let (Some(Ok(f)), Some([lo, hi])) = (self.topo.cluster.measured(), r.interval) {
+            if let Some(u) = f.step_u90(r.exposed_comm_us(), r.step_time_s * 1e6, self.topo.domains) {
+                let (lo, hi) = crate::fitted::with_fit((lo, hi), u);
+                r.interval = Some([lo, hi]);
+            }
         }
+        r
     }
 }
 

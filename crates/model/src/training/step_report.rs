@@ -202,6 +202,13 @@ pub struct StepReport {
 
 impl StepReport {
     /// The step time's 90% interval, seconds (`[lo, hi]`).
+    /// The step's exposed collectives, µs: TP, pipeline sends, DP and CP (what a calibration
+    /// of the fabric moves; EP dispatch/combine is not calibrated in a step).
+    pub fn exposed_comm_us(&self) -> f64 {
+        let b = &self.breakdown;
+        b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0
+    }
+
     pub fn step_time_interval(&self) -> Option<[f64; 2]> {
         self.interval.map(|[lo, hi]| [self.step_time_s / hi, self.step_time_s / lo])
     }
