@@ -3,7 +3,7 @@
 // view (default design, the 512-GPU RoCE design at 3:1 and 576 GB200), compare's bill of
 // materials and right-sizer priced with examples/price-book.example.json, embeds at 400 px,
 // serving.html (and after a refused model change), congestion.html, Learn's Algorithms
-// sentence. Prints the texts the note quotes.
+// sentence and the serving lesson's TPOT choice. Prints the texts the note quotes.
 //
 //   node e2e/shots-issue37.mjs      (DIST=path to a build, SHOTS=output folder)
 import { chromium } from 'playwright-core';
@@ -158,6 +158,29 @@ async function main() {
         await page.locator('#t-areason').evaluate((e) => e.scrollIntoView({ block: 'start' }));
         await page.screenshot({ path: join(out, `learn-algorithms-${exp}.png`) });
       }
+      await ctx.close();
+    }
+
+    // Learn's serving lesson, step 3: the two layouts' TPOT with their intervals, and the explanation.
+    {
+      const [ctx, page] = await fresh({ width: 1400, height: 1000 });
+      await page.goto(base + 'learn.html', { waitUntil: 'load' });
+      await page.click('#t-lessons > summary');
+      await page.waitForSelector('[data-lesson=serving-tp-kv]', { timeout: 20000 });
+      await page.click('[data-lesson=serving-tp-kv]');
+      for (let step = 0; step < 2; step++) {
+        await page.waitForSelector('#t-reveal', { timeout: 20000 });
+        await page.click('#t-reveal');
+        await page.click('#t-next');
+        await page.waitForTimeout(300);
+      }
+      await page.waitForSelector('input[name=t-choice]', { timeout: 20000 });
+      await (await page.$$('input[name=t-choice]'))[1].check();
+      await page.click('#t-reveal');
+      await page.waitForSelector('.t-answer', { timeout: 10000 });
+      say('serving lesson step 3', await page.locator('.t-answer').evaluate((e) => e.parentElement.innerText));
+      await page.locator('.t-answer').evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await page.screenshot({ path: join(out, 'learn-serving-lesson-step3.png') });
       await ctx.close();
     }
   } finally {
