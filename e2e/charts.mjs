@@ -235,6 +235,8 @@ async function main() {
             assert(r.texts.includes('busbw, GB/s per direction') && r.texts.some((t) => t.startsWith('message size')), `axis titles: ${r.texts}`);
             assert(r.legend.length === 2, `legend: ${r.legend}`);
           }
+          // The training charts' caption carries the step's 90% interval (issue 37), as the CLI's `train` prints it.
+          if (id === 'step' || id === 'mfu') assert(/, step 90%: [\d.]+-[\d.]+ s$/.test(r.caption), `${id}: the step's band in the caption: ${r.caption}`);
           if (id === 'busbw' || id === 'step') await page.screenshot({ path: join(out, `charts-embed-${id}-${w}.png`) });
         }
         assert(problems.length === 0, problems.join('\n'));

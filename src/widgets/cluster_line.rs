@@ -17,7 +17,10 @@ pub fn framed() -> bool {
 /// node, rail-optimized"; the oversubscription when the design sets one.
 pub fn cluster_words(t: &Topology) -> String {
     let c = &t.cluster;
-    let net = if c.nics_per_node == 0 { "no scale-out NICs".to_string() } else { format!("{}× {} per node", c.nics_per_node, t.nic.name) };
+    // NVL72 racks count compute trays, as the explorer's controls and the CLI's cluster line
+    // do ("576 GPUs = 144 trays x 4 GB200"), not nodes.
+    let (node, nodes) = if c.scale_up == fabricscope_model::catalog::ScaleUp::Nvl72 { ("tray", "trays") } else { ("node", "nodes") };
+    let net = if c.nics_per_node == 0 { "no scale-out NICs".to_string() } else { format!("{}× {} per {node}", c.nics_per_node, t.nic.name) };
     let rails = if c.rail_only {
         ", rail-only"
     } else if c.rail_optimized {
@@ -27,9 +30,9 @@ pub fn cluster_words(t: &Topology) -> String {
     };
     let over = c.oversubscription.filter(|r| *r > 1.0).map_or(String::new(), |r| format!(", {r}:1 oversubscribed"));
     format!(
-        "{} node{} × {} {} ({} GPUs in NVLink domains of {}), {net}{rails}{over}",
+        "{} {} × {} {} ({} GPUs in NVLink domains of {}), {net}{rails}{over}",
         c.nodes,
-        if c.nodes == 1 { "" } else { "s" },
+        if c.nodes == 1 { node } else { nodes },
         c.gpus_per_node,
         t.gpu.name,
         t.total_gpus,
@@ -73,5 +76,9 @@ mod tests {
         assert!(w.contains("(128 GPUs in NVLink domains of 8), 8× InfiniBand NDR 400G per node, rail-optimized"), "{w}");
         let t = Cluster { nodes: 16, oversubscription: Some(3.0), rail_optimized: false, ..Cluster::default() }.topology().unwrap();
         assert!(cluster_words(&t).ends_with("not rail-optimized, 3:1 oversubscribed"), "{}", cluster_words(&t));
+        // GB200 NVL72 in trays, as the explorer's controls and `fabricscope`'s cluster line.
+        let c = Cluster { gpu: fabricscope_model::catalog::GpuKind::Gb200, scale_up: fabricscope_model::catalog::ScaleUp::Nvl72, gpus_per_node: 4, nics_per_node: 4, nodes: 144, ..Cluster::default() };
+        let w = cluster_words(&c.topology().unwrap());
+        assert!(w.starts_with("144 trays × 4 GB200") && w.contains("(576 GPUs in NVLink domains of 72), 4× InfiniBand NDR 400G per tray"), "{w}");
     }
 }

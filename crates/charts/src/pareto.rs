@@ -40,15 +40,17 @@ pub(crate) fn ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
 
 /// A number for a tick: "1.32k", "450", "0.48".
 pub(crate) fn tick_label(v: f64) -> String {
+    // Trailing zeros go before the suffix is added ("38.5M", not "38.500M").
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
     let a = v.abs();
     if a >= 1e6 {
-        format!("{:.3}M", v / 1e6).trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{}M", trim(format!("{:.3}", v / 1e6)))
     } else if a >= 1e4 {
-        format!("{:.2}k", v / 1e3).trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{}k", trim(format!("{:.2}", v / 1e3)))
     } else if a >= 10.0 || v == 0.0 {
         format!("{v:.0}")
     } else {
-        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+        trim(format!("{v:.3}"))
     }
 }
 
@@ -88,11 +90,15 @@ pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> St
     let fold = |f: &dyn Fn(usize) -> f64, max: bool| pts.iter().map(|&i| f(i)).fold(if max { f64::MIN } else { f64::MAX }, if max { f64::max } else { f64::min });
     let (x0, x1, xt) = ticks(fold(&xs, false), fold(&xs, true));
     let (y0, y1, yt) = ticks(fold(&ys, false), fold(&ys, true));
-    let (left, right, top, bottom) = (62.0, w as f64 - 16.0, 16.0, h as f64 - 46.0);
+    // The right margin holds half the last x tick's label ("$42.5M"), which is centred on it.
+    let (left, right, top, bottom) = (62.0, w as f64 - 28.0, 16.0, h as f64 - 46.0);
     let (ax, ay) = (Axis::new(x0, x1, left, right), Axis::new(y0, y1, bottom, top));
     let mut d = Doc::new(w, h, theme);
     let (muted, text) = (theme.muted.hex(), theme.text.hex());
-    grid(&mut d, (&ax, &ay), (&xt, &yt), (left, right, top, bottom), theme, &tick_label);
+    // Money on the cost axis is dollars, as every table prints it ("$39.5M" beside "$556,200").
+    let x_label = |v: f64| if r.axis == X::CostUsd { format!("${}", tick_label(v)) } else { tick_label(v) };
+    grid(&mut d, (&ax, &ay), (&xt, &[]), (left, right, top, bottom), theme, &x_label);
+    grid(&mut d, (&ax, &ay), (&[], &yt), (left, right, top, bottom), theme, &tick_label);
     let unit = match r.axis {
         X::CostUsd => "cost, USD",
         X::PowerKw if r.lower_bound => "power, kW (switches not counted)",
@@ -115,13 +121,12 @@ pub fn pareto_chart(r: &RightSize, width: u32, height: u32, theme: &Theme) -> St
         let (fill, rad) = if on { (front.as_str(), 4.5) } else { (muted.as_str(), 3.0) };
         let _ = write!(
             d.s,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{rad}\" fill=\"{fill}\" fill-opacity=\"{}\"><title>{}: {} {}, {:.3} s/step, {}</title></circle>",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{rad}\" fill=\"{fill}\" fill-opacity=\"{}\"><title>{}: {}, {:.3} s/step, {}</title></circle>",
             ax.px(xs(i)),
             ay.px(ys(i)),
             if on { "1" } else { "0.55" },
             escape(&c.label),
-            tick_label(xs(i)),
-            if r.axis == X::CostUsd { "USD" } else { "kW" },
+            r.axis.amount(xs(i)),
             c.step_time_s,
             escape(&c.layout)
         );
@@ -160,6 +165,37 @@ mod tests {
         assert!(t.iter().any(|s| s == &format!("pick: {}", r.candidates[r.pick.unwrap()].label)), "{t:?}");
         assert!(t.iter().any(|s| s.starts_with("power, kW")));
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    /// Issue 37: money one way. The cost axis prints dollars ("$39.5M"), each point's title the
+    /// amount as the tables print it ("$39,580,000"), and the last tick stays inside the chart.
+    #[test]
+    fn the_cost_axis_prints_dollars_inside_the_chart() {
+        let book = PriceBook::from_file_text(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/price-book.example.json")).unwrap()).unwrap();
+        let r = rightsize(&Cluster { nodes: 32, ..Cluster::default() }, preset("llama3-8b").unwrap(), Constraints::default(), book).unwrap();
+        assert_eq!(r.axis, X::CostUsd);
+        let (w, svg) = (640.0, pareto_chart(&r, 640, 360, &Theme::light()));
+        let t = texts(&svg);
+        let ticks: Vec<&String> = t.iter().filter(|s| s.starts_with('$')).collect();
+        assert!(ticks.len() >= 3 && ticks.iter().all(|s| s.ends_with('M') || s.ends_with('k')), "{t:?}");
+        assert!(!t.iter().any(|s| s.ends_with("USD") && s.starts_with(char::is_numeric)), "{t:?}");
+        let p = &r.candidates[r.pick.unwrap()];
+        assert!(svg.contains(&format!("{}: {}, ", escape(&p.label), fabricscope_model::figures::usd(p.cost_usd.unwrap()))), "title in dollars");
+        // The last tick's label, centred on the plot's right edge, within the chart's width
+        // (11 px type: about 6.2 px a character).
+        let last = ticks.last().unwrap();
+        assert!(w - 28.0 + last.chars().count() as f64 * 6.2 / 2.0 <= w, "{last}");
+    }
+
+    #[test]
+    fn tick_labels_drop_trailing_zeros() {
+        assert_eq!(tick_label(38_500_000.0), "38.5M");
+        assert_eq!(tick_label(39_000_000.0), "39M");
+        assert_eq!(tick_label(15_000.0), "15k");
+        assert_eq!(tick_label(13_250.0), "13.25k");
+        assert_eq!(tick_label(450.0), "450");
+        assert_eq!(tick_label(0.48), "0.48");
+        assert_eq!(tick_label(0.0), "0");
     }
 
     #[test]

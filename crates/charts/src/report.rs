@@ -41,18 +41,20 @@ pub struct NamedChart {
 /// 8 × InfiniBand NDR 400G per node · NCCL 2.27.5".
 pub fn caption(s: &Scenario, r: &Report) -> String {
     let c = &s.cluster;
+    // NVL72 racks count compute trays, as the explorer's controls and the CLI's cluster line do.
+    let node = if c.scale_up == fabricscope_model::catalog::ScaleUp::Nvl72 { "tray" } else { "node" };
     let net = if c.nics_per_node == 0 {
         "no scale-out NICs".to_string()
     } else {
         format!(
-            "{} × {} per node{}",
+            "{} × {} per {node}{}",
             c.nics_per_node,
             r.summary.nic,
             if c.sharp { " + SHARP" } else { "" }
         )
     };
     format!(
-        "{} node{} × {} {} ({} GPUs) · {} · {} · {}",
+        "{} {node}{} × {} {} ({} GPUs) · {} · {} · {}",
         c.nodes,
         if c.nodes == 1 { "" } else { "s" },
         c.gpus_per_node,
@@ -359,6 +361,11 @@ mod tests {
                 && cap.contains("NCCL 2.27.5"),
             "{cap}"
         );
+        // GB200 NVL72 in trays, as the explorer's controls and the CLI's cluster line count it.
+        let mut nvl = Scenario::default();
+        nvl.cluster = fabricscope_model::Cluster { gpu: fabricscope_model::catalog::GpuKind::Gb200, scale_up: fabricscope_model::catalog::ScaleUp::Nvl72, gpus_per_node: 4, nics_per_node: 4, nodes: 144, ..Default::default() };
+        let nc = caption(&nvl, &evaluate(&nvl).expect("GB200 evaluates"));
+        assert!(nc.starts_with("144 trays × 4 GB200") && nc.contains("(576 GPUs)") && nc.contains("4 × InfiniBand NDR 400G per tray"), "{nc}");
         let all = render_all(&s, &r, None, &Theme::for_dark(false));
         assert_eq!(all.iter().map(|c| c.id).collect::<Vec<_>>(), CHART_IDS[..3], "no training view: no training charts");
         for c in &all {

@@ -91,19 +91,19 @@ pub fn json<T: Serialize + ?Sized>(v: &T) -> Result<String, CliError> {
 /// One line describing the cluster.
 pub fn cluster_line(t: &Topology) -> String {
     let c = &t.cluster;
+    // NVL72 racks are counted in GPUs and compute trays, as the explorer's GPUs control does
+    // ("72 GPUs, 18 trays of 4"; `--gpus` or `--nodes`), and their NICs per tray ("NICs per tray").
+    let (node, nodes) = if c.scale_up == fabricscope_model::catalog::ScaleUp::Nvl72 { ("tray", "trays") } else { ("node", "nodes") };
     let net = if c.nics_per_node == 0 {
         "no scale-out NICs".to_string()
     } else {
         format!(
-            "{}x {} per node{}",
+            "{}x {} per {node}{}",
             c.nics_per_node,
             t.nic.name,
             if c.sharp { " with SHARP" } else { "" }
         )
     };
-    // NVL72 racks are counted in GPUs and compute trays, as the explorer's GPUs control does
-    // ("72 GPUs, 18 trays of 4"; `--gpus` or `--nodes`).
-    let nodes = if c.scale_up == fabricscope_model::catalog::ScaleUp::Nvl72 { "trays" } else { "nodes" };
     format!(
         "{} GPUs = {} {nodes} x {} {}; {} domains of {} GPUs ({} domain{}{}); {}; {}",
         t.total_gpus,

@@ -178,6 +178,8 @@ fn cloud_shape_presets_say_what_they_are() {
 fn nvl72_is_sized_in_gpus_as_on_the_page() {
     let t = stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "72"]);
     assert!(t.contains("72 GPUs = 18 trays x 4 GB200"), "{t}");
+    // Its NICs per tray, as the page's 'NICs per tray' control and cluster line say.
+    assert!(t.contains("InfiniBand NDR 400G per tray"), "{t}");
     assert_eq!(stdout_ok(&["tiers", "--gpu", "gb200", "--gpus", "144"]), stdout_ok(&["tiers", "--gpu", "gb200", "--nodes", "36"]));
     assert!(stdout_ok(&["tiers", "--gpus", "64"]).contains("64 GPUs = 8 nodes x 8 H100"));
     fails(&["tiers", "--gpu", "gb200", "--gpus", "70"], &["--gpus", "trays of 4", "multiple of 4"]);

@@ -128,7 +128,8 @@ enum Value {
 
 impl Measure {
     /// The value as a lesson shows it beside a choice: with its unit and, for a collective's
-    /// time or busbw, the 90% interval its prediction states (what `collective --json` gives).
+    /// time or busbw, the 90% interval its prediction states (what `collective --json` gives);
+    /// a serving figure with its unit, TPOT and TTFT with the interval `serve --json` gives.
     fn shown(&self, base: &Topology) -> Result<String> {
         if matches!(self.kind, Kind::Busbw | Kind::Time) && self.serve.is_none() && self.goodput.is_none() {
             let own = self.cluster.as_ref().map(Cluster::topology).transpose()?;
@@ -141,6 +142,18 @@ impl Measure {
                 (p.time.0, "µs", iv.map(|i| (i.time_us.lo, i.time_us.hi)))
             };
             return Ok(format!("{} {unit}{}", show(v), range.map_or(String::new(), |(lo, hi)| format!(" (90%: {}-{})", show(lo), show(hi)))));
+        }
+        if let Some(s) = &self.serve {
+            // A serving figure with its unit and, for TPOT and TTFT, the interval `serve` states.
+            let own = self.cluster.as_ref().map(Cluster::topology).transpose()?;
+            let topo = own.as_ref().unwrap_or(base);
+            let unit = match s.field.unit() {
+                "" => String::new(),
+                "%" => "%".to_string(),
+                u => format!(" {u}"),
+            };
+            let range = s.interval(topo)?.map_or(String::new(), |(lo, hi)| format!(" (90%: {}-{})", show(lo), show(hi)));
+            return Ok(format!("{}{unit}{range}", show(s.eval(topo)?)));
         }
         Ok(match self.eval(base)? {
             Value::Num(v) => show(v),

@@ -53,6 +53,18 @@ impl ServeField {
         ("kv_share_of_ttft_pct", ServeField::KvShareOfTtftPct),
         ("ttft_ms", ServeField::TtftMs),
     ];
+    /// The unit a lesson prints after the value ("" for a count).
+    pub fn unit(self) -> &'static str {
+        match self {
+            ServeField::TpotMs | ServeField::AllreduceMs | ServeField::KvTransferMs | ServeField::TtftMs => "ms",
+            ServeField::AllreduceUs => "µs",
+            ServeField::AllreduceCount => "",
+            ServeField::AllreduceBytes | ServeField::KvBytesPerToken => "bytes",
+            ServeField::NetworkSharePct | ServeField::KvShareOfTtftPct => "%",
+            ServeField::KvMb => "MB",
+        }
+    }
+
     pub fn from_id(id: &str) -> Option<ServeField> {
         Self::IDS.iter().find(|(k, _)| *k == id).map(|(_, f)| *f)
     }
@@ -103,6 +115,21 @@ impl ServeSpec {
     /// of `tokens` prefilled elsewhere and its KV cache moved in).
     fn deployment(&self, handoff: bool) -> Deployment {
         Deployment { tp: self.tp, batch: self.batch, context: self.tokens, input_len: self.tokens, precision: self.precision, disaggregated: handoff, ..Deployment::default() }
+    }
+
+    /// The 90% interval `serve` states for this measure on `topo` (TPOT and TTFT, engines
+    /// spanned as no engine is named), `None` for the other fields.
+    pub fn interval(&self, topo: &Topology) -> Result<Option<(f64, f64)>> {
+        let ttft = match self.field {
+            ServeField::TpotMs => false,
+            ServeField::TtftMs => true,
+            _ => return Ok(None),
+        };
+        let m = self.model()?;
+        let d = self.deployment(ttft);
+        let r = Server::new(topo, &m)?.evaluate(&d)?;
+        let iv = fabricscope_serving::calibration::intervals_of(topo, &m, &d, &r);
+        Ok(iv.and_then(|i| if ttft { i.ttft_ms } else { i.tpot_ms }).map(|i| (i.lo, i.hi)))
     }
 
     /// The measure on `topo`.

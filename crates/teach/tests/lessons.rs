@@ -153,6 +153,11 @@ fn the_serving_lesson_follows_the_serving_model() {
     // Step 3: the right choice is the layout with the smaller TPOT, whichever the model says.
     assert_eq!(a[2].choice, Some(if t8.tpot_ms < t16.tpot_ms { 0 } else { 1 }));
     assert_eq!(a[2].values, vec![t8.tpot_ms.unwrap(), t16.tpot_ms.unwrap()]);
+    // Issue 37: each layout's TPOT is shown with its unit and the 90% interval `serve` states.
+    assert_eq!(a[2].shown.len(), 2);
+    for s in &a[2].shown {
+        assert!(s.contains(" ms (90%: "), "{s}");
+    }
     // Step 4: 8192 tokens x 327,680 bytes (2 x 80 layers x 8 KV heads x 128 x 2 bytes).
     assert!((a[3].value - 8192.0 * 327_680.0 / 1e6).abs() < 1e-6, "{}", a[3].value);
     // Step 5: the handoff is a small share of the first token with all 8 NICs.
