@@ -9,7 +9,7 @@ pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {
         (AccuracyClass::DenseTpNvlink, HwClass::Hopper) => Some(5.0),
         (AccuracyClass::DenseTpNvlink, HwClass::Blackwell) => Some(6.0),
         (AccuracyClass::DenseTpCross, HwClass::Hopper) => Some(6.0),
-        (AccuracyClass::WideEp, HwClass::Hopper) => Some(14.0),
+        (AccuracyClass::WideEp, HwClass::Hopper) => Some(17.0),
         (AccuracyClass::WideEp, HwClass::Blackwell) => Some(4.0),
         (AccuracyClass::KvTransfer, HwClass::Hopper) => Some(10.0),
         (AccuracyClass::KvTransfer, HwClass::Blackwell) => Some(17.0),

@@ -109,6 +109,112 @@ pub const VLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 0.5,
 /// `--enable-two-batch-overlap`, default false).
 pub const SGLANG: EngineParams = EngineParams { moe_layer_us: 300.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16, micro_batch_overlap: false };
 
+/// An engine's fused MoE layer on a hardware class, as its measured kernel tables decompose it:
+/// a cost per MoE layer per step that does not depend on how many experts a rank holds
+/// (routing and top-k, permuting the tokens to their experts and back, the grouped GEMM's
+/// launch, the finalize that weights and sums the experts' outputs), plus the experts' FP8
+/// weights streamed at a share of the HBM bandwidth. Beside the roofline of the touched
+/// experts ([`crate::step`]): the fixed cost is added per MoE layer, the share replaces the
+/// class's `hbm_fp8_experts` (bytes over time with the fixed cost inside, from the same
+/// tables). The two are fitted together and apply together, to FP8 experts only (the tables
+/// decomposed are block FP8; other precisions keep the class's share, fitted on published rows
+/// that hold their fixed cost).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MoeKernels {
+    /// Cost per MoE layer per step independent of the experts per rank, µs.
+    pub fixed_us: f64,
+    /// Share of the datasheet HBM bandwidth at which the grouped GEMMs stream FP8 expert
+    /// weights beyond the fixed cost (dimensionless).
+    pub fp8_stream_share: f64,
+}
+
+/// TensorRT-LLM's fused MoE on Hopper (H100, H200; other GPUs take Hopper's values as for
+/// [`crate::hardware::efficiency`]): CUTLASS block-FP8 grouped GEMMs (`moe_torch_flow_cutlass`).
+/// The mean over H100 and H200 of [`fit_moe_kernels`] over their rows of
+/// validation/trtllm-moe-kernels.csv (NVIDIA aiconfigurator 0.12.0's TensorRT-LLM 1.3.0rc20
+/// tables, systems/data/{h100_sxm,h200_sxm}/moe/trtllm/1.3.0rc20/moe_perf.parquet: DeepSeek-V3's
+/// expert shape, block FP8, balanced load, MoE TP 1, EP 8-256, 32-4,096 tokens over the EP group,
+/// 108 rows per GPU), rounded to 1 µs and 0.01; tests/moe_kernels.rs fails when these differ
+/// from what the fit gives. Per GPU: H100 38.3 µs at 0.80, H200 37.1 µs at 0.75.
+pub const TRTLLM_MOE_HOPPER: MoeKernels = MoeKernels { fixed_us: 38.0, fp8_stream_share: 0.78 };
+
+/// TensorRT-LLM's fused MoE on Blackwell (B200, GB200): DeepGEMM block-FP8 grouped GEMMs
+/// (`deepgemm`), fitted as [`TRTLLM_MOE_HOPPER`] over the B200 and GB200 rows of the same file
+/// (systems/data/{b200_sxm,gb200}/moe/trtllm/1.3.0rc20/moe_perf.parquet). Per GPU: B200 40.4 µs
+/// at 0.71, GB200 39.2 µs at 0.75.
+pub const TRTLLM_MOE_BLACKWELL: MoeKernels = MoeKernels { fixed_us: 40.0, fp8_stream_share: 0.73 };
+
+impl Engine {
+    /// The engine's MoE kernels as measured on `class`; `None` where no measured table
+    /// decomposes them (vLLM and SGLang: their MoE layers keep the class's share and the
+    /// engine's fitted [`EngineParams::moe_layer_us`]).
+    pub fn moe_kernels(self, class: crate::hardware::HwClass) -> Option<MoeKernels> {
+        use crate::hardware::HwClass;
+        match (self, class) {
+            (Engine::Trtllm, HwClass::Blackwell) => Some(TRTLLM_MOE_BLACKWELL),
+            (Engine::Trtllm, HwClass::Hopper | HwClass::Other) => Some(TRTLLM_MOE_HOPPER),
+            _ => None,
+        }
+    }
+}
+
+/// One row of a measured MoE kernel table: one rank's MoE layer (its `experts / ep` experts,
+/// every one touched) at `tokens` tokens over the EP group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoeKernelRow {
+    /// Tokens entering the layer over the EP group (count).
+    pub tokens: u32,
+    /// Expert-parallel ranks (count).
+    pub ep: u32,
+    /// Routed experts of the layer (count).
+    pub experts: u32,
+    /// Experts each token is routed to (count).
+    pub top_k: u32,
+    /// Weight bytes of one expert (bytes).
+    pub expert_bytes: f64,
+    /// Measured latency of the layer on one rank, µs.
+    pub latency_us: f64,
+}
+
+/// Most tokens per expert (`tokens x top_k / experts`) of the table rows [`fit_moe_kernels`]
+/// fits (count): 128, DeepSeek-V3's 4,096 tokens over the EP group, the largest decode step of
+/// the side-by-side set (validation/serving-peer.csv: 256-4,096 tokens per step over the
+/// stage). Narrower (8, 256 tokens) gives a purer intercept (29-31 µs) but, with no term for the
+/// work that grows with tokens, misses the table by 8-50% at 512-4,096 tokens
+/// (tests/moe_kernels.rs compares the two on the table's own rows).
+pub const MOE_FIT_MAX_TOKENS_PER_EXPERT: u32 = 128;
+
+/// Decomposes a measured MoE kernel table into [`MoeKernels`] over decode token counts:
+/// [`fit_moe_kernels_upto`] at [`MOE_FIT_MAX_TOKENS_PER_EXPERT`].
+pub fn fit_moe_kernels(rows: &[MoeKernelRow], hbm_gbs: f64) -> Option<MoeKernels> {
+    fit_moe_kernels_upto(rows, hbm_gbs, MOE_FIT_MAX_TOKENS_PER_EXPERT)
+}
+
+/// The least-squares line of the latency against the expert weight bytes a rank holds
+/// (`experts / ep x expert_bytes`) over the rows where every expert is touched
+/// (`tokens x top_k >= experts`), at most `max_per_expert` tokens per expert, EP 8 and more.
+/// Its intercept is what the layer costs whatever its experts (µs), its slope the streaming
+/// rate, given as a share of `hbm_gbs` (GB/s). `None` with fewer than 3 such rows or no spread
+/// in bytes.
+pub fn fit_moe_kernels_upto(rows: &[MoeKernelRow], hbm_gbs: f64, max_per_expert: u32) -> Option<MoeKernels> {
+    let pts: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.ep >= 8 && r.tokens * r.top_k >= r.experts && r.tokens * r.top_k <= max_per_expert * r.experts)
+        .map(|r| (r.experts as f64 / r.ep as f64 * r.expert_bytes, r.latency_us))
+        .collect();
+    if pts.len() < 3 {
+        return None;
+    }
+    let n = pts.len() as f64;
+    let (mx, my) = (pts.iter().map(|p| p.0).sum::<f64>() / n, pts.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx; // µs per byte
+    Some(MoeKernels { fixed_us: my - slope * mx, fp8_stream_share: 1.0 / (slope * hbm_gbs * 1e3) })
+}
+
 /// Candidate per-sequence factors [`fit_scale`] tries (dimensionless): 0.25 to 16 in steps of
 /// 2^(1/4) rounded to two significant figures, so a fitted constant reads as a round number.
 pub fn scale_grid() -> Vec<f64> {

@@ -45,7 +45,10 @@ pub struct Efficiency {
     /// other weight read (BF16 and FP4 GEMMs, the experts' grouped GEMMs).
     pub hbm_fp8: f64,
     /// Fraction of the datasheet HBM bandwidth the routed experts' grouped GEMMs reach
-    /// streaming FP8 weights at decode sizes (dimensionless); other precisions take `hbm`.
+    /// streaming FP8 weights at decode sizes, their fixed cost included (dimensionless); other
+    /// precisions take `hbm`. An engine whose MoE kernels are decomposed from measured tables
+    /// (TensorRT-LLM: [`crate::engine::Engine::moe_kernels`]) takes its own share and fixed
+    /// cost per MoE layer instead.
     pub hbm_fp8_experts: f64,
     /// Fraction of the dense tensor-core peak that serving matmuls reach (dimensionless).
     pub compute: f64,
@@ -79,7 +82,8 @@ pub struct Efficiency {
 /// block-FP8 grouped GEMMs reach about `hbm` in the same database's MoE tables
 /// (systems/data/{h100_sxm,h200_sxm}/moe/trtllm/1.3.0rc20/moe_perf.parquet, DeepSeek-V3's shape,
 /// balanced load, EP 8, 256-1,024 tokens: H100 0.71-0.82, H200 0.66-0.78), so
-/// `hbm_fp8_experts` = `hbm`.
+/// `hbm_fp8_experts` = `hbm` (for engines other than TensorRT-LLM, whose decomposition of the
+/// same tables into a fixed cost and a streaming share is [`crate::engine::TRTLLM_MOE_HOPPER`]).
 pub const HOPPER: Efficiency = Efficiency { hbm: 0.7, hbm_fp8: 0.5, hbm_fp8_experts: 0.7, kv_hbm: 0.9, compute: 0.55, layer_overhead_us: 5.0, seq_overhead_us: 8.0 };
 
 /// Blackwell: fitted the same way on its 65 rows (TensorRT-LLM perf-overview on B200/GB200,
@@ -94,7 +98,8 @@ pub const HOPPER: Efficiency = Efficiency { hbm: 0.7, hbm_fp8: 0.5, hbm_fp8_expe
 /// 0.12.0's TensorRT-LLM 1.3.0rc20 tables, systems/data/{b200_sxm,gb200}/moe/trtllm/1.3.0rc20/
 /// moe_perf.parquet, balanced load, EP 8, 256-1,024 tokens: weight bytes per rank / time /
 /// datasheet bandwidth); 0.65 taken. (At EP 16 and 32 the same tables fall to 0.41-0.59 as a
-/// fixed cost of some 40 µs per layer takes over, which the class's per-layer cost holds.)
+/// fixed cost of some 40 µs per MoE layer takes over: TensorRT-LLM's decomposition,
+/// [`crate::engine::TRTLLM_MOE_BLACKWELL`], carries it; this share stays for the other engines.)
 pub const BLACKWELL: Efficiency = Efficiency { hbm: 0.85, hbm_fp8: 0.85, hbm_fp8_experts: 0.65, kv_hbm: 0.6, compute: 0.4, layer_overhead_us: 50.0, seq_overhead_us: 8.0 };
 
 /// The parameters of a class (Other takes Hopper's).

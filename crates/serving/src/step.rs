@@ -304,12 +304,18 @@ impl<'a> Server<'a> {
         // FP8 weight GEMMs outside the experts stream at their own measured share.
         let dense_hbm = if d.precision == Precision::Fp8 { e.hbm_fp8 } else { e.hbm };
         let matmul_us = |flops: f64| flops / (peak * e.compute * 1e6);
-        let mut c = Cost { overhead: layers * e.layer_overhead_us + moe_layers * eng.moe_layer_us + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
+        // The engine's MoE kernels as its measured tables decompose them (TensorRT-LLM's,
+        // `Engine::moe_kernels`): a cost per MoE layer whatever the experts per rank, and the
+        // FP8 experts' streaming share beyond it. Measured for block-FP8 experts only; other
+        // precisions and engines keep the class's share (fitted with their fixed cost inside).
+        let kernels = if w.moe.is_some() && d.precision == Precision::Fp8 { d.engine().moe_kernels(self.class) } else { None };
+        let moe_fixed_us = kernels.map_or(0.0, |k| k.fixed_us);
+        let mut c = Cost { overhead: layers * e.layer_overhead_us + moe_layers * (eng.moe_layer_us + moe_fixed_us) + batch * e.seq_overhead_us * eng.seq_scale, ..Cost::default() };
         c.op(m.dense_params() as f64 / tp * wb / (hbm * dense_hbm * 1e3), matmul_us(2.0 * tokens_rank * m.dense_params() as f64 / tp));
         if let Some(moe) = w.moe {
             let (ex, k) = (moe.experts as f64, moe.top_k as f64);
             let touched = ex * (1.0 - (1.0 - k / ex).powf(tokens_stage));
-            let experts_hbm = if d.precision == Precision::Fp8 { e.hbm_fp8_experts } else { e.hbm };
+            let experts_hbm = if d.precision == Precision::Fp8 { kernels.map_or(e.hbm_fp8_experts, |k| k.fp8_stream_share) } else { e.hbm };
             c.op(
                 moe_layers * touched * m.expert_params() as f64 * wb / (tp * dp) / (hbm * experts_hbm * 1e3),
                 matmul_us(2.0 * tokens_stage * k * moe_layers * m.expert_params() as f64 / (tp * dp)),
