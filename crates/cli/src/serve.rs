@@ -448,10 +448,12 @@ fn ninety(i: Option<&Interval>, digits: usize) -> String {
 }
 
 fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: Option<&ServeIntervals>) -> String {
+    // GB200/GB300 NVL72: trays, as the cluster line above says.
+    let (node, nodes) = topo.cluster.node_word();
     let mut s = output::cluster_line(topo);
     s.push('\n');
     s.push_str(&format!(
-        "{} ({} attention, KV {:.0} bytes per token) | {} | TP {} x PP {} x DP {}{} = {} GPUs on {} node(s) | batch {} per DP rank\n\n",
+        "{} ({} attention, KV {:.0} bytes per token) | {} | TP {} x PP {} x DP {}{} = {} GPUs on {} {} | batch {} per DP rank\n\n",
         m.name(),
         m.attention.id().to_uppercase(),
         r.kv_bytes_per_token,
@@ -462,6 +464,7 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
         if d.ep > 1 { format!(", EP {}{}", d.ep, if r.overlap { " (two-micro-batch overlap)" } else { "" }) } else { String::new() },
         r.gpus,
         r.nodes,
+        if r.nodes == 1 { node } else { nodes },
         r.batch
     ));
     s.push_str(&format!(
@@ -475,7 +478,7 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
         ms(r.ttft_ms, iv.and_then(|i| i.ttft_ms.as_ref()))
     ));
     s.push_str(&format!(
-        "Tokens/s               {:.0}{} per GPU, {:.0}{} per node, {:.1}{} per user\n",
+        "Tokens/s               {:.0}{} per GPU, {:.0}{} per {node}, {:.1}{} per user\n",
         r.tokens_per_s_per_gpu,
         ninety(iv.map(|i| &i.tokens_per_s_per_gpu), 0),
         r.tokens_per_s_per_node,

@@ -32,6 +32,17 @@ fn serve_json_has_the_issue_fields() {
     assert!(v["error_band_pct"].as_f64().is_some(), "Hopper TP inside NVLink is validated: {v}");
 }
 
+/// GB200 NVL72 counts compute trays in `serve`'s text, as its cluster line and the explorer do;
+/// the JSON keeps `tokens_per_s_per_node` (a tray is the model's node).
+#[test]
+fn serve_counts_gb200_trays_in_its_text() {
+    let t = stdout_ok(&["serve", "--preset", "gb200-nvl72", "--model", "llama3-70b", "--tp", "8", "--batch", "32"]);
+    assert!(t.contains("= 8 GPUs on 2 trays") && t.contains(" per tray, "), "{t}");
+    assert!(!t.contains("per node"), "{t}");
+    let h = stdout_ok(&["serve", "--model", "llama3-70b", "--tp", "8", "--batch", "32"]);
+    assert!(h.contains("= 8 GPUs on 1 node") && h.contains(" per node, "), "{h}");
+}
+
 #[test]
 fn batch_one_decode_matches_a_published_run() {
     // tenstorrent/tt-inference-server issue 143: Qwen2.5-72B on 2 H100 at concurrency 1,

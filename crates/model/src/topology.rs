@@ -217,6 +217,16 @@ impl Cluster {
     }
 
     /// Checks the cluster can be built and derives its topology.
+    /// What one of its nodes is called, singular and plural: a GB200/GB300 NVL72 cluster counts
+    /// compute trays (its model's nodes), as the explorer's controls and the CLI's cluster line do.
+    pub fn node_word(&self) -> (&'static str, &'static str) {
+        if self.scale_up == ScaleUp::Nvl72 {
+            ("tray", "trays")
+        } else {
+            ("node", "nodes")
+        }
+    }
+
     /// The cluster's calibration read and checked for its hardware (`None`: the catalog design).
     #[cfg(any(test, feature = "calibrate"))]
     pub fn measured(&self) -> Option<std::result::Result<crate::fitted::Calibration, String>> {

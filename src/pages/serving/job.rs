@@ -22,6 +22,8 @@ use yew::prelude::*;
 #[derive(Debug, PartialEq)]
 pub struct Served {
     pub report: ServeReport,
+    /// What a node of the cluster is called (trays for NVL72), singular and plural.
+    pub node_word: (&'static str, &'static str),
     /// The report's 90% intervals, as `fabricscope serve` states them (spanning the engines
     /// when the page gives none).
     pub intervals: Option<ServeIntervals>,
@@ -70,7 +72,7 @@ pub fn serve(cluster: &Cluster, choice: &ServingChoice, calibration: Option<&Cal
         }
         None => None,
     };
-    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, choice: *choice, name: model.name().to_string(), calibrated })
+    Ok(Served { report, intervals, curves, group: group(&topo, &model, &d), domain_gpus: topo.domain_gpus, node_word: cluster.node_word(), choice: *choice, name: model.name().to_string(), calibrated })
 }
 
 /// A search's answer as the page shows it: the best point, not the ~10^4 it tried.

@@ -147,7 +147,7 @@ fn numbers_view(s: &Served) -> Html {
             { stat("Time per output token", "serving-tpot", r.tpot_ms, ms(r.tpot_ms), with(if r.phase == Phase::Prefill { "decode only".into() } else { format!("batch {} per DP rank", r.batch) }, iv.and_then(|i| i.tpot_ms.as_ref()))) }
             { stat("Time to first token", "serving-ttft", r.ttft_ms, ms(r.ttft_ms), with(if r.breakdown.kv_transfer > 0.0 { format!("{:.2} ms KV transfer", r.breakdown.kv_transfer) } else { "one prompt".into() }, iv.and_then(|i| i.ttft_ms.as_ref()))) }
             { stat("Tokens/s per GPU", "serving-per-gpu", Some(r.tokens_per_s_per_gpu), format!("{:.0}", r.tokens_per_s_per_gpu), with(format!("{} GPUs", r.gpus), iv.map(|i| &i.tokens_per_s_per_gpu))) }
-            { stat("Tokens/s per node", "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with(format!("{} node{}", r.nodes, if r.nodes == 1 { "" } else { "s" }), iv.map(|i| &i.tokens_per_s_per_node))) }
+            { stat(if s.node_word.0 == "tray" { "Tokens/s per tray" } else { "Tokens/s per node" }, "serving-per-node", Some(r.tokens_per_s_per_node), format!("{:.0}", r.tokens_per_s_per_node), with(format!("{} {}", r.nodes, if r.nodes == 1 { s.node_word.0 } else { s.node_word.1 }), iv.map(|i| &i.tokens_per_s_per_node))) }
             { stat("Tokens/s per user", "serving-per-user", Some(r.tokens_per_s_per_user), format!("{:.1}", r.tokens_per_s_per_user), range(iv.map(|i| &i.tokens_per_s_per_user))) }
             { stat("Network share", "serving-network", Some(r.network_share), format!("{:.0}%", r.network_share * 100.0), memory_line(r)) }
         </div>
