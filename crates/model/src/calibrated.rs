@@ -1,6 +1,6 @@
 //! A cluster as measured, applied (issue 40): the communicator timed with a calibration's
 //! factors ([`Comm::with_calibration`], what `Cluster::calibration` gives every communicator
-//! through `Topology::scales`), the calibrated intervals the CLI prints, a calibration in a
+//! through `Topology::fitted`), the calibrated intervals the CLI prints, a calibration in a
 //! link's `cal=`, and the training search timed on it. The fit's values and their arithmetic
 //! are `fitted` (a leaf every module may name); this file uses the model around them.
 

@@ -404,7 +404,7 @@ impl Comm {
             rccl: rccl_comm,
             // A cluster as measured times every group with its fit (module `fitted`).
             #[cfg(any(test, feature = "calibrate"))]
-            calibration: topo.scales,
+            calibration: topo.fitted.as_ref().map(|f| Collective::ALL.map(|op| f.scales_for(op))),
             #[cfg(not(any(test, feature = "calibrate")))]
             calibration: None,
             intra_fit: (1.0, 0.0),

@@ -163,11 +163,11 @@ pub struct Topology {
     /// caller sets it, as `train --qps-per-connection` does). Never part of a scenario.
     #[serde(skip)]
     pub qps_per_connection: u32,
-    /// The cluster's calibration as every communicator on it applies it (per collective,
-    /// `Collective::ALL` order; module `fitted`); `None`: the catalog's values.
+    /// The cluster's calibration, read and checked once (`Cluster::calibration`): what every
+    /// communicator on it applies and every step's interval adds; `None`: the catalog's values.
     #[serde(skip)]
     #[cfg(any(test, feature = "calibrate"))]
-    pub scales: Option<[crate::fitted::Scales; 7]>,
+    pub fitted: Option<crate::fitted::Calibration>,
 }
 
 fn nvlink_gen_of(gpu: GpuKind) -> u8 {
@@ -216,7 +216,6 @@ impl Cluster {
         self.nodes.saturating_mul(self.gpus_per_node)
     }
 
-    /// Checks the cluster can be built and derives its topology.
     /// What one of its nodes is called, singular and plural: a GB200/GB300 NVL72 cluster counts
     /// compute trays (its model's nodes), as the explorer's controls and the CLI's cluster line do.
     pub fn node_word(&self) -> (&'static str, &'static str) {
@@ -239,6 +238,7 @@ impl Cluster {
         Cluster { calibration: Some(crate::fitted::Measured::new(self.gpu, self.nic, self.gpus_per_node, calibration)), ..self.clone() }
     }
 
+    /// Checks the cluster can be built and derives its topology.
     pub fn topology(&self) -> Result<Topology> {
         let gpu = self.gpu.spec();
         let nic = self.nic.spec();
@@ -246,13 +246,7 @@ impl Cluster {
         let total = self.total_gpus();
         self.check_scale_up(gpu)?;
         #[cfg(any(test, feature = "calibrate"))]
-        let scales = match &self.calibration {
-            Some(m) => {
-                let cal = m.calibration(self.gpu, self.nic, self.gpus_per_node).map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
-                Some(crate::op::Collective::ALL.map(|op| cal.scales_for(op)))
-            }
-            None => None,
-        };
+        let fitted = self.measured().transpose().map_err(|why| ModelError::new("calibration", format!("the calibration does not apply: {why}")))?;
 
         let domain_gpus = match self.scale_up {
             ScaleUp::Nvl72 => nvl72_rack_gpus(total, self.gpus_per_node),
@@ -294,7 +288,7 @@ impl Cluster {
             flow: None,
             qps_per_connection: crate::network::DEFAULT_QPS_PER_CONNECTION,
             #[cfg(any(test, feature = "calibrate"))]
-            scales,
+            fitted,
         }
         .with_bisection(nic))
     }

@@ -26,13 +26,12 @@ fn cluster_of_link() -> Cluster {
     c
 }
 
-/// The link's calibration, or why an older link's `cal=` could not apply to its cluster.
-fn calibration_of_link() -> Option<Result<Rc<Calibration>, String>> {
-    let c = url::read().map(|d| d.scenario.cluster).unwrap_or_default();
-    match (&c.calibration, url::fragment_param("cal=")) {
-        (Some(_), _) => c.measured().map(|r| r.map(Rc::new)),
-        (None, Some(p)) => Some(Calibration::from_link(&p, &c).map(Rc::new)),
-        (None, None) => None,
+/// The calibration of the link's cluster `c` ([`cluster_of_link`]), or why an older link's
+/// `cal=` could not apply to it (one it could is already inside `c`).
+fn calibration_of(c: &Cluster) -> Option<Result<Rc<Calibration>, String>> {
+    match c.measured() {
+        Some(r) => Some(r.map(Rc::new)),
+        None => url::fragment_param("cal=").map(|p| Calibration::from_link(&p, c).map(Rc::new)),
     }
 }
 
@@ -52,26 +51,26 @@ pub fn mount() {
 fn ServingPage() -> Html {
     let cluster = use_state_eq(cluster_of_link);
     let designs = use_state_eq(|| Rc::new(designs_of_link()));
-    let calibration = use_state_eq(calibration_of_link);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     {
         // The explorer moves the frame's fragment to each settled cluster.
-        let (cluster, designs, calibration) = (cluster.clone(), designs.clone(), calibration.clone());
+        let (cluster, designs) = (cluster.clone(), designs.clone());
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 gloo_events::EventListener::new(&w, "hashchange", move |_| {
                     cluster.set(cluster_of_link());
                     designs.set(Rc::new(designs_of_link()));
-                    calibration.set(calibration_of_link());
                 })
             });
             move || drop(listener)
         });
     }
     use_effect(crate::plumbing::hooks::sync_selects);
+    // Derived from the cluster (its text is read once per change of the link).
+    let calibration = (*use_memo((*cluster).clone(), calibration_of)).clone();
     if designs.is_empty() {
-        html! { <ServingPanel cluster={(*cluster).clone()} calibration={(*calibration).clone()} {dark} {compact} /> }
+        html! { <ServingPanel cluster={(*cluster).clone()} {calibration} {dark} {compact} /> }
     } else {
         // Framed in compare.html: the pinned designs under the same targets.
         html! { <super::plan_panel::PlanDesigns cluster={(*cluster).clone()} designs={(*designs).clone()} {dark} {compact} /> }

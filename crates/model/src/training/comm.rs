@@ -58,7 +58,7 @@ pub struct CommCache {
     comms: Vec<(Placement, u64, u32, Comm)>,
     preds: FastMap<(u8, CommId, u64), f64>,
     /// A cluster's measured factors per collective (`crate::fitted`), applied to every
-    /// communicator built here (else the topology's own, `Topology::scales`).
+    /// communicator built here (else the topology's own, `Topology::fitted`).
     #[cfg(any(test, feature = "calibrate"))]
     calibration: Option<[crate::collective::Scales; 7]>,
 }

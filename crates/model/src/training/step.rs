@@ -935,7 +935,7 @@ impl<'a> Evaluator<'a> {
         // On a cluster as measured, the fit's uncertainty on the step's exposed collectives
         // joins the class's interval (`Calibration::step_u90`), as `train --calibration` states it.
         #[cfg(any(test, feature = "calibrate"))]
-        if let (Some(Ok(f)), Some([lo, hi])) = (self.topo.cluster.measured(), r.interval) {
+        if let (Some(f), Some([lo, hi])) = (&self.topo.fitted, r.interval) {
             if let Some(u) = f.step_u90(r.exposed_comm_us(), r.step_time_s * 1e6, self.topo.domains) {
                 let (lo, hi) = crate::fitted::with_fit((lo, hi), u);
                 r.interval = Some([lo, hi]);
