@@ -11,6 +11,10 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 # The runner's 20 s default covers browser start-up too; a loaded CI box needs more.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
 
+# A clean run builds everything once: incremental caches would only cost disk (GBs).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+echo "disk free where target/ lives: $(df -h . | awk 'NR==2 {print $4}')"
+
 timings=()
 stage() {
   local name="$1"
