@@ -12,7 +12,8 @@
 //   `cal=` is named and the catalog's numbers shown;
 // - the explorer as measured: check.html's link opens measured.html (index.html with the same
 //   link moves there), whose headline busbw and training step equal `collective` and `search
-//   --calibration cluster.json`, with the words "Calibrated from 1 log"; a reload keeps it, another
+//   --calibration cluster.json`, with the words "Calibrated from 1 log"; its congestion section's
+//   step alone is that step and its median over seeds `train --calibration --routing`'s; a reload keeps it, another
 //   GPU drops it with a note; compare.html puts "As designed" and "As measured" side by side;
 // - screenshots to e2e/out/calibrate-*.png; no console error.
 //
@@ -24,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch, cli } from './static-server.mjs';
+import { congestionFrame, layoutFlags } from './congestion-frame.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -138,6 +140,19 @@ async function main() {
       assert(Math.abs(step / best.step_time_s - 1) < 1e-9, `explorer step ${step} vs search --calibration ${best.step_time_s}`);
       const band = await page.textContent('[data-testid=training-band]');
       assert(band.includes('90%'), band);
+      // The congestion section studies the cluster as measured: its step alone is the
+      // calibrated step, and its median over seeds is `train --calibration --routing`'s.
+      const f = await congestionFrame(page);
+      await f.waitForSelector('[data-testid=congestion-calibrated]', { timeout: 30000 });
+      await f.waitForSelector('[data-testid=step-over-seeds][data-current=true] [data-testid=step-over-seeds-numbers]', { timeout: 120000 });
+      const cg = await f.$eval('[data-testid=step-over-seeds-numbers]', (n) => ({ alone: +n.dataset.alone, p50: +n.dataset.p50, seeds: +n.dataset.seeds }));
+      const routing = await f.$eval('#cg-routing', (e) => e.value);
+      assert(Math.abs(cg.alone / step - 1) < 1e-9, `congestion alone ${cg.alone} s, explorer as measured ${step} s`);
+      const over = JSON.parse(cli(['train', '--calibration', path, '--model', 'llama3-8b', ...layoutFlags(best.mapping), '--routing', routing, '--seeds', String(cg.seeds), '--json']));
+      assert(Math.abs(cg.p50 / over.step_time_s_over_seeds.p50 - 1) < 1e-9, `congestion median ${cg.p50} s, train --calibration --routing ${routing}: ${over.step_time_s_over_seeds.p50} s`);
+      assert(over.calibration?.logs === 1, JSON.stringify(over.calibration));
+      await f.locator('[data-testid=congestion-calibrated]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(out, 'calibrate-congestion-measured.png') });
       await page.locator('[data-testid=calibrated]').scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(out, 'calibrate-explorer-measured.png') });
       // The link carries the calibration through a reload.

@@ -16,6 +16,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch, cli } from './static-server.mjs';
+import { congestionFrame, layoutFlags } from './congestion-frame.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -40,22 +41,6 @@ const DESIGNS = [
 
 /** Equal to a part in 10^9 (the same f64 from the same function, printed and parsed). */
 const same = (a, b) => Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
-
-/** A layout's CLI flags, from a StepReport's mapping. */
-const layoutFlags = (m) => ['--tp', m.tp, '--pp', m.pp, '--cp', m.cp, '--ep', m.ep, '--micro-batch', m.micro_batch, '--interleave', m.interleave, '--recompute', m.recompute, '--zero', m.zero].map(String);
-
-async function congestionFrame(page) {
-  await page.locator('[data-testid=congestion-section]').scrollIntoViewIfNeeded();
-  let f = null;
-  for (let i = 0; i < 300 && !f; i++) {
-    f = page.frames().find((x) => x.url().includes('congestion.html'));
-    if (!f) await page.waitForTimeout(100);
-  }
-  assert(f, 'the congestion frame loaded');
-  await f.waitForSelector('[data-testid=congestion]', { timeout: 30000 });
-  await f.locator('[data-testid=congestion]').scrollIntoViewIfNeeded();
-  return f;
-}
 
 async function main() {
   assert((await stat(join(dist, 'index.html')).catch(() => null)) !== null, `no build in ${dist}: run bash scripts/build.sh first`);

@@ -42,9 +42,6 @@ pub struct State {
     pub link_notes: Vec<String>,
 }
 
-/// What a page that sets a link's calibration aside says ([`State::from_url_as_designed`]).
-pub const AS_DESIGNED_NOTE: &str = "The link's cluster carries a calibration (its own logs' fit); this page models the catalog design: the flow model does not take a calibration yet, as fabricscope train --routing does not.";
-
 /// What the user can do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -127,18 +124,6 @@ impl State {
             Some(d) => State::decoded(d),
             None => State::unevaluated(Cluster::default()),
         }
-    }
-
-    /// The state the page's URL describes on the catalog design, for a page whose model does
-    /// not take a calibration yet: a calibrated link's fit is set aside with
-    /// [`AS_DESIGNED_NOTE`] among its notes.
-    #[cfg(feature = "calibrate")]
-    pub fn from_url_as_designed() -> State {
-        let mut s = State::from_url_unevaluated();
-        if s.cluster.calibration.take().is_some() {
-            s.link_notes.push(AS_DESIGNED_NOTE.to_string());
-        }
-        s.first_evaluation()
     }
 
     /// Whether the model has yet to run on the state (see [`State::from_url_unevaluated`]).

@@ -94,6 +94,15 @@ impl CalibrationArg {
     }
 }
 
+/// `topo`'s cluster as the file measured it: the fit travels in the topology
+/// (`Topology::fitted`), so every communicator built on it, the flow model's and a training
+/// step's included, is timed with it, as the pages run a calibrated link.
+pub fn measured_topology(topo: &Topology, f: &CalibrationFile) -> Result<Topology, CliError> {
+    let mut t = topo.cluster.as_measured(&f.calibration).topology()?;
+    t.qps_per_connection = topo.qps_per_connection;
+    Ok(t)
+}
+
 /// The communicator with the file's calibration applied, if any.
 pub fn calibrated(comm: Comm, f: Option<&CalibrationFile>) -> Comm {
     match f {

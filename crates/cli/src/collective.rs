@@ -3,7 +3,7 @@
 use crate::cluster_args::{
     algo_parser, op_parser, proto_parser, size_parser, ClusterArgs, GroupArgs,
 };
-use crate::calibration_arg::{calibrated, note_text, prediction_json, CalibrationArg, CalibrationNote};
+use crate::calibration_arg::{calibrated, measured_topology, note_text, prediction_json, CalibrationArg, CalibrationNote};
 use crate::error::CliError;
 use crate::flow_args::{study_line, FlowArgs, FlowJson, Spread};
 use crate::output;
@@ -144,6 +144,9 @@ struct FlowPredictionJson<'a> {
     #[serde(rename = "time_us_over_seeds")]
     time_over_seeds: Spread,
     flow: FlowJson<'a>,
+    /// With `--calibration`: what the prediction and the flows were timed on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: Option<CalibrationNote>,
 }
 
 /// The flow model's traffic for `op` run by `algorithm` (NCCL's choice or the forced one):
@@ -171,12 +174,14 @@ pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     let comm = a.group.comm(&topo)?;
     let p = a.algo.predict(&comm, a.op, a.bytes)?;
     if let Some(f) = &cal {
-        if a.flow.requested() {
-            return Err(CliError::new("--calibration", "the flow model does not take a calibration yet: drop --routing, --seeds, --placement, --other-jobs and the failure flags, or --calibration"));
-        }
         let k = calibrated(comm.clone(), Some(f));
         let q = a.algo.predict(&k, a.op, a.bytes)?;
         let (j, note) = prediction_json(&k, &q, &p, f);
+        if a.flow.requested() {
+            // The flows' fractions of the calibrated NICs: the study on the cluster as measured.
+            let measured = measured_topology(&topo, f)?;
+            return run_flow(a, &measured, &a.group.comm(&measured)?, &q, Some((j, note)));
+        }
         if a.json {
             return output::json(&CalibratedJson { prediction: j, calibration: note });
         }
@@ -185,7 +190,7 @@ pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
         return Ok(text);
     }
     if a.flow.requested() {
-        return run_flow(a, &topo, &comm, &p);
+        return run_flow(a, &topo, &comm, &p, None);
     }
     if a.json {
         output::json(&output::PredictionJson::from(&p))
@@ -202,8 +207,9 @@ pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     }
 }
 
-/// The prediction over the flow model's seeds: its busbw and time per seed, summarised.
-fn run_flow(a: &CollectiveArgs, topo: &Topology, comm: &Comm, p: &Prediction) -> Result<String, CliError> {
+/// The prediction over the flow model's seeds: its busbw and time per seed, summarised. A
+/// calibrated run passes its prediction's JSON (calibrated intervals) and calibration note.
+fn run_flow(a: &CollectiveArgs, topo: &Topology, comm: &Comm, p: &Prediction, calibrated: Option<(output::PredictionJson, CalibrationNote)>) -> Result<String, CliError> {
     if comm.placement != topo.whole() {
         return Err(CliError::new(
             "--routing",
@@ -230,15 +236,17 @@ fn run_flow(a: &CollectiveArgs, topo: &Topology, comm: &Comm, p: &Prediction) ->
         time.push(q.time.0);
     }
     let (busbw, time) = (Spread::of(&busbw), Spread::of(&time));
+    let (prediction, calibration) = match calibrated {
+        Some((j, note)) => (j, Some(note)),
+        None => (output::PredictionJson::from(p), None),
+    };
     if a.json {
-        return output::json(&FlowPredictionJson {
-            prediction: output::PredictionJson::from(p),
-            busbw_over_seeds: busbw,
-            time_over_seeds: time,
-            flow: FlowJson::of(&out, COMPOSITION),
-        });
+        return output::json(&FlowPredictionJson { prediction, busbw_over_seeds: busbw, time_over_seeds: time, flow: FlowJson::of(&out, COMPOSITION), calibration });
     }
-    let mut text = output::prediction_text(topo, comm.placement, p);
+    let mut text = match &calibration {
+        Some(note) => format!("{}{}", output::prediction_text_with(topo, comm.placement, p, &prediction), note_text(note, &prediction)),
+        None => output::prediction_text(topo, comm.placement, p),
+    };
     text.push_str(&format!(
         "\nOn the actual fabric ({}): busbw mean {:.1}, p10 {:.1}, p50 {:.1}, p90 {:.1} GB/s per direction over {} seed(s); time mean {:.1} us\n",
         out.evidence, busbw.mean, busbw.p10, busbw.p50, busbw.p90, out.seeds, time.mean

@@ -211,7 +211,7 @@ pub struct TrainArgs {
 
 /// `train --calibration`: what the step's collectives were timed on.
 #[derive(Serialize)]
-struct TrainCalibration {
+pub struct TrainCalibration {
     logs: u32,
     measured_nodes: Vec<u32>,
     predicted_nodes: u32,
@@ -395,9 +395,6 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework())?;
     let catalog = match &cal {
         Some(f) => {
-            if a.flow.requested() || a.stragglers.slow_gpus > 0 {
-                return Err(CliError::new("--calibration", "the flow model and stragglers do not take a calibration yet: drop --routing, --seeds, --slow-gpus and the failure-flow flags, or --calibration"));
-            }
             let r0 = ev.evaluate(&par)?;
             ev = Evaluator::new(&topo, &w, a.workload.framework())?.with_calibration(&f.calibration);
             let domains = topo.domains;
@@ -415,16 +412,33 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     };
     let r = ev.evaluate(&par)?;
     if a.flow.requested() || a.stragglers.slow_gpus > 0 {
+        // As measured, the flows and the slow GPUs act on the calibrated cluster: the fit rides
+        // in the topology, so the step and its interval are the ones the pages compute for it.
+        let measured = match &cal {
+            Some(f) => Some(crate::calibration_arg::measured_topology(&topo, f)?),
+            None => None,
+        };
+        let on = measured.as_ref().unwrap_or(&topo);
+        let r = match &measured {
+            Some(t) => Evaluator::new(t, &w, a.workload.framework())?.evaluate(&par)?,
+            None => r,
+        };
+        let text = match (a.json, &catalog) {
+            (true, _) => String::new(),
+            (false, Some(c)) => format!("{}{}", report_text(on, &w, &r), calibrated_line(c)),
+            (false, None) => report_text(&topo, &w, &r),
+        };
         return crate::train_flow::run(crate::train_flow::Job {
             flow: &a.flow,
             stragglers: &a.stragglers,
             json: a.json,
             framework: a.workload.framework(),
-            topo: &topo,
+            topo: on,
             w: &w,
             par: &par,
             r: &r,
-            text: if a.json { String::new() } else { report_text(&topo, &w, &r) },
+            text,
+            calibration: catalog.as_ref(),
         });
     }
     let g = fabricscope_model::goodput::goodput(&topo, &fabricscope_model::goodput::job_of(w.params(), &r), &a.failures.policy());
@@ -438,18 +452,26 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     let ep_line = a.workload.ep_library.map_or(String::new(), |l| format!("EP library: {}'s normal kernels run dispatch and combine, as fabricscope ep --ep-library {} times them for the EP group\n", l.name(), l.id()));
     if let Some(c) = &catalog {
         return Ok(format!(
-            "{}{ep_line}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\nCalibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
+            "{}{ep_line}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n{}",
             report_text_with(&topo, &w, &r, cal.as_ref().and_then(|f| calibrated_step_intervals(&topo, &w, &r, &f.calibration))),
             g.sentence(),
             g.goodput_tokens_per_s,
-            c.logs,
-            if c.logs == 1 { "" } else { "s" },
-            c.note,
-            c.catalog_step_time_s,
-            c.catalog_tokens_per_s
+            calibrated_line(c)
         ));
     }
     Ok(format!("{}{ep_line}Under failures: {}; goodput {:.0} tokens/s (fabricscope goodput for the breakdown)\n", report_text(&topo, &w, &r), g.sentence(), g.goodput_tokens_per_s))
+}
+
+/// "Calibrated from N logs: measured at 2 nodes, predicted at 64. Catalog (as designed): ...".
+fn calibrated_line(c: &TrainCalibration) -> String {
+    format!(
+        "Calibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
+        c.logs,
+        if c.logs == 1 { "" } else { "s" },
+        c.note,
+        c.catalog_step_time_s,
+        c.catalog_tokens_per_s
+    )
 }
 
 fn gib(b: Bytes) -> f64 {

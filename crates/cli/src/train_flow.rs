@@ -56,6 +56,9 @@ struct TrainFlowJson<'a> {
     flow: Option<FlowJson<'a>>,
     flow_alltoall: Option<FlowJson<'a>>,
     straggler_model: &'static str,
+    /// With `--calibration`: the step was timed on the cluster as measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: Option<&'a crate::train::TrainCalibration>,
 }
 
 
@@ -71,10 +74,12 @@ pub struct Job<'a> {
     pub r: &'a StepReport,
     /// `train`'s own text for the healthy step, printed first.
     pub text: String,
+    /// With `--calibration`: what the step was timed on (the topology carries the fit).
+    pub calibration: Option<&'a crate::train::TrainCalibration>,
 }
 
 pub fn run(j: Job) -> Result<String, CliError> {
-    let Job { flow, stragglers, json, framework, topo, w, par, r, text } = j;
+    let Job { flow, stragglers, json, framework, topo, w, par, r, text, calibration } = j;
     let (ring, a2a): (Option<Outcome>, Option<Outcome>) = if flow.requested() {
         // Each connection's queue pairs are flows of their own, as the step's collectives run.
         let qps = topo.qps_per_connection.max(1);
@@ -106,6 +111,7 @@ pub fn run(j: Job) -> Result<String, CliError> {
             flow: ring.as_ref().map(|o| FlowJson::of(o, composition)),
             flow_alltoall: a2a.as_ref().map(|o| FlowJson::of(o, composition)),
             straggler_model: STRAGGLER_MODEL,
+            calibration,
         });
     }
     let mut s = text;

@@ -48,7 +48,7 @@ struct BodyProps {
 /// oversubscription control to it, re-sizing the tree as the explorer does).
 #[component]
 fn Body(p: &BodyProps) -> Html {
-    let state = use_reducer(State::from_url_as_designed);
+    let state = use_reducer(State::from_url);
     let dark = use_media_query(DARK);
     let compact = use_media_query(NARROW);
     let dispatch = {
@@ -56,12 +56,8 @@ fn Body(p: &BodyProps) -> Html {
         Callback::from(move |a| state.dispatch(a))
     };
     let fragment = p.hash.trim_start_matches('#');
-    let mut designs = find_param("", fragment, "d=").map(decode_designs).map(|(list, _)| list).unwrap_or_default();
-    // As the page's own design: the flow model runs on the catalog's values.
-    for d in &mut designs {
-        d.scenario.cluster.calibration = None;
-    }
-    let as_designed = state.link_notes.iter().any(|n| n == crate::widgets::state::AS_DESIGNED_NOTE);
+    // A design whose cluster carries a calibration is studied as measured, as the page's own.
+    let designs = find_param("", fragment, "d=").map(decode_designs).map(|(list, _)| list).unwrap_or_default();
     let Some(v) = state.view.as_ref() else {
         return html! { <p class="empty">{ "Nothing to show: the link's design is not valid." }</p> };
     };
@@ -72,8 +68,8 @@ fn Body(p: &BodyProps) -> Html {
     let layout_unreadable = training.is_none() && find_param("", fragment, crate::widgets::training::LAYOUT_PARAM).is_some();
     html! {
         <>
-            if as_designed {
-                <p class="muted small" data-testid="congestion-as-designed">{ crate::widgets::state::AS_DESIGNED_NOTE }</p>
+            if let Some(words) = &v.calibrated {
+                <p class="muted small" data-testid="congestion-calibrated">{ format!("{words}: the step and every collective are timed on the cluster as measured; the flow model's fractions of the network come from the fabric, which the logs do not change.") }</p>
             }
             if !designs.is_empty() {
                 <CompareCongestion {designs} {dark} {compact} />

@@ -1,0 +1,21 @@
+// Shared by the suites that read a congestion section (congestion, onestep, calibrate): the
+// section's frame once it has loaded, and a layout's CLI flags.
+
+import { assert } from './static-server.mjs';
+
+/** A layout's CLI flags, from a StepReport's mapping. */
+export const layoutFlags = (m) => ['--tp', m.tp, '--pp', m.pp, '--cp', m.cp, '--ep', m.ep, '--micro-batch', m.micro_batch, '--interleave', m.interleave, '--recompute', m.recompute, '--zero', m.zero].map(String);
+
+/** The congestion section's frame (congestion.html in the explorer or compare), scrolled into view and loaded. */
+export async function congestionFrame(page) {
+  await page.locator('[data-testid=congestion-section]').scrollIntoViewIfNeeded();
+  let f = null;
+  for (let i = 0; i < 300 && !f; i++) {
+    f = page.frames().find((x) => x.url().includes('congestion.html'));
+    if (!f) await page.waitForTimeout(100);
+  }
+  assert(f, 'the congestion frame loaded');
+  await f.waitForSelector('[data-testid=congestion]', { timeout: 30000 });
+  await f.locator('[data-testid=congestion]').scrollIntoViewIfNeeded();
+  return f;
+}
