@@ -8,7 +8,7 @@
 // - the A3 Mega two-node log calibrated, "Serve on this cluster, as measured" opens serving.html
 //   with the calibration in its link's cluster: the panel says "Calibrated from 1 log" with the
 //   scale note, and TP 16 across the two nodes gives the tokens/s per GPU
-//   `fabricscope serve --calibration cluster.json` gives; the link survives a reload; a damaged
+//   `fabricscope serve --calibration cluster.json` gives, and its search `serve --search --calibration`'s; the link survives a reload; a damaged
 //   `cal=` is named and the catalog's numbers shown;
 // - the explorer as measured: check.html's link opens measured.html (index.html with the same
 //   link moves there), whose headline busbw and training step equal `collective` and `search
@@ -95,6 +95,16 @@ async function main() {
       assert(Math.abs(perGpu / v.tokens_per_s_per_gpu - 1) < 1e-9, `page ${perGpu} vs CLI ${v.tokens_per_s_per_gpu}`);
       assert(Math.abs(v.calibration.catalog_tokens_per_s_per_gpu / v.tokens_per_s_per_gpu - 1) > 0.01, 'the calibration moves TP 16 across the two nodes');
       await page.screenshot({ path: join(out, 'calibrate-serving-light.png') });
+      // The search runs on the cluster as measured, as serve --search --calibration does.
+      const value = (sel) => page.$eval(sel, (e) => e.value);
+      const [model, precision, input, context, target] = [await value('#serving-model'), await value('#serving-precision'), await value('#serving-input'), await value('#serving-context'), await value('#serving-target')];
+      await page.click('[data-testid=serving-search]');
+      await page.waitForSelector('[data-testid=serving-search-result]', { timeout: 60000 });
+      const got = await page.$eval('[data-testid=serving-search-result]', (e) => ({ tp: +e.dataset.tp, ep: +e.dataset.ep, dp: +e.dataset.dp, batch: +e.dataset.batch }));
+      const searched = JSON.parse(cli(['serve', '--calibration', path, '--nodes', '2', '--model', model, '--precision', precision, '--input-len', input, '--context', context, '--min-tokens-per-user', target, '--search', '--json']));
+      const best = searched.best;
+      assert(best && got.tp === best.tp && got.ep === best.ep && got.dp === best.dp && got.batch === best.batch, `page ${JSON.stringify(got)}, serve --search --calibration ${JSON.stringify(best)}`);
+      assert(searched.calibration.startsWith('calibrated from 1 log'), searched.calibration);
       // The link carries the calibration through a reload.
       await page.reload({ waitUntil: 'load' });
       await page.waitForSelector('[data-testid=serving-calibrated]', { timeout: 20000 });

@@ -154,3 +154,20 @@ pub fn note_text(n: &CalibrationNote, p: &crate::output::PredictionJson) -> Stri
     s.push('\n');
     s
 }
+
+/// `train --calibration`: what the step's collectives were timed on.
+#[derive(Serialize)]
+pub struct TrainCalibration {
+    pub logs: u32,
+    pub measured_nodes: Vec<u32>,
+    pub predicted_nodes: u32,
+    /// "measured at 2 nodes, predicted at 64" (and what is the catalog's).
+    pub note: String,
+    /// Every tier the job's collectives cross is calibrated.
+    pub calibrated: bool,
+    /// The same layout's step time and tokens/s on the catalog's parameters. The step's
+    /// `intervals` are the training class's combined with the fit's uncertainty on the
+    /// step's exposed collectives (`Calibration::step_intervals`).
+    pub catalog_step_time_s: f64,
+    pub catalog_tokens_per_s: f64,
+}

@@ -9,7 +9,7 @@ use crate::eval::{model_error, read_scenario};
 use crate::output;
 use clap::Args;
 use fabricscope_design::compare::{scale_designs, scale_points, SameGpus, ScalePoint};
-use fabricscope_design::design::{delta_table, design_numbers, design_numbers_with, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
+use fabricscope_design::design::{delta_table, design_numbers, warnings, DesignNumbers, UNRANKED_BAND, UNRANKED_POWER, UNRANKED_SIZE};
 use fabricscope_model::figures::{thousands, usd};
 use serde::Serialize;
 
@@ -84,7 +84,9 @@ pub fn run(a: &CompareArgs) -> Result<String, CliError> {
     for (i, (name, s)) in list.iter().enumerate() {
         designs.push(design_numbers(name, s).map_err(|e| model_error(&a.scenarios[i], &e))?);
         if let Some(f) = cal.as_ref().filter(|f| same_cluster(&f.cluster, &s.cluster)) {
-            designs.push(design_numbers_with(&format!("{name} (as measured)"), s, Some(&f.calibration)).map_err(|e| model_error(&a.scenarios[i], &e))?);
+            // The cluster as measured, as compare.html's "As measured" design carries it.
+            let measured = fabricscope_model::Scenario { cluster: s.cluster.as_measured(&f.calibration), ..s.clone() };
+            designs.push(design_numbers(&format!("{name} (as measured)"), &measured).map_err(|e| model_error(&a.scenarios[i], &e))?);
             notes.push(format!("{name} (as measured): calibrated from {} log(s), {}", f.calibration.logs, f.calibration.scale_note(s.cluster.nodes)));
         }
     }

@@ -91,10 +91,9 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
     };
     let opts = SearchOptions { top: a.top as usize, fixed, sequence_parallel: p.sequence_parallel, order: p.order, ..SearchOptions::default() };
     let fw = a.workload.framework();
-    let mut ev = Evaluator::new(&topo, &w, fw)?;
-    if let Some(f) = &cal {
-        ev = ev.with_calibration(&f.calibration);
-    }
+    // On the cluster as measured the fit rides in the topology, as the pages run it.
+    let measured = cal.as_ref().map(|f| crate::calibration_arg::measured_topology(&topo, f)).transpose()?;
+    let mut ev = Evaluator::new(measured.as_ref().unwrap_or(&topo), &w, fw)?;
     let note = cal.as_ref().map(|f| SearchCalibration {
         logs: f.calibration.logs,
         measured_nodes: f.calibration.measured_nodes.clone(),

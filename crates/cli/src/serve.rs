@@ -360,6 +360,22 @@ fn best_report(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabrics
     Some((MemoryJson::of(&r), fabricscope_serving::calibration::intervals_of(topo, m, &d, &r)))
 }
 
+/// A search's or a plan's output with its calibration said: a last line of text, or a
+/// `calibration` string in the JSON object ("calibrated from 1 log: measured at 2 nodes, ...").
+fn with_calibration_note(out: String, json: bool, note: Option<String>) -> String {
+    let Some(note) = note else { return out };
+    if !json {
+        return format!("{out}{}{}.\n", note[..1].to_uppercase(), &note[1..]);
+    }
+    match serde_json::from_str::<serde_json::Value>(&out) {
+        Ok(serde_json::Value::Object(mut o)) => {
+            o.insert("calibration".to_string(), serde_json::Value::String(note));
+            serde_json::to_string_pretty(&serde_json::Value::Object(o)).map_or(out, |t| t + "\n")
+        }
+        _ => out,
+    }
+}
+
 fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
     let steps = a.batch_steps.unwrap_or(DEFAULTS.batch_steps);
     let opts = ServingDefaults::search_options(a.deployment(), a.min_tokens_per_user, a.max_batch, steps);
@@ -526,9 +542,13 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
 pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     let (topo, cal) = a.calibration.topology(&a.cluster)?;
     let m = a.model.model()?;
-    if a.search && cal.is_some() {
-        return Err(CliError::new("--calibration", "the deployment search does not take a calibration yet: evaluate one deployment (drop --search), or drop --calibration"));
-    }
+    // The search and the planner run on the cluster as measured (the fit rides in the
+    // topology, so every deployment's collectives are timed with it), as serving.html's do.
+    let searched = match (&cal, a.search) {
+        (Some(f), true) => Some(crate::calibration_arg::measured_topology(&topo, f)?),
+        _ => None,
+    };
+    let note = cal.as_ref().map(|f| format!("calibrated from {} log{}: {}; searched on the cluster as measured", f.calibration.logs, if f.calibration.logs == 1 { "" } else { "s" }, f.calibration.scale_note(topo.domains)));
     let flags = crate::serve_plan::ServeFlags {
         search: a.search,
         input_len: a.input_len,
@@ -546,10 +566,12 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
             return Err(CliError::new("--batch-steps", "applies to the search without --rate (the planner tries its own batches)"));
         }
         let svg = a.svg.as_deref().map(|p| (p, a.theme == crate::render::ThemeArg::Dark));
-        return crate::serve_plan::run(a.json, &input, &topo, &m, svg);
+        let out = crate::serve_plan::run(a.json, &input, searched.as_ref().unwrap_or(&topo), &m, svg)?;
+        return Ok(with_calibration_note(out, a.json, note));
     }
     if a.search {
-        return run_search(a, &topo, &m);
+        let out = run_search(a, searched.as_ref().unwrap_or(&topo), &m)?;
+        return Ok(with_calibration_note(out, a.json, note));
     }
     if a.batch_steps.is_some() {
         return Err(CliError::new("--batch-steps", "applies to --search"));
@@ -559,7 +581,7 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
     }
     let d = a.deployment();
     let r = match &cal {
-        Some(f) => Server::new(&topo, &m)?.with_calibration(&f.calibration).evaluate(&d)?,
+        Some(f) => Server::new(&crate::calibration_arg::measured_topology(&topo, f)?, &m)?.evaluate(&d)?,
         None => Server::new(&topo, &m)?.evaluate(&d)?,
     };
     let calibration = match &cal {

@@ -209,23 +209,6 @@ pub struct TrainArgs {
     pub calibration: crate::calibration_arg::CalibrationArg,
 }
 
-/// `train --calibration`: what the step's collectives were timed on.
-#[derive(Serialize)]
-pub struct TrainCalibration {
-    logs: u32,
-    measured_nodes: Vec<u32>,
-    predicted_nodes: u32,
-    /// "measured at 2 nodes, predicted at 64" (and what is the catalog's).
-    note: String,
-    /// Every tier the job's collectives cross is calibrated.
-    calibrated: bool,
-    /// The same layout's step time and tokens/s on the catalog's parameters. The step's
-    /// `intervals` are the training class's combined with the fit's uncertainty on the
-    /// step's exposed collectives (`Calibration::step_intervals`).
-    catalog_step_time_s: f64,
-    catalog_tokens_per_s: f64,
-}
-
 impl WorkloadArgs {
     /// The framework with `--ep-library` applied.
     pub fn framework(&self) -> Framework {
@@ -382,7 +365,7 @@ struct TrainJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     ep_library: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    calibration: Option<TrainCalibration>,
+    calibration: Option<crate::calibration_arg::TrainCalibration>,
 }
 
 pub fn run(a: &TrainArgs) -> Result<String, CliError> {
@@ -392,13 +375,16 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     }
     let w = a.workload.workload()?;
     let par = a.parallel.parallel(topo.total_gpus);
+    // On the cluster as measured every collective and EP exchange of the step is timed with the
+    // fit (it rides in the topology), as the pages time a calibrated link.
+    let measured = cal.as_ref().map(|f| crate::calibration_arg::measured_topology(&topo, f)).transpose()?;
     let mut ev = Evaluator::new(&topo, &w, a.workload.framework())?;
-    let catalog = match &cal {
-        Some(f) => {
+    let catalog = match (&cal, &measured) {
+        (Some(f), Some(m)) => {
             let r0 = ev.evaluate(&par)?;
-            ev = Evaluator::new(&topo, &w, a.workload.framework())?.with_calibration(&f.calibration);
+            ev = Evaluator::new(m, &w, a.workload.framework())?;
             let domains = topo.domains;
-            Some(TrainCalibration {
+            Some(crate::calibration_arg::TrainCalibration {
                 logs: f.calibration.logs,
                 measured_nodes: f.calibration.measured_nodes.clone(),
                 predicted_nodes: domains,
@@ -408,21 +394,13 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
                 catalog_tokens_per_s: r0.tokens_per_s,
             })
         }
-        None => None,
+        _ => None,
     };
     let r = ev.evaluate(&par)?;
     if a.flow.requested() || a.stragglers.slow_gpus > 0 {
-        // As measured, the flows and the slow GPUs act on the calibrated cluster: the fit rides
-        // in the topology, so the step and its interval are the ones the pages compute for it.
-        let measured = match &cal {
-            Some(f) => Some(crate::calibration_arg::measured_topology(&topo, f)?),
-            None => None,
-        };
+        // As measured, the flows and the slow GPUs act on the calibrated cluster (its step and
+        // interval are the ones the pages compute for it).
         let on = measured.as_ref().unwrap_or(&topo);
-        let r = match &measured {
-            Some(t) => Evaluator::new(t, &w, a.workload.framework())?.evaluate(&par)?,
-            None => r,
-        };
         let text = match (a.json, &catalog) {
             (true, _) => String::new(),
             (false, Some(c)) => format!("{}{}", report_text(on, &w, &r), calibrated_line(c)),
@@ -463,7 +441,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
 }
 
 /// "Calibrated from N logs: measured at 2 nodes, predicted at 64. Catalog (as designed): ...".
-fn calibrated_line(c: &TrainCalibration) -> String {
+fn calibrated_line(c: &crate::calibration_arg::TrainCalibration) -> String {
     format!(
         "Calibrated from {} log{}: {}. Catalog (as designed): step {:.3} s, {:.0} tokens/s.\n",
         c.logs,

@@ -58,7 +58,7 @@ struct TrainFlowJson<'a> {
     straggler_model: &'static str,
     /// With `--calibration`: the step was timed on the cluster as measured.
     #[serde(skip_serializing_if = "Option::is_none")]
-    calibration: Option<&'a crate::train::TrainCalibration>,
+    calibration: Option<&'a crate::calibration_arg::TrainCalibration>,
 }
 
 
@@ -75,7 +75,7 @@ pub struct Job<'a> {
     /// `train`'s own text for the healthy step, printed first.
     pub text: String,
     /// With `--calibration`: what the step was timed on (the topology carries the fit).
-    pub calibration: Option<&'a crate::train::TrainCalibration>,
+    pub calibration: Option<&'a crate::calibration_arg::TrainCalibration>,
 }
 
 pub fn run(j: Job) -> Result<String, CliError> {

@@ -197,9 +197,6 @@ fn serve_times_its_tp_all_reduce_on_the_calibrated_cluster() {
     let (tpot, catalog) = (v["tpot_ms"].as_f64().unwrap(), v["calibration"]["catalog_tpot_ms"].as_f64().unwrap());
     assert!(tpot > catalog * 1.05, "{tpot} vs {catalog}");
     assert_eq!(v["calibration"]["note"], "measured at 2 nodes, predicted at 2 nodes (a measured node count)");
-    let (code, _, err) = run(&["serve", "--calibration", &file, "--model", "llama3-70b", "--search"]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("--calibration"), "{err}");
     let _ = std::fs::remove_file(&file);
 }
 
@@ -300,4 +297,24 @@ fn the_flow_model_runs_on_the_calibrated_cluster() {
     assert!(f(&seeds["step_time_s_over_seeds"], "p10") >= f(&step, "step_time_s") * (1.0 - 1e-9), "{}", seeds["step_time_s_over_seeds"]);
     assert!(f(&step, "step_time_s") > 1.005 * f(&step["calibration"], "catalog_step_time_s"), "the calibration moves the step: {}", step["calibration"]);
     assert_eq!(seeds["calibration"]["note"], "measured at 2 nodes, predicted at 64 nodes");
+}
+
+/// `serve --search` on a cluster as measured: the best deployment's figures are what
+/// `serve --calibration` gives that deployment (the search times every candidate on the
+/// calibrated cluster), and the JSON says where it was measured.
+#[test]
+fn serve_search_runs_on_the_calibrated_cluster() {
+    let file = file_of("validation/logs/h100-2node-a3mega-all-reduce.txt", "serve-search");
+    let run_json = |args: &[&str]| -> Value {
+        let (code, out, err) = run(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let s = run_json(&["serve", "--calibration", &file, "--nodes", "2", "--model", "llama3-70b", "--search", "--min-tokens-per-user", "40", "--json"]);
+    assert!(s["calibration"].as_str().unwrap().starts_with("calibrated from 1 log: measured at 2 nodes"), "{}", s["calibration"]);
+    let b = &s["best"];
+    let n = |k: &str| b[k].as_u64().unwrap_or_else(|| panic!("{k} in {b}")).to_string();
+    let one = run_json(&["serve", "--calibration", &file, "--nodes", "2", "--model", "llama3-70b", "--tp", &n("tp"), "--ep", &n("ep"), "--dp", &n("dp"), "--batch", &n("batch"), "--json"]);
+    let (a, e) = (b["tokens_per_s_per_gpu"].as_f64().unwrap(), one["tokens_per_s_per_gpu"].as_f64().unwrap());
+    assert!((a / e - 1.0).abs() < 1e-9, "search {a}, serve --calibration {e}");
 }

@@ -8,8 +8,6 @@ use crate::error::Result;
 use crate::goodput::Summary;
 use crate::scenario::Scenario;
 use crate::training::explore::{constraints, start, workload};
-#[cfg(feature = "calibrate")]
-use crate::training::explore::Staged;
 use crate::training::StepReport;
 use crate::units::Bytes;
 use serde::Serialize;
@@ -78,30 +76,14 @@ pub struct DesignNumbers {
     pub bom: Bom,
 }
 
-/// The numbers of one scenario, named `name`.
+/// The numbers of one scenario, named `name`; on the cluster as measured where its cluster
+/// carries a calibration (`Topology::fitted`: every collective and layout timed with the fit).
 pub fn design_numbers(name: &str, s: &Scenario) -> Result<DesignNumbers> {
-    design_numbers_with(name, s, None)
-}
-
-/// [`design_numbers`] on the cluster as measured (`crate::fitted`: its collectives, the
-/// headline busbw and the job's layouts timed with `cal`), or as designed with `None`.
-pub fn design_numbers_with(name: &str, s: &Scenario, cal: Option<&crate::fitted::Calibration>) -> Result<DesignNumbers> {
     let topo = s.cluster.topology()?;
     let comm = Comm::new(&topo, topo.whole())?;
-    let comm = match cal {
-        Some(k) => comm.with_calibration(k),
-        None => comm,
-    };
     let p = comm.predict(Collective::AllReduce, BUSBW_BYTES, AlgoChoice::Auto, ProtoChoice::Auto)?;
     let w = workload(&s.training.workload)?;
     let fixed = constraints(&s.training, topo.total_gpus, &w);
-    #[cfg(feature = "calibrate")]
-    let view = match cal {
-        Some(k) => Staged::new(&topo, &s.training.workload, fixed)?.with_calibration(k).finish(&topo)?,
-        None => start(&topo, &s.training.workload, fixed)?,
-    };
-    // Without the model's `calibrate` (the explorer's build) no calibration reaches here.
-    #[cfg(not(feature = "calibrate"))]
     let view = start(&topo, &s.training.workload, fixed)?;
     let bom = scenario_bom(s)?;
     let numbers = DesignNumbers::new(name, topo.total_gpus, Busbw::of(&p), view.chosen.as_ref(), bom);
@@ -540,11 +522,11 @@ mod tests {
     fn a_gpu_count_that_forces_an_odd_layout_is_named() {
         use fabricscope_model::catalog::GpuKind;
         let gb200 = |gpus: u32| Scenario::new(Cluster { gpu: GpuKind::Gb200, gpus_per_node: 4, nodes: gpus / 4, scale_up: fabricscope_model::catalog::ScaleUp::Nvl72, nics_per_node: 4, ..Cluster::default() });
-        let odd = design_numbers_with("C · GB200", &gb200(576), None).unwrap();
+        let odd = design_numbers("C · GB200", &gb200(576)).unwrap();
         let note = odd.layout_note.clone().expect("an odd layout");
         assert!(note.starts_with("576 GPUs do not divide the batch of ") && (note.contains("PP 9") || note.contains("TP 9") || note.contains("CP 9") || note.contains(" 3")), "{note}");
         assert!(warnings(&[odd]).iter().any(|w| w.starts_with("C · GB200: 576 GPUs do not divide the batch")));
-        let even = design_numbers_with("A · GB200", &gb200(512), None).unwrap();
+        let even = design_numbers("A · GB200", &gb200(512)).unwrap();
         assert_eq!(even.layout_note, None);
     }
 }

@@ -9,7 +9,7 @@
 //! compare.html.
 
 pub(crate) use fabricscope_model::{
-    calibration, catalog, collective, error, fabric_tree, figures, fitted, goodput, link, presets, report, scenario, topology, training, units,
+    calibration, catalog, collective, error, fabric_tree, figures, goodput, link, presets, report, scenario, topology, training, units,
     Scenario,
 };
 

@@ -121,22 +121,3 @@ impl Calibration {
     }
 }
 
-#[cfg(any(test, feature = "calibrate"))]
-impl crate::training::explore::Staged {
-    /// The same staged search timing every layout's collectives on the cluster as measured.
-    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
-        let comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
-        self.caches = crate::training::step::EvaluatorCaches::with_comms(comms);
-        self
-    }
-}
-
-#[cfg(any(test, feature = "calibrate"))]
-impl crate::training::step::Evaluator<'_> {
-    /// The same evaluator timing every collective of the step on the cluster as measured
-    /// (its caches emptied: what they held was the catalog's).
-    pub fn with_calibration(mut self, cal: &Calibration) -> Self {
-        self.comms = crate::training::comm::CommCache::calibrated(Collective::ALL.map(|op| cal.scales_for(op)));
-        self
-    }
-}

@@ -436,6 +436,30 @@ mod tests {
         assert!(Calibration::from_link(&"v1.".repeat(4000), &c).unwrap_err().contains("over the"));
     }
 
+    /// EP dispatch and combine on a cluster as measured (a training step's or a serving
+    /// step's own calls of `crate::ep`) are timed on the links `ep --calibration` scales:
+    /// the same report as `evaluate_scaled` with the AllToAll shares, slower than the catalog's
+    /// across the network at 70% of its NICs, unchanged inside one domain (the network's fit).
+    #[test]
+    fn ep_on_a_cluster_as_measured_is_ep_calibration() {
+        use crate::ep::{evaluate, evaluate_scaled, EpInput};
+        let cal = Calibration { network: TierFit { bandwidth: share(0.7), latency: None }, measured_nodes: vec![2], logs: 1, ..Default::default() };
+        let plain = Cluster { nodes: 8, ..Cluster::default() };
+        let (tp, tm) = (plain.topology().unwrap(), plain.as_measured(&cal).topology().unwrap());
+        let s = cal.scales_for(Collective::AllToAll);
+        for ranks in [8, 64] {
+            let i = EpInput::training(ranks, 4096.0, 7168, 8, 256, 0, None);
+            let (page, cli, catalog) = (evaluate(&tm, &i).unwrap(), evaluate_scaled(&tp, &i, s.intra_bw, s.net_bw).unwrap(), evaluate(&tp, &i).unwrap());
+            assert_eq!(page.dispatch.time_us, cli.dispatch.time_us);
+            assert_eq!(page.combine.time_us, cli.combine.time_us);
+            if ranks > 8 {
+                assert!(page.dispatch.time_us > 1.2 * catalog.dispatch.time_us, "{} vs {}", page.dispatch.time_us, catalog.dispatch.time_us);
+            } else {
+                assert_eq!(page.dispatch.time_us, catalog.dispatch.time_us);
+            }
+        }
+    }
+
     /// A cluster as measured (the calibration inside the cluster, as the pages carry it) times
     /// every collective as a communicator given the same calibration does (the CLI's
     /// `--calibration`), with the same interval: page and CLI give one answer.

@@ -35,11 +35,11 @@ fn calibration_of(c: &Cluster) -> Option<Result<Rc<Calibration>, String>> {
     }
 }
 
-/// The designs compare.html pins (its frame's `d=`), each a name and a cluster, as designed:
-/// the planner plans on the catalog's values, as `serve --search` does.
+/// The designs compare.html pins (its frame's `d=`), each a name and a cluster (as measured
+/// where it carries a calibration: the planner plans on it, as `serve --search --calibration`).
 fn designs_of_link() -> Vec<PinnedDesign> {
     let param = url::fragment_param("d=");
-    param.as_deref().map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: Cluster { calibration: None, ..d.scenario.cluster } }).collect()
+    param.as_deref().map(fabricscope_design::compare::decode_designs).map(|(list, _)| list).unwrap_or_default().into_iter().map(|d| PinnedDesign { name: d.name, cluster: d.scenario.cluster }).collect()
 }
 
 /// Mounts the page (see [`crate::widgets::page_frame::mount_framed`]).

@@ -326,7 +326,7 @@ fn serving_body(p: &BodyProps) -> Html {
                     }
                 } }
             }
-            <super::plan_panel::PlanSection cluster={fabricscope_model::Cluster { calibration: None, ..sh.cluster.clone() }} choice={c} dark={p.dark} compact={p.compact} calibrated={sh.good.as_ref().is_some_and(|(s, _)| s.calibrated.is_some())} on_use={{ let choice = choice.clone(); Callback::from(move |c| choice.set(c)) }} />
+            <super::plan_panel::PlanSection cluster={sh.cluster.clone()} choice={c} dark={p.dark} compact={p.compact} calibrated={sh.good.as_ref().is_some_and(|(s, _)| s.calibrated.is_some())} on_use={{ let choice = choice.clone(); Callback::from(move |c| choice.set(c)) }} />
         </div>
     }
 }

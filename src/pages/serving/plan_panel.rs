@@ -219,7 +219,7 @@ pub fn plan_section(p: &Props) -> Html {
                 }
             </div>
             if p.calibrated {
-                <p class="muted small" data-testid="plan-catalog">{ "The planner plans on the catalog design: it does not take a calibration yet (as fabricscope serve --search)." }</p>
+                <p class="muted small" data-testid="plan-calibrated">{ "The planner plans on the cluster as measured: every deployment's collectives are timed with the calibration (as fabricscope serve --search --calibration)." }</p>
             }
             if let Some(m) = &*refused {
                 <p class="error" role="alert" id={INPUT_ERROR_ID} data-testid="plan-input-error">{ format!("{m} (the plan keeps the last valid value)") }</p>

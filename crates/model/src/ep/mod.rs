@@ -320,8 +320,22 @@ pub fn evaluate_scaled(topo: &Topology, i: &EpInput, scale_up_share: f64, networ
 }
 
 /// [`evaluate_placed`] with the parameters `p` of `lib` given (the fit's trial parameters).
+/// On a cluster as measured (`Topology::fitted`) the links are scaled by its AllToAll shares,
+/// as [`evaluate_scaled`] scales them for `ep --calibration`: a training step's or a serving
+/// step's dispatch and combine are timed on the calibrated links too.
 pub fn evaluate_with(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p: &LibraryParams) -> Result<EpReport> {
-    evaluate_inner(topo, i, pl, lib, p, (1.0, 1.0))
+    evaluate_inner(topo, i, pl, lib, p, fitted_shares(topo))
+}
+
+/// The calibrated cluster's (scale-up, network) bandwidth shares for AllToAll, (1, 1) as designed.
+fn fitted_shares(topo: &Topology) -> (f64, f64) {
+    #[cfg(any(test, feature = "calibrate"))]
+    if let Some(f) = &topo.fitted {
+        let s = f.scales_for(crate::Collective::AllToAll);
+        return (s.intra_bw, s.net_bw);
+    }
+    let _ = topo;
+    (1.0, 1.0)
 }
 
 fn evaluate_inner(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p: &LibraryParams, (su_share, net_share): (f64, f64)) -> Result<EpReport> {

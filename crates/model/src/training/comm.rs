@@ -57,10 +57,6 @@ pub struct CommCache {
     /// (placement, NIC share bits, GPUs per domain of the topology it was built on, comm).
     comms: Vec<(Placement, u64, u32, Comm)>,
     preds: FastMap<(u8, CommId, u64), f64>,
-    /// A cluster's measured factors per collective (`crate::fitted`), applied to every
-    /// communicator built here (else the topology's own, `Topology::fitted`).
-    #[cfg(any(test, feature = "calibrate"))]
-    calibration: Option<[crate::collective::Scales; 7]>,
 }
 
 fn op_code(op: Collective) -> u8 {
@@ -68,12 +64,6 @@ fn op_code(op: Collective) -> u8 {
 }
 
 impl CommCache {
-    /// An empty cache whose communicators apply `scales` (per collective, `Collective::ALL` order).
-    #[cfg(any(test, feature = "calibrate"))]
-    pub fn calibrated(scales: [crate::collective::Scales; 7]) -> CommCache {
-        CommCache { calibration: Some(scales), ..CommCache::default() }
-    }
-
     /// The communicator for groups placed like `span` (None for one-GPU groups).
     pub fn comm(&mut self, topo: &Topology, span: &GroupSpan) -> Result<Option<CommId>> {
         if span.tier == SpanTier::Local {
@@ -84,12 +74,8 @@ impl CommCache {
         if let Some(i) = self.comms.iter().position(|(p, s, dg, _)| *p == span.placement && *s == share_bits && *dg == d) {
             return Ok(Some(i as CommId));
         }
-        #[cfg_attr(not(any(test, feature = "calibrate")), allow(unused_mut))]
-        let mut c = Comm::new_shared(topo, span.placement, span.net_share)?;
-        #[cfg(any(test, feature = "calibrate"))]
-        if self.calibration.is_some() {
-            c.calibration = self.calibration;
-        }
+        // On a cluster as measured the communicator takes the fit from the topology.
+        let c = Comm::new_shared(topo, span.placement, span.net_share)?;
         self.comms.push((span.placement, share_bits, d, c));
         Ok(Some((self.comms.len() - 1) as CommId))
     }
@@ -100,12 +86,7 @@ impl CommCache {
         if let Some(i) = self.comms.iter().position(|(q, s, dg, _)| *q == p && *s == 1f64.to_bits() && *dg == d) {
             return Ok(i as CommId);
         }
-        #[cfg_attr(not(any(test, feature = "calibrate")), allow(unused_mut))]
-        let mut c = Comm::new(topo, p)?;
-        #[cfg(any(test, feature = "calibrate"))]
-        if self.calibration.is_some() {
-            c.calibration = self.calibration;
-        }
+        let c = Comm::new(topo, p)?;
         self.comms.push((p, 1f64.to_bits(), d, c));
         Ok((self.comms.len() - 1) as CommId)
     }

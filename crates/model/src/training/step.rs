@@ -82,14 +82,6 @@ pub struct EvaluatorCaches {
     compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
-#[cfg(any(test, feature = "calibrate"))]
-impl EvaluatorCaches {
-    /// Empty caches whose communicators will be `comms`' (a calibrated cache: `crate::fitted`).
-    pub(crate) fn with_comms(comms: CommCache) -> EvaluatorCaches {
-        EvaluatorCaches { comms, ..EvaluatorCaches::default() }
-    }
-}
-
 impl<'a> Evaluator<'a> {
     /// Gives up the caches (see [`EvaluatorCaches`]).
     pub fn into_caches(self) -> EvaluatorCaches {

@@ -201,13 +201,14 @@ pub struct StepReport {
 }
 
 impl StepReport {
-    /// The step time's 90% interval, seconds (`[lo, hi]`).
-    /// The step's exposed collectives, µs: TP, pipeline sends, DP and CP (what a calibration
-    /// of the fabric moves; EP dispatch/combine is not calibrated in a step).
+    /// The step's exposed communication, µs: TP, pipeline sends, DP, CP and EP's dispatch and
+    /// combine (all of it timed on the fabric a calibration moves, `crate::fitted`).
     pub fn exposed_comm_us(&self) -> f64 {
         let b = &self.breakdown;
-        b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0
+        b.tp.0 + b.pp_p2p.0 + b.dp.0 + b.cp.0 + b.ep.0
     }
+
+    /// The step time's 90% interval, seconds (`[lo, hi]`).
 
     pub fn step_time_interval(&self) -> Option<[f64; 2]> {
         self.interval.map(|[lo, hi]| [self.step_time_s / hi, self.step_time_s / lo])
