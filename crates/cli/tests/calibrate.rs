@@ -25,6 +25,13 @@ fn run(args: &[&str]) -> (Option<i32>, String, String) {
     (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
+/// The JSON a successful run prints.
+fn json_of(args: &[&str]) -> Value {
+    let (code, out, err) = run(args);
+    assert_eq!(code, Some(0), "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 /// `calibrate LOG --json` written to a temporary file; its path.
 fn file_of(log: &str, name: &str) -> String {
     let (code, out, err) = run(&["calibrate", &path(log), "--json"]);
@@ -264,11 +271,7 @@ fn compare_shows_the_calibrated_design_as_designed_and_as_measured() {
 #[test]
 fn the_flow_model_runs_on_the_calibrated_cluster() {
     let file = file_of("validation/logs/h100-2node-a3mega-all-reduce.txt", "flow");
-    let json = |args: &[&str]| -> Value {
-        let (code, out, err) = run(args);
-        assert_eq!(code, Some(0), "{args:?}: {err}");
-        serde_json::from_str(&out).unwrap()
-    };
+    let json = json_of;
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
     let op = ["--nodes", "16", "--op", "all_reduce", "--bytes", "1G"];
     let calibrated = json(&[&["collective", "--calibration", &file][..], &op, &["--json"]].concat());
@@ -305,16 +308,11 @@ fn the_flow_model_runs_on_the_calibrated_cluster() {
 #[test]
 fn serve_search_runs_on_the_calibrated_cluster() {
     let file = file_of("validation/logs/h100-2node-a3mega-all-reduce.txt", "serve-search");
-    let run_json = |args: &[&str]| -> Value {
-        let (code, out, err) = run(args);
-        assert_eq!(code, Some(0), "{args:?}: {err}");
-        serde_json::from_str(&out).unwrap()
-    };
-    let s = run_json(&["serve", "--calibration", &file, "--nodes", "2", "--model", "llama3-70b", "--search", "--min-tokens-per-user", "40", "--json"]);
+    let s = json_of(&["serve", "--calibration", &file, "--nodes", "2", "--model", "llama3-70b", "--search", "--min-tokens-per-user", "40", "--json"]);
     assert!(s["calibration"].as_str().unwrap().starts_with("calibrated from 1 log: measured at 2 nodes"), "{}", s["calibration"]);
     let b = &s["best"];
     let n = |k: &str| b[k].as_u64().unwrap_or_else(|| panic!("{k} in {b}")).to_string();
-    let one = run_json(&["serve", "--calibration", &file, "--nodes", "2", "--model", "llama3-70b", "--tp", &n("tp"), "--ep", &n("ep"), "--dp", &n("dp"), "--batch", &n("batch"), "--json"]);
+    let one = json_of(&["serve", "--calibration", &file, "--nodes", "2", "--model", "llama3-70b", "--tp", &n("tp"), "--ep", &n("ep"), "--dp", &n("dp"), "--batch", &n("batch"), "--json"]);
     let (a, e) = (b["tokens_per_s_per_gpu"].as_f64().unwrap(), one["tokens_per_s_per_gpu"].as_f64().unwrap());
     assert!((a / e - 1.0).abs() < 1e-9, "search {a}, serve --calibration {e}");
 }
