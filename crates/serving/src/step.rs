@@ -153,24 +153,16 @@ pub struct Server<'a> {
     eff: Efficiency,
     /// Engine parameters in place of the deployment's engine's (fitting).
     engine_params: Option<EngineParams>,
+    /// On a cluster as measured (`Topology::fitted`) every communicator, and the EP exchange,
+    /// is timed with the fit.
     comms: HashMap<(u32, u32), Comm>,
-    /// A cluster's measured parameters (`fabricscope_model::fitted`), applied to the
-    /// collectives (TP all-reduce, pipeline sends); EP dispatch/combine keeps its own model.
-    calibration: Option<fabricscope_model::fitted::Calibration>,
 }
 
 impl<'a> Server<'a> {
     pub fn new(topo: &'a Topology, model: &'a ServingModel) -> Result<Self> {
         model.validate()?;
         let class = HwClass::of(topo.gpu);
-        Ok(Server { topo, model, class, eff: hardware::efficiency(class), engine_params: None, comms: HashMap::new(), calibration: None })
-    }
-
-    /// The same server timing its collectives on the cluster as measured (`calibrate`).
-    pub fn with_calibration(mut self, cal: &fabricscope_model::fitted::Calibration) -> Self {
-        self.calibration = Some(cal.clone());
-        self.comms.clear();
-        self
+        Ok(Server { topo, model, class, eff: hardware::efficiency(class), engine_params: None, comms: HashMap::new() })
     }
 
     /// The same server with other efficiencies (fitting and what-if questions).
@@ -193,10 +185,6 @@ impl<'a> Server<'a> {
         let key = (ranks, per_domain);
         if !self.comms.contains_key(&key) {
             let c = Comm::new(self.topo, Placement { ranks, per_domain })?;
-            let c = match &self.calibration {
-                Some(k) => c.with_calibration(k),
-                None => c,
-            };
             self.comms.insert(key, c);
         }
         let Some(c) = self.comms.get(&key) else { return Ok(0.0) };

@@ -57,10 +57,8 @@ pub fn serve(cluster: &Cluster, choice: &ServingChoice, calibration: Option<&Cal
     let topo = cluster.topology()?;
     let model = serving_preset(choice.model).ok_or_else(|| ModelError::new("model", format!("unknown serving model {}", choice.model)))?;
     let d = choice.deployment();
-    let server = || Server::new(&topo, &model).map(|s| match calibration {
-        Some(c) => s.with_calibration(c),
-        None => s,
-    });
+    // A calibrated cluster carries its fit in the topology: every communicator applies it.
+    let server = || Server::new(&topo, &model);
     let report = server()?.evaluate(&d)?;
     let curves = counterpart_curves(server()?, &d)?;
     let intervals = intervals_of(&topo, &model, &d, &report);
