@@ -28,6 +28,7 @@ import { stat, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, CHROMIUM_ARGS, checker, assert, watch, clickPreset, longestTask, budget } from './static-server.mjs';
+import { congestionFrame } from './congestion-frame.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.DIST ?? join(here, '..', 'dist'));
@@ -71,18 +72,8 @@ async function commitNodes(page, n) {
   await page.press('#nodes-number', 'Enter');
 }
 
-/** compare.html's congestion frame, scrolled into view and loaded. */
-async function frameOf(page) {
-  await page.locator('[data-testid=congestion-section]').scrollIntoViewIfNeeded();
-  let f = null;
-  for (let i = 0; i < 200 && !f; i++) {
-    f = page.frames().find((x) => x.url().includes('congestion.html'));
-    if (!f) await page.waitForTimeout(100);
-  }
-  assert(f, 'the congestion frame loaded');
-  await f.waitForSelector(PANEL, { timeout: 20000 });
-  return f;
-}
+/** compare.html's congestion frame, scrolled into view and loaded (its panel left where it is). */
+const frameOf = (page) => congestionFrame(page, { scrollPanel: false, timeout: 20000, polls: 200 });
 
 /** Scrolls the frame's panel (or a part of it) into the outer page's view. */
 async function show(f, sel = PANEL) {

@@ -103,13 +103,6 @@ pub fn measured_topology(topo: &Topology, f: &CalibrationFile) -> Result<Topolog
     Ok(t)
 }
 
-/// The communicator with the file's calibration applied, if any.
-pub fn calibrated(comm: Comm, f: Option<&CalibrationFile>) -> Comm {
-    match f {
-        Some(f) => comm.with_calibration(&f.calibration),
-        None => comm,
-    }
-}
 
 /// What a calibrated prediction says about its calibration, beside the prediction's fields.
 #[derive(Clone, Debug, Serialize)]

@@ -3,7 +3,7 @@
 use crate::cluster_args::{
     algo_parser, op_parser, proto_parser, size_parser, ClusterArgs, GroupArgs,
 };
-use crate::calibration_arg::{calibrated, measured_topology, note_text, prediction_json, CalibrationArg, CalibrationNote};
+use crate::calibration_arg::{measured_topology, note_text, prediction_json, CalibrationArg, CalibrationNote};
 use crate::error::CliError;
 use crate::flow_args::{study_line, FlowArgs, FlowJson, Spread};
 use crate::output;
@@ -174,13 +174,14 @@ pub fn run(a: &CollectiveArgs) -> Result<String, CliError> {
     let comm = a.group.comm(&topo)?;
     let p = a.algo.predict(&comm, a.op, a.bytes)?;
     if let Some(f) = &cal {
-        let k = calibrated(comm.clone(), Some(f));
+        // The cluster as measured (the fit in its topology), as every other path takes it.
+        let measured = measured_topology(&topo, f)?;
+        let k = a.group.comm(&measured)?;
         let q = a.algo.predict(&k, a.op, a.bytes)?;
         let (j, note) = prediction_json(&k, &q, &p, f);
         if a.flow.requested() {
-            // The flows' fractions of the calibrated NICs: the study on the cluster as measured.
-            let measured = measured_topology(&topo, f)?;
-            return run_flow(a, &measured, &a.group.comm(&measured)?, &q, Some((j, note)));
+            // The flows' fractions scale the calibrated network.
+            return run_flow(a, &measured, &k, &q, Some((j, note)));
         }
         if a.json {
             return output::json(&CalibratedJson { prediction: j, calibration: note });

@@ -88,6 +88,16 @@ pub fn json<T: Serialize + ?Sized>(v: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::new("--json", format!("could not serialise the result: {e}")))
 }
 
+/// A JSON object with a `calibration` sentence beside its own fields ("calibrated from 1 log:
+/// measured at 2 nodes, ..."; `serve --search --calibration`), the object alone without one.
+#[derive(Serialize)]
+pub struct Noted<'a, T: Serialize> {
+    #[serde(flatten)]
+    pub inner: &'a T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<&'a str>,
+}
+
 /// One line describing the cluster.
 pub fn cluster_line(t: &Topology) -> String {
     let c = &t.cluster;

@@ -360,29 +360,15 @@ fn best_report(topo: &Topology, m: &ServingModel, base: &Deployment, b: &fabrics
     Some((MemoryJson::of(&r), fabricscope_serving::calibration::intervals_of(topo, m, &d, &r)))
 }
 
-/// A search's or a plan's output with its calibration said: a last line of text, or a
-/// `calibration` string in the JSON object ("calibrated from 1 log: measured at 2 nodes, ...").
-fn with_calibration_note(out: String, json: bool, note: Option<String>) -> String {
-    let Some(note) = note else { return out };
-    if !json {
-        return format!("{out}{}{}.\n", note[..1].to_uppercase(), &note[1..]);
-    }
-    match serde_json::from_str::<serde_json::Value>(&out) {
-        Ok(serde_json::Value::Object(mut o)) => {
-            o.insert("calibration".to_string(), serde_json::Value::String(note));
-            serde_json::to_string_pretty(&serde_json::Value::Object(o)).map_or(out, |t| t + "\n")
-        }
-        _ => out,
-    }
-}
-
-fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel) -> Result<String, CliError> {
+/// The search; `note`: the calibration it ran on, in the JSON (the caller says it in text).
+fn run_search(a: &ServeArgs, topo: &Topology, m: &ServingModel, note: Option<&str>) -> Result<String, CliError> {
     let steps = a.batch_steps.unwrap_or(DEFAULTS.batch_steps);
     let opts = ServingDefaults::search_options(a.deployment(), a.min_tokens_per_user, a.max_batch, steps);
     let r = fabricscope_serving::search(topo, m, &opts)?;
     let (memory, iv) = r.best.as_ref().and_then(|b| best_report(topo, m, &opts.base, b)).map_or((None, None), |(mem, iv)| (Some(mem), iv));
     if a.json {
-        return output::json(&SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv, memory });
+        let found = SearchJson { model: m.name(), engine: opts.base.engine().id(), min_tokens_per_s_per_user: a.min_tokens_per_user, best: r.best.as_ref(), evaluated: r.points.len(), refused: r.refused, intervals: iv, memory };
+        return output::json(&output::Noted { inner: &found, calibration: note });
     }
     let mut s = output::cluster_line(topo);
     s.push('\n');
@@ -548,7 +534,13 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
         (Some(f), true) => Some(crate::calibration_arg::measured_topology(&topo, f)?),
         _ => None,
     };
-    let note = cal.as_ref().map(|f| format!("calibrated from {} log{}: {}; searched on the cluster as measured", f.calibration.logs, if f.calibration.logs == 1 { "" } else { "s" }, f.calibration.scale_note(topo.domains)));
+    let words = cal.as_ref().map(|f| format!("from {} log{}: {}; searched on the cluster as measured", f.calibration.logs, if f.calibration.logs == 1 { "" } else { "s" }, f.calibration.scale_note(topo.domains)));
+    let note = words.as_ref().map(|w| format!("calibrated {w}"));
+    // The text says it in a last line; the JSON carries `note` beside its fields.
+    let said = |out: String| match (&words, a.json) {
+        (Some(w), false) => format!("{out}Calibrated {w}.\n"),
+        _ => out,
+    };
     let flags = crate::serve_plan::ServeFlags {
         search: a.search,
         input_len: a.input_len,
@@ -566,12 +558,10 @@ pub fn run(a: &ServeArgs) -> Result<String, CliError> {
             return Err(CliError::new("--batch-steps", "applies to the search without --rate (the planner tries its own batches)"));
         }
         let svg = a.svg.as_deref().map(|p| (p, a.theme == crate::render::ThemeArg::Dark));
-        let out = crate::serve_plan::run(a.json, &input, searched.as_ref().unwrap_or(&topo), &m, svg)?;
-        return Ok(with_calibration_note(out, a.json, note));
+        return crate::serve_plan::run(a.json, &input, searched.as_ref().unwrap_or(&topo), &m, svg, note.as_deref()).map(said);
     }
     if a.search {
-        let out = run_search(a, searched.as_ref().unwrap_or(&topo), &m)?;
-        return Ok(with_calibration_note(out, a.json, note));
+        return run_search(a, searched.as_ref().unwrap_or(&topo), &m, note.as_deref()).map(said);
     }
     if a.batch_steps.is_some() {
         return Err(CliError::new("--batch-steps", "applies to --search"));

@@ -198,14 +198,15 @@ fn planner_flag(field: &str) -> String {
 
 /// Runs the planner and prints its answer; with `svg` (a path and whether dark), also writes the
 /// planner's chart (serving.html's renderer: the deployments meeting the targets and the front).
-pub fn run(json: bool, input: &PlanInput, topo: &Topology, m: &ServingModel, svg: Option<(&std::path::Path, bool)>) -> Result<String, CliError> {
+/// The plan; `note`: the calibration it ran on, in the JSON (the caller says it in text).
+pub fn run(json: bool, input: &PlanInput, topo: &Topology, m: &ServingModel, svg: Option<(&std::path::Path, bool)>, note: Option<&str>) -> Result<String, CliError> {
     let r = plan(topo, m, input).map_err(|e| CliError::new(planner_flag(e.field), e.message))?;
     if let Some((path, dark)) = svg {
         let chart = fabricscope_charts::plan_chart(&[fabricscope_charts::PlanSeries { label: String::new(), plan: &r }], 760, 440, &fabricscope_charts::Theme::for_dark(dark));
         std::fs::write(path, chart).map_err(|e| CliError::new("--svg", format!("cannot write {}: {e}", path.display())))?;
     }
     if json {
-        return output::json(&r);
+        return output::json(&output::Noted { inner: &r, calibration: note });
     }
     Ok(text(topo, &r))
 }

@@ -3,7 +3,7 @@
 
 use crate::cluster_args::{op_parser, size_parser, ClusterArgs, GroupArgs};
 use crate::collective::AlgoArgs;
-use crate::calibration_arg::{calibrated, prediction_json, CalibrationArg, CalibrationNote};
+use crate::calibration_arg::{measured_topology, prediction_json, CalibrationArg, CalibrationNote};
 use crate::error::CliError;
 use crate::output;
 use clap::Args;
@@ -63,7 +63,7 @@ pub fn run(a: &SweepArgs) -> Result<String, CliError> {
     let (topo, cal) = a.calibration.topology(&a.cluster)?;
     let comm = a.group.comm(&topo)?;
     if let Some(f) = &cal {
-        let k = calibrated(comm.clone(), Some(f));
+        let k = a.group.comm(&measured_topology(&topo, f)?)?;
         let mut out = Vec::new();
         for b in sweep_sizes(a.min, a.max) {
             let (q, p) = (a.algo.predict(&k, a.op, b)?, a.algo.predict(&comm, a.op, b)?);

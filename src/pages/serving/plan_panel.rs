@@ -130,7 +130,10 @@ fn answer(p: &Planned, svg: &AttrValue, base: &ServingChoice, on_use: &Callback<
     let Some(first) = r.deployments.first() else {
         return html! {
             <p class="warning" data-testid="plan-result" data-count="0" data-evaluated={r.evaluated.to_string()} data-ms={ms} data-where={place}>
-                { format!("No deployment on this cluster meets both targets at {} requests/s. {} {timing}", r.input.rate, r.reason.clone().unwrap_or_default()) }
+                { match &r.reason {
+                    Some(why) => format!("No deployment on this cluster meets both targets at {} requests/s: {why}. {timing}", r.input.rate),
+                    None => format!("No deployment on this cluster meets both targets at {} requests/s. {timing}", r.input.rate),
+                } }
             </p>
         };
     };

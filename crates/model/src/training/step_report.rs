@@ -209,7 +209,6 @@ impl StepReport {
     }
 
     /// The step time's 90% interval, seconds (`[lo, hi]`).
-
     pub fn step_time_interval(&self) -> Option<[f64; 2]> {
         self.interval.map(|[lo, hi]| [self.step_time_s / hi, self.step_time_s / lo])
     }
