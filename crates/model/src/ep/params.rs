@@ -38,7 +38,7 @@ impl Library {
 /// the split between fixed cost and rate is loosely pinned: the combine's fixed cost sits at the
 /// fit's floor ([`crate::ep::fit::MIN_LATENCY_US`]) and no growth per doubling of EP is seen.
 /// Inside one node (no low-latency row) the prior's fixed cost and NVLink efficiency stay.
-pub const DEEPEP: LibraryParams = LibraryParams { normal: normal(0.79, 0.94, 20.0, 40.0), low_latency: Some(low_latency(16.0, 5.0, 0.0, 0.93, true, 20.0, 0.6)), fp8_dispatch: true, transport: Transport::GpuInitiated, max_network_ranks: None, max_scale_up_ranks: None };
+pub const DEEPEP: LibraryParams = LibraryParams { normal: normal(0.79, 0.97, 20.0, 40.0), low_latency: Some(low_latency(16.0, 5.0, 0.0, 0.93, true, 20.0, 0.6)), fp8_dispatch: true, transport: Transport::GpuInitiated, max_network_ranks: None, max_scale_up_ranks: None };
 
 /// pplx-kernels, fitted on its README's tables (H100, EP 8-128, 1 and 128 tokens per GPU,
 /// hidden 7168, top-8 of 256, FP8 dispatch, BF16 combine; the IBGDA transport; its CPU-proxy IB
