@@ -265,12 +265,20 @@ fn compare_shows_the_calibrated_design_as_designed_and_as_measured() {
 /// The flow model on a cluster as measured (issue 40: congestion runs on it too): `--routing`
 /// times the flows' collectives and the step on the calibrated cluster. On a non-blocking
 /// InfiniBand tree, adaptive routing keeps the whole network (fraction 1), so the study's busbw
-/// is the calibrated prediction itself, well under the catalog's study (the A3 Mega log's NICs
-/// deliver 46% of the catalog's goodput); at 3:1 under ECMP the flows only take bandwidth
+/// is the calibrated prediction itself, well under the catalog's study (the A3 Mega log's fit
+/// with its NICs at 46% of the catalog's goodput); at 3:1 under ECMP the flows only take bandwidth
 /// away from it; the step alone is `train --calibration`'s and no seed beats it.
 #[test]
 fn the_flow_model_runs_on_the_calibrated_cluster() {
-    let file = file_of("validation/logs/h100-2node-a3mega-all-reduce.txt", "flow");
+    // The A3 Mega log's fit with its NICs set to 46% of the catalog's goodput: a network well
+    // below the design (the log itself reads as NVLS off on a network as designed).
+    let fit = file_of("validation/logs/h100-2node-a3mega-all-reduce.txt", "flow");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&fit).unwrap()).unwrap();
+    v["calibration"]["network"]["bandwidth"]["share"] = 0.46.into();
+    v["calibration"]["network"]["bandwidth"]["by_op"][0]["share"] = 0.46.into();
+    let file = format!("{fit}.slow");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let _ = std::fs::remove_file(&fit);
     let json = json_of;
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
     let op = ["--nodes", "16", "--op", "all_reduce", "--bytes", "1G"];

@@ -58,7 +58,8 @@ fn collective_json_has_busbw_and_time_intervals_that_agree() {
     assert_eq!(v["intervals"]["busbw_GBps"]["extrapolated"], false);
 }
 
-/// 4 nodes of H100 over InfiniBand, a ring at 1 GiB: its own class (32 rows from 4 sources).
+/// 4 nodes of H100 over InfiniBand, a ring at 1 GiB: its own class (67 rows from 6 sources; an
+/// A100 cluster measured up to 25% above the model widens its upper side).
 /// 40 GB200 NVL72 racks: beyond the 20 measured, borrowed from all collectives and stretched to
 /// hold the twenty-rack rows that measured half the model: far wider.
 #[test]
@@ -67,7 +68,7 @@ fn a_class_with_many_sources_is_narrower_than_an_extrapolated_one() {
     let racks = json(&["collective", "--preset", "gb200-nvl72", "--nodes", "720", "--op", "all_reduce", "--bytes", "1G", "--json"]);
     assert_eq!(racks["intervals"]["busbw_GBps"]["extrapolated"], true);
     let (a, b) = (width(bracket(&ib, "busbw_GBps")), width(bracket(&racks, "busbw_GBps")));
-    assert!(a < 0.2 && b > 3.0 * a, "IB ring {a:.3}, 40 racks {b:.3}");
+    assert!(a < 0.3 && b > 3.0 * a, "IB ring {a:.3}, 40 racks {b:.3}");
 
     // Training: GPT-3 175B on 1,024 A100s (Megatron on Ampere: 55 rows from 5 sources) against
     // Mixtral on 256 MI355X (its class has one run, at 64 GPUs: extrapolated, MoE runs' interval).
