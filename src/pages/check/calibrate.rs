@@ -91,7 +91,7 @@ fn field_of(name: &str) -> &'static str {
 /// The cluster the logs describe, as measured (its calibration inside: every page and link
 /// that takes a cluster takes it) or as designed (the catalog's values).
 fn scenario_of(f: &CalibrationFile, measured: bool) -> Scenario {
-    let cluster = if measured { f.cluster.as_measured(&f.calibration) } else { f.cluster.clone() };
+    let cluster = if measured { f.cluster.as_measured(&f.calibration) } else { f.designed_cluster() };
     Scenario { cluster, ..Scenario::default() }
 }
 

@@ -72,6 +72,22 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 impl CalibrationFile {
+    /// The cluster as designed: the file's cluster with NVLS and SHARP back on where the logs
+    /// found them not in effect (`features` "NVLS off: ..."/"SHARP off: ...": the check names
+    /// that only when the design has them), so "as designed" is the design the logs were
+    /// judged against, not the cluster they showed.
+    pub fn designed_cluster(&self) -> Cluster {
+        let mut c = self.cluster.clone();
+        for f in &self.features {
+            if f.starts_with("NVLS off:") {
+                c.nvls = true;
+            } else if f.starts_with("SHARP off:") {
+                c.sharp = true;
+            }
+        }
+        c
+    }
+
     /// The file's text, as `fabricscope calibrate --json` prints it and check.html downloads it
     /// (pretty JSON, a final newline): one writer for both.
     pub fn to_json(&self) -> String {
