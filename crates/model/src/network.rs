@@ -70,6 +70,17 @@ pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
 /// the steady state's fraction; the rows it was read from are 16 GiB or flat with size.
 pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
 
+/// Chunk times NVLSTree's pipeline fill adds on the network path beyond its hops
+/// (dimensionless): at the path's two ends the chunk is stored whole, written into the
+/// connection's step buffer before the proxy posts it and read out of the receiving buffer
+/// only once it has all arrived (Simple signals once per step: NCCL 2.27.5
+/// src/device/prims_simple.h waitPeer/postPeer; NVLSTree's ProtoSimple<1, 1> makes a chunk one
+/// step, src/device/all_reduce.h:520-627). A count, not a fit, but chosen after the mid-size
+/// rows of validation/collectives-4.csv were seen (in sample): without it two H100 clusters of
+/// NVIDIA/nccl-tests issue 309 measured 20-46% below the model from 8 to 128 MiB between two
+/// nodes.
+pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
+
 /// NVLSTree's chunk, bytes: NCCL_NVLS_CHUNKSIZE's default (NCCL 2.27.5
 /// src/transport/nvls.cc:152, 128 KiB), at most 64 KiB from 4 domains on
 /// (NCCL_NVLSTREE_MAX_CHUNKSIZE's default -2, src/enqueue.cc:2027-2028).
@@ -395,13 +406,15 @@ impl NetPath {
         }
         let (channels, heads) = (self.nvls_channels as f64, self.nvls_heads as f64);
         let ops = channels * heads;
-        let chunk = nvls_tree_chunk(bytes, ops, self.domains);
+        // A stream moves at most its share of the message: below one chunk per stream the
+        // pipeline holds that share, not a whole chunk.
+        let chunk = nvls_tree_chunk(bytes, ops, self.domains).min(bytes / ops);
         let depth = (self.domains as f64).log2().ceil().max(1.0);
         // GB/s is 1000 bytes per µs.
         let per_stream_net = self.injection(Algorithm::NvlsTree) / heads / channels * 1000.0;
         let per_stream_nvls = 2.0 * self.nvls_intra_algbw / ops * 1000.0;
         let steady = algbw / ops * 1000.0;
-        let path = 2.0 * depth * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
+        let path = (2.0 * depth + NET_PATH_STORE_AND_FORWARD) * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
         (path - chunk / steady).max(0.0)
     }
 

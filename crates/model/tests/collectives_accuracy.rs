@@ -679,10 +679,11 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
          messages above aws-ofi-nccl's eager size wait a rendezvous on each network hop (`network::EFA_RENDEZVOUS_WAIT`,\n\
          {wait:.0} µs, one EFA round trip): the {asked_rows} mid-size EFA rows that wait it ask for a median {asked:.1} µs per hop.\n\
          InfiniBand's mid sizes are H100 sweeps from 2 to 8 nodes (three clusters of NVIDIA/nccl-tests issue 309) and an\n\
-         A100 run on 3 nodes (issue 119), collectives-4.csv. Between two H100 nodes NVLSTree measures 20-46% below the model\n\
-         from 8 to 128 MiB on both 2-node clusters, and within 10% from 1 GiB up: the rows imply about\n\
-         200 µs of fixed cost from 64 MiB to 1 GiB where the model's pipeline fill (`NetPath::nvls_tree_fill_us`) has about\n\
-         100. No mechanism was found for the rest (issue 35, open); at 4 and 8 nodes the same sizes are within 25%.\n\n\
+         A100 run on 3 nodes (issue 119), collectives-4.csv. Between two H100 nodes NVLSTree measured 20-46% below the\n\
+         model from 8 to 128 MiB on both 2-node clusters while its pipeline fill counted only the chunk's hops: the chunk\n\
+         is also stored whole at each end of the network path (written into the connection's buffer before the proxy\n\
+         posts it, read once it has all arrived; `network::NET_PATH_STORE_AND_FORWARD`, chosen after seeing these rows:\n\
+         in sample), and with it those rows are within 27%, the same sizes at 4 and 8 nodes within 19%.\n\n\
          | tier | {} | {} | {} |\n|---|---|---|---|\n{}\n\n\
          ## Per class (the error bands predictions carry)\n\n| tier | algorithm family | size | rows | median abs error |\n|---|---|---|---|---|\n{}\n\n\
          ## Rows\n\n| file | hardware | op | cluster | size | algorithm (source) | measured | model | error | model picks |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\

@@ -133,9 +133,11 @@ fn nvls_tree_fill_ramps_mid_sizes_and_vanishes_at_16_gib() {
         let (mid, big) = (algbw(&c, 512 << 20), algbw(&c, 16 << 30));
         assert!(mid < 0.95 * big, "{n} racks: {mid} GB/s at 512 MiB against {big} at 16 GiB");
     }
-    // Deeper trees fill longer: the fixed part of the time grows with the racks.
+    // Deeper trees fill longer: the fixed part of the time grows with the racks at the same
+    // chunk (from 4 domains on NCCL halves it, so 2 racks' 128 KiB chunks, stored whole at the
+    // path's ends, may fill longer than 4 racks' 64 KiB ones).
     let fixed = |n: u32| terms(&racks(GpuKind::Gb200, n, NicKind::IbNdr, 4), 512 << 20).0;
-    assert!(fixed(2) < fixed(4) && fixed(4) < fixed(20), "{} {} {}", fixed(2), fixed(4), fixed(20));
+    assert!(fixed(4) < fixed(8) && fixed(8) < fixed(20) && fixed(2) < fixed(20), "{} {} {} {}", fixed(2), fixed(4), fixed(8), fixed(20));
     // On 8-GPU nodes at 16 GiB the fixed part is under 1% of the time.
     for nodes in [2u32, 4, 46] {
         let c = Cluster { gpu: GpuKind::B200, nodes, gpus_per_node: 8, scale_up: ScaleUp::NvSwitch { gen: 5 }, nic: NicKind::IbNdr, ..Cluster::default() };
