@@ -280,13 +280,14 @@ pub fn player_part(p: &Props) -> Html {
         };
         let channels = match &p.nccl {
             Some(x) => format!(
-                "This plays one channel of {lib}'s {c}, one step after another: here it takes {} for {}. {lib} runs {c} channels at once, each with its share of the buffer, and pipelines the steps: {} {} (forced) takes {} on your {} GPUs, the time the Algorithms table gives.",
+                "This plays one channel of {lib}'s {c}, one step after another: here it takes {} for {}. {lib} runs {c} channels at once, each with its share of the buffer, and pipelines the steps: {} {} (forced) takes {} on your {} GPUs, the time the Algorithms table gives.{}",
                 us(p.total()),
                 mib(bytes as f64),
                 x.algorithm,
                 x.protocol,
                 us(x.time),
                 x.ranks,
+                if x.time >= p.total() { " At this size that is longer: the animation draws no per-step latency and no pipeline fill, which a real run pays before its channels gain." } else { "" },
                 c = x.channels,
                 lib = if sch.instance.mesh_links().is_some() { "RCCL" } else { "NCCL" }
             ),
