@@ -71,6 +71,12 @@ pub fn digest(bytes: &[u8]) -> String {
     format!("fnv1a64:{:016x}", h.finish())
 }
 
+/// How a calibration's `features` line starts when the logs show NVLS not in effect (the
+/// check's finding, written by `calibrate` and read back by [`CalibrationFile::designed_cluster`]).
+pub const NVLS_OFF: &str = "NVLS off: ";
+/// The same for SHARP (CollNet).
+pub const SHARP_OFF: &str = "SHARP off: ";
+
 impl CalibrationFile {
     /// The cluster as designed: the file's cluster with NVLS and SHARP back on where the logs
     /// found them not in effect (`features` "NVLS off: ..."/"SHARP off: ...": the check names
@@ -79,9 +85,9 @@ impl CalibrationFile {
     pub fn designed_cluster(&self) -> Cluster {
         let mut c = self.cluster.clone();
         for f in &self.features {
-            if f.starts_with("NVLS off:") {
+            if f.starts_with(NVLS_OFF) {
                 c.nvls = true;
-            } else if f.starts_with("SHARP off:") {
+            } else if f.starts_with(SHARP_OFF) {
                 c.sharp = true;
             }
         }

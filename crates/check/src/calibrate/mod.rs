@@ -171,10 +171,10 @@ pub fn calibrate(logs: &[LogRuns], design: &crate::topology::Cluster, given: &Gi
     for c in &report.verdict {
         if c.cause.starts_with("NVLS (NVLink SHARP) not in effect") {
             cluster.nvls = false;
-            features.push(format!("NVLS off: {}", c.evidence));
+            features.push(format!("{}{}", file::NVLS_OFF, c.evidence));
         } else if c.cause.starts_with("SHARP (CollNet) not in effect") {
             cluster.sharp = false;
-            features.push(format!("SHARP off: {}", c.evidence));
+            features.push(format!("{}{}", file::SHARP_OFF, c.evidence));
         }
     }
     let net = all.iter().find_map(|m| m.net);
