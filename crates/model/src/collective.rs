@@ -147,6 +147,8 @@ pub struct Comm {
     pub(crate) rccl: Option<RcclComm>,
     /// aws-ofi-nccl's region tuner, on the EFA platforms whose table is ported.
     ofi_tuner: Option<crate::nccl::ofi_tuner::OfiPlatform>,
+    /// The net plugin forces NCCL's Simple protocol (`CommFacts::simple_only`).
+    simple_only: bool,
     /// Host cost per further GPU one process drives (`network::HOST_LAUNCH_STAGGER` on NVIDIA,
     /// `rccl::timing::HIP_LAUNCH_STAGGER` on AMD).
     launch_stagger: Micros,
@@ -265,6 +267,7 @@ impl Comm {
             collnet: c.sharp && domains > 1,
             nvswitch: input.nvswitch,
             latency_inter: 0.0,
+            simple_only: topo.nic.kind.forces_simple_protocol(topo.gpu.arch),
         };
         // NCCL chooses with the latency its net plugin reports on every network step
         // (aws-ofi-nccl's platform figure on EFA, 0 on IB and sockets); the expected time is
@@ -400,6 +403,7 @@ impl Comm {
             ofi_tuner: (topo.nic.family == NetFamily::Efa)
                 .then(|| crate::nccl::ofi_tuner::OfiPlatform::of(topo.gpu.arch == Arch::Hopper, p.per_domain, physical_nics, topo.nic.line_rate.0))
                 .flatten(),
+            simple_only: facts.simple_only,
             launch_stagger: if rccl_comm.is_some() { rccl::timing::HIP_LAUNCH_STAGGER } else { network::HOST_LAUNCH_STAGGER },
             rccl: rccl_comm,
             // A cluster as measured times every group with its fit (module `fitted`).
@@ -551,6 +555,7 @@ impl Comm {
                 let bw = net.algbw(func, a).min(cap);
                 let fill = match (a, p, func) {
                     (Algorithm::NvlsTree, Protocol::Simple, Func::AllReduce) => net.nvls_tree_fill_us(bytes.as_f64(), bw),
+                    (Algorithm::Tree, Protocol::Simple, Func::AllReduce) => net.tree_simple_fill_us(bytes.as_f64(), bw),
                     _ => 0.0,
                 };
                 let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), bw, false);
@@ -632,10 +637,15 @@ impl Comm {
                 format!("{} cannot run {} on this group{why}; allowed: auto, {}", op.id(), algo.id(), algos.join(", ")),
             );
         }
+        let why = if self.simple_only && proto != ProtoChoice::Simple {
+            " (aws-ofi-nccl sets NCCL_PROTO=simple on EFA instances with A100 or V100 GPUs: their EFA devices cannot keep LL and LL128's flags in order)"
+        } else {
+            ""
+        };
         ModelError::new(
             "proto",
             format!(
-                "{} with algorithm {} cannot use protocol {}; allowed: auto, {}",
+                "{} with algorithm {} cannot use protocol {}{why}; allowed: auto, {}",
                 op.id(),
                 algo.id(),
                 proto.id(),

@@ -418,6 +418,35 @@ impl NetPath {
         (path - chunk / steady).max(0.0)
     }
 
+    /// A Simple Tree's pipeline fill (µs) for an AllReduce of `bytes` whose steady algorithm
+    /// bandwidth is `algbw` (GB/s). NCCL 2.27.5 runs it as `runTreeSplit` with
+    /// `ProtoSimple<1, 1>` (src/device/all_reduce.h): a chunk is one slice of one step, the
+    /// step of the Simple buffer (`STEP_BYTES`, no shrinking for Tree/Simple in
+    /// src/enqueue.cc:1960-2046), or a channel's whole share when that is smaller, and each hop
+    /// waits for the whole step before it forwards it. The first chunk climbs the domain's chain
+    /// of `per_domain` GPUs (NCCL's tree inside a node is a chain, src/graph/connect.cc), goes up
+    /// and down the tree over domains (2 x depth network hops, plus the chunk stored whole at
+    /// the network path's two ends, as for NVLSTree: `NET_PATH_STORE_AND_FORWARD`), and descends
+    /// the chain again before the pipeline runs at its steady rate. A network hop moves the
+    /// chunk at the domain's tree injection split over the channels in use (at most one NIC's
+    /// rate); a chain hop at the GPU's scale-up bandwidth split over them. The time is that path
+    /// less the one chunk time the steady state already counts. Nothing is fitted.
+    pub fn tree_simple_fill_us(&self, bytes: f64, algbw: f64) -> f64 {
+        if self.domains < 2 || algbw <= 0.0 || bytes <= 0.0 {
+            return 0.0;
+        }
+        let c = self.used_channels(Protocol::Simple, bytes);
+        let chunk = STEP_BYTES[Protocol::Simple as usize].min(bytes / c);
+        let depth = (self.domains as f64).log2().ceil().max(1.0);
+        // GB/s is 1000 bytes per µs.
+        let per_channel_net = (self.injection(Algorithm::Tree) / c).min(self.one_nic) * 1000.0;
+        let per_channel_chain = self.intra / c * 1000.0;
+        let steady = algbw / c * 1000.0;
+        let chain_hops = 2.0 * (self.per_domain.max(1) as f64 - 1.0);
+        let path = (2.0 * depth + NET_PATH_STORE_AND_FORWARD) * chunk / per_channel_net + chain_hops * chunk / per_channel_chain;
+        (path - chunk / steady).max(0.0)
+    }
+
     /// Fraction of the NIC side a ring keeps across `domains`: one QP per connection reading
     /// GPU memory over PCIe pays the measured loss and its growth with scale; a full-rate
     /// transport ([`NetPath::multi_qp`]) does not.

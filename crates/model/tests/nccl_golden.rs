@@ -76,6 +76,7 @@ fn tuning_tables_match_nccl_2_27_5_outputs() {
             collnet: false,
             nvswitch: true,
             latency_inter: 0.0,
+            simple_only: false,
         };
         let t = Tuning::new(NcclVersion::V2_27_5.constants(), &facts, &graphs);
         let (lat, bw) = t.entry(r.func, r.algo, r.proto).expect("entry enabled");

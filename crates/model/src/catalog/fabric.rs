@@ -606,6 +606,20 @@ impl NicKind {
             _ => Micros::ZERO,
         }
     }
+    /// Whether aws-ofi-nccl, on a platform with these interfaces and GPUs of `arch`, forces
+    /// NCCL to the Simple protocol (it sets `NCCL_PROTO=simple` for the whole process). It does
+    /// so where the EFA device cannot promise in-order delivery of aligned 128-byte blocks for
+    /// the transport protocol the platform runs, since LL and LL128 read their flags from inside
+    /// the data: A100 (p4d, p4de) and V100 (p3dn) instances run the SENDRECV protocol
+    /// (`platform_data_map`, src/platform-aws.cpp @2daf7d30, the same since v1.13.0-aws), whose
+    /// option `FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES` their EFA devices refuse. A p4d.24xlarge
+    /// log of aws-ofi-nccl 1.16.2 prints "Setting FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES
+    /// not supported", "Need to force simple protocol: byte delivery ordering not supported" and
+    /// NCCL's matrix with LL and LL128 off. Hopper and later instances run the RDMA protocol,
+    /// whose ordering their EFA devices give (LL128 is what the p5 rows run).
+    pub fn forces_simple_protocol(self, arch: Arch) -> bool {
+        matches!(self, NicKind::Efa100 | NicKind::Efa200 | NicKind::Efa400) && arch.compute_capability() < 90
+    }
     /// The switch class a cluster with this NIC is normally built from.
     pub fn default_switch(self) -> SwitchKind {
         match self {

@@ -98,6 +98,9 @@ pub struct CommFacts {
     /// Network latency the net plugin reports (`graph->latencyInter`), us. 0 for NCCL's IB and
     /// socket plugins.
     pub latency_inter: f64,
+    /// The net plugin set `NCCL_PROTO=simple` for the process (aws-ofi-nccl on A100 and V100
+    /// instances: `NicKind::forces_simple_protocol`): LL and LL128 are off.
+    pub simple_only: bool,
 }
 
 /// The filled-in tables of one communicator.
@@ -319,7 +322,7 @@ impl Tuning {
                         };
                         bus *= ratio;
                     }
-                    if p == Protocol::Ll128 && !ll128_enabled {
+                    if (p == Protocol::Ll128 && !ll128_enabled) || (p != Protocol::Simple && f.simple_only) {
                         bus = 0.0;
                     }
                     t.bw[fi][ai][pi] = bus;
