@@ -555,7 +555,7 @@ impl Comm {
                 let bw = net.algbw(func, a).min(cap);
                 let fill = match (a, p, func) {
                     (Algorithm::NvlsTree, Protocol::Simple, Func::AllReduce) => net.nvls_tree_fill_us(bytes.as_f64(), bw),
-                    (Algorithm::Tree, Protocol::Simple, Func::AllReduce) => net.tree_simple_fill_us(bytes.as_f64(), bw),
+                    (Algorithm::Tree, Protocol::Simple, Func::AllReduce) => net.tree_simple_fill_us(bytes.as_f64(), bw, false),
                     _ => 0.0,
                 };
                 let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), bw, false);
@@ -586,8 +586,13 @@ impl Comm {
             None => (lat, bw_rccl),
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };
-                let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), net.algbw(func, a).min(cap), true);
-                (lat + net.extra_latency(func, a) + wait, bw)
+                let bw = net.algbw(func, a).min(cap);
+                let fill = match (a, p, func) {
+                    (Algorithm::Tree, Protocol::Simple, Func::AllReduce) => net.tree_simple_fill_us(bytes.as_f64(), bw, true),
+                    _ => 0.0,
+                };
+                let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), bw, true);
+                (lat + net.extra_latency(func, a) + fill + wait, bw)
             }
         };
         (lat, bw.max(1e-9))

@@ -422,8 +422,9 @@ impl NetPath {
     /// bandwidth is `algbw` (GB/s). NCCL 2.27.5 runs it as `runTreeSplit` with
     /// `ProtoSimple<1, 1>` (src/device/all_reduce.h): a chunk is one slice of one step, the
     /// step of the Simple buffer (`STEP_BYTES`, no shrinking for Tree/Simple in
-    /// src/enqueue.cc:1960-2046), or a channel's whole share when that is smaller, and each hop
-    /// waits for the whole step before it forwards it. The first chunk climbs the domain's chain
+    /// src/enqueue.cc:1960-2046; RCCL shrinks it with the tree's depth, [`tree_chunk`]), or a
+    /// channel's whole share when that is smaller, and each hop waits for the whole step before
+    /// it forwards it. The first chunk climbs the domain's chain
     /// of `per_domain` GPUs (NCCL's tree inside a node is a chain, src/graph/connect.cc), goes up
     /// and down the tree over domains (2 x depth network hops, plus the chunk stored whole at
     /// the network path's two ends, as for NVLSTree: `NET_PATH_STORE_AND_FORWARD`), and descends
@@ -431,12 +432,12 @@ impl NetPath {
     /// chunk at the domain's tree injection split over the channels in use (at most one NIC's
     /// rate); a chain hop at the GPU's scale-up bandwidth split over them. The time is that path
     /// less the one chunk time the steady state already counts. Nothing is fitted.
-    pub fn tree_simple_fill_us(&self, bytes: f64, algbw: f64) -> f64 {
+    pub fn tree_simple_fill_us(&self, bytes: f64, algbw: f64, rccl: bool) -> f64 {
         if self.domains < 2 || algbw <= 0.0 || bytes <= 0.0 {
             return 0.0;
         }
         let c = self.used_channels(Protocol::Simple, bytes);
-        let chunk = STEP_BYTES[Protocol::Simple as usize].min(bytes / c);
+        let chunk = tree_chunk(Protocol::Simple, bytes, c, self.per_domain as f64, self.domains, rccl).min(bytes / c);
         let depth = (self.domains as f64).log2().ceil().max(1.0);
         // GB/s is 1000 bytes per µs.
         let per_channel_net = (self.injection(Algorithm::Tree) / c).min(self.one_nic) * 1000.0;

@@ -54,8 +54,9 @@ fn more_links_or_nics_are_never_slower() {
     // RoCE NICs. The algorithm and protocol RCCL runs is never slower with more NICs; RCCL's own
     // tables may switch to another that times slower: with 2-4 NICs they pick Tree/Simple from
     // 1 to 16 MiB, whose 64 KiB chunks pass twice through the head GPU's proxy at 6 us each on
-    // an AMD host (`network::NetPath::message_terms`), 1.27x the 1-NIC ring at 4 MiB. That gap
-    // is RCCL's tuning, bounded here at 30%.
+    // an AMD host (`network::NetPath::message_terms`) and fill the tree's pipeline hop by hop
+    // (`NetPath::tree_simple_fill_us`): 1.30x the 2-NIC ring at 8 MiB. RCCL's tables leave both
+    // out of the cost they choose by. That gap is RCCL's tuning, bounded here at 35%.
     let two = amd(GpuKind::Mi300x, 2, 8);
     let t = two.topology().unwrap();
     for op in [Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll] {
@@ -71,7 +72,7 @@ fn more_links_or_nics_are_never_slower() {
                             assert!(p.time.0 <= same.time.0 * (1.0 + 1e-9), "{op:?} {b:?} {nics} NICs, {} {}: {} > {}", p.algorithm, p.protocol, p.time.0, same.time.0);
                         }
                     }
-                    assert!(p.time.0 <= slow_time * 1.30, "{op:?} {b:?} {nics} NICs: {} > 1.3 x {slow_time}", p.time.0);
+                    assert!(p.time.0 <= slow_time * 1.35, "{op:?} {b:?} {nics} NICs: {} > 1.35 x {slow_time}", p.time.0);
                 }
                 last = Some((c, p.time.0));
             }

@@ -689,7 +689,8 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
          fill: each hop forwards a chunk (one 512 KiB step, or a channel's share) only once it has all of it, down the\n\
          domain's chain of GPUs, up and down the tree over domains and back (`NetPath::tree_simple_fill_us`, nothing\n\
          fitted). AWS's DLAMI sample of two p4d.24xlarge went from 1.2-3.0x slower than the model (LL128) at 64 KiB-128 MiB\n\
-         to within 29%; its plateau measures 14% below the model.\n\n\
+         to within 29%; its plateau measures 14% below the model. RCCL's Simple Tree fills the same way (its chunk shrunk\n\
+         with the tree's depth): two MI300X nodes at 1 and 16 MiB went from 14% and 24% to 1% and 13%.\n\n\
          | tier | {} | {} | {} |\n|---|---|---|---|\n{}\n\n\
          ## Per class (the error bands predictions carry)\n\n| tier | algorithm family | size | rows | median abs error |\n|---|---|---|---|---|\n{}\n\n\
          ## Rows\n\n| file | hardware | op | cluster | size | algorithm (source) | measured | model | error | model picks |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\
