@@ -555,7 +555,6 @@ impl Comm {
                 let bw = net.algbw(func, a).min(cap);
                 let fill = match (a, p, func) {
                     (Algorithm::NvlsTree, Protocol::Simple, Func::AllReduce) => net.nvls_tree_fill_us(bytes.as_f64(), bw),
-                    (Algorithm::Tree, Protocol::Simple, Func::AllReduce) => net.tree_simple_fill_us(bytes.as_f64(), bw, false),
                     _ => 0.0,
                 };
                 let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), bw, false);
@@ -586,13 +585,8 @@ impl Comm {
             None => (lat, bw_rccl),
             Some(net) => {
                 let cap = if p == Protocol::Simple { f64::INFINITY } else { bw_rccl };
-                let bw = net.algbw(func, a).min(cap);
-                let fill = match (a, p, func) {
-                    (Algorithm::Tree, Protocol::Simple, Func::AllReduce) => net.tree_simple_fill_us(bytes.as_f64(), bw, true),
-                    _ => 0.0,
-                };
-                let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), bw, true);
-                (lat + net.extra_latency(func, a) + fill + wait, bw)
+                let (wait, bw) = net.message_terms(func, a, p, bytes.as_f64(), net.algbw(func, a).min(cap), true);
+                (lat + net.extra_latency(func, a) + wait, bw)
             }
         };
         (lat, bw.max(1e-9))
@@ -642,11 +636,8 @@ impl Comm {
                 format!("{} cannot run {} on this group{why}; allowed: auto, {}", op.id(), algo.id(), algos.join(", ")),
             );
         }
-        let why = if self.simple_only && proto != ProtoChoice::Simple {
-            " (aws-ofi-nccl sets NCCL_PROTO=simple on EFA instances with A100 or V100 GPUs: their EFA devices cannot keep LL and LL128's flags in order)"
-        } else {
-            ""
-        };
+        // Short: the explorer's bundle is at its budget (`NicKind::forces_simple_protocol` says why).
+        let why = if self.simple_only { " (aws-ofi-nccl forces NCCL_PROTO=simple here)" } else { "" };
         ModelError::new(
             "proto",
             format!(

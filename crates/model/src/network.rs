@@ -418,8 +418,8 @@ impl NetPath {
         (path - chunk / steady).max(0.0)
     }
 
-    /// A Simple Tree's pipeline fill (µs) for an AllReduce of `bytes` whose steady algorithm
-    /// bandwidth is `algbw` (GB/s). NCCL 2.27.5 runs it as `runTreeSplit` with
+    /// A Simple Tree's pipeline fill (µs) on `c` channels of `chunk` bytes whose steady
+    /// algorithm bandwidth is `algbw` (GB/s). NCCL 2.27.5 runs an AllReduce as `runTreeSplit` with
     /// `ProtoSimple<1, 1>` (src/device/all_reduce.h): a chunk is one slice of one step, the
     /// step of the Simple buffer (`STEP_BYTES`, no shrinking for Tree/Simple in
     /// src/enqueue.cc:1960-2046; RCCL shrinks it with the tree's depth, [`tree_chunk`]), or a
@@ -432,12 +432,10 @@ impl NetPath {
     /// chunk at the domain's tree injection split over the channels in use (at most one NIC's
     /// rate); a chain hop at the GPU's scale-up bandwidth split over them. The time is that path
     /// less the one chunk time the steady state already counts. Nothing is fitted.
-    pub fn tree_simple_fill_us(&self, bytes: f64, algbw: f64, rccl: bool) -> f64 {
-        if self.domains < 2 || algbw <= 0.0 || bytes <= 0.0 {
+    fn tree_simple_fill_us(&self, c: f64, chunk: f64, algbw: f64) -> f64 {
+        if self.domains < 2 || algbw <= 0.0 {
             return 0.0;
         }
-        let c = self.used_channels(Protocol::Simple, bytes);
-        let chunk = tree_chunk(Protocol::Simple, bytes, c, self.per_domain as f64, self.domains, rccl).min(bytes / c);
         let depth = (self.domains as f64).log2().ceil().max(1.0);
         // GB/s is 1000 bytes per µs.
         let per_channel_net = (self.injection(Algorithm::Tree) / c).min(self.one_nic) * 1000.0;
@@ -544,7 +542,8 @@ impl NetPath {
     }
 
     /// The message-handling terms of `a` at `bytes` on top of NCCL's (or RCCL's) own: the
-    /// rendezvous wait (us, [`NetPath::rendezvous`]) and the algorithm bandwidth `bw`
+    /// rendezvous wait and a Simple Tree's pipeline fill (us, [`NetPath::rendezvous`],
+    /// [`NetPath::tree_simple_fill_us`]) and the algorithm bandwidth `bw`
     /// (GB/s) capped by what the proxy can pass. A Simple Tree moves each channel's share of the
     /// buffer as chunks ([`tree_chunk`]) that the head GPU of every domain's chain handles twice
     /// in its proxy thread (received on the way up and sent on the way down, or the other way
@@ -566,7 +565,7 @@ impl NetPath {
         let heads = (c / self.per_domain.max(1) as f64).ceil();
         let floor = 2.0 * chunks * heads * proxy_message_us(self.amd_cpu, p);
         // GB/s is 1000 bytes per us.
-        (wait, bw.min(bytes / (1000.0 * floor)))
+        (wait + self.tree_simple_fill_us(c, chunk.min(bytes / c), bw), bw.min(bytes / (1000.0 * floor)))
     }
 
     /// Bandwidth (GB/s per direction) of one point-to-point pair across the network.
