@@ -112,6 +112,10 @@ const P2P_NVLINK_EFFICIENCY: f64 = 0.87;
 const PCIE_GPUS_PER_SWITCH: u32 = 4;
 const PCIE_CROSS_SWITCH_EFFICIENCY: f64 = 0.57;
 
+/// Why a forced LL or LL128 cannot run where the net plugin forces Simple (short: the
+/// explorer's bundle is at its budget; `NicKind::forces_simple_protocol` says why at length).
+const SIMPLE_ONLY: &str = " (aws-ofi-nccl forces NCCL_PROTO=simple here)";
+
 /// A communicator: one group of GPUs on one topology, with NCCL's tables filled in.
 /// Building it runs the topology search; predictions afterwards are a few dozen flops.
 #[derive(Clone, Debug)]
@@ -636,8 +640,7 @@ impl Comm {
                 format!("{} cannot run {} on this group{why}; allowed: auto, {}", op.id(), algo.id(), algos.join(", ")),
             );
         }
-        // Short: the explorer's bundle is at its budget (`NicKind::forces_simple_protocol` says why).
-        let why = if self.simple_only { " (aws-ofi-nccl forces NCCL_PROTO=simple here)" } else { "" };
+        let why = if self.simple_only { SIMPLE_ONLY } else { "" };
         ModelError::new(
             "proto",
             format!(
@@ -706,7 +709,7 @@ impl Comm {
         let ring = Algorithm::Ring as usize;
         let mut best = (f64::INFINITY, Protocol::Simple);
         for (pi, p) in Protocol::ALL.into_iter().enumerate() {
-            if !proto.admits(p) || (p == Protocol::Ll128 && self.pcie_switches) {
+            if !proto.admits(p) || (p == Protocol::Ll128 && self.pcie_switches) || (p != Protocol::Simple && self.simple_only) {
                 continue;
             }
             let eff = match p {
@@ -720,11 +723,12 @@ impl Comm {
             }
         }
         if !best.0.is_finite() {
-            let allowed = if self.pcie_switches { "auto, ll, simple" } else { "auto, ll, ll128, simple" };
-            return Err(ModelError::new(
-                "proto",
-                format!("send_recv cannot use {} without NVLink; allowed: {allowed}", proto.id()),
-            ));
+            let (why, allowed) = match (self.simple_only, self.pcie_switches) {
+                (true, _) => (SIMPLE_ONLY, "auto, simple"),
+                (false, true) => (" without NVLink", "auto, ll, simple"),
+                (false, false) => (" without NVLink", "auto, ll, ll128, simple"),
+            };
+            return Err(ModelError::new("proto", format!("send_recv cannot use {}{why}; allowed: {allowed}", proto.id())));
         }
         let lat = k.base_lat[ring][best.1 as usize] + k.hw_lat[hw][ring][best.1 as usize] + extra;
         let bottleneck = if lat * 2.0 >= best.0 { Bottleneck::Latency } else { self.bandwidth_tier() };

@@ -48,16 +48,14 @@ pub fn is_unsafe_char(c: char) -> bool {
 /// characters keeps its start and end around a `…` (the start names the field, the end
 /// usually lists what is allowed).
 pub fn printable(text: &str, max: usize) -> String {
-    let escaped: String = text
-        .chars()
-        .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
-            if is_unsafe_char(c) {
-                Box::new(c.escape_unicode())
-            } else {
-                Box::new(std::iter::once(c))
-            }
-        })
-        .collect();
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_unsafe_char(c) {
+            escaped.extend(c.escape_unicode());
+        } else {
+            escaped.push(c);
+        }
+    }
     let n = escaped.chars().count();
     if n <= max {
         return escaped;

@@ -73,12 +73,18 @@ proptest! {
         let bytes = 1u64 << lg;
         let mut last = f64::INFINITY;
         // One switch holds every NIC count here, so the comparison is of bandwidth alone (with
-        // automatic sizing, more NICs can mean more switches and two more hops per step).
+        // automatic sizing, more NICs can mean more switches and two more hops per step). More
+        // NICs also give NCCL more channels: a Simple Tree bound by its head GPUs' PCIe links
+        // (`network::TREE_EFFICIENCY`) gains no bandwidth from them but fills its pipeline with
+        // more chunks at once, each channel's chain hop at a smaller share of the GPU's NVLink
+        // (`NetPath::message_terms`): 128 H100 nodes at 512 MiB, 12.3 ms on 4 HDR NICs and
+        // 12.7 on 8 (16 channels), the last case of this check's regressions file. That is
+        // NCCL's channel count, bounded here at 10%.
         for nics in [1u32, 2, 4, 8] {
             let t = Cluster { nics_per_node: nics, switch_radix: Some(1024), ..c.clone() }.topology().unwrap();
             let time = predict(&t, t.whole(), op, bytes);
-            prop_assert!(time <= last * (1.0 + 1e-9), "{:?} with {} NICs: {} > {}", op, nics, time, last);
-            last = time;
+            prop_assert!(time <= last * 1.10, "{:?} with {} NICs: {} > 1.1 x {}", op, nics, time, last);
+            last = last.min(time);
         }
     }
 
