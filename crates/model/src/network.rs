@@ -337,10 +337,15 @@ impl NetPath {
         }
     }
 
+    /// Levels of a tree over the group's domains (at least 1): ceil(log2 domains).
+    fn tree_depth(&self) -> f64 {
+        (self.domains as f64).log2().ceil().max(1.0)
+    }
+
     /// Network steps whose latency the family pays beyond InfiniBand's.
     fn steps(&self, func: Func, a: Algorithm) -> f64 {
         let d = self.domains as f64;
-        let depth = d.log2().ceil().max(1.0);
+        let depth = self.tree_depth();
         match (a, func) {
             (Algorithm::Ring, Func::AllReduce) => 2.0 * (d - 1.0),
             (Algorithm::Ring, _) => d - 1.0,
@@ -409,7 +414,7 @@ impl NetPath {
         // A stream moves at most its share of the message: below one chunk per stream the
         // pipeline holds that share, not a whole chunk.
         let chunk = nvls_tree_chunk(bytes, ops, self.domains).min(bytes / ops);
-        let depth = (self.domains as f64).log2().ceil().max(1.0);
+        let depth = self.tree_depth();
         // GB/s is 1000 bytes per µs.
         let per_stream_net = self.injection(Algorithm::NvlsTree) / heads / channels * 1000.0;
         let per_stream_nvls = 2.0 * self.nvls_intra_algbw / ops * 1000.0;
@@ -424,11 +429,11 @@ impl NetPath {
     /// step of the Simple buffer (`STEP_BYTES`, no shrinking for Tree/Simple in
     /// src/enqueue.cc:1960-2046; RCCL shrinks it with the tree's depth, [`tree_chunk`]), or a
     /// channel's whole share when that is smaller, and each hop waits for the whole step before
-    /// it forwards it. The first chunk climbs the domain's chain
-    /// of `per_domain` GPUs (NCCL's tree inside a node is a chain, src/graph/connect.cc), goes up
-    /// and down the tree over domains (2 x depth network hops, plus the chunk stored whole at
-    /// the network path's two ends, as for NVLSTree: `NET_PATH_STORE_AND_FORWARD`), and descends
-    /// the chain again before the pipeline runs at its steady rate. A network hop moves the
+    /// it forwards it. The first chunk climbs the domain's chain of `per_domain` GPUs (NCCL's
+    /// tree inside a node is a chain, src/graph/connect.cc), goes up and down the tree over
+    /// domains (2 x depth network hops, plus the chunk stored whole at the network path's two
+    /// ends, as for NVLSTree: `NET_PATH_STORE_AND_FORWARD`), and descends the chain again before
+    /// the pipeline runs at its steady rate. A network hop moves the
     /// chunk at the domain's tree injection split over the channels in use (at most one NIC's
     /// rate); a chain hop at the GPU's scale-up bandwidth split over them. The time is that path
     /// less the one chunk time the steady state already counts. Nothing is fitted.
@@ -436,7 +441,7 @@ impl NetPath {
         if self.domains < 2 || algbw <= 0.0 {
             return 0.0;
         }
-        let depth = (self.domains as f64).log2().ceil().max(1.0);
+        let depth = self.tree_depth();
         // GB/s is 1000 bytes per µs.
         let per_channel_net = (self.injection(Algorithm::Tree) / c).min(self.one_nic) * 1000.0;
         let per_channel_chain = self.intra / c * 1000.0;
