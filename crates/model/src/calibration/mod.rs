@@ -186,6 +186,15 @@ fn r4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
 
+/// A ratio interval rounded outward to 4 decimals (lower end down, upper end up), so the
+/// rounded table never leaves out a ratio the interval was built to hold: rounded to nearest,
+/// the twenty-rack GB200 row at 512 MiB (ratio 0.27546, the lowest of its class) fell just
+/// below the 0.2755 its class's interval was stretched to.
+fn outward((lo, hi): (f64, f64)) -> (f64, f64) {
+    // The 1e-9 keeps a value already on the grid (1.0, 0.95) from moving a step.
+    (((lo * 1e4) + 1e-9).floor() / 1e4, ((hi * 1e4) - 1e-9).ceil() / 1e4)
+}
+
 /// The calibration table of `samples`: one row per key any sample carries, sorted by key.
 pub fn calibrate(samples: &[Sample]) -> Vec<ClassCalibration> {
     let held = leave_one_source_out(samples);
@@ -202,12 +211,12 @@ pub fn calibrate(samples: &[Sample]) -> Vec<ClassCalibration> {
                 key: key.to_string(),
                 rows: idx.len() as u32,
                 sources: sources.len() as u32,
-                bounds: level_bounds(samples, key, None).map(|(a, b)| (r4(a), r4(b))),
+                bounds: level_bounds(samples, key, None).map(outward),
                 coverage: r4(inside as f64 / idx.len().max(1) as f64),
                 median_half_width: r4(median(widths)),
                 median_abs_error: r4(median(errs)),
                 gpus: [gpus.clone().min().unwrap_or(0), gpus.max().unwrap_or(0)],
-                range: own_range(samples, key, None).map(|(a, b)| (r4(a), r4(b))),
+                range: own_range(samples, key, None).map(outward),
                 judged_here: {
                     let here: Vec<usize> = (0..samples.len()).filter(|&i| held[i].is_some_and(|(_, level)| samples[i].keys.get(level).is_some_and(|k| k == key))).collect();
                     let inside = here.iter().filter(|&&i| held[i].is_some_and(|((lo, hi), _)| lo <= samples[i].ratio && samples[i].ratio <= hi)).count();
@@ -378,6 +387,14 @@ mod tests {
         let (lo, hi) = conformal_bounds(&above).unwrap();
         assert!(lo == 1.0 && (hi - 1.28).abs() < 1e-12, "{lo} {hi}");
         assert_eq!(conformal_bounds(&above[..18]), None);
+    }
+
+    /// Outward rounding widens by at most one step of 1e-4 and leaves grid values alone.
+    #[test]
+    fn table_bounds_round_outward() {
+        assert_eq!(outward((0.27546, 1.23451)), (0.2754, 1.2346));
+        assert_eq!(outward((1.0, 1.09)), (1.0, 1.09));
+        assert_eq!(outward((0.8, 0.95 + 0.05)), (0.8, 1.0));
     }
 
     fn sample(source: &str, class: &str, ratio: f64) -> Sample {
