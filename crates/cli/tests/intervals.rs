@@ -58,8 +58,9 @@ fn collective_json_has_busbw_and_time_intervals_that_agree() {
     assert_eq!(v["intervals"]["busbw_GBps"]["extrapolated"], false);
 }
 
-/// 4 nodes of H100 over InfiniBand, a ring at 1 GiB: its own class (67 rows from 6 sources; an
-/// A100 cluster measured up to 25% above the model widens its upper side).
+/// 4 nodes of H100 over InfiniBand, a ring at 1 GiB: InfiniBand's interval (190 rows from 7
+/// sources; its rings at large sizes, 6 sources, borrow it), stretched to the rings' own rows
+/// (an A100 cluster measured up to 27% above the model): within issue 34's 25% half-width.
 /// 40 GB200 NVL72 racks: beyond the 20 measured, borrowed from all collectives and stretched to
 /// hold the twenty-rack rows that measured half the model: far wider.
 #[test]
@@ -68,16 +69,17 @@ fn a_class_with_many_sources_is_narrower_than_an_extrapolated_one() {
     let racks = json(&["collective", "--preset", "gb200-nvl72", "--nodes", "720", "--op", "all_reduce", "--bytes", "1G", "--json"]);
     assert_eq!(racks["intervals"]["busbw_GBps"]["extrapolated"], true);
     let (a, b) = (width(bracket(&ib, "busbw_GBps")), width(bracket(&racks, "busbw_GBps")));
-    assert!(a < 0.3 && b > 3.0 * a, "IB ring {a:.3}, 40 racks {b:.3}");
+    assert!(a <= 0.5 && b > 1.5 * a, "IB ring {a:.3}, 40 racks {b:.3}");
 
-    // Training: GPT-3 175B on 1,024 A100s (Megatron on Ampere: 55 rows from 5 sources) against
-    // Mixtral on 256 MI355X (its class has one run, at 64 GPUs: extrapolated, MoE runs' interval).
+    // Training: GPT-3 175B on 1,024 A100s (Megatron on Ampere: 55 rows from 5 sources, dense
+    // training's interval stretched to them) against Mixtral on 256 MI355X (its class has one
+    // run, at 64 GPUs: extrapolated, widened beyond the borrowed interval).
     let a100 = json(&["train", "--nodes", "128", "--model", "gpt3-175b", "--tp", "8", "--pp", "8", "--gpu", "a100", "--nic", "ib-hdr", "--json"]);
     let mi355 = json(&["train", "--nodes", "32", "--model", "mixtral-8x7b", "--gpu", "mi355x", "--json"]);
     assert_eq!(a100["intervals"]["tokens_per_s"]["extrapolated"], false);
     assert_eq!(mi355["intervals"]["tokens_per_s"]["extrapolated"], true);
     let (a, b) = (width(bracket(&a100, "tokens_per_s")), width(bracket(&mi355, "tokens_per_s")));
-    assert!(b > 2.0 * a, "A100 Megatron {a:.3}, MI355X MoE {b:.3}");
+    assert!(a <= 0.5 && b > 1.5 * a, "A100 Megatron {a:.3}, MI355X MoE {b:.3}");
 }
 
 #[test]

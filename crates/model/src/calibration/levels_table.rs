@@ -2,7 +2,7 @@
 //! (`FABRICSCOPE_WRITE_DOCS=1 cargo test -p fabricscope-model --lib calibration`); do not edit.
 
 /// The distinct ratio bounds measured / predicted `[lo, hi]`; `[0, 0]`: none.
-pub const BOUNDS: [[f64; 2]; 33] = [
+pub const BOUNDS: [[f64; 2]; 34] = [
     [0.4848, 1.1508],
     [0.4553, 1.1508],
     [0.4823, 1.0292],
@@ -10,7 +10,7 @@ pub const BOUNDS: [[f64; 2]; 33] = [
     [0.7909, 1.229],
     [0.7617, 1.1955],
     [0.7784, 1.2509],
-    [0.9682, 1.2514],
+    [0.7784, 1.2728],
     [0.5879, 1.2509],
     [0.7784, 1.3948],
     [0.7209, 1.3557],
@@ -26,10 +26,11 @@ pub const BOUNDS: [[f64; 2]; 33] = [
     [0.7398, 1.4241],
     [0.7382, 1.2881],
     [0.7373, 1.1498],
-    [0.6789, 1.6994],
+    [0.7247, 1.3661],
     [0.5782, 2.0221],
     [0.5731, 1.911],
     [0.7398, 1.5982],
+    [0.7247, 1.4135],
     [0.6306, 1.1498],
     [0.1478, 1.196],
     [0.1169, 1.2029],
@@ -42,10 +43,10 @@ pub const BOUNDS: [[f64; 2]; 33] = [
 pub const COLLECTIVE_BOUNDS: [u8; 150] = [0, 1, 2, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 0, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 7, 6, 6, 6, 6, 8, 9, 6, 6, 10, 6, 6, 11, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 12, 5, 5, 5, 5, 5, 5, 5, 5, 13, 5, 5, 14, 5, 5, 15, 5, 5, 5, 5, 5, 5, 5, 16, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 17, 5, 5, 18, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5];
 
 /// Each training class's bounds, an index into `BOUNDS`, in `levels::training_index` order.
-pub const TRAINING_BOUNDS: [u8; 36] = [19, 19, 20, 21, 22, 19, 23, 23, 24, 25, 23, 23, 19, 19, 26, 19, 19, 19, 23, 23, 23, 23, 23, 23, 19, 27, 19, 19, 19, 19, 23, 23, 23, 23, 23, 23];
+pub const TRAINING_BOUNDS: [u8; 36] = [19, 19, 20, 21, 22, 19, 23, 23, 24, 25, 23, 23, 19, 19, 26, 19, 19, 19, 23, 23, 27, 23, 23, 23, 19, 28, 19, 19, 19, 19, 23, 23, 23, 23, 23, 23];
 
 /// Each EP class's bounds, an index into `BOUNDS`, in `levels::ep_index` order.
-pub const EP_BOUNDS: [u8; 32] = [28, 28, 28, 29, 30, 31, 30, 30, 30, 30, 30, 32, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30];
+pub const EP_BOUNDS: [u8; 32] = [29, 29, 29, 30, 31, 32, 31, 31, 31, 31, 31, 33, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31];
 
 /// Each collective class's (table row, level, measured), in the same order.
 pub const COLLECTIVE_ROWS: [(u16, u8, bool); 150] = [
@@ -81,7 +82,7 @@ pub const COLLECTIVE_ROWS: [(u16, u8, bool); 150] = [
     (0, 2, true),
     (9, 1, false),
     (9, 1, false),
-    (14, 0, true),
+    (9, 1, true),
     (9, 1, false),
     (9, 1, true),
     (9, 1, true),
@@ -209,34 +210,34 @@ pub const TRAINING_ROWS: [(u16, u8, bool); 36] = [
     (2, 1, true),
     (2, 1, true),
     (2, 1, true),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, true),
-    (15, 1, true),
-    (15, 1, false),
-    (15, 1, true),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, true),
+    (0, 2, true),
+    (0, 2, false),
+    (0, 2, true),
     (2, 1, false),
     (2, 1, true),
     (2, 1, true),
     (2, 1, false),
     (2, 1, false),
     (2, 1, false),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, true),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, false),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, true),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, false),
     (2, 1, false),
     (2, 1, true),
     (2, 1, false),
     (2, 1, false),
     (2, 1, false),
     (2, 1, false),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, false),
-    (15, 1, false),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, false),
+    (0, 2, false),
 ];

@@ -31,7 +31,7 @@ A class's 90% interval is `[predicted x lo, predicted x hi]` for throughputs and
 `[predicted / hi, predicted / lo]` for times, where, of the class's `n` ratios sorted, `hi` is the
 one of rank `ceil((n + 1) x 0.95)` and `lo` the one of rank `n + 1` minus that (split-conformal
 finite-sample ranks), each end then moved to 1 where it would leave the prediction outside.
-A class needs at least 19 rows (the least `n` whose upper rank is a row) from at least 6 sources
+A class needs at least 19 rows (the least `n` whose upper rank is a row) from at least 7 sources
 for an interval of its own (rows cluster by source: with 3, a left-out source's rows often fell
 outside a narrow interval; decided on all the data, as a prediction sees it); otherwise it borrows its parent's: for collectives tier / algorithm
 family / size range -> tier -> all collectives; for training framework family / dense or MoE /
