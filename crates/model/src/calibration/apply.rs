@@ -260,7 +260,7 @@ pub fn ep_phase_intervals(c: &Calibrated, basis: &str, time_us: f64, bottleneck_
 /// "class X has 4 rows from 1 source, too few for its own" or "class X is not measured".
 fn too_few(table: &[ClassCalibration], key: &str, name: &str) -> String {
     match table.iter().find(|r| r.key == key) {
-        Some(r) => format!("class {name} has {} rows from {} source{}, too few for its own; stretched to hold them", r.rows, r.sources, if r.sources == 1 { "" } else { "s" }),
+        Some(r) => format!("class {name} has {} rows from {} source{}, too few for its own; stretched to hold their spread", r.rows, r.sources, if r.sources == 1 { "" } else { "s" }),
         None => format!("class {name} is not measured"),
     }
 }

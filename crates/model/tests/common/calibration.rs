@@ -42,7 +42,8 @@ against the default library's prediction (default-library / kind / placement -> 
 for serving the
 accuracy class (dense TP inside NVLink, dense TP across nodes, wide EP, KV transfer, prefill) ->
 all serving rows; a borrowed interval is stretched to hold
-every ratio the class's own rows measured (held out: those of the other sources). Beyond the scale a collective class was
+the class's own spread: the 90% interval of its own rows when it has 19 of them, else every ratio
+they measured (held out: those of the other sources). Beyond the scale a collective class was
 measured at, the interval is widened at both ends by as much as the class's band widens today
 (25 points per doubling across NVL72 racks, a successor generation's floor).
 
@@ -59,8 +60,8 @@ pplx-kernels) are refitted in the test without the held-out source (a library le
 falls back to its prior from source code), so EP's held-out rows are predicted out of sample too.
 
 Columns: *own interval*: the class's interval from every source, as the error of the prediction
-(measured below / above it), `-` where it borrows; *own rows*: the range of its rows' errors,
-which a borrowed interval is stretched to hold; *judged here*: of the rows (of any class under
+(measured below / above it), `-` where it borrows; *own rows*: the spread of its rows' errors
+(their 90% interval from 19 rows, else their range), which a borrowed interval is stretched to hold; *judged here*: of the rows (of any class under
 the level) whose held-out interval was this level's own, how many fell inside it (the test of
 this level's interval itself, where held-out coverage tests the rule on its rows); *held-out coverage*: share of its rows inside
 their leave-one-source-out interval; *median half-width*: of those intervals, percent of the
