@@ -307,16 +307,18 @@ async function main() {
       await f.waitForSelector('#cc-jobs-2', { timeout: 10000 });
       await show(f, '[data-testid=compare-congestion]');
       await setNumber(f, '#cc-jobs-1', 1);
-      await f.waitForFunction(() => {
+      // Rows and bands of one answer, read in the same frame as the wait: compare.html may
+      // still move the frame to its settled link, a remount that redraws both (the worker
+      // answers fast enough to see it), so a second read could catch the page between them.
+      const answer = await f.waitForFunction(() => {
         const p = document.querySelector('[data-testid=compare-congestion]');
         const rows = [...document.querySelectorAll('[data-testid=cc-row]')];
-        // Rows and bands of one answer (compare.html may still move the frame to its settled
-        // link, a remount that redraws both: the worker answers fast enough to see it).
-        return p?.dataset.current === 'true' && rows.length === 3 && rows.every((r) => r.dataset.p50) && document.querySelectorAll('[data-testid=cc-bands] rect[data-p10]').length === 3;
+        const bands = document.querySelectorAll('[data-testid=cc-bands] rect[data-p10]').length;
+        const ok = p?.dataset.current === 'true' && rows.length === 3 && rows.every((r) => r.dataset.p50) && bands === 3;
+        return ok && { p50: rows.map((r) => +r.dataset.p50), bands };
       }, null, { timeout: 60000 });
-      const p50 = await f.$$eval('[data-testid=cc-row]', (rs) => rs.map((r) => +r.dataset.p50));
+      const { p50, bands } = await answer.jsonValue();
       assert(p50[1] < p50[2], `shared ${p50[1]} < dedicated ${p50[2]}`);
-      const bands = await f.$$eval('[data-testid=cc-bands] rect[data-p10]', (r) => r.length);
       assert(bands === 3, `a band per design: ${bands}`);
       // compare.html may still move the frame to its settled link (a remount): retry the picture.
       for (let i = 0; ; i++) {
