@@ -121,9 +121,9 @@ fn level_bounds(samples: &[Sample], key: &str, skip: Option<&str>) -> Option<(f6
 /// The spread of the rows whose most specific class is `key`, leaving out `skip`'s rows: their
 /// split-conformal 90% interval when there are [`MIN_ROWS`] of them, else their smallest and
 /// largest ratio. What a borrowed interval is stretched to hold: the lender covers the spread
-/// between sources, this the class's own. Its every ratio would be a 99% interval for a large
-/// class (TensorRT-LLM's 148 dense-TP serving rows from 4 sources span -38% / +56%, where 9 in
-/// 10 lie within -22% / +31%).
+/// between sources, this the class's own. For a large class, holding every ratio would make a
+/// 99% interval (TensorRT-LLM's 148 dense-TP serving rows from 4 sources span -38% / +56%,
+/// where 9 in 10 lie within -22% / +31%).
 fn own_spread(samples: &[Sample], key: &str, skip: Option<&str>) -> Option<(f64, f64)> {
     let v: Vec<f64> = samples.iter().filter(|s| s.keys.first().is_some_and(|k| k == key) && Some(s.source.as_str()) != skip).map(|s| s.ratio).collect();
     if v.len() >= MIN_ROWS {
