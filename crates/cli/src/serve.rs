@@ -214,7 +214,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "P", value_parser = precision_parser())]
     pub kv_precision: Option<Precision>,
     /// Two micro-batches hide EP dispatch/combine behind compute [default: the engine's: false
-    /// for trtllm, vllm and sglang, none of which overlaps by default]
+    /// for trtllm, vllm and sglang (either release), none of which overlaps by default]
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
     pub overlap: Option<bool>,
     /// Prefill on other nodes: the KV cache moves to the decode nodes (in time to first token).
@@ -239,9 +239,9 @@ pub struct ServeArgs {
     /// Memory per GPU held back beside --memory-fraction, GiB, 0 to 1024 [default: 0]
     #[arg(long, value_name = "GIB", value_parser = reserve_parser())]
     pub reserve_gib: Option<f64>,
-    /// Serving engine: trtllm, vllm or sglang (its per-layer and per-sequence host costs and KV
+    /// Serving engine: trtllm, vllm, sglang (0.5 and later) or sglang-0.4 (its per-layer and per-sequence host costs and KV
     /// connector; docs/serving.md) [default: trtllm's figures, with the 90% intervals spanning
-    /// all three engines]
+    /// every engine]
     #[arg(long, value_name = "ENGINE", value_parser = engine_parser())]
     pub engine: Option<Engine>,
     /// Search TP x EP x DP x batch (decode, pipeline 1) for the most tokens/s per GPU at
@@ -472,7 +472,7 @@ fn text(topo: &Topology, m: &ServingModel, d: &Deployment, r: &ServeReport, iv: 
     s.push_str(&format!(
         "Engine                 {}{}\n",
         r.engine.id(),
-        if d.engine.is_none() { " (default; --engine trtllm|vllm|sglang; the 90% intervals span all three)" } else { "" }
+        if d.engine.is_none() { " (default; --engine trtllm|vllm|sglang|sglang-0.4; the 90% intervals span all four)" } else { "" }
     ));
     s.push_str(&format!(
         "Time per output token  {}\nTime to first token    {}\n",
@@ -627,7 +627,7 @@ pub struct KvTransferArgs {
     /// [default: a contiguous buffer]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::BLOCK_TOKENS))]
     pub block_tokens: Option<u32>,
-    /// Serving engine whose KV connector moves the cache: trtllm, vllm or sglang (its
+    /// Serving engine whose KV connector moves the cache: trtllm, vllm, sglang or sglang-0.4 (its
     /// per-request cost, per-block posting cost and block size) [default: a transfer engine's
     /// own contiguous transfer, the 90% intervals spanning the three engines' connectors]
     #[arg(long, value_name = "ENGINE", value_parser = engine_parser())]

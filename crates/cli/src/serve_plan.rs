@@ -252,7 +252,7 @@ fn text(topo: &Topology, r: &PlanResult) -> String {
         i.percentile.map_or("mean".to_string(), |p| format!("p{}", p * 100.0)),
         i.tpot_ms,
         i.mode.id(),
-        i.engine.map_or("trtllm (default; the 90% intervals span trtllm, vllm and sglang)".to_string(), |e| e.id().to_string()),
+        i.engine.map_or("trtllm (default; the 90% intervals span trtllm, vllm, sglang and sglang-0.4)".to_string(), |e| e.id().to_string()),
         i.prefix_cache_hit,
         i.chunk_tokens,
         i.mtp_acceptance

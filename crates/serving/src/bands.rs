@@ -7,7 +7,7 @@ use crate::hardware::{AccuracyClass, HwClass};
 pub fn band_pct(class: AccuracyClass, hw: HwClass) -> Option<f64> {
     match (class, hw) {
         (AccuracyClass::DenseTpNvlink, HwClass::Hopper) => Some(5.0),
-        (AccuracyClass::DenseTpNvlink, HwClass::Blackwell) => Some(6.0),
+        (AccuracyClass::DenseTpNvlink, HwClass::Blackwell) => Some(7.0),
         (AccuracyClass::DenseTpCross, HwClass::Hopper) => Some(6.0),
         (AccuracyClass::WideEp, HwClass::Hopper) => Some(17.0),
         (AccuracyClass::WideEp, HwClass::Blackwell) => Some(4.0),

@@ -87,7 +87,7 @@ pub fn join_interval(into: &mut Interval, other: &Interval, why: &str) {
 }
 
 /// What an interval that spans the engines says of itself.
-pub const ENGINE_SPREAD_BASIS: &str = "no engine given: spans the predictions of trtllm, vllm and sglang, each with its interval";
+pub const ENGINE_SPREAD_BASIS: &str = "no engine given: spans the predictions of trtllm, vllm, sglang and sglang-0.4, each with its interval";
 
 /// `serve`'s intervals of deployment `d`, report `r`; when `d` names no engine, joined with the
 /// intervals of every engine's prediction of the same deployment (`others`: the reports of

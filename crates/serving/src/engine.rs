@@ -23,12 +23,16 @@ pub enum Engine {
     Trtllm,
     /// vLLM (V1 engine, CUDA graphs, NIXL connector for disaggregation).
     Vllm,
-    /// SGLang (CUDA graphs, Mooncake or NIXL for disaggregation).
+    /// SGLang 0.5 and later (CUDA graphs, Mooncake or NIXL for disaggregation).
     Sglang,
+    /// SGLang's 0.4 releases (to August 2025): the same engine with the per-layer kernel costs
+    /// it had then at small batch, about three times today's on DeepSeek's MoE layers.
+    #[serde(rename = "sglang-0.4")]
+    Sglang04,
 }
 
 /// Every engine, in the order the CLI lists them.
-pub const ENGINES: [Engine; 3] = [Engine::Trtllm, Engine::Vllm, Engine::Sglang];
+pub const ENGINES: [Engine; 4] = [Engine::Trtllm, Engine::Vllm, Engine::Sglang, Engine::Sglang04];
 
 impl Engine {
     pub fn id(self) -> &'static str {
@@ -36,12 +40,13 @@ impl Engine {
             Engine::Trtllm => "trtllm",
             Engine::Vllm => "vllm",
             Engine::Sglang => "sglang",
+            Engine::Sglang04 => "sglang-0.4",
         }
     }
     pub fn ids() -> Vec<&'static str> {
         ENGINES.iter().map(|e| e.id()).collect()
     }
-    /// Exact spelling (case-insensitive): trtllm, vllm, sglang.
+    /// Exact spelling (case-insensitive): trtllm, vllm, sglang, sglang-0.4.
     pub fn from_id(s: &str) -> Option<Engine> {
         ENGINES.iter().copied().find(|e| e.id().eq_ignore_ascii_case(s.trim()))
     }
@@ -50,6 +55,7 @@ impl Engine {
             Engine::Trtllm => TRTLLM,
             Engine::Vllm => VLLM,
             Engine::Sglang => SGLANG,
+            Engine::Sglang04 => SGLANG_0_4,
         }
     }
 }
@@ -100,14 +106,30 @@ pub const TRTLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 1.
 /// compute-communication overlap as future work).
 pub const VLLM: EngineParams = EngineParams { moe_layer_us: 0.0, seq_scale: 0.5, kv_request_us: 10.0, kv_post_per_block_us: 3.75, kv_block_tokens: 16, micro_batch_overlap: false };
 
-/// SGLang: the added per-MoE-layer cost fitted by [`fit_scale`] on its rows, all batch 1
-/// (tenstorrent issue 356: DeepSeek-R1-0528 at concurrency 1 on 16 H100, one source: its MLA +
-/// MoE layers' small kernels at batch 1); no large-batch row, so the per-sequence factor is 1. KV: `--page-size` 1 by default, but the
-/// Mooncake/NIXL backends send per-layer contiguous spans of a request's pages: taken as
+/// SGLang 0.5 and later: both host-side costs fitted by [`fit_scale`] on its rows,
+/// DeepSeek-R1-0528 FP8 at TP 8 (one at TP 4) inside one node (SGLang's DeepSeek-R1 cookbook, 8
+/// B200, v0.5.6.post1, concurrency 1; SemiAnalysis InferenceX's published baselines, v0.5.12 on
+/// 8 B200 at concurrency 1-4 and 8 H200 at 4-64). The per-MoE-layer cost from the rows of batch
+/// 8 or less: 60 µs, a fifth of what the 0.4 releases cost ([`SGLANG_0_4`]). The per-sequence
+/// factor from the larger batches: 0.25, the grid's lowest value (a wider grid goes to 0.06):
+/// SGLang's overlap scheduler prepares the next batch on the CPU while the GPU runs this one, so
+/// little of the per-sequence host cost stays on the step. KV: `--page-size` 1 by default, but
+/// the Mooncake/NIXL backends send per-layer contiguous spans of a request's pages: taken as
 /// vLLM's 16-token blocks and NIXL's posting cost (0.83 µs, LMCache pull request 4161), ~10 µs
 /// per request. Two-batch overlap off by default (SGLang server argument
 /// `--enable-two-batch-overlap`, default false).
-pub const SGLANG: EngineParams = EngineParams { moe_layer_us: 300.0, seq_scale: 1.0, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16, micro_batch_overlap: false };
+pub const SGLANG: EngineParams = EngineParams { moe_layer_us: 60.0, seq_scale: 0.25, kv_request_us: 10.0, kv_post_per_block_us: 0.83, kv_block_tokens: 16, micro_batch_overlap: false };
+
+/// SGLang's 0.4 releases: the added per-MoE-layer cost fitted by [`fit_scale`] on its rows, all
+/// batch 1 (tenstorrent issue 356, 2025-07-09, before 0.5: DeepSeek-R1-0528 at concurrency 1 on
+/// 16 H100, one source), its MLA and MoE layers' small kernels at batch 1 then; no large-batch
+/// row, so the per-sequence factor is 1. Those rows cross two nodes, but the network is not what
+/// makes them slow: SGLang issue 3956 (March 2025, about v0.4.3) reports 33.6 tokens/s at batch
+/// 1 on one node (8 H200 by its author's later comment) and 37 on two H20 nodes at TP 16, one
+/// and two nodes alike, at the level of these runs (23 ms per token), where 0.5 releases take
+/// 7-10 ms on one node. The
+/// KV connector as [`SGLANG`].
+pub const SGLANG_0_4: EngineParams = EngineParams { moe_layer_us: 300.0, seq_scale: 1.0, ..SGLANG };
 
 /// An engine's fused MoE layer on a hardware class, as its measured kernel tables decompose it:
 /// a cost per MoE layer per step that does not depend on how many experts a rank holds
@@ -269,7 +291,8 @@ mod tests {
         assert_eq!(Engine::from_id("TRTLLM"), Some(Engine::Trtllm));
         assert_eq!(Engine::from_id("tensorrt"), None);
         assert_eq!(Engine::default(), Engine::Trtllm);
-        assert_eq!(Engine::ids(), vec!["trtllm", "vllm", "sglang"]);
+        assert_eq!(Engine::ids(), vec!["trtllm", "vllm", "sglang", "sglang-0.4"]);
+        assert_eq!(Engine::from_id("SGLang-0.4"), Some(Engine::Sglang04));
     }
 
     #[test]

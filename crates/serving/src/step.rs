@@ -356,7 +356,7 @@ impl<'a> Server<'a> {
                 let gather_scatter = match d.engine() {
                     Engine::Trtllm => trtllm_decode && d.ep <= moe.top_k,
                     Engine::Vllm => d.wide_ep(),
-                    Engine::Sglang => false,
+                    Engine::Sglang | Engine::Sglang04 => false,
                 };
                 let raw = if gather_scatter {
                     let tokens = tokens_stage.max(1.0);

@@ -182,7 +182,8 @@ fn engine_of(r: &Row) -> Option<Engine> {
     } else if s.contains("vllm") {
         Some(Engine::Vllm)
     } else if s.contains("sglang") {
-        Some(Engine::Sglang)
+        // A row whose release is SGLang 0.4 (stated, or by its date) says so in its notes.
+        Some(if r.notes.contains("--engine sglang-0.4") { Engine::Sglang04 } else { Engine::Sglang })
     } else {
         None
     }
@@ -448,7 +449,7 @@ fn fit_efficiencies() {
 fn fit_engines(cases: &[Case]) -> Vec<(Engine, usize, f64, f64)> {
     let (grid, layer_grid) = (scale_grid(), layer_us_grid());
     let mut out = Vec::new();
-    for engine in [Engine::Vllm, Engine::Sglang] {
+    for engine in [Engine::Vllm, Engine::Sglang, Engine::Sglang04] {
         let mine: Vec<&Case> = cases.iter().filter(|c| c.metric != Metric::KvMs && c.class.is_some() && engine_of(&c.row) == Some(engine)).collect();
         let base = engine.params();
         // Each cost from the rows that can tell it: the per-layer cost from small-batch decode
@@ -665,9 +666,14 @@ fn serving_accuracy() {
            TP 16 assumed, the flag is not in the excerpt) measures 23-24 ms per token. Each of its 122 all-reduces crosses\n\
            the nodes and now costs what small all-reduces measure between two 8-GPU nodes (47.6 µs over InfiniBand, NVIDIA/nccl\n\
            issue 1244; 68.4 µs over EFA, aws-k8s-tester pull request 585) where NCCL's tuning model gives 26 µs: 5.8 ms. The\n\
-           rest is SGLang's per-layer host and kernel cost at batch 1 (routing, grouped experts, many small kernels), fitted\n\
-           as SGLang's added cost per MoE layer on these rows (dense layers get none: no SGLang dense row), its only ones: in-sample for its one source (held out, they are judged\n\
-           against the other sources' interval). DataCrunch's SGLang v0.4.1 DeepSeek-V3 runs (two H200 nodes, and one\n\
+           rest is that SGLang release's per-layer host and kernel cost at batch 1 (routing, grouped experts, many small\n\
+           kernels), fitted as SGLang 0.4's added cost per MoE layer on these rows (`--engine sglang-0.4`; the run predates\n\
+           0.5), in-sample for its one source (held out, they are judged against the other sources' interval). It is the\n\
+           release's, not the network's: SGLang issue 3956 (v0.4.3) measured about 30 ms per token at batch 1 on one node and\n\
+           27 ms on two H20 nodes at TP 16, while SGLang 0.5.6-0.5.12 on one node (its DeepSeek-R1 cookbook on 8 B200;\n\
+           InferenceX's published baselines on 8 B200 and 8 H200) takes 7-14 ms at batch 1-8, within -1% to +28% of the\n\
+           model with SGLang 0.5's fitted costs (60 µs per MoE layer, a quarter of TensorRT-LLM's per-sequence host cost).\n\
+           With 0.4's cost on them they came out 2.4-3.2x slow. DataCrunch's SGLang v0.4.1 DeepSeek-V3 runs (two H200 nodes, and one\n\
            node with attention DP) are software-bound (16-80 output tokens/s per GPU, CUDA graphs off, every rate\n\
            saturating the server; the single-node runs miss by as much as the two-node ones) and are listed under Not\n\
            evaluated with that reason. No public decode measurement of a dense model with TP spanning two nodes was found.\n\

@@ -202,7 +202,7 @@ pub fn plan_section(p: &Props) -> Html {
     let invalid = |label: &str| refused.as_deref().is_some_and(|m| m.starts_with(label));
     let running = progress.is_some();
     let modes = [(Mode::Auto, "auto", "both, ranked together"), (Mode::Aggregated, "aggregated", "aggregated replicas"), (Mode::Disaggregated, "disaggregated", "disaggregated pools")];
-    let engines = [(None, "any", "any (intervals span all three)"), (Some(Engine::Trtllm), "trtllm", "TensorRT-LLM"), (Some(Engine::Vllm), "vllm", "vLLM"), (Some(Engine::Sglang), "sglang", "SGLang")];
+    let engines = [(None, "any", "any (intervals span all four)"), (Some(Engine::Trtllm), "trtllm", "TensorRT-LLM"), (Some(Engine::Vllm), "vllm", "vLLM"), (Some(Engine::Sglang), "sglang", "SGLang"), (Some(Engine::Sglang04), "sglang-0.4", "SGLang 0.4 (2025)")];
     let percentiles = [(None, "mean", "mean"), (Some(0.5), "p50", "p50"), (Some(0.9), "p90", "p90"), (Some(0.99), "p99", "p99")];
     html! {
         <section aria-labelledby="plan-h" data-testid="plan" aria-busy={running.to_string()}>
