@@ -119,6 +119,9 @@ struct EpJson<'a> {
     dispatch: PhaseJson<'a>,
     combine: PhaseJson<'a>,
     placement: &'a ep::EpPlacement,
+    /// Expert slots over the group: the experts, padded with redundant copies to a multiple of
+    /// EP when EP does not divide them.
+    expert_slots: u32,
     imbalance: f64,
     error_band_pct: Option<f64>,
     trust: &'a str,
@@ -175,7 +178,7 @@ fn text(a: &EpArgs, kernel: Kernel, (hidden, top_k, experts): (u32, u32, u32), t
     let mut s = output::cluster_line(topo);
     s.push('\n');
     s.push_str(&format!(
-        "EP {} ({} {} kernels, {} tokens per rank, hidden {}, top-{} of {} experts, dispatch {}, combine {})\n",
+        "EP {} ({} {} kernels, {} tokens per rank, hidden {}, top-{} of {} experts{}, dispatch {}, combine {})\n",
         a.ep,
         r.library.name(),
         kernel.id(),
@@ -183,6 +186,7 @@ fn text(a: &EpArgs, kernel: Kernel, (hidden, top_k, experts): (u32, u32, u32), t
         hidden,
         top_k,
         experts,
+        padding_note(experts, a.ep),
         a.dispatch_dtype.id(),
         a.combine_dtype.id()
     ));
@@ -219,6 +223,12 @@ fn text(a: &EpArgs, kernel: Kernel, (hidden, top_k, experts): (u32, u32, u32), t
 /// low-latency.
 fn kernel_of(a: &EpArgs, lib: Library) -> Kernel {
     a.kernel.unwrap_or(if lib.params().normal.is_some() { Kernel::Normal } else { Kernel::LowLatency })
+}
+
+/// Says how an EP size that does not divide the experts places them: in redundant slots.
+fn padding_note(experts: u32, ep: u32) -> String {
+    let slots = ep::expert_slots(experts, ep);
+    if slots == experts { String::new() } else { format!(" in {slots} slots, {} of them redundant copies so that EP {ep} divides them", slots - experts) }
 }
 
 pub fn run(a: &EpArgs) -> Result<String, CliError> {
@@ -268,6 +278,7 @@ pub fn run(a: &EpArgs) -> Result<String, CliError> {
             dispatch: phase_json(&r.dispatch, a.ep_library, kernel, &r),
             combine: phase_json(&r.combine, a.ep_library, kernel, &r),
             placement: &r.placement,
+            expert_slots: ep::expert_slots(experts, a.ep),
             imbalance: r.imbalance,
             error_band_pct: r.error_band_pct,
             trust: &r.trust,

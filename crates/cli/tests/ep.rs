@@ -112,7 +112,7 @@ fn text_shows_intervals_and_the_library() {
 
 #[test]
 fn bad_flags_are_one_line_errors_naming_the_flag() {
-    fails(&["ep", "--ep", "3", "--tokens", "128"], &["--ep", "valid ep: 1, 2, 4, 8"]);
+    fails(&["ep", "--ep", "3", "--tokens", "128", "--experts", "2"], &["--ep", "more than the 2 experts"]);
     fails(&["ep", "--ep", "8", "--tokens", "128", "--kernel", "fast"], &["--kernel", "normal, low-latency"]);
     fails(&["ep", "--ep", "8", "--tokens", "128", "--imbalance", "0.5"], &["--imbalance", "uniform"]);
     fails(&["ep", "--ep", "8", "--tokens", "128", "--dispatch-dtype", "int4"], &["--dispatch-dtype", "fp8, bf16, fp4"]);
@@ -139,4 +139,16 @@ fn ep_takes_its_shape_from_the_catalog() {
     let text = run(&["ep", "--nodes", "2", "--ep", "8", "--tokens", "4096", "--model", "mixtral-8x7b"]).1;
     assert!(text.contains("hidden 4096, top-2 of 8 experts"), "{text}");
     fails(&["ep", "--ep", "8", "--tokens", "128", "--model", "llama3-70b"], &["--model", "dense"]);
+}
+
+/// An EP size that does not divide the experts runs them in redundant slots, as wide-EP
+/// deployments place them: DeepSeek-V3's 256 experts on EP 72 in 288 slots, timed as 288 experts.
+#[test]
+fn ep_that_does_not_divide_the_experts_pads_them_with_redundant_copies() {
+    let text = run(&["ep", "--gpu", "gb200", "--gpus", "144", "--ep", "72", "--tokens", "128"]).1;
+    assert!(text.contains("top-8 of 256 experts in 288 slots, 32 of them redundant copies so that EP 72 divides them"), "{text}");
+    let at = |experts: &str| json(&["ep", "--gpu", "gb200", "--gpus", "144", "--ep", "72", "--tokens", "128", "--experts", experts, "--json"]);
+    let (padded, slots) = (at("256"), at("288"));
+    assert_eq!(padded["expert_slots"], 288);
+    assert_eq!(padded["dispatch"]["time_us"], slots["dispatch"]["time_us"]);
 }

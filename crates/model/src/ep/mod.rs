@@ -241,9 +241,8 @@ fn check(topo: &Topology, i: &EpInput) -> Result<()> {
     if i.ep > topo.total_gpus {
         return Err(ModelError::new("ep", format!("ep {} is more than the cluster's {} GPUs", i.ep, topo.total_gpus)));
     }
-    if !i.experts.is_multiple_of(i.ep) {
-        let valid: Vec<String> = (1..=i.experts.min(topo.total_gpus)).filter(|e| i.experts.is_multiple_of(*e)).map(|e| e.to_string()).collect();
-        return Err(ModelError::new("ep", format!("ep {} must divide the {} experts; valid ep: {}", i.ep, i.experts, valid.join(", "))));
+    if i.ep > i.experts {
+        return Err(ModelError::new("ep", format!("ep {} is more than the {} experts: each rank holds at least one; ep 1 to {}", i.ep, i.experts, i.experts.min(topo.total_gpus))));
     }
     if i.top_k > i.experts {
         return Err(ModelError::new("top_k", format!("top-k {} is more than the {} experts", i.top_k, i.experts)));
@@ -338,8 +337,19 @@ fn fitted_shares(topo: &Topology) -> (f64, f64) {
     (1.0, 1.0)
 }
 
+/// Expert slots over an EP group of `ep` (count): the `experts` themselves when `ep` divides them,
+/// else padded with redundant copies to the next multiple of `ep`, as wide-EP deployments place
+/// them (DeepSeek's Day-6 decode runs 256 + 32 on EP 144; TensorRT-LLM's and SGLang's expert
+/// load balancers take a slot count per rank, e.g. 288 slots for EP 72). A token still goes to
+/// `top_k` slots, so the copies spread its destinations as more experts would.
+pub fn expert_slots(experts: u32, ep: u32) -> u32 {
+    experts.div_ceil(ep.max(1)) * ep.max(1)
+}
+
 fn evaluate_inner(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p: &LibraryParams, (su_share, net_share): (f64, f64)) -> Result<EpReport> {
     check(topo, i)?;
+    let padded = EpInput { experts: expert_slots(i.experts, i.ep), ..*i };
+    let i = &padded;
     let n = i.ep;
     let nodes = pl.domains;
     let su = topo.cluster.scale_up;
@@ -625,6 +635,12 @@ mod tests {
         let t = Cluster { nodes: 2, ..Cluster::default() }.topology().unwrap();
         assert_eq!(evaluate(&t, &input(32, 128, Kernel::Normal)).unwrap_err().field, "ep");
         assert_eq!(evaluate(&t, &EpInput { experts: 12, ..input(16, 128, Kernel::Normal) }).unwrap_err().field, "ep");
+        // An EP size that does not divide the experts runs them in padded slots (256 on EP 12:
+        // 264 slots), timed as that many experts.
+        let odd = evaluate(&t, &EpInput { experts: 256, ..input(12, 128, Kernel::Normal) }).unwrap();
+        let slots = evaluate(&t, &EpInput { experts: 264, ..input(12, 128, Kernel::Normal) }).unwrap();
+        assert_eq!((expert_slots(256, 12), odd.dispatch.time_us), (264, slots.dispatch.time_us));
+        assert_eq!(expert_slots(256, 72), 288);
         assert_eq!(evaluate(&t, &input(16, 0, Kernel::Normal)).unwrap_err().field, "tokens");
         let e = evaluate(&t, &EpInput { imbalance: Imbalance::Factor(0.5), ..input(16, 128, Kernel::Normal) }).unwrap_err();
         assert_eq!(e.field, "imbalance");
