@@ -656,9 +656,11 @@ fn serving_accuracy() {
            and compute: kernels run one after another, so a compute-bound matmul does not hide a memory-bound attention.\n\
          - **Dense TP inside one NVLink domain** rests on TensorRT-LLM's max-load tables (H100, H200, B200, GB200), Azure's\n\
            GB200 TensorRT-LLM runs (FP8 checkpoints, so an FP8 KV cache, as the perf tables' rows), TensorRT-LLM's batch-1\n\
-           DeepSeek-R1 on a B200 node and a batch-1 Qwen2.5-72B decode on 2 H100; it meets the target on both hardware\n\
-           classes. All its sources but the last (engine not stated) are TensorRT-LLM: the spread of this class is not an\n\
-           engine's. Its widest held-out intervals come from two places the model does not explain: Azure's GB200 Llama 3.1 8B\n\
+           DeepSeek-R1 on a B200 node, a batch-1 Qwen2.5-72B decode on 2 H100, and DeepSeek-R1-0528 FP8 on one node at\n\
+           concurrency 1-128 as SemiAnalysis InferenceX published it (TensorRT-LLM 1.3.0rc14 on B200, within 0-11% of the\n\
+           model; SGLang 0.5.12 on B200 and H200) with SGLang's cookbook run (0.5.6 on B200); it meets the target on both\n\
+           hardware classes. Four of its eight sources are TensorRT-LLM, three SGLang, one names no engine. Its\n\
+           widest held-out intervals come from two places the model does not explain: Azure's GB200 Llama 3.1 8B\n\
            rows, measured up to 1.5x faster than the model (the TensorRT-LLM perf tables on the same GPUs fit), and\n\
            TensorRT-LLM tech blog 1's batch-1 DeepSeek-R1 at TP8 x EP8, 1.6x slower than its own TP8 x EP4 row, which the model\n\
            times alike.\n\
