@@ -365,15 +365,16 @@ impl<'a> Server<'a> {
                     let scatter = self.collective_us(Collective::ReduceScatter, d.ep, per_domain, tokens * w.hidden as f64 * ACTIVATION_BYTES)?;
                     moe_layers * (gather + scatter)
                 } else {
-                    let experts = moe.experts.div_ceil(d.ep) * d.ep;
                     let input = EpInput {
                         ep: d.ep,
                         tokens: (tokens_stage / d.ep as f64).ceil().clamp(1.0, (1u32 << 20) as f64) as u32,
                         hidden: w.hidden,
                         top_k: moe.top_k,
                         // Redundant expert copies pad the count to a multiple of EP (DeepSeek's
-                        // Day-6 deployment runs 256 + 32 experts on EP 32 and EP 144).
-                        experts,
+                        // Day-6 deployment runs 256 + 32 experts on EP 144); padded here, not by
+                        // `ep`, so an EP above the expert count (Mixtral's 8 on EP 16) gets one
+                        // slot per rank.
+                        experts: ep::expert_slots(moe.experts, d.ep),
                         dispatch_dtype: dispatch,
                         combine_dtype: Dtype::Bf16,
                         kernel: if decode { Kernel::LowLatency } else { Kernel::Normal },

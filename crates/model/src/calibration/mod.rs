@@ -64,7 +64,8 @@ pub const MIN_ROWS: usize = 19;
 /// leave-one-source-out over validation/ after seeing it (3 to 8 tried; with 7, and borrowed
 /// intervals stretched to [`own_spread`], the held-out coverage of collectives went from 86.7%
 /// to 90.9%, of training from 86.6% to 88.7%, serving's and EP's stayed 94.0% and 93.0%, at
-/// median half-widths of 24.4% (was 23.6%), 24.7%, 37.9% and 37.1%; 6 kept InfiniBand's narrow
+/// median half-widths of 24.4% (was 23.6%), 24.7%, 37.9% and 37.1%, over the rows of the time
+/// (docs/calibration.md has today's); 6 kept InfiniBand's narrow
 /// interval, 8 left EP's 8 sources none to spare): a choice made on all the data, not fitted
 /// per class. What it costs: MoE training runs (6 sources) borrow all training runs' interval,
 /// and held 82% of a left-out source's rows (92% with their own).
