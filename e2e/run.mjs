@@ -434,7 +434,7 @@ async function main() {
       const assumed = () => page.textContent('[data-testid=training-assumptions]');
       assert(/Framework\s*megatron-core/.test(await assumed()), `default framework: ${await assumed()}`);
       const fws = await page.$$eval('#framework-select option', (os) => os.map((o) => o.value));
-      assert(fws.includes('megatron-core') && fws.includes('megatron-deepspeed') && fws.includes('pytorch-fsdp2'), `framework names: ${fws}`);
+      assert(fws.includes('megatron-core') && fws.includes('megatron-deepspeed') && fws.includes('pytorch-fsdp2') && fws.includes('nemo-25.07') && fws.includes('nemo-25.09'), `framework names (NeMo's releases among them, as the CLI's --release): ${fws}`);
       await page.selectOption('#framework-select', 'megatron-deepspeed');
       await page.waitForFunction(() => /Framework\s*megatron-deepspeed/.test(document.querySelector('[data-testid=training-assumptions]')?.textContent ?? ''), null, { timeout: 20000 });
       await waitForTraining(page);

@@ -13,7 +13,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Args, Command};
 use std::ffi::OsStr;
-use fabricscope_model::training::{
+use fabricscope_model::training::{NemoRelease, 
     preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Positions, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
 };
 use fabricscope_model::units::Bytes;
@@ -130,6 +130,13 @@ pub struct WorkloadArgs {
     /// hierarchical dispatcher, as the training calibration was fitted]
     #[arg(long, value_name = "LIBRARY", value_parser = crate::cluster_args::library_parser())]
     pub ep_library: Option<fabricscope_model::ep::Library>,
+    /// NeMo container release whose MoE recipes to assume, with `--framework nemo`: 25.04 and
+    /// 25.07 ran MoE layers without CUDA graphs or the MoE kernel fusions (reported as
+    /// framework nemo-25.07), 25.09 without CUDA graphs (nemo-25.09), 25.11 and later as the
+    /// calibration (nemo-25.11) [default: left open: today's prediction, an MoE interval
+    /// spanning the releases]
+    #[arg(long, value_name = "RELEASE", value_parser = release_parser())]
+    pub release: Option<NemoRelease>,
 }
 
 /// The parallel layout.
@@ -210,9 +217,10 @@ pub struct TrainArgs {
 }
 
 impl WorkloadArgs {
-    /// The framework with `--ep-library` applied.
+    /// The framework (the `--release` of NeMo where given) with `--ep-library` applied.
     pub fn framework(&self) -> Framework {
-        Framework { ep_library: self.ep_library.or(self.framework.ep_library), ..self.framework }
+        let fw = self.release.map_or(self.framework, Framework::nemo);
+        Framework { ep_library: self.ep_library.or(fw.ep_library), ..fw }
     }
 
     /// The workload: the preset (if any) with every explicit flag applied on top.
@@ -227,6 +235,12 @@ impl WorkloadArgs {
     /// The workload built on `base` (a model the caller resolved) with every explicit flag
     /// applied on top, checked.
     pub fn workload_from(&self, base: Option<Workload>) -> Result<Workload, CliError> {
+        if self.release.is_some() && self.framework.name != "nemo" {
+            return Err(CliError::new(
+                "--release",
+                format!("a NeMo release needs --framework nemo (got --framework {}); allowed releases: {}", self.framework.name, NemoRelease::IDS.join(", ")),
+            ));
+        }
         let (sh, ex) = (&self.dims.shape, &self.dims.experts);
         let had_preset = base.is_some();
         let mut w = match base {
@@ -356,6 +370,10 @@ struct TrainJson<'a> {
     gpu: &'static str,
     #[serde(flatten)]
     report: &'a StepReport,
+    /// An MoE step with its release left open: its step time under NeMo 25.04/25.07's MoE
+    /// software (no CUDA graphs), s, which the intervals reach.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oldest_release_step_s: Option<f64>,
     /// 90% intervals of step_time_s, tokens_per_s, mfu, model_tflops_per_gpu and
     /// hardware_tflops_per_gpu, held out by source (docs/calibration.md).
     intervals: Option<fabricscope_model::calibration::apply::StepIntervals>,
@@ -425,7 +443,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             Some(f) => calibrated_step_intervals(&topo, &w, &r, &f.calibration),
             None => step_intervals_of(&topo, &w, &r),
         };
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals, goodput: &g, ep_library: a.workload.ep_library.map(|l| l.id()), calibration: catalog });
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, oldest_release_step_s: r.oldest_release_step_s, intervals, goodput: &g, ep_library: a.workload.ep_library.map(|l| l.id()), calibration: catalog });
     }
     let ep_line = a.workload.ep_library.map_or(String::new(), |l| format!("EP library: {}'s normal kernels run dispatch and combine, as fabricscope ep --ep-library {} times them for the EP group\n", l.name(), l.id()));
     if let Some(c) = &catalog {
@@ -528,7 +546,7 @@ fn calibrated_step_intervals(topo: &Topology, w: &Workload, r: &StepReport, cal:
     let fw = Framework::from_id(&r.framework).unwrap_or_default();
     let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
     let (c, basis) = fabricscope_model::calibration::apply::for_training(&class, r.band_extrapolated)?;
-    Some(cal.step_intervals(&c, &basis, r, topo.domains))
+    Some(cal.step_intervals(&c, &basis, r, topo.domains).spanning_releases(r.step_time_s, r.oldest_release_step_s))
 }
 
 pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Option<fabricscope_model::calibration::apply::StepIntervals> {
@@ -536,7 +554,7 @@ pub fn step_intervals_of(topo: &Topology, w: &Workload, r: &StepReport) -> Optio
     let class = fabricscope_model::training::bands::ErrorClass::of(&fw, w.moe.is_some(), topo.gpu.arch);
     use fabricscope_model::calibration::apply::{for_training, step_intervals};
     let (c, basis) = for_training(&class, r.band_extrapolated)?;
-    Some(step_intervals(&c, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu))
+    Some(step_intervals(&c, &basis, r.step_time_s, r.tokens_per_s, r.mfu, r.model_tflops_per_gpu, r.hardware_tflops_per_gpu).spanning_releases(r.step_time_s, r.oldest_release_step_s))
 }
 
 /// The step report, human-readable.
@@ -673,7 +691,11 @@ pub fn positions_parser() -> FlagParser<Positions> {
 }
 /// A count that may be 0.
 fn framework_ids() -> Vec<&'static str> {
-    Framework::ids().to_vec()
+    // `nemo` (today's release, with `--release` any) is the CLI's spelling; pickers list the
+    // releases themselves.
+    let mut ids = Framework::ids().to_vec();
+    ids.insert(1, "nemo");
+    ids
 }
 
 /// A catalog model's id or alias, as the catalog spells it.
@@ -710,6 +732,12 @@ pub fn zero_parser() -> FlagParser<u8> {
         },
         Some(zero_ids),
     )
+}
+fn release_ids() -> Vec<&'static str> {
+    NemoRelease::IDS.to_vec()
+}
+pub fn release_parser() -> FlagParser<NemoRelease> {
+    FlagParser::new(|s| NemoRelease::from_id(s).ok_or_else(|| unknown("NeMo release", s, &release_ids())), Some(release_ids))
 }
 pub fn framework_parser() -> FlagParser<Framework> {
     FlagParser::new(|s| Framework::from_id(s).ok_or_else(|| unknown("framework", s, &framework_ids())), Some(framework_ids))

@@ -147,6 +147,29 @@ pub struct StepIntervals {
     pub hardware_tflops_per_gpu: Interval,
 }
 
+impl StepIntervals {
+    /// Widened to span the software releases where the step's release is left open: an MoE
+    /// step of today's Megatron-Core that the oldest NeMo release (no CUDA graphs in MoE
+    /// layers) would run in `oldest_step_s` instead of `step_time_s`; the lower ends of the
+    /// throughputs (the upper end of the step time) reach that release's own interval, as
+    /// `StepReport::interval` does.
+    pub fn spanning_releases(mut self, step_time_s: f64, oldest_step_s: Option<f64>) -> StepIntervals {
+        let Some(early) = oldest_step_s.filter(|e| *e > step_time_s) else { return self };
+        let f = step_time_s / early;
+        for i in [&mut self.tokens_per_s, &mut self.mfu, &mut self.model_tflops_per_gpu, &mut self.hardware_tflops_per_gpu] {
+            i.lo *= f;
+        }
+        self.step_time_s.hi /= f;
+        let words = format!(
+            "; release left open, so it spans NeMo's releases down to 25.04/25.07, whose MoE layers ran without CUDA graphs ({early:.3} s per step; --framework nemo --release picks one)"
+        );
+        for i in [&mut self.step_time_s, &mut self.tokens_per_s, &mut self.mfu, &mut self.model_tflops_per_gpu, &mut self.hardware_tflops_per_gpu] {
+            i.basis.push_str(&words);
+        }
+        self
+    }
+}
+
 /// The intervals of a step predicted at `step_time_s` seconds; the throughputs (tokens/s, MFU,
 /// TFLOP/s per GPU) are each proportional to 1 / step time, so one ratio interval bounds all.
 pub fn step_intervals(c: &Calibrated, basis: &str, step_time_s: f64, tokens_per_s: f64, mfu: f64, model_tflops: f64, hardware_tflops: f64) -> StepIntervals {

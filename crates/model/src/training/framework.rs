@@ -95,6 +95,15 @@ pub struct Framework {
     /// each of ~100 kernels of a layer from Python; CUDA graphs or a compiled graph remove
     /// most of it).
     pub layer_overhead_us: f64,
+    /// Host time per MoE layer per micro-batch (forward and backward together), µs, added to
+    /// `layer_overhead_us` for MoE layers: the router, permutation and per-expert kernels that
+    /// a release launches one by one from Python, outside CUDA graphs, around the
+    /// device-to-host sync that reads the tokens per expert. 0 for a release whose partial
+    /// CUDA graphs capture attention, router and EP preprocessing (what the calibration rows
+    /// of 25.11 and later ran); see [`NemoRelease`]. A property of the release the framework
+    /// id names, not part of a page's link: skipped by serde.
+    #[serde(skip)]
+    pub moe_layer_host_us: f64,
     /// Host time per optimizer step outside the layers, µs: data loading, loss and gradient-
     /// norm reductions, logging (all sources report end-to-end iteration times).
     pub step_overhead_us: f64,
@@ -129,6 +138,100 @@ const STEP_OVERHEAD_US: f64 = 20_000.0;
 /// DeepSpeed 2021 ZeRO-3 gathers at this fraction of NCCL's ring bandwidth (see the field).
 const DEEPSPEED_2021_ZERO3_EFFICIENCY: f64 = 0.17;
 
+/// Host time per MoE layer per micro-batch of the NeMo releases whose MoE recipes ran
+/// without CUDA graphs and before Transformer Engine's MoE fusions (NeMo 25.04 and 25.07:
+/// NVIDIA/NeMo v2.3.0 and v2.4.0 `scripts/performance/recommended_model_configs`, DeepSeek-V3
+/// `cuda_graphs` 0 on H100 and B200), µs. Fitted by `fit_moe_host` in
+/// `tests/training_accuracy.rs` on the three steps of Megatron-LM's DeepSeek-V3 GB200 guide
+/// before CUDA graphs (494, 540 and 566 TFLOP/s on one layout; the guide finds the GPU idle
+/// between kernels, "host boundedness").
+pub const MOE_HOST_EARLY_US: f64 = 28_250.0;
+/// The same for NeMo 25.09 (Megatron-Bridge v0.1.0rc4 `deepseek_v3_llm_pretrain.yaml`:
+/// `cuda_graphs: false` on every system), whose stack has the permute, router and MXFP8
+/// allocation fusions (TE PRs 1927, 1883, 1793) and DeepEP, µs. Fitted the same way on
+/// Megatron-Bridge 25.09's DeepSeek-V3 runs (256 GB200, 256 B200, 1024 H100).
+pub const MOE_HOST_FUSED_US: f64 = 14_500.0;
+
+/// A NeMo container release, for `--framework nemo --release`: what its MoE performance
+/// recipes lacked against today's. Dense layers are unaffected (their recipes changed little).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NemoRelease {
+    /// 25.04 and 25.07 (NeMo 2.0 on Megatron-Core 0.12-0.13): no CUDA graphs in dropless MoE
+    /// layers, NCCL all-to-all token dispatcher, no all-to-all overlap.
+    Early,
+    /// 25.09 (Megatron-Bridge 0.1): the MoE kernel fusions and DeepEP, still no CUDA graphs.
+    Fused,
+    /// 25.11 and later (Megatron-Bridge 0.2+): partial CUDA graphs (attention, router, EP
+    /// preprocessing; v0.2.0 `workload_base_configs.py` `cuda_graph_scope`), as calibrated.
+    Graphs,
+}
+
+impl NemoRelease {
+    /// Release names the CLI takes.
+    pub const IDS: [&'static str; 8] = ["25.04", "25.07", "25.09", "25.11", "26.02", "26.04", "26.06", "26.08"];
+    pub fn from_id(id: &str) -> Option<NemoRelease> {
+        match id.trim() {
+            "25.04" | "25.07" => Some(NemoRelease::Early),
+            "25.09" => Some(NemoRelease::Fused),
+            r if Self::IDS.contains(&r) => Some(NemoRelease::Graphs),
+            _ => None,
+        }
+    }
+}
+
+/// The step time of `par` on `layout` under the oldest NeMo release's MoE software
+/// ([`NemoRelease::Early`]), s, where the evaluator's framework leaves the release open and
+/// the job is an MoE; else `None`. Runs on `ev` itself with its per-stage compute set aside
+/// (the host time changes it; the communication and placement caches hold as they are).
+pub(super) fn oldest_release_step_s(ev: &mut super::Evaluator, layout: &super::step_report::Layout, par: &super::Parallel) -> Option<f64> {
+    if ev.work.moe.is_none() || !ev.fw.release_open() {
+        return None;
+    }
+    let today = ev.fw;
+    let compute = std::mem::take(&mut ev.compute);
+    ev.fw = Framework { ep_library: today.ep_library, ..Framework::nemo(NemoRelease::Early) };
+    let early = ev.micro(layout, par.micro_batch).map(|m| ev.assemble(layout, &m, par.interleave, par.recompute, par.zero).step.seconds());
+    (ev.fw, ev.compute) = (today, compute);
+    early.ok()
+}
+
+/// Every framework id, in the order pickers list them, with its preset.
+const PRESETS: [(&str, fn() -> Framework); 15] = [
+    ("megatron-core", Framework::megatron_core),
+    ("nemo-25.09", || Framework::nemo(NemoRelease::Fused)),
+    ("nemo-25.07", || Framework::nemo(NemoRelease::Early)),
+    ("megatron-core-a2a-overlap", Framework::megatron_core_a2a_overlap),
+    ("megatron-lm-2022", Framework::megatron_2022),
+    ("megatron-lm-2021", Framework::megatron_2021),
+    ("pytorch-fsdp2", Framework::fsdp2),
+    ("pytorch-fsdp2-compiled", Framework::fsdp2_compiled),
+    ("composer-fsdp", Framework::composer),
+    ("meta-llama3", Framework::meta_llama3),
+    ("deepspeed", Framework::deepspeed),
+    ("deepspeed-2021", Framework::deepspeed_2021),
+    ("megatron-deepspeed", Framework::megatron_deepspeed),
+    ("nemo-25.11", || Framework::nemo(NemoRelease::Graphs)),
+    ("nemo", || Framework { name: "nemo", ..Framework::nemo(NemoRelease::Graphs) }),
+];
+
+/// Other spellings of the ids in [`PRESETS`].
+const ALIASES: [(&str, &str); 14] = [
+    ("mcore", "megatron-core"),
+    ("nemo-25.04", "nemo-25.07"),
+    ("megatron-2021", "megatron-lm-2021"),
+    ("megatron-2022", "megatron-lm-2022"),
+    ("mcore-a2a-overlap", "megatron-core-a2a-overlap"),
+    ("dualpipe", "megatron-core-a2a-overlap"),
+    ("deepspeed-zero", "deepspeed"),
+    ("fsdp2", "pytorch-fsdp2"),
+    ("torchtitan", "pytorch-fsdp2"),
+    ("fsdp2-compiled", "pytorch-fsdp2-compiled"),
+    ("torchtitan-compiled", "pytorch-fsdp2-compiled"),
+    ("composer", "composer-fsdp"),
+    ("llm-foundry", "composer-fsdp"),
+    ("llama3-4d", "meta-llama3"),
+];
+
 impl Default for Framework {
     fn default() -> Self {
         Framework::megatron_core()
@@ -162,11 +265,27 @@ impl Framework {
             zero3_collective_efficiency: 1.0,
             fused_elementwise: true,
             layer_overhead_us: LAYER_OVERHEAD_FUSED_US,
+            moe_layer_host_us: 0.0,
             step_overhead_us: STEP_OVERHEAD_US,
             flexible_interleave: false,
             grad_sync_once: false,
             pipeline_interleave: true,
         }
+    }
+    /// Whether this is today's Megatron-Core with its release left open (`megatron-core`, or
+    /// `nemo` without `--release`): an MoE step's interval then spans the releases
+    /// ([`NemoRelease`]), down to the oldest's.
+    pub fn release_open(&self) -> bool {
+        matches!(self.name, "megatron-core" | "nemo")
+    }
+    /// Megatron-Core as a NeMo release's performance recipes ran it ([`NemoRelease`]).
+    pub fn nemo(release: NemoRelease) -> Framework {
+        let (name, moe_layer_host_us) = match release {
+            NemoRelease::Early => ("nemo-25.07", MOE_HOST_EARLY_US),
+            NemoRelease::Fused => ("nemo-25.09", MOE_HOST_FUSED_US),
+            NemoRelease::Graphs => ("nemo-25.11", 0.0),
+        };
+        Framework { name, moe_layer_host_us, ..Self::megatron_core() }
     }
     /// Megatron-LM as used by Narayanan et al. 2021 and Korthikanti et al. 2022 (and its 2020
     /// README): attention scores materialised (fused scale-mask-softmax), gradients all-reduced
@@ -297,36 +416,15 @@ impl Framework {
             "megatron"
         }
     }
+    /// The framework an id or alias names (case-insensitive).
     pub fn from_id(id: &str) -> Option<Framework> {
-        match id.to_ascii_lowercase().as_str() {
-            "megatron-core" | "mcore" => Some(Self::megatron_core()),
-            "megatron-lm-2021" | "megatron-2021" => Some(Self::megatron_2021()),
-            "megatron-lm-2022" | "megatron-2022" => Some(Self::megatron_2022()),
-            "megatron-core-a2a-overlap" | "mcore-a2a-overlap" | "dualpipe" => Some(Self::megatron_core_a2a_overlap()),
-            "deepspeed-2021" => Some(Self::deepspeed_2021()),
-            "deepspeed" | "deepspeed-zero" => Some(Self::deepspeed()),
-            "megatron-deepspeed" => Some(Self::megatron_deepspeed()),
-            "pytorch-fsdp2" | "fsdp2" | "torchtitan" => Some(Self::fsdp2()),
-            "pytorch-fsdp2-compiled" | "fsdp2-compiled" | "torchtitan-compiled" => Some(Self::fsdp2_compiled()),
-            "composer-fsdp" | "composer" | "llm-foundry" => Some(Self::composer()),
-            "meta-llama3" | "llama3-4d" => Some(Self::meta_llama3()),
-            _ => None,
-        }
+        let id = ALIASES.iter().find(|(a, _)| a.eq_ignore_ascii_case(id)).map_or(id, |(_, to)| to);
+        PRESETS.iter().find(|(k, _)| k.eq_ignore_ascii_case(id)).map(|(_, make)| make())
     }
-    pub fn ids() -> [&'static str; 11] {
-        [
-            "megatron-core",
-            "megatron-core-a2a-overlap",
-            "megatron-lm-2022",
-            "megatron-lm-2021",
-            "pytorch-fsdp2",
-            "pytorch-fsdp2-compiled",
-            "composer-fsdp",
-            "meta-llama3",
-            "deepspeed",
-            "deepspeed-2021",
-            "megatron-deepspeed",
-        ]
+    /// The ids a picker offers, in its order (`PRESETS` less the NeMo spellings that name
+    /// today's release: `nemo`, `nemo-25.11`).
+    pub fn ids() -> [&'static str; 13] {
+        std::array::from_fn(|i| PRESETS[i].0)
     }
     /// Bytes the optimizer step streams per parameter of its shard. With FP32 main grads:
     /// global norm (read grad, 4), Adam (read grad, master, m, v: 16; write master, m, v: 12),

@@ -38,7 +38,7 @@ pub mod step;
 pub mod step_report;
 pub mod workload;
 
-pub use framework::Framework;
+pub use framework::{Framework, NemoRelease};
 pub use mapping::{Dim, Group, GroupSpan, Parallel, RankOrder, Recompute, SpanTier};
 pub use memory::MemoryBreakdown;
 pub use presets::{attention_of, model_ids, preset, preset_ids, AttentionShape, ALIASES, MODELS, PRESETS};

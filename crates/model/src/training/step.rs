@@ -70,7 +70,7 @@ pub struct Evaluator<'a> {
     pub gpu: Gpu,
     pub(crate) comms: CommCache,
     spans: FastMap<(Generators, u64, u32), GroupSpan>,
-    compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
+    pub(super) compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
 /// What an [`Evaluator`] has cached, carried from one evaluator to the next of the same job,
@@ -320,7 +320,7 @@ impl<'a> Evaluator<'a> {
                 let act = unfused * imbalance * act_bytes(routed, fe / et);
                 let expert_fwd = exp_f + gpu.stream_us(act, unfused);
                 let expert_bwd = exp_b + gpu.stream_us(ELEMENTWISE_BWD_FACTOR * act, ELEMENTWISE_BWD_FACTOR * unfused);
-                let lc = layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 4.0 + MOE_PERMUTE_KERNELS, params, host);
+                let lc = layer(router_f + exp_f + sh_f, router_b + exp_b + sh_b, elem, 4.0 + MOE_PERMUTE_KERNELS, params, host + self.fw.moe_layer_host_us);
                 LayerCompute { expert_fwd: expert_fwd.min(lc.fwd), expert_bwd: expert_bwd.min(lc.bwd), ..lc }
             }
         };
@@ -856,7 +856,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Turns a summary into the user-facing report.
-    pub fn report(&self, layout: &Layout, s: &Summary) -> StepReport {
+    pub fn report(&mut self, layout: &Layout, s: &Summary) -> StepReport {
         let w = self.work;
         let n = self.topo.total_gpus as f64;
         let secs = s.step.seconds().max(1e-12);
@@ -883,6 +883,7 @@ impl<'a> Evaluator<'a> {
         let band = super::bands::band(&class);
         let band_extrapolated = super::bands::extrapolated(&class, self.topo.total_gpus);
         let tokens_per_s = w.tokens_per_step() as f64 / secs;
+        let oldest = super::framework::oldest_release_step_s(self, layout, &s.par);
         let groups = Group::ALL
             .iter()
             .filter(|grp| w.moe.is_some() || !matches!(grp, Group::Ep | Group::ExpertDp))
@@ -921,7 +922,10 @@ impl<'a> Evaluator<'a> {
             validated_cases: band.1,
             band_measured_gpus: super::bands::measured_gpus(&class),
             band_extrapolated,
-            interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo, hi]),
+            // With the release left open the interval spans the releases: its lower end reaches
+            // the oldest release's own interval (its throughput is `secs / early` of this one).
+            interval: crate::calibration::apply::training_ratios(&class).map(|(lo, hi)| [lo * oldest.map_or(1.0, |early| (secs / early).min(1.0)), hi]),
+            oldest_release_step_s: oldest,
             ecmp_ring_fraction: (self.topo.nic.routing == crate::catalog::Routing::Ecmp).then(|| self.comms.ring_routing(layout.ids[g(Group::Dp)])),
         };
         // On a cluster as measured, the fit's uncertainty on the step's exposed collectives
