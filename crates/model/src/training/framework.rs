@@ -179,22 +179,6 @@ impl NemoRelease {
     }
 }
 
-/// The step time of `par` on `layout` under the oldest NeMo release's MoE software
-/// ([`NemoRelease::Early`]), s, where the evaluator's framework leaves the release open and
-/// the job is an MoE; else `None`. Runs on `ev` itself with its per-stage compute set aside
-/// (the host time changes it; the communication and placement caches hold as they are).
-pub(super) fn oldest_release_step_s(ev: &mut super::Evaluator, layout: &super::step_report::Layout, par: &super::Parallel) -> Option<f64> {
-    if ev.work.moe.is_none() || !ev.fw.release_open() {
-        return None;
-    }
-    let today = ev.fw;
-    let compute = std::mem::take(&mut ev.compute);
-    ev.fw = Framework { ep_library: today.ep_library, ..Framework::nemo(NemoRelease::Early) };
-    let early = ev.micro(layout, par.micro_batch).map(|m| ev.assemble(layout, &m, par.interleave, par.recompute, par.zero).step.seconds());
-    (ev.fw, ev.compute) = (today, compute);
-    early.ok()
-}
-
 /// Every framework id, in the order pickers list them, with its preset.
 const PRESETS: [(&str, fn() -> Framework); 15] = [
     ("megatron-core", Framework::megatron_core),
@@ -215,9 +199,8 @@ const PRESETS: [(&str, fn() -> Framework); 15] = [
 ];
 
 /// Other spellings of the ids in [`PRESETS`].
-const ALIASES: [(&str, &str); 14] = [
+const ALIASES: [(&str, &str); 13] = [
     ("mcore", "megatron-core"),
-    ("nemo-25.04", "nemo-25.07"),
     ("megatron-2021", "megatron-lm-2021"),
     ("megatron-2022", "megatron-lm-2022"),
     ("mcore-a2a-overlap", "megatron-core-a2a-overlap"),
@@ -277,6 +260,11 @@ impl Framework {
     /// ([`NemoRelease`]), down to the oldest's.
     pub fn release_open(&self) -> bool {
         matches!(self.name, "megatron-core" | "nemo")
+    }
+    /// The oldest release's software an MoE step (`moe`) whose release is left open spans,
+    /// with this framework's EP library; `None` where the release is stated or the job dense.
+    pub fn oldest_release(&self, moe: bool) -> Option<Framework> {
+        (moe && self.release_open()).then(|| Framework { ep_library: self.ep_library, ..Self::nemo(NemoRelease::Early) })
     }
     /// Megatron-Core as a NeMo release's performance recipes ran it ([`NemoRelease`]).
     pub fn nemo(release: NemoRelease) -> Framework {

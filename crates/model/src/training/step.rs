@@ -70,7 +70,7 @@ pub struct Evaluator<'a> {
     pub gpu: Gpu,
     pub(crate) comms: CommCache,
     spans: FastMap<(Generators, u64, u32), GroupSpan>,
-    pub(super) compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
+    compute: FastMap<(u32, u32, u32, u32, bool), StageCompute>,
 }
 
 /// What an [`Evaluator`] has cached, carried from one evaluator to the next of the same job,
@@ -818,15 +818,12 @@ impl<'a> Evaluator<'a> {
     /// `recompute`: the kernels of the slowest stage, all micro-batches, nothing else.
     pub fn compute_bound(&self, layout: &Layout, micro: &Micro, recompute: Recompute) -> f64 {
         let c = &micro.compute;
-        let per = |lc: &LayerCompute| {
-            lc.fwd
-                + lc.bwd
-                + match recompute {
-                    Recompute::None => 0.0,
-                    Recompute::Selective => lc.core_fwd,
-                    Recompute::Full => lc.fwd,
-                }
+        let rerun = |lc: &LayerCompute| match recompute {
+            Recompute::None => 0.0,
+            Recompute::Selective => lc.core_fwd,
+            Recompute::Full => lc.fwd,
         };
+        let per = |lc: &LayerCompute| lc.fwd + lc.bwd + rerun(lc);
         let (pd, pm) = (per(&c.dense), per(&c.moe));
         let stage = |sp: &StageParams| {
             sp.dense_layers as f64 * pd
@@ -851,8 +848,16 @@ impl<'a> Evaluator<'a> {
         par.validate_for(self.work, self.topo.total_gpus, &self.fw)?;
         let layout = self.layout(par)?;
         let micro = self.micro(&layout, par.micro_batch)?;
-        let s = self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero);
-        Ok(self.report(&layout, &s))
+        Ok(self.report(&layout, &self.assemble(&layout, &micro, par.interleave, par.recompute, par.zero)))
+    }
+
+    /// The step time of `par` under [`Framework::oldest_release`], s (own per-stage compute).
+    fn oldest_release_step_s(&mut self, layout: &Layout, par: &Parallel) -> Option<f64> {
+        let early = self.fw.oldest_release(self.work.moe.is_some())?;
+        let (today, compute) = (std::mem::replace(&mut self.fw, early), std::mem::take(&mut self.compute));
+        let step = self.micro(layout, par.micro_batch).map(|m| self.assemble(layout, &m, par.interleave, par.recompute, par.zero).step.seconds());
+        (self.fw, self.compute) = (today, compute);
+        step.ok()
     }
 
     /// Turns a summary into the user-facing report.
@@ -883,7 +888,7 @@ impl<'a> Evaluator<'a> {
         let band = super::bands::band(&class);
         let band_extrapolated = super::bands::extrapolated(&class, self.topo.total_gpus);
         let tokens_per_s = w.tokens_per_step() as f64 / secs;
-        let oldest = super::framework::oldest_release_step_s(self, layout, &s.par);
+        let oldest = self.oldest_release_step_s(layout, &s.par);
         let groups = Group::ALL
             .iter()
             .filter(|grp| w.moe.is_some() || !matches!(grp, Group::Ep | Group::ExpertDp))
