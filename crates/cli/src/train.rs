@@ -740,7 +740,14 @@ pub fn release_parser() -> FlagParser<NemoRelease> {
     FlagParser::new(|s| NemoRelease::from_id(s).ok_or_else(|| unknown("NeMo release", s, &release_ids())), Some(release_ids))
 }
 pub fn framework_parser() -> FlagParser<Framework> {
-    FlagParser::new(|s| Framework::from_id(s).ok_or_else(|| unknown("framework", s, &framework_ids())), Some(framework_ids))
+    // `nemo`: today's release under NeMo's name, whose `--release` the CLI alone takes.
+    FlagParser::new(
+        |s| match s.trim().eq_ignore_ascii_case("nemo") {
+            true => Ok(Framework::nemo_release("nemo", 0.0)),
+            false => Framework::from_id_or_alias(s).ok_or_else(|| unknown("framework", s, &framework_ids())),
+        },
+        Some(framework_ids),
+    )
 }
 pub fn order_parser() -> FlagParser<RankOrder> {
     FlagParser::new(|s| RankOrder::parse(s).map_err(|e| e.message), None)

@@ -180,10 +180,10 @@ impl NemoRelease {
 }
 
 /// Every framework id, in the order pickers list them, with its preset.
-const PRESETS: [(&str, fn() -> Framework); 15] = [
+const PRESETS: [(&str, fn() -> Framework); 13] = [
     ("megatron-core", Framework::megatron_core),
-    ("nemo-25.09", || Framework::nemo(NemoRelease::Fused)),
-    ("nemo-25.07", || Framework::nemo(NemoRelease::Early)),
+    ("nemo-25.09", || Framework::nemo_release("nemo-25.09", MOE_HOST_FUSED_US)),
+    ("nemo-25.07", Framework::nemo_early),
     ("megatron-core-a2a-overlap", Framework::megatron_core_a2a_overlap),
     ("megatron-lm-2022", Framework::megatron_2022),
     ("megatron-lm-2021", Framework::megatron_2021),
@@ -194,11 +194,9 @@ const PRESETS: [(&str, fn() -> Framework); 15] = [
     ("deepspeed", Framework::deepspeed),
     ("deepspeed-2021", Framework::deepspeed_2021),
     ("megatron-deepspeed", Framework::megatron_deepspeed),
-    ("nemo-25.11", || Framework::nemo(NemoRelease::Graphs)),
-    ("nemo", || Framework { name: "nemo", ..Framework::nemo(NemoRelease::Graphs) }),
 ];
 
-/// Other spellings of the ids in [`PRESETS`].
+/// Other spellings of the ids in [`PRESETS`] that the CLI takes.
 const ALIASES: [(&str, &str); 13] = [
     ("mcore", "megatron-core"),
     ("megatron-2021", "megatron-lm-2021"),
@@ -264,15 +262,21 @@ impl Framework {
     /// The oldest release's software an MoE step (`moe`) whose release is left open spans,
     /// with this framework's EP library; `None` where the release is stated or the job dense.
     pub fn oldest_release(&self, moe: bool) -> Option<Framework> {
-        (moe && self.release_open()).then(|| Framework { ep_library: self.ep_library, ..Self::nemo(NemoRelease::Early) })
+        (moe && self.release_open()).then(|| Framework { ep_library: self.ep_library, ..Self::nemo_early() })
     }
     /// Megatron-Core as a NeMo release's performance recipes ran it ([`NemoRelease`]).
     pub fn nemo(release: NemoRelease) -> Framework {
-        let (name, moe_layer_host_us) = match release {
-            NemoRelease::Early => ("nemo-25.07", MOE_HOST_EARLY_US),
-            NemoRelease::Fused => ("nemo-25.09", MOE_HOST_FUSED_US),
-            NemoRelease::Graphs => ("nemo-25.11", 0.0),
-        };
+        match release {
+            NemoRelease::Early => Self::nemo_early(),
+            NemoRelease::Fused => Self::nemo_release("nemo-25.09", MOE_HOST_FUSED_US),
+            NemoRelease::Graphs => Self::nemo_release("nemo-25.11", 0.0),
+        }
+    }
+    fn nemo_early() -> Framework {
+        Self::nemo_release("nemo-25.07", MOE_HOST_EARLY_US)
+    }
+    /// Megatron-Core under a NeMo name, its MoE layers bounded by `moe_layer_host_us`.
+    pub fn nemo_release(name: &'static str, moe_layer_host_us: f64) -> Framework {
         Framework { name, moe_layer_host_us, ..Self::megatron_core() }
     }
     /// Megatron-LM as used by Narayanan et al. 2021 and Korthikanti et al. 2022 (and its 2020
@@ -404,15 +408,18 @@ impl Framework {
             "megatron"
         }
     }
-    /// The framework an id or alias names (case-insensitive).
+    /// The framework an id names (case-insensitive).
     pub fn from_id(id: &str) -> Option<Framework> {
-        let id = ALIASES.iter().find(|(a, _)| a.eq_ignore_ascii_case(id)).map_or(id, |(_, to)| to);
         PRESETS.iter().find(|(k, _)| k.eq_ignore_ascii_case(id)).map(|(_, make)| make())
     }
-    /// The ids a picker offers, in its order (`PRESETS` less the NeMo spellings that name
-    /// today's release: `nemo`, `nemo-25.11`).
+    /// [`Framework::from_id`] that also takes the other spellings the CLI accepts ([`ALIASES`]).
+    pub fn from_id_or_alias(id: &str) -> Option<Framework> {
+        Self::from_id(ALIASES.iter().find(|(a, _)| a.eq_ignore_ascii_case(id)).map_or(id, |(_, to)| to))
+    }
+    /// The ids a picker offers, in its order. (The CLI's `nemo`, and `nemo-25.11` of its
+    /// `--release`, are today's Megatron-Core under NeMo's names: [`Framework::nemo`].)
     pub fn ids() -> [&'static str; 13] {
-        std::array::from_fn(|i| PRESETS[i].0)
+        PRESETS.map(|(id, _)| id)
     }
     /// Bytes the optimizer step streams per parameter of its shard. With FP32 main grads:
     /// global norm (read grad, 4), Adam (read grad, master, m, v: 16; write master, m, v: 12),
