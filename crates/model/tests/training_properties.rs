@@ -97,7 +97,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     // A lower board power cap never makes a step faster, and a cap below the default makes
-    // a step slower (the tensor clock falls with the cube root of the power).
+    // a step slower (the tensor clock falls with the cube root of the power) unless the host
+    // sets its pace.
     #[test]
     fn a_lower_power_cap_is_never_faster(
         wi in 0usize..PRESETS.len(),
@@ -117,7 +118,11 @@ proptest! {
         let at = |cap: u32| eval(&Cluster { gpu, nodes: 8, power_cap_w: Some(cap), ..Cluster::default() }, &w, &p, fw);
         let (Some(high), Some(low)) = (at(hi), at(hi - drop)) else { return Ok(()) };
         prop_assert!(low.step_time_s >= high.step_time_s, "{p:?} {}: {} W {} s < {} W {} s", fw.name, hi - drop, low.step_time_s, hi, high.step_time_s);
-        prop_assert!(low.step_time_s > high.step_time_s, "a cap below 700 W must slow the matmuls");
+        // Strictly slower unless the host sets the pace: a NeMo release whose MoE layers wait
+        // on kernel launches (`moe_layer_host_us`) runs them no faster at a higher clock.
+        if w.moe.is_none() || fw.moe_layer_host_us == 0.0 {
+            prop_assert!(low.step_time_s > high.step_time_s, "a cap below 700 W must slow the matmuls");
+        }
     }
 }
 
