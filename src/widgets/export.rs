@@ -206,14 +206,37 @@ pub(crate) fn chosen(e: &Event) -> Option<web_sys::File> {
 
 /// Reads `file` as text, then `done`; where it cannot be read, `note` says so.
 pub(crate) fn read_text(file: &web_sys::File, note: UseStateHandle<Option<String>>, done: impl FnOnce(String) + 'static) {
+    read_text_then(file, move |text| match text {
+        Some(text) => done(text),
+        None => note.set(Some("The file could not be read.".into())),
+    });
+}
+
+/// Reads `file` as text, then `done` with it, or with `None` where the browser cannot read it
+/// (it is then called once all the same, so a caller waiting on several files is not left waiting).
+pub(crate) fn read_text_then(file: &web_sys::File, done: impl FnOnce(Option<String>) + 'static) {
     let Ok(reader) = web_sys::FileReader::new() else {
-        return;
+        return done(None);
     };
-    let r2 = reader.clone();
-    let onload = Closure::once_into_js(move || done(r2.result().ok().and_then(|v| v.as_string()).unwrap_or_default()));
+    let done = std::rc::Rc::new(std::cell::Cell::new(Some(Box::new(done) as Box<dyn FnOnce(Option<String>)>)));
+    let (r2, on_error) = (reader.clone(), done.clone());
+    let onload = Closure::once_into_js(move || {
+        if let Some(f) = done.take() {
+            f(r2.result().ok().and_then(|v| v.as_string()))
+        }
+    });
+    let fail = on_error.clone();
+    let onerror = Closure::once_into_js(move || {
+        if let Some(f) = fail.take() {
+            f(None)
+        }
+    });
     reader.set_onload(Some(onload.unchecked_ref()));
+    reader.set_onerror(Some(onerror.unchecked_ref()));
     if reader.read_as_text(file).is_err() {
-        note.set(Some("The file could not be read.".into()));
+        if let Some(f) = on_error.take() {
+            f(None)
+        }
     }
 }
 

@@ -370,10 +370,6 @@ struct TrainJson<'a> {
     gpu: &'static str,
     #[serde(flatten)]
     report: &'a StepReport,
-    /// An MoE step with its release left open: its step time under NeMo 25.04/25.07's MoE
-    /// software (no CUDA graphs), s, which the intervals reach.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    oldest_release_step_s: Option<f64>,
     /// 90% intervals of step_time_s, tokens_per_s, mfu, model_tflops_per_gpu and
     /// hardware_tflops_per_gpu, held out by source (docs/calibration.md).
     intervals: Option<fabricscope_model::calibration::apply::StepIntervals>,
@@ -443,7 +439,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             Some(f) => calibrated_step_intervals(&topo, &w, &r, &f.calibration),
             None => step_intervals_of(&topo, &w, &r),
         };
-        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, oldest_release_step_s: r.oldest_release_step_s, intervals, goodput: &g, ep_library: a.workload.ep_library.map(|l| l.id()), calibration: catalog });
+        return output::json(&TrainJson { workload: &w, gpus: topo.total_gpus, gpu: topo.gpu.id, report: &r, intervals, goodput: &g, ep_library: a.workload.ep_library.map(|l| l.id()), calibration: catalog });
     }
     let ep_line = a.workload.ep_library.map_or(String::new(), |l| format!("EP library: {}'s normal kernels run dispatch and combine, as fabricscope ep --ep-library {} times them for the EP group\n", l.name(), l.id()));
     if let Some(c) = &catalog {

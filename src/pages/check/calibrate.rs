@@ -8,13 +8,14 @@
 
 use crate::plumbing::staged::{use_staged, Done, Staged, StagedTask};
 use crate::plumbing::worker::Task;
-use crate::widgets::export::{download_text, read_text};
+use crate::widgets::export::{download_text, read_text_then};
 use crate::widgets::Same;
 use fabricscope_check::calibrate::{calibrate, read_log, FitRow, Fitted};
 use fabricscope_check::{CalibrationFile, Given};
 use fabricscope_model::link::encode;
 use fabricscope_model::{Cluster, ModelError, Scenario};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
@@ -120,19 +121,41 @@ pub struct Props {
 
 /// Adds `files` (at most [`MAX_LOGS`] in all) to `logs`, or says in `note` why one was not.
 fn add_files(files: Vec<web_sys::File>, logs: UseStateHandle<Same<Vec<LogText>>>, note: UseStateHandle<Option<String>>) {
+    let mut readable = Vec::new();
     for file in files {
         if file.size() > MAX_LOG_BYTES {
             note.set(Some(format!("{} not added: {:.1} MiB, over the 16 MiB a log may have.", file.name(), file.size() / 1048576.0)));
-            continue;
+        } else {
+            readable.push(file);
         }
-        let (logs, name) = (logs.clone(), file.name());
-        let n = note.clone();
-        read_text(&file, note.clone(), move |text| {
+    }
+    // The files are read at once and finish in any order; the logs are added together, in the
+    // order they were chosen, so the page's list (and its cluster.json) is the CLI's for the
+    // same files in the same order.
+    let slots: Rc<RefCell<Vec<Option<Result<LogText, String>>>>> = Rc::new(RefCell::new(vec![None; readable.len()]));
+    for (i, file) in readable.iter().enumerate() {
+        let (slots, logs, note, name) = (slots.clone(), logs.clone(), note.clone(), file.name());
+        read_text_then(file, move |text| {
+            let all = {
+                let mut s = slots.borrow_mut();
+                s[i] = Some(text.map(|text| LogText { name: name.clone(), text }).ok_or(name));
+                if s.iter().any(Option::is_none) {
+                    return;
+                }
+                std::mem::take(&mut *s)
+            };
             let mut v = (*logs.0).clone();
-            if v.len() >= MAX_LOGS {
-                return n.set(Some(format!("{name} not added: a calibration reads at most {MAX_LOGS} logs.")));
+            let mut refused = Vec::new();
+            for log in all.into_iter().flatten() {
+                match log {
+                    Ok(log) if v.len() < MAX_LOGS => v.push(log),
+                    Ok(log) => refused.push(format!("{} not added: a calibration reads at most {MAX_LOGS} logs.", log.name)),
+                    Err(name) => refused.push(format!("{name} not added: the browser could not read it.")),
+                }
             }
-            v.push(LogText { name, text });
+            if let Some(first) = refused.into_iter().next() {
+                note.set(Some(first));
+            }
             logs.set(Same(Rc::new(v)));
         });
     }

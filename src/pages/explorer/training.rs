@@ -94,7 +94,11 @@ fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool)
                         { stat("Tokens per second", None, si(c.tokens_per_s), format!("{} micro-batch{} of {}", c.micro_batches, if c.micro_batches == 1 { "" } else { "es" }, c.mapping.micro_batch)) }
                         { stat("Memory per GPU", None, format!("{:.1} GiB", c.memory_gib_per_gpu), (if c.fits { "fits in HBM" } else { "does not fit in HBM" }).to_string()) }
                     </div>
-                    <p class="muted small" data-testid="training-band">{ format!("Step time {}, MFU {}%: {}.", super::key_numbers::step_range_words(c), super::key_numbers::range_words(c.mfu_interval(), 100.0), super::key_numbers::INTERVAL_MEANING) }</p>
+                    <p class="muted small" data-testid="training-band">{ format!("Step time {}, MFU {}%: {}.", super::key_numbers::step_range_words(c), super::key_numbers::range_words(c.mfu_interval(), 100.0), super::key_numbers::INTERVAL_MEANING) }
+                        if let Some(old) = c.oldest_release_step_s {
+                            <span data-testid="release-span">{ format!(" The release is left open, so the range reaches NeMo 25.04/25.07, whose MoE layers ran without CUDA graphs ({} a step here); pick one under Training software.", seconds_label(old)) }</span>
+                        }
+                    </p>
                     if let Some(g) = &v.goodput {
                         <p class="small" data-testid="goodput" data-value={g.ettr.to_string()}>{ format!("Under failures the job {}.", g.sentence()) }</p>
                     }

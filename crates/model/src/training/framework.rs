@@ -182,7 +182,7 @@ impl NemoRelease {
 /// Every framework id, in the order pickers list them, with its preset.
 const PRESETS: [(&str, fn() -> Framework); 13] = [
     ("megatron-core", Framework::megatron_core),
-    ("nemo-25.09", || Framework::nemo_release("nemo-25.09", MOE_HOST_FUSED_US)),
+    ("nemo-25.09", Framework::nemo_fused),
     ("nemo-25.07", Framework::nemo_early),
     ("megatron-core-a2a-overlap", Framework::megatron_core_a2a_overlap),
     ("megatron-lm-2022", Framework::megatron_2022),
@@ -268,12 +268,15 @@ impl Framework {
     pub fn nemo(release: NemoRelease) -> Framework {
         match release {
             NemoRelease::Early => Self::nemo_early(),
-            NemoRelease::Fused => Self::nemo_release("nemo-25.09", MOE_HOST_FUSED_US),
+            NemoRelease::Fused => Self::nemo_fused(),
             NemoRelease::Graphs => Self::nemo_release("nemo-25.11", 0.0),
         }
     }
     fn nemo_early() -> Framework {
         Self::nemo_release("nemo-25.07", MOE_HOST_EARLY_US)
+    }
+    fn nemo_fused() -> Framework {
+        Self::nemo_release("nemo-25.09", MOE_HOST_FUSED_US)
     }
     /// Megatron-Core under a NeMo name, its MoE layers bounded by `moe_layer_host_us`.
     pub fn nemo_release(name: &'static str, moe_layer_host_us: f64) -> Framework {

@@ -195,8 +195,8 @@ pub struct StepReport {
     pub interval: Option<[f64; 2]>,
     /// An MoE step whose release is left open (`megatron-core`, `nemo`): its step time under
     /// the oldest NeMo release's MoE software (25.04/25.07, no CUDA graphs), s, which
-    /// `interval` reaches down to. Not part of the report's JSON (the CLI prints it beside).
-    #[serde(skip)]
+    /// `interval` reaches down to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oldest_release_step_s: Option<f64>,
     /// Where the NIC's default routing is ECMP, the fraction of the network the data-parallel
     /// rings keep after hash collisions (`network::NetPath::ring_routing_fraction`, or the flow
