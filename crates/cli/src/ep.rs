@@ -44,7 +44,7 @@ pub struct EpArgs {
     pub kernel: Option<Kernel>,
     /// EP library running the kernels: deepep, pplx (pplx-kernels), pplx-garden, nccl-ep,
     /// uccl-ep, mori, trtllm (TensorRT-LLM, incl. its one-sided NVLink AlltoAll inside an NVL72
-    /// rack) [default: deepep on NVIDIA GPUs, mori on AMD; the interval then spans every
+    /// rack, its two-sided one above 64 ranks there) [default: deepep on NVIDIA GPUs, mori on AMD; the interval then spans every
     /// measured library]
     #[arg(long, value_name = "LIBRARY", value_parser = library_parser())]
     pub ep_library: Option<Library>,

@@ -152,3 +152,27 @@ fn ep_that_does_not_divide_the_experts_pads_them_with_redundant_copies() {
     assert_eq!(padded["expert_slots"], 288);
     assert_eq!(padded["dispatch"]["time_us"], slots["dispatch"]["time_us"]);
 }
+
+/// TensorRT-LLM's one-sided AlltoAll takes at most 64 ranks (MAX_RANKS in moe_alltoall.py); its
+/// WideEP MoE runs EP 72 in an NVL72 rack on the two-sided MNNVL kernel (moeCommKernels.h, no
+/// rank limit), whose packets carry 30/32 payload. EP 72 is expressed, says which kernel ran,
+/// and at a bandwidth-bound size moves tokens at 30/32 of the one-sided kernel's NVLink rate.
+#[test]
+fn trtllm_runs_ep_72_in_a_rack_on_its_two_sided_kernel() {
+    let rack = ["ep", "--gpu", "gb200", "--gpus", "72", "--tokens", "4096", "--ep-library", "trtllm", "--json"];
+    let at = |ep: &str| {
+        let mut a = rack.to_vec();
+        a.extend_from_slice(&["--ep", ep]);
+        json(&a)
+    };
+    let (one, two) = (at("64"), at("72"));
+    assert_eq!(two["placement"]["scale_up_only"], true);
+    assert!(two["trust"].as_str().unwrap().contains("two-sided MNNVL kernel"), "{}", two["trust"]);
+    assert!(!one["trust"].as_str().unwrap().contains("two-sided"), "{}", one["trust"]);
+    for phase in ["dispatch", "combine"] {
+        assert_eq!(two[phase]["bottleneck"], "nvlink", "{phase}");
+        let rate = |v: &serde_json::Value| v[phase]["bottleneck_GBps"].as_f64().unwrap();
+        let r = rate(&two) / rate(&one);
+        assert!(r < 1.0 && r > 0.85, "{phase}: EP 72 two-sided {} GB/s against EP 64 one-sided {} GB/s", rate(&two), rate(&one));
+    }
+}

@@ -98,9 +98,21 @@ pub struct LibraryParams {
     pub transport: Transport,
     /// Largest EP group it runs across the network (ranks); `None` for no stated limit.
     pub max_network_ranks: Option<u32>,
-    /// Largest EP group its scale-up-only kernel runs (ranks); `None` for no stated limit.
+    /// Largest EP group its one-sided scale-up kernel runs (ranks); `None` for no stated
+    /// limit. A larger group inside one domain runs its two-sided kernel: TensorRT-LLM's
+    /// WideEP MoE (fused_moe_wide_ep.py selects `AlltoallMethodType.MNNVL` wherever MNNVL is
+    /// supported) writes packets into a FIFO in each receiver's memory (moeCommKernels.h: 8
+    /// entries of 256 KiB per peer and channel, no rank limit), which the receiver copies out:
+    /// the same stores over NVLink with [`TWO_SIDED_PAYLOAD`] of each packet carrying tokens,
+    /// fixed costs as the one-sided kernel's (not fitted: its tables are reserved).
     pub max_scale_up_ranks: Option<u32>,
 }
+
+/// Share of each packet of TensorRT-LLM's two-sided MNNVL AlltoAll that carries tokens: a
+/// packet is one warp's 32 lanes of eight 64-bit words, two lanes' words of which are flags
+/// (cpp/tensorrt_llm/kernels/moeCommKernels.h, `DATA_PAYLOAD_SIZE_PER_PACKET_IN_U64 =
+/// (WARP_SIZE - 2) * U64_DATA_REG_PER_THREAD`); dimensionless.
+pub const TWO_SIDED_PAYLOAD: f64 = 30.0 / 32.0;
 
 /// [`NormalParams`] in its fields' order: NVLink and RDMA efficiency, NVLink and RDMA fixed
 /// cost (µs).
@@ -233,7 +245,8 @@ const MORI: LibraryParams = LibraryParams { normal: normal(0.6, 0.85, 25.0, 45.0
 /// moeAlltoAllKernels.cu and tensorrt_llm/_torch/modules/fused_moe/ communication strategies):
 /// inside a multi-node NVLink domain (an NVL72 rack) its one-sided AlltoAll writes each token
 /// straight into every destination rank's receive buffer with stores (no network, no
-/// forwarding; MAX_RANKS 64 in moe_alltoall.py), at 0.8 of NVLink's rate (one-sided stores, no
+/// forwarding; MAX_RANKS 64 in moe_alltoall.py; a larger group runs the two-sided kernel,
+/// `max_scale_up_ranks`), at 0.8 of NVLink's rate (one-sided stores, no
 /// receiver-side copy); across the network TensorRT-LLM runs DeepEP's kernels (its DeepEP and
 /// DeepEPLowLatency strategies), so those parameters are DeepEP's prior. Not fitted: its
 /// wide-EP blog tables are reserved.

@@ -354,7 +354,10 @@ fn evaluate_inner(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p
     let nodes = pl.domains;
     let su = topo.cluster.scale_up;
     let su_link = scale_up_link(topo);
-    let su_bw = su.line_bw(topo.gpu).0 * su_share;
+    // A group inside one domain above the one-sided kernel's limit runs the library's
+    // two-sided kernel: the same stores, [`library::TWO_SIDED_PAYLOAD`] of each packet tokens.
+    let two_sided = pl.scale_up_only && p.max_scale_up_ranks.is_some_and(|m| n > m);
+    let su_bw = su.line_bw(topo.gpu).0 * su_share * if two_sided { library::TWO_SIDED_PAYLOAD } else { 1.0 };
     let nic_bw = nic_bw_per_gpu(topo) * net_share;
     if !pl.scale_up_only && nic_bw <= 0.0 {
         return Err(ModelError::new("nics_per_node", format!("an EP group of {n} spans {nodes} domains and needs a network: use at least 1 NIC per node")));
@@ -365,10 +368,10 @@ fn evaluate_inner(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p
     if i.kernel == Kernel::LowLatency && p.low_latency.is_none() {
         return Err(ModelError::new("kernel", format!("{} has no low-latency kernels: use kernel normal or another library", lib.name())));
     }
-    match (pl.scale_up_only, p.max_network_ranks, p.max_scale_up_ranks) {
-        (false, Some(m), _) if n > m => return Err(ModelError::new("ep", format!("{} runs EP groups of at most {m} GPUs across the network; got ep {n}", lib.name()))),
-        (true, _, Some(m)) if n > m => return Err(ModelError::new("ep", format!("{} runs EP groups of at most {m} GPUs inside one domain; got ep {n}", lib.name()))),
-        _ => {}
+    if let (false, Some(m)) = (pl.scale_up_only, p.max_network_ranks) {
+        if n > m {
+            return Err(ModelError::new("ep", format!("{} runs EP groups of at most {m} GPUs across the network; got ep {n}", lib.name())));
+        }
     }
     let t = i.tokens as f64;
     let h = i.hidden as f64;
@@ -448,6 +451,9 @@ fn evaluate_inner(topo: &Topology, i: &EpInput, pl: EpPlacement, lib: Library, p
         };
         (Some(band), format!("validated: {} fitted on published runs (validation/ep-dispatch.csv, docs/ep-accuracy.md)", lib.name()))
     };
+    if two_sided {
+        trust.push_str("; this EP group in one domain is above its one-sided AlltoAll's 64 ranks: timed as its two-sided MNNVL kernel");
+    }
     if sent(i.dispatch_dtype) != i.dispatch_dtype || sent(i.combine_dtype) != i.combine_dtype {
         trust.push_str(&format!("; {} has no FP8 or FP4 exchange: sent as BF16", lib.name()));
     }
