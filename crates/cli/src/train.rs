@@ -13,8 +13,8 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Args, Command};
 use std::ffi::OsStr;
-use fabricscope_model::training::{NemoRelease, 
-    preset, preset_ids, Evaluator, Framework, Mlp, Moe, Parallel, Positions, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
+use fabricscope_model::training::{
+    preset, preset_ids, Evaluator, Framework, Mlp, Moe, NemoRelease, Parallel, Positions, Precision, RankOrder, Recompute, SpanTier, StepReport, Workload,
 };
 use fabricscope_model::units::Bytes;
 use fabricscope_model::Topology;
