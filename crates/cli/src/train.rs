@@ -118,7 +118,7 @@ pub struct WorkloadArgs {
     /// Dropout in attention and MLP [default: true, or the preset's]
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser())]
     pub dropout: Option<bool>,
-    /// Linear-layer precision [default: bf16, or the preset's]
+    /// Linear-layer precision: bf16, fp8, or nvfp4 (Transformer Engine's NVFP4 recipe, NVIDIA Blackwell only: b200, gb200, b300, gb300) [default: bf16, or the preset's]
     #[arg(long, value_name = "PRECISION", value_parser = precision_parser())]
     pub precision: Option<Precision>,
     /// Training software whose overlap and fusion behaviour to assume
@@ -664,7 +664,7 @@ fn mlp_ids() -> Vec<&'static str> {
     vec!["gelu", "swiglu"]
 }
 fn precision_ids() -> Vec<&'static str> {
-    vec!["bf16", "fp8"]
+    vec!["bf16", "fp8", "nvfp4"]
 }
 fn recompute_ids() -> Vec<&'static str> {
     Recompute::ALL.iter().map(|r| r.id()).collect()

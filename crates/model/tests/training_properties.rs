@@ -76,7 +76,7 @@ proptest! {
         let class = ComputeClass::of(GpuKind::H100);
         let ceiling = match w.precision {
             Precision::Bf16 => class.mamf_bf16,
-            Precision::Fp8 => class.mamf_fp8.map_or(class.mamf_bf16, |(f, _)| f).max(class.mamf_bf16),
+            Precision::Fp8 | Precision::Nvfp4 => class.mamf_fp8.map_or(class.mamf_bf16, |(f, _)| f).max(class.mamf_bf16),
         };
         let done = executed_utilisation(&w, &r, fw, gpus);
         prop_assert!(done > 0.0 && done <= ceiling, "{p:?} {} seq {seq}: executed {done} above {ceiling}", fw.name);

@@ -292,6 +292,22 @@ impl ComputeClass {
 pub enum MathPrecision {
     Bf16,
     Fp8,
+    /// NVFP4: the FP8 kernels' shape efficiency at FP8's peak times [`Gpu::fp4_speed`].
+    #[cfg(feature = "software")]
+    Fp4,
+}
+
+/// Dense FP4 over dense FP8 tensor-core peak (dimensionless), `None` where the GPU has no
+/// NVFP4 tensor cores. Blackwell (B200, GB200): 2 (NVIDIA GB200 NVL72: FP4 1,440 and FP8 720
+/// PFLOPS per rack, both with sparsity). Blackwell Ultra (B300, GB300): 3 (NVIDIA GB300 NVL72:
+/// FP4 1,080 PFLOPS dense against FP8 720 with sparsity, i.e. 360 dense).
+#[cfg(feature = "software")]
+pub fn fp4_over_fp8(kind: GpuKind) -> Option<f64> {
+    match kind {
+        GpuKind::B200 | GpuKind::Gb200 => Some(2.0),
+        GpuKind::B300 | GpuKind::Gb300 => Some(3.0),
+        _ => None,
+    }
 }
 
 /// A compute class bound to one GPU: precomputed peaks and scale factors.
@@ -312,6 +328,11 @@ pub struct Gpu {
     /// Intrinsic scale factors making the model hit MAMF at its shape.
     scale_bf16: f64,
     scale_fp8: f64,
+    /// NVFP4 GEMM speed over the FP8 one of the same shape (dimensionless): the FP4/FP8 peak
+    /// ratio times the share of it the framework's NVFP4 recipe keeps (quantization, random
+    /// Hadamard transforms, stochastic rounding). Set by the training evaluator.
+    #[cfg(feature = "software")]
+    pub fp4_speed: f64,
 }
 
 impl Gpu {
@@ -349,6 +370,8 @@ impl Gpu {
             k0_fp8,
             scale_bf16,
             scale_fp8,
+            #[cfg(feature = "software")]
+            fp4_speed: 1.0,
         }
     }
 
@@ -357,6 +380,8 @@ impl Gpu {
         match p {
             MathPrecision::Bf16 => self.peak_bf16,
             MathPrecision::Fp8 => self.peak_fp8,
+            #[cfg(feature = "software")]
+            MathPrecision::Fp4 => self.peak_fp8 * self.fp4_speed,
         }
     }
 
@@ -364,12 +389,12 @@ impl Gpu {
     pub fn gemm_efficiency(&self, m: f64, n: f64, k: f64, batch: f64, p: MathPrecision) -> f64 {
         let (k0, scale) = match p {
             MathPrecision::Bf16 => (self.k0_bf16, self.scale_bf16),
-            MathPrecision::Fp8 => (self.k0_fp8, self.scale_fp8),
+            _ => (self.k0_fp8, self.scale_fp8),
         };
         // MAMF is the best of a sweep of shapes: no shape does better.
         let cap = match p {
             MathPrecision::Bf16 => self.class.mamf_bf16,
-            MathPrecision::Fp8 => self.class.mamf_fp8.map_or(self.class.mamf_bf16, |(f, _)| f),
+            _ => self.class.mamf_fp8.map_or(self.class.mamf_bf16, |(f, _)| f),
         };
         (self.class.shape_efficiency(m, n, k, batch, k0) * scale).clamp(1e-6, cap)
     }
@@ -385,6 +410,8 @@ impl Gpu {
         let in_bytes = match p {
             MathPrecision::Bf16 => 2.0,
             MathPrecision::Fp8 => 1.0,
+            #[cfg(feature = "software")]
+            MathPrecision::Fp4 => 0.5 + 1.0 / 16.0,
         };
         let flops = 2.0 * m * n * k * batch;
         let eff = self.gemm_efficiency(m, n, k, batch, p);

@@ -69,6 +69,12 @@ pub struct Framework {
     /// input (`--ep-library`), not part of a page's link: skipped by serde.
     #[serde(skip)]
     pub ep_library: Option<crate::ep::Library>,
+    /// Share of the FP4/FP8 tensor-core peak ratio an NVFP4 GEMM keeps over the FP8 GEMM of
+    /// the same shape (dimensionless, [`NVFP4_SHARE`]); a CLI input's parameter, not part of a
+    /// page's link.
+    #[cfg(feature = "software")]
+    #[serde(skip, default = "nvfp4_share")]
+    pub nvfp4_share: f64,
     /// FSDP/ZeRO-3 frees gathered parameters after the forward and gathers them again for the
     /// backward (`reshard_after_forward=True`, PyTorch FSDP2 default; ZeRO-3); with ZeRO stage
     /// 2 semantics the parameters stay gathered until the backward.
@@ -135,6 +141,23 @@ const LAYER_OVERHEAD_EAGER_US: f64 = 300.0;
 /// Host time per optimizer step outside the layers (data loader, loss and grad-norm
 /// reductions, logging), µs.
 const STEP_OVERHEAD_US: f64 = 20_000.0;
+
+/// Share of the FP4/FP8 peak ratio ([`super::efficiency::fp4_over_fp8`]: 2 on Blackwell, 3 on
+/// Blackwell Ultra) that Transformer Engine's NVFP4 recipe keeps in Megatron-Core's linear
+/// layers, over the FP8 GEMM of the same shape (dimensionless): what the quantization (E2M1
+/// with a scale per 16 elements, 16x16 blocks for the weights), the random Hadamard transform
+/// of the weight-gradient inputs and stochastic rounding of the gradients leave of the faster
+/// tensor cores. Fitted on the NVFP4 rows of validation/training-blackwell.csv the model
+/// expresses (Megatron-Bridge performance summary, NeMo 26.02.01-26.06: Llama 3 70B and 3.1
+/// 405B on GB200 and GB300 racks, 7 rows) by tests/training_accuracy.rs
+/// `nvfp4_share_is_fitted`, which fails when this differs from the fit by more than 0.01.
+#[cfg(feature = "software")]
+pub const NVFP4_SHARE: f64 = 0.63;
+
+#[cfg(feature = "software")]
+fn nvfp4_share() -> f64 {
+    NVFP4_SHARE
+}
 /// DeepSpeed 2021 ZeRO-3 gathers at this fraction of NCCL's ring bandwidth (see the field).
 const DEEPSPEED_2021_ZERO3_EFFICIENCY: f64 = 0.17;
 
@@ -241,6 +264,8 @@ impl Framework {
             overlap_moe_a2a: false,
             ep_node_dispatch: false,
             ep_library: None,
+            #[cfg(feature = "software")]
+            nvfp4_share: NVFP4_SHARE,
             reshard_after_forward: true,
             cp_all_gather: false,
             zero3_collective_efficiency: 1.0,

@@ -12,7 +12,7 @@
 
 use super::framework::Framework;
 use super::mapping::{Parallel, Recompute};
-use super::workload::{Mlp, Precision, Workload};
+use super::workload::{Mlp, Workload};
 use crate::catalog::GpuSpec;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -124,7 +124,7 @@ fn stage_memory(w: &Workload, par: &Parallel, fw: &Framework, flash: bool, m: u3
     let edp = par.expert_dp();
     let t = par.tp as f64;
     let z = par.zero;
-    let weight_bytes = 2.0 + if w.precision == Precision::Fp8 { 1.0 } else { 0.0 };
+    let weight_bytes = 2.0 + w.precision.weight_copy_bytes();
     let shard = |dense: f64, expert: f64| dense / dpcp + expert / edp;
     let (dense, expert) = (p.dense_params, p.expert_params);
     let mut weights = if z >= 3 { shard(dense, expert) } else { dense + expert } * weight_bytes;

@@ -127,11 +127,24 @@ impl<'a> Evaluator<'a> {
                 format!("{} has no FP8 tensor cores; use bf16 (FP8 needs Hopper or Blackwell: h100, h200, h800, h100-pcie, b200, gb200)", topo.gpu.name),
             ));
         }
+        #[allow(unused_mut)]
+        let mut gpu = Gpu::capped(topo.gpu, topo.cluster.power_cap_w);
+        #[cfg(feature = "software")]
+        if work.precision == Precision::Nvfp4 {
+            let Some(ratio) = super::efficiency::fp4_over_fp8(topo.gpu.kind) else {
+                let allowed = if topo.gpu.has_fp8() { "bf16 or fp8" } else { "bf16" };
+                return Err(ModelError::new(
+                    "precision",
+                    format!("{} has no NVFP4 tensor cores; use {allowed} (NVFP4 training needs NVIDIA Blackwell: b200, gb200, b300, gb300)", topo.gpu.name),
+                ));
+            };
+            gpu.fp4_speed = ratio * fw.nvfp4_share;
+        }
         Ok(Evaluator {
             topo,
             work,
             fw,
-            gpu: Gpu::capped(topo.gpu, topo.cluster.power_cap_w),
+            gpu,
             comms: CommCache::default(),
             spans: FastMap::default(),
             compute: FastMap::default(),
@@ -174,7 +187,12 @@ impl<'a> Evaluator<'a> {
         let f = w.ffn as f64;
         let heads_loc = w.heads as f64 / t;
         let d = if w.dropout { 1.0 } else { 0.0 };
-        let lin = if w.precision == Precision::Fp8 { MathPrecision::Fp8 } else { MathPrecision::Bf16 };
+        let lin = match w.precision {
+            Precision::Bf16 => MathPrecision::Bf16,
+            Precision::Fp8 => MathPrecision::Fp8,
+            #[cfg(feature = "software")]
+            Precision::Nvfp4 => MathPrecision::Fp4,
+        };
         let gb = self.fw.grad_bytes();
         let up = match w.mlp {
             Mlp::Gelu => 1.0,
@@ -186,7 +204,8 @@ impl<'a> Evaluator<'a> {
         let lin_b = |m: f64, k: f64, n: f64, batch: f64| {
             gpu.gemm_us(m, k, n, batch, lin, ACT, false) + gpu.gemm_us(k, n, m, batch, lin, gb, true)
         };
-        let fp8_cast = |elems: f64| if lin == MathPrecision::Fp8 { 3.0 * elems } else { 0.0 };
+        // Quantizing the inputs of low-precision GEMMs (NVFP4's Hadamard transform included).
+        let fp8_cast = |elems: f64| if lin != MathPrecision::Bf16 { 3.0 * elems } else { 0.0 };
 
         // ---- attention block (same in dense and MoE layers) ----
         let qkv_n = (q + 2.0 * kv) / t;
@@ -291,7 +310,7 @@ impl<'a> Evaluator<'a> {
                 let exp_b = imbalance * (lin_b(rows, h, up * fe / et, local) + lin_b(rows, fe / et, h, local));
                 // Small experts hit the per-expert floor of the GEMM loop: two GEMMs per expert
                 // forward, four backward (data and weight gradients).
-                let per = local * EXPERT_GEMM_FLOOR_US * if lin == MathPrecision::Fp8 { FP8_EXPERT_FLOOR_FACTOR } else { 1.0 };
+                let per = local * EXPERT_GEMM_FLOOR_US * if lin != MathPrecision::Bf16 { FP8_EXPERT_FLOOR_FACTOR } else { 1.0 };
                 let (exp_f, exp_b) = (exp_f.max(2.0 * per), exp_b.max(4.0 * per));
                 let fs = m.shared_ffn as f64;
                 let (sh_f, sh_b) = if fs > 0.0 {
@@ -873,6 +892,8 @@ impl<'a> Evaluator<'a> {
         let peak = match w.precision {
             Precision::Bf16 => self.topo.gpu.tflops_bf16,
             Precision::Fp8 => self.topo.gpu.tflops_fp8.unwrap_or(self.topo.gpu.tflops_bf16),
+            #[cfg(feature = "software")]
+            Precision::Nvfp4 => crate::units::Tflops(self.topo.gpu.tflops_fp8.map_or(0.0, |f| f.0) * super::efficiency::fp4_over_fp8(self.topo.gpu.kind).unwrap_or(1.0)),
         };
         let model_tflops = model / secs / n / 1e12;
         let hw_tflops = hw / secs / n / 1e12;

@@ -23,6 +23,11 @@ pub enum Precision {
     /// FP8 linear layers (Transformer Engine style); attention, norms and communication stay
     /// in BF16, master weights and optimizer states in FP32.
     Fp8,
+    /// NVFP4 linear layers (Transformer Engine's NVFP4 recipe: E2M1 elements with an FP8 scale
+    /// per 16, forward and both backward GEMMs in FP4): NVIDIA Blackwell only. A software input
+    /// the pages do not offer yet (`train --precision nvfp4`).
+    #[cfg(feature = "software")]
+    Nvfp4,
 }
 
 impl Precision {
@@ -30,12 +35,27 @@ impl Precision {
         match self {
             Precision::Bf16 => "bf16",
             Precision::Fp8 => "fp8",
+            #[cfg(feature = "software")]
+            Precision::Nvfp4 => "nvfp4",
+        }
+    }
+    /// Bytes per parameter of the low-precision weight copy kept beside the BF16 weights: none
+    /// in BF16, one in FP8, 4 bits plus an FP8 scale per 16 elements in NVFP4 (NVIDIA,
+    /// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025).
+    pub fn weight_copy_bytes(self) -> f64 {
+        match self {
+            Precision::Bf16 => 0.0,
+            Precision::Fp8 => 1.0,
+            #[cfg(feature = "software")]
+            Precision::Nvfp4 => 0.5 + 1.0 / 16.0,
         }
     }
     pub fn from_id(id: &str) -> Option<Self> {
         match id.to_ascii_lowercase().as_str() {
             "bf16" | "fp16" => Some(Precision::Bf16),
             "fp8" => Some(Precision::Fp8),
+            #[cfg(feature = "software")]
+            "nvfp4" | "fp4" => Some(Precision::Nvfp4),
             _ => None,
         }
     }
