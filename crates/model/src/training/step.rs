@@ -135,7 +135,7 @@ impl<'a> Evaluator<'a> {
                 let allowed = if topo.gpu.has_fp8() { "bf16 or fp8" } else { "bf16" };
                 return Err(ModelError::new(
                     "precision",
-                    format!("{} has no NVFP4 tensor cores; use {allowed} (NVFP4 training needs NVIDIA Blackwell: b200, gb200, b300, gb300)", topo.gpu.name),
+                    format!("{} does not run NVFP4 training (Transformer Engine's NVFP4 recipe needs NVIDIA Blackwell tensor cores: b200, gb200, b300, gb300); use {allowed}", topo.gpu.name),
                 ));
             };
             gpu.fp4_speed = ratio * fw.nvfp4_share;
