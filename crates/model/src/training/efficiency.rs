@@ -22,7 +22,11 @@
 //! casts, the optimizer) move bytes at `f_mem` of the HBM bandwidth; every kernel also pays a
 //! launch/tail gap.
 
+use super::framework::Framework;
+use super::workload::Precision;
 use crate::catalog::{Arch, GpuKind, GpuSpec};
+use crate::error::Result;
+use crate::units::Tflops;
 use serde::Serialize;
 
 /// Per-class constants of the compute model. Sources inline.
@@ -297,6 +301,29 @@ pub enum MathPrecision {
     Fp4,
 }
 
+impl MathPrecision {
+    /// The tensor-core precision of a training job's linear layers.
+    pub fn of(p: Precision) -> MathPrecision {
+        match p {
+            Precision::Bf16 => MathPrecision::Bf16,
+            Precision::Fp8 => MathPrecision::Fp8,
+            #[cfg(feature = "software")]
+            Precision::Nvfp4 => MathPrecision::Fp4,
+        }
+    }
+}
+
+/// Datasheet dense peak of `spec`'s tensor cores at the linear layers' precision `p` (the MFU
+/// denominator): BF16, FP8 (BF16 where there is none), NVFP4 (FP8's times [`fp4_over_fp8`]).
+pub fn dense_peak(spec: &GpuSpec, p: Precision) -> Tflops {
+    match p {
+        Precision::Bf16 => spec.tflops_bf16,
+        Precision::Fp8 => spec.tflops_fp8.unwrap_or(spec.tflops_bf16),
+        #[cfg(feature = "software")]
+        Precision::Nvfp4 => Tflops(spec.tflops_fp8.map_or(0.0, |f| f.0) * fp4_over_fp8(spec.kind).unwrap_or(1.0)),
+    }
+}
+
 /// Dense FP4 over dense FP8 tensor-core peak (dimensionless), `None` where the GPU has no
 /// NVFP4 tensor cores. Blackwell (B200, GB200): 2 (NVIDIA GB200 NVL72: FP4 1,440 and FP8 720
 /// PFLOPS per rack, both with sparsity). Blackwell Ultra (B300, GB300): 3 (NVIDIA GB300 NVL72:
@@ -338,6 +365,30 @@ pub struct Gpu {
 impl Gpu {
     pub fn new(spec: &GpuSpec) -> Gpu {
         Gpu::capped(spec, None)
+    }
+
+    /// This GPU for a training step whose linear layers run in `precision`: with NVFP4, its
+    /// speed over FP8 from `fw`'s share, or `Err` naming `precision` where `spec` has no NVFP4.
+    #[cfg(feature = "software")]
+    pub fn with_nvfp4(mut self, spec: &GpuSpec, precision: Precision, fw: &Framework) -> Result<Gpu> {
+        if precision == Precision::Nvfp4 {
+            let Some(ratio) = fp4_over_fp8(spec.kind) else {
+                let allowed = if spec.has_fp8() { "bf16 or fp8" } else { "bf16" };
+                return Err(crate::error::ModelError::new(
+                    "precision",
+                    format!("{} does not run NVFP4 training (Transformer Engine's NVFP4 recipe needs NVIDIA Blackwell tensor cores: b200, gb200, b300, gb300); use {allowed}", spec.name),
+                ));
+            };
+            self.fp4_speed = ratio * fw.nvfp4_share;
+        }
+        Ok(self)
+    }
+
+    /// Without the software inputs there is no NVFP4: the GPU as it is.
+    #[cfg(not(feature = "software"))]
+    #[inline(always)]
+    pub fn with_nvfp4(self, _spec: &GpuSpec, _precision: Precision, _fw: &Framework) -> Result<Gpu> {
+        Ok(self)
     }
 
     /// The GPU under a board power cap of `cap_w` watts (`None`: its default limit).

@@ -127,19 +127,7 @@ impl<'a> Evaluator<'a> {
                 format!("{} has no FP8 tensor cores; use bf16 (FP8 needs Hopper or Blackwell: h100, h200, h800, h100-pcie, b200, gb200)", topo.gpu.name),
             ));
         }
-        #[allow(unused_mut)]
-        let mut gpu = Gpu::capped(topo.gpu, topo.cluster.power_cap_w);
-        #[cfg(feature = "software")]
-        if work.precision == Precision::Nvfp4 {
-            let Some(ratio) = super::efficiency::fp4_over_fp8(topo.gpu.kind) else {
-                let allowed = if topo.gpu.has_fp8() { "bf16 or fp8" } else { "bf16" };
-                return Err(ModelError::new(
-                    "precision",
-                    format!("{} does not run NVFP4 training (Transformer Engine's NVFP4 recipe needs NVIDIA Blackwell tensor cores: b200, gb200, b300, gb300); use {allowed}", topo.gpu.name),
-                ));
-            };
-            gpu.fp4_speed = ratio * fw.nvfp4_share;
-        }
+        let gpu = Gpu::capped(topo.gpu, topo.cluster.power_cap_w).with_nvfp4(topo.gpu, work.precision, &fw)?;
         Ok(Evaluator {
             topo,
             work,
@@ -187,12 +175,7 @@ impl<'a> Evaluator<'a> {
         let f = w.ffn as f64;
         let heads_loc = w.heads as f64 / t;
         let d = if w.dropout { 1.0 } else { 0.0 };
-        let lin = match w.precision {
-            Precision::Bf16 => MathPrecision::Bf16,
-            Precision::Fp8 => MathPrecision::Fp8,
-            #[cfg(feature = "software")]
-            Precision::Nvfp4 => MathPrecision::Fp4,
-        };
+        let lin = MathPrecision::of(w.precision);
         let gb = self.fw.grad_bytes();
         let up = match w.mlp {
             Mlp::Gelu => 1.0,
@@ -889,12 +872,7 @@ impl<'a> Evaluator<'a> {
         // so HFU >= MFU always; what fused kernels actually execute (the causally masked
         // half skipped) is `Workload::executed_flops_per_step`.
         let hw = w.hardware_flops_per_step(s.par.recompute);
-        let peak = match w.precision {
-            Precision::Bf16 => self.topo.gpu.tflops_bf16,
-            Precision::Fp8 => self.topo.gpu.tflops_fp8.unwrap_or(self.topo.gpu.tflops_bf16),
-            #[cfg(feature = "software")]
-            Precision::Nvfp4 => crate::units::Tflops(self.topo.gpu.tflops_fp8.map_or(0.0, |f| f.0) * super::efficiency::fp4_over_fp8(self.topo.gpu.kind).unwrap_or(1.0)),
-        };
+        let peak = super::efficiency::dense_peak(self.topo.gpu, w.precision);
         let model_tflops = model / secs / n / 1e12;
         let hw_tflops = hw / secs / n / 1e12;
         let b = &s.breakdown;

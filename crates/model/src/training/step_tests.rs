@@ -6,6 +6,7 @@ use crate::topology::Cluster;
 use crate::training::framework::Framework;
 use crate::training::mapping::RankOrder;
 use crate::training::presets::preset;
+use crate::training::workload::Precision;
 
 fn h100(nodes: u32) -> Cluster {
     Cluster { nodes, ..Cluster::default() }
