@@ -197,4 +197,15 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
    DeepSeek-V3 BF16 on 256 GB200 in NeMo 25.04's layout (TP 2, PP 4, EP 64) that release runs
    2.8x slower than today's. Two fitted constants over two sources; the steps in between
    (CUDA graphs without the later CPU work) are not told apart.
+10. **NVFP4** (`train --precision nvfp4`, NVIDIA Blackwell only): Transformer Engine's NVFP4
+   recipe runs the forward and both backward GEMMs of the linear layers in FP4 (E2M1 with an
+   FP8 scale per 16 elements). A GEMM is timed as its FP8 twin of the same shape, sped up by
+   the FP4/FP8 peak ratio (2 on B200/GB200, 3 on B300/GB300: NVIDIA's GB200 and GB300 NVL72
+   tables) times a share that the quantization, the weight-gradient inputs' Hadamard transform
+   and stochastic rounding leave of it: 0.70, fitted by `fit_nvfp4_share` on the 5 NVFP4 Llama
+   rows the model expresses (Megatron-Bridge 26.02.01-26.06 on GB200 and GB300: -6% to +18%,
+   two of GB300's three runs the most optimistic) and checked by `nvfp4_share_is_fitted`.
+   Attention, norms and communication stay BF16; the weights keep an FP4 copy (0.5625 bytes
+   per parameter) beside the BF16 ones. One share for both generations: Blackwell Ultra's
+   rows alone would take less of its larger ratio, but three rows do not separate a class.
 ";
