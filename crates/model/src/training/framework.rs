@@ -158,6 +158,7 @@ pub const NVFP4_SHARE: f64 = 0.7;
 fn nvfp4_share() -> f64 {
     NVFP4_SHARE
 }
+
 /// DeepSpeed 2021 ZeRO-3 gathers at this fraction of NCCL's ring bandwidth (see the field).
 const DEEPSPEED_2021_ZERO3_EFFICIENCY: f64 = 0.17;
 
