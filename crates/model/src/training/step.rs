@@ -670,8 +670,10 @@ impl<'a> Evaluator<'a> {
             let cp_t = micro.cp.0 + micro.cp.1 + rc_c * micro.cp.0;
             let ep_t = if is_moe { micro.ep.0 + micro.ep.1 + rc_c * micro.ep.0 } else { 0.0 };
             let compute = lc.fwd + lc.bwd + rc + acc(lc.params);
-            // ZeRO-3: the gather for this layer overlaps the previous layer's compute (when
-            // prefetching); whatever does not fit, and the SMs it occupies, is exposed.
+            // ZeRO-3: the gather for this layer overlaps all of the previous layer (prefetched, own stream), exchanges
+            // too (else faster GEMMs expose one time twice); what does not fit, and the SMs it takes, is exposed.
+            let (ep_f, ep_b) = if is_moe { micro.ep } else { (0.0, 0.0) };
+            let (fwd_window, bwd_window) = (lc.fwd + tp.0 + micro.cp.0 + ep_f, lc.bwd + tp.1 + micro.cp.1 + ep_b);
             let dpz = if zero == 3 {
                 let (ag, rs) = z3;
                 let hide = |comm: f64, window: f64| {
@@ -683,10 +685,10 @@ impl<'a> Evaluator<'a> {
                 };
                 // Without resharding after the forward the backward needs no second gather.
                 let bwd_ag = if self.fw.reshard_after_forward { ag } else { 0.0 };
-                hide(ag, lc.fwd) + hide(bwd_ag + rs, lc.bwd) + if full { hide(ag, lc.fwd) } else { 0.0 }
+                hide(ag, fwd_window) + hide(bwd_ag + rs, bwd_window) + if full { hide(ag, fwd_window) } else { 0.0 }
             } else if zero == 2 && !self.fw.grad_sync_once {
                 let rs = z3.1;
-                (rs - lc.bwd).max(0.0) + steal * rs.min(lc.bwd)
+                (rs - bwd_window).max(0.0) + steal * rs.min(bwd_window)
             } else {
                 0.0
             };
