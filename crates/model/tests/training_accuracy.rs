@@ -595,11 +595,7 @@ fn evaluate_row_with(file: &'static str, line: usize, r: &Row, moe_host_us: Opti
                 _ if metric_field.contains("mfu") || metric_field.contains("model") => Metric::Model,
                 _ => Metric::Hardware,
             };
-            let peak = match w.precision {
-                Precision::Fp8 => topo.gpu.tflops_fp8.map_or(topo.gpu.tflops_bf16.0, |t| t.0),
-                Precision::Bf16 => topo.gpu.tflops_bf16.0,
-                Precision::Nvfp4 => topo.gpu.tflops_fp8.map_or(0.0, |t| t.0) * fabricscope_model::training::efficiency::fp4_over_fp8(gpu).unwrap_or(1.0),
-            };
+            let peak = fabricscope_model::training::efficiency::dense_peak(topo.gpu, w.precision).0;
             let m = r.f("measured_tflops_per_gpu").or(r.f("measured_mfu_pct").map(|p| p / 100.0 * peak)).ok_or("no measurement")?;
             (metric, m)
         }

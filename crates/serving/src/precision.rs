@@ -17,9 +17,8 @@ pub enum Precision {
     Fp4,
 }
 
-/// Bytes per element of an NVFP4 tensor: 4 bits plus one FP8 scale per 16 elements (NVIDIA,
-/// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025).
-pub const FP4_BYTES: f64 = 0.5 + 1.0 / 16.0;
+/// Bytes per element of an NVFP4 tensor (the catalog's, with its source).
+pub const FP4_BYTES: f64 = fabricscope_model::catalog::gpu::NVFP4_BYTES;
 
 impl Precision {
     pub const ALL: [Precision; 3] = [Precision::Bf16, Precision::Fp8, Precision::Fp4];

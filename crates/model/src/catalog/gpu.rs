@@ -71,6 +71,11 @@ impl CollectiveLibrary {
     }
 }
 
+/// Bytes per element of an NVFP4 tensor: 4 bits plus one FP8 scale per 16 elements (NVIDIA,
+/// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025). Training's
+/// NVFP4 weights and GEMM operands and serving's FP4 weights and KV cache.
+pub const NVFP4_BYTES: f64 = 0.5 + 1.0 / 16.0;
+
 /// The GPUs the catalog knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -462,7 +462,7 @@ impl Gpu {
             MathPrecision::Bf16 => 2.0,
             MathPrecision::Fp8 => 1.0,
             #[cfg(feature = "software")]
-            MathPrecision::Fp4 => 0.5 + 1.0 / 16.0,
+            MathPrecision::Fp4 => crate::catalog::gpu::NVFP4_BYTES,
         };
         let flops = 2.0 * m * n * k * batch;
         let eff = self.gemm_efficiency(m, n, k, batch, p);

@@ -40,14 +40,13 @@ impl Precision {
         }
     }
     /// Bytes per parameter of the low-precision weight copy kept beside the BF16 weights: none
-    /// in BF16, one in FP8, 4 bits plus an FP8 scale per 16 elements in NVFP4 (NVIDIA,
-    /// "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025).
+    /// in BF16, one in FP8, [`crate::catalog::gpu::NVFP4_BYTES`] in NVFP4.
     pub fn weight_copy_bytes(self) -> f64 {
         match self {
             Precision::Bf16 => 0.0,
             Precision::Fp8 => 1.0,
             #[cfg(feature = "software")]
-            Precision::Nvfp4 => 0.5 + 1.0 / 16.0,
+            Precision::Nvfp4 => crate::catalog::gpu::NVFP4_BYTES,
         }
     }
     pub fn from_id(id: &str) -> Option<Self> {
