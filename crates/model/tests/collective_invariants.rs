@@ -40,30 +40,39 @@ proptest! {
 
     #[test]
     fn faster_nics_never_slow_a_collective(c in hopper_cluster(), op in op(), lg in 3u32..35) {
-        // The timing is monotone for the algorithm and protocol NCCL runs: whatever the faster
-        // NICs' choice, the same choice on the slower NICs is no faster. NCCL's own tuner may
-        // switch to another algorithm with faster NICs that times slower (128 HDR nodes run Tree
-        // LL128 at 16 MiB in 500 µs; NDR's pick, NVLSTree Simple, 567 µs since its pipeline fill
-        // stores a whole chunk at each end of the network path, as at the start of this check's
-        // regressions file): that gap is NCCL's tuning, bounded here at 15%.
+        // Three statements. The timing is monotone for the algorithm and protocol NCCL runs:
+        // whatever the faster NICs' choice, the same choice on the slower NICs is no faster.
+        // NCCL's own estimate of its choice, by which its tuner picks, never grows with faster
+        // NICs either. The time as measured of NCCL's choice may grow where the faster NICs make
+        // NCCL switch: its estimate of NVLSTree leaves out the pipeline fill (the first chunk of
+        // every stream crosses the NVLS reduce, 2 x depth network hops stored whole at each,
+        // and the NVLS multicast before the pipeline runs, `NetPath::nvls_tree_fill_us`), so at
+        // mid sizes over several domains NCCL prefers NVLSTree on NDR where it times slower
+        // than HDR's Tree LL128: 8 H100 nodes at 4 MiB, 243 µs (NCCL's estimate 135) against
+        // 168 (one cluster of NVIDIA/nccl-tests issue 309 measured 204 µs there, NVLSTree, and
+        // 143 µs at 2 MiB, Tree LL128); 16 nodes at 8 MiB, 331 against 271. That switch is
+        // NCCL's tuning, left unbounded here; any other switch may cost at most 15%.
         let bytes = 1u64 << lg;
-        let mut last: Option<(Topology, f64)> = None;
+        let mut last: Option<(Topology, f64, f64, &'static str)> = None;
         for nic in [NicKind::IbHdr, NicKind::IbNdr, NicKind::IbXdr] {
             let t = Cluster { nic, ..c.clone() }.topology().unwrap();
             let comm = Comm::new(&t, t.whole()).expect("valid placement");
             let p = comm.predict(op, Bytes(bytes), AlgoChoice::Auto, ProtoChoice::Auto).expect("auto always runs");
             let time = p.time.0;
+            let estimate = p.nccl_time.map_or(f64::NAN, |m| m.0);
             prop_assert!(time.is_finite() && time > 0.0);
-            if let Some((slow, slow_time)) = &last {
+            if let Some((slow, slow_time, slow_estimate, slow_algorithm)) = &last {
                 let (algo, proto) = (AlgoChoice::from_id(&p.algorithm.to_ascii_lowercase()), ProtoChoice::from_id(&p.protocol.to_ascii_lowercase()));
                 if let (Some(a), Some(pr)) = (algo, proto) {
                     if let Ok(same) = Comm::new(slow, slow.whole()).expect("valid placement").predict(op, Bytes(bytes), a, pr) {
                         prop_assert!(time <= same.time.0 * (1.0 + 1e-9), "{:?} {} {} with {:?}: {} > {} on slower NICs", op, p.algorithm, p.protocol, nic, time, same.time.0);
                     }
                 }
-                prop_assert!(time <= slow_time * 1.15, "{:?} with {:?}: {} > 1.15 x {}", op, nic, time, slow_time);
+                prop_assert!(!(estimate > slow_estimate * (1.0 + 1e-9)), "{:?} with {:?}: NCCL's estimate {} > {} on slower NICs", op, nic, estimate, slow_estimate);
+                let nvls_tree_for_tree = p.algorithm == "NVLSTree" && *slow_algorithm == "Tree";
+                prop_assert!(nvls_tree_for_tree || time <= slow_time * 1.15, "{:?} with {:?}: {} {} {} > 1.15 x {} {}", op, nic, p.algorithm, p.protocol, time, slow_algorithm, slow_time);
             }
-            last = Some((t, time));
+            last = Some((t, time, estimate, p.algorithm));
         }
     }
 
