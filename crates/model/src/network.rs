@@ -78,8 +78,38 @@ pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
 /// step, src/device/all_reduce.h:520-627). A count, not a fit, but chosen after the mid-size
 /// rows of validation/collectives-4.csv were seen (in sample): without it two H100 clusters of
 /// NVIDIA/nccl-tests issue 309 measured 20-46% below the model from 8 to 128 MiB between two
-/// nodes.
+/// nodes. A Simple Tree's fill (`NetPath::tree_simple_fill_us`) counts it; NVLSTree's has its
+/// own count, [`NVLS_TREE_STORE_AND_FORWARD`].
 pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
+
+/// Chunk times NVLSTree's pipeline fill adds on the network path beyond its 2 x depth hops
+/// (dimensionless): the store at the receiving end. The sending end's is the NVLS reduce
+/// writing the chunk into the connection's buffer, a stage the fill times on its own. A count,
+/// but chosen in sample: with the fill on NCCL's NVLS channel count ([`nvls_channels`]; it had
+/// run on the head count, half of it on 8-NIC H100 nodes, with 2 stores), the 35 mid-size
+/// (64 KiB-128 MiB) NVLSTree rows of validation/collectives-4.csv (three H100 clusters of
+/// NVIDIA/nccl-tests issue 309, 2, 4 and 8 nodes) have a median absolute error of 9.4% with 1,
+/// 10.7% with 0 and 12.0% with 2 (10.9% before). The fill those rows ask for, beyond NCCL's
+/// own latency and the steady rate, is about 8, 11 and 18-27 µs per MiB of one pipeline round
+/// (channels x heads chunks) at depth 1, 2 and 3; one store gives about 8, 16 and 23.
+pub const NVLS_TREE_STORE_AND_FORWARD: f64 = 1.0;
+
+/// NVLS's channels (CTAs) on Hopper: `NVLS_NCHANNELS_SM90`, NCCL 2.27.5
+/// src/transport/nvls.cc:147. NCCL runs NVLS and NVLSTree on all of them at every size
+/// (src/enqueue.cc:1848-1850).
+pub const NVLS_CHANNELS_HOPPER: u32 = 16;
+/// NVLS's channels on Blackwell when the communicator spans more than one node or NVLink
+/// domain, as NVLSTree always does: `NVLS_NCHANNELS_SM100`, src/transport/nvls.cc:148, 193.
+pub const NVLS_CHANNELS_BLACKWELL: u32 = 32;
+
+/// The channels NCCL runs NVLSTree on for a GPU of compute capability `cc`.
+pub fn nvls_channels(cc: u32) -> u32 {
+    if cc >= 100 {
+        NVLS_CHANNELS_BLACKWELL
+    } else {
+        NVLS_CHANNELS_HOPPER
+    }
+}
 
 /// NVLSTree's chunk, bytes: NCCL_NVLS_CHUNKSIZE's default (NCCL 2.27.5
 /// src/transport/nvls.cc:152, 128 KiB), at most 64 KiB from 4 domains on
@@ -260,8 +290,9 @@ pub struct NetPath {
     /// `collective::Comm::new`).
     pub nvls_tree_nic_side: f64,
     pub nvls_tree_gpu_side: f64,
-    /// NCCL's NVLS channels and NVLS heads per domain (0 without NVLS): each head's NIC
-    /// carries one stream per channel.
+    /// NCCL's NVLS channels ([`nvls_channels`]; not the NVLS graph's channel count, which is
+    /// the head count) and NVLS heads per domain (0 without NVLS): each head's NIC carries one
+    /// stream per channel.
     pub nvls_channels: u32,
     pub nvls_heads: u32,
     /// Per-GPU bandwidth inside the domain NCCL's rings can use, GB/s per direction: every
@@ -399,12 +430,13 @@ impl NetPath {
     /// (src/enqueue.cc:2021-2032); every stage forwards a whole chunk before the next stage
     /// starts on it (src/device/all_reduce.h:521-627: NVLS reduce to the head, the tree up and
     /// down across domains, NVLS multicast back), so the first chunk crosses the NVLS stage in,
-    /// 2d network hops (d = the tree's depth over domains, ceil(log2 domains)) and the NVLS
+    /// 2d network hops (d = the tree's depth over domains, ceil(log2 domains)), the store at
+    /// the receiving end ([`NVLS_TREE_STORE_AND_FORWARD`], chosen in sample) and the NVLS
     /// stage out before the pipeline runs at its steady rate. A network hop moves one chunk at
-    /// a head NIC's rate split over the channels that share it; an NVLS stage at twice the
+    /// a head NIC's rate split over the NVLS channels that share it; an NVLS stage at twice the
     /// domain's NVLS all-reduce rate (half of it) split over all streams. The time is that
-    /// path less the one chunk time the steady state already counts. Nothing is fitted; the
-    /// step at each chunk threshold is NCCL's (a larger chunk fills longer).
+    /// path less the one chunk time the steady state already counts. The step at each chunk
+    /// threshold is NCCL's (a larger chunk fills longer).
     pub fn nvls_tree_fill_us(&self, bytes: f64, algbw: f64) -> f64 {
         if self.nvls_channels == 0 || self.nvls_heads == 0 || self.domains < 2 || algbw <= 0.0 {
             return 0.0;
@@ -419,7 +451,7 @@ impl NetPath {
         let per_stream_net = self.injection(Algorithm::NvlsTree) / heads / channels * 1000.0;
         let per_stream_nvls = 2.0 * self.nvls_intra_algbw / ops * 1000.0;
         let steady = algbw / ops * 1000.0;
-        let path = (2.0 * depth + NET_PATH_STORE_AND_FORWARD) * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
+        let path = (2.0 * depth + NVLS_TREE_STORE_AND_FORWARD) * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
         (path - chunk / steady).max(0.0)
     }
 

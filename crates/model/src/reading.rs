@@ -117,9 +117,9 @@ fn scaling(r: &Report, f: &Formula, key: &Prediction) -> Option<String> {
     let (a, b) = (one.busbw.0, key.busbw.0);
     let same_algo = one.algorithm == key.algorithm;
     let n1 = one.ranks;
-    let rel = if b > a * 1.005 { "higher" } else if b < a * 0.995 { "lower" } else { "the same" };
+    let rel = if b > a * 1.005 { "higher than" } else if b < a * 0.995 { "lower than" } else { "the same as" };
     let mut t = format!(
-        "Across the cluster busbw is {rel} than inside one domain ({} vs {} GB/s at this size).",
+        "Across the cluster busbw is {rel} inside one domain ({} vs {} GB/s at this size).",
         gb(b),
         gb(a)
     );

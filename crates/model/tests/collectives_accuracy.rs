@@ -681,9 +681,10 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
          InfiniBand's mid sizes are H100 sweeps from 2 to 8 nodes (three clusters of NVIDIA/nccl-tests issue 309) and an\n\
          A100 run on 3 nodes (issue 119), collectives-4.csv. Between two H100 nodes NVLSTree measured 20-46% below the\n\
          model from 8 to 128 MiB on both 2-node clusters while its pipeline fill counted only the chunk's hops: the chunk\n\
-         is also stored whole at each end of the network path (written into the connection's buffer before the proxy\n\
-         posts it, read once it has all arrived; `network::NET_PATH_STORE_AND_FORWARD`, chosen after seeing these rows:\n\
-         in sample), and with it those rows are within 27%, the same sizes at 4 and 8 nodes within 19%. A100 instances on\n\
+         is also stored whole where it arrives (read out of the connection's buffer once it has all arrived;\n\
+         `network::NVLS_TREE_STORE_AND_FORWARD`, chosen after seeing these rows: in sample), and each head's NIC carries\n\
+         one stream for each of NCCL's NVLS channels (16 on Hopper; the fill had run on the head count, 8): with both\n\
+         those rows are within 13%, the same sizes at 4 and 8 nodes within 19%. A100 instances on\n\
          EFA (p4d, p4de) run Simple only: aws-ofi-nccl sets NCCL_PROTO=simple where the EFA device cannot keep LL's and\n\
          LL128's flags in order (`NicKind::forces_simple_protocol`). There a Simple Tree at mid sizes is its pipeline\n\
          fill: each hop forwards a chunk (one 512 KiB step, or a channel's share) only once it has all of it, down the\n\

@@ -759,7 +759,7 @@ mod tests {
     /// nodes (32 GPUs) with 32 MiB, the model's time of each forced algorithm is below the played
     /// one and NCCL runs more than one channel, which Learn states with both times. (At a few
     /// MiB the played channel, which draws no per-step latency and no pipeline fill, can be the
-    /// shorter: NVLSTree's fill stores a whole chunk at each end of its network path.)
+    /// shorter: NVLSTree's fill stores a whole chunk at every hop of its network path.)
     #[test]
     fn one_channel_of_several_is_slower_than_nccl() {
         use crate::collective::{AlgoChoice, Collective, Comm, ProtoChoice};
