@@ -70,16 +70,16 @@ pub const NVLS_TREE_TWO_DOMAIN_EFFICIENCY: f64 = 1.0;
 /// the steady state's fraction; the rows it was read from are 16 GiB or flat with size.
 pub const NVLS_TREE_EFFICIENCY: f64 = 0.74;
 
-/// Chunk times NVLSTree's pipeline fill adds on the network path beyond its hops
-/// (dimensionless): at the path's two ends the chunk is stored whole, written into the
-/// connection's step buffer before the proxy posts it and read out of the receiving buffer
-/// only once it has all arrived (Simple signals once per step: NCCL 2.27.5
-/// src/device/prims_simple.h waitPeer/postPeer; NVLSTree's ProtoSimple<1, 1> makes a chunk one
-/// step, src/device/all_reduce.h:520-627). A count, not a fit, but chosen after the mid-size
-/// rows of validation/collectives-4.csv were seen (in sample): without it two H100 clusters of
-/// NVIDIA/nccl-tests issue 309 measured 20-46% below the model from 8 to 128 MiB between two
-/// nodes. A Simple Tree's fill (`NetPath::tree_simple_fill_us`) counts it; NVLSTree's has its
-/// own count, [`NVLS_TREE_STORE_AND_FORWARD`].
+/// Chunk times a Simple Tree's pipeline fill (`NetPath::tree_simple_fill_us`) adds on the
+/// network path beyond its hops (dimensionless): at the path's two ends the chunk is stored
+/// whole, written into the connection's step buffer before the proxy posts it and read out of
+/// the receiving buffer only once it has all arrived (Simple signals once per step: NCCL
+/// 2.27.5 src/device/prims_simple.h waitPeer/postPeer; a Tree's and NVLSTree's
+/// ProtoSimple<1, 1> makes a chunk one step, src/device/all_reduce.h). A count, not a fit, but
+/// chosen after the mid-size rows of validation/collectives-4.csv were seen (in sample), for
+/// NVLSTree first: without it two H100 clusters of NVIDIA/nccl-tests issue 309 measured 20-46%
+/// below the model from 8 to 128 MiB between two nodes. NVLSTree has its own count now,
+/// [`NVLS_TREE_STORE_AND_FORWARD`].
 pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
 
 /// Chunk times NVLSTree's pipeline fill adds on the network path beyond its 2 x depth hops
