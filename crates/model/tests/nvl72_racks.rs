@@ -96,9 +96,9 @@ fn busbw_across_racks_is_monotone_in_size_up_to_a_crossover() {
 }
 
 /// The band is honest about scale: at every rack count it is at least the measurements' own
-/// (NVLSTree across racks is measured at 2 and 20 racks, validation/collectives-nvl72-racks.csv),
-/// never reads as the parts' ±2%, never narrows with scale, and says "extrapolated" beyond the
-/// measured 20 racks.
+/// (NVLSTree across racks is measured at 2 racks, validation/collectives-nvl72-racks.csv; the
+/// twenty-rack run had NVLS off), never reads as the parts' ±2%, never narrows with scale, and
+/// says "extrapolated" beyond the measured 2 racks.
 #[test]
 fn the_band_across_racks_grows_with_the_distance_from_the_measured_scale() {
     let mut last = 0.0;
@@ -106,8 +106,10 @@ fn the_band_across_racks_grows_with_the_distance_from_the_measured_scale() {
         let p = predict(&racks(GpuKind::Gb200, n, NicKind::IbNdr, 4), 1 << 30, AlgoChoice::Auto);
         let (band, measured) = (p.trust.error_band_pct.unwrap_or(0.0), p.trust.measured_band_pct.unwrap_or(0.0));
         assert!(band >= measured && band >= last, "{n} racks: {:?}", p.trust);
-        assert_eq!(p.trust.extrapolated, n > 20, "{n} racks: {:?}", p.trust);
-        assert!(band >= 25.0, "{n} racks: ±{band:.0}% is not honest at {} GPUs", 72 * n);
+        assert_eq!(p.trust.extrapolated, n > 2, "{n} racks: {:?}", p.trust);
+        // At the measured 2 racks the band is the three rows' median (12.7%); never the parts'
+        // ±2%, and a full doubling beyond adds 25 points.
+        assert!(band >= 10.0 && (n == 2 || band >= 25.0), "{n} racks: ±{band:.0}% is not honest at {} GPUs", 72 * n);
         last = band;
     }
 }

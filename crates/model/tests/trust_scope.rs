@@ -58,18 +58,18 @@ fn training_band_is_extrapolated_beyond_the_published_gpu_counts() {
 }
 
 #[test]
-fn nvl72_across_many_racks_carries_the_measured_gap() {
+fn nvl72_across_many_racks_is_extrapolated_from_two_with_a_wide_band() {
     // 20 GB200 NVL72 racks (1,440 GPUs, 4 NDR NICs per tray), NVLS on: NCCL reduces inside
-    // each rack on the NVSwitches and crosses the racks with NVLSTree. CoreWeave measured this
-    // scale (validation/collectives-nvl72-racks.csv) at half the model: the prediction is
-    // inside the measured scope and must carry that class's wide band, never a narrow one;
-    // beyond 20 racks it says it is extrapolated.
+    // each rack on the NVSwitches and crosses the racks with NVLSTree. CoreWeave measured that
+    // at two racks (validation/collectives-nvl72-racks.csv; their twenty-rack run had NVLS
+    // off): at 20 racks the prediction is extrapolated and carries a band widened by scale,
+    // never a narrow one.
     use fabricscope_model::catalog::{GpuKind, NicKind, ScaleUp};
     let racks = |n: u32| Cluster { gpu: GpuKind::Gb200, scale_up: ScaleUp::Nvl72, gpus_per_node: 4, nodes: 18 * n, nics_per_node: 4, nic: NicKind::IbNdr, ..Cluster::default() };
     let p = all_reduce_1g(&racks(20));
     assert_eq!(p.trust.tier, TierClass::Nvl72Racks);
     assert!(["NVLSTree", "Ring", "Tree", "NVLS"].contains(&p.algorithm), "{}", p.algorithm);
-    assert!(p.trust.validated_cases > 0 && !p.trust.extrapolated, "{:?}", p.trust);
+    assert!(p.trust.validated_cases > 0 && p.trust.extrapolated, "{:?}", p.trust);
     assert!(p.trust.error_band_pct.unwrap_or(0.0) >= 50.0, "{:?}", p.trust);
     let far = all_reduce_1g(&racks(36));
     assert!(far.trust.describe().starts_with("extrapolated"), "{}", far.trust.describe());
