@@ -342,6 +342,7 @@ impl Comm {
                 nvls_tree_gpu_side: topo.gpu_nic_nccl_bw().0 * heads.min(p.per_domain as f64) / share,
                 nvls_channels: graphs.nvls.map_or(0, |_| network::nvls_channels(topo.gpu.arch.compute_capability())),
                 nvls_heads: heads as u32,
+                nvls_tree_stores: network::NVLS_TREE_STORE_AND_FORWARD,
                 intra: xgmi_line.unwrap_or(intra_bw.0),
                 nvls_intra_algbw,
                 step_extra: (topo.nic.latency.0 - network::IB_REFERENCE_LATENCY.0) + leaf_hops * hop,
@@ -428,6 +429,15 @@ impl Comm {
 
     /// Times the network as run with `qps` queue pairs per connection
     /// (NCCL_IB_QPS_PER_CONNECTION; NCCL's default is 1). NCCL's own choice does not change.
+    /// This communicator with `stores` chunk stores on NVLSTree's network path instead of
+    /// [`network::NVLS_TREE_STORE_AND_FORWARD`]: the accuracy test's refit of that count.
+    pub fn with_nvls_tree_stores(mut self, stores: f64) -> Comm {
+        if let Some(n) = self.net.as_mut() {
+            n.nvls_tree_stores = stores;
+        }
+        self
+    }
+
     pub fn with_qps_per_connection(mut self, qps: u32) -> Comm {
         if let Some(n) = self.net.as_mut() {
             n.qps_per_connection = qps.max(1);

@@ -85,7 +85,8 @@ pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
 /// Chunk times NVLSTree's pipeline fill adds on the network path beyond its 2 x depth hops
 /// (dimensionless): the store at the receiving end. The sending end's is the NVLS reduce
 /// writing the chunk into the connection's buffer, a stage the fill times on its own. A count,
-/// but chosen in sample: with the fill on NCCL's NVLS channel count ([`nvls_channels`]; it had
+/// fitted in sample by the accuracy test (`nvls_tree_store_count_is_fitted`, the count of 0-3
+/// with the lowest median): with the fill on NCCL's NVLS channel count ([`nvls_channels`]; it had
 /// run on the head count, half of it on 8-NIC H100 nodes, with 2 stores), the 35 mid-size
 /// (64 KiB-128 MiB) NVLSTree rows of validation/collectives-4.csv (three H100 clusters of
 /// NVIDIA/nccl-tests issue 309, 2, 4 and 8 nodes) have a median absolute error of 9.4% with 1,
@@ -295,6 +296,9 @@ pub struct NetPath {
     /// stream per channel.
     pub nvls_channels: u32,
     pub nvls_heads: u32,
+    /// Chunk stores NVLSTree's fill adds on the network path ([`NVLS_TREE_STORE_AND_FORWARD`];
+    /// another count only where the accuracy test refits it).
+    pub nvls_tree_stores: f64,
     /// Per-GPU bandwidth inside the domain NCCL's rings can use, GB/s per direction: every
     /// ring and tree passes all of its channels through each GPU's scale-up links.
     pub intra: f64,
@@ -451,7 +455,7 @@ impl NetPath {
         let per_stream_net = self.injection(Algorithm::NvlsTree) / heads / channels * 1000.0;
         let per_stream_nvls = 2.0 * self.nvls_intra_algbw / ops * 1000.0;
         let steady = algbw / ops * 1000.0;
-        let path = (2.0 * depth + NVLS_TREE_STORE_AND_FORWARD) * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
+        let path = (2.0 * depth + self.nvls_tree_stores) * chunk / per_stream_net + 2.0 * chunk / per_stream_nvls;
         (path - chunk / steady).max(0.0)
     }
 
@@ -897,6 +901,7 @@ mod tests {
             nvls_tree_gpu_side: 384.0,
             nvls_channels: 16,
             nvls_heads: 8,
+            nvls_tree_stores: NVLS_TREE_STORE_AND_FORWARD,
             intra: 1e9,
             nvls_intra_algbw: f64::INFINITY,
             step_extra: 0.0,
