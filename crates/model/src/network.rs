@@ -95,22 +95,7 @@ pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
 /// (channels x heads chunks) at depth 1, 2 and 3; one store gives about 8, 16 and 23.
 pub const NVLS_TREE_STORE_AND_FORWARD: f64 = 1.0;
 
-/// NVLS's channels (CTAs) on Hopper: `NVLS_NCHANNELS_SM90`, NCCL 2.27.5
-/// src/transport/nvls.cc:147. NCCL runs NVLS and NVLSTree on all of them at every size
-/// (src/enqueue.cc:1848-1850).
-pub const NVLS_CHANNELS_HOPPER: u32 = 16;
-/// NVLS's channels on Blackwell when the communicator spans more than one node or NVLink
-/// domain, as NVLSTree always does: `NVLS_NCHANNELS_SM100`, src/transport/nvls.cc:148, 193.
-pub const NVLS_CHANNELS_BLACKWELL: u32 = 32;
-
-/// The channels NCCL runs NVLSTree on for a GPU of compute capability `cc`.
-pub fn nvls_channels(cc: u32) -> u32 {
-    if cc >= 100 {
-        NVLS_CHANNELS_BLACKWELL
-    } else {
-        NVLS_CHANNELS_HOPPER
-    }
-}
+pub use crate::nccl::constants::{nvls_channels, NVLS_CHANNELS_BLACKWELL, NVLS_CHANNELS_HOPPER};
 
 /// NVLSTree's chunk, bytes: NCCL_NVLS_CHUNKSIZE's default (NCCL 2.27.5
 /// src/transport/nvls.cc:152, 128 KiB), at most 64 KiB from 4 domains on

@@ -702,11 +702,17 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
          as run \"with this example\", the Slurm script that since commit a736384 (\"per NV ask, we need to disable\n\
          NVLS temporarily\") sets NCCL_NVLS_ENABLE=0, and since that pull request NCCL_NET_GDR_C2C=1 (the one- and two-rack runs, pull request 43,\n\
          had NVLS on). Judged so, NCCL's choice is Tree and Ring, and the model is still +47% to +210% there. The rows fit\n\
-         about 4.7 ms plus bytes at 215 GB/s, which is what 2.26.2's Tree or Ring graph gives as traced through its\n\
-         search and tuning code: 15 NICs per rack (the search stops at 15 x 48 GB/s = the GPUs' 720 GB/s of NVLink; 2.27.3's\n\
-         47.9 GB/s first speed makes it 16, its release note's \"16 NICs between MNNVL domains\"), 30 channels padded to 32\n\
-         so two NICs carry three, and a 1440-rank ring's or a 72-deep chain's fill; the model has neither the padded\n\
-         channels' busiest NIC nor GPUDirect RDMA over C2C (issue 35).\n\n\
+         about 4.6-5.2 ms plus bytes at 215 GB/s (512 MiB to 16 GiB). 2.26.2's Ring and Tree graphs use 15 NICs per rack (the\n\
+         search stops at 15 x 48 GB/s = the GPUs' 720 GB/s of NVLink; 2.27.3's 47.9 GB/s first speed makes it 16, its release\n\
+         note's \"16 NICs between MNNVL domains\"), and with NVLS off the communicator runs 30 channels, two on each NIC:\n\
+         src/graph/connect.cc duplicates the 15 (line 452) and pads to the NVLS channel count only (lines 493-494), which\n\
+         is 0 when NCCL_NVLS_ENABLE=0 (src/transport/nvls.cc:152-157, at tag v2.26.2-1). So no NIC is busier than another (a padding to 32,\n\
+         two NICs carrying three channels, happens only with NVLS on), and the model's even Tree, about 330 GB/s at\n\
+         16 GiB, stays 1.5x faster than the rows' slope: not explained yet. The intercept is about NCCL's own latency for a\n\
+         1440-rank ring (about 5.5 ms in its tables as the model reproduces them): the model's Ring LL128, forced, is within 2%\n\
+         at 512 MiB (where NCCL's tuning as modelled picks Tree) and 24% and 47% fast at 2 and 16 GiB. Which algorithm ran\n\
+         is not in the output (no NCCL_DEBUG lines); GPUDirect RDMA over C2C (NCCL_NET_GDR_C2C=1, off by default in 2.26.2)\n\
+         is not modelled either (issue 35).\n\n\
          | tier | {} | {} | {} |\n|---|---|---|---|\n{}\n\n\
          ## Per class (the error bands predictions carry)\n\n| tier | algorithm family | size | rows | median abs error |\n|---|---|---|---|---|\n{}\n\n\
          ## Rows\n\n| file | hardware | op | cluster | size | algorithm (source) | measured | model | error | model picks |\n|---|---|---|---|---|---|---|---|---|---|\n{}\n\n\

@@ -61,3 +61,27 @@ fn one_and_two_racks_within_20_percent() {
         assert!(m <= 0.20, "{racks} racks: median {:.1}%", m * 100.0);
     }
 }
+
+/// The channels NCCL 2.26.2 runs Ring and Tree on across GB200 racks, from its source: the
+/// search's 15 rings (one NIC each) duplicated to 30 (src/graph/connect.cc:452), and with NVLS
+/// on copied up to NVLS's 32 channels (connect.cc:493-494; `NVLS_NCHANNELS_SM100`,
+/// src/transport/nvls.cc:148). With NCCL_NVLS_ENABLE=0, as the twenty-rack job ran, NVLS has no
+/// channels (nvls.cc:152-157) and 30 stay: two on each of the 15 NICs, none busier. 2.27.5's
+/// search finds 16 rings: 32 either way. The same copy takes 8 NDR NICs of B200 nodes from 16
+/// channels to 32.
+#[test]
+fn nvls_pads_the_rings_to_its_channel_count_only_when_on() {
+    let channels = |gpu: GpuKind, gpn: u32, nodes: u32, nccl: NcclVersion, nvls: bool| {
+        let scale_up = if gpu == GpuKind::Gb200 { ScaleUp::Nvl72 } else { ScaleUp::NvSwitch { gen: 5 } };
+        let c = Cluster { gpu, scale_up, gpus_per_node: gpn, nodes, nics_per_node: gpn, nic: NicKind::IbNdr, nvls, nccl, ..Cluster::default() };
+        let t = c.topology().expect("a buildable cluster");
+        Comm::new(&t, t.whole()).expect("the whole cluster").channels("Ring")
+    };
+    for racks in [2, 20] {
+        assert_eq!(channels(GpuKind::Gb200, 4, 18 * racks, NcclVersion::V2_26_2, false), 30, "{racks} racks, NVLS off");
+        assert_eq!(channels(GpuKind::Gb200, 4, 18 * racks, NcclVersion::V2_26_2, true), 32, "{racks} racks, NVLS on");
+        assert_eq!(channels(GpuKind::Gb200, 4, 18 * racks, NcclVersion::V2_27_5, false), 32, "{racks} racks, 2.27.5");
+    }
+    assert_eq!(channels(GpuKind::B200, 8, 4, NcclVersion::V2_27_5, false), 16);
+    assert_eq!(channels(GpuKind::B200, 8, 4, NcclVersion::V2_27_5, true), 32);
+}

@@ -176,6 +176,13 @@ impl Tuning {
         if cc >= 90 && n_nodes > 1 && g.ring.bw_intra > 45.0 && comm_channels < 16 {
             comm_channels = (comm_channels * 2).min(k.max_channels);
         }
+        // With NVLS on, ncclTopoPostset copies the rings and trees up to NVLS's channel count
+        // (src/graph/connect.cc:493-494, 2.26.2 and 2.27.5); with it off that count is 0
+        // (src/transport/nvls.cc). Across nodes only: one node's count differs by release
+        // (24 on Blackwell from 2.27) and times nothing here.
+        if f.nvls_support && g.nvls.is_some() && n_nodes > 1 {
+            comm_channels = comm_channels.max(super::constants::nvls_channels(cc));
+        }
         t.comm_channels = comm_channels;
         if n_ranks <= 1 {
             return t;
