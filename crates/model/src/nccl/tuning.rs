@@ -179,8 +179,9 @@ impl Tuning {
         // With NVLS on, ncclTopoPostset copies the rings and trees up to NVLS's channel count
         // (src/graph/connect.cc:493-494, 2.26.2 and 2.27.5); with it off that count is 0
         // (src/transport/nvls.cc). Across nodes only: one node's count differs by release
-        // (24 on Blackwell from 2.27) and times nothing here.
-        if f.nvls_support && g.nvls.is_some() && n_nodes > 1 {
+        // (24 on Blackwell from 2.27) and times nothing here. `nvls_support` implies the NVLS
+        // graph (both need an NVSwitch, Hopper or later and two GPUs).
+        if f.nvls_support && n_nodes > 1 {
             comm_channels = comm_channels.max(super::constants::nvls_channels(cc));
         }
         t.comm_channels = comm_channels;
@@ -210,7 +211,8 @@ impl Tuning {
                     continue;
                 }
                 // Algorithm availability: graphs that exist, plugins that are loaded
-                // (tuning.cc algoEnable and enqueue.cc updateCollCostTable).
+                // (tuning.cc algoEnable and enqueue.cc updateCollCostTable). NVLS support implies
+                // its graph; without one its bandwidth is 0 and it is never chosen.
                 let graph = match a {
                     Algorithm::Ring | Algorithm::Pat => g.ring,
                     Algorithm::Tree => g.tree,
@@ -221,11 +223,10 @@ impl Tuning {
                 let enabled = match a {
                     Algorithm::Nvls => {
                         f.nvls_support
-                            && g.nvls.is_some()
                             && (n_nodes == 1 || f.collnet)
                             && (func == Func::AllReduce || local_ranks <= 32)
                     }
-                    Algorithm::NvlsTree => f.nvls_support && g.nvls.is_some() && n_nodes > 1,
+                    Algorithm::NvlsTree => f.nvls_support && n_nodes > 1,
                     Algorithm::CollNetDirect => f.collnet && f.nvswitch && local_ranks <= 8,
                     Algorithm::CollNetChain => f.collnet,
                     _ => true,
