@@ -340,7 +340,7 @@ impl Comm {
                 one_nic: one_nic / share,
                 nvls_tree_nic_side: one_nic * heads / share,
                 nvls_tree_gpu_side: topo.gpu_nic_nccl_bw().0 * heads.min(p.per_domain as f64) / share,
-                nvls_channels: graphs.nvls.map_or(0, |_| network::nvls_channels(topo.gpu.arch.compute_capability())),
+                nvls_channels: graphs.nvls.map_or(0, |_| crate::nccl::constants::nvls_channels(topo.gpu.arch.compute_capability())),
                 nvls_heads: heads as u32,
                 nvls_tree_stores: network::NVLS_TREE_STORE_AND_FORWARD,
                 intra: xgmi_line.unwrap_or(intra_bw.0),

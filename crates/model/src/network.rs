@@ -86,7 +86,7 @@ pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
 /// (dimensionless): the store at the receiving end. The sending end's is the NVLS reduce
 /// writing the chunk into the connection's buffer, a stage the fill times on its own. A count,
 /// fitted in sample by the accuracy test (`nvls_tree_store_count_is_fitted`, the count of 0-3
-/// with the lowest median): with the fill on NCCL's NVLS channel count ([`nvls_channels`]; it had
+/// with the lowest median): with the fill on NCCL's NVLS channel count ([`nvls_channels`](crate::nccl::constants::nvls_channels); it had
 /// run on the head count, half of it on 8-NIC H100 nodes, with 2 stores), the 35 mid-size
 /// (64 KiB-128 MiB) NVLSTree rows of validation/collectives-4.csv (three H100 clusters of
 /// NVIDIA/nccl-tests issue 309, 2, 4 and 8 nodes) have a median absolute error of 9.4% with 1,
@@ -94,8 +94,6 @@ pub const NET_PATH_STORE_AND_FORWARD: f64 = 2.0;
 /// own latency and the steady rate, is about 8, 11 and 18-27 µs per MiB of one pipeline round
 /// (channels x heads chunks) at depth 1, 2 and 3; one store gives about 8, 16 and 23.
 pub const NVLS_TREE_STORE_AND_FORWARD: f64 = 1.0;
-
-pub use crate::nccl::constants::{nvls_channels, NVLS_CHANNELS_BLACKWELL, NVLS_CHANNELS_HOPPER};
 
 /// NVLSTree's chunk, bytes: NCCL_NVLS_CHUNKSIZE's default (NCCL 2.27.5
 /// src/transport/nvls.cc:152, 128 KiB), at most 64 KiB from 4 domains on
@@ -276,7 +274,7 @@ pub struct NetPath {
     /// `collective::Comm::new`).
     pub nvls_tree_nic_side: f64,
     pub nvls_tree_gpu_side: f64,
-    /// NCCL's NVLS channels ([`nvls_channels`]; not the NVLS graph's channel count, which is
+    /// NCCL's NVLS channels ([`nvls_channels`](crate::nccl::constants::nvls_channels); not the NVLS graph's channel count, which is
     /// the head count) and NVLS heads per domain (0 without NVLS): each head's NIC carries one
     /// stream per channel.
     pub nvls_channels: u32,

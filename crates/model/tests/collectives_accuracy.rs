@@ -707,10 +707,11 @@ fn median_busbw_error_per_tier_and_checked_in_bands() {
          note's \"16 NICs between MNNVL domains\"), and with NVLS off the communicator runs 30 channels, two on each NIC:\n\
          src/graph/connect.cc duplicates the 15 (line 452) and pads to the NVLS channel count only (lines 493-494), which\n\
          is 0 when NCCL_NVLS_ENABLE=0 (src/transport/nvls.cc:152-157, at tag v2.26.2-1). So no NIC is busier than another (a padding to 32,\n\
-         two NICs carrying three channels, happens only with NVLS on), and the model's even Tree, about 330 GB/s at\n\
-         16 GiB, stays 1.5x faster than the rows' slope: not explained yet. The intercept is about NCCL's own latency for a\n\
-         1440-rank ring (about 5.5 ms in its tables as the model reproduces them): the model's Ring LL128, forced, is within 2%\n\
-         at 512 MiB (where NCCL's tuning as modelled picks Tree) and 24% and 47% fast at 2 and 16 GiB. Which algorithm ran\n\
+         two NICs carrying three channels, happens only with NVLS on), and the model's even Tree, 330 GB/s algbw at\n\
+         16 GiB (90%: 107-397, its class's interval held out by source), is 1.5x the rows' slope: not explained yet. The\n\
+         intercept is about NCCL's own latency term for a 1440-rank ring (about 5.5 ms: NCCL's table, which the model\n\
+         reproduces, not a prediction with an interval): the model's Ring LL128, forced, is within 2% at 512 MiB (7.19 ms,\n\
+         90%: 3.56-10.60; NCCL's tuning as modelled picks Tree there) and 24% and 47% fast at 2 and 16 GiB. Which algorithm ran\n\
          is not in the output (no NCCL_DEBUG lines); GPUDirect RDMA over C2C (NCCL_NET_GDR_C2C=1, off by default in 2.26.2)\n\
          is not modelled either (issue 35).\n\n\
          | tier | {} | {} | {} |\n|---|---|---|---|\n{}\n\n\

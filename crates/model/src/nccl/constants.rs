@@ -226,7 +226,9 @@ pub const NVLS_CHANNELS_HOPPER: u32 = 16;
 /// domain, as NVLSTree always does: `NVLS_NCHANNELS_SM100`, src/transport/nvls.cc:148, 193.
 pub const NVLS_CHANNELS_BLACKWELL: u32 = 32;
 
-/// The channels NCCL runs NVLSTree on for a GPU of compute capability `cc`.
+/// NVLS's channel count across nodes for a GPU of compute capability `cc`: the channels NCCL runs
+/// NVLSTree on, and the count it pads the rings and trees to while NVLS is on
+/// (src/graph/connect.cc:493-494).
 pub fn nvls_channels(cc: u32) -> u32 {
     if cc >= 100 {
         NVLS_CHANNELS_BLACKWELL
