@@ -48,7 +48,7 @@ pub fn run(a: &GoodputArgs) -> Result<String, CliError> {
     let topo = a.cluster.topology()?;
     let w = a.workload.workload()?;
     let par = a.parallel.parallel(topo.total_gpus);
-    let mut ev = Evaluator::new(&topo, &w, a.workload.framework())?;
+    let mut ev = Evaluator::new(&topo, &w, a.workload.framework(topo.gpu.kind))?;
     let step = ev.evaluate(&par)?;
     let r = goodput::goodput(&topo, &job_of(w.params(), &step), &a.policy.policy());
     if a.json {

@@ -90,7 +90,7 @@ pub fn run(a: &SearchArgs) -> Result<String, CliError> {
         zero: p.zero,
     };
     let opts = SearchOptions { top: a.top as usize, fixed, sequence_parallel: p.sequence_parallel, order: p.order, ..SearchOptions::default() };
-    let fw = a.workload.framework();
+    let fw = a.workload.framework(topo.gpu.kind);
     // On the cluster as measured the fit rides in the topology, as the pages run it.
     let measured = cal.as_ref().map(|f| crate::calibration_arg::measured_topology(&topo, f)).transpose()?;
     let mut ev = Evaluator::new(measured.as_ref().unwrap_or(&topo), &w, fw)?;

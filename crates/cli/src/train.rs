@@ -130,9 +130,10 @@ pub struct WorkloadArgs {
     /// hierarchical dispatcher, as the training calibration was fitted]
     #[arg(long, value_name = "LIBRARY", value_parser = crate::cluster_args::library_parser())]
     pub ep_library: Option<fabricscope_model::ep::Library>,
-    /// NeMo container release whose MoE recipes to assume, with `--framework nemo`: 25.04 and
-    /// 25.07 ran MoE layers without CUDA graphs or the MoE kernel fusions (reported as
-    /// framework nemo-25.07), 25.09 without CUDA graphs (nemo-25.09), 25.11 and later as the
+    /// NeMo container release whose MoE recipes to assume, with `--framework nemo`: 25.04, and
+    /// 25.07 off GB200, ran MoE layers without CUDA graphs or the MoE kernel fusions (reported
+    /// as framework nemo-25.07; 25.07 on GB200 graphed whole layers, dropping tokens:
+    /// nemo-25.07-graphed), 25.09 without CUDA graphs (nemo-25.09), 25.11 and later as the
     /// calibration (nemo-25.11) [default: left open: today's prediction, an MoE interval
     /// spanning the releases]
     #[arg(long, value_name = "RELEASE", value_parser = release_parser())]
@@ -217,9 +218,10 @@ pub struct TrainArgs {
 }
 
 impl WorkloadArgs {
-    /// The framework (the `--release` of NeMo where given) with `--ep-library` applied.
-    pub fn framework(&self) -> Framework {
-        let fw = self.release.map_or(self.framework, Framework::nemo);
+    /// The framework (the `--release` of NeMo where given, as its recipes ran on `gpu`) with
+    /// `--ep-library` applied.
+    pub fn framework(&self, gpu: fabricscope_model::catalog::GpuKind) -> Framework {
+        let fw = self.release.map_or(self.framework, |r| Framework::nemo_on(r, gpu));
         Framework { ep_library: self.ep_library.or(fw.ep_library), ..fw }
     }
 
@@ -392,11 +394,11 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
     // On the cluster as measured every collective and EP exchange of the step is timed with the
     // fit (it rides in the topology), as the pages time a calibrated link.
     let measured = cal.as_ref().map(|f| crate::calibration_arg::measured_topology(&topo, f)).transpose()?;
-    let mut ev = Evaluator::new(&topo, &w, a.workload.framework())?;
+    let mut ev = Evaluator::new(&topo, &w, a.workload.framework(topo.gpu.kind))?;
     let catalog = match (&cal, &measured) {
         (Some(f), Some(m)) => {
             let r0 = ev.evaluate(&par)?;
-            ev = Evaluator::new(m, &w, a.workload.framework())?;
+            ev = Evaluator::new(m, &w, a.workload.framework(topo.gpu.kind))?;
             let domains = topo.domains;
             Some(crate::calibration_arg::TrainCalibration {
                 logs: f.calibration.logs,
@@ -424,7 +426,7 @@ pub fn run(a: &TrainArgs) -> Result<String, CliError> {
             flow: &a.flow,
             stragglers: &a.stragglers,
             json: a.json,
-            framework: a.workload.framework(),
+            framework: a.workload.framework(on.gpu.kind),
             topo: on,
             w: &w,
             par: &par,

@@ -46,6 +46,27 @@ fn older_releases_run_moe_slower_and_the_open_release_spans_them() {
     assert!(hi >= early["step_time_s"].as_f64().unwrap_or(f64::INFINITY), "{hi}");
 }
 
+/// NeMo 25.07's recipes differ by GPU (NVIDIA/NeMo v2.4.0 recommended_model_configs: DeepSeek-V3
+/// `cuda_graphs` 1 on GB200, with token dropping; 0 on H100 and B200): on GB200 its MoE layers
+/// are graphed and it runs as the calibration does, elsewhere as 25.04.
+#[test]
+fn release_25_07_graphed_its_moe_layers_on_gb200_only() {
+    let on = |gpu: &str, release: &str| {
+        let mut args = DSV3.to_vec();
+        args[2] = gpu;
+        json(&[&args[..], &["--framework", "nemo", "--release", release]].concat())
+    };
+    let (jul, apr, today) = (on("gb200", "25.07"), on("gb200", "25.04"), on("gb200", "26.08"));
+    assert_eq!(jul["framework"], "nemo-25.07-graphed");
+    assert!((tflops(&jul) - tflops(&today)).abs() < 1e-9 * tflops(&today), "25.07 {} = today {}", tflops(&jul), tflops(&today));
+    assert!(tflops(&jul) > 2.0 * tflops(&apr), "graphed 25.07 {} against 25.04 {}", tflops(&jul), tflops(&apr));
+    for gpu in ["h100", "b200"] {
+        let (jul, apr) = (on(gpu, "25.07"), on(gpu, "25.04"));
+        assert_eq!(jul["framework"], "nemo-25.07", "{gpu}");
+        assert_eq!(jul["step_time_s"], apr["step_time_s"], "{gpu}: 25.07 runs as 25.04");
+    }
+}
+
 #[test]
 fn dense_jobs_do_not_depend_on_the_release() {
     let base = ["train", "--gpu", "h100", "--nodes", "8", "--model", "llama3-70b", "--tp", "4", "--pp", "4", "--json"];

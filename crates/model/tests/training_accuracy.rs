@@ -354,7 +354,7 @@ fn evaluate_row_with(file: &'static str, line: usize, r: &Row, moe_host_us: Opti
     }
     let table = r.s("table_ref");
     // The guide's history: its steps before CUDA graphs are the software of the NeMo releases
-    // that lacked them (`--framework nemo --release`): the NCCL all-to-all steps as 25.04/25.07,
+    // that lacked them (`--framework nemo --release`): the NCCL all-to-all steps as 25.04 (and 25.07 off GB200),
     // "Enable DeepEP" (after the MoE fusions) as 25.09. Between CUDA graphs and the final step
     // the releases are not told apart; the final step is compared as today's.
     let guide_release = match () {

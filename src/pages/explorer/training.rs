@@ -96,7 +96,7 @@ fn body(t: Option<&Result<TrainingView, ModelError>>, dark: bool, compact: bool)
                     </div>
                     <p class="muted small" data-testid="training-band">{ format!("Step time {}, MFU {}%: {}.", super::key_numbers::step_range_words(c), super::key_numbers::range_words(c.mfu_interval(), 100.0), super::key_numbers::INTERVAL_MEANING) }
                         if let Some(old) = c.oldest_release_step_s {
-                            <span data-testid="release-span">{ format!(" The release is left open, so the range reaches NeMo 25.04/25.07, whose MoE layers ran without CUDA graphs ({} a step here); pick one under Training software.", seconds_label(old)) }</span>
+                            <span data-testid="release-span">{ format!(" The release is left open, so the range reaches NeMo 25.04, whose MoE layers ran without CUDA graphs ({} a step here); pick one under Training software.", seconds_label(old)) }</span>
                         }
                     </p>
                     if let Some(g) = &v.goodput {

@@ -161,7 +161,7 @@ impl StepIntervals {
         }
         self.step_time_s.hi /= f;
         let words = format!(
-            "; release left open, so it spans NeMo's releases down to 25.04/25.07, whose MoE layers ran without CUDA graphs ({early:.3} s per step; --framework nemo --release picks one)"
+            "; release left open, so it spans NeMo's releases down to 25.04, whose MoE layers ran without CUDA graphs ({early:.3} s per step; --framework nemo --release picks one)"
         );
         for i in [&mut self.step_time_s, &mut self.tokens_per_s, &mut self.mfu, &mut self.model_tflops_per_gpu, &mut self.hardware_tflops_per_gpu] {
             i.basis.push_str(&words);

@@ -163,9 +163,9 @@ fn nvfp4_share() -> f64 {
 const DEEPSPEED_2021_ZERO3_EFFICIENCY: f64 = 0.17;
 
 /// Host time per MoE layer per micro-batch of the NeMo releases whose MoE recipes ran
-/// without CUDA graphs and before Transformer Engine's MoE fusions (NeMo 25.04 and 25.07:
-/// NVIDIA/NeMo v2.3.0 and v2.4.0 `scripts/performance/recommended_model_configs`, DeepSeek-V3
-/// `cuda_graphs` 0 on H100 and B200), µs. Fitted by `fit_moe_host` in
+/// without CUDA graphs and before Transformer Engine's MoE fusions (NeMo 25.04, and 25.07
+/// off GB200: NVIDIA/NeMo v2.3.0 and v2.4.0 `scripts/performance/recommended_model_configs`,
+/// DeepSeek-V3 `cuda_graphs` 0 on H100 and B200, and on GB200 in 25.04), µs. Fitted by `fit_moe_host` in
 /// `tests/training_accuracy.rs` on the three steps of Megatron-LM's DeepSeek-V3 GB200 guide
 /// before CUDA graphs (494, 540 and 566 TFLOP/s on one layout; the guide finds the GPU idle
 /// between kernels, "host boundedness").
@@ -180,9 +180,16 @@ pub const MOE_HOST_FUSED_US: f64 = 14_500.0;
 /// recipes lacked against today's. Dense layers are unaffected (their recipes changed little).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NemoRelease {
-    /// 25.04 and 25.07 (NeMo 2.0 on Megatron-Core 0.12-0.13): no CUDA graphs in dropless MoE
-    /// layers, NCCL all-to-all token dispatcher, no all-to-all overlap.
+    /// 25.04 (NeMo 2.0 on Megatron-Core 0.12): no CUDA graphs in dropless MoE layers, NCCL
+    /// all-to-all token dispatcher, no all-to-all overlap.
     Early,
+    /// 25.07 (Megatron-Core 0.13): 25.04's software on H100 and B200, whose DeepSeek-V3
+    /// recipes still ran without CUDA graphs; on GB200 its MoE recipes captured whole layers
+    /// in CUDA graphs, their shapes made static by dropping tokens over an expert's capacity
+    /// (NVIDIA/NeMo v2.4.0 `model_configs_gb200.csv`: `cuda_graphs` 1 for DeepSeek-V3 and
+    /// Qwen3; `pretrain_deepseek_v3.py` adds `MegatronTokenDropCallback` off H100). See
+    /// [`NemoRelease::on`].
+    Jul25,
     /// 25.09 (Megatron-Bridge 0.1): the MoE kernel fusions and DeepEP, still no CUDA graphs.
     Fused,
     /// 25.11 and later (Megatron-Bridge 0.2+): partial CUDA graphs (attention, router, EP
@@ -195,10 +202,19 @@ impl NemoRelease {
     pub const IDS: [&'static str; 8] = ["25.04", "25.07", "25.09", "25.11", "26.02", "26.04", "26.06", "26.08"];
     pub fn from_id(id: &str) -> Option<NemoRelease> {
         match id.trim() {
-            "25.04" | "25.07" => Some(NemoRelease::Early),
+            "25.04" => Some(NemoRelease::Early),
+            "25.07" => Some(NemoRelease::Jul25),
             "25.09" => Some(NemoRelease::Fused),
             r if Self::IDS.contains(&r) => Some(NemoRelease::Graphs),
             _ => None,
+        }
+    }
+    /// The release's MoE software on `gpu`: 25.07 graphed its MoE layers on GB200 only.
+    pub fn on(self, gpu: crate::catalog::GpuKind) -> NemoRelease {
+        match self {
+            NemoRelease::Jul25 if gpu == crate::catalog::GpuKind::Gb200 => NemoRelease::Graphs,
+            NemoRelease::Jul25 => NemoRelease::Early,
+            r => r,
         }
     }
 }
@@ -291,11 +307,20 @@ impl Framework {
         (moe && self.release_open()).then(|| Framework { ep_library: self.ep_library, ..Self::nemo_early() })
     }
     /// Megatron-Core as a NeMo release's performance recipes ran it ([`NemoRelease`]).
+    /// 25.07 is taken as 25.04 here; [`Framework::nemo_on`] tells its GPUs apart.
     pub fn nemo(release: NemoRelease) -> Framework {
         match release {
-            NemoRelease::Early => Self::nemo_early(),
+            NemoRelease::Early | NemoRelease::Jul25 => Self::nemo_early(),
             NemoRelease::Fused => Self::nemo_fused(),
             NemoRelease::Graphs => Self::nemo_release("nemo-25.11", 0.0),
+        }
+    }
+    /// [`Framework::nemo`] for the release's recipes on `gpu` ([`NemoRelease::on`]): 25.07 on
+    /// GB200 runs graphed MoE layers, reported under its own name.
+    pub fn nemo_on(release: NemoRelease, gpu: crate::catalog::GpuKind) -> Framework {
+        match (release, release.on(gpu)) {
+            (NemoRelease::Jul25, NemoRelease::Graphs) => Self::nemo_release("nemo-25.07-graphed", 0.0),
+            (_, r) => Self::nemo(r),
         }
     }
     fn nemo_early() -> Framework {

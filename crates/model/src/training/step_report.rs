@@ -194,7 +194,7 @@ pub struct StepReport {
     #[serde(default)]
     pub interval: Option<[f64; 2]>,
     /// An MoE step whose release is left open (`megatron-core`, `nemo`): its step time under
-    /// the oldest NeMo release's MoE software (25.04/25.07, no CUDA graphs), s, which
+    /// the oldest NeMo release's MoE software (25.04, no CUDA graphs), s, which
     /// `interval` reaches down to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oldest_release_step_s: Option<f64>,

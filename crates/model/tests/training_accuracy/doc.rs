@@ -182,18 +182,21 @@ matrix shapes and byte counts of the job (`crates/model/src/training/efficiency.
 9. **NeMo release** (`--framework nemo --release`): NeMo's MoE recipes before 25.11 ran their
    MoE layers without CUDA graphs (NVIDIA/NeMo v2.3.0 and v2.4.0
    `recommended_model_configs`, Megatron-Bridge v0.1.0rc4 `deepseek_v3_llm_pretrain.yaml`:
-   `cuda_graphs` off for DeepSeek-V3), so the host launching the router, permutation and
+   `cuda_graphs` off for DeepSeek-V3), except 25.07 on GB200, whose DeepSeek-V3 and Qwen3
+   recipes set `cuda_graphs` 1 and drop tokens over an expert's capacity (v2.4.0
+   `model_configs_gb200.csv`, `pretrain_deepseek_v3.py`'s `MegatronTokenDropCallback`), so
+   its whole layers are graphed: it runs as today's (`nemo-25.07-graphed`). Elsewhere the host launching the router, permutation and
    per-expert kernels one by one, around the device-to-host sync that reads the tokens per
    expert, sets the pace of every MoE layer (Megatron-LM's DeepSeek-V3 GB200 guide finds its
    baseline host-bound: the GPU idles between kernels the CPU has not launched yet). Each MoE layer then takes at least a host time per
    micro-batch (a third in the forward, two thirds in the backward), fitted per release class
    by `fit_moe_host` and checked by `nemo_release_host_times_are_fitted`: 28.25 ms for 25.04
-   and 25.07 (the guide's three steps before CUDA graphs, 494-566 TFLOP/s, predicted within
+   and 25.07 off GB200 (the guide's three steps before CUDA graphs, 494-566 TFLOP/s, predicted within
    -5%/+9%), 14.5 ms for 25.09 (its MoE kernel fusions in; Megatron-Bridge 25.09's
    DeepSeek-V3 on GB200, B200 and H100, within -2%/+3%; GB200's was +21% as today's software).
    From 25.11 partial CUDA graphs capture attention, router and EP preprocessing and the
    calibration holds as is. With the release left open (`megatron-core`, or `nemo` alone) an
-   MoE step's 90% interval reaches down to the 25.04/25.07 prediction's own interval: on
+   MoE step's 90% interval reaches down to the 25.04 prediction's own interval: on
    DeepSeek-V3 BF16 on 256 GB200 in NeMo 25.04's layout (TP 2, PP 4, EP 64) that release runs
    2.8x slower than today's. Two fitted constants over two sources; the steps in between
    (CUDA graphs without the later CPU work) are not told apart.
