@@ -156,12 +156,14 @@ pub struct ParallelArgs {
     /// Context parallelism [train default: 1]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::CP))]
     pub cp: Option<u32>,
-    /// Expert parallelism, carved out of DP, or with --expert-tp folded over TP x CP x DP
+    /// Expert parallelism, folded over each stage's TP x CP x DP GPUs with the expert TP
     /// (Megatron-Core parallel folding) [train default: 1]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::EP))]
     pub ep: Option<u32>,
     /// Tensor parallelism of the expert layers (MoE parallel folding: expert-TP x EP x
-    /// expert-DP re-partition each stage's TP x CP x DP GPUs) [default: --tp]
+    /// expert-DP re-partition each stage's TP x CP x DP GPUs) [default: with EP 1, as NVIDIA's
+    /// MoE recipes set it (Megatron-Bridge, NeMo); without EP --tp, Megatron-Core's own
+    /// default]
     #[arg(long, value_name = "N", value_parser = count_parser(limits::EXPERT_TP))]
     pub expert_tp: Option<u32>,
     /// Sequences per micro-batch [train default: 1]
@@ -179,7 +181,7 @@ pub struct ParallelArgs {
     /// Sequence parallelism inside TP groups
     #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set, value_parser = bool_parser(), default_value = "true")]
     pub sequence_parallel: bool,
-    /// Rank order, innermost first (Megatron's is tp-cp-dp-pp; EP sits inside DP)
+    /// Rank order, innermost first (Megatron's is tp-cp-dp-pp; EP folds over each stage's TP x CP x DP)
     #[arg(long, value_name = "ORDER", value_parser = order_parser(), default_value = "tp-cp-dp-pp")]
     pub order: RankOrder,
 }

@@ -76,13 +76,15 @@ fn all_to_all_across_racks_scales_with_the_nics_per_tray() {
 #[test]
 fn an_impossible_ep_layout_suggests_the_expert_tp_that_makes_it_valid() {
     // DeepSeek-V3-like on 512 GPUs with TP 2, PP 8: a stage has 64 GPUs; EP 64 with the
-    // expert layers at TP 2 needs 128. With expert TP 1 (DeepSeek-V3's layout) it fits.
+    // expert layers at TP 2 (Megatron-Core's flag default) needs 128. With expert TP 1
+    // (DeepSeek-V3's layout, and the model's default with EP) it fits.
     let w = preset("deepseek-v3-like").unwrap();
-    let p = Parallel { tp: 2, pp: 8, dp: 32, ep: 64, ..Parallel::default() };
+    let p = Parallel { tp: 2, pp: 8, dp: 32, ep: 64, expert_tp: 2, ..Parallel::default() };
     let e = p.validate(&w, 512).unwrap_err();
     assert_eq!(e.field, "ep");
-    assert!(e.message.contains("--expert-tp 1"), "{}", e.message);
+    assert!(e.message.ends_with("; or expert tp 1"), "{}", e.message);
     assert!(Parallel { expert_tp: 1, ..p }.validate(&w, 512).is_ok());
+    assert!(Parallel { expert_tp: 0, ..p }.validate(&w, 512).is_ok());
 }
 
 /// GB200 on 8-GPU NVLink5 nodes, one 800G NIC per GPU: the same GPU and the same network

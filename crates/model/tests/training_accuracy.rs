@@ -523,11 +523,10 @@ fn evaluate_row_with(file: &'static str, line: usize, r: &Row, moe_host_us: Opti
     if recompute.is_none() {
         filled.push("rc");
     }
-    // Megatron-Bridge's MoE presets fold the experts with expert-TP 1 (every MoE
-    // `WorkloadBaseConfig` sets `expert_tensor_parallel_size=1`).
-    // The ModelZoo and the GB200 guide state ETP 1.
-    let expert_tp = if w.moe.is_some() && matches!(source, "Megatron-Bridge" | "Megatron-MoE-ModelZoo" | "Megatron-LM DeepSeek-V3 GB200 guide") { Some(1) } else { None };
-    let fixed = Constraints { tp: Some(tp), pp: Some(pp), dp: Some(dp), cp: Some(cp), ep: Some(ep), expert_tp, micro_batch: mb, interleave, recompute, zero };
+    // The expert TP is left to the model's default, 1: Megatron-Bridge's MoE presets fold the
+    // experts with it (every MoE `WorkloadBaseConfig` sets `expert_tensor_parallel_size=1`),
+    // the ModelZoo and the GB200 guide state ETP 1, and no other MoE row has TP > 1.
+    let fixed = Constraints { tp: Some(tp), pp: Some(pp), dp: Some(dp), cp: Some(cp), ep: Some(ep), expert_tp: None, micro_batch: mb, interleave, recompute, zero };
     let (nic, nics) = match source {
         // DGX B300 and DGX GB300: ConnectX-8 SuperNICs, 800 Gb/s per GPU.
         _ if matches!(gpu, GpuKind::B300 | GpuKind::Gb300) => (NicKind::IbXdr, 8),

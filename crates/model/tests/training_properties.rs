@@ -204,14 +204,26 @@ fn long_context_executed_flops_are_under_the_h100_ceiling() {
 }
 
 /// DeepSeek-V3's layout (TP 2, PP 8, EP 64 with expert-TP 1 on 512 H100) is expressible with
-/// parallel folding; without it EP 64 cannot fit inside DP 32.
+/// parallel folding, the default with EP; with the experts at the dense TP (Megatron-Core's
+/// flag default) EP 64 cannot fit inside DP 32. Under an order without PP outermost folding is
+/// impossible: the error says so, and pinning the expert TP to the dense TP avoids it.
 #[test]
 fn deepseek_v3_layout_is_expressible_with_folding() {
     let w = Workload { global_batch: 15360, ..preset("deepseek-v3-like").unwrap() };
     let base = Parallel { tp: 2, pp: 8, dp: 32, ep: 64, micro_batch: 1, zero: 1, ..Parallel::default() };
-    assert_eq!(base.validate(&w, 512).unwrap_err().field, "ep");
+    assert_eq!(Parallel { expert_tp: 2, ..base }.validate(&w, 512).unwrap_err().field, "ep");
+    assert_eq!(base.etp(), 1);
+    let pp_inner = Parallel { order: fabricscope_model::training::RankOrder::parse("tp-cp-pp-dp").unwrap(), ep: 16, ..base };
+    let e = pp_inner.validate(&w, 512).unwrap_err();
+    assert!(e.field == "order" && e.message.contains("needs pp outermost"), "{}: {}", e.field, e.message);
+    Parallel { expert_tp: 2, ..pp_inner }.validate(&w, 512).unwrap();
+    assert_eq!(Parallel { ep: 1, ..base }.etp(), 2, "without EP the experts split as the dense TP");
     let folded = Parallel { expert_tp: 1, ..base };
     folded.validate(&w, 512).unwrap();
+    let t0 = Cluster { nodes: 64, ..Cluster::default() }.topology().unwrap();
+    let unset = Evaluator::new(&t0, &w, Framework::default()).unwrap().evaluate(&base).unwrap();
+    let pinned = Evaluator::new(&t0, &w, Framework::default()).unwrap().evaluate(&folded).unwrap();
+    assert_eq!(unset.step_time_s, pinned.step_time_s, "unset expert TP is expert TP 1");
     let t = Cluster { nodes: 64, ..Cluster::default() }.topology().unwrap();
     let r = Evaluator::new(&t, &w, Framework::default()).unwrap().evaluate(&folded).unwrap();
     assert!(r.step_time_s > 0.0);

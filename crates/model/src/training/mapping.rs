@@ -1,18 +1,21 @@
-//! The parallel layout: sizes of TP, CP, DP (with EP carved out of it), PP; the rank order that
-//! lays them onto GPUs; and from that, which GPUs every communication group spans, how many
-//! sit in each scale-up domain, which tier the group's traffic crosses, and how many groups
-//! share the domain's NICs at once.
+//! The parallel layout: sizes of TP, CP, DP, PP and EP; the rank order that lays them onto
+//! GPUs; and from that, which GPUs every communication group spans, how many sit in each
+//! scale-up domain, which tier the group's traffic crosses, and how many groups share the
+//! domain's NICs at once.
 //!
 //! Rank order follows Megatron-LM (`RankGenerator`, order "tp-cp-ep-dp-pp"): global rank
 //! `r = tp_i + TP (cp_i + CP (dp_i + DP pp_i))` for the default order, TP innermost. GPUs are
-//! numbered node-major, so ranks `0..domain` fill the first NVLink domain. Expert parallelism
-//! takes the innermost `EP` factor of the DP digit: an EP group is `EP` consecutive DP ranks
-//! and the expert-data-parallel group (which reduces expert gradients) is the rest of DP x CP.
+//! numbered node-major, so ranks `0..domain` fill the first NVLink domain. The expert layers
+//! re-partition each stage's TP x CP x DP GPUs into expert-TP x EP x expert-DP (parallel
+//! folding; expert TP 1 unless set, see [`Parallel::etp`]): an EP group is `EP` consecutive
+//! expert-TP blocks. Without folding EP takes the innermost `EP` factor of the DP digit and
+//! the expert-data-parallel group (which reduces expert gradients) is the rest of DP x CP.
 
 use super::framework::Framework;
 use super::workload::{divisors, list, Workload};
 use crate::error::{ModelError, Result};
 use crate::topology::{Placement, TierKind, Topology};
+pub use super::rank_order::{Dim, RankOrder};
 use serde::{Deserialize, Serialize};
 
 /// Activation recomputation (Korthikanti et al. 2022).
@@ -42,86 +45,6 @@ impl Recompute {
     }
 }
 
-/// One parallel dimension of the rank order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dim {
-    Tp,
-    Cp,
-    Dp,
-    Pp,
-}
-
-impl Dim {
-    pub fn id(self) -> &'static str {
-        match self {
-            Dim::Tp => "tp",
-            Dim::Cp => "cp",
-            Dim::Dp => "dp",
-            Dim::Pp => "pp",
-        }
-    }
-}
-
-/// The order in which dimensions are laid onto consecutive GPUs, innermost first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct RankOrder(pub [Dim; 4]);
-
-impl Default for RankOrder {
-    /// Megatron-LM's: TP innermost, then CP, then DP (EP inside it), PP outermost.
-    fn default() -> Self {
-        RankOrder([Dim::Tp, Dim::Cp, Dim::Dp, Dim::Pp])
-    }
-}
-
-impl RankOrder {
-    pub fn id(&self) -> String {
-        self.0.iter().map(|d| d.id()).collect::<Vec<_>>().join("-")
-    }
-    /// Parses "tp-cp-dp-pp" (any permutation; "ep" may appear and is ignored, EP always sits
-    /// inside DP).
-    pub fn parse(s: &str) -> Result<RankOrder> {
-        let bad = || {
-            ModelError::new(
-                "order",
-                format!("'{s}' is not a rank order: list tp, cp, dp and pp once each, innermost first, e.g. tp-cp-dp-pp (Megatron) or tp-dp-cp-pp"),
-            )
-        };
-        let mut dims = Vec::new();
-        for part in s.split(['-', ',', ' ']).filter(|p| !p.is_empty()) {
-            let d = match part.to_ascii_lowercase().as_str() {
-                "tp" => Dim::Tp,
-                "cp" => Dim::Cp,
-                "dp" => Dim::Dp,
-                "pp" => Dim::Pp,
-                "ep" => continue,
-                _ => return Err(bad()),
-            };
-            if dims.contains(&d) {
-                return Err(bad());
-            }
-            dims.push(d);
-        }
-        if dims.len() != 4 {
-            return Err(bad());
-        }
-        Ok(RankOrder([dims[0], dims[1], dims[2], dims[3]]))
-    }
-}
-
-impl TryFrom<String> for RankOrder {
-    type Error = String;
-    fn try_from(s: String) -> std::result::Result<Self, String> {
-        RankOrder::parse(&s).map_err(|e| e.message)
-    }
-}
-impl From<RankOrder> for String {
-    fn from(o: RankOrder) -> String {
-        o.id()
-    }
-}
-
 /// A parallel configuration of one training job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -143,11 +66,11 @@ pub struct Parallel {
     /// Sequence parallelism inside the TP group (Korthikanti et al. 2022).
     pub sequence_parallel: bool,
     pub order: RankOrder,
-    /// Tensor parallelism of the expert layers; 0 means the same as `tp`. Megatron-Core's MoE
-    /// "parallel folding" (Liu et al. 2025, arXiv:2504.14960; Megatron-Core MoE docs,
-    /// `--expert-tensor-parallel-size`) re-partitions each pipeline stage's TP x CP x DP GPUs
-    /// into expert-TP x EP x expert-DP for the expert layers, so EP may span TP and CP ranks:
-    /// DeepSeek-V3's TP 2, EP 64 with expert-TP 1 on 512 GPUs.
+    /// Tensor parallelism of the expert layers; 0 leaves it to [`Parallel::etp`]'s default.
+    /// Megatron-Core's MoE "parallel folding" (Liu et al. 2025, arXiv:2504.14960; Megatron-Core
+    /// MoE docs, `--expert-tensor-parallel-size`) re-partitions each pipeline stage's
+    /// TP x CP x DP GPUs into expert-TP x EP x expert-DP for the expert layers, so EP may span
+    /// TP and CP ranks: DeepSeek-V3's TP 2, EP 64 with expert-TP 1 on 512 GPUs.
     #[serde(skip_serializing_if = "is_zero")]
     pub expert_tp: u32,
 }
@@ -179,12 +102,23 @@ impl Default for Parallel {
 pub const MAX_PARALLEL: u32 = crate::limits::PARALLEL as u32;
 
 impl Parallel {
-    /// Tensor parallelism of the expert layers.
+    /// Tensor parallelism of the expert layers. Unset (`expert_tp` 0) with EP it is 1, as
+    /// NVIDIA's published MoE recipes set it: every Megatron-Bridge MoE preset
+    /// (`expert_tensor_parallel_size=1`), NeMo 2's recommended configs (v2.3.0/v2.4.0
+    /// `scripts/performance/recommended_model_configs`, `etp_size` 1 wherever TP > 1) and the
+    /// Megatron-MoE-ModelZoo. Without EP (and so for dense models) it is the dense TP,
+    /// Megatron-Core's flag default.
+    // Not inlined: it has many callers, and one copy keeps the compare page within budget.
+    #[inline(never)]
     pub fn etp(&self) -> u32 {
-        if self.expert_tp == 0 {
-            self.tp
-        } else {
-            self.expert_tp
+        Self::expert_tp_of(self.tp, self.ep, self.expert_tp)
+    }
+    /// [`Parallel::etp`] of a layout with these sizes (`expert_tp` 0 unset), for the search.
+    pub fn expert_tp_of(tp: u32, ep: u32, expert_tp: u32) -> u32 {
+        match expert_tp {
+            0 if ep > 1 => 1,
+            0 => tp,
+            e => e,
         }
     }
     /// Expert layers fold EP over TP and CP ranks (not only inside DP): the expert TP differs
@@ -193,13 +127,9 @@ impl Parallel {
         self.etp() != self.tp || !self.dp.is_multiple_of(self.ep.max(1))
     }
     /// Whether EP `ep` with expert TP `etp` tiles a stage of TP x CP x DP (the search's
-    /// filter): inside DP unless folding was asked for (`folding`).
-    pub fn ep_fits(tp: u32, cp: u32, dp: u32, etp: u32, ep: u32, folding: bool) -> bool {
-        if folding {
-            (tp as u64 * cp as u64 * dp as u64).is_multiple_of(etp as u64 * ep as u64)
-        } else {
-            dp.is_multiple_of(ep)
-        }
+    /// filter; Megatron-Core's parallel folding).
+    pub fn ep_fits(tp: u32, cp: u32, dp: u32, etp: u32, ep: u32) -> bool {
+        (tp as u64 * cp as u64 * dp as u64).is_multiple_of(etp as u64 * ep as u64)
     }
     /// Expert-data-parallel size: the stage's TP x CP x DP GPUs over expert-TP x EP.
     pub fn expert_dp(&self) -> f64 {
@@ -384,7 +314,7 @@ impl Parallel {
                     let folding = (1..etp)
                         .rev()
                         .find(|t| moe.expert_ffn.is_multiple_of(*t) && moe.experts.is_multiple_of(self.ep) && stage.is_multiple_of(*t as u64 * self.ep as u64))
-                        .map(|t| format!("; or keep ep {} with expert tp {t} (--expert-tp {t}: the expert layers fold EP over the TP x CP x DP GPUs)", self.ep))
+                        .map(|t| format!("; or expert tp {t}"))
                         .unwrap_or_default();
                     return Err(ModelError::new(
                         "ep",
@@ -398,7 +328,7 @@ impl Parallel {
                         ),
                     ));
                 }
-                if self.folded() && self.order.0[3] != Dim::Pp {
+                if self.folded() && !self.order.pp_outermost() {
                     return Err(ModelError::new(
                         "order",
                         format!("folding experts over TP and CP (expert tp {etp}, ep {}) needs pp outermost in the rank order; got {}", self.ep, self.order.id()),

@@ -32,6 +32,7 @@ pub mod placement;
 pub mod memory;
 pub mod moe_view;
 pub mod presets;
+pub mod rank_order;
 pub mod rules;
 pub mod search;
 pub mod step;

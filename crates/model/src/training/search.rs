@@ -248,8 +248,9 @@ impl LayoutSizes {
 
 /// Every (TP, CP, PP, DP, EP) the search tries for `w` on `n` GPUs under `f`: TP dividing the
 /// heads, KV heads and FFN sizes; CP dividing half the sequence; PP at most the layers; DP the
-/// rest of the GPUs; EP dividing the experts and DP. When no such layout uses every GPU (DP
-/// never divides the global batch, e.g. 127 nodes), DP is instead the largest that divides
+/// rest of the GPUs; EP dividing the experts and, with the expert TP [`Parallel::etp`] takes
+/// (1 unless pinned: folded over TP x CP x DP), the stage's GPUs. When no such layout uses
+/// every GPU (DP never divides the global batch, e.g. 127 nodes), DP is instead the largest that divides
 /// the batch and the remaining GPUs stay idle, as long as at least half the GPUs are used. The explorer's pickers offer exactly the sizes
 /// listed here, so nothing is shown that they cannot show.
 pub fn layout_space(n: u32, w: &Workload, f: &Constraints, max_tp: u32) -> Vec<LayoutSizes> {
@@ -274,8 +275,8 @@ pub fn layout_space(n: u32, w: &Workload, f: &Constraints, max_tp: u32) -> Vec<L
                 }
                 match &experts {
                     Some(es) => {
-                        let etp = f.expert_tp.filter(|e| *e > 0).unwrap_or(tp);
-                        let fits = |e: u32| Parallel::ep_fits(tp, cp, dp, etp, e, f.expert_tp.is_some());
+                        // The expert TP as `Parallel::etp` takes it (unset: 1 with EP).
+                        let fits = |e: u32| Parallel::ep_fits(tp, cp, dp, Parallel::expert_tp_of(tp, e, f.expert_tp.unwrap_or(0)), e);
                         for &ep in es.iter().filter(|e| fits(**e) && f.ep.is_none_or(|x| x == **e)) {
                             out.push(LayoutSizes { tp, cp, pp, dp, ep });
                         }

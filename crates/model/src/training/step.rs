@@ -452,7 +452,7 @@ impl<'a> Evaluator<'a> {
         let par = &layout.par;
         let with_mb = Parallel { micro_batch, ..*par };
         let sp = with_mb.sp(w);
-        let compute = self.stage_compute(par.tp, par.cp, par.ep | (par.expert_tp << 16), micro_batch, sp);
+        let compute = self.stage_compute(par.tp, par.cp, par.ep | (par.etp() << 16), micro_batch, sp);
         let t = par.tp as f64;
         let s_loc = w.seq as f64 / par.cp as f64;
         let tok = micro_batch as f64 * s_loc;
