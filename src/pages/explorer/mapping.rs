@@ -51,7 +51,15 @@ fn layout_to_draw(total: u32, fixed: Constraints, training: &Trained) -> (Layout
         .filter(|c| c.mapping.gpus() <= total as u64);
     let pinned = (fixed.cp.unwrap_or(1), fixed.ep.unwrap_or(1));
     match (chosen, fixed.tp, fixed.pp) {
-        (Some(c), _, _) => (layout_of(&c.mapping), Some(layout_label(c)), (c.mapping.cp, c.mapping.ep)),
+        // Where the expert layers' EP lies, as the CLI says it: the page pins no expert TP, so a
+        // folded EP runs at the default expert TP 1 (`Parallel::etp`).
+        (Some(c), _, _) => {
+            let mut label = layout_label(c);
+            if c.mapping.ep > 1 && c.mapping.folded() {
+                label.push_str(" (expert TP 1, EP folded over TP x CP x DP)");
+            }
+            (layout_of(&c.mapping), Some(label), (c.mapping.cp, c.mapping.ep))
+        }
         (None, Some(tp), Some(pp)) => {
             let cp = pinned.0;
             let l = layout_for(total, tp, pp);
