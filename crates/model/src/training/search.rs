@@ -250,9 +250,10 @@ impl LayoutSizes {
 /// heads, KV heads and FFN sizes; CP dividing half the sequence; PP at most the layers; DP the
 /// rest of the GPUs; EP dividing the experts and, with the expert TP [`Parallel::etp`] takes
 /// (1 unless pinned: folded over TP x CP x DP), the stage's GPUs. When no such layout uses
-/// every GPU (DP never divides the global batch, e.g. 127 nodes), DP is instead the largest that divides
-/// the batch and the remaining GPUs stay idle, as long as at least half the GPUs are used. The explorer's pickers offer exactly the sizes
-/// listed here, so nothing is shown that they cannot show.
+/// every GPU (DP never divides the global batch, e.g. 127 nodes), DP is instead the largest
+/// that divides the batch and the remaining GPUs stay idle, as long as at least half the GPUs
+/// are used. The explorer's pickers offer exactly the sizes listed here, so nothing is shown
+/// that they cannot show.
 pub fn layout_space(n: u32, w: &Workload, f: &Constraints, max_tp: u32) -> Vec<LayoutSizes> {
     let mut out = Vec::new();
     if n == 0 {
